@@ -1,0 +1,40 @@
+# The two commands (see README.md):
+#   make book   build the whole book: environment, data, notebooks, HTML
+#   make test   run the test suite
+# Everything runs inside .venv, created from requirements.lock on first use.
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.anonlab-installed
+
+.PHONY: book test env lock benchmark clean lab
+
+book: $(STAMP)
+	$(BIN)/python -m anonlab book
+
+test: $(STAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+env: $(STAMP)
+
+# The environment is rebuilt whenever the lock or the package metadata changes.
+$(STAMP): requirements.lock pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	touch $(STAMP)
+
+# Regenerate the lock from pyproject.toml (needs the dev extra: pip-tools).
+lock: $(STAMP)
+	$(BIN)/pip-compile --all-extras --strip-extras --no-emit-find-links --no-emit-index-url \
+	    --no-emit-trusted-host --allow-unsafe -o requirements.lock pyproject.toml
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab notebooks/
+
+benchmark: $(STAMP)
+	$(BIN)/python -m anonlab benchmark
+
+clean:
+	rm -rf _build book/*.ipynb book/*.results.json book/*.params.json book/_generated

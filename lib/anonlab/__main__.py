@@ -1,0 +1,100 @@
+"""Command line: ``python -m anonlab {run,book,data,claims}``.
+
+Examples
+--------
+Rerun one chapter with new parameters (the executed notebook goes to ``book/``)::
+
+    python -m anonlab run 01_syntactic_anonymity -p table adult -p k_target 5
+
+Build the whole book (every chapter, then the HTML under ``_build/html``)::
+
+    python -m anonlab book
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+
+def _parse_params(pairs: list[list[str]] | None, raw: list[list[str]] | None) -> dict[str, Any]:
+    from .runner import parse_cli_value
+
+    out: dict[str, Any] = {}
+    for name, value in pairs or []:
+        out[name] = parse_cli_value(value)
+    for name, value in raw or []:
+        out[name] = value
+    return out
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m anonlab", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="execute one notebook with papermill and publish it into book/")
+    run.add_argument("notebook", help="name (01_syntactic_anonymity) or path of a notebook in notebooks/")
+    run.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"),
+                     help="a parameter; VALUE is read as YAML: 5, 0.1, true, [0.1, 1.0], adult")
+    run.add_argument("-r", "--raw", nargs=2, action="append", metavar=("NAME", "VALUE"),
+                     help="a parameter passed as a raw string")
+    run.add_argument("--out", default=None, help="output folder (default: book/)")
+    run.add_argument("--force", action="store_true", help="run even if the published copy is up to date")
+    run.add_argument("--list-parameters", action="store_true", help="show the notebook's parameters and exit")
+
+    book = sub.add_parser("book", help="run every chapter in _toc.yml order, then build the HTML book")
+    book.add_argument("--force", action="store_true", help="rerun notebooks even if up to date")
+    book.add_argument("--only", nargs="*", help="run only these chapters (the rest are built as they are)")
+    book.add_argument("--no-run", action="store_true", help="only regenerate the verdict pages and build")
+
+    data = sub.add_parser("data", help="fetch every data set into the cache and show its status")
+    data.add_argument("--status", action="store_true", help="only show what is cached")
+
+    sub.add_parser("claims", help="print the verdict counts of the recorded results")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from .runner import RunError
+
+    try:
+        if args.command == "run":
+            from .runner import notebook_parameters, resolve_notebook, run_notebook
+
+            if args.list_parameters:
+                for k, v in notebook_parameters(resolve_notebook(args.notebook)).items():
+                    print(f"{k} = {v!r}")
+                return 0
+            params = _parse_params(args.parameter, args.raw)
+            run_notebook(args.notebook, params, out_dir=args.out, force=args.force)
+        elif args.command == "book":
+            from .book import build_book, build_html, check_internal_links, generate_pages
+
+            if args.no_run:
+                generate_pages()
+                html = build_html()
+                broken = check_internal_links(html)
+                if broken:
+                    raise RuntimeError("broken internal links:\n  " + "\n  ".join(broken))
+            else:
+                build_book(force=args.force, only=args.only)
+        elif args.command == "data":
+            from .data import fetch as fetch_mod
+
+            if not args.status:
+                fetch_mod.fetch_all()
+            print(fetch_mod.data_status().to_string(index=False))
+        elif args.command == "claims":
+            from .claims import verdict_counts, verdict_table
+
+            print(verdict_counts(verdict_table()).to_string())
+    except (RunError, RuntimeError, ValueError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

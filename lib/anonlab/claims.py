@@ -1,0 +1,413 @@
+"""The claims ledger and the record of what the book measured.
+
+``data/claims.yaml`` lists every quantitative claim of the five source
+documents: where it is made, the reported value, and the tolerance within
+which the book calls it reproduced. A notebook records its measurement of a
+claim with one call::
+
+    rec = Recorder("02_dp_vs_definetti")
+    rec.record("cormode.fig1.occupation.majority_baseline", 0.127, ci=(0.123, 0.131))
+
+which writes ``<notebook>.results.json`` beside the executed notebook. The
+verdict page of the book is generated from the ledger and those files.
+
+Verdicts
+--------
+``reproduced``
+    the measured value satisfies the claim's comparison within tolerance;
+``not reproduced``
+    it does not (or the measurement is undefined, NaN);
+``not run``
+    no notebook has recorded the claim (yet, or with these parameters);
+``data unavailable``
+    not run because the data it needs cannot be had here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from . import paths
+
+__all__ = [
+    "VERDICTS",
+    "Claim",
+    "ClaimError",
+    "Recorder",
+    "load_ledger",
+    "ledger",
+    "claim",
+    "reported",
+    "verdict",
+    "collect_results",
+    "verdict_table",
+    "verdict_counts",
+    "write_verdict_pages",
+]
+
+VERDICTS = ("reproduced", "not reproduced", "not run", "data unavailable")
+COMPARISONS = ("approx", "at_least", "at_most", "range", "exact", "holds")
+DATA_STATES = ("available", "unavailable", "synthetic", "none")
+RESULTS_SUFFIX = ".results.json"
+
+
+class ClaimError(KeyError):
+    """An unknown claim id, or a ledger entry that does not follow the schema."""
+
+    def __str__(self) -> str:  # KeyError quotes its message; keep it readable
+        return str(self.args[0]) if self.args else ""
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One row of the ledger (see ``data/claims.schema.json``)."""
+
+    id: str
+    paper: str
+    source: str
+    where: str
+    statement: str
+    reported: Any
+    unit: str
+    compare: str
+    chapter: str
+    data: str
+    tolerance: float | None = None
+    quote: str | None = None
+    params: Mapping[str, Any] | None = None
+    note: str | None = None
+
+    def describe_reported(self) -> str:
+        """The reported value as a short human string, e.g. ``0.13 ± 0.02``."""
+        return describe_reported(self.compare, self.reported, self.tolerance)
+
+
+def describe_reported(compare: str, value: Any, tolerance: float | None) -> str:
+    """Format a reported value with its comparison, e.g. ``≥ 0.66`` or ``[0.93, 0.97]``."""
+    tol = f" ± {tolerance:g}" if tolerance else ""
+    if compare == "holds":
+        return "holds" if value else "does not hold"
+    if compare == "range":
+        return f"[{value[0]:g}, {value[1]:g}]"
+    if compare == "at_least":
+        return f"≥ {value:g}"
+    if compare == "at_most":
+        return f"≤ {value:g}"
+    if compare == "exact":
+        return f"{value:g}" if isinstance(value, (int, float)) else str(value)
+    return f"{value:g}{tol}"
+
+
+def schema_path() -> Path:
+    """The JSON schema of the ledger, ``data/claims.schema.json``."""
+    return paths.project_root() / "data" / "claims.schema.json"
+
+
+@lru_cache(maxsize=4)
+def _load(path: str, mtime: float) -> tuple[Claim, ...]:
+    import yaml
+
+    with open(path, encoding="utf-8") as fh:
+        rows = yaml.safe_load(fh) or []
+    claims = []
+    seen: set[str] = set()
+    for row in rows:
+        try:
+            c = Claim(**row)
+        except TypeError as exc:
+            raise ClaimError(f"ledger entry {row.get('id', row)!r} has unexpected keys: {exc}") from None
+        if c.id in seen:
+            raise ClaimError(f"ledger id {c.id!r} appears twice in {path}")
+        seen.add(c.id)
+        claims.append(c)
+    return tuple(claims)
+
+
+def load_ledger(path: str | Path | None = None) -> tuple[Claim, ...]:
+    """Read the ledger (cached until the file changes)."""
+    p = Path(path) if path is not None else paths.ledger_path()
+    if not p.exists():
+        raise FileNotFoundError(f"claims ledger not found at {p}")
+    return _load(str(p), p.stat().st_mtime)
+
+
+def ledger(path: str | Path | None = None) -> pd.DataFrame:
+    """The ledger as a DataFrame, one row per claim."""
+    rows = [c.__dict__ for c in load_ledger(path)]
+    return pd.DataFrame(rows)
+
+
+def claim(claim_id: str) -> Claim:
+    """Look a claim up by id; unknown ids raise :class:`ClaimError` with near matches."""
+    for c in load_ledger():
+        if c.id == claim_id:
+            return c
+    import difflib
+
+    ids = [c.id for c in load_ledger()]
+    near = difflib.get_close_matches(claim_id, ids, n=3, cutoff=0.5)
+    hint = f"; did you mean {', '.join(near)}?" if near else ""
+    raise ClaimError(f"unknown claim id {claim_id!r} (not in {paths.ledger_path()}){hint}")
+
+
+def reported(claim_id: str) -> Any:
+    """The value the paper reports for ``claim_id`` (from the ledger)."""
+    return claim(claim_id).reported
+
+
+def _as_number(x: Any) -> float:
+    return float(x)
+
+
+def verdict(c: Claim, measured: Any) -> str:
+    """Compare a measurement with a claim.
+
+    ``approx``: ``|m − r| ≤ tol``; ``at_least``: ``m ≥ r − tol``;
+    ``at_most``: ``m ≤ r + tol``; ``range``: ``lo − tol ≤ m ≤ hi + tol``;
+    ``exact``: equal (numbers within ``tol``, default 1e-9);
+    ``holds``: ``bool(m) == bool(r)``. A missing measurement is ``not run``
+    (or ``data unavailable`` when the ledger says so); NaN is ``not reproduced``.
+    """
+    if measured is None:
+        return "data unavailable" if c.data == "unavailable" else "not run"
+    if c.compare == "holds":
+        return "reproduced" if bool(measured) == bool(c.reported) else "not reproduced"
+    if c.compare == "exact" and not isinstance(c.reported, (int, float)):
+        return "reproduced" if measured == c.reported else "not reproduced"
+    m = _as_number(measured)
+    if math.isnan(m):
+        return "not reproduced"
+    tol = float(c.tolerance or 0.0)
+    if c.compare == "approx":
+        ok = abs(m - _as_number(c.reported)) <= tol + 1e-12
+    elif c.compare == "at_least":
+        ok = m >= _as_number(c.reported) - tol
+    elif c.compare == "at_most":
+        ok = m <= _as_number(c.reported) + tol
+    elif c.compare == "range":
+        lo, hi = (_as_number(v) for v in c.reported)
+        ok = lo - tol <= m <= hi + tol
+    elif c.compare == "exact":
+        ok = abs(m - _as_number(c.reported)) <= max(tol, 1e-9)
+    else:  # pragma: no cover - the schema forbids it
+        raise ClaimError(f"claim {c.id!r} has unknown comparison {c.compare!r}")
+    return "reproduced" if ok else "not reproduced"
+
+
+def _jsonable(x: Any) -> Any:
+    """Convert numpy scalars/arrays and tuples into plain JSON values (NaN -> None)."""
+    if x is None or isinstance(x, (str, bool)):
+        return x
+    if hasattr(x, "item") and getattr(x, "ndim", 0) == 0:
+        x = x.item()
+    if isinstance(x, bool):
+        return x
+    if isinstance(x, int):
+        return x
+    if isinstance(x, float):
+        return None if math.isnan(x) else x
+    if isinstance(x, Mapping):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (Sequence, set)) or hasattr(x, "tolist"):
+        seq = x.tolist() if hasattr(x, "tolist") else list(x)
+        return [_jsonable(v) for v in seq]
+    return str(x)
+
+
+def _atomic_write_json(path: Path, payload: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(payload, fh, indent=1, sort_keys=True)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class Recorder:
+    """Records a notebook's measurements of ledger claims.
+
+    Parameters
+    ----------
+    notebook
+        The notebook's name without extension, e.g. ``"01_syntactic_anonymity"``.
+    out_dir
+        Folder of the results file; default :func:`anonlab.paths.output_dir`
+        (``book/``, or the runner's temporary folder during a run).
+
+    Creating a recorder starts a fresh results file: one run of a notebook,
+    one set of results.
+    """
+
+    def __init__(self, notebook: str, out_dir: str | Path | None = None) -> None:
+        if not notebook or "/" in notebook or notebook.endswith(".ipynb"):
+            raise ValueError(f"notebook must be a bare name like '01_syntactic_anonymity', got {notebook!r}")
+        self.notebook = notebook
+        self.path = Path(out_dir or paths.output_dir()) / f"{notebook}{RESULTS_SUFFIX}"
+        self.results: dict[str, dict[str, Any]] = {}
+        self._save()
+
+    def record(
+        self,
+        claim_id: str,
+        measured: Any,
+        *,
+        ci: Sequence[float] | None = None,
+        n: int | None = None,
+        note: str = "",
+    ) -> str:
+        """Record the measured value of ``claim_id`` and return its verdict.
+
+        ``measured`` is in the claim's unit (rates as fractions in [0, 1]);
+        ``ci`` an optional (low, high) interval; ``n`` the sample size.
+        """
+        c = claim(claim_id)
+        if c.chapter != self.notebook:
+            note = (note + " " if note else "") + f"(claim belongs to chapter {c.chapter})"
+        v = verdict(c, measured)
+        is_nan = measured is not None and _jsonable(measured) is None  # NaN
+        self.results[claim_id] = {
+            "measured": _jsonable(measured),
+            "is_nan": is_nan,
+            "ci": _jsonable(ci) if ci is not None else None,
+            "n": _jsonable(n),
+            "note": note,
+            "verdict": v,
+        }
+        self._save()
+        return v
+
+    def _save(self) -> None:
+        _atomic_write_json(
+            self.path,
+            {"notebook": self.notebook, "results": self.results},
+        )
+
+    def table(self) -> pd.DataFrame:
+        """This notebook's claims: id, where, statement, reported, measured, verdict."""
+        rows = []
+        for cid, r in self.results.items():
+            c = claim(cid)
+            rows.append(_row(c, r))
+        return pd.DataFrame(rows, columns=_COLUMNS)
+
+
+_COLUMNS = ["id", "chapter", "where", "statement", "reported", "measured", "ci", "verdict"]
+
+
+def _fmt_measured(r: Mapping[str, Any] | None) -> str:
+    if not r:
+        return ""
+    m = r.get("measured")
+    if m is None:
+        return "nan" if r.get("is_nan") else ""
+    if isinstance(m, bool):
+        return "holds" if m else "does not hold"
+    if isinstance(m, float):
+        return f"{m:.4g}"
+    return str(m)
+
+
+def _fmt_ci(r: Mapping[str, Any] | None) -> str:
+    ci = (r or {}).get("ci")
+    if not ci or any(v is None for v in ci):
+        return ""
+    return f"[{ci[0]:.3g}, {ci[1]:.3g}]"
+
+
+def _row(c: Claim, r: Mapping[str, Any] | None) -> dict[str, Any]:
+    if r is not None and r.get("is_nan"):
+        v = "not reproduced"  # the measurement was undefined (NaN)
+    else:
+        v = verdict(c, None if r is None else r.get("measured"))
+    return {
+        "id": c.id,
+        "chapter": c.chapter,
+        "where": c.where,
+        "statement": c.statement,
+        "reported": c.describe_reported(),
+        "measured": _fmt_measured(r),
+        "ci": _fmt_ci(r),
+        "verdict": v,
+    }
+
+
+def collect_results(results_dir: str | Path | None = None) -> dict[str, dict[str, Any]]:
+    """All recorded results under ``results_dir`` (default ``book/``), by claim id."""
+    d = Path(results_dir) if results_dir is not None else paths.book_dir()
+    out: dict[str, dict[str, Any]] = {}
+    for f in sorted(d.glob(f"*{RESULTS_SUFFIX}")):
+        payload = json.loads(f.read_text(encoding="utf-8"))
+        for cid, r in payload.get("results", {}).items():
+            out[cid] = dict(r, notebook=payload.get("notebook"))
+    return out
+
+
+def verdict_table(results_dir: str | Path | None = None) -> pd.DataFrame:
+    """Every ledger claim with reported value, measured value and verdict.
+
+    The verdict is recomputed from the ledger at build time, so a tolerance
+    edited in the ledger takes effect without rerunning the notebooks.
+    """
+    results = collect_results(results_dir)
+    known = {c.id for c in load_ledger()}
+    stray = sorted(set(results) - known)
+    if stray:
+        raise ClaimError(f"results record ids that are not in the ledger: {stray}")
+    rows = [_row(c, results.get(c.id)) for c in load_ledger()]
+    return pd.DataFrame(rows, columns=_COLUMNS)
+
+
+def verdict_counts(table: pd.DataFrame) -> pd.DataFrame:
+    """Counts of each verdict per chapter, with a total row."""
+    counts = (
+        table.groupby(["chapter", "verdict"]).size().unstack(fill_value=0)
+        .reindex(columns=list(VERDICTS), fill_value=0)
+    )
+    counts.loc["all chapters"] = counts.sum()
+    counts["claims"] = counts.sum(axis=1)
+    return counts
+
+
+def _md_escape(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _markdown_table(df: pd.DataFrame) -> str:
+    cols = list(df.columns)
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for _, row in df.iterrows():
+        lines.append("| " + " | ".join(_md_escape(row[c]) for c in cols) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_verdict_pages(out_dir: str | Path, results_dir: str | Path | None = None) -> pd.DataFrame:
+    """Write ``verdict_summary.md`` and ``verdict_table.md`` into ``out_dir``.
+
+    They are included by the book's introduction and verdict page. Returns
+    the full verdict table.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    table = verdict_table(results_dir)
+    counts = verdict_counts(table).reset_index()
+    (out / "verdict_summary.md").write_text(_markdown_table(counts), encoding="utf-8")
+    parts = []
+    for chapter, group in table.groupby("chapter", sort=True):
+        parts.append(f"## {chapter}\n\n")
+        parts.append(_markdown_table(group.drop(columns=["chapter"])))
+        parts.append("\n")
+    (out / "verdict_table.md").write_text("".join(parts), encoding="utf-8")
+    return table

@@ -1,0 +1,336 @@
+"""Execute the chapter notebooks with papermill and publish them into ``book/``.
+
+papermill on its own only *warns* about unknown parameter names and writes
+the output notebook even when a cell fails. This runner is stricter:
+
+* parameters are checked against the notebook's ``parameters`` cell before
+  anything runs: unknown names and values of the wrong type are refused;
+* the notebook executes into a temporary folder (its results file too, via
+  ``ANONLAB_OUTPUT_DIR``) and is moved into ``book/`` only on success, so a
+  failed run never replaces a good executed notebook; the failed notebook is
+  kept under ``_build/failed/`` for inspection;
+* the parameters used, the run time and a cache key are written to
+  ``book/<name>.params.json``; :func:`run_notebook` skips a run whose key
+  (notebook source, library source, ledger, lock file, parameters) has not
+  changed, unless ``force=True``.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import paths
+
+__all__ = [
+    "RunError",
+    "RunResult",
+    "notebook_parameters",
+    "validate_parameters",
+    "resolve_notebook",
+    "run_notebook",
+    "toc_notebooks",
+    "parse_cli_value",
+]
+
+KERNEL_NAME = "python3"
+
+
+class RunError(RuntimeError):
+    """A notebook could not be run: bad parameters, or a cell failed."""
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What a run produced."""
+
+    name: str
+    notebook: Path
+    results: Path | None
+    parameters: dict[str, Any]
+    seconds: float
+    cached: bool
+
+
+def resolve_notebook(notebook: str | Path) -> Path:
+    """Find a source notebook by path or by bare name (``01_syntactic_anonymity``)."""
+    p = Path(notebook)
+    candidates = [p, p.with_suffix(".ipynb"), paths.notebooks_dir() / p.name,
+                  paths.notebooks_dir() / p.with_suffix(".ipynb").name]
+    for c in candidates:
+        if c.is_file() and c.suffix == ".ipynb":
+            return c.resolve()
+    available = sorted(q.stem for q in paths.notebooks_dir().glob("*.ipynb"))
+    raise RunError(f"no notebook {str(notebook)!r}; available: {', '.join(available)}")
+
+
+def notebook_parameters(path: Path) -> dict[str, Any]:
+    """The parameters declared in the notebook's ``parameters`` cell, with defaults.
+
+    Raises :class:`RunError` if the notebook has no cell tagged ``parameters``.
+    """
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    cells = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+    if not cells:
+        raise RunError(f"{path.name} has no cell tagged 'parameters'")
+    out: dict[str, Any] = {}
+    tree = ast.parse(cells[0].source)
+    for node in tree.body:
+        targets: list[ast.expr] = []
+        value: ast.expr | None = None
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        for t in targets:
+            if isinstance(t, ast.Name) and value is not None:
+                try:
+                    out[t.id] = ast.literal_eval(value)
+                except ValueError:
+                    out[t.id] = None  # not a literal: any value accepted
+    return out
+
+
+def _type_name(v: Any) -> str:
+    return type(v).__name__
+
+
+def _compatible(default: Any, value: Any) -> bool:
+    """Is ``value`` of the same kind as the parameter's default?"""
+    if default is None or value is None:
+        return True
+    if isinstance(default, bool) or isinstance(value, bool):
+        return isinstance(default, bool) and isinstance(value, bool)
+    if isinstance(default, float):
+        return isinstance(value, (int, float))
+    if isinstance(default, int):
+        return isinstance(value, int)
+    if isinstance(default, str):
+        return isinstance(value, str)
+    if isinstance(default, (list, tuple)):
+        if not isinstance(value, (list, tuple)):
+            return False
+        kinds = [x for x in default if x is not None]
+        return all(_compatible(kinds[0], x) for x in value) if kinds else True
+    if isinstance(default, dict):
+        return isinstance(value, dict)
+    return True
+
+
+def validate_parameters(path: Path, parameters: Mapping[str, Any]) -> dict[str, Any]:
+    """Refuse unknown parameter names and values whose type differs from the default's.
+
+    Integers are accepted where the default is a float. Returns the
+    parameters (unchanged) when they are acceptable.
+    """
+    declared = notebook_parameters(path)
+    unknown = sorted(set(parameters) - set(declared))
+    if unknown:
+        raise RunError(
+            f"{path.name}: unknown parameter(s) {', '.join(unknown)}; "
+            f"this notebook takes: {', '.join(declared)}"
+        )
+    for name, value in parameters.items():
+        default = declared[name]
+        if not _compatible(default, value):
+            raise RunError(
+                f"{path.name}: parameter {name!r} must be of type {_type_name(default)} "
+                f"like its default {default!r}; got {value!r} ({_type_name(value)})"
+            )
+    return dict(parameters)
+
+
+def parse_cli_value(text: str) -> Any:
+    """Parse a ``-p NAME VALUE`` value: YAML (numbers, lists, true/false), ``None``."""
+    import yaml
+
+    if text in ("None", "null", "~"):
+        return None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+
+
+def _hash_files(h: "hashlib._Hash", files: list[Path]) -> None:
+    for f in sorted(files):
+        h.update(str(f.relative_to(paths.project_root())).encode())
+        h.update(f.read_bytes())
+
+
+def cache_key(path: Path, parameters: Mapping[str, Any]) -> str:
+    """Key of a run: the notebook, the library source, the ledger, the lock and the parameters."""
+    root = paths.project_root()
+    h = hashlib.sha256()
+    files = [path, paths.ledger_path()]
+    files += list((root / "lib" / "anonlab").rglob("*.py"))
+    files += [f for f in [root / "requirements.lock", root / "data" / "manifest.yaml"] if f.exists()]
+    _hash_files(h, [f for f in files if f.exists()])
+    h.update(json.dumps(parameters, sort_keys=True, default=str).encode())
+    return h.hexdigest()
+
+
+def _params_file(out_dir: Path, name: str) -> Path:
+    return out_dir / f"{name}.params.json"
+
+
+def _is_fresh(out_dir: Path, name: str, key: str) -> bool:
+    pf = _params_file(out_dir, name)
+    if not (pf.exists() and (out_dir / f"{name}.ipynb").exists()):
+        return False
+    try:
+        return json.loads(pf.read_text()).get("cache_key") == key
+    except (OSError, ValueError):
+        return False
+
+
+def _failure_message(name: str, exc: Exception, parameters: Mapping[str, Any],
+                     kept: Path | None) -> str:
+    """Explain a failed run: the failing cell, the error, and the parameter at fault if known."""
+    import re
+
+    cell_index = getattr(exc, "cell_index", None)
+    ename = getattr(exc, "ename", type(exc).__name__)
+    evalue = getattr(exc, "evalue", str(exc))
+    source = (getattr(exc, "source", "") or "").strip().splitlines()
+    where = f"cell {cell_index}" if cell_index is not None else "a cell"
+    if source:
+        where += f" ({source[0][:60]}{' ...' if len(source) > 1 or len(source[0]) > 60 else ''})"
+    msg = f"{name}: {where} failed with {ename}: {evalue}"
+    named = re.findall(r"parameter '(\w+)", str(evalue))
+    if ename == "ParameterError" and named:
+        msg += f"\n  parameter at fault: {', '.join(dict.fromkeys(named))}"
+    elif parameters:
+        shown = ", ".join(f"{k}={v!r}" for k, v in parameters.items())
+        msg += f"\n  parameters of this run: {shown}"
+    if kept is not None:
+        msg += f"\n  the failed notebook is kept at {kept}; the published one in book/ is unchanged"
+    return msg
+
+
+def run_notebook(
+    notebook: str | Path,
+    parameters: Mapping[str, Any] | None = None,
+    *,
+    out_dir: str | Path | None = None,
+    force: bool = False,
+    progress: bool = True,
+    kernel_name: str = KERNEL_NAME,
+    timeout: int | None = None,
+) -> RunResult:
+    """Execute one notebook with papermill and publish it atomically.
+
+    Parameters
+    ----------
+    notebook
+        Path or bare name of a notebook in ``notebooks/``.
+    parameters
+        Values for names of the notebook's ``parameters`` cell.
+    out_dir
+        Where the executed notebook, its results and its parameters go
+        (default ``book/``).
+    force
+        Run even if an executed notebook with the same cache key exists.
+    """
+    import papermill as pm
+
+    src = resolve_notebook(notebook)
+    params = validate_parameters(src, dict(parameters or {}))
+    name = src.stem
+    dest_dir = Path(out_dir) if out_dir is not None else paths.book_dir()
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    key = cache_key(src, params)
+    dest_nb = dest_dir / f"{name}.ipynb"
+    dest_results = dest_dir / f"{name}.results.json"
+    if not force and _is_fresh(dest_dir, name, key):
+        if progress:
+            print(f"[anonlab] {name}: up to date (cache key {key[:12]}), not rerun", file=sys.stderr)
+        return RunResult(name, dest_nb, dest_results if dest_results.exists() else None,
+                         params, 0.0, True)
+
+    tmp = Path(tempfile.mkdtemp(prefix=f".run-{name}-", dir=dest_dir))
+    out_nb = tmp / f"{name}.ipynb"
+    env_before = os.environ.get("ANONLAB_OUTPUT_DIR")
+    os.environ["ANONLAB_OUTPUT_DIR"] = str(tmp)
+    if progress:
+        shown = " ".join(f"{k}={v!r}" for k, v in params.items()) or "defaults"
+        print(f"[anonlab] running {name} ({shown})", file=sys.stderr)
+    start = time.perf_counter()
+    try:
+        pm.execute_notebook(
+            str(src), str(out_nb), parameters=params, kernel_name=kernel_name,
+            progress_bar=progress, cwd=str(src.parent), execution_timeout=timeout,
+            log_output=False,
+        )
+    except Exception as exc:  # papermill raises PapermillExecutionError for a failing cell
+        kept = None
+        if out_nb.exists():
+            failed_dir = paths.project_root() / "_build" / "failed"
+            failed_dir.mkdir(parents=True, exist_ok=True)
+            kept = failed_dir / f"{name}.ipynb"
+            shutil.move(str(out_nb), kept)
+        raise RunError(_failure_message(name, exc, params, kept)) from None
+    finally:
+        if env_before is None:
+            os.environ.pop("ANONLAB_OUTPUT_DIR", None)
+        else:
+            os.environ["ANONLAB_OUTPUT_DIR"] = env_before
+        seconds = time.perf_counter() - start
+    try:
+        results_tmp = tmp / f"{name}.results.json"
+        meta = {
+            "notebook": name,
+            "parameters": params,
+            "cache_key": key,
+            "seconds": round(seconds, 2),
+            "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        }
+        (tmp / f"{name}.params.json").write_text(json.dumps(meta, indent=1, default=str))
+        # Publish: results first, then the notebook, then the params (which mark it fresh).
+        if results_tmp.exists():
+            os.replace(results_tmp, dest_results)
+        elif dest_results.exists():
+            dest_results.unlink()
+        os.replace(out_nb, dest_nb)
+        os.replace(tmp / f"{name}.params.json", _params_file(dest_dir, name))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if progress:
+        print(f"[anonlab] {name}: done in {seconds:.1f} s -> {dest_nb}", file=sys.stderr)
+    return RunResult(name, dest_nb, dest_results if dest_results.exists() else None,
+                     params, seconds, False)
+
+
+def toc_notebooks(toc: str | Path | None = None) -> list[str]:
+    """Names of the chapters in ``_toc.yml`` order that have a source notebook."""
+    import yaml
+
+    toc_path = Path(toc) if toc else paths.project_root() / "_toc.yml"
+    data = yaml.safe_load(toc_path.read_text())
+    files: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if "file" in node:
+                files.append(Path(node["file"]).stem)
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(data)
+    have = {p.stem for p in paths.notebooks_dir().glob("*.ipynb")}
+    return [f for f in files if f in have]

@@ -1,0 +1,77 @@
+"""Shared fixtures: a miniature project for runner and claims tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+MINI_LEDGER = """
+- id: slides.mini.approx
+  paper: cmu18734slides2019
+  source: 001_72ade336009ef92b.txt
+  where: "test"
+  statement: "A test claim compared approximately."
+  reported: 0.5
+  unit: fraction
+  compare: approx
+  tolerance: 0.1
+  chapter: 01_syntactic_anonymity
+  data: none
+- id: slides.mini.unavailable
+  paper: cmu18734slides2019
+  source: 001_72ade336009ef92b.txt
+  where: "test"
+  statement: "A test claim whose data cannot be had."
+  reported: 3
+  unit: count
+  compare: at_least
+  tolerance: 0
+  chapter: 01_syntactic_anonymity
+  data: unavailable
+"""
+
+
+def make_notebook(path: Path, params_src: str, body: list[str]) -> Path:
+    """Write a small notebook with a `parameters` cell followed by code cells."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["language_info"] = {"name": "python"}
+    nb.cells.append(nbformat.v4.new_markdown_cell("# A mini chapter"))
+    cell = nbformat.v4.new_code_cell(params_src)
+    cell.metadata["tags"] = ["parameters"]
+    nb.cells.append(cell)
+    nb.cells.extend(nbformat.v4.new_code_cell(src) for src in body)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, path)
+    return path
+
+
+@pytest.fixture
+def mini_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A throw-away project root (ANONLAB_ROOT) with a two-claim ledger and one notebook."""
+    root = tmp_path / "project"
+    (root / "data").mkdir(parents=True)
+    (root / "book").mkdir()
+    (root / "data" / "claims.yaml").write_text(MINI_LEDGER)
+    make_notebook(
+        root / "notebooks" / "01_syntactic_anonymity.ipynb",
+        "x = 0.5  # the value to record\nfail = False  # raise in the third cell\nlabel = 'a'\n",
+        [
+            "from anonlab import params, claims\nparams.check_number('x', x, low=0, high=1)\n",
+            "rec = claims.Recorder('01_syntactic_anonymity')\nrec.record('slides.mini.approx', x)\n",
+            "if fail:\n    raise RuntimeError('asked to fail')\n",
+        ],
+    )
+    (root / "_toc.yml").write_text(
+        "format: jb-book\nroot: intro\nchapters:\n  - file: 01_syntactic_anonymity\n  - file: missing_page\n"
+    )
+    monkeypatch.setenv("ANONLAB_ROOT", str(root))
+    monkeypatch.delenv("ANONLAB_OUTPUT_DIR", raising=False)
+    return root
+
+
+def read_json(path: Path) -> dict:
+    return json.loads(path.read_text())
