@@ -81,6 +81,8 @@ def check_internal_links(html_dir: Path) -> list[str]:
     """
     pages: dict[Path, _LinkParser] = {}
     for f in html_dir.rglob("*.html"):
+        if f.relative_to(html_dir).parts[0] in ("_static", "_sources"):
+            continue  # theme templates, not pages
         p = _LinkParser()
         p.feed(f.read_text(encoding="utf-8", errors="replace"))
         pages[f.resolve()] = p

@@ -262,8 +262,10 @@ def run_notebook(
 
     tmp = Path(tempfile.mkdtemp(prefix=f".run-{name}-", dir=dest_dir))
     out_nb = tmp / f"{name}.ipynb"
-    env_before = os.environ.get("ANONLAB_OUTPUT_DIR")
+    full_params = {**notebook_parameters(src), **params}
+    env_before = {k: os.environ.get(k) for k in ("ANONLAB_OUTPUT_DIR", "ANONLAB_RUN_PARAMETERS")}
     os.environ["ANONLAB_OUTPUT_DIR"] = str(tmp)
+    os.environ["ANONLAB_RUN_PARAMETERS"] = json.dumps(full_params, default=str)
     if progress:
         shown = " ".join(f"{k}={v!r}" for k, v in params.items()) or "defaults"
         print(f"[anonlab] running {name} ({shown})", file=sys.stderr)
@@ -283,16 +285,18 @@ def run_notebook(
             shutil.move(str(out_nb), kept)
         raise RunError(_failure_message(name, exc, params, kept)) from None
     finally:
-        if env_before is None:
-            os.environ.pop("ANONLAB_OUTPUT_DIR", None)
-        else:
-            os.environ["ANONLAB_OUTPUT_DIR"] = env_before
+        for k, v in env_before.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
         seconds = time.perf_counter() - start
     try:
         results_tmp = tmp / f"{name}.results.json"
         meta = {
             "notebook": name,
             "parameters": params,
+            "all_parameters": full_params,
             "cache_key": key,
             "seconds": round(seconds, 2),
             "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),

@@ -1,0 +1,139 @@
+"""The claims ledger: schema, verdict rules, the recorder and the verdict page."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from anonlab import claims, paths
+from anonlab.claims import Claim, Recorder, verdict
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _claim(**kw) -> Claim:
+    base = dict(id="slides.t", paper="cmu18734slides2019", source="001_72ade336009ef92b.txt",
+                where="x", statement="a test claim", reported=0.5, unit="fraction",
+                compare="approx", chapter="01_syntactic_anonymity", data="none", tolerance=0.1)
+    base.update(kw)
+    return Claim(**base)
+
+
+# --- the real ledger -------------------------------------------------------------------------
+
+def test_the_ledger_follows_its_schema() -> None:
+    schema = json.loads((ROOT / "data" / "claims.schema.json").read_text())
+    rows = yaml.safe_load((ROOT / "data" / "claims.yaml").read_text())
+    jsonschema.validate(rows, schema)
+    assert len(rows) >= 50, "the ledger should hold every quantitative claim of the five documents"
+
+
+def test_ledger_ids_are_unique_and_load() -> None:
+    ids = [c.id for c in claims.load_ledger(ROOT / "data" / "claims.yaml")]
+    assert len(ids) == len(set(ids))
+
+
+def test_every_paper_has_claims() -> None:
+    papers = {c.paper for c in claims.load_ledger(ROOT / "data" / "claims.yaml")}
+    assert {"cormode2011", "cmu18734slides2019", "francis2024towards",
+            "gadotti2019signal", "desfontaines2020lowering"} <= papers
+
+
+def test_ledger_papers_are_in_the_bibliography() -> None:
+    bib = (ROOT / "book" / "references.bib").read_text()
+    keys = set(re.findall(r"@\w+\{([^,]+),", bib))
+    papers = {c.paper for c in claims.load_ledger(ROOT / "data" / "claims.yaml")}
+    assert papers <= keys
+
+
+def test_every_claim_id_a_notebook_records_exists() -> None:
+    known = {c.id for c in claims.load_ledger(ROOT / "data" / "claims.yaml")}
+    pattern = re.compile(r"""record\(\s*["']([a-z0-9_.]+)["']""")
+    used: dict[str, str] = {}
+    for nb in (ROOT / "notebooks").glob("*.ipynb"):
+        for cell in json.loads(nb.read_text())["cells"]:
+            for cid in pattern.findall("".join(cell["source"])):
+                used[cid] = nb.name
+    missing = {cid: nb for cid, nb in used.items() if cid not in known}
+    assert not missing, f"notebooks record ids that are not in the ledger: {missing}"
+
+
+# --- verdict rules ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "kw, measured, expected",
+    [
+        (dict(), 0.55, "reproduced"),
+        (dict(), 0.65, "not reproduced"),
+        (dict(), float("nan"), "not reproduced"),
+        (dict(), None, "not run"),
+        (dict(data="unavailable"), None, "data unavailable"),
+        (dict(compare="at_least", reported=0.66, tolerance=0.0), 0.70, "reproduced"),
+        (dict(compare="at_least", reported=0.66, tolerance=0.0), 0.60, "not reproduced"),
+        (dict(compare="at_most", reported=0.30, tolerance=0.01), 0.305, "reproduced"),
+        (dict(compare="at_most", reported=0.30, tolerance=0.01), 0.32, "not reproduced"),
+        (dict(compare="range", reported=[0.933, 0.971], tolerance=0.0), 0.95, "reproduced"),
+        (dict(compare="range", reported=[0.933, 0.971], tolerance=0.0), 0.90, "not reproduced"),
+        (dict(compare="exact", reported=4, tolerance=None), 4, "reproduced"),
+        (dict(compare="exact", reported=4, tolerance=None), 3, "not reproduced"),
+        (dict(compare="holds", reported=True, tolerance=None), True, "reproduced"),
+        (dict(compare="holds", reported=True, tolerance=None), False, "not reproduced"),
+    ],
+)
+def test_verdict_rules(kw: dict, measured: object, expected: str) -> None:
+    assert verdict(_claim(**kw), measured) == expected
+
+
+def test_numpy_values_are_accepted() -> None:
+    np = pytest.importorskip("numpy")
+    assert verdict(_claim(), np.float64(0.52)) == "reproduced"
+    assert verdict(_claim(compare="holds", reported=True, tolerance=None), np.bool_(True)) == "reproduced"
+
+
+# --- recorder and verdict page (on the miniature project) ------------------------------------
+
+def test_recorder_writes_results_and_rejects_unknown_ids(mini_project: Path) -> None:
+    rec = Recorder("01_syntactic_anonymity")
+    assert rec.path == mini_project / "book" / "01_syntactic_anonymity.results.json"
+    assert rec.record("slides.mini.approx", 0.45, ci=(0.4, 0.5), n=100) == "reproduced"
+    payload = json.loads(rec.path.read_text())
+    assert payload["results"]["slides.mini.approx"]["ci"] == [0.4, 0.5]
+    with pytest.raises(claims.ClaimError, match="did you mean slides.mini.approx"):
+        rec.record("slides.mini.aprox", 0.5)
+    assert list(rec.table()["verdict"]) == ["reproduced"]
+
+
+def test_recorder_respects_the_runner_output_dir(mini_project: Path, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANONLAB_OUTPUT_DIR", str(tmp_path / "run"))
+    rec = Recorder("01_syntactic_anonymity")
+    assert rec.path.parent == tmp_path / "run"
+
+
+def test_verdict_page_counts_match_the_ledger(mini_project: Path, tmp_path: Path) -> None:
+    rec = Recorder("01_syntactic_anonymity")
+    rec.record("slides.mini.approx", float("nan"))
+    table = claims.write_verdict_pages(tmp_path / "gen")
+    counts = claims.verdict_counts(table)
+    assert counts.loc["all chapters", "claims"] == len(claims.load_ledger())
+    assert counts.loc["all chapters", "not reproduced"] == 1
+    assert counts.loc["all chapters", "data unavailable"] == 1
+    summary = (tmp_path / "gen" / "verdict_summary.md").read_text()
+    assert "| all chapters | 0 | 1 | 0 | 1 | 2 |" in summary
+    assert "slides.mini.unavailable" in (tmp_path / "gen" / "verdict_table.md").read_text()
+
+
+def test_results_with_ids_outside_the_ledger_are_refused(mini_project: Path) -> None:
+    (mini_project / "book" / "x.results.json").write_text(
+        json.dumps({"notebook": "x", "results": {"slides.gone": {"measured": 1}}}))
+    with pytest.raises(claims.ClaimError, match="slides.gone"):
+        claims.verdict_table()
+
+
+def test_paths_follow_anonlab_root(mini_project: Path) -> None:
+    assert paths.ledger_path() == mini_project / "data" / "claims.yaml"

@@ -1,0 +1,93 @@
+"""Every chapter notebook runs through the runner with small parameters, and the book builds.
+
+The notebooks execute once per test session, in a temporary copy of the book
+(sources, ledger, configuration), exactly as `python -m anonlab book` runs them;
+the tests then check what they recorded and build the HTML from them with
+Sphinx warnings as errors.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from anonlab import book, claims, runner
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Small parameters per chapter: enough to exercise every cell in seconds.
+SMALL: dict[str, dict[str, object]] = {
+    "01_syntactic_anonymity": {"table": "adult", "adult_rows": 3000},
+}
+
+NOTEBOOKS = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
+
+
+def test_every_notebook_has_small_test_parameters() -> None:
+    assert sorted(SMALL) == NOTEBOOKS
+
+
+def test_every_notebook_is_in_the_table_of_contents() -> None:
+    toc = (ROOT / "_toc.yml").read_text()
+    assert all(f"file: {n}" in toc for n in NOTEBOOKS)
+
+
+@pytest.fixture(scope="session")
+def executed_book(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A copy of the project's book sources with every notebook executed (small parameters)."""
+    root = tmp_path_factory.mktemp("book-project")
+    for name in ("_config.yml", "_toc.yml"):
+        shutil.copy(ROOT / name, root / name)
+    for folder in ("book", "notebooks", "data"):
+        shutil.copytree(ROOT / folder, root / folder,
+                        ignore=shutil.ignore_patterns("*.ipynb", "*.json", "_generated", ".run-*")
+                        if folder == "book" else None)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ANONLAB_ROOT", str(root))
+        mp.delenv("ANONLAB_OUTPUT_DIR", raising=False)
+        for name in runner.toc_notebooks():
+            runner.run_notebook(name, SMALL.get(name, {}), progress=False, force=True)
+    yield root
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_notebook_records_sane_results(executed_book: Path, name: str) -> None:
+    out = executed_book / "book"
+    assert (out / f"{name}.ipynb").exists()
+    meta = json.loads((out / f"{name}.params.json").read_text())
+    assert meta["parameters"] == SMALL[name]
+    results = json.loads((out / f"{name}.results.json").read_text())["results"]
+    assert results, f"{name} recorded no claim"
+    known = {c.id for c in claims.load_ledger(executed_book / "data" / "claims.yaml")}
+    for cid, r in results.items():
+        assert cid in known
+        assert r["verdict"] in claims.VERDICTS
+        m = r["measured"]
+        assert m is None or isinstance(m, (bool, int, float, str)), (cid, m)
+    # the executed notebook has no error outputs
+    nb = json.loads((out / f"{name}.ipynb").read_text())
+    errors = [o for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])
+              if o.get("output_type") == "error"]
+    assert not errors
+
+
+@pytest.mark.book
+def test_the_book_builds_without_warnings_and_links_resolve(
+    executed_book: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANONLAB_ROOT", str(executed_book))
+    book.generate_pages()
+    html = book.build_html(executed_book)
+    assert (html / "index.html").exists()
+    assert (html / "verdicts.html").exists()
+    for name in NOTEBOOKS:
+        assert (html / f"{name}.html").exists()
+    assert book.check_internal_links(html) == []
+    verdicts = (html / "verdicts.html").read_text()
+    n = len(claims.load_ledger(executed_book / "data" / "claims.yaml"))
+    assert f"<td><p>{n}</p></td>" in verdicts or f">{n}<" in verdicts
