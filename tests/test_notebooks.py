@@ -9,6 +9,7 @@ Sphinx warnings as errors.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -88,6 +89,13 @@ def test_the_book_builds_without_warnings_and_links_resolve(
     for name in NOTEBOOKS:
         assert (html / f"{name}.html").exists()
     assert book.check_internal_links(html) == []
+    browser = book.find_browser()
+    if browser is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must check the book in a real browser: install Debian's chromium")
+        pytest.skip("no Chromium on this machine: browser check skipped")
+    problems = book.browser_check(html, ["intro", "verdicts", *NOTEBOOKS], browser)
+    assert problems == []
     verdicts = (html / "verdicts.html").read_text()
     n = len(claims.load_ledger(executed_book / "data" / "claims.yaml"))
     assert f"<td><p>{n}</p></td>" in verdicts or f">{n}<" in verdicts

@@ -18,7 +18,8 @@ from urllib.parse import unquote, urlparse
 from . import claims, paths
 from .runner import RunError, run_notebook, toc_notebooks
 
-__all__ = ["generate_pages", "build_html", "check_internal_links", "build_book"]
+__all__ = ["generate_pages", "build_html", "check_internal_links", "find_browser",
+           "browser_check", "build_book"]
 
 
 def generated_dir() -> Path:
@@ -105,6 +106,72 @@ def check_internal_links(html_dir: Path) -> list[str]:
     return sorted(set(broken))
 
 
+BROWSER_FLAGS = (
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+)
+
+
+def find_browser() -> str | None:
+    """A headless-capable Chromium/Chrome on PATH, or ``None``."""
+    import shutil
+
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def render_page(page: Path, browser: str, *, screenshot: Path | None = None) -> str:
+    """Load ``page`` in headless Chromium (scripts run) and return the rendered DOM."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as profile:
+        base = [browser, *BROWSER_FLAGS, f"--user-data-dir={profile}", "--virtual-time-budget=4000"]
+        if screenshot is not None:
+            subprocess.run([*base, f"--screenshot={screenshot}", "--window-size=1280,1600",
+                            page.resolve().as_uri()], capture_output=True, timeout=120, check=False)
+        proc = subprocess.run([*base, "--dump-dom", page.resolve().as_uri()],
+                              capture_output=True, text=True, timeout=120)
+    if proc.returncode != 0:
+        raise RuntimeError(f"the browser failed on {page.name}: {proc.stderr[-2000:]}")
+    return proc.stdout
+
+
+def browser_check(html_dir: Path, pages: list[str], browser: str) -> list[str]:
+    """Render each page in a real browser and report what a reader would see go wrong.
+
+    Checks: the page renders with its title and the book's navigation, no
+    notebook error output or Python traceback is shown, and every image on
+    the page has a source that exists.
+    """
+    problems = []
+    for name in pages:
+        page = html_dir / f"{name}.html"
+        if not page.exists():
+            problems.append(f"{name}: page missing")
+            continue
+        dom = render_page(page, browser)
+        parser = _LinkParser()
+        parser.feed(dom)
+        if "<h1" not in dom:
+            problems.append(f"{name}: no title (h1) rendered")
+        if "bd-sidebar" not in dom:
+            problems.append(f"{name}: the book navigation did not render")
+        for marker in ("Traceback (most recent call last)", 'class="output error"', "ansi-red-fg"):
+            if marker in dom:
+                problems.append(f"{name}: shows an error output ({marker})")
+        for link in parser.links:
+            if link.startswith("data:"):
+                continue
+            u = urlparse(link)
+            if not u.scheme and link.endswith((".png", ".svg", ".jpg")):
+                if not (page.parent / unquote(u.path)).exists():
+                    problems.append(f"{name}: image {link} missing")
+    return problems
+
+
 def build_book(*, force: bool = False, only: list[str] | None = None) -> Path:
     """Run every chapter in ``_toc.yml`` order with its default parameters, then build.
 
@@ -124,5 +191,12 @@ def build_book(*, force: bool = False, only: list[str] | None = None) -> Path:
     broken = check_internal_links(html)
     if broken:
         raise RuntimeError("broken internal links in the built book:\n  " + "\n  ".join(broken))
+    browser = find_browser()
+    if browser is None:
+        print("[anonlab] no Chromium found: skipping the browser check of the pages", file=sys.stderr)
+    else:
+        problems = browser_check(html, ["intro", "verdicts", *names], browser)
+        if problems:
+            raise RuntimeError("the browser check found problems:\n  " + "\n  ".join(problems))
     print(f"[anonlab] the book is at {html / 'index.html'}", file=sys.stderr)
     return html
