@@ -81,11 +81,11 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 build_book(force=args.force, only=args.only)
         elif args.command == "data":
-            from .data import fetch as fetch_mod
+            from .data import data_status, fetch_all
 
             if not args.status:
-                fetch_mod.fetch_all()
-            print(fetch_mod.data_status().to_string(index=False))
+                fetch_all()
+            print(data_status().to_string(index=False))
         elif args.command == "claims":
             from .claims import verdict_counts, verdict_table
 
