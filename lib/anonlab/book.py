@@ -32,6 +32,38 @@ def generate_pages(results_dir: Path | None = None) -> None:
     claims.write_verdict_pages(generated_dir(), results_dir)
 
 
+MATHJAX_PARTS = ("tex-chtml.js", "output/chtml/fonts/woff-v2", "input/tex/extensions", "ui", "a11y")
+
+
+def vendor_mathjax(static_dir: Path | None = None) -> Path:
+    """Copy MathJax 3 into ``book/_vendor/mathjax`` so formulas render without the web.
+
+    The files come from the ``django-static-mathjax`` package (static files
+    only), pinned in the lock. ``_config.yml`` sets ``mathjax_path`` to
+    ``mathjax/tex-chtml.js``, relative to the built ``_static`` folder (``_vendor``
+    is a static path; it is not ``_static`` because Jupyter Book adds every
+    script found there to every page).
+    """
+    import shutil
+
+    try:
+        import mathjax  # the django-static-mathjax distribution
+    except ImportError as exc:  # pragma: no cover - it is in the lock
+        raise RuntimeError("MathJax files missing: install the lock (make env)") from exc
+    src = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5"
+    dest = (static_dir or paths.book_dir() / "_vendor") / "mathjax"
+    if (dest / "tex-chtml.js").exists():
+        return dest
+    for part in MATHJAX_PARTS:
+        s, d = src / part, dest / part
+        d.parent.mkdir(parents=True, exist_ok=True)
+        if s.is_dir():
+            shutil.copytree(s, d, dirs_exist_ok=True)
+        else:
+            shutil.copy2(s, d)
+    return dest
+
+
 def build_html(out: Path | None = None, *, strict: bool = True) -> Path:
     """Run ``jupyter-book build`` on ``book/`` with the root ``_config.yml`` and ``_toc.yml``.
 
@@ -40,6 +72,7 @@ def build_html(out: Path | None = None, *, strict: bool = True) -> Path:
     """
     root = paths.project_root()
     out = out or root
+    vendor_mathjax()
     cmd = [
         str(Path(sys.executable).with_name("jupyter-book")), "build", str(paths.book_dir()),
         "--config", str(root / "_config.yml"), "--toc", str(root / "_toc.yml"),
@@ -142,9 +175,10 @@ def render_page(page: Path, browser: str, *, screenshot: Path | None = None) -> 
 def browser_check(html_dir: Path, pages: list[str], browser: str) -> list[str]:
     """Render each page in a real browser and report what a reader would see go wrong.
 
-    Checks: the page renders with its title and the book's navigation, no
-    notebook error output or Python traceback is shown, and every image on
-    the page has a source that exists.
+    Checks: the page renders with its title and the book's navigation, its
+    formulas are typeset (MathJax loads from the book itself), no notebook
+    error output or Python traceback is shown, and every image on the page
+    has a source that exists.
     """
     problems = []
     for name in pages:
@@ -159,6 +193,8 @@ def browser_check(html_dir: Path, pages: list[str], browser: str) -> list[str]:
             problems.append(f"{name}: no title (h1) rendered")
         if "bd-sidebar" not in dom:
             problems.append(f"{name}: the book navigation did not render")
+        if 'class="math' in page.read_text(encoding="utf-8") and "mjx-container" not in dom:
+            problems.append(f"{name}: formulas were not typeset (MathJax did not load)")
         for marker in ("Traceback (most recent call last)", 'class="output error"', "ansi-red-fg"):
             if marker in dom:
                 problems.append(f"{name}: shows an error output ({marker})")
