@@ -37,6 +37,24 @@ def test_every_notebook_is_in_the_table_of_contents() -> None:
     assert all(f"file: {n}" in toc for n in NOTEBOOKS)
 
 
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_notebook_sources_are_clean(name: str) -> None:
+    """Sources in notebooks/ keep no outputs, start with one H1 and validate their parameters."""
+    nb = json.loads((ROOT / "notebooks" / f"{name}.ipynb").read_text())
+    cells = nb["cells"]
+    code = [c for c in cells if c["cell_type"] == "code"]
+    assert all(not c.get("outputs") and c.get("execution_count") is None for c in code), \
+        "strip outputs: jupyter nbconvert --clear-output --inplace"
+    assert cells[0]["cell_type"] == "markdown" and "".join(cells[0]["source"]).startswith("# ")
+    h1 = [c for c in cells if c["cell_type"] == "markdown"
+          for line in "".join(c["source"]).splitlines() if line.startswith("# ")]
+    assert len(h1) == 1, "exactly one H1 per chapter"
+    tagged = [i for i, c in enumerate(code) if "parameters" in c.get("metadata", {}).get("tags", [])]
+    assert tagged == [0], "the first code cell is the one tagged 'parameters'"
+    assert "params.check_" in "".join(code[1]["source"]), "the second code cell validates the parameters"
+    assert nb["metadata"]["kernelspec"]["name"] == "python3"
+
+
 @pytest.fixture(scope="session")
 def executed_book(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A copy of the project's book sources with every notebook executed (small parameters)."""
