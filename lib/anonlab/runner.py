@@ -216,7 +216,7 @@ def _failure_message(name: str, exc: Exception, parameters: Mapping[str, Any],
         shown = ", ".join(f"{k}={v!r}" for k, v in parameters.items())
         msg += f"\n  parameters of this run: {shown}"
     if kept is not None:
-        msg += f"\n  the failed notebook is kept at {kept}; the published one in book/ is unchanged"
+        msg += f"\n  the failed notebook is kept at {kept}; the published one is unchanged"
     return msg
 
 
