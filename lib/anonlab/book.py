@@ -27,9 +27,23 @@ def generated_dir() -> Path:
     return paths.book_dir() / "_generated"
 
 
+def chapter_title(name: str) -> str:
+    """The H1 title of a chapter notebook (its first markdown line)."""
+    import json
+
+    nb = json.loads((paths.notebooks_dir() / f"{name}.ipynb").read_text(encoding="utf-8"))
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "markdown":
+            for line in "".join(cell["source"]).splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return name
+
+
 def generate_pages(results_dir: Path | None = None) -> None:
     """Write the verdict summary and table included by ``intro.md`` and ``verdicts.md``."""
-    claims.write_verdict_pages(generated_dir(), results_dir)
+    chapters = {name: chapter_title(name) for name in toc_notebooks()}
+    claims.write_verdict_pages(generated_dir(), results_dir, chapters)
 
 
 MATHJAX_PARTS = ("tex-chtml.js", "output/chtml/fonts/woff-v2", "input/tex/extensions", "ui", "a11y")

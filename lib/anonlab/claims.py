@@ -393,12 +393,18 @@ def _markdown_table(df: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_verdict_pages(out_dir: str | Path, results_dir: str | Path | None = None) -> pd.DataFrame:
+def write_verdict_pages(
+    out_dir: str | Path,
+    results_dir: str | Path | None = None,
+    chapters: Mapping[str, str] | None = None,
+) -> pd.DataFrame:
     """Write ``verdict_summary.md`` and ``verdict_table.md`` into ``out_dir``.
 
-    They are included by the book's introduction and verdict page. Returns
-    the full verdict table.
+    They are included by the book's introduction and verdict page.
+    ``chapters`` maps the chapters that are part of the book to their titles;
+    their sections link to the chapter page. Returns the full verdict table.
     """
+    chapters = dict(chapters or {})
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     table = verdict_table(results_dir)
@@ -406,7 +412,11 @@ def write_verdict_pages(out_dir: str | Path, results_dir: str | Path | None = No
     (out / "verdict_summary.md").write_text(_markdown_table(counts), encoding="utf-8")
     parts = []
     for chapter, group in table.groupby("chapter", sort=True):
-        parts.append(f"## {chapter}\n\n")
+        if chapter in chapters:
+            parts.append(f"## {chapter}: {chapters[chapter]}\n\n")
+            parts.append(f"Measured in the chapter [{chapters[chapter]}]({chapter}.ipynb).\n\n")
+        else:
+            parts.append(f"## {chapter}\n\nThis chapter is not written yet.\n\n")
         parts.append(_markdown_table(group.drop(columns=["chapter"])))
         parts.append("\n")
     (out / "verdict_table.md").write_text("".join(parts), encoding="utf-8")
