@@ -23,6 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # Small parameters per chapter: enough to exercise every cell in seconds.
 SMALL: dict[str, dict[str, object]] = {
     "01_syntactic_anonymity": {"table": "adult", "adult_rows": 3000},
+    "03_netflix_eccentricity": {"m_grid": [1, 2, 4, 8], "n_targets": 40, "synthetic_users": 5000,
+                                "synthetic_targets": 20, "synthetic_m_grid": [2, 8]},
 }
 
 NOTEBOOKS = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
