@@ -23,6 +23,10 @@ ROOT = Path(__file__).resolve().parents[1]
 # Small parameters per chapter: enough to exercise every cell in seconds.
 SMALL: dict[str, dict[str, object]] = {
     "01_syntactic_anonymity": {"table": "adult", "adult_rows": 3000},
+    "02_dp_vs_definetti": {"epsilons": [0.01, 0.1, 1.0], "draws": 2, "l_grid": [2, 3],
+                           "group_multipliers": [1, 2], "iterations": 30, "history": 10,
+                           "repetitions": 2, "tradeoff_epsilons": [1.0], "check_moves": 2,
+                           "use_cache": False},
     "03_netflix_eccentricity": {"m_grid": [1, 2, 4, 8], "n_targets": 40, "synthetic_users": 5000,
                                 "synthetic_targets": 20, "synthetic_m_grid": [2, 8]},
 }

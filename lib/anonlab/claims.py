@@ -117,8 +117,9 @@ def schema_path() -> Path:
 def _load(path: str, mtime: float) -> tuple[Claim, ...]:
     import yaml
 
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C parser is ~10x faster
     with open(path, encoding="utf-8") as fh:
-        rows = yaml.safe_load(fh) or []
+        rows = yaml.load(fh, Loader=loader) or []
     claims = []
     seen: set[str] = set()
     for row in rows:

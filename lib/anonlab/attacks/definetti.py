@@ -1,0 +1,501 @@
+"""Kifer's deFinetti attack on Anatomy, as Cormode (2011, §3) runs it.
+
+D. Kifer, *Attacks on privacy and deFinetti's theorem*, SIGMOD 2009;
+G. Cormode, *Personal privacy vs population privacy*, KDD 2011, §3.1-3.2.
+
+The attacker sees an Anatomy release (:mod:`anonlab.mechanisms.anatomy`):
+every tuple's quasi-identifiers (QI) with its group id, and the multiset of
+sensitive (SA) values of each group, but not which SA value belongs to which
+QI row. The attack learns a Naive-Bayes (NB) model of the population from
+the release itself:
+
+1. guess a random permutation in every group (an assignment of the group's
+   SA values to its QI rows);
+2. the current assignment gives counts :math:`c_i(v, s)` of (QI value, SA
+   value) pairs and so an NB model, with the same Laplacian correction as
+   the naive attack (:func:`anonlab.attacks.naive_bayes.naive_bayes_from_counts`):
+   :math:`\\Pr[t_i = v \\mid s] = (c_i(v, s) + 1) / (n_s + |T_i|)`;
+3. Markov-chain move in every group: propose to swap the SA values of two
+   random tuples :math:`a, b` of the group and accept with the Metropolis
+   probability :math:`\\min(1, e^{\\Delta})`, where
+
+   .. math::
+
+       \\Delta = \\log f(a, s_b) + \\log f(b, s_a) - \\log f(a, s_a) - \\log f(b, s_b),
+       \\qquad \\log f(x, s) = \\sum_{i=1}^m \\log \\Pr[x_i \\mid s]
+
+   is the change of the assignment's log-likelihood under the current model
+   (the prior :math:`\\Pr[s]` cancels: a swap keeps the group's multiset);
+   a more likely permutation is always adopted, a less likely one sometimes
+   (``moves_per_iteration`` rounds of proposals per iteration, default 1);
+4. repeat from 2 (Cormode: 1000 iterations).
+
+Groups are conditionally independent given the model, so step 3 runs for
+all groups at once (vectorised, no Python loop over groups or tuples); the
+model is refreshed after every sweep. Over the last ``history`` iterations
+the attack keeps the assignments and the counts, and predicts with three
+methods (§3.1):
+
+* **permutation** (Kifer's): the SA value most often assigned to the tuple
+  over the history window;
+* **group**: the NB posterior of the tuple's QIs, restricted to the SA values
+  present in its group;
+* **open**: the NB posterior over all SA values (a classifier of the
+  population, "never appreciably better than the NB classifier built from
+  the original, noiseless data").
+
+The NB model of the group and open methods is built from the counts averaged
+over the history window. Convergence is traced by the :math:`L_1` distance
+between successive joint distributions: the stacked (QI value, SA value)
+tables divided by :math:`n\\,m` (each of the :math:`m` tables then sums to 1/m).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+
+from anonlab.attacks.naive_bayes import NaiveBayesModel, naive_bayes_from_counts
+from anonlab.mechanisms.anatomy import Anatomy, anatomy_groups, merge_groups
+from anonlab.mechanisms.dp import EncodedTable
+
+__all__ = [
+    "METHODS",
+    "DeFinettiResult",
+    "DeFinettiSweep",
+    "group_sa_counts",
+    "initial_permutation",
+    "definetti_attack",
+    "definetti_sweep",
+    "summarize_sweep",
+]
+
+METHODS: tuple[str, ...] = ("permutation", "group", "open")
+
+
+def _rng(seed: int | np.random.Generator | None) -> np.random.Generator:
+    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+
+
+def group_sa_counts(group: np.ndarray, sa_codes: np.ndarray, n_sa: int) -> np.ndarray:
+    """The SA table as a matrix: tuples of each SA value in each group, shape (G, n_sa)."""
+    group = np.asarray(group, dtype=np.int64)
+    n_groups = int(group.max()) + 1
+    return np.bincount(group * n_sa + np.asarray(sa_codes, dtype=np.int64),
+                       minlength=n_groups * n_sa).reshape(n_groups, n_sa)
+
+
+def _st_matrix(release: Anatomy, table: EncodedTable) -> np.ndarray:
+    st = release.st
+    codes = pd.Categorical(st[release.sensitive].astype(str), categories=list(table.sa_domain)).codes
+    if (codes < 0).any():
+        raise ValueError("the SA table holds values outside the table's SA domain")
+    out = np.zeros((release.n_groups, table.n_sa), dtype=np.int64)
+    np.add.at(out, (st["group"].to_numpy(), codes), st["count"].to_numpy())
+    return out
+
+
+def initial_permutation(
+    starts: np.ndarray, st_counts: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
+    """A random permutation per group: the group's SA multiset in random order.
+
+    Parameters
+    ----------
+    starts : numpy.ndarray
+        First position of each group in group-sorted order (length G).
+    st_counts : numpy.ndarray, shape (G, n_sa)
+        The SA table (:func:`group_sa_counts`).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        SA code of each position, in group-sorted order.
+    """
+    g_idx, s_idx = np.nonzero(st_counts)
+    reps = st_counts[g_idx, s_idx]
+    sa_list = np.repeat(s_idx, reps)
+    grp = np.repeat(g_idx, reps)
+    order = np.lexsort((rng.random(len(sa_list)), grp))
+    return sa_list[order]
+
+
+@dataclass(frozen=True, eq=False)
+class DeFinettiResult:
+    """Outcome of one run of :func:`definetti_attack`.
+
+    Attributes
+    ----------
+    predictions : dict of str to numpy.ndarray
+        Predicted SA code per tuple (input row order) for each method of
+        :data:`METHODS`.
+    confidence : dict of str to numpy.ndarray
+        The attacker's belief in each prediction: the NB posterior for
+        ``group`` and ``open``, the share of history iterations with that
+        assignment for ``permutation``.
+    trace : numpy.ndarray, shape (iterations,)
+        :math:`L_1` distance between the joint distributions before and after
+        each iteration.
+    acceptance : numpy.ndarray, shape (iterations,)
+        Share of groups whose proposed swap was accepted (swaps of equal
+        values count as rejected).
+    model : NaiveBayesModel
+        The NB model from the counts averaged over the history window.
+    assignment : numpy.ndarray
+        The final permutation: SA code assigned to each tuple (row order).
+    iterations, history : int
+    seconds : float
+        Wall-clock time of the iterations.
+    """
+
+    predictions: dict[str, np.ndarray]
+    confidence: dict[str, np.ndarray]
+    trace: np.ndarray
+    acceptance: np.ndarray
+    model: NaiveBayesModel
+    assignment: np.ndarray
+    iterations: int
+    history: int
+    seconds: float
+
+    def accuracy(self, sa_codes: np.ndarray) -> dict[str, float]:
+        """Fraction of tuples whose SA value each method predicts correctly."""
+        y = np.asarray(sa_codes)
+        return {m: float(np.mean(p == y)) for m, p in self.predictions.items()}
+
+    def scores(self, sa_codes: np.ndarray, threshold: float = 0.8) -> pd.DataFrame:
+        """Accuracy, and share and accuracy of the predictions with belief > ``threshold``, per method."""
+        y = np.asarray(sa_codes)
+        rows = []
+        for m, p in self.predictions.items():
+            ok = p == y
+            conf = self.confidence[m] > threshold
+            rows.append({
+                "method": m,
+                "accuracy": float(ok.mean()),
+                "n_confident": int(conf.sum()),
+                "confident_share": float(conf.mean()),
+                "confident_accuracy": float(ok[conf].mean()) if conf.any() else float("nan"),
+            })
+        return pd.DataFrame(rows)
+
+
+def _check_positive_int(name: str, v: int, low: int = 1) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
+    return int(v)
+
+
+def definetti_attack(
+    table: EncodedTable,
+    release: Anatomy | np.ndarray,
+    *,
+    iterations: int = 1000,
+    history: int = 100,
+    moves_per_iteration: int = 1,
+    laplace: float = 1.0,
+    seed: int | np.random.Generator | None = None,
+) -> DeFinettiResult:
+    """Run the deFinetti attack on an Anatomy release (see the module docstring).
+
+    Parameters
+    ----------
+    table : EncodedTable
+        The QI codes of the published tuples (the QIT, in row order) and the
+        SA domain. ``table.sa_codes`` are *not* looked at when ``release`` is
+        an :class:`~anonlab.mechanisms.anatomy.Anatomy` (the attacker reads
+        the group multisets from its ST); score with
+        :meth:`DeFinettiResult.accuracy`.
+    release : Anatomy or numpy.ndarray
+        The release, or just the group id of every tuple (then the ST is
+        computed from ``table.sa_codes``, as the publisher would).
+    iterations : int, default 1000
+        Markov-chain sweeps (Cormode §3.2: 1000).
+    history : int, default 100
+        Final iterations whose assignments and counts the predictors use
+        (1: the last permutation only). At most ``iterations``.
+    moves_per_iteration : int, default 1
+        Swap proposals per group between two refreshes of the model (the
+        paper does not say; 1 is one proposal per group per iteration,
+        ``l`` about one per tuple).
+    laplace : float, default 1
+        Additive correction of the counts.
+    seed : int or numpy.random.Generator, optional
+
+    Returns
+    -------
+    DeFinettiResult
+    """
+    iterations = _check_positive_int("iterations", iterations)
+    history = _check_positive_int("history", history)
+    moves_per_iteration = _check_positive_int("moves_per_iteration", moves_per_iteration)
+    if history > iterations:
+        raise ValueError(f"history ({history}) must be <= iterations ({iterations})")
+    if not (isinstance(laplace, (int, float)) and laplace > 0):
+        raise ValueError(f"laplace must be > 0, got {laplace!r}")
+    rng = _rng(seed)
+    n, S = table.n, table.n_sa
+    group = np.asarray(release.group if isinstance(release, Anatomy) else release, dtype=np.int64)
+    if group.shape != (n,):
+        raise ValueError(f"the release groups {group.shape[0]} tuples, the table has {n}")
+    if isinstance(release, Anatomy):
+        st = _st_matrix(release, table)
+    else:
+        st = group_sa_counts(group, table.sa_codes, S)
+    if not np.array_equal(np.bincount(group, minlength=st.shape[0]), st.sum(axis=1)):
+        raise ValueError("group sizes in the QI table and the SA table disagree")
+
+    # --- layout: tuples sorted by group; distinct QI combinations -------------
+    perm = np.argsort(group, kind="stable")
+    sizes = st.sum(axis=1)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    combos, ucode = np.unique(table.qi_codes[perm], axis=0, return_inverse=True)
+    ucode = ucode.reshape(-1)
+    U, m = combos.shape
+    offsets = table.offsets
+    n_cells = table.n_cells
+    # M: combination -> its m cells of the stacked count table (U x n_cells, m ones per row)
+    M = sparse.csr_matrix(
+        (np.ones(U * m), (np.repeat(np.arange(U), m), (combos + offsets[:-1]).ravel())),
+        shape=(U, n_cells),
+    )
+    Mt = M.T.tocsr()
+    n_s = st.sum(axis=0).astype(float)  # SA marginal (public: the ST)
+    log_den = np.log(n_s[None, :] + laplace * table.cardinalities[:, None].astype(float))  # (m, S)
+    log_den_rows = np.repeat(log_den, np.diff(offsets), axis=0)  # (n_cells, S)
+
+    assign = initial_permutation(starts, st, rng)
+    N = np.bincount(ucode * S + assign, minlength=U * S).reshape(U, S).astype(float)
+
+    movable = sizes >= 2
+    g_start, g_size = starts[movable], sizes[movable]
+    G = len(g_start)
+    # float32 uniforms times float64 sizes: the products are exact, so floor(u * size) < size
+    g_size_f = g_size.astype(np.float64)
+    g_size_m1 = (g_size - 1).astype(np.float64)
+    base = ucode * S  # flat row offset of each position's combination in (U, S) arrays
+    trace = np.empty(iterations)
+    acceptance = np.empty(iterations)
+    votes = np.zeros(n * S, dtype=np.int32)  # (n, S) flattened: history of assignments
+    vote_base = np.arange(n) * S
+    N_hist = np.zeros_like(N)
+    h0 = iterations - history
+    C = Mt @ N
+    t0 = time.perf_counter()
+    for it in range(iterations):
+        # model of the current assignment: sum_i log Pr[x_i | s] for every combination (U, S)
+        LF = (M @ (np.log(C + laplace) - log_den_rows)).ravel()
+        accepted = 0
+        for _ in range(moves_per_iteration):
+            # one swap proposal in every group, all groups at once
+            u = rng.random((3, G), dtype=np.float32)
+            i_loc = (u[0] * g_size_f).astype(np.int64)
+            j_loc = (u[1] * g_size_m1).astype(np.int64)
+            j_loc += j_loc >= i_loc
+            a = g_start + i_loc
+            b = g_start + j_loc
+            sa, sb = assign[a], assign[b]
+            ba, bb = base[a], base[b]
+            delta = LF[ba + sb] + LF[bb + sa] - LF[ba + sa] - LF[bb + sb]
+            acc = np.flatnonzero((sa != sb) & (u[2] < np.exp(np.minimum(delta, 0.0))))
+            a, b, sa, sb, ba, bb = a[acc], b[acc], sa[acc], sb[acc], ba[acc], bb[acc]
+            assign[a] = sb
+            assign[b] = sa
+            k = len(acc)
+            accepted += k
+            ones = np.ones(k)
+            N += np.bincount(
+                np.concatenate([ba + sa, bb + sb, ba + sb, bb + sa]),
+                weights=np.concatenate([-ones, -ones, ones, ones]),
+                minlength=U * S,
+            ).reshape(U, S)
+        C_new = Mt @ N
+        trace[it] = np.abs(C_new - C).sum() / (n * m)
+        acceptance[it] = accepted / (G * moves_per_iteration) if G else 0.0
+        C = C_new
+        if it >= h0:
+            votes[vote_base + assign] += 1
+            N_hist += N
+    seconds = time.perf_counter() - t0
+
+    # --- predictors ------------------------------------------------------------
+    C_avg = Mt @ (N_hist / history)
+    model = naive_bayes_from_counts(C_avg, offsets, laplace=laplace)
+    scores = M @ model.log_cond[0] + model.log_prior[0][None, :]  # (U, S)
+    scores_t = scores[ucode]  # per tuple, group-sorted order
+    post = np.exp(scores_t - scores_t.max(axis=1, keepdims=True))
+    post /= post.sum(axis=1, keepdims=True)
+    present = st[np.repeat(np.arange(len(sizes)), sizes)] > 0  # (n, S)
+    post_g = np.where(present, post, 0.0)
+    post_g /= post_g.sum(axis=1, keepdims=True)
+
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[perm] = np.arange(n)  # row r sits at sorted position inverse[r]
+
+    def back(x: np.ndarray) -> np.ndarray:
+        return x[inverse]
+
+    votes = votes.reshape(n, S)
+    pred = {
+        "permutation": back(votes.argmax(axis=1)),
+        "group": back(post_g.argmax(axis=1)),
+        "open": back(post.argmax(axis=1)),
+    }
+    conf = {
+        "permutation": back(votes.max(axis=1) / history),
+        "group": back(post_g.max(axis=1)),
+        "open": back(post.max(axis=1)),
+    }
+    return DeFinettiResult(
+        predictions=pred, confidence=conf, trace=trace, acceptance=acceptance, model=model,
+        assignment=back(assign), iterations=iterations, history=history, seconds=seconds,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class DeFinettiSweep:
+    """Results of :func:`definetti_sweep`.
+
+    Attributes
+    ----------
+    results : pandas.DataFrame
+        One row per (l, multiplier, repetition, method): ``l, multiplier,
+        group_size`` (nominal, l x multiplier), ``repetition, method,
+        accuracy, n_confident, confident_share, confident_accuracy,
+        final_l1`` (mean L1 over the history window), ``seconds``.
+    traces : pandas.DataFrame
+        Convergence traces: ``l, multiplier, repetition, iteration, l1, acceptance``.
+    """
+
+    results: pd.DataFrame
+    traces: pd.DataFrame = field(repr=False)
+
+
+def definetti_sweep(
+    table: EncodedTable,
+    l_grid: Sequence[int],
+    *,
+    multipliers: Sequence[int] = (1, 2),
+    repetitions: int = 5,
+    iterations: int = 1000,
+    history: int = 100,
+    moves_per_iteration: int = 1,
+    threshold: float = 0.8,
+    seed: int | None = None,
+    progress: Callable[[str], None] | None = None,
+    use_cache: bool = False,
+) -> DeFinettiSweep:
+    """Cormode's Fig. 4 experiment: the deFinetti attack for every l and group size.
+
+    For each repetition and each :math:`l`, Anatomy groups the tuples afresh
+    (:func:`~anonlab.mechanisms.anatomy.anatomy_groups`); each multiplier
+    merges adjacent groups (1: tight groups of size l, 2: larger groups of
+    size 2l, 3: size 3l) and the attack runs from its own random start.
+
+    Parameters
+    ----------
+    table : EncodedTable
+        QIs and the true SA (the Anatomy input, and the truth to score against).
+    l_grid : sequence of int
+        Each between 2 and the largest feasible l-diversity.
+    multipliers : sequence of int, default (1, 2)
+    repetitions : int, default 5
+    iterations, history, moves_per_iteration : int
+        See :func:`definetti_attack`.
+    threshold : float, default 0.8
+        Belief above which a prediction is high-confidence.
+    seed : int, optional
+    progress : callable, optional
+        Called with a short message after each run (e.g. ``print``).
+    use_cache : bool, default False
+        Keep the result in the shared result cache (:func:`anonlab.cache.cached`),
+        keyed by a digest of the table (codes and domains), every argument above,
+        the library source and the data manifest: a rerun with the same inputs
+        loads it instead of recomputing, and any change recomputes.
+
+    Returns
+    -------
+    DeFinettiSweep
+    """
+    key_args = dict(l_grid=[int(x) for x in l_grid], multipliers=[int(x) for x in multipliers],
+                    repetitions=repetitions, iterations=iterations, history=history,
+                    moves_per_iteration=moves_per_iteration, threshold=threshold, seed=seed)
+    if use_cache:
+        from anonlab.cache import cached
+
+        def compute() -> DeFinettiSweep:
+            return definetti_sweep(table, l_grid, progress=progress, **{
+                k: v for k, v in key_args.items() if k != "l_grid"})
+
+        return cached("definetti_sweep", {"table": table_digest(table), **key_args}, compute)
+    ls = [int(x) for x in l_grid]
+    mults = [int(x) for x in multipliers]
+    repetitions = _check_positive_int("repetitions", repetitions)
+    for mult in mults:
+        _check_positive_int("multiplier", mult)
+    seqs = np.random.SeedSequence(seed).spawn(repetitions * len(ls))
+    rows, traces = [], []
+    total = repetitions * len(ls) * len(mults)
+    done = 0
+    for r in range(repetitions):
+        for li, l in enumerate(ls):  # noqa: E741
+            rng = np.random.default_rng(seqs[r * len(ls) + li])
+            tight = anatomy_groups(table.sa_codes, l, seed=rng)
+            for mult in mults:
+                group = tight if mult == 1 else merge_groups(tight, mult)
+                res = definetti_attack(table, group, iterations=iterations, history=history,
+                                       moves_per_iteration=moves_per_iteration, seed=rng)
+                sc = res.scores(table.sa_codes, threshold)
+                sc.insert(0, "repetition", r)
+                sc.insert(0, "group_size", l * mult)
+                sc.insert(0, "multiplier", mult)
+                sc.insert(0, "l", l)
+                sc["final_l1"] = float(res.trace[-history:].mean())
+                sc["seconds"] = res.seconds
+                rows.append(sc)
+                traces.append(pd.DataFrame({
+                    "l": l, "multiplier": mult, "repetition": r,
+                    "iteration": np.arange(1, iterations + 1),
+                    "l1": res.trace, "acceptance": res.acceptance,
+                }))
+                done += 1
+                if progress is not None:
+                    acc = ", ".join(f"{m} {a:.3f}" for m, a in zip(sc["method"], sc["accuracy"]))
+                    progress(f"[{done}/{total}] l={l} size {l * mult}x rep {r}: {acc} ({res.seconds:.1f} s)")
+    return DeFinettiSweep(results=pd.concat(rows, ignore_index=True),
+                          traces=pd.concat(traces, ignore_index=True))
+
+
+def table_digest(table: EncodedTable) -> str:
+    """SHA-256 (first 20 hex digits) of an encoded table's codes, names and domains."""
+    h = hashlib.sha256()
+    for arr in (table.qi_codes, table.sa_codes):
+        h.update(np.ascontiguousarray(arr, dtype=np.int64).tobytes())
+    h.update(json.dumps([table.qi_names, table.sa_name, [list(map(str, d)) for d in table.qi_domains],
+                         list(map(str, table.sa_domain)), np.__version__], sort_keys=True).encode())
+    return h.hexdigest()[:20]
+
+
+def summarize_sweep(results: pd.DataFrame) -> pd.DataFrame:
+    """Min, mean and max over repetitions per (multiplier, l, method), as Cormode plots them (Fig. 4).
+
+    Columns: ``multiplier, l, group_size, method`` and ``accuracy_min / _mean / _max``,
+    ``confident_share_mean``, ``confident_accuracy_mean``, ``final_l1_mean``.
+    """
+    g = results.groupby(["multiplier", "l", "group_size", "method"], sort=True)
+    out = g.agg(
+        accuracy_min=("accuracy", "min"),
+        accuracy_mean=("accuracy", "mean"),
+        accuracy_max=("accuracy", "max"),
+        confident_share_mean=("confident_share", "mean"),
+        confident_accuracy_mean=("confident_accuracy", "mean"),
+        final_l1_mean=("final_l1", "mean"),
+    )
+    return out.reset_index()

@@ -1,0 +1,557 @@
+"""Differentially private release of the counts a Naive-Bayes classifier needs.
+
+Cormode (2011), *Personal privacy vs population privacy: learning to attack
+anonymization*, §2.1-2.2. The data owner answers one non-adaptive batch of
+count queries (a set of contingency tables), adding independent noise to
+every answer:
+
+* for every quasi-identifier (QI) column :math:`i = 1..m`, every value
+  :math:`v` of its domain :math:`T_i` and every sensitive value :math:`s`,
+  the count :math:`|\\{r \\in T : r_i = v \\wedge r_s = s\\}|`
+  (the paper's query (1));
+* optionally the marginal :math:`|\\{r \\in T : r_s = s\\}|`.
+
+One tuple is counted once in each of the :math:`m` joint tables (and once in
+the marginal), so the :math:`L_1` sensitivity of the whole answer vector is
+:math:`m + 1` with the marginal and :math:`m` without it (§2.2). Cormode
+derives :math:`\\Pr[s]` from the joint counts, which is why the attack asks
+for the joint tables only and the noise is calibrated to :math:`s_q = m`.
+
+Noise (§2.1): two-sided geometric with :math:`\\alpha = \\exp(-\\epsilon/s_q)`
+(Ghosh, Roughgarden & Sundararajan 2009),
+:math:`\\Pr[Z = k] = \\frac{1-\\alpha}{1+\\alpha}\\alpha^{|k|}`, or Laplace with
+scale :math:`s_q/\\epsilon` (Dwork et al. 2006).
+
+The module also holds :class:`EncodedTable`, the integer coding of a table's
+QI and sensitive columns that the count query, the naive attack and the
+deFinetti attack share.
+
+Examples
+--------
+>>> import pandas as pd
+>>> df = pd.DataFrame({"sex": ["F", "M", "F"], "job": ["a", "b", "b"]})
+>>> t = encode_table(df, ["sex"], "job")
+>>> pair_counts(t)
+array([[1, 1],
+       [0, 1]])
+>>> query_sensitivity(t.m)
+1
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "MISSING",
+    "EncodedTable",
+    "NoisyCounts",
+    "encode_table",
+    "encode_train_test",
+    "pair_counts",
+    "sa_marginal",
+    "query_sensitivity",
+    "measured_sensitivity",
+    "geometric_alpha",
+    "two_sided_geometric",
+    "laplace_noise",
+    "expected_abs_noise",
+    "release_counts",
+]
+
+NoiseKind = Literal["geometric", "laplace"]
+NOISE_KINDS: tuple[str, ...] = ("geometric", "laplace")
+
+MISSING = "?"
+"""Label given to a missing quasi-identifier value: Cormode keeps tuples with
+missing QI values (§2.3), so a missing value is one more category."""
+
+
+# ---------------------------------------------------------------------------
+# argument checks
+# ---------------------------------------------------------------------------
+
+
+def _rng(seed: int | np.random.Generator | None) -> np.random.Generator:
+    if isinstance(seed, np.random.Generator):
+        return seed
+    return np.random.default_rng(seed)
+
+
+def _check_epsilon(epsilon: float) -> float:
+    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.integer, np.floating)):
+        raise ValueError(f"epsilon must be a number > 0, got {epsilon!r}")
+    eps = float(epsilon)
+    if math.isnan(eps) or eps <= 0:
+        raise ValueError(f"epsilon must be > 0, got {epsilon!r}")
+    return eps
+
+
+def _check_sensitivity(sensitivity: float) -> float:
+    if isinstance(sensitivity, bool) or not isinstance(
+        sensitivity, (int, float, np.integer, np.floating)
+    ):
+        raise ValueError(f"sensitivity must be a number > 0, got {sensitivity!r}")
+    s = float(sensitivity)
+    if not math.isfinite(s) or s <= 0:
+        raise ValueError(f"sensitivity must be a finite number > 0, got {sensitivity!r}")
+    return s
+
+
+def _check_noise(noise: str) -> str:
+    if noise not in NOISE_KINDS:
+        raise ValueError(f"noise must be one of {', '.join(NOISE_KINDS)}; got {noise!r}")
+    return noise
+
+
+# ---------------------------------------------------------------------------
+# the encoded table
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class EncodedTable:
+    """A table's quasi-identifiers and sensitive attribute as integer codes.
+
+    Attributes
+    ----------
+    qi_names : tuple of str
+        The :math:`m` quasi-identifier columns, in order.
+    sa_name : str
+        The sensitive attribute (SA).
+    qi_domains : tuple of numpy.ndarray
+        The domain :math:`T_i` of each QI (labels, as strings); code ``c`` of
+        QI ``i`` means ``qi_domains[i][c]``.
+    sa_domain : numpy.ndarray
+        The SA domain (labels); code ``s`` means ``sa_domain[s]``.
+    qi_codes : numpy.ndarray of int, shape (n, m)
+        Code of every tuple's QI values.
+    sa_codes : numpy.ndarray of int, shape (n,)
+        Code of every tuple's sensitive value.
+    """
+
+    qi_names: tuple[str, ...]
+    sa_name: str
+    qi_domains: tuple[np.ndarray, ...]
+    sa_domain: np.ndarray
+    qi_codes: np.ndarray
+    sa_codes: np.ndarray
+
+    @property
+    def n(self) -> int:
+        """Number of tuples."""
+        return int(self.sa_codes.shape[0])
+
+    @property
+    def m(self) -> int:
+        """Number of quasi-identifiers."""
+        return len(self.qi_names)
+
+    @property
+    def n_sa(self) -> int:
+        """Size of the SA domain, :math:`|SA|`."""
+        return len(self.sa_domain)
+
+    @property
+    def cardinalities(self) -> np.ndarray:
+        """Domain size :math:`|T_i|` of each QI."""
+        return np.array([len(d) for d in self.qi_domains], dtype=np.int64)
+
+    @property
+    def offsets(self) -> np.ndarray:
+        """Row where each QI's block starts in the stacked count table (length m + 1)."""
+        return np.concatenate([[0], np.cumsum(self.cardinalities)])
+
+    @property
+    def n_cells(self) -> int:
+        """Rows of the stacked count table, :math:`\\sum_i |T_i|`."""
+        return int(self.cardinalities.sum())
+
+    @property
+    def cell_codes(self) -> np.ndarray:
+        """Row of the stacked count table that each tuple hits for each QI, shape (n, m)."""
+        return self.qi_codes + self.offsets[:-1][None, :]
+
+    def subset(self, rows: np.ndarray) -> EncodedTable:
+        """The same coding restricted to some rows (an index or boolean mask)."""
+        return EncodedTable(self.qi_names, self.sa_name, self.qi_domains, self.sa_domain,
+                            self.qi_codes[rows], self.sa_codes[rows])
+
+    def with_qis(self, names: Sequence[str]) -> EncodedTable:
+        """The same table with only some of its quasi-identifiers (in the given order)."""
+        idx = [self.qi_names.index(q) for q in names]
+        return EncodedTable(tuple(names), self.sa_name, tuple(self.qi_domains[i] for i in idx),
+                            self.sa_domain, self.qi_codes[:, idx], self.sa_codes)
+
+
+def _labels(series: pd.Series) -> pd.Series:
+    return series.astype(object).where(series.notna(), MISSING).astype(str)
+
+
+def encode_table(
+    df: pd.DataFrame,
+    quasi_identifiers: Sequence[str],
+    sensitive: str,
+    *,
+    domains: Mapping[str, Sequence[str]] | None = None,
+) -> EncodedTable:
+    """Code a table's quasi-identifiers and sensitive attribute as integers.
+
+    Every value is turned into a string label; a missing quasi-identifier
+    value becomes the label :data:`MISSING` (``"?"``), one more category, as
+    Cormode keeps such tuples (§2.3). Missing sensitive values are an error:
+    drop those tuples first, as the paper does.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table, one tuple per row.
+    quasi_identifiers : sequence of str
+        The :math:`m` QI columns (categorical or already bucketed).
+    sensitive : str
+        The sensitive attribute.
+    domains : mapping of str to sequence of str, optional
+        The public domain of some columns (e.g. the union of the Adult train
+        and test values, so that both files share one coding). Default: the
+        sorted values present in ``df``. A value of ``df`` outside the given
+        domain raises ``ValueError``.
+
+    Returns
+    -------
+    EncodedTable
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}")
+    qis = [quasi_identifiers] if isinstance(quasi_identifiers, str) else list(quasi_identifiers)
+    if not qis:
+        raise ValueError("quasi_identifiers must name at least one column, got []")
+    unknown = [c for c in [*qis, sensitive] if c not in df.columns]
+    if unknown:
+        raise ValueError(f"unknown attribute(s) {unknown}; available: {list(df.columns)}")
+    if sensitive in qis:
+        raise ValueError(f"sensitive attribute {sensitive!r} is also a quasi-identifier")
+    if len(set(qis)) != len(qis):
+        raise ValueError(f"quasi_identifiers lists a column twice: {qis}")
+    n_missing = int(df[sensitive].isna().sum())
+    if n_missing:
+        raise ValueError(
+            f"sensitive attribute {sensitive!r} has {n_missing} missing value(s); drop those tuples first"
+        )
+    domains = dict(domains or {})
+
+    def code(col: str) -> tuple[np.ndarray, np.ndarray]:
+        labels = _labels(df[col])
+        if col in domains:
+            dom = np.asarray([str(v) for v in domains[col]], dtype=object)
+            if len(set(dom)) != len(dom):
+                raise ValueError(f"the domain given for {col!r} lists a value twice")
+        else:
+            dom = np.asarray(sorted(labels.unique()), dtype=object)
+        cat = pd.Categorical(labels, categories=list(dom))
+        codes = np.asarray(cat.codes, dtype=np.int64)
+        if (codes < 0).any():
+            bad = sorted(set(labels[codes < 0]))[:5]
+            raise ValueError(f"column {col!r} has value(s) {bad} outside the domain given for it")
+        return dom, codes
+
+    qi_domains, qi_codes = [], []
+    for q in qis:
+        dom, codes = code(q)
+        qi_domains.append(dom)
+        qi_codes.append(codes)
+    sa_domain, sa_codes = code(sensitive)
+    return EncodedTable(
+        qi_names=tuple(qis),
+        sa_name=sensitive,
+        qi_domains=tuple(qi_domains),
+        sa_domain=sa_domain,
+        qi_codes=np.stack(qi_codes, axis=1) if qi_codes else np.empty((len(df), 0), np.int64),
+        sa_codes=sa_codes,
+    )
+
+
+def encode_train_test(
+    train: pd.DataFrame,
+    test: pd.DataFrame | None,
+    quasi_identifiers: Sequence[str],
+    sensitive: str,
+) -> tuple[EncodedTable, EncodedTable | None]:
+    """Code a training table and an optional withheld test table alike.
+
+    Tuples with a missing sensitive value are dropped from each (Cormode
+    2011, §2.3: 30,718 Adult training tuples remain when occupation is the
+    target); missing QI values are kept as the category ``"?"``. The domain
+    of every column is the union of the values in both tables, so one model
+    applies to both.
+
+    Returns
+    -------
+    train_table, test_table : EncodedTable (test_table is None without a test table)
+    """
+    cols = [*quasi_identifiers, sensitive]
+    frames = [train] if test is None else [train, test]
+    for f in frames:
+        missing = [c for c in cols if c not in f.columns]
+        if missing:
+            raise ValueError(f"unknown attribute(s) {missing}; available: {list(f.columns)}")
+    frames = [f[f[sensitive].notna()] for f in frames]
+    domains = {c: sorted(set().union(*(set(_labels(f[c])) for f in frames))) for c in cols}
+    tables = [encode_table(f, quasi_identifiers, sensitive, domains=domains) for f in frames]
+    return tables[0], (tables[1] if test is not None else None)
+
+
+# ---------------------------------------------------------------------------
+# the count query and its sensitivity
+# ---------------------------------------------------------------------------
+
+
+def pair_counts(table: EncodedTable) -> np.ndarray:
+    """Exact answers of Cormode's query (1): counts of every (QI value, SA value) pair.
+
+    .. math:: c_i(v, s) = |\\{r \\in T : r_i = v \\wedge r_s = s\\}|,
+       \\quad 1 \\le i \\le m,\\ v \\in T_i,\\ s \\in SA
+
+    Parameters
+    ----------
+    table : EncodedTable
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (n_cells, n_sa)
+        The :math:`m` contingency tables stacked: rows
+        ``table.offsets[i]:table.offsets[i+1]`` hold QI ``i``.
+    """
+    flat = (table.cell_codes * table.n_sa + table.sa_codes[:, None]).ravel()
+    counts = np.bincount(flat, minlength=table.n_cells * table.n_sa)
+    return counts.reshape(table.n_cells, table.n_sa)
+
+
+def sa_marginal(table: EncodedTable) -> np.ndarray:
+    """Counts of each sensitive value, :math:`|\\{r \\in T : r_s = s\\}|` (§2.2)."""
+    return np.bincount(table.sa_codes, minlength=table.n_sa)
+
+
+def query_sensitivity(m: int, *, include_sa_marginal: bool = False) -> int:
+    """:math:`L_1` sensitivity of the Naive-Bayes count query (Cormode 2011, §2.2).
+
+    Each tuple is counted in exactly one cell of each of the :math:`m` joint
+    tables, plus one cell of the SA marginal if it is asked for, so adding
+    or removing one tuple changes the answer vector by
+
+    .. math:: s_q = m + 1 \\text{ (with the marginal)},\\qquad s_q = m \\text{ (without)}.
+
+    Cormode derives :math:`\\Pr[s]` from the joint counts and so asks
+    without the marginal (``include_sa_marginal=False``, the default).
+
+    Examples
+    --------
+    >>> query_sensitivity(5), query_sensitivity(5, include_sa_marginal=True)
+    (5, 6)
+    """
+    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
+        raise ValueError(f"m (the number of quasi-identifiers) must be an integer >= 1, got {m!r}")
+    return int(m) + (1 if include_sa_marginal else 0)
+
+
+def measured_sensitivity(
+    table: EncodedTable, rows: Sequence[int] | np.ndarray, *, include_sa_marginal: bool = False
+) -> int:
+    """Largest :math:`L_1` change of the answer vector when one tuple is removed.
+
+    A brute-force check of :func:`query_sensitivity`: for each tuple in
+    ``rows``, recount the whole table without it and take
+    :math:`\\|q(T) - q(T \\setminus \\{r\\})\\|_1`.
+
+    Parameters
+    ----------
+    table : EncodedTable
+    rows : sequence of int
+        Tuples to remove, one at a time.
+    include_sa_marginal : bool, default False
+        Append the SA marginal to the answer vector.
+
+    Returns
+    -------
+    int
+        The maximum over ``rows``.
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    if rows.size == 0:
+        raise ValueError("rows must name at least one tuple")
+
+    def answer(t: EncodedTable) -> np.ndarray:
+        parts = [pair_counts(t).ravel()]
+        if include_sa_marginal:
+            parts.append(sa_marginal(t))
+        return np.concatenate(parts)
+
+    full = answer(table)
+    keep = np.ones(table.n, dtype=bool)
+    worst = 0
+    for r in rows:  # a deliberate brute force over a handful of neighbours
+        keep[r] = False
+        worst = max(worst, int(np.abs(full - answer(table.subset(keep))).sum()))
+        keep[r] = True
+    return worst
+
+
+# ---------------------------------------------------------------------------
+# noise
+# ---------------------------------------------------------------------------
+
+
+def geometric_alpha(epsilon: float, sensitivity: float) -> float:
+    """Parameter of the two-sided geometric mechanism, :math:`\\alpha = \\exp(-\\epsilon / s_q)` (§2.1).
+
+    Examples
+    --------
+    >>> round(geometric_alpha(1.0, 5), 4)
+    0.8187
+    """
+    return math.exp(-_check_epsilon(epsilon) / _check_sensitivity(sensitivity))
+
+
+def two_sided_geometric(
+    alpha: float, size: int | tuple[int, ...], rng: int | np.random.Generator | None = None
+) -> np.ndarray:
+    """Draw two-sided (symmetric) geometric noise.
+
+    .. math:: \\Pr[Z = k] = \\frac{1 - \\alpha}{1 + \\alpha}\\,\\alpha^{|k|},\\quad k \\in \\mathbb{Z}
+
+    (Ghosh, Roughgarden & Sundararajan 2009; Cormode 2011 §2.1), drawn as the
+    difference of two independent geometric variables with success
+    probability :math:`1 - \\alpha`.
+
+    Parameters
+    ----------
+    alpha : float
+        In [0, 1); ``alpha = 0`` gives no noise.
+    size : int or tuple of int
+    rng : int, numpy.random.Generator or None
+        Seed or generator.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+    """
+    if not (isinstance(alpha, (int, float, np.floating)) and 0.0 <= float(alpha) < 1.0):
+        raise ValueError(f"alpha must be in [0, 1), got {alpha!r}")
+    g = _rng(rng)
+    if alpha == 0:
+        return np.zeros(size, dtype=np.int64)
+    p = 1.0 - float(alpha)
+    return g.geometric(p, size=size).astype(np.int64) - g.geometric(p, size=size).astype(np.int64)
+
+
+def laplace_noise(
+    scale: float, size: int | tuple[int, ...], rng: int | np.random.Generator | None = None
+) -> np.ndarray:
+    """Draw Laplace noise with density :math:`\\frac{1}{2b}e^{-|x|/b}`, :math:`b` = ``scale`` = :math:`s_q/\\epsilon`."""
+    if not (isinstance(scale, (int, float, np.floating)) and math.isfinite(scale) and scale >= 0):
+        raise ValueError(f"scale must be a finite number >= 0, got {scale!r}")
+    return _rng(rng).laplace(0.0, float(scale), size=size)
+
+
+def expected_abs_noise(epsilon: float, sensitivity: float, noise: NoiseKind = "geometric") -> float:
+    """Mean absolute value of the noise added to each count.
+
+    Two-sided geometric: :math:`E|Z| = 2\\alpha / (1 - \\alpha^2)` with
+    :math:`\\alpha = e^{-\\epsilon/s_q}`; Laplace: :math:`E|Z| = s_q/\\epsilon`.
+
+    Examples
+    --------
+    >>> round(expected_abs_noise(1.0, 3), 2)
+    2.95
+    """
+    _check_noise(noise)
+    if noise == "laplace":
+        return _check_sensitivity(sensitivity) / _check_epsilon(epsilon)
+    a = geometric_alpha(epsilon, sensitivity)
+    return 2.0 * a / (1.0 - a * a)
+
+
+@dataclass(frozen=True, eq=False)
+class NoisyCounts:
+    """What the data owner publishes: noisy answers of query (1).
+
+    Attributes
+    ----------
+    counts : numpy.ndarray, shape (draws, n_cells, n_sa)
+        One independent noisy release per draw (integers for geometric
+        noise, reals for Laplace). Negative values are published as drawn;
+        the attacker clamps them (:mod:`anonlab.attacks.naive_bayes`).
+    epsilon : float
+        Privacy parameter (``inf``: exact counts, no noise).
+    sensitivity : int
+        :math:`s_q` the noise was calibrated to.
+    noise : str
+        ``"geometric"`` or ``"laplace"``.
+    offsets : numpy.ndarray
+        Block boundaries of the stacked tables (see :attr:`EncodedTable.offsets`).
+    """
+
+    counts: np.ndarray
+    epsilon: float
+    sensitivity: int
+    noise: str
+    offsets: np.ndarray
+
+    @property
+    def draws(self) -> int:
+        """Number of independent releases."""
+        return int(self.counts.shape[0])
+
+
+def release_counts(
+    table: EncodedTable,
+    epsilon: float,
+    *,
+    noise: NoiseKind = "geometric",
+    draws: int = 1,
+    sensitivity: int | None = None,
+    seed: int | np.random.Generator | None = None,
+) -> NoisyCounts:
+    """Answer query (1) under :math:`\\epsilon`-differential privacy (Cormode 2011, §2.1-2.2).
+
+    Each count :math:`c_i(v, s)` of :func:`pair_counts` gets independent
+    noise: two-sided geometric with :math:`\\alpha = e^{-\\epsilon/s_q}`, or
+    Laplace with scale :math:`s_q/\\epsilon`. The default sensitivity is
+    :math:`s_q = m` (:func:`query_sensitivity`, the SA marginal is not asked).
+
+    Parameters
+    ----------
+    table : EncodedTable
+    epsilon : float
+        > 0; ``math.inf`` releases the exact counts (the noiseless classifier).
+    noise : {"geometric", "laplace"}
+    draws : int, default 1
+        Independent releases to draw at once (the paper's repetitions).
+    sensitivity : int, optional
+        Override :math:`s_q`.
+    seed : int or numpy.random.Generator, optional
+
+    Returns
+    -------
+    NoisyCounts
+    """
+    eps = _check_epsilon(epsilon)
+    _check_noise(noise)
+    if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 1:
+        raise ValueError(f"draws must be an integer >= 1, got {draws!r}")
+    s_q = query_sensitivity(table.m) if sensitivity is None else int(_check_sensitivity(sensitivity))
+    exact = pair_counts(table)
+    shape = (int(draws), *exact.shape)
+    if math.isinf(eps):
+        counts = np.broadcast_to(exact, shape).copy()
+    elif noise == "geometric":
+        counts = exact[None] + two_sided_geometric(geometric_alpha(eps, s_q), shape, _rng(seed))
+    else:
+        counts = exact[None] + laplace_noise(s_q / eps, shape, _rng(seed))
+    return NoisyCounts(counts=counts, epsilon=eps, sensitivity=s_q, noise=noise,
+                       offsets=table.offsets)

@@ -1,0 +1,285 @@
+"""Tests of anonlab.mechanisms.anatomy (Xiao & Tao 2006) and anonlab.attacks.definetti (Kifer 2009).
+
+Anatomy must keep its promises on any input (property tests); the deFinetti
+sampler must find the right permutation where the data make it knowable.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from anonlab.attacks.definetti import (
+    METHODS,
+    definetti_attack,
+    definetti_sweep,
+    group_sa_counts,
+    initial_permutation,
+)
+from anonlab.mechanisms.anatomy import (
+    anatomize,
+    anatomy_groups,
+    check_anatomy,
+    max_l_diversity,
+    merge_groups,
+    uniform_belief,
+)
+from anonlab.mechanisms.dp import encode_table
+
+# ---------------------------------------------------------------- Anatomy
+
+
+def test_max_l_diversity_hand_checked():
+    assert max_l_diversity(["a", "a", "b", "c", "d"]) == 2  # 5 // 2
+    assert max_l_diversity(list("abcdefg")) == 7
+    # Adult-like: the top value just below 1/7 of the tuples
+    vals = ["top"] * 13 + [f"v{i % 8}" for i in range(87)]
+    assert max_l_diversity(vals) == 7
+
+
+def test_anatomy_refuses_l_above_the_feasible_maximum():
+    with pytest.raises(ValueError, match="largest feasible l-diversity of this data, 2"):
+        anatomy_groups(np.array([0, 0, 1, 2, 3]), 3)
+    with pytest.raises(ValueError, match="l must be an integer >= 1"):
+        anatomy_groups(np.array([0, 1]), 0)
+
+
+@st.composite
+def sa_and_l(draw):
+    k = draw(st.integers(3, 9))
+    n = draw(st.integers(2 * k, 120))
+    seed = draw(st.integers(0, 10_000))
+    rng = np.random.default_rng(seed)
+    sa = rng.integers(0, k, n)
+    l_max = n // np.bincount(sa).max()
+    if l_max < 2:
+        sa = np.arange(n) % k  # balanced: l_max >= 2 since k >= 3 and n >= 2k
+        l_max = n // np.bincount(sa).max()
+    assert l_max >= 2
+    l = draw(st.integers(2, l_max))  # noqa: E741
+    return sa, l, seed
+
+
+@settings(max_examples=80, deadline=None)
+@given(sa_and_l())
+def test_anatomy_groups_are_tight_and_l_diverse(case):
+    sa, l, seed = case  # noqa: E741
+    group = anatomy_groups(sa, l, seed=seed)
+    assert group.shape == sa.shape and (group >= 0).all()
+    rep = check_anatomy(group, sa, l)
+    assert rep["max_repeats"] == 1, rep  # no SA value twice in a group
+    # size l, plus the (at most l - 1) residual tuples; on tiny data two of them
+    # can be forced into the same group (Xiao & Tao place them only by value)
+    assert rep["min_size"] >= l and rep["max_size"] <= 2 * l - 1
+    assert rep["l_diverse"]
+    assert group.max() + 1 == len(sa) // l  # n // l groups, the residue spread over them
+    assert uniform_belief(group, sa).max() <= 1 / l + 1e-12
+
+
+def test_on_realistic_sizes_groups_have_l_or_l_plus_1_tuples():
+    rng = np.random.default_rng(8)
+    sa = rng.choice(14, 5000, p=np.r_[0.13, np.full(13, 0.87 / 13)])
+    for l in range(2, max_l_diversity(sa) + 1):  # noqa: E741
+        rep = check_anatomy(anatomy_groups(sa, l, seed=l), sa, l)
+        assert rep["tight"], (l, rep)
+
+
+@settings(max_examples=40, deadline=None)
+@given(sa_and_l(), st.integers(2, 3))
+def test_merged_groups_stay_l_diverse(case, mult):
+    sa, l, seed = case  # noqa: E741
+    group = anatomy_groups(sa, l, seed=seed)
+    merged = merge_groups(group, mult)
+    rep = check_anatomy(merged, sa, l)
+    assert rep["l_diverse"], rep
+    if group.max() + 1 >= mult:
+        assert rep["min_size"] >= mult * l
+        assert rep["max_repeats"] <= 2 * mult - 1
+
+
+def test_merge_groups_adjacent_pairs_and_the_remainder():
+    g = np.array([0, 0, 1, 1, 2, 2, 3, 3, 4, 4])
+    assert merge_groups(g, 2).tolist() == [0, 0, 0, 0, 1, 1, 1, 1, 1, 1]
+    assert merge_groups(g, 1).tolist() == g.tolist()
+    with pytest.raises(ValueError, match="multiplier"):
+        merge_groups(g, 0)
+
+
+def test_anatomize_publishes_qit_and_st_that_agree():
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({
+        "age": rng.integers(20, 70, 60),
+        "zip": rng.integers(0, 5, 60),
+        "disease": rng.choice(["flu", "hiv", "cold", "cancer", "ulcer"], 60),
+    })
+    a = anatomize(df, "disease", 3, seed=2)
+    assert list(a.qit.columns) == ["age", "zip", "group"]
+    assert (a.qit["group"].to_numpy() == a.group).all()
+    # the ST holds each group's SA multiset, nothing else
+    truth = df.assign(group=a.group).groupby(["group", "disease"]).size().rename("count").reset_index()
+    pd.testing.assert_frame_equal(a.st.reset_index(drop=True), truth)
+    assert (a.st["count"] == 1).all()
+    m = a.merged(2)
+    assert m.multiplier == 2
+    assert m.st.groupby("group")["count"].sum().tolist() == np.bincount(m.group).tolist()
+    truth2 = df.assign(group=m.group).groupby(["group", "disease"]).size().rename("count").reset_index()
+    pd.testing.assert_frame_equal(m.st.reset_index(drop=True), truth2)
+    with pytest.raises(ValueError, match="unknown sensitive attribute"):
+        anatomize(df, "salary", 2)
+
+
+def test_anatomy_is_seeded():
+    sa = np.random.default_rng(0).integers(0, 6, 200)
+    np.testing.assert_array_equal(anatomy_groups(sa, 4, seed=3), anatomy_groups(sa, 4, seed=3))
+    assert not np.array_equal(anatomy_groups(sa, 4, seed=3), anatomy_groups(sa, 4, seed=4))
+
+
+def test_uniform_belief_hand_checked():
+    group = np.array([0, 0, 1, 1, 1, 1])
+    sa = np.array([5, 6, 5, 5, 6, 7])
+    np.testing.assert_allclose(uniform_belief(group, sa), [0.5, 0.5, 0.5, 0.5, 0.5, 0.5])
+
+
+# ---------------------------------------------------------------- deFinetti
+
+
+def test_initial_permutation_keeps_each_group_multiset():
+    st_counts = np.array([[1, 1, 0], [0, 2, 1]])
+    starts = np.array([0, 2])
+    perm = initial_permutation(starts, st_counts, np.random.default_rng(0))
+    assert sorted(perm[:2].tolist()) == [0, 1]
+    assert sorted(perm[2:].tolist()) == [1, 1, 2]
+
+
+def _knowable(n_groups: int = 300, l: int = 3, seed: int = 0):  # noqa: E741
+    """Data where one QI equals the SA: the right permutation is knowable."""
+    rng = np.random.default_rng(seed)
+    k = 6
+    sa = np.concatenate([rng.choice(k, l, replace=False) for _ in range(n_groups)])
+    group = np.repeat(np.arange(n_groups), l)
+    df = pd.DataFrame({"copy": sa, "junk": rng.integers(0, 4, len(sa)), "s": sa})
+    shuffle = rng.permutation(len(sa))  # rows not in group order
+    df, group = df.iloc[shuffle].reset_index(drop=True), group[shuffle]
+    return encode_table(df, ["copy", "junk"], "s"), group
+
+
+def test_definetti_converges_to_the_right_permutation_when_it_is_knowable():
+    table, group = _knowable()
+    res = definetti_attack(table, group, iterations=200, history=20, seed=1)
+    acc = res.accuracy(table.sa_codes)
+    assert acc["permutation"] == 1.0
+    assert acc["group"] == 1.0
+    assert acc["open"] == 1.0
+    np.testing.assert_array_equal(res.assignment, table.sa_codes)
+    assert res.trace[-20:].max() == 0.0  # the joint distribution stopped moving
+    assert res.trace[0] > 0
+
+
+def test_definetti_on_uninformative_qis_stays_near_one_over_l():
+    rng = np.random.default_rng(3)
+    n_groups, l = 400, 4  # noqa: E741
+    sa = np.concatenate([rng.choice(8, l, replace=False) for _ in range(n_groups)])
+    df = pd.DataFrame({"q": rng.integers(0, 3, len(sa)), "s": sa})
+    table = encode_table(df, ["q"], "s")
+    res = definetti_attack(table, np.repeat(np.arange(n_groups), l), iterations=100, history=1, seed=0)
+    assert abs(res.accuracy(table.sa_codes)["permutation"] - 1 / l) < 0.05
+
+
+def test_definetti_reads_the_sa_table_not_the_true_values():
+    table, group = _knowable(n_groups=50)
+    df = pd.DataFrame({"copy": table.qi_codes[:, 0], "junk": table.qi_codes[:, 1],
+                       "s": table.sa_domain[table.sa_codes]})
+    release = anatomize(df, "s", 3, quasi_identifiers=["copy", "junk"], seed=0)
+    a = definetti_attack(table, release, iterations=30, history=5, seed=2)
+    # the same release with the tuples' true values scrambled: the attack sees the same thing
+    scrambled = table.subset(np.arange(table.n))
+    object.__setattr__(scrambled, "sa_codes", np.random.default_rng(0).permutation(table.sa_codes))
+    b = definetti_attack(scrambled, release, iterations=30, history=5, seed=2)
+    for m in METHODS:
+        np.testing.assert_array_equal(a.predictions[m], b.predictions[m])
+
+
+def test_definetti_is_seeded_and_checks_its_arguments():
+    table, group = _knowable(n_groups=40)
+    a = definetti_attack(table, group, iterations=20, history=5, seed=5)
+    b = definetti_attack(table, group, iterations=20, history=5, seed=5)
+    np.testing.assert_array_equal(a.trace, b.trace)
+    assert a.trace.shape == (20,) and ((a.acceptance >= 0) & (a.acceptance <= 1)).all()
+    with pytest.raises(ValueError, match="history"):
+        definetti_attack(table, group, iterations=5, history=10)
+    with pytest.raises(ValueError, match="iterations"):
+        definetti_attack(table, group, iterations=0)
+    with pytest.raises(ValueError, match="groups"):
+        definetti_attack(table, group[:-1])
+
+
+def test_group_predictor_only_picks_values_present_in_the_group():
+    rng = np.random.default_rng(4)
+    n_groups, l = 100, 3  # noqa: E741
+    sa = np.concatenate([rng.choice(7, l, replace=False) for _ in range(n_groups)])
+    df = pd.DataFrame({"q": rng.integers(0, 5, len(sa)), "s": sa})
+    table = encode_table(df, ["q"], "s")
+    group = np.repeat(np.arange(n_groups), l)
+    res = definetti_attack(table, group, iterations=10, history=2, seed=0)
+    st_counts = group_sa_counts(group, table.sa_codes, table.n_sa)
+    assert (st_counts[group, res.predictions["group"]] > 0).all()
+    assert (st_counts[group, res.predictions["permutation"]] > 0).all()
+    assert ((res.confidence["group"] >= 1 / l - 1e-9) & (res.confidence["group"] <= 1)).all()
+
+
+def test_definetti_sweep_shapes():
+    table, _ = _knowable(n_groups=60)
+    sweep = definetti_sweep(table, [2, 3], multipliers=[1, 2], repetitions=2, iterations=15,
+                            history=5, seed=0)
+    r = sweep.results
+    assert len(r) == 2 * 2 * 2 * len(METHODS)
+    assert set(r["group_size"]) == {2, 4, 3, 6}
+    assert len(sweep.traces) == 2 * 2 * 2 * 15
+    with pytest.raises(ValueError, match="largest feasible"):
+        definetti_sweep(table, [9], repetitions=1, iterations=2, history=1)
+
+
+def test_more_moves_per_iteration_still_finds_the_knowable_permutation():
+    table, group = _knowable(n_groups=100)
+    res = definetti_attack(table, group, iterations=60, history=10, moves_per_iteration=3, seed=1)
+    assert res.accuracy(table.sa_codes)["permutation"] == 1.0
+    with pytest.raises(ValueError, match="moves_per_iteration"):
+        definetti_attack(table, group, iterations=5, history=1, moves_per_iteration=0)
+
+
+def test_vectorised_chain_equals_the_per_group_loop_of_the_benchmark():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parent / "benchmarks" / "bench_cormode.py"
+    spec = importlib.util.spec_from_file_location("bench_cormode", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rng = np.random.default_rng(6)
+    n_groups, l = 80, 3  # noqa: E741
+    sa = np.concatenate([rng.choice(6, l, replace=False) for _ in range(n_groups)])
+    df = pd.DataFrame({"a": (sa + (rng.random(len(sa)) < 0.3)) % 6, "b": rng.integers(0, 3, len(sa)), "s": sa})
+    table = encode_table(df, ["a", "b"], "s")
+    group = merge_groups(np.repeat(np.arange(n_groups), l), 2)
+    trace, assign = bench.definetti_reference(table, group, 25, seed=3)
+    res = definetti_attack(table, group, iterations=25, history=1, seed=3)
+    np.testing.assert_array_equal(assign, res.assignment)
+    np.testing.assert_allclose(trace, res.trace, rtol=0, atol=1e-12)
+
+
+def test_sweep_cache_returns_the_same_results_and_keys_on_the_arguments(tmp_path, monkeypatch):
+    monkeypatch.setenv("ANONLAB_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("ANONLAB_NO_CACHE", raising=False)
+    table, _ = _knowable(n_groups=30)
+    kw = dict(multipliers=[1], repetitions=1, iterations=5, history=2, seed=0, use_cache=True)
+    first = definetti_sweep(table, [2], **kw)
+    entries = tmp_path / "results" / "definetti_sweep"
+    assert len(list(entries.iterdir())) == 1
+    again = definetti_sweep(table, [2], **kw)
+    pd.testing.assert_frame_equal(first.results, again.results)
+    pd.testing.assert_frame_equal(first.traces, again.traces)
+    definetti_sweep(table, [2], **{**kw, "seed": 1})
+    assert len(list(entries.iterdir())) == 2
