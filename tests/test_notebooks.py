@@ -29,6 +29,8 @@ SMALL: dict[str, dict[str, object]] = {
                            "use_cache": False},
     "03_netflix_eccentricity": {"m_grid": [1, 2, 4, 8], "n_targets": 40, "synthetic_users": 5000,
                                 "synthetic_targets": 20, "synthetic_m_grid": [2, 8]},
+    "07_membership_base_rates": {"n_members": 1000, "n_shadow_models": 4, "n_target_models": 1,
+                                 "sweep_max_depths": [4, None], "cache": False},
 }
 
 NOTEBOOKS = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))

@@ -4,11 +4,26 @@ Precision, coverage (prediction rate), recall, precision improvement over a
 baseline, ROC points converted to precision at a realistic membership base
 rate, and Wilson intervals. The formulas follow P. Francis and D. Wagner,
 "Towards more accurate and useful data anonymity vulnerability measures",
-arXiv:2403.06595 (2024); see :mod:`anonlab.measures.rates`.
+arXiv:2403.06595 (2024); see :mod:`anonlab.measures.rates` and, for ROC
+curves read at realistic member:non-member skews (§5),
+:mod:`anonlab.measures.base_rates`.
 """
 
 from __future__ import annotations
 
+from .base_rates import (
+    RocCurve,
+    everyone_is_member,
+    interpolate_roc,
+    low_fpr_table,
+    max_recall_at_precision,
+    precision_at_recall,
+    precision_recall_at_skews,
+    roc_from_scores,
+    roc_grid,
+    tpr_at_fpr,
+    worked_example,
+)
 from .rates import (
     AttackScore,
     accuracy,
@@ -30,6 +45,18 @@ from .rates import (
 )
 
 __all__ = [
+    "RocCurve",
+    "everyone_is_member",
+    "interpolate_roc",
+    "low_fpr_table",
+    "max_recall_at_precision",
+    "precision_at_recall",
+    "precision_recall_at_skews",
+    "roc_from_scores",
+    "roc_grid",
+    "tpr_at_fpr",
+    "worked_example",
+
     "AttackScore",
     "accuracy",
     "baseline_precision",
