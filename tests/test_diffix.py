@@ -1,0 +1,656 @@
+"""Tests of the Diffix proxy (anonlab.mechanisms.diffix), the noise-exploitation attacks
+(anonlab.attacks.diffix) and the Diffix data sets (anonlab.data.diffix_datasets).
+
+The mechanism is that of Gadotti et al. (2019), §2: static + dynamic noise per
+condition, sticky to the condition text and the query set, a noisy
+suppression threshold, rounding. Hand-worked values: the SplitMix64 reference
+output, the Fact of Appendix A for k = 1, a log-likelihood ratio by hand, and
+small tables whose counts are known.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from anonlab.attacks import diffix as atk
+from anonlab.data import diffix_datasets as dd
+from anonlab.mechanisms import diffix as mech
+from anonlab.mechanisms.diffix import DiffixProxy, DiffixQueryError
+
+HYP = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                      HealthCheck.function_scoped_fixture])
+
+
+# ---------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="module")
+def table() -> pd.DataFrame:
+    """A small table with integer, float and text columns."""
+    rng = np.random.default_rng(5)
+    n = 3000
+    return pd.DataFrame({
+        "age": rng.integers(18, 80, n),
+        "zip": rng.integers(1, 40, n),
+        "score": np.round(rng.uniform(0, 10, n), 1),
+        "sex": rng.choice(["F", "M"], n),
+        "city": rng.choice(["Paris", "Lyon", "O'Hare", "Nice", "Lille"], n),
+        "hiv": rng.integers(0, 2, n),
+    })
+
+
+@pytest.fixture(scope="module")
+def raw_proxy(table: pd.DataFrame) -> DiffixProxy:
+    """No rounding, no suppression: the bare Eq. 1."""
+    return DiffixProxy(table, table="t", salt=99, rounding=False, bucket_suppression=False)
+
+
+@pytest.fixture(scope="module")
+def proxy(table: pd.DataFrame) -> DiffixProxy:
+    return DiffixProxy(table, table="t", salt=99)
+
+
+def pandas_count(df: pd.DataFrame, conds: list[tuple[str, str, object]]) -> int:
+    ops = {"=": np.equal, "<>": np.not_equal, "<": np.less, "<=": np.less_equal,
+           ">": np.greater, ">=": np.greater_equal}
+    m = np.ones(len(df), dtype=bool)
+    for col, op, v in conds:
+        m &= ops[op](df[col].to_numpy(), v)
+    return int(m.sum())
+
+
+# ---------------------------------------------------------------------------- PRNG and hashes
+
+
+def _splitmix_reference(seed: int, n: int) -> list[int]:
+    """Plain-Python SplitMix64 (Steele et al. 2014)."""
+    mask = (1 << 64) - 1
+    out, state = [], seed
+    for _ in range(n):
+        state = (state + 0x9E3779B97F4A7C15) & mask
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        out.append(z ^ (z >> 31))
+    return out
+
+
+def test_splitmix64_matches_reference_values() -> None:
+    assert int(mech.splitmix64(0)[0]) == 0xE220A8397B1DCDAF  # published first output of seed 0
+    for seed in (0, 1, 12345, (1 << 64) - 1):
+        assert [int(v) for v in mech.splitmix64(np.uint64(seed), 3)] == _splitmix_reference(seed, 3)
+
+
+def test_prng_normal_is_deterministic_and_standard_normal() -> None:
+    seeds = np.arange(200_000, dtype=np.uint64) * np.uint64(7919)
+    z = mech.prng_normal(seeds)
+    assert np.array_equal(z, mech.prng_normal(seeds))
+    assert abs(z.mean()) < 0.01 and abs(z.var() - 1) < 0.015
+    assert stats.kstest(z[:20_000], "norm").pvalue > 1e-3
+
+
+def test_salt_and_uid_hashes() -> None:
+    assert mech.salt_to_uint64(5) == 5
+    assert mech.salt_to_uint64("s") == mech.salt_to_uint64("s") != mech.salt_to_uint64("t")
+    with pytest.raises(ValueError, match="salt"):
+        mech.salt_to_uint64(-1)
+    h = mech.uid_hashes(np.arange(1000))
+    assert len(set(h.tolist())) == 1000
+    assert mech.uid_hashes(np.array(["a", "b"])).dtype == np.uint64
+
+
+# ---------------------------------------------------------------------------- the proxy
+
+
+def test_answer_is_count_plus_the_noise_layers(raw_proxy: DiffixProxy, table: pd.DataFrame) -> None:
+    sql = "SELECT count(*) FROM t WHERE age = 40 AND sex = 'F'"
+    b = raw_proxy.explain(sql)
+    assert b.true_count == pandas_count(table, [("age", "=", 40), ("sex", "=", "F")])
+    assert b.answer == pytest.approx(b.true_count + b.layers["static"].sum() + b.layers["dynamic"].sum())
+    assert raw_proxy.query(sql) == pytest.approx(b.answer)
+    # static noise depends only on the condition: the same in another query
+    other = raw_proxy.explain("SELECT count(*) FROM t WHERE sex = 'F' AND zip = 3")
+    assert other.layers.set_index("condition").loc["sex = 'F'", "static"] == \
+        pytest.approx(b.layers.set_index("condition").loc["sex = 'F'", "static"])
+    assert other.layers.set_index("condition").loc["sex = 'F'", "dynamic"] != \
+        pytest.approx(b.layers.set_index("condition").loc["sex = 'F'", "dynamic"])
+
+
+def test_noise_is_sticky_across_spellings_and_repeats(proxy: DiffixProxy) -> None:
+    a = proxy.query("SELECT count(*) FROM t WHERE age >= 30 AND city <> 'Nice' AND hiv = 1")
+    same = [
+        "SELECT count(*) FROM t WHERE age >= 30 AND city <> 'Nice' AND hiv = 1",
+        "select COUNT(*) from T where HIV=1 and 30 <= Age and city != 'Nice'",
+        "SELECT count(*) FROM t WHERE (age >= 30 AND (city <> 'Nice')) AND hiv = 1.0",
+        "SELECT count(*) FROM t WHERE age >= 30 AND age >= 30 AND city <> 'Nice' AND hiv = 1",
+    ]
+    assert all(proxy.query(s) == a for s in same)
+
+
+def test_logically_equivalent_rewrites_get_new_noise(raw_proxy: DiffixProxy) -> None:
+    pairs = [
+        ("SELECT count(*) FROM t WHERE age = 37", "SELECT count(*) FROM t WHERE age >= 37 AND age <= 37"),
+        ("SELECT count(*) FROM t WHERE age = 37", "SELECT count(*) FROM t WHERE age = 37 AND age <> 200"),
+        ("SELECT count(*) FROM t WHERE sex = 'F'", "SELECT count(*) FROM t WHERE sex <> 'M'"),
+    ]
+    for a, b in pairs:
+        assert raw_proxy.true_count(a) == raw_proxy.true_count(b)
+        assert raw_proxy.query(a) != raw_proxy.query(b)
+
+
+def test_prepared_statements_answer_like_the_sql_text(proxy: DiffixProxy, table: pd.DataFrame) -> None:
+    rows = [(int(a), s) for a, s in table[["age", "sex"]].head(30).itertuples(index=False)]
+    got = proxy.execute("SELECT count(*) FROM t WHERE age = ? AND sex = ?", rows)
+    want = [proxy.query(f"SELECT count(*) FROM t WHERE age = {a} AND sex = '{s}'") for a, s in rows]
+    assert got.tolist() == want
+    got2 = proxy.execute('SELECT count(*) FROM t WHERE "age" = ? AND "sex" = ?', rows)  # fast path
+    assert got2.tolist() == want
+    with pytest.raises(DiffixQueryError, match="2 placeholder"):
+        proxy.execute("SELECT count(*) FROM t WHERE age = ? AND sex = ?", [(30,)])
+    with pytest.raises(DiffixQueryError, match="numeric"):
+        proxy.execute("SELECT count(*) FROM t WHERE age = ?", [("30",)])
+    with pytest.raises(DiffixQueryError):
+        proxy.execute("SELECT count(*) FROM t WHERE age = ?", [(True,)])
+
+
+@pytest.mark.parametrize("h", [1, 2, 3])
+def test_noise_variance_is_2h(raw_proxy: DiffixProxy, table: pd.DataFrame, h: int) -> None:
+    """Var(answer - Q(D)) = 2h for h conditions (§2), over 4000 distinct queries."""
+    rng = np.random.default_rng(h)
+    template = "SELECT count(*) FROM t WHERE " + " AND ".join(
+        ["age <> ?", "zip <> ?", "score <> ?"][:h])
+    rows = [tuple([int(v) for v in rng.integers(100, 10**9, 2)] + [float(rng.integers(100, 10**9))])[:h]
+            for _ in range(4000)]
+    noise = raw_proxy.execute(template, rows) - len(table)  # each query selects every row
+    sd_of_var = 2 * h * math.sqrt(2 / len(rows))
+    assert abs(noise.var() - 2 * h) < 4 * sd_of_var
+    assert abs(noise.mean()) < 4 * math.sqrt(2 * h / len(rows))
+
+
+def test_bucket_suppression_follows_the_rule() -> None:
+    # 400 groups of each size; every group is one query set
+    sizes = [1, 2, 3, 4, 5, 12]
+    rows = [(size * 1000 + g, size) for size in sizes for g in range(400) for _ in range(size)]
+    df = pd.DataFrame(rows, columns=["grp", "size"])
+    p = DiffixProxy(df, table="g", salt=3, rounding=False)
+    out = {}
+    for size in sizes:
+        answers = p.execute("SELECT count(*) FROM g WHERE grp = ?", [(size * 1000 + g,) for g in range(400)])
+        out[size] = np.mean(answers == 0)  # without rounding, 0 means suppressed
+    for g in (2000, 3001, 4002, 5003):  # the owner's view: suppressed iff count <= 1 or count < T
+        b = p.explain(f"SELECT count(*) FROM g WHERE grp = {g}")
+        assert b.suppressed == (b.true_count <= 1 or b.true_count < b.threshold)
+        assert (b.answer == 0) if b.suppressed else (b.answer == pytest.approx(b.noisy))
+    assert out[1] == 1.0  # at most one user: always suppressed
+    assert out[12] == 0.0  # far above T ~ N(4, 1/2)
+    sd = math.sqrt(0.5)
+    for size in (2, 3, 4, 5):  # P(count < T) = P(T > count)
+        expected = 1 - stats.norm.cdf(size, 4, sd)
+        assert abs(out[size] - expected) < 4 * math.sqrt(expected * (1 - expected) / 400) + 1e-9
+
+
+def test_threshold_is_sticky_to_the_query_set(table: pd.DataFrame) -> None:
+    p = DiffixProxy(table, table="t", salt=4)
+    a = p.explain("SELECT count(*) FROM t WHERE age = 44 AND zip = 7")
+    b = p.explain("SELECT count(*) FROM t WHERE age = 44 AND zip = 7 AND city <> 'Rome'")
+    assert a.true_count == b.true_count
+    assert a.threshold == b.threshold and a.suppressed == b.suppressed
+
+
+def test_rounding_and_switches(table: pd.DataFrame) -> None:
+    p = DiffixProxy(table, table="t", salt=1)
+    answers = p.query_many([f"SELECT count(*) FROM t WHERE zip = {z} AND hiv = 1" for z in range(1, 40)])
+    assert np.all(answers >= 0) and np.all(answers == np.rint(answers))
+    raw = DiffixProxy(table, table="t", salt=1, rounding=False, bucket_suppression=False)
+    small = raw.query_many([f"SELECT count(*) FROM t WHERE age = {a} AND zip = {z}"
+                            for a in range(18, 40) for z in range(1, 10)])
+    assert np.any(small < 0) and np.any(small != np.rint(small))
+
+
+def test_same_salt_same_answers_other_salt_other_answers(table: pd.DataFrame) -> None:
+    sqls = [f"SELECT count(*) FROM t WHERE age = {a}" for a in range(20, 60)]
+    a = DiffixProxy(table, table="t", salt=11, rounding=False).query_many(sqls)
+    b = DiffixProxy(table, table="t", salt=11, rounding=False).query_many(sqls)
+    c = DiffixProxy(table, table="t", salt=12, rounding=False).query_many(sqls)
+    assert np.array_equal(a, b) and not np.array_equal(a, c)
+
+
+def test_counter_and_log_per_analyst(table: pd.DataFrame) -> None:
+    p = DiffixProxy(table, table="t", salt=2)
+    p.query("SELECT count(*) FROM t WHERE age = 30", analyst="alice")
+    p.query_many(["SELECT count(*) FROM t WHERE age = 31"] * 2, analyst="bob")
+    p.execute("SELECT count(*) FROM t WHERE sex = ?", [("F",), ("M",)], analyst="bob")
+    assert (p.n_queries("alice"), p.n_queries("bob"), p.n_queries()) == (1, 4, 5)
+    log = p.log("bob")
+    assert log["sql"].tolist()[-1] == "SELECT count(*) FROM t WHERE sex = 'M'"
+    assert len(p.log()) == 5
+    p.true_count("SELECT count(*) FROM t")  # the owner's view is not a query
+    assert p.n_queries() == 5
+    p.reset_log()
+    assert p.n_queries() == 0 and p.log().empty
+
+
+def test_cached_and_sql_engines_agree(table: pd.DataFrame) -> None:
+    sqls = ["SELECT count(*) FROM t",
+            "SELECT count(*) FROM t WHERE city = 'O''Hare' AND age < 50",
+            "SELECT count(*) FROM t WHERE score >= 5.5 AND sex <> 'M' AND zip > 10",
+            "SELECT count(*) FROM t WHERE age = 1000"]
+    a = DiffixProxy(table, table="t", salt=8).query_many(sqls)
+    b = DiffixProxy(table, table="t", salt=8, mode="sql").query_many(sqls)
+    assert np.array_equal(a, b)
+
+
+def test_nulls_never_match(table: pd.DataFrame) -> None:
+    df = pd.DataFrame({"x": [1.0, np.nan, 2.0, np.nan, 1.0], "y": ["a", None, "b", "a", "a"]})
+    for mode in ("cached", "sql"):
+        p = DiffixProxy(df, table="n", mode=mode, rounding=False, bucket_suppression=False)
+        assert p.true_count("SELECT count(*) FROM n WHERE x <> 1") == 1
+        assert p.true_count("SELECT count(*) FROM n WHERE y <> 'a'") == 1
+        assert p.true_count("SELECT count(*) FROM n WHERE x = 1 AND y = 'a'") == 2
+
+
+# ---------------------------------------------------------------------------- the grammar
+
+COLUMNS = {"age": "int", "zip": "int", "score": "float", "sex": "str", "city": "str", "hiv": "int"}
+OPS = ["=", "<>", "!=", "<", "<=", ">", ">="]
+
+
+@st.composite
+def valid_condition(draw) -> tuple[str, tuple[str, str, object]]:
+    col = draw(st.sampled_from(sorted(COLUMNS)))
+    op = draw(st.sampled_from(OPS))
+    kind = COLUMNS[col]
+    if kind == "str":
+        v = draw(st.sampled_from(["F", "M", "Paris", "O'Hare", "Zz", ""]))
+        lit = "'" + v.replace("'", "''") + "'"
+    elif kind == "int":
+        v = draw(st.integers(-5, 90))
+        lit = str(v)
+    else:
+        v = draw(st.integers(-10, 110)) / 10
+        lit = repr(v)
+    name = draw(st.sampled_from([col, col.upper(), f'"{col}"']))
+    canon_op = "<>" if op == "!=" else op
+    if draw(st.booleans()):  # literal on the left
+        flipped = {"=": "=", "<>": "<>", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}[op]
+        return f"{lit} {flipped} {name}", (col, canon_op, v)
+    return f"{name} {op} {lit}", (col, canon_op, v)
+
+
+@HYP
+@given(conds=st.lists(valid_condition(), min_size=0, max_size=5), lower=st.booleans())
+def test_generated_valid_sql_is_answered_with_the_true_count(raw_proxy: DiffixProxy, table: pd.DataFrame,
+                                                            conds, lower: bool) -> None:
+    head = "select count(*) from t" if lower else "SELECT COUNT(*) FROM t"
+    sql = head + ((" WHERE " + " AND ".join(c for c, _ in conds)) if conds else "")
+    assert raw_proxy.true_count(sql) == pandas_count(table, [c for _, c in conds])
+    assert math.isfinite(raw_proxy.query(sql))
+
+
+FORBIDDEN = [
+    "SELECT * FROM t",
+    "SELECT age FROM t WHERE age = 3",
+    "SELECT count(age) FROM t",
+    "SELECT count(DISTINCT age) FROM t",
+    "SELECT sum(age) FROM t",
+    "SELECT count(*), sum(age) FROM t",
+    "SELECT avg(age) FROM t WHERE sex = 'F'",
+    "SELECT count(*) FROM t WHERE age = 3 OR age = 4",
+    "SELECT count(*) FROM t WHERE NOT age = 3",
+    "SELECT count(*) FROM t WHERE age IN (3, 4)",
+    "SELECT count(*) FROM t WHERE age BETWEEN 3 AND 4",
+    "SELECT count(*) FROM t WHERE city LIKE 'P%'",
+    "SELECT count(*) FROM t WHERE city IS NULL",
+    "SELECT count(*) FROM t WHERE age + 1 = 3",
+    "SELECT count(*) FROM t WHERE abs(age) = 3",
+    "SELECT count(*) FROM t WHERE age = zip",
+    "SELECT count(*) FROM t WHERE age = (SELECT max(age) FROM t)",
+    "SELECT count(*) FROM (SELECT * FROM t)",
+    "SELECT count(*) FROM t GROUP BY sex",
+    "SELECT count(*) FROM t WHERE age = 3 LIMIT 1",
+    "SELECT count(*) FROM t ORDER BY 1",
+    "SELECT count(*) FROM t, t AS u",
+    "SELECT count(*) FROM t JOIN t AS u ON t.age = u.age",
+    "SELECT count(*) FROM other",
+    "SELECT count(*) FROM t WHERE salary = 3",
+    "SELECT count(*) FROM t WHERE age = 'old'",
+    "SELECT count(*) FROM t WHERE sex = 1",
+    "SELECT count(*) FROM t WHERE age = TRUE",
+    "SELECT count(*) FROM t WHERE age = NULL",
+    "SELECT count(*) FROM t WHERE __uid_hash = 3",
+    "SELECT count(*) FROM t WHERE age = 3; DROP TABLE t",
+    "DROP TABLE t",
+    "INSERT INTO t VALUES (1)",
+    "SELECT count(*) FROM t UNION SELECT count(*) FROM t",
+    "WITH x AS (SELECT * FROM t) SELECT count(*) FROM x",
+    "SELECT count(*) FROM t WHERE age = ?",
+    "SELECT count(*) FROM t WHERE",
+    "",
+    "count(*)",
+]
+
+
+@pytest.mark.parametrize("sql", FORBIDDEN)
+def test_forbidden_sql_is_refused(proxy: DiffixProxy, sql: str) -> None:
+    before = proxy.n_queries()
+    with pytest.raises(DiffixQueryError):
+        proxy.query(sql)
+    assert proxy.n_queries() == before
+
+
+@st.composite
+def forbidden_sql(draw) -> str:
+    good, _ = draw(valid_condition())
+    bad = draw(st.sampled_from([
+        f"({good} OR age = 3)", f"NOT ({good})", "age IN (1, 2)", "lower(city) = 'paris'",
+        "age * 2 = 4", "city = sex", "unknown_col = 1", "age = (SELECT 1)", "age BETWEEN 1 AND 3",
+        "score = 'x'", "sex = 3.5", "age IS NOT NULL", "city LIKE '%a%'",
+    ]))
+    where = " AND ".join(draw(st.permutations([good, bad])))
+    head = draw(st.sampled_from(["SELECT count(*) FROM t", "SELECT count(*) FROM t"]))
+    tail = draw(st.sampled_from(["", " GROUP BY sex", " LIMIT 3", " ORDER BY 1"]))
+    return f"{head} WHERE {where}{tail}"
+
+
+@HYP
+@given(sql=forbidden_sql())
+def test_generated_forbidden_sql_is_refused_with_a_clear_error(proxy: DiffixProxy, sql: str) -> None:
+    with pytest.raises(DiffixQueryError) as err:
+        proxy.query(sql)
+    assert len(str(err.value)) > 20
+
+
+@HYP
+@given(cols=st.lists(st.tuples(st.sampled_from(sorted(COLUMNS)), st.sampled_from(OPS)), min_size=1,
+                     max_size=8),
+       spaces=st.sampled_from([" ", "  ", "\n"]), semicolon=st.booleans())
+def test_fast_template_path_agrees_with_sqlglot(cols, spaces: str, semicolon: bool) -> None:
+    where = f"{spaces}AND{spaces}".join(f'"{c}"{spaces}{o}{spaces}?' for c, o in cols)
+    sql = f"SELECT count(*) FROM t WHERE {where}" + (";" if semicolon else "")
+    fast = mech._fast_template(sql, "t", COLUMNS)
+    _, slow, n = mech._parse_template(sql, "t", COLUMNS, allow_placeholders=True)
+    assert fast == slow and n == len(cols)
+
+
+def test_fast_template_path_declines_what_it_cannot_read() -> None:
+    for sql in ['SELECT count(*) FROM t WHERE "age" = ? OR "zip" = ?',
+                'SELECT count(*) FROM t WHERE age = ?',  # unquoted identifier
+                'SELECT count(*) FROM t WHERE "age" = 3',
+                'SELECT count(*) FROM t WHERE "age" = ?; DROP TABLE t',
+                'SELECT count(*) FROM u WHERE "age" = ?',
+                'SELECT count(*) FROM t WHERE "nope" = ?']:
+        assert mech._fast_template(sql, "t", COLUMNS) is None
+
+
+def test_constructor_checks_its_arguments(table: pd.DataFrame) -> None:
+    with pytest.raises(ValueError, match="table"):
+        DiffixProxy(table, table="bad name")
+    with pytest.raises(ValueError, match="rounding"):
+        DiffixProxy(table, rounding="yes")
+    with pytest.raises(ValueError, match="mode"):
+        DiffixProxy(table, mode="fast")
+    with pytest.raises(ValueError, match="uid_column"):
+        DiffixProxy(table, uid_column="id")
+    with pytest.raises(ValueError, match="unique"):
+        DiffixProxy(table.assign(id=1), uid_column="id")
+    with pytest.raises(ValueError, match="non-empty"):
+        DiffixProxy(table.iloc[:0])
+
+
+# ---------------------------------------------------------------------------- the likelihood-ratio test
+
+
+def test_chi2_combination_for_k1_by_hand() -> None:
+    # f = N(0, 2), g = N(1, 4): m = (1*2 - 0*4) / (2 - 4) = -1;
+    # lambda0 = 1 * (0 + 1)^2 / 2 = 1/2, lambda1 = (1 + 1)^2 / 4 = 1; alpha0 = -2/8, alpha1 = -2/4
+    a0, a1, l0, l1 = atk.chi2_combination(atk.differential_distributions(1))
+    assert (a0, a1) == (-0.25, -0.5)
+    assert l0 == pytest.approx(0.5) and l1 == pytest.approx(1.0)
+
+
+def test_log_likelihood_ratio_by_hand() -> None:
+    # log f(0) - log g(0) with f = N(0, 2), g = N(1, 4): 1/2 log(4/2) + 1/(2*4)
+    assert atk.log_likelihood_ratio([0.0], [], 1) == pytest.approx(0.5 * math.log(2) + 0.125)
+    assert atk.likelihood_ratio_test([0.0], [], 1) == 1
+    assert atk.likelihood_ratio_test([], [0.0], 1) == 0
+
+
+def test_imhof_matches_scipy_for_a_single_noncentral_chi2() -> None:
+    for df_, nc, x in [(1, 0.0, 3.84), (3, 2.0, 5.0), (6, 9.5, 17.0), (2, 0.3, 0.7)]:
+        want = stats.ncx2.sf(x, df_, nc) if nc > 0 else stats.chi2.sf(x, df_)
+        assert atk.imhof_sf(x, [1.0], [df_], [nc]) == pytest.approx(want, abs=1e-8)
+    assert atk.imhof_sf(4.0, [2.0], [3], [1.5]) == pytest.approx(stats.ncx2.sf(2.0, 3, 1.5), abs=1e-8)
+
+
+def test_imhof_matches_monte_carlo_for_a_difference_of_noncentral_chi2() -> None:
+    rng = np.random.default_rng(0)
+    w, h, d = [2.0, -5.0], [3, 3], [0.4, 2.5]
+    z = w[0] * rng.noncentral_chisquare(h[0], d[0], 400_000) + w[1] * rng.noncentral_chisquare(h[1], d[1], 400_000)
+    p = np.mean(z > -1.0)
+    assert atk.imhof_sf(-1.0, w, h, d) == pytest.approx(p, abs=4 * math.sqrt(p * (1 - p) / 400_000))
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 5, 6])
+def test_theoretical_accuracy_matches_monte_carlo(k: int) -> None:
+    n = 60_000
+    mc = atk.monte_carlo_accuracy(k, n, rng=k)
+    th = atk.theoretical_accuracy(k)
+    assert abs(mc - th) < 4 * math.sqrt(th * (1 - th) / (2 * n))
+
+
+def test_accuracy_rises_with_k_and_errors_are_symmetric() -> None:
+    acc = [atk.theoretical_accuracy(k) for k in range(1, 7)]
+    assert all(b > a for a, b in zip(acc, acc[1:]))
+    # p_err0 = p_err1 (App. A): Monte Carlo under each hypothesis separately
+    p = atk.differential_distributions(3)
+    rng = np.random.default_rng(1)
+    n = 100_000
+    f = rng.normal(0, math.sqrt(2), (2, n, 3))
+    g = rng.normal(1, math.sqrt(8), (2, n, 3))
+    err0 = np.mean(atk._llr_rows(f[0], g[0], p) < 0)   # H0: q ~ f, r ~ g
+    err1 = np.mean(atk._llr_rows(g[1], f[1], p) >= 0)  # H1: q ~ g, r ~ f
+    assert abs(err0 - err1) < 4 * math.sqrt(2 * err0 * (1 - err0) / n)
+    assert abs(err0 - atk.lr_test_error(p)) < 4 * math.sqrt(err0 * (1 - err0) / n)
+
+
+def test_rounding_simulation_without_rounding_is_the_closed_form() -> None:
+    for k in (2, 5):
+        sim = atk.simulated_accuracy_rounding(k, 30_000, rng=k, rounding=False)
+        th = atk.theoretical_accuracy(k)
+        assert abs(sim - th) < 4 * math.sqrt(th * (1 - th) / 60_000)
+
+
+def test_differential_samples_follow_eq6() -> None:
+    """Without rounding and suppression, q_j ~ N(0, 2) if x(s) = 1 and N(1, 2k + 2) if x(s) = 0.
+
+    Victims sharing a value share the static noise of ``a_j <> x_j``, so the
+    samples are spread over 40 salts (independent static noise).
+    """
+    ds = dd.complete_k(3, B=12, seed=2)
+    q1, q0 = [], []
+    for salt in range(40):
+        p = DiffixProxy(ds.data, table="c", salt=salt, rounding=False, bucket_suppression=False)
+        users = ds.data.sample(30, random_state=salt)
+        outs = atk.differential_attack_many(p, users, ds.attributes, "s")
+        assert p.n_queries() == 4 * 3 * len(users)
+        for o, s in zip(outs, users["s"]):
+            (q1 if s == 1 else q0).append(o.q)
+    q1, q0 = np.concatenate(q1), np.concatenate(q0)
+    assert abs(q1.var() - 2) < 0.4 and abs(q1.mean()) < 0.25
+    assert abs(q0.var() - 8) < 1.5 and abs(q0.mean() - 1) < 0.45
+
+
+# ---------------------------------------------------------------------------- the attacks
+
+
+def test_subset_exploration_order() -> None:
+    items = list("abcde")
+    subs = list(atk.subsets_by_decreasing_size(items, np.random.default_rng(0)))
+    assert len(subs) == 2**5 - 1 and len(set(subs)) == len(subs)
+    sizes = [len(s) for s in subs]
+    assert sizes == sorted(sizes, reverse=True)
+    capped = list(atk.subsets_by_decreasing_size(list("abcdefghijkl"), np.random.default_rng(0),
+                                                 per_size_limit=5))
+    assert max(capped.count(s) for s in capped) == 1 and len(capped) <= 5 * 12
+
+
+def test_dummy_values() -> None:
+    rng = np.random.default_rng(0)
+    vals = atk.dummy_values(3, list(range(20)), 10, rng)
+    assert len(set(vals)) == 10 and 3 not in vals
+    small = atk.dummy_values("F", ["F", "M"], 4, rng)
+    assert small[0] == "M" and len(set(small)) == 4 and "F" not in small
+    nums = atk.dummy_values(1, [1, 2], 3, rng)
+    assert nums[0] == 2 and all(v > 2 for v in nums[1:])
+
+
+def test_cloning_attack_is_exact_without_rounding_on_complete_k() -> None:
+    """§3.2: with exact answers the q_j are identical iff the victim is outside the s = v set."""
+    ds = dd.complete_k(3, B=12, seed=9)
+    p = DiffixProxy(ds.data, table="c", salt=21, rounding=False, bucket_suppression=False)
+    domains = ds.domains()
+    rng = np.random.default_rng(3)
+    users = rng.choice(len(ds.data), 150, replace=False)
+    attacked = correct = 0
+    for row in users:
+        rec = ds.data.iloc[row].to_dict()
+        for v in (0, 1):
+            before = p.n_queries("attacker")
+            out = atk.cloning_attack(p, rec, ["a1", "a2"], "a3", "s", v=v, domains=domains, n_dummy=10,
+                                     sigma_star=1e-9, check_value_unique=False, rng=rng)
+            assert p.n_queries("attacker") - before == 20
+            if out.guess is None:  # an answer <= 0: NoBucketSuppression cannot rule suppression out
+                continue
+            attacked += 1
+            correct += out.guess == rec["s"]
+            if rec["s"] != v:
+                assert out.s2 < 1e-18
+            else:
+                assert out.s2 > 1e-9  # the q_j differ: the query sets differ
+    assert correct == attacked > 0.8 * 2 * len(users)
+
+
+def test_cloning_attack_with_rounding_and_suppression_is_mostly_right() -> None:
+    ds = dd.complete_k(3, B=12, seed=9)
+    p = DiffixProxy(ds.data, table="c", salt=21)
+    res = atk.run_cloning_experiment(ds, p, n_users=80, seed=2)
+    s = atk.summarize_cloning(res)
+    assert s["value_unique"] == 1.0
+    assert s["accuracy_pa"] > 0.85 and s["attackable"] > 0.5
+    assert res["n_queries"].sum() == p.n_queries("cloning")
+
+
+def test_validation_tests() -> None:
+    assert atk.no_bucket_suppression([0, 3, 0], [1, 0])
+    assert not atk.no_bucket_suppression([0, 0], [1, 2])
+    assert atk.value_unique(0) and not atk.value_unique(3)
+    assert atk.cloning_inference([5, 5, 5], [2, 2, 2], 0.7, v=0) == (1, 0.0)
+    assert atk.cloning_inference([5, 9, 1], [2, 2, 2], 0.7, v=0)[0] == 0
+
+
+def test_queries_per_subset_and_greedy_bound(adult_ds) -> None:
+    p = DiffixProxy(adult_ds.data, table="adult", salt=1, keep_log=False)
+    rec = adult_ds.data.iloc[17].to_dict()
+    out = atk.cloning_attack(p, rec, adult_ds.attributes[:3], adult_ds.attributes[5], "income",
+                             domains=adult_ds.domains(), n_dummy=10, check_value_unique=True)
+    assert out.n_queries in (1, 21)  # ValueUnique, then 2|Delta| if it passes
+    res = atk.run_cloning_experiment(adult_ds, p, n_users=40, variant="greedy", seed=3)
+    assert res["n_queries"].max() <= atk.greedy_query_bound(10, 10) == 32
+    assert res["n_queries"].sum() == p.n_queries("cloning")
+
+
+def test_parallel_runs_give_the_same_results(german_ds) -> None:
+    p1 = DiffixProxy(german_ds.data, table="german", salt=4)
+    p2 = DiffixProxy(german_ds.data, table="german", salt=4)
+    a = atk.run_cloning_experiment(german_ds, p1, n_users=24, k_star=8, seed=5)
+    b = atk.run_cloning_experiment(german_ds, p2, n_users=24, k_star=8, seed=5, n_jobs=2)
+    pd.testing.assert_frame_equal(a, b)
+    assert p1.n_queries() == p2.n_queries() and len(p1.log()) == len(p2.log())
+
+
+def test_full_differential_attack_uses_the_oracle(german_ds) -> None:
+    p = DiffixProxy(german_ds.data, table="german", salt=4)
+    res = atk.run_differential_experiment(german_ds, p, n_users=40, k_star=6, seed=1)
+    assert (res.loc[~res["unique"], "attacked"] == False).all()  # noqa: E712
+    assert res["n_queries"].sum() == p.n_queries("differential")
+    s = atk.summarize_differential(res)
+    assert 0 <= s["accuracy"] <= 1 and s["unique"] == res["unique"].mean()
+
+
+def test_experiment_parameters_are_checked(german_ds) -> None:
+    p = DiffixProxy(german_ds.data, table="german")
+    with pytest.raises(ValueError, match="k_star"):
+        atk.run_cloning_experiment(german_ds, p, n_users=2, k_star=99)
+    with pytest.raises(ValueError, match="variant"):
+        atk.run_cloning_experiment(german_ds, p, n_users=2, variant="fast")
+    with pytest.raises(ValueError, match="n_dummy"):
+        atk.run_cloning_experiment(german_ds, p, n_users=2, n_dummy=1)
+    with pytest.raises(ValueError, match="v must"):
+        atk.run_cloning_experiment(german_ds, p, n_users=2, v=2)
+    with pytest.raises(ValueError, match="k must"):
+        atk.theoretical_accuracy(0)
+
+
+def test_majority_baseline() -> None:
+    b = atk.majority_baseline([0, 0, 1, 0], [True, False, True, True])
+    assert b["majority"] == 0 and b["precision"] == pytest.approx(2 / 3) and b["n"] == 3
+
+
+# ---------------------------------------------------------------------------- data sets
+
+
+@pytest.fixture(scope="module")
+def adult_ds():
+    return dd.adult()
+
+
+@pytest.fixture(scope="module")
+def german_ds():
+    return dd.german_credit()
+
+
+def test_complete_k() -> None:
+    ds = dd.complete_k(3, B=4, seed=0)
+    assert ds.n_records == 64 and ds.attributes == ["a1", "a2", "a3"]
+    assert not ds.data.duplicated(ds.attributes).any()
+    # any k - 1 attributes select exactly B users
+    assert (ds.data.groupby(["a1", "a3"]).size() == 4).all()
+    assert set(ds.data["s"].unique()) <= {0, 1}
+    with pytest.raises(ValueError, match="k must"):
+        dd.complete_k(0)
+    with pytest.raises(ValueError, match="too many"):
+        dd.complete_k(7, B=20)
+
+
+def test_uniqueness_by_hand() -> None:
+    df = pd.DataFrame({"a": [1, 1, 2, 3, 3, 4, 4, 4], "s": [0, 0, 1, 0, 1, 1, 1, 1]})
+    u = dd.uniqueness(df, ["a"], "s")
+    assert u["unique"].tolist() == [False, False, True, False, False, False, False, False]
+    assert u["value_unique"].tolist() == [True, True, True, False, False, True, True, True]
+    assert sorted(dd.value_unique_classes(df, ["a"], "s").tolist()) == [1, 2, 3]
+
+
+def test_adult_as_the_paper_uses_it(adult_ds) -> None:
+    assert adult_ds.n_records == 30162 and adult_ds.n_attributes == 11
+    assert set(adult_ds.data["income"].unique()) == {0, 1}
+    shuffled = dd.shuffle_secret(adult_ds, seed=1)
+    assert shuffled.data["income"].sum() == adult_ds.data["income"].sum()
+    assert not shuffled.data["income"].equals(adult_ds.data["income"])
+
+
+def test_dataset_names() -> None:
+    with pytest.raises(ValueError, match="German"):
+        dd.load_diffix_dataset("credit")
+    with pytest.raises(ValueError, match="not available"):
+        dd.load_diffix_dataset("cdr")
+    with pytest.raises(ValueError, match="one of"):
+        dd.load_diffix_dataset("adlt")
+    assert re.search("stand-in", dd.german_credit().note)
