@@ -79,6 +79,9 @@ __all__ = [
     "theoretical_accuracy",
     "monte_carlo_accuracy",
     "simulated_accuracy_rounding",
+    "accuracy_curves",
+    "run_complete_k",
+    "differential_sample_moments",
     "DifferentialOutcome",
     "differential_attack",
     "differential_attack_many",
@@ -103,6 +106,7 @@ __all__ = [
     "summarize_differential",
     "summarize_cloning",
     "majority_baseline",
+    "progress_printer",
 ]
 
 # ---------------------------------------------------------------------------
@@ -425,6 +429,31 @@ def simulated_accuracy_rounding(k: int, n_experiments: int = 1000, B: int = 12,
     return correct / (2 * n)
 
 
+def accuracy_curves(k_values: Sequence[int], *, n_monte_carlo: int = 100_000, n_simulations: int = 1000,
+                    B: int = 12, seed: int = 0) -> pd.DataFrame:
+    """The theoretical curves of [G19] Fig. 2 and their checks, one row per k.
+
+    Columns: ``theory`` (:func:`theoretical_accuracy`, exact), ``monte_carlo``
+    (:func:`monte_carlo_accuracy`), ``rounding`` (the paper's numerical
+    simulation with rounded outputs, :func:`simulated_accuracy_rounding` with
+    independent pairs), ``rounding_shared_static`` (the same with one static
+    noise value per condition, as Diffix draws it) and ``mc_se`` (standard
+    error of the Monte Carlo column).
+    """
+    rows = []
+    for i, k in enumerate(k_values):
+        th = theoretical_accuracy(int(k))
+        rows.append({
+            "k": int(k), "theory": th,
+            "monte_carlo": monte_carlo_accuracy(int(k), n_monte_carlo, rng=[seed, 1, i]),
+            "rounding": simulated_accuracy_rounding(int(k), n_simulations, B=B, rng=[seed, 2, i]),
+            "rounding_shared_static": simulated_accuracy_rounding(int(k), n_simulations, B=B, rng=[seed, 3, i],
+                                                                  share_static=True),
+            "mc_se": math.sqrt(th * (1 - th) / (2 * n_monte_carlo)),
+        })
+    return pd.DataFrame(rows)
+
+
 # ---------------------------------------------------------------------------
 # SQL helpers
 # ---------------------------------------------------------------------------
@@ -464,6 +493,10 @@ class DifferentialOutcome:
         ``log Lambda(q, r)`` (nan without samples).
     n_queries : int
         Queries sent (4k).
+    all_pairs : numpy.ndarray, shape (2, k)
+        Every difference ``Q_j - Q'_j`` (row 0) and ``R_j - R'_j`` (row 1),
+        valid or not (the owner's check of Eq. 6; the attack uses only the
+        valid ones).
     """
 
     guess: int | None
@@ -471,6 +504,7 @@ class DifferentialOutcome:
     r: np.ndarray
     log_lr: float
     n_queries: int
+    all_pairs: np.ndarray = field(default_factory=lambda: np.zeros((2, 0)))
 
 
 def differential_attack_many(proxy: DiffixProxy, records: pd.DataFrame, attributes: Sequence[str],
@@ -527,9 +561,9 @@ def differential_attack_many(proxy: DiffixProxy, records: pd.DataFrame, attribut
     for i in range(n):
         q, r = diffs[0, i][ok[0, i]], diffs[1, i][ok[1, i]]
         if q.size == 0 and r.size == 0:
-            out.append(DifferentialOutcome(None, q, r, float("nan"), 4 * k))
+            out.append(DifferentialOutcome(None, q, r, float("nan"), 4 * k, diffs[:, i]))
         else:
-            out.append(DifferentialOutcome(int(llr[i] >= 0), q, r, float(llr[i]), 4 * k))
+            out.append(DifferentialOutcome(int(llr[i] >= 0), q, r, float(llr[i]), 4 * k, diffs[:, i]))
     return out
 
 
@@ -667,7 +701,7 @@ class FullDifferentialOutcome:
 
 def full_differential_attack(proxy: DiffixProxy, record: Mapping[str, Any], a_star: Sequence[str],
                              secret: str, oracle: UniquenessOracle, *,
-                             rng: np.random.Generator | int | None = 0, max_attacked: int = 10,
+                             rng: np.random.Generator | int | None = 0, max_attacked: int | None = None,
                              max_checked: int = 5000,
                              analyst: str = "attacker") -> FullDifferentialOutcome:
     """Procedure FullDifferentialAttack ([G19] §3.1): subset exploration, oracle, test.
@@ -675,9 +709,9 @@ def full_differential_attack(proxy: DiffixProxy, record: Mapping[str, Any], a_st
     Draws random subsets ``A`` of ``A*`` by decreasing size until the oracle
     says ``x^(A)`` is unique, runs :func:`differential_attack` on it, and
     stops at the first subset that yields samples. The paper does not bound
-    the exploration; here at most ``max_attacked`` unique subsets are attacked
-    and ``max_checked`` subsets checked, after which the victim is
-    NonAttackable.
+    the exploration (the default, ``max_attacked=None``); ``max_attacked``
+    bounds the unique subsets attacked and ``max_checked`` the subsets put to
+    the oracle, after which the victim is NonAttackable.
     """
     g = _rng(rng)
     unique = oracle.for_record(record, a_star)
@@ -685,7 +719,7 @@ def full_differential_attack(proxy: DiffixProxy, record: Mapping[str, Any], a_st
     if not unique(a_star):  # no subset of a non-unique restricted record is unique
         return FullDifferentialOutcome(None, (), 1, 0, 0, 0)
     for subset in subsets_by_decreasing_size(list(a_star), g):
-        if checked >= max_checked or attacked >= max_attacked:
+        if checked >= max_checked or (max_attacked is not None and attacked >= max_attacked):
             break
         checked += 1
         if not unique(subset):
@@ -1048,7 +1082,7 @@ def _known_attributes(attributes: list[str], k_star: int, g: np.random.Generator
 ProgressFn = Callable[[int, int], None]
 
 
-def _progress_printer(label: str, every: int = 100) -> ProgressFn:
+def progress_printer(label: str, every: int = 100) -> ProgressFn:
     """A progress callback that prints ``label: done/total`` every ``every`` users."""
     def report(done: int, total: int) -> None:
         if done == total or done % every == 0:
@@ -1060,7 +1094,7 @@ def _progress_printer(label: str, every: int = 100) -> ProgressFn:
 
 
 def _differential_user(ds: Any, proxy: DiffixProxy, oracle: UniquenessOracle, row: int,
-                       g: np.random.Generator, k: int, max_attacked: int) -> tuple:
+                       g: np.random.Generator, k: int, max_attacked: int | None) -> tuple:
     attrs = list(ds.attributes)
     a_star = _known_attributes(attrs, k, g)
     record = {a: _py(ds.data[a].iat[row]) for a in a_star}
@@ -1164,7 +1198,7 @@ def _run_users(kind: str, ds: Any, proxy: DiffixProxy, users: np.ndarray, seed: 
 
 def run_differential_experiment(ds: Any, proxy: DiffixProxy, *, n_users: int = 1000,
                                 k_star: int | None = None, full: bool = True, seed: int = 0,
-                                max_attacked: int = 10, n_jobs: int = 1,
+                                max_attacked: int | None = None, n_jobs: int = 1,
                                 progress: ProgressFn | None = None) -> pd.DataFrame:
     """Attack ``n_users`` random users of a data set with the differential attack.
 
@@ -1211,7 +1245,7 @@ def run_differential_experiment(ds: Any, proxy: DiffixProxy, *, n_users: int = 1
         if k > len(attrs):
             raise ValueError(f"k_star must be <= {len(attrs)} (attributes of {ds.name}), got {k}")
         rows = _run_users("differential", ds, proxy, users, seed + 1, k,
-                          {"max_attacked": _positive_int("max_attacked", max_attacked)},
+                          {"max_attacked": None if max_attacked is None else _positive_int("max_attacked", max_attacked)},
                           _positive_int("n_jobs", n_jobs), progress)
         uniq = np.array([r[0] for r in rows], dtype=bool)
         guesses = [r[1] for r in rows]
@@ -1226,6 +1260,97 @@ def run_differential_experiment(ds: Any, proxy: DiffixProxy, *, n_users: int = 1
         "guess": final.astype(int), "correct": final == truth, "n_queries": queries,
         "subset_size": sizes, "n_samples": samples,
     })
+
+
+def run_complete_k(k: int, *, B: int = 12, n_users: int = 1000, salt: int | str = 0, rounding: bool = True,
+                   bucket_suppression: bool = True, seed: int = 0,
+                   n_salts: int = 1) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """[G19] Fig. 2, empirical: DifferentialAttack on Complete_k through a Diffix proxy.
+
+    Builds Complete_k (:func:`anonlab.data.diffix_datasets.complete_k`), a
+    proxy with the given salt and switches, and attacks ``n_users`` random
+    users knowing all k attributes, with no oracle and no subset exploration.
+    A victim without samples gets a random guess.
+
+    All victims share the static noise of the few conditions ``a_j <> v``
+    and ``s = v``, so one salt gives strongly correlated outcomes. With
+    ``n_salts > 1`` the same victims are attacked under further salts
+    (``salt:1``, ``salt:2``, ... via :meth:`DiffixProxy.with_salt`) and the
+    interval comes from the spread between salts.
+
+    Returns
+    -------
+    results : pandas.DataFrame
+        As :func:`run_differential_experiment`, plus a ``salt`` column.
+    summary : dict
+        :func:`summarize_differential` of all runs pooled, plus
+        ``accuracy_by_salt``, ``accuracy_ci`` (mean +- 2 standard errors over
+        salts when ``n_salts > 1``), ``suppressed`` (fraction of the attack's
+        queries that were bucket suppressed, from the owner's audit),
+        ``pairs_used`` (fraction of the 2k pairs per victim that entered the
+        test) and ``queries_per_user``.
+    """
+    from anonlab.data.diffix_datasets import complete_k
+
+    n_salts = _positive_int("n_salts", n_salts)
+    ds = complete_k(k, B=B, seed=[seed, k])
+    base = DiffixProxy(ds.data, table="complete", salt=salt, rounding=rounding,
+                       bucket_suppression=bucket_suppression)
+    runs, supp = [], []
+    for i in range(n_salts):
+        proxy = base if i == 0 else base.with_salt(f"{salt}:{i}")
+        res = run_differential_experiment(ds, proxy, n_users=n_users, full=False, seed=seed)
+        runs.append(res.assign(salt=i))
+        supp.append(float(proxy.audit("differential")["suppressed"].mean()))
+    res = pd.concat(runs, ignore_index=True)
+    summary = summarize_differential(res)
+    by_salt = [float(r["correct"].mean()) for r in runs]
+    if n_salts > 1:
+        se = float(np.std(by_salt, ddof=1) / math.sqrt(n_salts))
+        summary["accuracy_ci"] = (float(np.mean(by_salt) - 2 * se), float(np.mean(by_salt) + 2 * se))
+    summary.update({"k": k, "n_records": ds.n_records, "n_salts": n_salts, "accuracy_by_salt": by_salt,
+                    "n_users": len(runs[0]), "suppressed": float(np.mean(supp)),
+                    "pairs_used": float(res["n_samples"].mean() / (2 * k)),
+                    "queries_per_user": float(res["n_queries"].mean())})
+    return res, summary
+
+
+def differential_sample_moments(k: int, *, B: int = 12, n_salts: int = 40, n_users: int = 100,
+                                salt: int = 0, seed: int = 0) -> pd.DataFrame:
+    """Mean and variance of the differential samples ``q_j`` by secret (Eq. 6), without rounding or suppression.
+
+    All k pairs of every victim count: the attack itself keeps only pairs
+    with both outputs > 0, which truncates the noise and biases the samples.
+
+    Victims sharing a value share the static noise of ``a_j <> x_j``, so the
+    samples are drawn under ``n_salts`` salts (independent noise, same data)
+    from Complete_k, ``n_users`` victims each.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows ``x(s) = 1`` and ``x(s) = 0``: ``n``, ``mean``, ``var``,
+        ``var_se`` and the values Eq. 6 predicts.
+    """
+    from anonlab.data.diffix_datasets import complete_k
+
+    ds = complete_k(k, B=B, seed=[seed, k])
+    base = DiffixProxy(ds.data, table="complete", salt=salt, rounding=False, bucket_suppression=False,
+                       keep_log=False)
+    rng = np.random.default_rng([seed, 11])
+    q = {0: [], 1: []}
+    for i in range(n_salts):
+        proxy = base.with_salt(f"{salt}:{i}")
+        users = ds.data.iloc[np.sort(rng.choice(len(ds.data), size=min(n_users, len(ds.data)), replace=False))]
+        for o, sv in zip(differential_attack_many(proxy, users, ds.attributes, ds.secret), users[ds.secret]):
+            q[int(sv)].append(o.all_pairs[0])  # every s = 0 pair: the attack's > 0 filter would bias them
+    rows = []
+    for sv, mean, var in ((1, 0.0, 2.0), (0, 1.0, 2.0 * k + 2.0)):
+        x = np.concatenate(q[sv])
+        rows.append({"secret": sv, "n": x.size, "mean": float(x.mean()), "var": float(x.var(ddof=1)),
+                     "var_se": float(x.var(ddof=1) * math.sqrt(2 / (x.size - 1))),
+                     "eq6_mean": mean, "eq6_var": var})
+    return pd.DataFrame(rows)
 
 
 def run_cloning_experiment(ds: Any, proxy: DiffixProxy, *, n_users: int = 1000, k_star: int | None = None,

@@ -79,6 +79,7 @@ True
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import itertools
 import math
@@ -103,6 +104,8 @@ __all__ = [
     "condition_hash",
     "uid_hashes",
     "salt_to_uint64",
+    "noise_sample",
+    "suppression_curve",
 ]
 
 OPERATORS = ("=", "<>", "<", "<=", ">", ">=")
@@ -683,11 +686,12 @@ class DiffixProxy:
         # hash(C) XOR salt, its static noise, and (lazily) its row bitmap
         self._ids: dict[str, int] = {}                       # canonical text -> id
         self._conds: list[Condition] = []
-        self._seed_arr = np.zeros(1024, dtype=_U64)
-        self._static_arr = np.zeros(1024)
-        self._pending_static = False
+        self._seed_arr = np.zeros(0, dtype=_U64)   # per salt: static seed of each condition id
+        self._static_arr = np.zeros(0)              # per salt: static[C] of each condition id
         self._masks: dict[int, np.ndarray] = {}              # id -> row bitmap (uint64 words)
         self._nonzero_words: dict[int, np.ndarray] = {}      # id -> indices of words with a row
+        self._notnull_masks: dict[str, np.ndarray] = {}      # column -> rows where it is not NULL
+        self._empty: np.ndarray | None = None                # the shared bitmap of no rows
         self._id_of: dict[tuple[str, str, Any], int] = {}    # (column, op, bound value) -> id
         self._templates: dict[str, tuple[tuple[_Slot, ...], int]] = {}
         self._set_memo: dict[tuple[int, ...], tuple[int, int]] = {}  # core ids -> (count, xor)
@@ -806,7 +810,43 @@ class DiffixProxy:
                 "bucket_suppression": self.bucket_suppression, "threshold_mean": self.threshold_mean,
                 "threshold_var": self.threshold_sd ** 2, "mode": self.mode, "keep_log": self.keep_log}
 
+    def with_salt(self, salt: int | str) -> "DiffixProxy":
+        """The same data and switches under another salt, with fresh counters and log.
+
+        Shares the table and the cached row sets (they do not depend on the
+        salt), so it is cheap: a way to draw independent noise for the same
+        queries, as a new Diffix deployment would.
+        """
+        other = copy.copy(self)  # shares the table, the condition registry and the row sets
+        other.salt = salt_to_uint64(salt)
+        other._seed_arr = np.zeros(0, dtype=_U64)
+        other._static_arr = np.zeros(0)
+        other._counts, other._log = {}, []
+        return other
+
     # -- public: the data owner's view ----------------------------------------------------
+
+    def audit(self, analyst: str | None = None) -> pd.DataFrame:
+        """The owner's view of the logged queries: true count, threshold, suppressed, answer.
+
+        Needs ``keep_log=True``. Does not count as queries.
+        """
+        entries = [e for e in self._log if analyst is None or e[0] == analyst]
+        ids_list = []
+        for _, ids, _ in entries:
+            if isinstance(ids, str):  # a query recorded from a worker process
+                ids = tuple(self._register(c) for c in parse_count_query(ids, self.table, self.columns).conditions)
+            ids_list.append(ids)
+        if not ids_list:
+            return pd.DataFrame(columns=["analyst", "sql", "true_count", "threshold", "suppressed", "answer"])
+        counts, xors = self._query_sets(ids_list)
+        thresholds = self.threshold_mean + self.threshold_sd * prng_normal(xors ^ _U64(self.salt))
+        return pd.DataFrame({
+            "analyst": [e[0] for e in entries], "sql": [self._sql(i) for i in ids_list],
+            "true_count": counts, "threshold": thresholds,
+            "suppressed": self._suppressed(counts, thresholds), "answer": [e[2] for e in entries],
+        })
+
 
     def true_count(self, sql: str) -> int:
         """The exact count ``Q(D)`` (owner's view; not counted as a query)."""
@@ -819,8 +859,9 @@ class DiffixProxy:
         q = parse_count_query(sql, self.table, self.columns)
         ids = tuple(self._register(c) for c in q.conditions)
         counts, xors = self._query_sets([ids])
-        seeds = self._seed_arr[list(ids)]
-        static = self._statics()[list(ids)]
+        seed_arr, static_arr = self._noise_tables()
+        seeds = seed_arr[list(ids)]
+        static = static_arr[list(ids)]
         dynamic = prng_normal(seeds ^ _U64(xors[0]))
         noisy = counts[0] + static.sum() + dynamic.sum()
         threshold = float(self.threshold_mean + self.threshold_sd * prng_normal(xors ^ _U64(self.salt))[0])
@@ -845,28 +886,28 @@ class DiffixProxy:
         return f"SELECT count(*) FROM {self.table}" + (f" WHERE {where}" if where else "")
 
     def _register(self, c: Condition) -> int:
-        """Give a condition an id; its static seed is ``hash(C) XOR salt`` (§2)."""
+        """Give a condition an integer id (shared registry)."""
         cid = self._ids.get(c.text)
         if cid is None:
             cid = len(self._conds)
             self._ids[c.text] = cid
             self._conds.append(c)
-            if cid >= self._seed_arr.size:
-                self._seed_arr = np.concatenate([self._seed_arr, np.zeros_like(self._seed_arr)])
-                self._static_arr = np.concatenate([self._static_arr, np.zeros_like(self._static_arr)])
-            self._seed_arr[cid] = condition_hash(c.text) ^ self.salt
-            self._static_arr[cid] = np.nan  # static[C], drawn in a batch by _statics
-            self._pending_static = True
         return cid
 
-    def _statics(self) -> np.ndarray:
-        """Static noise ``static[C]`` of every registered condition (PRNG seeded by its seed)."""
-        if self._pending_static:
-            n = len(self._conds)
-            todo = np.flatnonzero(np.isnan(self._static_arr[:n]))
-            self._static_arr[todo] = prng_normal(self._seed_arr[todo])
-            self._pending_static = False
-        return self._static_arr
+    def _noise_tables(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per condition id: the static seed ``hash(C) XOR salt`` and the static noise ``static[C]``.
+
+        Computed for new conditions in one vectorised pass (the registry of
+        conditions is shared with :meth:`with_salt` copies; these tables are
+        per salt).
+        """
+        n, done = len(self._conds), self._seed_arr.size
+        if done < n:
+            seeds = np.fromiter((condition_hash(c.text) ^ self.salt for c in self._conds[done:n]),
+                                dtype=_U64, count=n - done)
+            self._seed_arr = np.concatenate([self._seed_arr, seeds])
+            self._static_arr = np.concatenate([self._static_arr, prng_normal(seeds)])
+        return self._seed_arr, self._static_arr
 
     def _template(self, template: str) -> tuple[tuple[_Slot, ...], int]:
         hit = self._templates.get(template)
@@ -905,18 +946,34 @@ class DiffixProxy:
                 negated.append((cid, eq))
             else:
                 todo[cid] = c
-        items = list(todo.items())
-        for start in range(0, len(items), 64):
-            chunk = items[start:start + 64]
+        # equalities on one column: a single hash join against the list of values
+        by_column: dict[str, list[tuple[int, Condition]]] = {}
+        others: list[tuple[int, Condition]] = []
+        for cid, c in todo.items():
+            (by_column.setdefault(c.column, []) if c.op == "=" else others).append((cid, c))
+        for column, items in by_column.items():
+            if len(items) < 8:
+                others.extend(items)
+                continue
+            values = pd.DataFrame({"tag": np.arange(len(items), dtype=np.int64),
+                                   "val": pd.Series([c.value for _, c in items],
+                                                    dtype=object if self.columns[column] == "str" else None)})
+            col = '"' + column.replace('"', '""') + '"'
+            self._con.register("__values", values)
+            try:
+                res = self._con.execute(
+                    f'SELECT v.tag AS c, t."__row" AS r FROM "{self.table}" t JOIN __values v ON t.{col} = v.val'
+                ).fetchnumpy()
+            finally:
+                self._con.unregister("__values")
+            self._store_tagged([cid for cid, _ in items], np.asarray(res["c"]), np.asarray(res["r"]))
+        for start in range(0, len(others), 64):
+            chunk = others[start:start + 64]
             sql = " UNION ALL ".join(
                 f'SELECT {i}::INTEGER AS c, "__row" AS r FROM "{self.table}" WHERE {c.sql()}'
                 for i, (_, c) in enumerate(chunk))
             res = self._con.execute(sql).fetchnumpy()
-            tags, rows = np.asarray(res["c"]), np.asarray(res["r"])
-            order = np.argsort(tags, kind="stable")
-            bounds = np.concatenate([[0], np.cumsum(np.bincount(tags, minlength=len(chunk)))])
-            for i, (cid, _) in enumerate(chunk):
-                self._store(cid, rows[order[bounds[i]:bounds[i + 1]]])
+            self._store_tagged([cid for cid, _ in chunk], np.asarray(res["c"]), np.asarray(res["r"]))
         for cid, eq in negated:
             if cid in masks:
                 continue
@@ -924,27 +981,37 @@ class DiffixProxy:
             masks[cid] = words
             self._nonzero_words[cid] = np.flatnonzero(words)
 
+    def _store_tagged(self, cids: list[int], tags: np.ndarray, rows: np.ndarray) -> None:
+        """Store the row sets of several conditions returned as (tag, row) pairs."""
+        order = np.argsort(tags, kind="stable")
+        bounds = np.concatenate([[0], np.cumsum(np.bincount(tags, minlength=len(cids)))])
+        for i, cid in enumerate(cids):
+            self._store(cid, rows[order[bounds[i]:bounds[i + 1]]])
+
     def _bitmap(self, rows: np.ndarray) -> np.ndarray:
         bits = np.zeros(self._n_words * 64, dtype=bool)
         bits[rows] = True
         return np.packbits(bits, bitorder="little").view(_U64)
 
     def _store(self, cid: int, rows: np.ndarray) -> None:
+        if rows.size == 0:  # a value no record has: share one empty bitmap
+            if self._empty is None:
+                self._empty = np.zeros(self._n_words, dtype=_U64)
+                self._empty.flags.writeable = False
+            self._masks[cid] = self._empty
+            self._nonzero_words[cid] = np.zeros(0, dtype=np.int64)
+            return
         words = self._bitmap(rows)
         self._masks[cid] = words
         self._nonzero_words[cid] = np.flatnonzero(words)
 
     def _not_null(self, column: str) -> np.ndarray:
         """Bitmap of the rows where ``column`` is not NULL (padding bits are 0)."""
-        key = ("\x00notnull", column, 0)
-        hit = self._id_of.get(key)
-        if hit is None:
+        if column not in self._notnull_masks:
             col = '"' + column.replace('"', '""') + '"'
             rows = self._con.execute(
                 f'SELECT "__row" AS r FROM "{self.table}" WHERE {col} IS NOT NULL').fetchnumpy()["r"]
-            self._notnull_masks = getattr(self, "_notnull_masks", {})
             self._notnull_masks[column] = self._bitmap(np.asarray(rows))
-            self._id_of[key] = -1
         return self._notnull_masks[column]
 
     def _query_sets(self, ids_list: Sequence[tuple[int, ...]]) -> tuple[np.ndarray, np.ndarray]:
@@ -1050,11 +1117,12 @@ class DiffixProxy:
         sizes = [len(t) for t in ids_list]
         flat = np.fromiter(itertools.chain.from_iterable(ids_list), dtype=np.int64, count=sum(sizes))
         owner = np.repeat(np.arange(n), sizes)
-        seeds = self._seed_arr[flat]
+        seed_arr, static_arr = self._noise_tables()
+        seeds = seed_arr[flat]
         # one PRNG pass for dynamic_Q[C] (seed ^ xor) and the thresholds (salt ^ xor)
         draws = prng_normal(np.concatenate([seeds ^ xors[owner], xors ^ _U64(self.salt)]))
         m = flat.size
-        noisy = counts + np.bincount(owner, weights=self._statics()[flat] + draws[:m], minlength=n)
+        noisy = counts + np.bincount(owner, weights=static_arr[flat] + draws[:m], minlength=n)
         thresholds = self.threshold_mean + self.threshold_sd * draws[m:]
         suppressed = self._suppressed(counts, thresholds)
         answers = self._finish(noisy, suppressed)
@@ -1062,3 +1130,74 @@ class DiffixProxy:
         if self.keep_log:
             self._log.extend(zip(itertools.repeat(analyst), ids_list, answers.tolist()))
         return answers
+
+
+# ---------------------------------------------------------------------------
+# Checks of the mechanism
+# ---------------------------------------------------------------------------
+
+
+def noise_sample(proxy: DiffixProxy, h: int, n: int, rng: np.random.Generator | int | None = 0,
+                 analyst: str = "noise-check") -> np.ndarray:
+    """Answer minus true count for ``n`` distinct queries with ``h`` conditions each.
+
+    Every condition is ``col <> v`` with ``v`` a value no record has, so every
+    query selects all rows (``Q(D) = N``) while each query's conditions, and
+    hence its noise, are new. With rounding and suppression off the result
+    is a sample of the noise of Eq. 1, ``N(0, 2h)``.
+
+    Parameters
+    ----------
+    proxy : DiffixProxy
+        Needs ``h`` numeric columns.
+    h : int
+        Conditions per query, >= 1.
+    n : int
+        Queries.
+    """
+    g = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    numeric = [c for c, k in proxy.columns.items() if k in ("int", "float")]
+    if isinstance(h, bool) or not isinstance(h, (int, np.integer)) or not 1 <= h <= len(numeric):
+        raise ValueError(f"h must be an integer in [1, {len(numeric)}] (numeric columns), got {h!r}")
+    cols = numeric[:h]
+    template = f"SELECT count(*) FROM {proxy.table} WHERE " + " AND ".join(
+        '"' + c.replace('"', '""') + '" <> ?' for c in cols)
+    # values far outside any column's range, all distinct: 10**12 + a random 40-bit integer
+    vals = 10**12 + g.choice(1 << 40, size=(int(n), h), replace=False) if n * h < (1 << 20) else \
+        10**12 + g.integers(0, 1 << 62, size=(int(n), h))
+    rows = [tuple(int(v) if proxy.columns[c] == "int" else float(v) for v, c in zip(r, cols)) for r in vals]
+    return proxy.execute(template, rows, analyst=analyst) - proxy.n_rows
+
+
+def suppression_curve(sizes: Sequence[int], n_sets: int = 400, *, salt: int | str = 0,
+                      threshold_mean: float = 4.0, threshold_var: float = 0.5) -> pd.DataFrame:
+    """Fraction of query sets suppressed, by true size, against the rule of §2.
+
+    Builds a table of ``n_sets`` groups of each size, asks one query per group
+    (rounding off, so a suppressed answer is exactly 0) and compares with
+    ``P(suppressed) = 1`` for size <= 1 and ``P(T > size)`` with
+    ``T ~ N(threshold_mean, threshold_var)`` above.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``size``, ``suppressed`` (observed fraction), ``expected``, ``n_sets``.
+    """
+    from scipy.stats import norm
+
+    sizes = [int(z) for z in sizes]
+    if not sizes or min(sizes) < 1:
+        raise ValueError(f"sizes must be integers >= 1, got {sizes}")
+    grp = np.concatenate([np.repeat(np.arange(n_sets) + 1_000_000 * z, z) for z in sizes])
+    proxy = DiffixProxy(pd.DataFrame({"grp": grp}), table="groups", salt=salt, rounding=False,
+                        threshold_mean=threshold_mean, threshold_var=threshold_var, keep_log=False)
+    rows = []
+    sd = math.sqrt(threshold_var)
+    for z in sizes:
+        answers = proxy.execute("SELECT count(*) FROM groups WHERE grp = ?",
+                                [(1_000_000 * z + g,) for g in range(n_sets)])
+        expected = 1.0 if z <= 1 else float(1 - norm.cdf(z, threshold_mean, sd)) if sd > 0 else \
+            float(z < threshold_mean)
+        rows.append({"size": z, "suppressed": float(np.mean(answers == 0)), "expected": expected,
+                     "n_sets": n_sets})
+    return pd.DataFrame(rows)
