@@ -29,6 +29,12 @@ SMALL: dict[str, dict[str, object]] = {
                            "use_cache": False},
     "03_netflix_eccentricity": {"m_grid": [1, 2, 4, 8], "n_targets": 40, "synthetic_users": 5000,
                                 "synthetic_targets": 20, "synthetic_m_grid": [2, 8]},
+    "06_diffix_attacks": {"n_users": 20, "complete_k_values": [2, 3], "n_simulations": 100,
+                          "n_monte_carlo": 1000, "complete_salts": 2, "n_salts": 4,
+                          "fig3_k_star_adult": [4, 10], "fig3_k_star_census": [], "max_attacked": 5,
+                          "max_subsets": 20, "fig4_k_star_adult": [7], "fig4_users": 10,
+                          "census_k_star": [], "german_k_star": [4], "shuffled_users": 10,
+                          "double_test_users": 10, "use_cache": False, "n_jobs": 1},
     "07_membership_base_rates": {"n_members": 1000, "n_shadow_models": 4, "n_target_models": 1,
                                  "sweep_max_depths": [4, None], "cache": False},
 }

@@ -675,6 +675,10 @@ class DiffixProxy:
         self._xor_all = int(np.bitwise_xor.reduce(self._uid_hash))
 
         self._con = duckdb.connect(config={"threads": 2})
+        try:  # no progress bars on the console for long scans (inside Jupyter this may be refused)
+            self._con.execute("SET enable_progress_bar = false")
+        except duckdb.Error:
+            pass
         frame["__uid_hash"] = self._uid_hash
         frame["__row"] = np.arange(self.n_rows, dtype=np.int64)
         self._con.register("__src", frame)
