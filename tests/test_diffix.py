@@ -605,6 +605,28 @@ def test_majority_baseline() -> None:
     assert b["majority"] == 0 and b["precision"] == pytest.approx(2 / 3) and b["n"] == 3
 
 
+def test_inference_yardstick_by_hand() -> None:
+    # 5 targets, 4 covered; guesses right on 3 of 4; majority 0 right on 2 of the 4 covered
+    y = atk.inference_yardstick([0, 1, 1, 0, 1], [0, 1, 0, 0, 1], [True, True, True, True, False], majority=0)
+    assert y["targets"] == 5 and y["coverage"] == pytest.approx(0.8)
+    assert y["precision"] == pytest.approx(0.75) and y["baseline_precision"] == pytest.approx(0.5)
+    assert y["PI"] == pytest.approx(0.5)  # (0.75 - 0.5) / (1 - 0.5), [FW24] Eq. 6
+    assert y["rare_guesses"] == 1 and y["precision_rare"] == 1.0 and y["baseline_rare"] == pytest.approx(0.5)
+    assert y["PI_rare"] == 1.0 and y["recall_rare"] == pytest.approx(0.5)
+
+
+def test_inference_yardstick_edges() -> None:
+    # the baseline itself scores PI = 0; no coverage or no rare guesses give nan, not 0
+    y = atk.inference_yardstick([0, 0, 1], [0, 0, 0], [True, True, True], majority=0)
+    assert y["PI"] == pytest.approx(0.0) and np.isnan(y["precision_rare"]) and y["recall_rare"] == 0.0
+    z = atk.inference_yardstick([0, 1], [0, 1], [False, False], majority=0)
+    assert z["coverage"] == 0.0 and np.isnan(z["precision"]) and np.isnan(z["PI"])
+    with pytest.raises(ValueError, match="majority"):
+        atk.inference_yardstick([0], [0], [True], majority=2)
+    with pytest.raises(ValueError, match="same length"):
+        atk.inference_yardstick([0, 1], [0], [True, True], majority=0)
+
+
 # ---------------------------------------------------------------------------- data sets
 
 

@@ -106,6 +106,7 @@ __all__ = [
     "summarize_differential",
     "summarize_cloning",
     "majority_baseline",
+    "inference_yardstick",
     "progress_printer",
 ]
 
@@ -1495,6 +1496,76 @@ def majority_baseline(truth: Any, predicted_mask: Any = None, majority: int | No
     sel = t[m]
     return {"majority": majority, "precision": float(np.mean(sel == majority)) if sel.size else float("nan"),
             "n": int(sel.size)}
+
+
+def inference_yardstick(truth: Any, guess: Any, predicted: Any, *, majority: int) -> dict[str, float]:
+    """Score a binary secret-inference attack the book's way: precision at its coverage, against a baseline.
+
+    Two readings of [FW24] §4 for a binary secret ``s``, both at the attack's
+    own coverage (the baseline predicts for exactly the targets the attack
+    predicts for, so ``C_atk == C_base`` as Eq. 6 requires):
+
+    * all guesses: ``precision`` is the fraction of the attack's guesses that
+      are right; the baseline guesses the data set's ``majority`` value for
+      every covered target; ``PI = (P_atk - P_base) / (1 - P_base)`` (Eq. 6).
+    * the rare value ``m = 1 - majority`` (the attribute value worth
+      inferring: high income, bad credit): ``precision_rare`` is
+      ``P(truth = m | guess = m)`` over the covered targets, the baseline is
+      the prevalence of ``m`` among them (a guesser with no information about
+      the target), ``recall_rare`` the share of covered targets with ``m``
+      whom the attack finds.
+
+    Parameters
+    ----------
+    truth, guess : array_like of int
+        True and guessed secret per target (``guess`` is ignored where
+        ``predicted`` is False).
+    predicted : array_like of bool
+        The targets the attack makes a prediction for (not NonAttackable, not
+        a random guess).
+    majority : {0, 1}
+        The most common secret value in the data set.
+
+    Returns
+    -------
+    dict
+        ``targets``, ``coverage``, ``precision``, ``baseline_precision``,
+        ``PI``, ``rare_guesses``, ``precision_rare``, ``baseline_rare``,
+        ``PI_rare``, ``recall_rare``; ``nan`` where a ratio has no
+        denominator.
+
+    Examples
+    --------
+    >>> y = inference_yardstick([0, 0, 1, 1], [0, 1, 1, 0], [True, True, True, False], majority=0)
+    >>> y["coverage"], round(y["precision"], 3), round(y["baseline_precision"], 3), y["precision_rare"]
+    (0.75, 0.667, 0.667, 0.5)
+    """
+    from anonlab.measures import precision_improvement
+
+    if majority not in (0, 1):
+        raise ValueError(f"majority must be 0 or 1, got {majority!r}")
+    t = np.asarray(truth).astype(int)
+    g = np.asarray(guess).astype(int)
+    m = np.asarray(predicted, dtype=bool)
+    if not t.shape == g.shape == m.shape:
+        raise ValueError(f"truth, guess and predicted must have the same length, got {t.shape}, {g.shape}, {m.shape}")
+
+    def ratio(a: int, b: int) -> float:
+        return a / b if b else float("nan")
+
+    rare = 1 - int(majority)
+    tc, gc = t[m], g[m]
+    p_att = ratio(int(np.sum(tc == gc)), tc.size)
+    p_base = ratio(int(np.sum(tc == majority)), tc.size)
+    p_rare = ratio(int(np.sum((gc == rare) & (tc == rare))), int(np.sum(gc == rare)))
+    b_rare = ratio(int(np.sum(tc == rare)), tc.size)
+    return {
+        "targets": int(t.size), "coverage": ratio(int(m.sum()), t.size),
+        "precision": p_att, "baseline_precision": p_base, "PI": float(precision_improvement(p_att, p_base)),
+        "rare_guesses": int(np.sum(gc == rare)), "precision_rare": p_rare, "baseline_rare": b_rare,
+        "PI_rare": float(precision_improvement(p_rare, b_rare)),
+        "recall_rare": ratio(int(np.sum((gc == rare) & (tc == rare))), int(np.sum(tc == rare))),
+    }
 
 
 # ---------------------------------------------------------------------------
