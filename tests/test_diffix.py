@@ -539,6 +539,34 @@ def test_cloning_attack_is_exact_without_rounding_on_complete_k() -> None:
     assert correct == attacked > 0.8 * 2 * len(users)
 
 
+def test_cloning_miss_probability_matches_the_proxy() -> None:
+    """Victims inside the s = v set: the share with S^2 <= sigma* is the chi-square prediction."""
+    ds = dd.complete_k(3, B=12, seed=4)
+    p = DiffixProxy(ds.data, table="c", salt=77, rounding=False, bucket_suppression=False)
+    domains = ds.domains()
+    rng = np.random.default_rng(5)
+    sigma_star = 1.5  # a large cut-off, so that misses are frequent enough to count
+    s2 = []
+    for row in rng.choice(len(ds.data), 400, replace=False):
+        rec = ds.data.iloc[row].to_dict()
+        out = atk.cloning_attack(p, rec, ["a1", "a2"], "a3", "s", v=int(rec["s"]), domains=domains, n_dummy=10,
+                                 sigma_star=sigma_star, check_value_unique=False, rng=rng)
+        s2.append(out.s2)
+    miss = float(np.mean(np.asarray(s2) <= sigma_star))
+    expected = atk.cloning_miss_probability(10, sigma_star)
+    assert 0.2 < expected < 0.5
+    assert abs(miss - expected) < 4 * np.sqrt(expected * (1 - expected) / len(s2)), (miss, expected)
+
+
+def test_cloning_miss_probability_arguments() -> None:
+    assert atk.cloning_miss_probability(10, 0.0) == 0.0
+    assert atk.cloning_miss_probability(10, 0.7) < atk.cloning_miss_probability(4, 0.7)
+    with pytest.raises(ValueError, match="n_dummy"):
+        atk.cloning_miss_probability(1, 0.7)
+    with pytest.raises(ValueError, match="sigma_star"):
+        atk.cloning_miss_probability(10, -1)
+
+
 def test_cloning_attack_with_rounding_and_suppression_is_mostly_right() -> None:
     ds = dd.complete_k(3, B=12, seed=9)
     p = DiffixProxy(ds.data, table="c", salt=21)

@@ -101,6 +101,7 @@ __all__ = [
     "greedy_select_subset",
     "greedy_full_cloning_attack",
     "greedy_query_bound",
+    "cloning_miss_probability",
     "run_differential_experiment",
     "run_cloning_experiment",
     "summarize_differential",
@@ -1029,6 +1030,34 @@ def greedy_select_subset(proxy: DiffixProxy, record: Mapping[str, Any], a_star: 
         if prod < 1.0 / n_est:
             break
     return a_prime, u, len(a_star) + 1
+
+
+def cloning_miss_probability(n_dummy: int, sigma_star: float) -> float:
+    """P(S^2 <= sigma*) when the victim *is* in the ``s = v`` query set: the variance test's own error.
+
+    When the victim is inside, ``Q_j`` and ``Q'_j`` select sets that differ by
+    her, so the dynamic noise of every condition differs between them. All
+    the ``Q_j`` share one query set (the dummy conditions do not change it),
+    so across ``j`` only the omitted dummy condition's two dynamic terms vary:
+    ``q_j = C - (n_j - n'_j)`` with ``n_j, n'_j ~ N(0, 1)`` i.i.d. ([G19] §2
+    and §3.2), hence ``var(q_j) = 2`` and, ignoring rounding,
+
+    .. math:: \\frac{(|\\Delta| - 1) S^2}{2} \\sim \\chi^2_{|\\Delta| - 1},
+              \\qquad P(S^2 \\le \\sigma^*) = F_{\\chi^2_{|\\Delta|-1}}\\big((|\\Delta| - 1)\\sigma^* / 2\\big).
+
+    Such a victim is declared outside (guess ``1 - v``): a wrong guess.
+
+    Examples
+    --------
+    >>> round(cloning_miss_probability(10, 0.7), 4)
+    0.0422
+    """
+    n = _positive_int("n_dummy", n_dummy)
+    if n < 2:
+        raise ValueError(f"n_dummy must be >= 2, got {n}")
+    if not (isinstance(sigma_star, (int, float)) and not isinstance(sigma_star, bool) and sigma_star >= 0):
+        raise ValueError(f"sigma_star must be a number >= 0, got {sigma_star!r}")
+    return float(stats.chi2.cdf((n - 1) * sigma_star / 2.0, n - 1))
 
 
 def greedy_query_bound(n_known: int, n_dummy: int) -> int:
