@@ -35,7 +35,8 @@ SMALL: dict[str, dict[str, object]] = {
                           "max_attacked": 5, "max_attacked_large": 2, "max_subsets": 20,
                           "fig4_k_star_adult": [7], "fig4_users": 10, "census_k_star": [3, 5],
                           "max_subsets_large": 5, "german_k_star": [4], "shuffled_users": 10,
-                          "double_test_users": 10, "use_cache": False, "n_jobs": 1},
+                          "double_test_users": 10, "tradeoff_sigma_stars": [1.0], "use_cache": False,
+                          "n_jobs": 1},
     "07_membership_base_rates": {"n_members": 1000, "n_shadow_models": 4, "n_target_models": 1,
                                  "sweep_max_depths": [4, None], "cache": False},
 }
