@@ -565,6 +565,8 @@ def test_cloning_miss_probability_arguments() -> None:
         atk.cloning_miss_probability(1, 0.7)
     with pytest.raises(ValueError, match="sigma_star"):
         atk.cloning_miss_probability(10, -1)
+    with pytest.raises(ValueError, match="sigma_star"):
+        atk.cloning_miss_probability(10, True)
 
 
 def test_cloning_attack_with_rounding_and_suppression_is_mostly_right() -> None:
@@ -692,6 +694,8 @@ def test_uniqueness_by_hand() -> None:
 def test_adult_as_the_paper_uses_it(adult_ds) -> None:
     assert adult_ds.n_records == 30162 and adult_ds.n_attributes == 11
     assert set(adult_ds.data["income"].unique()) == {0, 1}
+    # salary <= 50K is the majority: the value of the base-rate guesser
+    assert adult_ds.majority == 0 and (adult_ds.data["income"] == 0).mean() > 0.5
     shuffled = dd.shuffle_secret(adult_ds, seed=1)
     assert shuffled.data["income"].sum() == adult_ds.data["income"].sum()
     assert not shuffled.data["income"].equals(adult_ds.data["income"])

@@ -1050,13 +1050,9 @@ def cloning_miss_probability(n_dummy: int, sigma_star: float) -> float:
     Examples
     --------
     >>> round(cloning_miss_probability(10, 0.7), 4)
-    0.0422
+    0.042
     """
-    n = _positive_int("n_dummy", n_dummy)
-    if n < 2:
-        raise ValueError(f"n_dummy must be >= 2, got {n}")
-    if not (isinstance(sigma_star, (int, float)) and not isinstance(sigma_star, bool) and sigma_star >= 0):
-        raise ValueError(f"sigma_star must be a number >= 0, got {sigma_star!r}")
+    n, sigma_star = _cloning_settings(n_dummy, sigma_star)
     return float(stats.chi2.cdf((n - 1) * sigma_star / 2.0, n - 1))
 
 
@@ -1417,13 +1413,9 @@ def run_cloning_experiment(ds: Any, proxy: DiffixProxy, *, n_users: int = 1000, 
         raise ValueError("the double test is a variant of the full cloning attack")
     if v not in (0, 1):
         raise ValueError(f"v must be 0 or 1, got {v!r}")
-    if not (isinstance(sigma_star, (int, float)) and sigma_star >= 0):
-        raise ValueError(f"sigma_star must be >= 0, got {sigma_star!r}")
+    n_dummy, sigma_star = _cloning_settings(n_dummy, sigma_star)
     if max_subsets is not None:
         _positive_int("max_subsets", max_subsets)
-    n_dummy = _positive_int("n_dummy", n_dummy)
-    if n_dummy < 2:
-        raise ValueError(f"n_dummy must be >= 2 (a variance needs two samples), got {n_dummy}")
     data = ds.data
     attrs = list(ds.attributes)
     k = len(attrs) if k_star is None else _positive_int("k_star", k_star)
@@ -1432,7 +1424,7 @@ def run_cloning_experiment(ds: Any, proxy: DiffixProxy, *, n_users: int = 1000, 
     users = _sample_users(len(data), n_users, seed)
     truth = data[ds.secret].to_numpy()[users].astype(int)
     params = {"variant": variant, "double_test": double_test, "v": v, "n_dummy": n_dummy,
-              "sigma_star": float(sigma_star), "max_subsets": max_subsets}
+              "sigma_star": sigma_star, "max_subsets": max_subsets}
     rows = _run_users("cloning", ds, proxy, users, seed + 1, k, params, _positive_int("n_jobs", n_jobs),
                       progress)
     df = pd.DataFrame(rows, columns=["value_unique", "unique", "attackable", "guess", "n_queries",
@@ -1585,7 +1577,7 @@ def inference_yardstick(truth: Any, guess: Any, predicted: Any, *, majority: int
     rare = 1 - int(majority)
     tc, gc = t[m], g[m]
     p_att = ratio(int(np.sum(tc == gc)), tc.size)
-    p_base = ratio(int(np.sum(tc == majority)), tc.size)
+    p_base = majority_baseline(t, m, majority=int(majority))["precision"]
     p_rare = ratio(int(np.sum((gc == rare) & (tc == rare))), int(np.sum(gc == rare)))
     b_rare = ratio(int(np.sum(tc == rare)), tc.size)
     return {
@@ -1604,6 +1596,16 @@ def inference_yardstick(truth: Any, guess: Any, predicted: Any, *, majority: int
 
 def _rng(rng: np.random.Generator | int | None) -> np.random.Generator:
     return rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+
+
+def _cloning_settings(n_dummy: Any, sigma_star: Any) -> tuple[int, float]:
+    """Check ``|Delta|`` (an integer >= 2: a variance needs two samples) and ``sigma*`` (a number >= 0)."""
+    n = _positive_int("n_dummy", n_dummy)
+    if n < 2:
+        raise ValueError(f"n_dummy must be >= 2 (a variance needs two samples), got {n}")
+    if isinstance(sigma_star, bool) or not isinstance(sigma_star, (int, float)) or not sigma_star >= 0:
+        raise ValueError(f"sigma_star must be a number >= 0, got {sigma_star!r}")
+    return n, float(sigma_star)
 
 
 def _positive_int(name: str, value: Any) -> int:

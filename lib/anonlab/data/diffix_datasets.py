@@ -98,6 +98,11 @@ class DiffixDataset:
         """Attributes including the secret (the paper's count)."""
         return len(self.attributes) + 1
 
+    @property
+    def majority(self) -> int:
+        """The most common secret value (0 on a tie): what a guesser who knows only the base rate says."""
+        return int(np.bincount(self.data[self.secret].to_numpy().astype(int), minlength=2).argmax())
+
     def domains(self) -> dict[str, np.ndarray]:
         """Sorted distinct values of every attribute (the schema an attacker may know)."""
         return {a: np.sort(self.data[a].unique()) for a in self.attributes}
