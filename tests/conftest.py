@@ -57,16 +57,16 @@ def mini_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (root / "book").mkdir()
     (root / "data" / "claims.yaml").write_text(MINI_LEDGER)
     make_notebook(
-        root / "notebooks" / "01_syntactic_anonymity.ipynb",
+        root / "notebooks" / "00_mini_chapter.ipynb",
         "x = 0.5  # the value to record\nfail = False  # raise in the third cell\nlabel = 'a'\n",
         [
             "from anonlab import params, claims\nparams.check_number('x', x, low=0, high=1)\n",
-            "rec = claims.Recorder('01_syntactic_anonymity')\nrec.record('slides.mini.approx', x)\n",
+            "rec = claims.Recorder('00_mini_chapter')\nrec.record('slides.mini.approx', x)\n",
             "if fail:\n    raise RuntimeError('asked to fail')\n",
         ],
     )
     (root / "_toc.yml").write_text(
-        "format: jb-book\nroot: intro\nchapters:\n  - file: 01_syntactic_anonymity\n  - file: missing_page\n"
+        "format: jb-book\nroot: intro\nchapters:\n  - file: 00_mini_chapter\n  - file: missing_page\n"
     )
     monkeypatch.setenv("ANONLAB_ROOT", str(root))
     monkeypatch.delenv("ANONLAB_OUTPUT_DIR", raising=False)

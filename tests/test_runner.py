@@ -13,7 +13,7 @@ from anonlab.runner import RunError, parse_cli_value, run_notebook
 
 from .conftest import read_json
 
-NB = "01_syntactic_anonymity"
+NB = "00_mini_chapter"
 
 
 def test_parameters_are_read_from_the_tagged_cell(mini_project: Path) -> None:
@@ -41,7 +41,7 @@ def test_int_is_accepted_for_a_float_parameter(mini_project: Path) -> None:
 
 
 def test_unknown_notebook_lists_the_available_ones(mini_project: Path) -> None:
-    with pytest.raises(RunError, match="available: 01_syntactic_anonymity"):
+    with pytest.raises(RunError, match="available: 00_mini_chapter"):
         runner.resolve_notebook("02_nope")
 
 

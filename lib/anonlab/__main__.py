@@ -41,7 +41,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="a parameter passed as a raw string")
     run.add_argument("--out", default=None, help="output folder (default: book/)")
     run.add_argument("--force", action="store_true", help="run even if the published copy is up to date")
-    run.add_argument("--list-parameters", action="store_true", help="show the notebook's parameters and exit")
+    run.add_argument("--list-parameters", action="store_true",
+                     help="show the chapter's parameters (default, allowed values, meaning) and exit")
+    run.add_argument("--quick", action="store_true",
+                     help="the chapter's fast preset (classroom and test settings); -p values override it")
 
     book = sub.add_parser("book", help="run every chapter in _toc.yml order, then build the HTML book")
     book.add_argument("--force", action="store_true", help="rerun notebooks even if up to date")
@@ -61,13 +64,14 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if args.command == "run":
-            from .runner import notebook_parameters, resolve_notebook, run_notebook
+            from .runner import describe_parameters, quick_parameters, run_notebook
 
             if args.list_parameters:
-                for k, v in notebook_parameters(resolve_notebook(args.notebook)).items():
-                    print(f"{k} = {v!r}")
+                print(describe_parameters(args.notebook))
                 return 0
             params = _parse_params(args.parameter, args.raw)
+            if args.quick:
+                params = {**quick_parameters(args.notebook), **params}
             run_notebook(args.notebook, params, out_dir=args.out, force=args.force)
         elif args.command == "book":
             from .book import build_book, build_html, check_internal_links, generate_pages

@@ -2,13 +2,18 @@
 
 ``data/claims.yaml`` lists every quantitative claim of the five source
 documents: where it is made, the reported value, and the tolerance within
-which the book calls it reproduced. A notebook records its measurement of a
-claim with one call::
+which the book calls it reproduced. A chapter's library module turns its
+results into :class:`Measurement` objects (tested functions, not notebook
+arithmetic) and the notebook records them all with one call::
 
     rec = Recorder("02_dp_vs_definetti")
-    rec.record("cormode.fig1.occupation.majority_baseline", 0.127, ci=(0.123, 0.131))
+    rec.record_all({"cormode.fig1.occupation.majority_baseline": Measurement(0.127, ci=(0.123, 0.131))})
 
-which writes ``<notebook>.results.json`` beside the executed notebook. The
+which writes ``<notebook>.results.json`` beside the executed notebook.
+:meth:`Recorder.record_attack` keeps an attack's full
+:class:`~anonlab.measures.AttackResult` (and its baseline) in
+``<notebook>.attacks.pkl``, so that :func:`attack_table` can score any
+chapter's attacks on the common yardstick later. The
 verdict page of the book is generated from the ledger and those files.
 
 Verdicts
@@ -43,6 +48,9 @@ __all__ = [
     "VERDICTS",
     "Claim",
     "ClaimError",
+    "Measurement",
+    "attack_table",
+    "load_attacks",
     "Recorder",
     "load_ledger",
     "ledger",
@@ -59,6 +67,22 @@ VERDICTS = ("reproduced", "not reproduced", "not run", "data unavailable")
 COMPARISONS = ("approx", "at_least", "at_most", "range", "exact", "holds")
 DATA_STATES = ("available", "unavailable", "synthetic", "none")
 RESULTS_SUFFIX = ".results.json"
+ATTACKS_SUFFIX = ".attacks.pkl"
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """The measured value of one claim, as a chapter's library function computes it.
+
+    ``value`` is in the claim's unit (rates as fractions); ``None`` means
+    not measured (not run, or data unavailable). ``ci`` is an optional
+    (low, high) interval, ``n`` the sample size, ``note`` one line of context.
+    """
+
+    value: Any
+    ci: Sequence[float] | None = None
+    n: int | None = None
+    note: str = ""
 
 
 class ClaimError(KeyError):
@@ -258,6 +282,8 @@ class Recorder:
         self.notebook = notebook
         self.path = Path(out_dir or paths.output_dir()) / f"{notebook}{RESULTS_SUFFIX}"
         self.results: dict[str, dict[str, Any]] = {}
+        self.attacks: dict[str, dict[str, Any]] = {}
+        self.path.with_name(f"{notebook}{ATTACKS_SUFFIX}").unlink(missing_ok=True)
         self._save()
 
     def record(
@@ -289,6 +315,31 @@ class Recorder:
         }
         self._save()
         return v
+
+    def record_all(self, measurements: Mapping[str, "Measurement | Any"]) -> pd.DataFrame:
+        """Record every claim of ``measurements`` (``Measurement`` or a bare value); return the verdicts."""
+        for cid, m in measurements.items():
+            if not isinstance(m, Measurement):
+                m = Measurement(m)
+            self.record(cid, m.value, ci=m.ci, n=m.n, note=m.note)
+        return self.table().set_index("id").loc[list(measurements), ["reported", "measured", "ci", "verdict"]]
+
+    def record_attack(self, name: str, result: Any, baseline: Any = None) -> None:
+        """Keep an attack's :class:`~anonlab.measures.AttackResult` (and its baseline) for the yardstick."""
+        import pickle
+
+        if not name:
+            raise ValueError("record_attack needs a name")
+        self.attacks[name] = {"result": result, "baseline": baseline}
+        path = self.path.with_name(f"{self.notebook}{ATTACKS_SUFFIX}")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                pickle.dump(self.attacks, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
 
     def _save(self) -> None:
         _atomic_write_json(
@@ -343,6 +394,41 @@ def _row(c: Claim, r: Mapping[str, Any] | None) -> dict[str, Any]:
         "ci": _fmt_ci(r),
         "verdict": v,
     }
+
+
+def load_attacks(chapter: str, results_dir: str | Path | None = None) -> dict[str, dict[str, Any]]:
+    """The attack results a chapter recorded: ``{name: {"result": ..., "baseline": ...}}``."""
+    import pickle
+
+    d = Path(results_dir) if results_dir is not None else paths.book_dir()
+    path = d / f"{chapter}{ATTACKS_SUFFIX}"
+    if not path.exists():
+        return {}
+    with open(path, "rb") as fh:
+        return pickle.load(fh)
+
+
+def attack_table(chapters: Sequence[str] | str, results_dir: str | Path | None = None,
+                 confidence: float = 0.95) -> pd.DataFrame:
+    """Every recorded attack of these chapters on one yardstick.
+
+    Precision, coverage, recall, baseline precision on the same targets and
+    PI, each with its interval (:func:`anonlab.measures.score`)::
+
+        attack_table(["02_dp_vs_definetti", "06_diffix_attacks"])
+    """
+    from .measures import score
+
+    names = [chapters] if isinstance(chapters, str) else list(chapters)
+    rows = []
+    for ch in names:
+        for name, item in load_attacks(ch, results_dir).items():
+            row = score(item["result"], item.get("baseline"), confidence=confidence).as_dict()
+            row.update(chapter=ch, name=name)
+            rows.append(row)
+    if not rows:
+        return pd.DataFrame()
+    return pd.DataFrame(rows).set_index(["chapter", "name"])
 
 
 def collect_results(results_dir: str | Path | None = None) -> dict[str, dict[str, Any]]:

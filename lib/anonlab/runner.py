@@ -40,6 +40,8 @@ __all__ = [
     "resolve_notebook",
     "run_notebook",
     "toc_notebooks",
+    "describe_parameters",
+    "quick_parameters",
     "parse_cli_value",
 ]
 
@@ -130,11 +132,25 @@ def _compatible(default: Any, value: Any) -> bool:
 
 
 def validate_parameters(path: Path, parameters: Mapping[str, Any]) -> dict[str, Any]:
-    """Refuse unknown parameter names and values whose type differs from the default's.
+    """Check a run's parameters before anything executes.
 
-    Integers are accepted where the default is a float. Returns the
+    A chapter with a declaration (:mod:`anonlab.chapters`) is checked in full
+    against it: names, types, ranges, choices and the cross-checks, so a bad
+    value is refused in a second with one message naming the parameter.
+    A notebook without one falls back to its ``parameters`` cell: unknown
+    names and values whose type differs from the default's are refused
+    (integers are accepted where the default is a float). Returns the
     parameters (unchanged) when they are acceptable.
     """
+    from .chapters import get, has_chapter
+    from .validation import ParameterError
+
+    if has_chapter(path.stem):
+        try:
+            get(path.stem).parameters.validate(parameters)
+        except ParameterError as exc:
+            raise RunError(f"{path.name}: {exc}") from None
+        return dict(parameters)
     declared = notebook_parameters(path)
     unknown = sorted(set(parameters) - set(declared))
     if unknown:
@@ -150,6 +166,28 @@ def validate_parameters(path: Path, parameters: Mapping[str, Any]) -> dict[str, 
                 f"like its default {default!r}; got {value!r} ({_type_name(value)})"
             )
     return dict(parameters)
+
+
+def describe_parameters(notebook: str | Path) -> str:
+    """The parameters of a chapter with defaults, allowed values and meanings."""
+    from .chapters import get, has_chapter
+
+    src = resolve_notebook(notebook)
+    if has_chapter(src.stem):
+        chapter = get(src.stem)
+        text = chapter.parameters.describe()
+        if chapter.quick:
+            text += "\n\n--quick sets: " + ", ".join(f"{k}={v!r}" for k, v in chapter.quick.items())
+        return text
+    return "\n".join(f"{k} = {v!r}" for k, v in notebook_parameters(src).items())
+
+
+def quick_parameters(notebook: str | Path) -> dict[str, Any]:
+    """The chapter's quick preset (classroom and test settings); empty without a declaration."""
+    from .chapters import get, has_chapter
+
+    src = resolve_notebook(notebook)
+    return dict(get(src.stem).quick) if has_chapter(src.stem) else {}
 
 
 def parse_cli_value(text: str) -> Any:
@@ -292,7 +330,6 @@ def run_notebook(
                 os.environ[k] = v
         seconds = time.perf_counter() - start
     try:
-        results_tmp = tmp / f"{name}.results.json"
         meta = {
             "notebook": name,
             "parameters": params,
@@ -303,10 +340,12 @@ def run_notebook(
         }
         (tmp / f"{name}.params.json").write_text(json.dumps(meta, indent=1, default=str))
         # Publish: results first, then the notebook, then the params (which mark it fresh).
-        if results_tmp.exists():
-            os.replace(results_tmp, dest_results)
-        elif dest_results.exists():
-            dest_results.unlink()
+        for suffix in (".results.json", ".attacks.pkl"):
+            produced, published = tmp / f"{name}{suffix}", dest_dir / f"{name}{suffix}"
+            if produced.exists():
+                os.replace(produced, published)
+            else:
+                published.unlink(missing_ok=True)
         os.replace(out_nb, dest_nb)
         os.replace(tmp / f"{name}.params.json", _params_file(dest_dir, name))
     finally:

@@ -1,5 +1,9 @@
 """anonlab.measures: how any attack is scored.
 
+Every attack returns an :class:`AttackResult`; :func:`score` turns it into
+precision, coverage, recall and, beside a baseline on the same targets,
+precision improvement, all with intervals (:mod:`anonlab.measures.protocol`).
+
 Precision, coverage (prediction rate), recall, precision improvement over a
 baseline, ROC points converted to precision at a realistic membership base
 rate, and Wilson intervals. The formulas follow P. Francis and D. Wagner,
@@ -24,8 +28,10 @@ from .base_rates import (
     tpr_at_fpr,
     worked_example,
 )
+from .protocol import AttackResult, Score, majority_baseline, score, yardstick
 from .rates import (
     AttackScore,
+    attack_score,
     accuracy,
     baseline_precision,
     baseline_precision_at_skew,
@@ -45,6 +51,12 @@ from .rates import (
 )
 
 __all__ = [
+    "AttackResult",
+    "Score",
+    "majority_baseline",
+    "score",
+    "yardstick",
+    "attack_score",
     "RocCurve",
     "everyone_is_member",
     "interpolate_roc",

@@ -855,27 +855,37 @@ def score_predictions(
     else:
         n_made = int(made.size)
 
-    n_targets = int(yt.size)
-    n_correct = int(np.sum(correct_made))
-    n_fp = n_made - n_correct
+    return attack_score(int(yt.size), n_made, int(np.sum(correct_made)), n_positives, confidence)
+
+
+def attack_score(
+    n_targets: int, n_predictions: int, n_correct: int, n_positives: int | None = None,
+    confidence: float = 0.95,
+) -> AttackScore:
+    """Build an :class:`AttackScore` from counts ([FW24] Eqs 2-4, Wilson intervals).
+
+    >>> s = attack_score(10, 4, 3)
+    >>> s.precision, s.coverage, s.prediction_rate
+    (0.75, 0.4, 0.3)
+    """
+    n_fp = n_predictions - n_correct
     rec: float | None = None
     rec_ci: tuple[float, float] | None = None
     if n_positives is not None:
         rec = float(recall(n_correct, n_positives - n_correct))
         rec_ci = _interval(n_correct, n_positives, confidence)
-
     return AttackScore(
         n_targets=n_targets,
-        n_predictions=n_made,
+        n_predictions=n_predictions,
         n_correct=n_correct,
         precision=float(precision(n_correct, n_fp)),
-        coverage=float(coverage(n_made, n_targets)),
-        prediction_rate=float(prediction_rate(n_correct, n_fp, n_targets - n_made)),
+        coverage=float(coverage(n_predictions, n_targets)),
+        prediction_rate=float(prediction_rate(n_correct, n_fp, n_targets - n_predictions)),
         n_positives=n_positives,
         recall=rec,
         confidence=float(confidence),
-        precision_ci=_interval(n_correct, n_made, confidence),
-        coverage_ci=_interval(n_made, n_targets, confidence),
+        precision_ci=_interval(n_correct, n_predictions, confidence),
+        coverage_ci=_interval(n_predictions, n_targets, confidence),
         prediction_rate_ci=_interval(n_correct, n_targets, confidence),
         recall_ci=rec_ci,
     )

@@ -1,0 +1,331 @@
+"""One scoring protocol for every attack that guesses something about people.
+
+An attack is *run*, then *scored* (the shape of Anonymeter's evaluators, with
+this book's distinction between precision, coverage and base rate kept):
+
+1. the attack returns an :class:`AttackResult`: which targets it attacked,
+   for which it made a prediction, what it predicted, the truth, and the
+   resources it used (queries, auxiliary records, seconds);
+2. :func:`score` turns a result into a :class:`Score`: precision over the
+   predictions made ([FW24] Eq 2), coverage (the fraction of targets with a
+   prediction, §4.3), the prediction rate of Eq 4, recall where a positive
+   value is defined (Eq 3), each with a Wilson interval; given a
+   *baseline's* result on the same targets, the baseline's precision on the
+   targets the attack predicted for (§4.3, steps 1-4) and the precision
+   improvement PI = (P_attack − P_base) / (1 − P_base) (Eq 6).
+
+:func:`yardstick` scores several results at once into one table, so that
+attacks from different chapters can be compared on one scale.
+
+[FW24] P. Francis and D. Wagner, "Towards more accurate and useful data
+anonymity vulnerability measures", arXiv:2403.06595 (2024).
+
+Examples
+--------
+>>> attack = AttackResult.from_predictions(
+...     "toy", truth=["a", "b", "a", "b"], prediction=["a", None, "b", "b"])
+>>> base = AttackResult.from_predictions(
+...     "majority", truth=["a", "b", "a", "b"], prediction=["a", "a", "a", "a"])
+>>> s = score(attack, baseline=base)
+>>> round(s.precision, 4), s.coverage, round(s.baseline_precision, 4)
+(0.6667, 0.75, 0.6667)
+>>> s.precision_improvement
+0.0
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from .rates import AttackScore, attack_score, precision_improvement, wilson_interval
+
+__all__ = ["AttackResult", "Score", "score", "yardstick", "majority_baseline"]
+
+
+def _array(name: str, value: Any, n: int | None = None, dtype: Any = None) -> np.ndarray:
+    arr = np.asarray(value, dtype=dtype)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    if n is not None and arr.size != n:
+        raise ValueError(f"{name} has {arr.size} entries, expected {n} (one per target)")
+    return arr
+
+
+@dataclass(frozen=True, eq=False)
+class AttackResult:
+    """What an attack did, target by target.
+
+    Attributes
+    ----------
+    attack
+        A short name ("naive Bayes, ε = 0.1", "cloning, |Δ| = 10").
+    targets
+        One identifier per attacked target (row labels, user ids).
+    truth
+        Each target's true secret (or membership).
+    predicted
+        ``True`` where the attack made a prediction; elsewhere it abstained.
+    prediction
+        The prediction (any value where ``predicted`` is ``False``).
+    confidence
+        Optional score per target (higher = surer), from which thresholds
+        trade precision for coverage (:meth:`at_threshold`).
+    positive
+        The value that counts as a positive prediction for binary secrets
+        (e.g. ``True`` for membership); ``None`` for plain inference.
+    tolerance
+        Numeric secrets: a prediction within ``tolerance`` of the truth is
+        correct ([FW24] §4.3, "within 5 %" is a relative tolerance and is
+        encoded by the attack as a boolean ``correct`` instead).
+    resources
+        What the attack used: ``{"queries": 32, "aux_records": 8}``.
+    correct
+        Optional per-target correctness, when it is not ``prediction ==
+        truth`` (relative tolerances, sets of candidates).
+    """
+
+    attack: str
+    targets: np.ndarray
+    truth: np.ndarray
+    predicted: np.ndarray
+    prediction: np.ndarray
+    confidence: np.ndarray | None = None
+    positive: Any = None
+    tolerance: float | None = None
+    resources: Mapping[str, float] = field(default_factory=dict)
+    correct: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        t = _array("targets", self.targets)
+        n = t.size
+        object.__setattr__(self, "targets", t)
+        object.__setattr__(self, "truth", _array("truth", self.truth, n))
+        pred = _array("predicted", self.predicted, n)
+        if pred.dtype != bool:
+            raise ValueError(f"predicted must be boolean, got dtype {pred.dtype}")
+        object.__setattr__(self, "predicted", pred)
+        object.__setattr__(self, "prediction", _array("prediction", self.prediction, n))
+        if self.confidence is not None:
+            object.__setattr__(self, "confidence", _array("confidence", self.confidence, n, float))
+        if self.correct is not None:
+            c = _array("correct", self.correct, n)
+            if c.dtype != bool:
+                raise ValueError(f"correct must be boolean, got dtype {c.dtype}")
+            object.__setattr__(self, "correct", c)
+        if len(set(t.tolist())) != n:
+            raise ValueError(f"attack {self.attack!r}: targets must be distinct")
+        object.__setattr__(self, "resources", dict(self.resources))
+
+    @classmethod
+    def from_predictions(
+        cls,
+        attack: str,
+        truth: npt.ArrayLike,
+        prediction: npt.ArrayLike,
+        *,
+        targets: npt.ArrayLike | None = None,
+        predicted: npt.ArrayLike | None = None,
+        **kwargs: Any,
+    ) -> "AttackResult":
+        """Build a result; without ``predicted``, a missing prediction (None/NaN) means abstention."""
+        pred = np.asarray(prediction, dtype=object) if not isinstance(prediction, np.ndarray) else prediction
+        if predicted is None:
+            predicted = ~np.asarray(pd.isna(pred), dtype=bool)
+        truth_arr = np.asarray(truth)
+        if targets is None:
+            targets = np.arange(truth_arr.size)
+        return cls(attack, np.asarray(targets), truth_arr, np.asarray(predicted, dtype=bool), pred, **kwargs)
+
+    @property
+    def n_targets(self) -> int:
+        return int(self.targets.size)
+
+    def is_correct(self) -> np.ndarray:
+        """Per target: a prediction was made and it is right."""
+        if self.correct is not None:
+            return self.predicted & self.correct
+        made = np.flatnonzero(self.predicted)
+        out = np.zeros(self.n_targets, dtype=bool)
+        if made.size:
+            p, t = self.prediction[made], self.truth[made]
+            if self.tolerance is not None:
+                ok = np.abs(p.astype(float) - t.astype(float)) <= self.tolerance
+            else:
+                ok = np.asarray(p == t, dtype=bool)
+                if ok.shape != p.shape:
+                    ok = np.asarray(p.astype(object) == t.astype(object), dtype=bool)
+            if self.positive is not None:
+                ok = ok & np.asarray(p == self.positive, dtype=bool)
+            out[made] = ok
+        return out
+
+    def subset(self, mask: npt.ArrayLike, name: str | None = None) -> "AttackResult":
+        """The same attack restricted to the targets where ``mask`` is true."""
+        m = _array("mask", mask, self.n_targets, bool)
+        pick = lambda a: None if a is None else a[m]  # noqa: E731
+        return replace(self, attack=name or self.attack, targets=self.targets[m], truth=self.truth[m],
+                       predicted=self.predicted[m], prediction=self.prediction[m],
+                       confidence=pick(self.confidence), correct=pick(self.correct))
+
+    def on_targets(self, targets: npt.ArrayLike) -> "AttackResult":
+        """The result for these targets (in this result's order); all must have been attacked."""
+        want = np.asarray(targets)
+        index = pd.Index(self.targets)
+        missing = ~index.isin(want)
+        have = pd.Index(want).isin(index)
+        if not have.all():
+            raise ValueError(f"{int((~have).sum())} target(s) were not attacked by {self.attack!r}")
+        return self.subset(~missing)
+
+    def at_threshold(self, threshold: float) -> "AttackResult":
+        """Predict only where ``confidence >= threshold`` (precision against coverage)."""
+        if self.confidence is None:
+            raise ValueError(f"attack {self.attack!r} reports no confidence to threshold")
+        keep = self.predicted & (self.confidence >= threshold)
+        return replace(self, attack=f"{self.attack} (confidence ≥ {threshold:g})", predicted=keep)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per target: truth, predicted, prediction, correct (and confidence)."""
+        df = pd.DataFrame({"truth": self.truth, "predicted": self.predicted,
+                           "prediction": self.prediction, "correct": self.is_correct()},
+                          index=pd.Index(self.targets, name="target"))
+        if self.confidence is not None:
+            df["confidence"] = self.confidence
+        return df
+
+
+@dataclass(frozen=True)
+class Score:
+    """An attack's score, with intervals, and its baseline on the same targets.
+
+    The fields of :class:`~anonlab.measures.rates.AttackScore` (``precision``,
+    ``coverage``, ``prediction_rate``, ``recall`` and their Wilson intervals),
+    plus, when a baseline was given: ``baseline_precision`` over the targets
+    the attack predicted for (with its interval) and ``precision_improvement``
+    ([FW24] Eq 6), whose interval takes the ends of the attack's precision
+    interval against the baseline's point value.
+    """
+
+    attack: str
+    rates: AttackScore
+    resources: Mapping[str, float]
+    baseline: str | None = None
+    baseline_precision: float = math.nan
+    baseline_precision_ci: tuple[float, float] = (math.nan, math.nan)
+    precision_improvement: float = math.nan
+    precision_improvement_ci: tuple[float, float] = (math.nan, math.nan)
+
+    def __getattr__(self, name: str) -> Any:  # precision, coverage, ... come from the rates
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.rates, name)
+
+    def as_dict(self) -> dict[str, Any]:
+        """A flat row for a table."""
+        r = self.rates
+        row: dict[str, Any] = {
+            "attack": self.attack, "targets": r.n_targets, "predictions": r.n_predictions,
+            "correct": r.n_correct, "precision": r.precision, "precision_low": r.precision_ci[0],
+            "precision_high": r.precision_ci[1], "coverage": r.coverage,
+            "coverage_low": r.coverage_ci[0], "coverage_high": r.coverage_ci[1],
+            "recall": r.recall if r.recall is not None else math.nan,
+            "baseline": self.baseline, "baseline_precision": self.baseline_precision,
+            "pi": self.precision_improvement, "pi_low": self.precision_improvement_ci[0],
+            "pi_high": self.precision_improvement_ci[1],
+        }
+        row.update({f"resource_{k}": v for k, v in self.resources.items()})
+        return row
+
+
+def score(result: AttackResult, baseline: AttackResult | None = None, *,
+          confidence: float = 0.95) -> Score:
+    """Score an attack, and compare it with a baseline on the targets it predicted for.
+
+    Parameters
+    ----------
+    result
+        The attack's result.
+    baseline
+        A baseline's result (majority guess, the non-member baseline of
+        [FW24] §4) that covers at least every target the attack predicted
+        for. Its precision is measured on exactly those targets (§4.3 steps
+        1-4), so PI compares like with like.
+    confidence
+        Level of the Wilson intervals.
+    """
+    correct = result.is_correct()
+    n_made = int(result.predicted.sum())
+    if result.positive is not None:  # binary cast of [FW24] §2: only positive predictions count
+        made_pos = result.predicted & np.asarray(result.prediction == result.positive, dtype=bool)
+        n_made = int(made_pos.sum())
+        n_pos: int | None = int(np.sum(np.asarray(result.truth == result.positive, dtype=bool)))
+    else:
+        n_pos = None
+    rates = attack_score(result.n_targets, n_made, int(correct.sum()), n_pos, confidence)
+    out = Score(result.attack, rates, dict(result.resources))
+    if baseline is None:
+        return out
+    hit = result.targets[result.predicted]
+    base = baseline.on_targets(hit)
+    b_correct = int(base.is_correct().sum())
+    b_made = int(base.predicted.sum())
+    p_base = b_correct / b_made if b_made else math.nan
+    b_ci = tuple(float(v) for v in wilson_interval(b_correct, b_made, confidence))
+    pi = float(precision_improvement(rates.precision, p_base)) if _finite(rates.precision, p_base) else math.nan
+    pi_ci = ((float(precision_improvement(rates.precision_ci[0], p_base)),
+              float(precision_improvement(rates.precision_ci[1], p_base)))
+             if _finite(rates.precision, p_base) else (math.nan, math.nan))
+    return replace(out, baseline=baseline.attack, baseline_precision=p_base, baseline_precision_ci=b_ci,
+                   precision_improvement=pi, precision_improvement_ci=pi_ci)
+
+
+def _finite(*xs: float) -> bool:
+    return all(isinstance(x, (int, float)) and math.isfinite(x) for x in xs)
+
+
+def yardstick(results: Mapping[str, AttackResult] | Sequence[AttackResult],
+              baselines: Mapping[str, AttackResult] | AttackResult | None = None,
+              *, confidence: float = 0.95) -> pd.DataFrame:
+    """Score several results into one table (one row per attack).
+
+    ``baselines`` is one baseline for all, or a mapping from the results'
+    keys to their baselines (attacks on different data need different ones).
+    """
+    items = list(results.items()) if isinstance(results, Mapping) else [(r.attack, r) for r in results]
+    rows = []
+    for key, res in items:
+        base = baselines.get(key) if isinstance(baselines, Mapping) else baselines
+        rows.append(score(res, base, confidence=confidence).as_dict())
+    return pd.DataFrame(rows).set_index("attack")
+
+
+def majority_baseline(truth: npt.ArrayLike, *, reference: npt.ArrayLike | None = None,
+                      targets: npt.ArrayLike | None = None, name: str = "majority guess") -> AttackResult:
+    """Guess, for every target, the most common value of ``reference`` (default: of ``truth``).
+
+    The weakest sensible baseline: what an attacker predicts knowing only the
+    distribution of the secret. Ties are broken by the first value in sorted
+    order, so the guess is deterministic.
+
+    >>> r = majority_baseline(["x", "y", "y"])
+    >>> r.prediction.tolist(), score(r).precision
+    (['y', 'y', 'y'], 0.6666666666666666)
+    """
+    t = np.asarray(truth)
+    ref = t if reference is None else np.asarray(reference)
+    if ref.size == 0:
+        raise ValueError("majority_baseline needs at least one reference value")
+    counts = pd.Series(ref).value_counts(sort=False)
+    top = counts[counts == counts.max()].index
+    guess = sorted(top.tolist())[0]
+    pred = np.empty(t.size, dtype=object)
+    pred[:] = [guess] * t.size
+    return AttackResult.from_predictions(name, t, pred, targets=targets,
+                                         predicted=np.ones(t.size, dtype=bool))
