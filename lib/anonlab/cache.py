@@ -36,9 +36,7 @@ T = TypeVar("T")
 
 def results_dir() -> Path:
     """``<data cache>/results`` (the data cache is ``$ANONLAB_DATA_DIR`` or the user cache)."""
-    from .data.paths import cache_dir
-
-    return cache_dir() / "results"
+    return paths.cache_dir() / "results"
 
 
 @lru_cache(maxsize=1)
@@ -53,7 +51,7 @@ def library_fingerprint() -> str:
 
 
 def _manifest_bytes() -> bytes:
-    p = paths.project_root() / "data" / "manifest.yaml"
+    p = paths.manifest_path()
     return p.read_bytes() if p.exists() else b""
 
 

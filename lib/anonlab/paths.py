@@ -1,8 +1,16 @@
-"""Where the project's files live.
+"""Where the project's files and the data cache live (the library's one paths module).
 
-The library is installed editable from ``lib/``, so the project root is two
-levels above the package. ``ANONLAB_ROOT`` overrides it (for an installed
-copy of the library used with a checkout elsewhere).
+Environment variables change the defaults:
+
+``ANONLAB_ROOT``
+    The project root (the folder holding ``data/manifest.yaml``). Default: the
+    checkout the package is imported from (the library is installed editable
+    from ``lib/``, so the root is two levels above the package).
+``ANONLAB_DATA_DIR``
+    The data cache. Default: ``platformdirs.user_cache_dir("anonlab")``
+    (``~/.cache/anonlab`` on Linux).
+``ANONLAB_OUTPUT_DIR``
+    Set by the runner while a notebook executes (see :func:`output_dir`).
 """
 
 from __future__ import annotations
@@ -10,7 +18,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["project_root", "ledger_path", "book_dir", "output_dir", "notebooks_dir"]
+__all__ = ["project_root", "ledger_path", "book_dir", "output_dir", "notebooks_dir", "manifest_path",
+           "cache_dir", "ROOT_ENV", "DATA_DIR_ENV"]
+
+ROOT_ENV = "ANONLAB_ROOT"
+DATA_DIR_ENV = "ANONLAB_DATA_DIR"
 
 
 def project_root() -> Path:
@@ -45,3 +57,18 @@ def output_dir() -> Path:
     """
     env = os.environ.get("ANONLAB_OUTPUT_DIR")
     return Path(env) if env else book_dir()
+
+
+def manifest_path() -> Path:
+    """The data manifest, ``data/manifest.yaml``."""
+    return project_root() / "data" / "manifest.yaml"
+
+
+def cache_dir() -> Path:
+    """The data cache folder (``$ANONLAB_DATA_DIR`` or the user cache); not created here."""
+    env = os.environ.get(DATA_DIR_ENV)
+    if env:
+        return Path(env).expanduser().resolve()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("anonlab"))

@@ -36,7 +36,7 @@ from anonlab.data.loaders import (
     load_movielens100k,
     load_netflix_prize,
 )
-from anonlab.data.paths import cache_dir, manifest_path, project_root
+from anonlab.paths import cache_dir, manifest_path, project_root
 
 __all__ = [
     "DataEntry",

@@ -54,7 +54,7 @@ from typing import IO, Any
 import yaml
 
 from anonlab.data.errors import DataUnavailableError
-from anonlab.data.paths import DATA_DIR_ENV, cache_dir, manifest_path
+from anonlab.paths import DATA_DIR_ENV, cache_dir, manifest_path
 
 __all__ = [
     "DataEntry",
