@@ -202,8 +202,13 @@ def test_the_book_builds_without_warnings_and_links_resolve(
         if os.environ.get("CI"):
             pytest.fail("CI must check the book in a real browser: install Debian's chromium")
         pytest.skip("no Chromium on this machine: browser check skipped")
-    problems = book.browser_check(html, ["intro", "verdicts", *NOTEBOOKS], browser)
+    shots = executed_book / "_build" / "screenshots"
+    problems = book.browser_check(html, ["intro", "verdicts", *NOTEBOOKS], browser, shots)
     assert problems == []
+    assert sorted(p.stem for p in shots.glob("*.png")) == sorted(["intro", "verdicts", *NOTEBOOKS])
     verdicts = (html / "verdicts.html").read_text()
     n = len(claims.load_ledger(executed_book / "data" / "claims.yaml"))
     assert f"<td><p>{n}</p></td>" in verdicts or f">{n}<" in verdicts
+    # every claim has a row with a coloured verdict; details open on demand
+    assert verdicts.count('class="verdict verdict-') == n
+    assert verdicts.count("<details>") == n

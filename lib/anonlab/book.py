@@ -186,8 +186,12 @@ def render_page(page: Path, browser: str, *, screenshot: Path | None = None) -> 
     return proc.stdout
 
 
-def browser_check(html_dir: Path, pages: list[str], browser: str) -> list[str]:
+def browser_check(html_dir: Path, pages: list[str], browser: str,
+                  screenshots: Path | None = None) -> list[str]:
     """Render each page in a real browser and report what a reader would see go wrong.
+
+    With ``screenshots`` (a folder, e.g. ``_build/screenshots``), a PNG of
+    each page as a reader first sees it is kept there, to look at.
 
     Checks: the page renders with its title and the book's navigation, its
     formulas are typeset (MathJax loads from the book itself), no notebook
@@ -200,7 +204,13 @@ def browser_check(html_dir: Path, pages: list[str], browser: str) -> list[str]:
         if not page.exists():
             problems.append(f"{name}: page missing")
             continue
-        dom = render_page(page, browser)
+        shot = None
+        if screenshots is not None:
+            screenshots.mkdir(parents=True, exist_ok=True)
+            shot = screenshots / f"{name}.png"
+        dom = render_page(page, browser, screenshot=shot)
+        if shot is not None and not shot.exists():
+            problems.append(f"{name}: the browser made no screenshot")
         parser = _LinkParser()
         parser.feed(dom)
         if "<h1" not in dom:
@@ -245,7 +255,9 @@ def build_book(*, force: bool = False, only: list[str] | None = None) -> Path:
     if browser is None:
         print("[anonlab] no Chromium found: skipping the browser check of the pages", file=sys.stderr)
     else:
-        problems = browser_check(html, ["intro", "verdicts", *names], browser)
+        shots = paths.project_root() / "_build" / "screenshots"
+        problems = browser_check(html, ["intro", "verdicts", *names], browser, shots)
+        print(f"[anonlab] screenshots of every page: {shots}", file=sys.stderr)
         if problems:
             raise RuntimeError("the browser check found problems:\n  " + "\n  ".join(problems))
     print(f"[anonlab] the book is at {html / 'index.html'}", file=sys.stderr)

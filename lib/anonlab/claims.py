@@ -480,6 +480,40 @@ def _markdown_table(df: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _html(text: Any) -> str:
+    import html
+
+    return html.escape(str(text), quote=True)
+
+
+def _verdict_badge(verdict: str) -> str:
+    css = "verdict-" + verdict.replace(" ", "-")
+    return f'<span class="verdict {css}">{_html(verdict)}</span>'
+
+
+def verdict_html_table(group: pd.DataFrame) -> str:
+    """A compact HTML table of claims: id, reported, measured, coloured verdict, details on demand.
+
+    Four narrow columns fit the page without horizontal scrolling; the
+    statement, where the paper makes it and the interval open from the id.
+    """
+    rows = []
+    for _, r in group.iterrows():
+        details = f"{_html(r['statement'])}<br><em>{_html(r['where'])}</em>"
+        if r["ci"]:
+            details += f"<br>interval: {_html(r['ci'])}"
+        rows.append(
+            "<tr>"
+            f'<td class="claim-id"><details><summary><code>{_html(r["id"])}</code></summary>'
+            f'<div class="claim-details">{details}</div></details></td>'
+            f"<td>{_html(r['reported'])}</td><td>{_html(r['measured'])}</td>"
+            f"<td>{_verdict_badge(r['verdict'])}</td></tr>"
+        )
+    return ('<table class="verdict-table"><thead><tr><th>claim (open for details)</th><th>reported</th>'
+            '<th>measured</th><th>verdict</th></tr></thead><tbody>\n' + "\n".join(rows)
+            + "\n</tbody></table>\n")
+
+
 def write_verdict_pages(
     out_dir: str | Path,
     results_dir: str | Path | None = None,
@@ -499,12 +533,14 @@ def write_verdict_pages(
     (out / "verdict_summary.md").write_text(_markdown_table(counts), encoding="utf-8")
     parts = []
     for chapter, group in table.groupby("chapter", sort=True):
+        counted = group["verdict"].value_counts().reindex(VERDICTS, fill_value=0)
+        tally = ", ".join(f"{int(n)} {v}" for v, n in counted.items() if n > 0)
         if chapter in chapters:
             parts.append(f"## {chapter}: {chapters[chapter]}\n\n")
-            parts.append(f"Measured in the chapter [{chapters[chapter]}]({chapter}.ipynb).\n\n")
+            parts.append(f"Measured in the chapter [{chapters[chapter]}]({chapter}.ipynb): {tally}.\n\n")
         else:
-            parts.append(f"## {chapter}\n\nThis chapter is not written yet.\n\n")
-        parts.append(_markdown_table(group.drop(columns=["chapter"])))
+            parts.append(f"## {chapter}\n\nThis chapter is not written yet: {tally}.\n\n")
+        parts.append(verdict_html_table(group))
         parts.append("\n")
     (out / "verdict_table.md").write_text("".join(parts), encoding="utf-8")
     return table
