@@ -97,6 +97,9 @@ def main(argv: list[str] | None = None) -> int:
     except (RunError, RuntimeError, ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("interrupted: nothing half-written was published", file=sys.stderr)
+        return 130
     return 0
 
 

@@ -21,13 +21,13 @@ import json
 import os
 import pickle
 import shutil
-import tempfile
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
 from . import paths
+from .fileio import atomic_write
 
 __all__ = ["cached", "cache_key", "library_fingerprint", "results_dir", "clear"]
 
@@ -83,16 +83,23 @@ def cached(name: str, params: Mapping[str, Any], compute: Callable[[], T]) -> T:
         except (OSError, pickle.UnpicklingError, EOFError):
             path.unlink(missing_ok=True)  # a damaged entry is recomputed
     result = compute()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
     try:
-        with os.fdopen(fd, "wb") as fh:
-            pickle.dump(result, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        atomic_write(path, lambda fh: pickle.dump(result, fh, protocol=pickle.HIGHEST_PROTOCOL), binary=True)
+    except OSError as exc:  # a read-only cache: the result is still right, it is just not kept
+        _warn_unwritable(path.parent, exc)
     return result
+
+
+_WARNED: set[str] = set()
+
+
+def _warn_unwritable(folder: Path, exc: OSError) -> None:
+    import warnings
+
+    if str(folder) not in _WARNED:
+        _WARNED.add(str(folder))
+        warnings.warn(f"the result cache {folder} is not writable ({exc.strerror}); results are "
+                      "computed but not kept (set ANONLAB_DATA_DIR to a writable folder)", stacklevel=3)
 
 
 def clear(name: str | None = None) -> None:

@@ -32,8 +32,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -43,6 +41,7 @@ from typing import Any
 import pandas as pd
 
 from . import paths
+from .fileio import atomic_write
 
 __all__ = [
     "VERDICTS",
@@ -250,15 +249,7 @@ def _jsonable(x: Any) -> Any:
 
 
 def _atomic_write_json(path: Path, payload: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(payload, fh, indent=1, sort_keys=True)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, lambda fh: json.dump(payload, fh, indent=1, sort_keys=True))
 
 
 class Recorder:
@@ -332,14 +323,8 @@ class Recorder:
             raise ValueError("record_attack needs a name")
         self.attacks[name] = {"result": result, "baseline": baseline}
         path = self.path.with_name(f"{self.notebook}{ATTACKS_SUFFIX}")
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                pickle.dump(self.attacks, fh, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write(path, lambda fh: pickle.dump(self.attacks, fh, protocol=pickle.HIGHEST_PROTOCOL),
+                     binary=True)
 
     def _save(self) -> None:
         _atomic_write_json(

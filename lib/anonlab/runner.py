@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from . import paths
+from .fileio import atomic_write, default_file_mode
 
 __all__ = [
     "RunError",
@@ -70,10 +71,14 @@ def resolve_notebook(notebook: str | Path) -> Path:
     candidates = [p, p.with_suffix(".ipynb"), paths.notebooks_dir() / p.name,
                   paths.notebooks_dir() / p.with_suffix(".ipynb").name]
     for c in candidates:
-        if c.is_file() and c.suffix == ".ipynb":
-            return c.resolve()
+        try:
+            if c.is_file() and c.suffix == ".ipynb":
+                return c.resolve()
+        except (OSError, ValueError):  # a name too long or with a NUL byte is no notebook
+            continue
     available = sorted(q.stem for q in paths.notebooks_dir().glob("*.ipynb"))
-    raise RunError(f"no notebook {str(notebook)!r}; available: {', '.join(available)}")
+    shown = str(notebook) if len(str(notebook)) <= 80 else str(notebook)[:77] + "..."
+    raise RunError(f"no notebook {shown!r}; available: {', '.join(available)}")
 
 
 def notebook_parameters(path: Path) -> dict[str, Any]:
@@ -190,14 +195,48 @@ def quick_parameters(notebook: str | Path) -> dict[str, Any]:
     return dict(get(src.stem).quick) if has_chapter(src.stem) else {}
 
 
+def _yaml12_loader() -> type:
+    """A safe YAML loader that reads numbers as YAML 1.2 does (and as a user means them).
+
+    PyYAML implements YAML 1.1: ``1e-3`` (no dot) stays a string and ``1:30``
+    is a base-60 integer (90). Here ``1e-3`` is 0.001 and ``1:30`` is the
+    string ``"1:30"``.
+    """
+    import re
+
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.yaml_implicit_resolvers = {
+        k: [(tag, rx) for tag, rx in v if tag not in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")]
+        for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    Loader.add_implicit_resolver("tag:yaml.org,2002:int", re.compile(r"^[-+]?(?:0|[1-9][0-9_]*)$"),
+                                 list("-+0123456789"))
+    Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:float",
+        re.compile(r"^(?:[-+]?(?:[0-9][0-9_]*)?\.?[0-9]+(?:[eE][-+]?[0-9]+)?|[-+]?[0-9][0-9_]*\.[0-9_]*"
+                   r"(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"),
+        list("-+0123456789."))
+    return Loader
+
+
 def parse_cli_value(text: str) -> Any:
-    """Parse a ``-p NAME VALUE`` value: YAML (numbers, lists, true/false), ``None``."""
+    """Parse a ``-p NAME VALUE`` value as YAML 1.2: numbers, lists, true/false, ``None``.
+
+    >>> parse_cli_value("[1e-3, 1.0]"), parse_cli_value("['1:30', 1:240]")
+    ([0.001, 1.0], ['1:30', '1:240'])
+    >>> parse_cli_value("[30, 240]"), parse_cli_value("adult"), parse_cli_value("5")
+    ([30, 240], 'adult', 5)
+    """
     import yaml
 
     if text in ("None", "null", "~"):
         return None
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_yaml12_loader())  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError:
         return text
 
@@ -225,13 +264,16 @@ def _params_file(out_dir: Path, name: str) -> Path:
 
 
 def _is_fresh(out_dir: Path, name: str, key: str) -> bool:
+    """Is the published run up to date: same key, and every file it published still there?"""
     pf = _params_file(out_dir, name)
     if not (pf.exists() and (out_dir / f"{name}.ipynb").exists()):
         return False
     try:
-        return json.loads(pf.read_text()).get("cache_key") == key
+        meta = json.loads(pf.read_text())
     except (OSError, ValueError):
         return False
+    published = meta.get("published", [f"{name}.ipynb", f"{name}.results.json"])
+    return meta.get("cache_key") == key and all((out_dir / f).exists() for f in published)
 
 
 def _failure_message(name: str, exc: Exception, parameters: Mapping[str, Any],
@@ -258,6 +300,81 @@ def _failure_message(name: str, exc: Exception, parameters: Mapping[str, Any],
     return msg
 
 
+def _remove_stale_run_folders(dest_dir: Path, name: str) -> None:
+    """Remove ``.run-<name>-*`` folders left by runs whose process is gone (killed, power cut)."""
+    for folder in dest_dir.glob(f".run-{name}-*"):
+        try:
+            pid = int((folder / "pid").read_text())
+            os.kill(pid, 0)  # raises if no such process
+            if pid != os.getpid():
+                continue  # a run of this chapter is in progress in another process
+        except (OSError, ValueError):
+            pass
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _execute_and_publish(src: Path, name: str, params: Mapping[str, Any], full_params: Mapping[str, Any],
+                         key: str, tmp: Path, dest_dir: Path, *, kernel_name: str, progress: bool,
+                         timeout: int | None) -> float:
+    """Execute ``src`` into ``tmp`` and publish its products into ``dest_dir``; return the seconds."""
+    import papermill as pm
+
+    out_nb = tmp / f"{name}.ipynb"
+    env_before = {k: os.environ.get(k) for k in ("ANONLAB_OUTPUT_DIR", "ANONLAB_RUN_PARAMETERS")}
+    os.environ["ANONLAB_OUTPUT_DIR"] = str(tmp)
+    os.environ["ANONLAB_RUN_PARAMETERS"] = json.dumps(full_params, default=str)
+    if progress:
+        shown = " ".join(f"{k}={v!r}" for k, v in params.items()) or "defaults"
+        print(f"[anonlab] running {name} ({shown})", file=sys.stderr)
+    start = time.perf_counter()
+    try:
+        pm.execute_notebook(
+            str(src), str(out_nb), parameters=dict(params), kernel_name=kernel_name,
+            progress_bar=progress, cwd=str(src.parent), execution_timeout=timeout,
+            log_output=False,
+        )
+    except Exception as exc:  # papermill raises PapermillExecutionError for a failing cell
+        kept = None
+        if out_nb.exists():
+            failed_dir = paths.project_root() / "_build" / "failed"
+            failed_dir.mkdir(parents=True, exist_ok=True)
+            kept = failed_dir / f"{name}.ipynb"
+            shutil.move(str(out_nb), kept)
+        raise RunError(_failure_message(name, exc, params, kept)) from None
+    finally:
+        for k, v in env_before.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    seconds = time.perf_counter() - start
+    published = [f"{name}.ipynb"]
+    for suffix in (".results.json", ".attacks.pkl"):
+        if (tmp / f"{name}{suffix}").exists():
+            published.append(f"{name}{suffix}")
+    meta = {
+        "notebook": name,
+        "parameters": dict(params),
+        "all_parameters": dict(full_params),
+        "cache_key": key,
+        "seconds": round(seconds, 2),
+        "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "published": published,
+    }
+    atomic_write(tmp / f"{name}.params.json", lambda fh: json.dump(meta, fh, indent=1, default=str))
+    # Publish: results first, then the notebook, then the params (which mark it fresh).
+    for suffix in (".results.json", ".attacks.pkl"):
+        produced, target = tmp / f"{name}{suffix}", dest_dir / f"{name}{suffix}"
+        if produced.exists():
+            os.replace(produced, target)
+        else:
+            target.unlink(missing_ok=True)
+    os.chmod(out_nb, default_file_mode())
+    os.replace(out_nb, dest_dir / f"{name}.ipynb")
+    os.replace(tmp / f"{name}.params.json", _params_file(dest_dir, name))
+    return seconds
+
+
 def run_notebook(
     notebook: str | Path,
     parameters: Mapping[str, Any] | None = None,
@@ -282,14 +399,13 @@ def run_notebook(
     force
         Run even if an executed notebook with the same cache key exists.
     """
-    import papermill as pm
-
     src = resolve_notebook(notebook)
     params = validate_parameters(src, dict(parameters or {}))
     name = src.stem
     dest_dir = Path(out_dir) if out_dir is not None else paths.book_dir()
     dest_dir.mkdir(parents=True, exist_ok=True)
-    key = cache_key(src, params)
+    full_params = {**notebook_parameters(src), **params}
+    key = cache_key(src, full_params)  # a default passed explicitly is the same run
     dest_nb = dest_dir / f"{name}.ipynb"
     dest_results = dest_dir / f"{name}.results.json"
     if not force and _is_fresh(dest_dir, name, key):
@@ -298,56 +414,15 @@ def run_notebook(
         return RunResult(name, dest_nb, dest_results if dest_results.exists() else None,
                          params, 0.0, True)
 
+    _remove_stale_run_folders(dest_dir, name)
     tmp = Path(tempfile.mkdtemp(prefix=f".run-{name}-", dir=dest_dir))
-    out_nb = tmp / f"{name}.ipynb"
-    full_params = {**notebook_parameters(src), **params}
-    env_before = {k: os.environ.get(k) for k in ("ANONLAB_OUTPUT_DIR", "ANONLAB_RUN_PARAMETERS")}
-    os.environ["ANONLAB_OUTPUT_DIR"] = str(tmp)
-    os.environ["ANONLAB_RUN_PARAMETERS"] = json.dumps(full_params, default=str)
-    if progress:
-        shown = " ".join(f"{k}={v!r}" for k, v in params.items()) or "defaults"
-        print(f"[anonlab] running {name} ({shown})", file=sys.stderr)
-    start = time.perf_counter()
     try:
-        pm.execute_notebook(
-            str(src), str(out_nb), parameters=params, kernel_name=kernel_name,
-            progress_bar=progress, cwd=str(src.parent), execution_timeout=timeout,
-            log_output=False,
-        )
-    except Exception as exc:  # papermill raises PapermillExecutionError for a failing cell
-        kept = None
-        if out_nb.exists():
-            failed_dir = paths.project_root() / "_build" / "failed"
-            failed_dir.mkdir(parents=True, exist_ok=True)
-            kept = failed_dir / f"{name}.ipynb"
-            shutil.move(str(out_nb), kept)
-        raise RunError(_failure_message(name, exc, params, kept)) from None
-    finally:
-        for k, v in env_before.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-        seconds = time.perf_counter() - start
-    try:
-        meta = {
-            "notebook": name,
-            "parameters": params,
-            "all_parameters": full_params,
-            "cache_key": key,
-            "seconds": round(seconds, 2),
-            "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        }
-        (tmp / f"{name}.params.json").write_text(json.dumps(meta, indent=1, default=str))
-        # Publish: results first, then the notebook, then the params (which mark it fresh).
-        for suffix in (".results.json", ".attacks.pkl"):
-            produced, published = tmp / f"{name}{suffix}", dest_dir / f"{name}{suffix}"
-            if produced.exists():
-                os.replace(produced, published)
-            else:
-                published.unlink(missing_ok=True)
-        os.replace(out_nb, dest_nb)
-        os.replace(tmp / f"{name}.params.json", _params_file(dest_dir, name))
+        (tmp / "pid").write_text(str(os.getpid()))
+        seconds = _execute_and_publish(src, name, params, full_params, key, tmp, dest_dir,
+                                       kernel_name=kernel_name, progress=progress, timeout=timeout)
+    except KeyboardInterrupt:
+        raise RunError(f"{name}: interrupted; nothing was published (the previous copy, if any, "
+                       "is unchanged)") from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if progress:

