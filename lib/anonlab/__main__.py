@@ -1,4 +1,4 @@
-"""Command line: ``python -m anonlab {run,book,data,claims}``.
+"""Command line: ``python -m anonlab {run,book,sweep,data,claims}``.
 
 Examples
 --------
@@ -51,6 +51,17 @@ def build_parser() -> argparse.ArgumentParser:
     book.add_argument("--only", nargs="*", help="run only these chapters (the rest are built as they are)")
     book.add_argument("--no-run", action="store_true", help="only regenerate the verdict pages and build")
 
+    sweep = sub.add_parser("sweep", help="run a chapter over a parameter grid in parallel; one table + figure")
+    sweep.add_argument("notebook", help="chapter name, e.g. 02_dp_vs_definetti")
+    sweep.add_argument("--grid", action="append", metavar="NAME=V1,V2", required=True,
+                       help="a parameter and its values (read like -p); every combination runs")
+    sweep.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"),
+                       help="a parameter fixed for all points")
+    sweep.add_argument("--quick", action="store_true", help="start from the chapter's quick preset")
+    sweep.add_argument("--workers", type=int, default=2, help="local worker processes (default 2)")
+    sweep.add_argument("--scheduler", default=None, help="a Dask scheduler address: run the points there")
+    sweep.add_argument("--force", action="store_true", help="rerun points that are up to date")
+
     data = sub.add_parser("data", help="fetch every data set into the cache and show its status")
     data.add_argument("--status", action="store_true", help="only show what is cached")
 
@@ -84,6 +95,15 @@ def main(argv: list[str] | None = None) -> int:
                     raise RuntimeError("broken internal links:\n  " + "\n  ".join(broken))
             else:
                 build_book(force=args.force, only=args.only)
+        elif args.command == "sweep":
+            from .runner import quick_parameters
+            from .sweep import parse_grid, run_sweep
+
+            fixed = {**(quick_parameters(args.notebook) if args.quick else {}),
+                     **_parse_params(args.parameter, None)}
+            result = run_sweep(args.notebook, parse_grid(args.grid), fixed=fixed, workers=args.workers,
+                               scheduler=args.scheduler, force=args.force)
+            print(result.table.to_string(index=False, max_rows=60))
         elif args.command == "data":
             from .data import data_status, fetch_all
 

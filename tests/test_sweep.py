@@ -1,0 +1,43 @@
+"""Sweeps: a grid of runs, in local processes and on a Dask LocalCluster, collected into one table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from anonlab.runner import RunError
+from anonlab.sweep import grid_points, parse_grid, run_sweep
+
+NB = "00_mini_chapter"
+
+
+def test_grid_parsing_and_points() -> None:
+    grid = parse_grid(["x=0.1,0.2", "label=[1,2],b"])
+    assert grid == {"x": [0.1, 0.2], "label": [[1, 2], "b"]}
+    assert grid_points({"a": [1, 2], "b": [3]}, {"c": 0}) == [{"c": 0, "a": 1, "b": 3}, {"c": 0, "a": 2, "b": 3}]
+    for bad in (["x"], ["x="], ["x=1", "x=2"], []):
+        with pytest.raises(RunError):
+            parse_grid(bad)
+
+
+def test_a_bad_point_is_refused_before_any_run(mini_project: Path) -> None:
+    with pytest.raises(RunError, match="must be of type float"):
+        run_sweep(NB, {"x": [0.1, "high"]}, workers=1, progress=False)
+    assert not (mini_project / "_build" / "sweeps" / NB / "sweep.csv").exists()
+
+
+def test_sweep_in_local_processes(mini_project: Path) -> None:
+    res = run_sweep(NB, {"x": [0.45, 0.9]}, workers=2, progress=False)
+    t = res.table.set_index("x")
+    assert t.loc[0.45, "verdict"] == "reproduced" and t.loc[0.9, "verdict"] == "not reproduced"
+    assert (res.folder / "sweep.csv").exists() and (res.folder / "sweep.png").exists()
+
+
+def test_sweep_on_a_dask_local_cluster(mini_project: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        res = run_sweep(NB, {"x": [0.5, 0.7]}, scheduler=client, progress=False)
+    assert sorted(res.table["x"]) == [0.5, 0.7]
+    assert set(res.table["claim"]) == {"slides.mini.approx"}
