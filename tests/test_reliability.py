@@ -118,3 +118,20 @@ def test_an_unwritable_result_cache_computes_and_warns(tmp_path, monkeypatch) ->
         warnings.simplefilter("always")
         assert cache.cached("unwritable", {"a": 1}, lambda: 42) == 42
     assert any("not writable" in str(w.message) for w in caught)
+
+
+def test_the_book_key_moves_with_any_page_or_result(mini_project: Path) -> None:
+    from anonlab import book
+
+    (mini_project / "book" / "intro.md").write_text("# Intro\n")
+    (mini_project / "_config.yml").write_text("title: x\n")
+    k1 = book.book_inputs_key()
+    assert book.book_inputs_key() == k1
+    (mini_project / "book" / "_generated").mkdir()
+    (mini_project / "book" / "_generated" / "verdict_summary.md").write_text("made at build time")
+    assert book.book_inputs_key() == k1  # generated pages are outputs, not inputs
+    run_notebook(NB, progress=False)
+    k2 = book.book_inputs_key()
+    assert k2 != k1
+    (mini_project / "book" / "intro.md").write_text("# Intro, edited\n")
+    assert book.book_inputs_key() != k2

@@ -85,14 +85,10 @@ def main(argv: list[str] | None = None) -> int:
                 params = {**quick_parameters(args.notebook), **params}
             run_notebook(args.notebook, params, out_dir=args.out, force=args.force)
         elif args.command == "book":
-            from .book import build_book, build_html, check_internal_links, generate_pages
+            from .book import build_and_check, build_book
 
             if args.no_run:
-                generate_pages()
-                html = build_html()
-                broken = check_internal_links(html)
-                if broken:
-                    raise RuntimeError("broken internal links:\n  " + "\n  ".join(broken))
+                build_and_check()
             else:
                 build_book(force=args.force, only=args.only)
         elif args.command == "sweep":

@@ -232,10 +232,38 @@ def browser_check(html_dir: Path, pages: list[str], browser: str,
     return problems
 
 
+def book_inputs_key() -> str:
+    """Hash of everything the HTML is made from: configuration, pages, executed notebooks, results, library.
+
+    A rebuild whose key matches the one stamped into the last good build has
+    nothing to do (the Sphinx build, the link check and the browser check
+    are skipped).
+    """
+    import hashlib
+
+    from .cache import library_fingerprint
+
+    root = paths.project_root()
+    h = hashlib.sha256(library_fingerprint().encode())
+    files = [root / "_config.yml", root / "_toc.yml"]
+    files += [f for f in paths.book_dir().rglob("*") if f.is_file()
+              and not any(part.startswith(("_generated", "_vendor", ".run-", "_build")) for part in
+                          f.relative_to(paths.book_dir()).parts)]
+    for f in sorted(files):
+        h.update(str(f.relative_to(root)).encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()
+
+
+STAMP_NAME = ".anonlab-build-key"
+
+
 def build_book(*, force: bool = False, only: list[str] | None = None) -> Path:
     """Run every chapter in ``_toc.yml`` order with its default parameters, then build.
 
     Stops at the first failing chapter (its published notebook is left as it was).
+    When neither a chapter nor any page changed since the last good build,
+    the HTML is left as it is (``force`` rebuilds it).
     """
     names = toc_notebooks()
     if only:
@@ -246,6 +274,23 @@ def build_book(*, force: bool = False, only: list[str] | None = None) -> Path:
     for i, name in enumerate(names, 1):
         print(f"[anonlab] chapter {i}/{len(names)}: {name}", file=sys.stderr)
         run_notebook(name, force=force)
+    html = paths.project_root() / "_build" / "html"
+    key = book_inputs_key()
+    stamp = html / STAMP_NAME
+    if not force and stamp.exists() and stamp.read_text() == key and (html / "index.html").exists():
+        print(f"[anonlab] nothing changed since the last build: the book is at {html / 'index.html'}",
+              file=sys.stderr)
+        return html
+    return build_and_check(key)
+
+
+def build_and_check(key: str | None = None) -> Path:
+    """Generate the verdict pages, build the HTML, check its links and every page in a browser.
+
+    On success the inputs' key is stamped into the HTML folder.
+    """
+    names = toc_notebooks()
+    stamp_key = key or book_inputs_key()
     generate_pages()
     html = build_html()
     broken = check_internal_links(html)
@@ -257,8 +302,9 @@ def build_book(*, force: bool = False, only: list[str] | None = None) -> Path:
     else:
         shots = paths.project_root() / "_build" / "screenshots"
         problems = browser_check(html, ["intro", "verdicts", *names], browser, shots)
-        print(f"[anonlab] screenshots of every page: {shots}", file=sys.stderr)
         if problems:
             raise RuntimeError("the browser check found problems:\n  " + "\n  ".join(problems))
+        print(f"[anonlab] screenshots of every page: {shots}", file=sys.stderr)
+        (html / STAMP_NAME).write_text(stamp_key)
     print(f"[anonlab] the book is at {html / 'index.html'}", file=sys.stderr)
     return html
