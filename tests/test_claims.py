@@ -124,7 +124,7 @@ def test_verdict_page_counts_match_the_ledger(mini_project: Path, tmp_path: Path
     assert counts.loc["all chapters", "not reproduced"] == 1
     assert counts.loc["all chapters", "data unavailable"] == 1
     summary = (tmp_path / "gen" / "verdict_summary.md").read_text()
-    assert "| all chapters | 0 | 1 | 0 | 1 | 2 |" in summary
+    assert "| all chapters | 0 | 1 | 0 | 0 | 0 | 1 | 2 |" in summary
     assert "slides.mini.unavailable" in (tmp_path / "gen" / "verdict_table.md").read_text()
 
 
@@ -137,3 +137,43 @@ def test_results_with_ids_outside_the_ledger_are_refused(mini_project: Path) -> 
 
 def test_paths_follow_anonlab_root(mini_project: Path) -> None:
     assert paths.ledger_path() == mini_project / "data" / "claims.yaml"
+
+
+# --- the verdict categories ------------------------------------------------------------------
+
+def test_stand_in_data_is_inconclusive_whatever_the_value() -> None:
+    c = _claim(stand_in="measured on a synthetic stand-in; the real table would decide it")
+    assert claims.decide(c, {"measured": 0.5}) == "inconclusive"
+    assert claims.decide(c, {"measured": 0.9}) == "inconclusive"
+    assert claims.decide(c, None) == "not run"
+
+
+def test_alternatives_that_disagree_make_the_claim_depend_on_the_choice() -> None:
+    c = _claim(choices=[{"name": "known attributes", "alternatives": ["with", "without"]}])
+    agree = {"measured": 0.5, "alternatives": {"with": {"measured": 0.5}, "without": {"measured": 0.55}}}
+    split = {"measured": 0.5, "alternatives": {"with": {"measured": 0.5}, "without": {"measured": 0.9}}}
+    assert claims.decide(c, agree) == "reproduced"
+    assert claims.decide(c, split) == "depends on an unstated choice"
+    both_fail = {"measured": 0.9, "alternatives": {"with": {"measured": 0.9}, "without": {"measured": 0.1}}}
+    assert claims.decide(c, both_fail) == "not reproduced"
+
+
+def test_a_miss_whose_interval_reaches_the_tolerance_is_inconclusive() -> None:
+    c = _claim()  # 0.5 ± 0.1 accepts [0.4, 0.6]
+    assert claims.decide(c, {"measured": 0.65, "ci": [0.55, 0.75]}) == "inconclusive"
+    assert claims.decide(c, {"measured": 0.65, "ci": [0.61, 0.70]}) == "not reproduced"
+    assert claims.decide(c, {"measured": 0.65}) == "not reproduced"
+    assert claims.decide(c, {"measured": 0.55, "ci": [0.3, 0.8]}) == "reproduced"
+    assert claims.decide(c, {"measured": None, "is_nan": True}) == "not reproduced"
+
+
+def test_the_recorder_needs_every_listed_alternative(mini_project: Path, monkeypatch) -> None:
+    monkeypatch.setattr(claims, "claim", lambda cid: _claim(
+        id=cid, choices=[{"name": "tie-breaking", "alternatives": ["random", "stable"]}]))
+    rec = Recorder("01_syntactic_anonymity")
+    with pytest.raises(claims.ClaimError, match="each alternative"):
+        rec.record("slides.t", 0.5, alternatives={"random": 0.5})
+    v = rec.record_all({"slides.t": claims.Measurement(0.5, alternatives={"random": 0.5, "stable": 0.8})})
+    assert v.loc["slides.t", "verdict"] == "depends on an unstated choice"
+    saved = json.loads(rec.path.read_text())["results"]["slides.t"]
+    assert saved["alternatives"]["stable"] == {"measured": 0.8, "verdict": "not reproduced"}

@@ -21,11 +21,27 @@ Verdicts
 ``reproduced``
     the measured value satisfies the claim's comparison within tolerance;
 ``not reproduced``
-    it does not (or the measurement is undefined, NaN);
+    it does not (or the measurement is undefined, NaN), under every reading
+    of the paper the ledger lists;
+``depends on an unstated choice``
+    the paper leaves a choice open (the ledger's ``choices``: an attribute
+    set, a tie-break, a scale, a reading of a sentence) and the claim holds
+    under one reasonable alternative and fails under another; the record
+    keeps the measurement and verdict under each alternative;
+``inconclusive``
+    the evidence cannot decide: the claim is about data the book can only
+    stand in for (the ledger's ``stand_in`` says with what, and what would
+    decide it), or the measurement misses the tolerance while its interval
+    reaches into it (the tolerance already allows for noise; such a run
+    cannot be called a failure);
 ``not run``
     no notebook has recorded the claim (yet, or with these parameters);
 ``data unavailable``
     not run because the data it needs cannot be had here.
+
+The verdict is recomputed from the ledger and the recorded measurements when
+the book is built (:func:`decide`), so a ledger edit takes effect without a
+rerun.
 """
 
 from __future__ import annotations
@@ -48,6 +64,7 @@ __all__ = [
     "Claim",
     "ClaimError",
     "Measurement",
+    "decide",
     "attack_table",
     "load_attacks",
     "Recorder",
@@ -62,7 +79,8 @@ __all__ = [
     "write_verdict_pages",
 ]
 
-VERDICTS = ("reproduced", "not reproduced", "not run", "data unavailable")
+VERDICTS = ("reproduced", "not reproduced", "depends on an unstated choice", "inconclusive", "not run",
+            "data unavailable")
 COMPARISONS = ("approx", "at_least", "at_most", "range", "exact", "holds")
 DATA_STATES = ("available", "unavailable", "synthetic", "none")
 RESULTS_SUFFIX = ".results.json"
@@ -76,12 +94,16 @@ class Measurement:
     ``value`` is in the claim's unit (rates as fractions); ``None`` means
     not measured (not run, or data unavailable). ``ci`` is an optional
     (low, high) interval, ``n`` the sample size, ``note`` one line of context.
+    ``alternatives`` maps each alternative reading the ledger lists for this
+    claim (its ``choices``) to the value measured under it; ``value`` is the
+    measurement under the chapter's default reading.
     """
 
     value: Any
     ci: Sequence[float] | None = None
     n: int | None = None
     note: str = ""
+    alternatives: Mapping[str, Any] | None = None
 
 
 class ClaimError(KeyError):
@@ -109,6 +131,12 @@ class Claim:
     quote: str | None = None
     params: Mapping[str, Any] | None = None
     note: str | None = None
+    choices: Sequence[Mapping[str, Any]] | None = None
+    stand_in: str | None = None
+
+    def alternatives(self) -> list[str]:
+        """The labels of every alternative reading the ledger lists (over all open choices)."""
+        return [str(a) for ch in (self.choices or []) for a in ch.get("alternatives", [])]
 
     def describe_reported(self) -> str:
         """The reported value as a short human string, e.g. ``0.13 ± 0.02``."""
@@ -228,6 +256,56 @@ def verdict(c: Claim, measured: Any) -> str:
     return "reproduced" if ok else "not reproduced"
 
 
+def _accepted_interval(c: Claim) -> tuple[float, float] | None:
+    """The values a numeric claim accepts, as an interval (``None`` for non-numeric comparisons)."""
+    tol = float(c.tolerance or 0.0)
+    try:
+        if c.compare == "approx":
+            r = float(c.reported)
+            return (r - tol, r + tol)
+        if c.compare == "at_least":
+            return (float(c.reported) - tol, math.inf)
+        if c.compare == "at_most":
+            return (-math.inf, float(c.reported) + tol)
+        if c.compare == "range":
+            lo, hi = (float(v) for v in c.reported)
+            return (lo - tol, hi + tol)
+    except (TypeError, ValueError):
+        return None
+    return None
+
+
+def decide(c: Claim, record: Mapping[str, Any] | None) -> str:
+    """The verdict of a claim from its recorded measurement (see the module docstring).
+
+    In order: nothing recorded -> ``not run`` / ``data unavailable``; NaN ->
+    ``not reproduced``; a stand-in measurement -> ``inconclusive``;
+    alternatives with different verdicts -> ``depends on an unstated
+    choice``; a miss whose interval reaches the accepted values ->
+    ``inconclusive``; otherwise :func:`verdict`.
+    """
+    measured = None if record is None else record.get("measured")
+    if record is not None and record.get("is_nan"):
+        return "not reproduced"
+    base = verdict(c, measured)
+    if measured is None:
+        return base
+    if c.stand_in:
+        return "inconclusive"
+    alts = (record or {}).get("alternatives") or {}
+    readings = {base, *(verdict(c, a.get("measured")) if not a.get("is_nan") else "not reproduced"
+                        for a in alts.values())}
+    if len(readings) > 1:
+        return "depends on an unstated choice"
+    ci = (record or {}).get("ci")
+    accepted = _accepted_interval(c)
+    if base == "not reproduced" and ci and accepted and all(v is not None for v in ci):
+        lo, hi = float(ci[0]), float(ci[1])
+        if lo <= accepted[1] + 1e-12 and hi >= accepted[0] - 1e-12:
+            return "inconclusive"
+    return base
+
+
 def _jsonable(x: Any) -> Any:
     """Convert numpy scalars/arrays and tuples into plain JSON values (NaN -> None)."""
     if x is None or isinstance(x, (str, bool)):
@@ -285,34 +363,46 @@ class Recorder:
         ci: Sequence[float] | None = None,
         n: int | None = None,
         note: str = "",
+        alternatives: Mapping[str, Any] | None = None,
     ) -> str:
         """Record the measured value of ``claim_id`` and return its verdict.
 
         ``measured`` is in the claim's unit (rates as fractions in [0, 1]);
-        ``ci`` an optional (low, high) interval; ``n`` the sample size.
+        ``ci`` an optional (low, high) interval; ``n`` the sample size;
+        ``alternatives`` the value under each alternative reading the ledger
+        lists (every listed alternative, no other).
         """
         c = claim(claim_id)
         if c.chapter != self.notebook:
             note = (note + " " if note else "") + f"(claim belongs to chapter {c.chapter})"
-        v = verdict(c, measured)
+        listed = c.alternatives()
+        if alternatives is not None or listed:
+            given = sorted(map(str, alternatives or {}))
+            if measured is not None and given != sorted(listed):
+                raise ClaimError(f"claim {claim_id!r}: record a value for each alternative the ledger lists "
+                                 f"({sorted(listed)}), got {given}")
         is_nan = measured is not None and _jsonable(measured) is None  # NaN
-        self.results[claim_id] = {
+        entry = {
             "measured": _jsonable(measured),
             "is_nan": is_nan,
             "ci": _jsonable(ci) if ci is not None else None,
             "n": _jsonable(n),
             "note": note,
-            "verdict": v,
         }
+        if alternatives:
+            entry["alternatives"] = {str(k): {"measured": _jsonable(v), "verdict": verdict(c, v)}
+                                     for k, v in alternatives.items()}
+        entry["verdict"] = decide(c, entry)
+        self.results[claim_id] = entry
         self._save()
-        return v
+        return entry["verdict"]
 
     def record_all(self, measurements: Mapping[str, "Measurement | Any"]) -> pd.DataFrame:
         """Record every claim of ``measurements`` (``Measurement`` or a bare value); return the verdicts."""
         for cid, m in measurements.items():
             if not isinstance(m, Measurement):
                 m = Measurement(m)
-            self.record(cid, m.value, ci=m.ci, n=m.n, note=m.note)
+            self.record(cid, m.value, ci=m.ci, n=m.n, note=m.note, alternatives=m.alternatives)
         return self.table().set_index("id").loc[list(measurements), ["reported", "measured", "ci", "verdict"]]
 
     def record_attack(self, name: str, result: Any, baseline: Any = None) -> None:
@@ -341,7 +431,7 @@ class Recorder:
         return pd.DataFrame(rows, columns=_COLUMNS)
 
 
-_COLUMNS = ["id", "chapter", "where", "statement", "reported", "measured", "ci", "verdict"]
+_COLUMNS = ["id", "chapter", "where", "statement", "reported", "measured", "ci", "verdict", "readings"]
 
 
 def _fmt_measured(r: Mapping[str, Any] | None) -> str:
@@ -364,11 +454,18 @@ def _fmt_ci(r: Mapping[str, Any] | None) -> str:
     return f"[{ci[0]:.3g}, {ci[1]:.3g}]"
 
 
+def _readings(c: Claim, r: Mapping[str, Any] | None) -> str:
+    """The verdict under each alternative reading, and why a stand-in cannot decide."""
+    parts = []
+    for label, a in ((r or {}).get("alternatives") or {}).items():
+        parts.append(f"{label}: {_fmt_measured(a)} ({verdict(c, a.get('measured'))})")
+    if c.stand_in:
+        parts.append(f"stand-in: {c.stand_in}")
+    return "; ".join(parts)
+
+
 def _row(c: Claim, r: Mapping[str, Any] | None) -> dict[str, Any]:
-    if r is not None and r.get("is_nan"):
-        v = "not reproduced"  # the measurement was undefined (NaN)
-    else:
-        v = verdict(c, None if r is None else r.get("measured"))
+    v = decide(c, r)
     return {
         "id": c.id,
         "chapter": c.chapter,
@@ -378,6 +475,7 @@ def _row(c: Claim, r: Mapping[str, Any] | None) -> dict[str, Any]:
         "measured": _fmt_measured(r),
         "ci": _fmt_ci(r),
         "verdict": v,
+        "readings": _readings(c, r),
     }
 
 
@@ -487,6 +585,8 @@ def verdict_html_table(group: pd.DataFrame) -> str:
         details = f"{_html(r['statement'])}<br><em>{_html(r['where'])}</em>"
         if r["ci"]:
             details += f"<br>interval: {_html(r['ci'])}"
+        if r.get("readings"):
+            details += f"<br>{_html(r['readings'])}"
         rows.append(
             "<tr>"
             f'<td class="claim-id"><details><summary><code>{_html(r["id"])}</code></summary>'
