@@ -197,6 +197,10 @@ def test_the_book_builds_without_warnings_and_links_resolve(
     for name in NOTEBOOKS:
         assert (html / f"{name}.html").exists()
     assert book.check_internal_links(html) == []
+    # no button or link points nowhere: no placeholder repository, no launch buttons
+    pages = "".join(p.read_text(errors="replace") for p in html.glob("*.html"))
+    assert "mybinder.org" not in pages and "github.com/anonlab" not in pages
+    assert "anonlab.css" in pages  # the book's stylesheet (verdict colours, figure width)
     browser = book.find_browser()
     if browser is None:
         if os.environ.get("CI"):
