@@ -38,4 +38,4 @@ benchmark: $(STAMP)
 	@for b in tests/benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 clean:
-	rm -rf _build book/*.ipynb book/*.results.json book/*.params.json book/_generated
+	rm -rf _build book/*.ipynb book/*.results.json book/*.params.json book/*.attacks.pkl book/_generated book/_exercises

@@ -194,6 +194,7 @@ def test_the_book_builds_without_warnings_and_links_resolve(
     html = book.build_html(executed_book)
     assert (html / "index.html").exists()
     assert (html / "verdicts.html").exists()
+    assert (html / "glossary.html").exists() and (html / "course.html").exists()
     for name in NOTEBOOKS:
         assert (html / f"{name}.html").exists()
     assert book.check_internal_links(html) == []
@@ -207,9 +208,11 @@ def test_the_book_builds_without_warnings_and_links_resolve(
             pytest.fail("CI must check the book in a real browser: install Debian's chromium")
         pytest.skip("no Chromium on this machine: browser check skipped")
     shots = executed_book / "_build" / "screenshots"
-    problems = book.browser_check(html, ["intro", "verdicts", *NOTEBOOKS], browser, shots)
+    pages = book.checked_pages(NOTEBOOKS)
+    assert {"intro", "verdicts", "course", "glossary"} <= set(pages)
+    problems = book.browser_check(html, pages, browser, shots)
     assert problems == []
-    assert sorted(p.stem for p in shots.glob("*.png")) == sorted(["intro", "verdicts", *NOTEBOOKS])
+    assert sorted(p.stem for p in shots.glob("*.png")) == sorted(pages)
     verdicts = (html / "verdicts.html").read_text()
     n = len(claims.load_ledger(executed_book / "data" / "claims.yaml"))
     assert f"<td><p>{n}</p></td>" in verdicts or f">{n}<" in verdicts

@@ -19,7 +19,15 @@ from . import claims, paths
 from .runner import RunError, run_notebook, toc_notebooks
 
 __all__ = ["generate_pages", "build_html", "check_internal_links", "find_browser",
-           "browser_check", "build_book"]
+           "browser_check", "build_book", "checked_pages"]
+
+#: Hand-written pages every build renders in the browser check (besides the chapters).
+FIXED_PAGES = ("intro", "verdicts", "course", "glossary")
+
+
+def checked_pages(chapters: list[str]) -> list[str]:
+    """The pages the browser check renders: the fixed pages that exist, then the chapters."""
+    return [p for p in FIXED_PAGES if (paths.book_dir() / f"{p}.md").exists()] + list(chapters)
 
 
 def generated_dir() -> Path:
@@ -41,9 +49,18 @@ def chapter_title(name: str) -> str:
 
 
 def generate_pages(results_dir: Path | None = None) -> None:
-    """Write the verdict summary and table included by ``intro.md`` and ``verdicts.md``."""
-    chapters = {name: chapter_title(name) for name in toc_notebooks()}
+    """Write the pages made at build time under ``book/_generated``.
+
+    The verdict summary and table (included by ``intro.md`` and
+    ``verdicts.md``), each chapter's header and computed exercise solutions,
+    and the course plan (:mod:`anonlab.course`).
+    """
+    from .course import write_course_pages
+
+    names = toc_notebooks()
+    chapters = {name: chapter_title(name) for name in names}
     claims.write_verdict_pages(generated_dir(), results_dir, chapters)
+    write_course_pages(names)
 
 
 MATHJAX_PARTS = ("tex-chtml.js", "output/chtml/fonts/woff-v2", "input/tex/extensions", "ui", "a11y")
@@ -271,9 +288,15 @@ def build_book(*, force: bool = False, only: list[str] | None = None) -> Path:
         if unknown:
             raise RunError(f"unknown chapter(s) {unknown}; chapters: {', '.join(names)}")
         names = [n for n in names if n in only]
+    from .chapters import has_chapter
+    from .course import run_exercises
+
     for i, name in enumerate(names, 1):
         print(f"[anonlab] chapter {i}/{len(names)}: {name}", file=sys.stderr)
         run_notebook(name, force=force)
+    for name in names:  # the computed solutions of every exercise (a failure fails the build)
+        if has_chapter(name):
+            run_exercises(name, force=force)
     html = paths.project_root() / "_build" / "html"
     key = book_inputs_key()
     stamp = html / STAMP_NAME
@@ -301,7 +324,7 @@ def build_and_check(key: str | None = None) -> Path:
         print("[anonlab] no Chromium found: skipping the browser check of the pages", file=sys.stderr)
     else:
         shots = paths.project_root() / "_build" / "screenshots"
-        problems = browser_check(html, ["intro", "verdicts", *names], browser, shots)
+        problems = browser_check(html, checked_pages(names), browser, shots)
         if problems:
             raise RuntimeError("the browser check found problems:\n  " + "\n  ".join(problems))
         print(f"[anonlab] screenshots of every page: {shots}", file=sys.stderr)

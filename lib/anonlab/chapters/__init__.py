@@ -31,13 +31,52 @@ from typing import Any
 
 from ..validation import ParameterError, ParameterSpec
 
-__all__ = ["Chapter", "SPINE", "get", "module_name", "has_chapter"]
+__all__ = ["Chapter", "Exercise", "SPINE", "get", "module_name", "has_chapter"]
 
 #: The headings (H2) of every chapter, in order (see the book's introduction).
 #: A heading matches when it starts with the entry ("Beyond the paper",
 #: "Beyond the slides: Adult").
 SPINE = ("The claim", "Parameters", "Setup", "Reproduction", "Verdict", "Beyond the",
          "Exercises", "Provenance")
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """A predict-first exercise whose solution the book build computes.
+
+    Attributes
+    ----------
+    key
+        A short name, unique in the chapter (``"bucket5"``).
+    question
+        The question as the student reads it (MyST markdown): it asks for a
+        prediction first, then names the change.
+    parameters
+        The parameters the exercise changes, on top of the chapter's quick
+        preset (the solution run is the quick preset plus these).
+    answer
+        ``{glue key: what it is}``: values the chapter's notebook glues that
+        answer the question; the solution shows them for the quick run and
+        for this variant, side by side.
+    figure
+        Optional glue key of a figure the notebook glues (``glue(key, fig)``),
+        shown for the variant.
+    """
+
+    key: str
+    question: str
+    parameters: Mapping[str, Any]
+    answer: Mapping[str, str]
+    figure: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.key.isidentifier():
+            raise ValueError(f"exercise key must be a plain name, got {self.key!r}")
+        if not self.parameters:
+            raise ValueError(f"exercise {self.key!r} must change at least one parameter")
+        if not self.answer:
+            raise ValueError(f"exercise {self.key!r} must name the glue keys that answer it")
+        object.__setattr__(self, "answer", dict(self.answer))
 
 
 @dataclass(frozen=True)
@@ -57,6 +96,12 @@ class Chapter:
         -m anonlab run NAME --quick``. Checked against ``parameters``.
     data
         Names of the manifest's data sets the chapter reads (provenance).
+    goals
+        What a student should learn from the chapter (three at most).
+    assumes
+        What the chapter assumes the student knows (one sentence).
+    exercises
+        Predict-first exercises with computed solutions (:class:`Exercise`).
     """
 
     name: str
@@ -64,12 +109,25 @@ class Chapter:
     parameters: ParameterSpec
     quick: Mapping[str, Any] = field(default_factory=dict)
     data: tuple[str, ...] = ()
+    goals: tuple[str, ...] = ()
+    assumes: str = ""
+    exercises: tuple[Exercise, ...] = ()
 
     def __post_init__(self) -> None:
         try:
             self.parameters.validate(dict(self.quick))
         except ParameterError as exc:
             raise ValueError(f"chapter {self.name}: the quick preset is invalid: {exc}") from None
+        if len(self.goals) > 3:
+            raise ValueError(f"chapter {self.name}: at most three learning goals, got {len(self.goals)}")
+        keys = [e.key for e in self.exercises]
+        if len(set(keys)) != len(keys):
+            raise ValueError(f"chapter {self.name}: exercise keys repeat: {keys}")
+        for e in self.exercises:
+            try:
+                self.parameters.validate({**self.quick, **e.parameters})
+            except ParameterError as exc:
+                raise ValueError(f"chapter {self.name}, exercise {e.key!r}: {exc}") from None
 
     def check(self, namespace: Mapping[str, Any]) -> dict[str, Any]:
         """Validate the notebook's parameters (its ``globals()``); return them as a dict."""

@@ -1,0 +1,227 @@
+"""The book as a course: computed exercise solutions, chapter headers, the course plan.
+
+A chapter declares its learning goals, what it assumes and its exercises
+(:class:`anonlab.chapters.Exercise`). The book build then
+
+1. runs each chapter's quick preset and, for every exercise, the quick
+   preset with the exercise's parameters (ordinary runs through
+   :func:`anonlab.runner.run_notebook`, cached like any run, written under
+   ``book/_exercises/<chapter>/``); a failing solution run fails the build;
+2. writes, for each chapter, ``_generated/chapters/<chapter>.header.md``
+   (goals, prerequisites, run times read from the recorded runs) and
+   ``_generated/chapters/<chapter>.exercises.md`` (each question with its
+   solution in a dropdown the reader opens: the values that answer it for
+   the quick preset and for the variant, side by side, and the variant's
+   figure), which the chapter includes;
+3. writes ``_generated/course_plan.md``, included by the course-plan page.
+
+No answer is typed anywhere: a solution is read from the executed variant,
+so it stays true when the code changes.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import chapters, paths
+
+__all__ = ["LECTURES", "Lecture", "exercise_dir", "run_exercises", "glued_outputs", "write_course_pages",
+           "INSTALL_NOTE"]
+
+GENERATED = "_generated"
+
+
+@dataclass(frozen=True)
+class Lecture:
+    """One lecture of the suggested course: a title and the chapters it uses."""
+
+    title: str
+    chapters: tuple[str, ...]
+    note: str = ""
+
+
+#: The suggested order of a one-semester course (chapters not yet written are skipped).
+LECTURES: tuple[Lecture, ...] = (
+    Lecture("Removing names is not anonymising: k-anonymity, l-diversity, t-closeness",
+            ("01_syntactic_anonymity",)),
+    Lecture("Noise against inference: differentially private counts and Anatomy",
+            ("02_dp_vs_definetti",)),
+    Lecture("Sparse data: de-anonymising the Netflix Prize", ("03_netflix_eccentricity",)),
+    Lecture("Reconstruction from published tables: the US Census", ("04_census_reconstruction",)),
+    Lecture("What counts as a loss: the non-member baseline, precision and coverage",
+            ("05_nonmember_framework",)),
+    Lecture("Attacking a query interface: Diffix's sticky noise", ("06_diffix_attacks",)),
+    Lecture("Membership inference at realistic base rates", ("07_membership_base_rates",)),
+    Lecture("Who is the attacker? Passive and active partial knowledge", ("08_passive_active",)),
+)
+
+INSTALL_NOTE = (
+    "Python 3.11 or newer with pip, `make`, and about 1 GB of disk for the environment; "
+    "`make env` installs the pinned environment and `python -m anonlab data` fetches the "
+    "data sets (about 60 MB) once."
+)
+
+
+def exercise_dir(chapter: str) -> Path:
+    """``book/_exercises/<chapter>``: the executed quick run and exercise variants."""
+    return paths.book_dir() / "_exercises" / chapter
+
+
+def run_exercises(chapter: str, *, force: bool = False, progress: bool = True) -> dict[str, Any]:
+    """Run the chapter's quick preset and every exercise variant; return ``{key: RunResult}``.
+
+    The quick run is under the key ``"quick"``. A failing run raises
+    :class:`anonlab.runner.RunError` naming the exercise.
+    """
+    from .runner import RunError, run_notebook
+
+    ch = chapters.get(chapter)
+    out: dict[str, Any] = {}
+    runs = [("quick", dict(ch.quick))] + [(e.key, {**ch.quick, **e.parameters}) for e in ch.exercises]
+    for key, params in runs:
+        if progress:
+            print(f"[anonlab] {chapter}: solution run {key!r}", file=sys.stderr)
+        try:
+            out[key] = run_notebook(chapter, params, out_dir=exercise_dir(chapter) / key, force=force,
+                                    progress=False)
+        except RunError as exc:
+            raise RunError(f"{chapter}: the solution run of exercise {key!r} failed:\n{exc}") from None
+    return out
+
+
+def glued_outputs(notebook: Path) -> dict[str, dict[str, Any]]:
+    """The values a notebook glued (myst-nb ``glue``): ``{name: {mime type: data}}``."""
+    nb = json.loads(Path(notebook).read_text(encoding="utf-8"))
+    out: dict[str, dict[str, Any]] = {}
+    for cell in nb.get("cells", []):
+        for o in cell.get("outputs", []):
+            meta = (o.get("metadata") or {}).get("scrapbook") or {}
+            if "name" in meta:
+                prefix = meta.get("mime_prefix", "")
+                out[meta["name"]] = {k[len(prefix):] if k.startswith(prefix) else k: v
+                                     for k, v in (o.get("data") or {}).items()}
+    return out
+
+
+def _text(data: Mapping[str, Any] | None) -> str:
+    """A glued value as short text (numbers rounded to 4 significant digits)."""
+    if not data:
+        return "—"
+    raw = data.get("text/markdown") or data.get("text/plain") or ""
+    raw = "".join(raw) if isinstance(raw, list) else str(raw)
+    raw = raw.strip().strip("'\"")
+    try:
+        x = float(raw)
+        return f"{x:.4g}" if not x.is_integer() or abs(x) >= 1e15 else str(int(x))
+    except ValueError:
+        return raw.replace("|", "\\|").replace("\n", " ")
+
+
+def _seconds(run_dir: Path, chapter: str) -> float | None:
+    f = run_dir / f"{chapter}.params.json"
+    try:
+        return float(json.loads(f.read_text())["seconds"])
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def _fmt_seconds(s: float | None) -> str:
+    if s is None:
+        return "not measured in this build"
+    return f"{s:.0f} s" if s < 120 else f"{s / 60:.1f} min"
+
+
+def run_times(chapter: str) -> tuple[float | None, float | None]:
+    """Seconds of the recorded default run (``book/``) and of the quick run (``_exercises``)."""
+    return _seconds(paths.book_dir(), chapter), _seconds(exercise_dir(chapter) / "quick", chapter)
+
+
+def chapter_header(chapter: str) -> str:
+    """The box at the top of a chapter: goals, what it assumes, run times (from the recorded runs)."""
+    ch = chapters.get(chapter)
+    default, quick = run_times(chapter)
+    lines = [":::{admonition} In this chapter", ":class: tip", ""]
+    if ch.goals:
+        lines += ["**You will learn**", ""] + [f"- {g}" for g in ch.goals] + [""]
+    if ch.assumes:
+        lines += [f"**It assumes** {ch.assumes}", ""]
+    lines += [f"**Run time** (measured when this copy of the book was built): {_fmt_seconds(default)} "
+              f"with the default parameters, {_fmt_seconds(quick)} with `--quick` "
+              f"(`python -m anonlab run {chapter} --quick`).", ":::", ""]
+    return "\n".join(lines)
+
+
+def chapter_exercises(chapter: str, figure_dir: Path) -> str:
+    """The exercises of a chapter, each with its computed solution in a dropdown."""
+    ch = chapters.get(chapter)
+    base = exercise_dir(chapter)
+    quick_vals = glued_outputs(base / "quick" / f"{chapter}.ipynb") if (base / "quick" / f"{chapter}.ipynb").exists() else {}
+    parts = []
+    for i, e in enumerate(ch.exercises, 1):
+        nb = base / e.key / f"{chapter}.ipynb"
+        flags = " ".join(f"-p {k} '{json.dumps(v)}'" if not isinstance(v, str) else f"-p {k} {v}"
+                         for k, v in e.parameters.items())
+        parts.append(f"{i}. {e.question.strip()}\n")
+        parts.append(f"   ::::{{dropdown}} Solution (computed by this build)\n")
+        parts.append(f"   `python -m anonlab run {chapter} --quick {flags}`\n\n")
+        if not nb.exists():
+            parts.append("   The solution run was not part of this build "
+                         "(`python -m anonlab book` computes it).\n   ::::\n\n")
+            continue
+        vals = glued_outputs(nb)
+        parts.append("   | | quick preset | this exercise |\n   |---|---|---|\n")
+        for key, label in e.answer.items():
+            parts.append(f"   | {label} | {_text(quick_vals.get(key))} | {_text(vals.get(key))} |\n")
+        if e.figure and "image/png" in vals.get(e.figure, {}):
+            png = figure_dir / f"{chapter}.{e.key}.png"
+            png.write_bytes(base64.b64decode(vals[e.figure]["image/png"]))
+            rel = png.relative_to(paths.book_dir()).as_posix()
+            parts.append(f"\n   ![The figure for this exercise](/{rel})\n")
+        parts.append("   ::::\n\n")
+    return "".join(parts)
+
+
+def course_plan(names: list[str]) -> str:
+    """The course plan: lectures in order, with chapter, goals, exercises to assign, run time."""
+    lines = []
+    n = 0
+    for lec in LECTURES:
+        present = [c for c in lec.chapters if c in names and chapters.has_chapter(c)]
+        if not present:
+            continue
+        n += 1
+        lines.append(f"## Lecture {n}: {lec.title}\n")
+        for c in present:
+            ch = chapters.get(c)
+            default, quick = run_times(c)
+            lines.append(f"**Chapter:** [{ch.title}]({c}.ipynb)\n")
+            if ch.goals:
+                lines.append("**Goals:** " + "; ".join(ch.goals) + "\n")
+            if ch.assumes:
+                lines.append(f"**Assumes:** {ch.assumes}\n")
+            if ch.exercises:
+                keys = ", ".join(f"{i} (`{e.key}`)" for i, e in enumerate(ch.exercises, 1))
+                lines.append(f"**Exercises to assign:** {keys} — each asks for a prediction first; the "
+                             "solutions are in the chapter, computed by the build.\n")
+            lines.append(f"**Run time:** {_fmt_seconds(default)} at the defaults, {_fmt_seconds(quick)} "
+                         f"with `--quick` (use that in class).\n")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def write_course_pages(names: list[str]) -> None:
+    """Write every chapter's header and exercises, and the course plan, under ``book/_generated``."""
+    out = paths.book_dir() / GENERATED / "chapters"
+    out.mkdir(parents=True, exist_ok=True)
+    for c in names:
+        if not chapters.has_chapter(c):
+            continue
+        (out / f"{c}.header.md").write_text(chapter_header(c), encoding="utf-8")
+        (out / f"{c}.exercises.md").write_text(chapter_exercises(c, out), encoding="utf-8")
+    (paths.book_dir() / GENERATED / "course_plan.md").write_text(course_plan(names), encoding="utf-8")
