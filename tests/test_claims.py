@@ -124,7 +124,7 @@ def test_verdict_page_counts_match_the_ledger(mini_project: Path, tmp_path: Path
     assert counts.loc["all chapters", "not reproduced"] == 1
     assert counts.loc["all chapters", "data unavailable"] == 1
     summary = (tmp_path / "gen" / "verdict_summary.md").read_text()
-    assert "| all chapters | 0 | 1 | 0 | 0 | 0 | 1 | 2 |" in summary
+    assert "<td>all chapters</td><td>0</td><td>1</td><td>0</td><td>0</td><td>0</td><td>1</td><td>2</td>" in summary
     assert "slides.mini.unavailable" in (tmp_path / "gen" / "verdict_table.md").read_text()
 
 

@@ -599,6 +599,28 @@ def verdict_html_table(group: pd.DataFrame) -> str:
             + "\n</tbody></table>\n")
 
 
+SHORT_VERDICT = {"reproduced": "reproduced", "not reproduced": "not reproduced",
+                 "depends on an unstated choice": "depends on a choice", "inconclusive": "inconclusive",
+                 "not run": "not run", "data unavailable": "no data"}
+
+
+def verdict_summary_html(table: pd.DataFrame, chapters: Mapping[str, str] | None = None) -> str:
+    """Counts of each verdict per chapter as a narrow HTML table (coloured headers, no sideways scroll)."""
+    counts = verdict_counts(table)
+    chapters = dict(chapters or {})
+    head = "".join(f'<th><span class="verdict verdict-{v.replace(" ", "-")}">{_html(SHORT_VERDICT[v])}</span></th>'
+                   for v in VERDICTS)
+    rows = []
+    for chapter, row in counts.iterrows():
+        label = _html(chapter).replace("_", "_<wbr>")  # break long names at their underscores
+        if chapter in chapters:
+            label = f'<a href="{_html(chapter)}.html" title="{_html(chapters[chapter])}">{label}</a>'
+        cells = "".join(f"<td>{int(row[v])}</td>" for v in VERDICTS)
+        rows.append(f"<tr><td>{label}</td>{cells}<td>{int(row['claims'])}</td></tr>")
+    return ('<table class="verdict-summary"><thead><tr><th>chapter</th>' + head + "<th>claims</th></tr></thead>"
+            "<tbody>\n" + "\n".join(rows) + "\n</tbody></table>\n")
+
+
 def write_verdict_pages(
     out_dir: str | Path,
     results_dir: str | Path | None = None,
@@ -614,8 +636,7 @@ def write_verdict_pages(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     table = verdict_table(results_dir)
-    counts = verdict_counts(table).reset_index()
-    (out / "verdict_summary.md").write_text(_markdown_table(counts), encoding="utf-8")
+    (out / "verdict_summary.md").write_text(verdict_summary_html(table, chapters), encoding="utf-8")
     parts = []
     for chapter, group in table.groupby("chapter", sort=True):
         counted = group["verdict"].value_counts().reindex(VERDICTS, fill_value=0)
