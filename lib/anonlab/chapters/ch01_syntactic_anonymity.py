@@ -47,12 +47,13 @@ __all__ = [
     "LADDER_COLUMNS",
     "LADDER_LEVELS",
     "REPORTED_GLUE",
+    "FIG2_HOMOGENEOUS_CLASS",
+    "SD3_FIRST_CLASS",
     "AttackedTable",
     "SlideTables",
     "adult_hierarchies",
     "adult_ladder",
     "attacked_table",
-    "baseline_text",
     "class_row",
     "describe_ladder",
     "fig2_recoding",
@@ -68,6 +69,7 @@ __all__ = [
     "plot_sweep",
     "plot_t_closeness",
     "sample_adult",
+    "score_text",
     "similarity_table",
     "slide_tables",
     "sweep_findings",
@@ -578,17 +580,18 @@ def attacked_table(table: str, slides: SlideTables, adult: pd.DataFrame,
                          list(quasi_identifiers), sensitive_attribute)
 
 
-def baseline_text(precision: float, baseline_precision: float) -> str:
-    """One sentence comparing the attack with the majority guess on the targets it predicted for.
+def score_text(precision: float, baseline_precision: float) -> str:
+    """One sentence: the attack's precision and the majority guess's on the same targets.
 
-    >>> baseline_text(1.0, 1.0)
-    'the majority guess is right for 100.0% of those same targets'
-    >>> baseline_text(math.nan, math.nan)
-    'the attack discloses no one, so there is nothing to compare'
+    >>> score_text(1.0, 0.25)
+    'Its predictions are right for 100.0% of them; guessing the most common value for everyone is right for 25.0% of those same targets.'
+    >>> score_text(math.nan, math.nan)
+    'It discloses no one, so there is nothing to score.'
     """
     if math.isnan(precision):
-        return "the attack discloses no one, so there is nothing to compare"
-    return f"the majority guess is right for {baseline_precision:.1%} of those same targets"
+        return "It discloses no one, so there is nothing to score."
+    return (f"Its predictions are right for {precision:.1%} of them; guessing the most common "
+            f"value for everyone is right for {baseline_precision:.1%} of those same targets.")
 
 
 def sweep_findings(sweep: pd.DataFrame, k_target: int, level: int = 3) -> dict[str, Any]:
