@@ -1,5 +1,5 @@
-"""Tests of anonlab.mechanisms.syntactic, anonlab.attacks.homogeneity and the
-slide tables of anonlab.data.tables.
+"""Tests of anonlab.measures.syntactic, anonlab.mechanisms.syntactic,
+anonlab.attacks.homogeneity and the slide tables of anonlab.data.tables.
 
 Hand-worked values come from the lecture slides (CMU 18-734, Fall 2019) and
 the papers they quote; cross-checks use the independent implementation
@@ -44,6 +44,7 @@ from anonlab.data.tables import (
     INPATIENT_QUASI_IDENTIFIERS as IQI,
     SALARY_DISEASE_QUASI_IDENTIFIERS as SQI,
 )
+from anonlab.measures import syntactic as ms
 from anonlab.mechanisms import syntactic as syn
 
 pycanon = pytest.importorskip("pycanon.anonymity")
@@ -80,18 +81,18 @@ def test_slide_tables_shape_and_content():
 
 def test_microdata_is_not_anonymous():
     micro = tables.inpatient_microdata()
-    assert syn.k_anonymity(micro, IQI) == 1
-    assert syn.privacy_report(micro, IQI, "condition", distance=None).n_unique == 12
+    assert ms.k_anonymity(micro, IQI) == 1
+    assert ms.privacy_report(micro, IQI, "condition", distance=None).n_unique == 12
 
 
 def test_four_anonymous_table_k4_l1():
     """Slides: 'linking on ZIP, age, nationality yields 4 records'; the (130**, 3*)
     class is all Cancer, so l = 1 (the homogeneity attack)."""
     t = tables.inpatient_4_anonymous()
-    assert syn.k_anonymity(t, IQI) == 4
-    assert syn.distinct_l_diversity(t, IQI, "condition") == 1
-    assert syn.entropy_l_diversity(t, IQI, "condition") == pytest.approx(1.0)
-    ec = syn.equivalence_classes(t, IQI, "condition")
+    assert ms.k_anonymity(t, IQI) == 4
+    assert ms.distinct_l_diversity(t, IQI, "condition") == 1
+    assert ms.entropy_l_diversity(t, IQI, "condition") == pytest.approx(1.0)
+    ec = ms.equivalence_classes(t, IQI, "condition")
     assert ec["size"].tolist() == [4, 4, 4]
     assert ec.set_index(["zip_code", "age"])["n_distinct"].to_dict() == {
         ("130**", "3*"): 1, ("130**", "< 30"): 2, ("1485*", "≥ 40"): 3}
@@ -101,15 +102,15 @@ def test_three_diverse_table_k4_l3():
     """Slides, 'L-diversity': k = 4, l = ? -- distinct l = 3; each class holds
     {2, 1, 1} of three conditions, so entropy l = exp(1.5 ln 2) = 2^1.5."""
     t = tables.inpatient_3_diverse()
-    assert syn.k_anonymity(t, IQI) == 4
-    assert syn.distinct_l_diversity(t, IQI, "condition") == 3
+    assert ms.k_anonymity(t, IQI) == 4
+    assert ms.distinct_l_diversity(t, IQI, "condition") == 3
     h = -(0.5 * math.log(0.5) + 2 * 0.25 * math.log(0.25))
-    assert syn.entropy_l_diversity(t, IQI, "condition") == pytest.approx(math.exp(h))
-    assert syn.entropy_l_diversity(t, IQI, "condition") == pytest.approx(2 ** 1.5)
+    assert ms.entropy_l_diversity(t, IQI, "condition") == pytest.approx(math.exp(h))
+    assert ms.entropy_l_diversity(t, IQI, "condition") == pytest.approx(2 ** 1.5)
     # recursive (c, 2): r1 / (r2 + r3) = 2 / 2 in every class
-    assert syn.recursive_cl_diversity(t, IQI, "condition", 2) == pytest.approx(1.0)
-    assert syn.recursive_cl_diversity(t, IQI, "condition", 3) == pytest.approx(2.0)
-    assert syn.recursive_cl_diversity(t, IQI, "condition", 4) == math.inf
+    assert ms.recursive_cl_diversity(t, IQI, "condition", 2) == pytest.approx(1.0)
+    assert ms.recursive_cl_diversity(t, IQI, "condition", 3) == pytest.approx(2.0)
+    assert ms.recursive_cl_diversity(t, IQI, "condition", 4) == math.inf
 
 
 def test_generalisation_reproduces_the_slide_tables():
@@ -139,24 +140,24 @@ def test_salary_t_closeness_slide_value():
     differences 2,1,3,2,1,0,2,1,0 (/9), so EMD = (12/9)/8 = 1/6; {6K, 8K, 11K}
     also 1/6; {4K, 7K, 10K} gives 6/72 = 1/12."""
     t = tables.salary_disease_t_close()
-    emd = syn.equivalence_classes(t, SQI, "salary", distance="ordered").set_index("zip_code")["emd"]
+    emd = ms.equivalence_classes(t, SQI, "salary", distance="ordered").set_index("zip_code")["emd"]
     assert emd.to_dict() == pytest.approx({"4767*": 1 / 6, "4790*": 1 / 6, "4760*": 1 / 12})
-    assert syn.t_closeness(t, SQI, "salary") == pytest.approx(1 / 6)
-    assert round(syn.t_closeness(t, SQI, "salary"), 3) == 0.167
+    assert ms.t_closeness(t, SQI, "salary") == pytest.approx(1 / 6)
+    assert round(ms.t_closeness(t, SQI, "salary"), 3) == 0.167
 
 
 def test_salary_emd_examples_of_li_et_al():
     """Li et al. (2007): D[{3K,4K,5K}, Q] = 0.375 and D[{6K,8K,11K}, Q] = 0.167,
     which are the salary classes of the slides' 3-diverse table."""
     t = tables.salary_disease_3_diverse()
-    emd = syn.equivalence_classes(t, SQI, "salary", distance="ordered").set_index("age")["emd"]
+    emd = ms.equivalence_classes(t, SQI, "salary", distance="ordered").set_index("age")["emd"]
     assert emd["2*"] == pytest.approx(0.375)
     assert emd["≥ 40"] == pytest.approx(1 / 6)
-    assert syn.t_closeness(t, SQI, "salary") == pytest.approx(0.375)
+    assert ms.t_closeness(t, SQI, "salary") == pytest.approx(0.375)
 
 
 def _disease_emd(table, hierarchy):
-    return (syn.equivalence_classes(table, SQI, "disease", distance="hierarchical",
+    return (ms.equivalence_classes(table, SQI, "disease", distance="hierarchical",
                                     hierarchy=hierarchy)
             .set_index("zip_code")["emd"])
 
@@ -175,7 +176,7 @@ def test_disease_t_closeness_hierarchical_hand_worked():
     t = tables.salary_disease_t_close()
     emd = _disease_emd(t, tables.disease_hierarchy())
     assert emd.to_dict() == pytest.approx({"4767*": 7 / 27, "4790*": 8 / 27, "4760*": 5 / 27})
-    t_dis = syn.t_closeness(t, SQI, "disease", hierarchy=tables.disease_hierarchy())
+    t_dis = ms.t_closeness(t, SQI, "disease", hierarchy=tables.disease_hierarchy())
     assert Fraction(t_dis).limit_denominator(100) == Fraction(8, 27)
     assert round(t_dis, 3) == 0.296 != 0.278
 
@@ -194,16 +195,16 @@ def test_disease_slide_value_matches_a_height_four_hierarchy():
         between[system] = system + " (extra level)"
     above = {**base, old_root: "all diseases", "all diseases": None}
     t = tables.salary_disease_t_close()
-    assert syn.t_closeness(t, SQI, "disease", hierarchy=between) == pytest.approx(5 / 18)
-    assert syn.t_closeness(t, SQI, "disease", hierarchy=above) == pytest.approx(2 / 9)
+    assert ms.t_closeness(t, SQI, "disease", hierarchy=between) == pytest.approx(5 / 18)
+    assert ms.t_closeness(t, SQI, "disease", hierarchy=above) == pytest.approx(2 / 9)
 
 
 def test_disease_equal_distance():
     """Without a hierarchy (equal distance) the Disease t is the largest total
     variation: class {gastric ulcer, stomach cancer, pneumonia} gives 5/9."""
     t = tables.salary_disease_t_close()
-    assert syn.t_closeness(t, SQI, "disease") == pytest.approx(5 / 9)
-    assert syn.t_closeness(t, SQI, "disease", distance="equal") == pytest.approx(5 / 9)
+    assert ms.t_closeness(t, SQI, "disease") == pytest.approx(5 / 9)
+    assert ms.t_closeness(t, SQI, "disease", distance="equal") == pytest.approx(5 / 9)
 
 
 # ---------------------------------------------------------------------------
@@ -213,10 +214,10 @@ def test_disease_equal_distance():
 
 def test_tiny_table_known_answers():
     df = pd.DataFrame({"q": ["a", "a", "a", "b", "b"], "s": ["x", "x", "y", "x", "x"]})
-    assert syn.k_anonymity(df, ["q"]) == 2
-    assert syn.distinct_l_diversity(df, ["q"], "s") == 1
-    assert syn.entropy_l_diversity(df, ["q"], "s") == pytest.approx(1.0)
-    ec = syn.equivalence_classes(df, ["q"], "s", distance="equal")
+    assert ms.k_anonymity(df, ["q"]) == 2
+    assert ms.distinct_l_diversity(df, ["q"], "s") == 1
+    assert ms.entropy_l_diversity(df, ["q"], "s") == pytest.approx(1.0)
+    ec = ms.equivalence_classes(df, ["q"], "s", distance="equal")
     assert ec["entropy_l"].tolist() == pytest.approx(
         [math.exp(-(2 / 3) * math.log(2 / 3) - (1 / 3) * math.log(1 / 3)), 1.0])
     # table: x 4/5, y 1/5; class a: 2/3, 1/3 -> TV = 2/15; class b: 1, 0 -> 1/5
@@ -227,36 +228,36 @@ def test_tiny_table_known_answers():
 
 def test_even_split_entropy_l_is_exactly_two():
     df = pd.DataFrame({"q": [1, 1, 2, 2], "s": ["a", "b", "a", "b"]})
-    assert syn.entropy_l_diversity(df, ["q"], "s") == pytest.approx(2.0, abs=1e-12)
+    assert ms.entropy_l_diversity(df, ["q"], "s") == pytest.approx(2.0, abs=1e-12)
 
 
 def test_missing_qi_forms_its_own_class():
     df = pd.DataFrame({"q": ["a", None, None, "a"], "s": [1, 2, 3, 4]})
-    assert syn.k_anonymity(df, ["q"]) == 2
-    assert syn.equivalence_classes(df, ["q"])["size"].tolist() == [2, 2]
+    assert ms.k_anonymity(df, ["q"]) == 2
+    assert ms.equivalence_classes(df, ["q"])["size"].tolist() == [2, 2]
 
 
 def test_ordered_emd_extremes_and_single_value():
-    assert syn.emd_ordered([1, 0, 0], [0, 0, 1]) == pytest.approx(1.0)
-    assert syn.emd_ordered([1, 0, 0], [0, 1, 0]) == pytest.approx(0.5)
-    assert syn.emd_ordered([1.0], [1.0]) == 0.0
+    assert ms.emd_ordered([1, 0, 0], [0, 0, 1]) == pytest.approx(1.0)
+    assert ms.emd_ordered([1, 0, 0], [0, 1, 0]) == pytest.approx(0.5)
+    assert ms.emd_ordered([1.0], [1.0]) == 0.0
     df = pd.DataFrame({"q": [1, 2], "s": [5, 5]})
-    assert syn.t_closeness(df, ["q"], "s") == 0.0
+    assert ms.t_closeness(df, ["q"], "s") == 0.0
 
 
 def test_hierarchical_emd_ground_distances():
     h = tables.disease_hierarchy()
-    assert syn.emd_hierarchical({"flu": 1}, {"bronchitis": 1}, h) == pytest.approx(1 / 3)
-    assert syn.emd_hierarchical({"flu": 1}, {"pulmonary edema": 1}, h) == pytest.approx(2 / 3)
-    assert syn.emd_hierarchical({"flu": 1}, {"stomach cancer": 1}, h) == pytest.approx(1.0)
-    assert syn.emd_hierarchical({"flu": 0.5, "gastritis": 0.5},
+    assert ms.emd_hierarchical({"flu": 1}, {"bronchitis": 1}, h) == pytest.approx(1 / 3)
+    assert ms.emd_hierarchical({"flu": 1}, {"pulmonary edema": 1}, h) == pytest.approx(2 / 3)
+    assert ms.emd_hierarchical({"flu": 1}, {"stomach cancer": 1}, h) == pytest.approx(1.0)
+    assert ms.emd_hierarchical({"flu": 0.5, "gastritis": 0.5},
                                 {"flu": 0.5, "gastritis": 0.5}, h) == pytest.approx(0.0)
 
 
 def test_hierarchy_formats_agree():
     tree = {"*": {"A": ["a1", "a2"], "B": ["b1"]}}
     parents = {"a1": "A", "a2": "A", "b1": "B", "A": "*", "B": "*"}
-    assert syn.as_parent_map(tree) == syn.as_parent_map(parents)
+    assert ms.as_parent_map(tree) == ms.as_parent_map(parents)
     s = pd.Series(["a1", "b1", "a2", None])
     for levels, expected in [(1, ["A", "B", "A"]), (5, ["*", "*", "*"]), (0, ["a1", "b1", "a2"])]:
         got = syn.generalize_categorical(s, tree if levels == 1 else parents, levels)
@@ -313,36 +314,37 @@ def test_generalisation_sweep_on_the_inpatient_microdata():
 
 def test_errors_name_the_problem():
     t = tables.inpatient_4_anonymous()
-    with pytest.raises(ValueError, match=r"unknown quasi-identifier column\(s\) \['zip'\]; "
-                                         r"available: \['zip_code'"):
-        syn.k_anonymity(t, ["zip", "age"])
-    with pytest.raises(ValueError, match="unknown sensitive attribute 'disease'"):
-        syn.distinct_l_diversity(t, IQI, "disease")
-    with pytest.raises(ValueError, match="k must be >= 1, got 0"):
+    with pytest.raises(ValueError, match=r"parameter 'quasi_identifiers': unknown attribute\(s\) "
+                                         r"\['zip'\]; available: zip_code"):
+        ms.k_anonymity(t, ["zip", "age"])
+    with pytest.raises(ValueError, match="parameter 'sensitive_attribute': unknown attribute 'disease'"):
+        ms.distinct_l_diversity(t, IQI, "disease")
+    with pytest.raises(ValueError, match="parameter 'k' must be >= 1, got 0"):
         syn.suppress_small_classes(t, IQI, 0)
-    with pytest.raises(ValueError, match="k must be an integer"):
+    with pytest.raises(ValueError, match="parameter 'k' must be an integer"):
         syn.suppress_small_classes(t, IQI, 2.5)
-    with pytest.raises(ValueError, match="at least one column"):
-        syn.k_anonymity(t, [])
-    with pytest.raises(ValueError, match="also a quasi-identifier"):
-        syn.entropy_l_diversity(t, IQI, "age")
+    with pytest.raises(ValueError, match="needs at least 1 column"):
+        ms.k_anonymity(t, [])
+    with pytest.raises(ValueError, match="'age' is a quasi-identifier; the sensitive attribute "
+                                         "must not be one"):
+        ms.entropy_l_diversity(t, IQI, "age")
     with pytest.raises(ValueError, match="no records"):
-        syn.k_anonymity(t.iloc[:0], IQI)
+        ms.k_anonymity(t.iloc[:0], IQI)
     with pytest.raises(ValueError, match="ordered distance needs a numeric"):
-        syn.t_closeness(t, IQI, "condition", distance="ordered")
+        ms.t_closeness(t, IQI, "condition", distance="ordered")
     with pytest.raises(ValueError, match="needs hierarchy="):
-        syn.t_closeness(t, IQI, "condition", distance="hierarchical")
+        ms.t_closeness(t, IQI, "condition", distance="hierarchical")
     with pytest.raises(ValueError, match=r"not leaves of the hierarchy"):
-        syn.t_closeness(t, IQI, "condition", hierarchy=tables.disease_hierarchy())
+        ms.t_closeness(t, IQI, "condition", hierarchy=tables.disease_hierarchy())
     with pytest.raises(ValueError, match="distance must be one of"):
-        syn.t_closeness(t, IQI, "condition", distance="euclid")  # type: ignore[arg-type]
+        ms.t_closeness(t, IQI, "condition", distance="euclid")  # type: ignore[arg-type]
     bad = t.assign(condition=t["condition"].where(t.index != 3))
     with pytest.raises(ValueError, match="1 missing value"):
-        syn.entropy_l_diversity(bad, IQI, "condition")
+        ms.entropy_l_diversity(bad, IQI, "condition")
     with pytest.raises(ValueError, match="exactly one root"):
-        syn.as_parent_map({"a": "A", "b": "B"})
+        ms.as_parent_map({"a": "A", "b": "B"})
     with pytest.raises(ValueError, match="cycle"):
-        syn.as_parent_map({"a": "b", "b": "a", "c": None})
+        ms.as_parent_map({"a": "b", "b": "a", "c": None})
     with pytest.raises(ValueError, match=r"not in the hierarchy"):
         syn.generalize_categorical(pd.Series(["x"], name="col"), {"*": ["a"]})
     with pytest.raises(ValueError, match="exactly one of width= or bins="):
@@ -351,8 +353,8 @@ def test_errors_name_the_problem():
         syn.generalize_numeric(pd.Series([1, 50]), bins=[0, 40])
     with pytest.raises(ValueError, match=r"unknown column\(s\) \['nope'\]"):
         syn.generalize(t, suppress=["nope"])
-    with pytest.raises(ValueError, match="l must be an integer >= 1"):
-        syn.recursive_cl_diversity(t, IQI, "condition", 0)
+    with pytest.raises(ValueError, match="parameter 'l' must be >= 1, got 0"):
+        ms.recursive_cl_diversity(t, IQI, "condition", 0)
 
 
 # ---------------------------------------------------------------------------
@@ -428,9 +430,9 @@ def test_suppression_to_k_gives_k_anonymity(df, k):
     s = syn.suppress_small_classes(df, ["q1", "q2"], k)
     assert s.n_suppressed + len(s.table) == len(df)
     if len(s.table):
-        assert syn.k_anonymity(s.table, ["q1", "q2"]) >= k
+        assert ms.k_anonymity(s.table, ["q1", "q2"]) >= k
     # nothing is suppressed when the table is already k-anonymous
-    if syn.k_anonymity(df, ["q1", "q2"]) >= k:
+    if ms.k_anonymity(df, ["q1", "q2"]) >= k:
         assert s.n_suppressed == 0
 
 
@@ -438,13 +440,13 @@ def test_suppression_to_k_gives_k_anonymity(df, k):
 @given(small_tables())
 def test_l_orderings(df):
     qis = ["q1", "q2"]
-    l_dist = syn.distinct_l_diversity(df, qis, "s")
-    l_ent = syn.entropy_l_diversity(df, qis, "s")
+    l_dist = ms.distinct_l_diversity(df, qis, "s")
+    l_ent = ms.entropy_l_diversity(df, qis, "s")
     assert 1 - 1e-12 <= l_ent <= l_dist + 1e-9
-    assert l_dist <= syn.k_anonymity(df, qis)
-    t = syn.t_closeness(df, qis, "s")
+    assert l_dist <= ms.k_anonymity(df, qis)
+    t = ms.t_closeness(df, qis, "s")
     assert -1e-12 <= t <= 1 + 1e-12
-    ec = syn.equivalence_classes(df, qis, "s")
+    ec = ms.equivalence_classes(df, qis, "s")
     assert ec["size"].sum() == len(df)
 
 
@@ -455,8 +457,8 @@ def test_coarser_buckets_never_lower_k(df, width):
     every class of the coarser table is a union of classes: k cannot drop."""
     fine = syn.generalize(df, ranges={"q1": width})
     coarse = syn.generalize(df, ranges={"q1": 2 * width})
-    assert syn.k_anonymity(coarse, ["q1", "q2"]) >= syn.k_anonymity(fine, ["q1", "q2"])
-    assert syn.k_anonymity(fine, ["q1", "q2"]) >= syn.k_anonymity(df, ["q1", "q2"])
+    assert ms.k_anonymity(coarse, ["q1", "q2"]) >= ms.k_anonymity(fine, ["q1", "q2"])
+    assert ms.k_anonymity(fine, ["q1", "q2"]) >= ms.k_anonymity(df, ["q1", "q2"])
 
 
 @SETTINGS
@@ -469,7 +471,7 @@ def test_ordered_emd_is_scipy_wasserstein_over_ranks(a, b):
     p, q = np.array(a[:m]) / sum(a[:m]), np.array(b[:m]) / sum(b[:m])
     ranks = np.arange(m)
     expected = wasserstein_distance(ranks, ranks, p, q) / (m - 1)
-    assert syn.emd_ordered(p, q) == pytest.approx(expected, abs=1e-9)
+    assert ms.emd_ordered(p, q) == pytest.approx(expected, abs=1e-9)
 
 
 def _lp_emd(p: np.ndarray, q: np.ndarray, dist: np.ndarray) -> float:
@@ -495,7 +497,7 @@ def test_hierarchical_emd_is_the_exact_transport_cost(a, b):
     if sum(a) < 1e-3 or sum(b) < 1e-3:
         return
     h = tables.disease_hierarchy()
-    tree = syn._tree(h)
+    tree = ms._tree(h)
     leaves = tree.leaves
     p, q = np.array(a) / sum(a), np.array(b) / sum(b)
 
@@ -511,7 +513,7 @@ def test_hierarchical_emd_is_the_exact_transport_cost(a, b):
             if i != j:
                 lca = next(x for x in ancestors(u) if x in ancestors(v))
                 dist[i, j] = tree.height[lca] / tree.height[tree.root]
-    got = syn.emd_hierarchical(dict(zip(leaves, p)), dict(zip(leaves, q)), h)
+    got = ms.emd_hierarchical(dict(zip(leaves, p)), dict(zip(leaves, q)), h)
     assert got == pytest.approx(_lp_emd(p, q, dist), abs=1e-7)
 
 
@@ -520,7 +522,7 @@ def test_hierarchical_emd_is_the_exact_transport_cost(a, b):
 def test_homogeneity_attack_agrees_with_class_diversity(df):
     qis = ["q1", "q2"]
     r = homogeneity_attack(df, qis, "s")
-    ec = syn.equivalence_classes(df, qis, "s")
+    ec = ms.equivalence_classes(df, qis, "s")
     expected = ec.loc[ec["n_distinct"] == 1, "size"].sum() / len(df)
     assert r.disclosed_fraction == pytest.approx(expected)
     assert r.targets.loc[r.targets["disclosed"], "correct"].eq(True).all()
@@ -543,32 +545,32 @@ def _pyc_entropy_matches(pyc: int, ours: float) -> bool:
                                   tables.inpatient_3_diverse])
 def test_pycanon_on_inpatient_tables(make):
     t = make().reset_index(drop=True)  # pycanon indexes classes by position
-    assert pycanon.k_anonymity(t, IQI) == syn.k_anonymity(t, IQI)
-    assert pycanon.l_diversity(t, IQI, ["condition"]) == syn.distinct_l_diversity(
+    assert pycanon.k_anonymity(t, IQI) == ms.k_anonymity(t, IQI)
+    assert pycanon.l_diversity(t, IQI, ["condition"]) == ms.distinct_l_diversity(
         t, IQI, "condition")
     assert _pyc_entropy_matches(pycanon.entropy_l_diversity(t, IQI, ["condition"]),
-                                syn.entropy_l_diversity(t, IQI, "condition"))
+                                ms.entropy_l_diversity(t, IQI, "condition"))
     assert pycanon.t_closeness(t, IQI, ["condition"]) == pytest.approx(
-        syn.t_closeness(t, IQI, "condition", distance="equal"))
+        ms.t_closeness(t, IQI, "condition", distance="equal"))
 
 
 @pytest.mark.parametrize("make", [tables.salary_disease_3_diverse, tables.salary_disease_t_close])
 def test_pycanon_on_salary_disease_tables(make):
     t = make().reset_index(drop=True)
-    assert pycanon.k_anonymity(t, SQI) == syn.k_anonymity(t, SQI) == 3
+    assert pycanon.k_anonymity(t, SQI) == ms.k_anonymity(t, SQI) == 3
     for sa in ("salary", "disease"):
-        assert pycanon.l_diversity(t, SQI, [sa]) == syn.distinct_l_diversity(t, SQI, sa) == 3
+        assert pycanon.l_diversity(t, SQI, [sa]) == ms.distinct_l_diversity(t, SQI, sa) == 3
     # numeric -> ordered distance in both
     assert pycanon.t_closeness(t, SQI, ["salary"]) == pytest.approx(
-        syn.t_closeness(t, SQI, "salary", distance="ordered"))
+        ms.t_closeness(t, SQI, "salary", distance="ordered"))
     # string -> pycanon's equal distance (it has no hierarchical distance)
     assert pycanon.t_closeness(t, SQI, ["disease"]) == pytest.approx(
-        syn.t_closeness(t, SQI, "disease", distance="equal"))
+        ms.t_closeness(t, SQI, "disease", distance="equal"))
 
 
 def test_pycanon_entropy_convention_on_an_even_split():
     df = pd.DataFrame({"q": [1, 1, 2, 2], "s": ["a", "b", "a", "b"]})
-    assert syn.entropy_l_diversity(df, ["q"], "s") == pytest.approx(2.0)
+    assert ms.entropy_l_diversity(df, ["q"], "s") == pytest.approx(2.0)
     assert pycanon.entropy_l_diversity(df, ["q"], ["s"]) in (1, 2)  # 1 from floating point
 
 
@@ -578,10 +580,70 @@ def test_pycanon_on_random_tables(df, numeric):
     qis = ["q1", "q2"]
     if numeric:
         df = df.assign(s=df["s"].map({"x": 10, "y": 20, "z": 35, "w": 90}))
-    assert pycanon.k_anonymity(df, qis) == syn.k_anonymity(df, qis)
-    assert pycanon.l_diversity(df, qis, ["s"]) == syn.distinct_l_diversity(df, qis, "s")
+    assert pycanon.k_anonymity(df, qis) == ms.k_anonymity(df, qis)
+    assert pycanon.l_diversity(df, qis, ["s"]) == ms.distinct_l_diversity(df, qis, "s")
     assert _pyc_entropy_matches(pycanon.entropy_l_diversity(df, qis, ["s"]),
-                                syn.entropy_l_diversity(df, qis, "s"))
+                                ms.entropy_l_diversity(df, qis, "s"))
     if df["s"].nunique() > 1 or not numeric:  # pycanon divides by m - 1 = 0 otherwise
         assert pycanon.t_closeness(df, qis, ["s"]) == pytest.approx(
-            syn.t_closeness(df, qis, "s"), abs=1e-9)
+            ms.t_closeness(df, qis, "s"), abs=1e-9)
+
+
+# ---------------------------------------------------------------------------
+# argument checks, hierarchy height, the attack in the scoring protocol
+# ---------------------------------------------------------------------------
+
+
+def test_check_release_accepts_and_refuses():
+    t = tables.inpatient_4_anonymous()
+    assert ms.check_release(t, "age") == (["age"], None)
+    assert ms.check_release(t, t.columns[:2], "condition") == (["zip_code", "age"], "condition")
+    with pytest.raises(TypeError, match="expected a pandas DataFrame, got list"):
+        ms.check_release([1, 2], IQI)
+    with pytest.raises(ValueError, match="lists a column twice"):
+        ms.check_release(t, ["age", "age"])
+    # the sensitive attribute is known, but it is a quasi-identifier: say so
+    with pytest.raises(ValueError, match="'age' is a quasi-identifier") as err:
+        ms.check_release(t, IQI, "age")
+    assert "unknown" not in str(err.value)
+    # numpy integers are integers
+    assert ms.k_anonymity(t, IQI) == 4
+    assert syn.suppress_small_classes(t, IQI, np.int64(5)).n_suppressed == 12
+    assert ms.recursive_cl_diversity(t, IQI, "condition", np.int32(1)) == pytest.approx(1.0)
+
+
+def test_hierarchy_height():
+    assert ms.hierarchy_height({"*": ["a", "b"]}) == 1
+    assert ms.hierarchy_height({"*": {"x": ["a"], "b": None}}) == 2  # unbalanced: longest path
+    assert ms.hierarchy_height(tables.disease_hierarchy()) == 3
+
+
+def test_homogeneity_attack_as_attack_result():
+    from anonlab import measures
+
+    t = tables.inpatient_4_anonymous()
+    res = homogeneity_attack(t, IQI, "condition").as_attack_result()
+    assert res.attack == "homogeneity"
+    assert res.targets.tolist() == list(range(1, 13))
+    assert res.predicted.tolist() == [False] * 8 + [True] * 4
+    assert res.prediction[8:].tolist() == ["Cancer"] * 4
+    assert res.truth.tolist() == t["condition"].tolist()
+    assert res.resources == {"background_facts": 0}
+    base = measures.majority_baseline(res.truth, targets=res.targets)
+    s = measures.score(res, base)
+    assert (s.n_predictions, s.n_correct, s.precision) == (4, 4, 1.0)
+    assert s.coverage == pytest.approx(1 / 3)
+    # Cancer (5 of 12) is also the majority guess, right for all 4 disclosed
+    assert s.baseline_precision == 1.0 and math.isnan(s.precision_improvement)
+    # background knowledge: Umeko (record 3) is disclosed too
+    bk = homogeneity_attack(t, IQI, "condition", excluded={3: ["Heart Disease"]}).as_attack_result("bk")
+    assert bk.predicted.sum() == 5 and bk.resources == {"background_facts": 1}
+    assert measures.score(bk).precision == 1.0
+    # a wrong inference is scored as wrong: the targets' truth differs from the class
+    liar = t.assign(condition=t["condition"].where(t.index != 9, "Flu"))
+    r = homogeneity_attack(t, IQI, "condition", targets=liar).as_attack_result()
+    assert measures.score(r).n_correct == 3
+    # targets without the sensitive column cannot be scored
+    no_truth = homogeneity_attack(t, IQI, "condition", targets=t[IQI])
+    with pytest.raises(ValueError, match="no true sensitive value"):
+        no_truth.as_attack_result()

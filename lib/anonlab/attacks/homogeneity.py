@@ -15,6 +15,13 @@ rarely have heart disease, so in a class of heart disease and viral
 infection she has a viral infection). The value is disclosed when exactly one
 candidate value remains.
 
+The attack is scored like every other attack of the book:
+:meth:`HomogeneityResult.as_attack_result` turns it into an
+:class:`~anonlab.measures.AttackResult` (one target per record, a prediction
+where the value is disclosed), which :func:`anonlab.measures.score` compares
+with a baseline such as :func:`anonlab.measures.majority_baseline` on the
+same targets.
+
 References
 ----------
 .. [1] A. Machanavajjhala, D. Kifer, J. Gehrke, M. Venkitasubramaniam,
@@ -33,7 +40,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from anonlab.mechanisms.syntactic import _check_qis, _check_sa, _check_table
+from anonlab.measures.protocol import AttackResult
+from anonlab.measures.syntactic import check_release
 
 __all__ = ["HomogeneityResult", "homogeneity_attack"]
 
@@ -65,12 +73,57 @@ class HomogeneityResult:
         Targets whose sensitive value is disclosed.
     disclosed_fraction : float
         ``n_disclosed / n_targets``.
+    truth : pandas.Series or None
+        Each target's true sensitive value (same index as ``targets``), when
+        the targets carry the sensitive column; else ``None``.
+    background_facts : int
+        Number of (target, ruled-out value) pairs of background knowledge.
     """
 
     targets: pd.DataFrame
     n_targets: int
     n_disclosed: int
     disclosed_fraction: float
+    truth: pd.Series | None = None
+    background_facts: int = 0
+
+    def as_attack_result(self, name: str = "homogeneity") -> AttackResult:
+        """The attack in the book's one scoring protocol.
+
+        One target per row of :attr:`targets` (its index), a prediction
+        (``predicted``) exactly where the value is disclosed (one candidate
+        left), the prediction being the disclosed value and the truth the
+        target's true sensitive value. Resources: ``background_facts``.
+
+        Raises
+        ------
+        ValueError
+            If the targets did not carry the true sensitive value.
+
+        Examples
+        --------
+        >>> from anonlab.data.tables import inpatient_4_anonymous, INPATIENT_QUASI_IDENTIFIERS
+        >>> from anonlab import measures
+        >>> r = homogeneity_attack(inpatient_4_anonymous(), INPATIENT_QUASI_IDENTIFIERS,
+        ...                        "condition").as_attack_result()
+        >>> s = measures.score(r)
+        >>> s.n_predictions, s.precision, round(s.coverage, 3)
+        (4, 1.0, 0.333)
+        """
+        if self.truth is None:
+            raise ValueError(
+                "the targets carry no true sensitive value, so the attack cannot be scored; "
+                "pass targets with the sensitive column (the default, every published record, has it)"
+            )
+        disclosed = self.targets["disclosed"].to_numpy(dtype=bool)
+        return AttackResult(
+            name,
+            targets=self.targets.index.to_numpy(),
+            truth=self.truth.to_numpy(dtype=object),
+            predicted=disclosed,
+            prediction=self.targets["inferred"].to_numpy(dtype=object),
+            resources={"background_facts": self.background_facts},
+        )
 
 
 def _long_exclusions(
@@ -131,6 +184,7 @@ def homogeneity_attack(
     Returns
     -------
     HomogeneityResult
+        Per target; :meth:`HomogeneityResult.as_attack_result` scores it.
 
     Examples
     --------
@@ -147,9 +201,7 @@ def homogeneity_attack(
     >>> r.targets.loc[3, "inferred"]
     'Viral Infection'
     """
-    _check_table(published)
-    qis = _check_qis(published, quasi_identifiers)
-    sa = _check_sa(published, sensitive_attribute, qis)
+    qis, sa = check_release(published, quasi_identifiers, sensitive_attribute)
     if targets is None:
         targets = published
     if not isinstance(targets, pd.DataFrame):
@@ -171,8 +223,10 @@ def homogeneity_attack(
     cand = tq.merge(value_counts, on=qis, how="inner")[["target", sa, "n"]]
     cand = cand.rename(columns={sa: "value"})
     class_size = cand.groupby("target")["n"].sum()
+    n_facts = 0
     if excluded is not None:
         excl = _long_exclusions(excluded, targets.index)
+        n_facts = len(excl)
         excl["target"] = targets.index.get_indexer(excl["target"])
         excl["drop"] = True
         cand = cand.merge(excl, on=["target", "value"], how="left")
@@ -192,9 +246,11 @@ def homogeneity_attack(
     out["top_value"] = top_value
     out["top_share"] = (top["n"].reindex(pos) / remaining.reindex(pos)).to_numpy(dtype=float)
     out["inferred"] = np.where(out["disclosed"].to_numpy(), top_value, None)
+    truth: pd.Series | None = None
     if sa in targets.columns:
-        truth = targets[sa].astype(object).to_numpy()
-        correct = pd.Series(out["inferred"].to_numpy() == truth, index=out.index, dtype=object)
+        truth = targets[sa].astype(object)
+        correct = pd.Series(out["inferred"].to_numpy() == truth.to_numpy(), index=out.index,
+                            dtype=object)
         out["correct"] = correct.where(out["disclosed"], None)
     n_disclosed = int(out["disclosed"].sum())
     return HomogeneityResult(
@@ -202,4 +258,6 @@ def homogeneity_attack(
         n_targets=len(out),
         n_disclosed=n_disclosed,
         disclosed_fraction=n_disclosed / len(out) if len(out) else float("nan"),
+        truth=truth,
+        background_facts=n_facts,
     )

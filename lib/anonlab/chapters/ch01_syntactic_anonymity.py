@@ -1,0 +1,668 @@
+"""Chapter 1, syntactic anonymity: parameters, the Adult ladder and the claim measurements.
+
+The chapter reproduces the numbers of the lecture slides (CMU 18-734, Fall
+2019, *Database privacy: k-anonymity and de-anonymization attacks*) on their
+printed tables (:mod:`anonlab.data.tables`), then applies the same measures
+to UCI Adult. This module holds
+
+* :data:`CHAPTER`, the declared parameters and the quick preset;
+* the slides' tables in one bundle (:func:`slide_tables`) and the functions
+  that decide the slides' claims (:func:`measure_slides_claims`, one
+  function per section: :func:`measure_fig2_claims`,
+  :func:`measure_ldiv_claims`, :func:`measure_similarity_claim`,
+  :func:`measure_t_closeness_claims`, :func:`measure_linking_uniqueness_claim`);
+* the Adult side: the sample (:func:`sample_adult`), the generalisation
+  ladder (:func:`adult_ladder`, :func:`describe_ladder`), the table the
+  homogeneity attack targets (:func:`attacked_table`) and what the ladder's
+  sweep says (:func:`sweep_findings`);
+* the two figures (:func:`plot_t_closeness`, :func:`plot_sweep`).
+
+Everything the notebook states in prose is computed here or in the four
+rooms; the notebook only calls, shows and records.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..attacks.homogeneity import homogeneity_attack
+from ..claims import Measurement, claim
+from ..data import tables
+from ..data.loaders import ADULT_COLUMNS
+from ..measures import syntactic as ms
+from ..mechanisms import syntactic as syn
+from ..validation import Param, ParameterError, ParameterSpec, check_choice, check_int
+from . import Chapter
+
+__all__ = [
+    "CHAPTER",
+    "ADULT_TRAIN_COMPLETE_ROWS",
+    "LADDER_COLUMNS",
+    "LADDER_LEVELS",
+    "REPORTED_GLUE",
+    "FIG2_HOMOGENEOUS_CLASS",
+    "SD3_FIRST_CLASS",
+    "AttackedTable",
+    "SlideTables",
+    "adult_hierarchies",
+    "adult_ladder",
+    "attacked_table",
+    "class_row",
+    "describe_ladder",
+    "fig2_recoding",
+    "fraction_text",
+    "linking_candidates",
+    "linking_range_text",
+    "measure_fig2_claims",
+    "measure_ldiv_claims",
+    "measure_linking_uniqueness_claim",
+    "measure_similarity_claim",
+    "measure_slides_claims",
+    "measure_t_closeness_claims",
+    "plot_sweep",
+    "plot_t_closeness",
+    "sample_adult",
+    "score_text",
+    "similarity_table",
+    "slide_tables",
+    "sweep_findings",
+    "t_closeness_table",
+    "taller_hierarchy",
+]
+
+NAME = "01_syntactic_anonymity"
+
+#: Complete records (no missing value) of the Adult training file: the most
+#: ``adult_rows`` can ask for.
+ADULT_TRAIN_COMPLETE_ROWS = 30_162
+
+#: Adult columns the generalisation ladder coarsens (so none of them can be
+#: the sensitive attribute: the data owner generalises quasi-identifiers).
+LADDER_COLUMNS = ("age", "native_country", "race")
+
+#: Levels of the ladder, 0 (as published) to 6.
+LADDER_LEVELS = 7
+
+INPATIENT_SENSITIVE = "condition"
+
+#: Glue keys of the reported values quoted in the prose -> claim ids.
+REPORTED_GLUE: dict[str, str] = {
+    "rep_fig2_k": "slides.kanon.fig2.k",
+    "rep_ldiv_k": "slides.ldiv.table.k",
+    "rep_salary_t": "slides.tclose.salary_t",
+    "rep_disease_t": "slides.tclose.disease_t",
+    "rep_linking": "slides.kanon.linking_yields_4",
+    "rep_unique": "slides.linking.zip_gender_dob_unique",
+}
+
+#: The class of Fig. 2 that is all Cancer, and the first class of the
+#: 3-diverse salary/disease table (all stomach diseases), as the slides print them.
+FIG2_HOMOGENEOUS_CLASS = {"zip_code": "130**", "age": "3*"}
+SD3_FIRST_CLASS = {"zip_code": "476**", "age": "2*"}
+
+
+# ---------------------------------------------------------------------------
+# parameters
+# ---------------------------------------------------------------------------
+
+
+def _sensitive_is_not_a_quasi_identifier(values: Mapping[str, Any]) -> None:
+    sa, qis = values["sensitive_attribute"], list(values["quasi_identifiers"])
+    if sa in qis:
+        raise ParameterError(
+            f"parameter 'sensitive_attribute': {sa!r} is a quasi-identifier (quasi_identifiers = "
+            f"{qis}); the sensitive attribute must not be a quasi-identifier: choose another "
+            f"column or remove {sa!r} from quasi_identifiers"
+        )
+
+
+def _sensitive_is_not_generalised(values: Mapping[str, Any]) -> None:
+    sa = values["sensitive_attribute"]
+    if sa in LADDER_COLUMNS:
+        raise ParameterError(
+            f"parameter 'sensitive_attribute': {sa!r} is coarsened by the generalisation ladder "
+            f"(it generalises {', '.join(LADDER_COLUMNS)}), so its values would change from level "
+            "to level; choose another column"
+        )
+
+
+CHAPTER = Chapter(
+    name=NAME,
+    title="Syntactic anonymity: k-anonymity, l-diversity and t-closeness",
+    parameters=ParameterSpec(
+        [
+            Param("table", "choice", "slides",
+                  "table attacked in 'The homogeneity attack': the slides' Figure 2, or Adult "
+                  "at attack_level", choices=("slides", "adult")),
+            Param("quasi_identifiers", "str_list", ["age", "sex", "race", "native_country"],
+                  "Adult columns the attacker knows (distinct column names)",
+                  choices=tuple(ADULT_COLUMNS), max_len=len(ADULT_COLUMNS) - 1),
+            Param("sensitive_attribute", "choice", "occupation",
+                  "Adult column to protect (not a quasi-identifier, not coarsened by the ladder)",
+                  choices=tuple(ADULT_COLUMNS)),
+            Param("k_target", "int", 4,
+                  "k enforced on Adult by suppressing small classes (records per class); "
+                  "4 as on the slides", low=1, high=ADULT_TRAIN_COMPLETE_ROWS),
+            Param("adult_rows", "int", 0,
+                  "Adult records used: 0 = every complete record of the training file "
+                  f"({ADULT_TRAIN_COMPLETE_ROWS:,}), n > 0 a random sample of n records",
+                  low=0, high=ADULT_TRAIN_COMPLETE_ROWS),
+            Param("age_bucket_width", "int", 10,
+                  "years per age range at ladder level 1 (doubled at level 4, x4 at levels 5-6)",
+                  low=1, high=100),
+            Param("attack_level", "int", 3,
+                  "ladder level of Adult attacked when table is 'adult'",
+                  low=0, high=LADDER_LEVELS - 1),
+            Param("seed", "int", 0,
+                  "random seed of the Adult sample (used only when adult_rows > 0)",
+                  low=0, high=2**32 - 1),
+        ],
+        checks=[_sensitive_is_not_a_quasi_identifier, _sensitive_is_not_generalised],
+    ),
+    quick={"table": "adult", "adult_rows": 3000},
+    data=("adult-train",),
+)
+
+
+# ---------------------------------------------------------------------------
+# the slides' tables and their claims
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SlideTables:
+    """The slides' worked tables (see :mod:`anonlab.data.tables`).
+
+    Attributes
+    ----------
+    micro, fig2, ldiv
+        Inpatient microdata (Fig. 1), its 4-anonymous release (Fig. 2) and
+        the l-diversity slide's re-generalised release.
+    sd3, sdt
+        The salary/disease tables of the l-diversity problem and of the
+        t-closeness slide.
+    hierarchy
+        The disease hierarchy of Li, Li & Venkatasubramanian (2007).
+    """
+
+    micro: pd.DataFrame
+    fig2: pd.DataFrame
+    ldiv: pd.DataFrame
+    sd3: pd.DataFrame
+    sdt: pd.DataFrame
+    hierarchy: dict[str, str | None]
+
+
+def slide_tables() -> SlideTables:
+    """Fresh copies of every table the chapter reproduces.
+
+    >>> s = slide_tables()
+    >>> len(s.micro), len(s.fig2), len(s.sdt)
+    (12, 12, 9)
+    """
+    return SlideTables(
+        micro=tables.inpatient_microdata(), fig2=tables.inpatient_4_anonymous(),
+        ldiv=tables.inpatient_3_diverse(), sd3=tables.salary_disease_3_diverse(),
+        sdt=tables.salary_disease_t_close(), hierarchy=tables.disease_hierarchy(),
+    )
+
+
+def class_row(classes: pd.DataFrame, **values: Any) -> pd.Series:
+    """The row of an equivalence-class table whose quasi-identifiers have ``values``.
+
+    >>> ec = ms.equivalence_classes(tables.inpatient_4_anonymous(),
+    ...                             tables.INPATIENT_QUASI_IDENTIFIERS, "condition")
+    >>> class_row(ec, zip_code="130**", age="3*")["top_value"]
+    'Cancer'
+    """
+    unknown = [c for c in values if c not in classes.columns]
+    if unknown:
+        raise ValueError(f"no column(s) {unknown} in the class table; it has {list(classes.columns)}")
+    mask = np.ones(len(classes), dtype=bool)
+    for col, value in values.items():
+        mask &= (classes[col] == value).to_numpy()
+    if not mask.any():
+        raise ValueError(f"no equivalence class has {values}")
+    return classes.loc[mask].iloc[0]
+
+
+def fig2_recoding(micro: pd.DataFrame) -> pd.DataFrame:
+    """The attacker's view of each patient: their true quasi-identifiers, recoded as Fig. 2 was made.
+
+    ZIP codes masked to ``130**`` / ``1485*``, ages cut at 30 and 40
+    (``< 30``, ``3*``, ``≥ 40``), nationality suppressed.
+
+    >>> r = fig2_recoding(tables.inpatient_microdata())
+    >>> r.loc[3, ["zip_code", "age", "nationality"]].tolist()
+    ['130**', '< 30', '*']
+    """
+    return micro.assign(
+        zip_code=micro["zip_code"].str[:3].map({"130": "130**", "148": "1485*"}),
+        age=syn.generalize_numeric(micro["age"], bins=[0, 30, 40, np.inf],
+                                   labels=["< 30", "3*", "≥ 40"]).astype(str),
+        nationality="*")
+
+
+def linking_candidates(micro: pd.DataFrame, fig2: pd.DataFrame) -> pd.Series:
+    """For every patient, the number of published records that match their recoded quasi-identifiers.
+
+    Recodes the microdata as Fig. 2 was made (:func:`fig2_recoding`), checks
+    that this gives Fig. 2 exactly, and links each patient against the
+    release (the size of the class the homogeneity attack finds for them).
+
+    Raises
+    ------
+    ValueError
+        If the recoding does not reproduce ``fig2``.
+
+    >>> s = slide_tables()
+    >>> linking_candidates(s.micro, s.fig2).unique().tolist()
+    [4]
+    """
+    recoded = fig2_recoding(micro)
+    try:
+        pd.testing.assert_frame_equal(recoded, fig2)
+    except AssertionError as exc:
+        raise ValueError(f"the recoded microdata is not the published table: {exc}") from None
+    qis = tables.INPATIENT_QUASI_IDENTIFIERS
+    return homogeneity_attack(fig2, qis, INPATIENT_SENSITIVE, targets=recoded).targets["class_size"]
+
+
+def linking_range_text(linking: pd.Series) -> str:
+    """``"4"`` when every patient has as many candidates, else ``"between 2 and 4"``.
+
+    >>> linking_range_text(pd.Series([4, 4])), linking_range_text(pd.Series([2, 4]))
+    ('4', 'between 2 and 4')
+    """
+    lo, hi = linking.min(), linking.max()
+    return f"{lo}" if lo == hi else f"between {lo} and {hi}"
+
+
+def measure_fig2_claims(micro: pd.DataFrame, fig2: pd.DataFrame) -> dict[str, Measurement]:
+    """The claims of the k-anonymity slides on Fig. 2.
+
+    - ``slides.kanon.fig2.k``: k of the release;
+    - ``slides.kanon.linking_yields_4``: the fewest published records a
+      patient's recoded quasi-identifiers link to;
+    - ``slides.kanon.homogeneity_attack``: the class (``130**``, ``3*``) holds
+      a single condition (one distinct value, posterior probability 1).
+    """
+    qis = tables.INPATIENT_QUASI_IDENTIFIERS
+    linking = linking_candidates(micro, fig2)
+    hom = class_row(ms.equivalence_classes(fig2, qis, INPATIENT_SENSITIVE), **FIG2_HOMOGENEOUS_CLASS)
+    where = ", ".join(FIG2_HOMOGENEOUS_CLASS.values())
+    return {
+        "slides.kanon.fig2.k": Measurement(ms.k_anonymity(fig2, qis)),
+        "slides.kanon.linking_yields_4": Measurement(
+            int(linking.min()), note=f"candidates per patient range {linking.min()}-{linking.max()}"),
+        "slides.kanon.homogeneity_attack": Measurement(
+            bool(hom["n_distinct"] == 1 and hom["top_share"] == 1.0),
+            note=f"class ({where}): only {hom['top_value']}"),
+    }
+
+
+def measure_ldiv_claims(ldiv: pd.DataFrame, l_expected: int | None = None) -> dict[str, Measurement]:
+    """The claims of the l-diversity slide (k = 4, l = ?).
+
+    ``slides.ldiv.table.l`` holds when the distinct l equals ``l_expected``
+    (default: the ledger's ``l_distinct_expected``, 3).
+    """
+    qis = tables.INPATIENT_QUASI_IDENTIFIERS
+    if l_expected is None:
+        l_expected = claim("slides.ldiv.table.l").params["l_distinct_expected"]  # type: ignore[index]
+    l_distinct = ms.distinct_l_diversity(ldiv, qis, INPATIENT_SENSITIVE)
+    return {
+        "slides.ldiv.table.k": Measurement(ms.k_anonymity(ldiv, qis)),
+        "slides.ldiv.table.l": Measurement(l_distinct == l_expected, note=f"distinct l = {l_distinct}"),
+    }
+
+
+def similarity_table(sd3: pd.DataFrame, hierarchy: ms.Hierarchy) -> pd.DataFrame:
+    """Equivalence classes of the 3-diverse table by disease and by disease group.
+
+    Each disease is replaced by its group one level up ``hierarchy``
+    (:func:`~anonlab.mechanisms.syntactic.generalize_categorical`); the
+    columns of :func:`~anonlab.measures.syntactic.equivalence_classes` by
+    disease are joined with ``n_distinct_group`` and ``top_value_group``.
+
+    >>> s = slide_tables()
+    >>> similarity_table(s.sd3, s.hierarchy)[["n_distinct", "n_distinct_group"]].values.tolist()
+    [[3, 1], [3, 2], [3, 2]]
+    """
+    qis = tables.SALARY_DISEASE_QUASI_IDENTIFIERS
+    groups = sd3.assign(disease_group=syn.generalize_categorical(sd3["disease"], hierarchy, levels=1))
+    by_disease = ms.equivalence_classes(sd3, qis, "disease")
+    by_group = ms.equivalence_classes(groups, qis, "disease_group")[["n_distinct", "top_value"]]
+    return by_disease.join(by_group, rsuffix="_group")
+
+
+def measure_similarity_claim(sd3: pd.DataFrame, hierarchy: ms.Hierarchy) -> dict[str, Measurement]:
+    """``slides.ldiv.similarity_attack``: the first class has >= 3 diseases but one disease group."""
+    first = class_row(similarity_table(sd3, hierarchy), **SD3_FIRST_CLASS)
+    where = ", ".join(SD3_FIRST_CLASS.values())
+    return {
+        "slides.ldiv.similarity_attack": Measurement(
+            bool(first["n_distinct"] >= 3 and first["n_distinct_group"] == 1),
+            note=f"class ({where}): {first['n_distinct']} diseases, one group "
+                 f"({first['top_value_group']})"),
+    }
+
+
+def t_closeness_table(sdt: pd.DataFrame, hierarchy: ms.Hierarchy) -> pd.DataFrame:
+    """Per class of the t-closeness table: the EMD to the whole table for Salary and Disease.
+
+    Columns ``zip_code``, ``age``, ``size``, ``salary (ordered)`` (ordered
+    distance), ``disease (hierarchical)`` (with ``hierarchy``) and
+    ``disease (equal)`` (no hierarchy). The t of each is the column's maximum.
+
+    >>> s = slide_tables()
+    >>> t = t_closeness_table(s.sdt, s.hierarchy)
+    >>> [round(float(t[c].max()), 4) for c in ["salary (ordered)", "disease (hierarchical)"]]
+    [0.1667, 0.2963]
+    """
+    qis = tables.SALARY_DISEASE_QUASI_IDENTIFIERS
+    table = ms.equivalence_classes(sdt, qis, "salary", distance="ordered")[["zip_code", "age", "size", "emd"]]
+    table = table.rename(columns={"emd": "salary (ordered)"})
+    table["disease (hierarchical)"] = ms.emd_by_class(sdt, qis, "disease", hierarchy=hierarchy).to_numpy()
+    table["disease (equal)"] = ms.emd_by_class(sdt, qis, "disease", distance="equal").to_numpy()
+    return table
+
+
+def taller_hierarchy(hierarchy: ms.Hierarchy) -> dict[str, str | None]:
+    """The hierarchy with one extra level between each child of the root and the root.
+
+    A diagnostic for the slides' Disease t: two leaves that shared a group
+    (distance 1/3 in a tree of height 3) are 1/4 apart in the taller tree.
+
+    >>> h = taller_hierarchy({"*": {"a": ["a1", "a2"]}})
+    >>> h["a"], h["a (extra level)"], ms.hierarchy_height(h)
+    ('a (extra level)', '*', 3)
+    """
+    parents = ms.as_parent_map(hierarchy)
+    root = next(node for node, parent in parents.items() if parent is None)
+    taller = dict(parents)
+    for child in [node for node, parent in parents.items() if parent == root]:
+        taller[child], taller[child + " (extra level)"] = child + " (extra level)", root
+    return taller
+
+
+def fraction_text(x: float) -> str:
+    """``x`` as the nearest fraction with denominator at most 1000, e.g. ``"8/27"``.
+
+    >>> fraction_text(8 / 27)
+    '8/27'
+    """
+    return str(Fraction(x).limit_denominator(1000))
+
+
+def measure_t_closeness_claims(sdt: pd.DataFrame, hierarchy: ms.Hierarchy) -> dict[str, Measurement]:
+    """The t-closeness slide: t for Salary (ordered distance) and for Disease (hierarchical).
+
+    The Disease note gives the exact fraction and, as a diagnostic, the t of
+    the same table under :func:`taller_hierarchy`.
+    """
+    qis = tables.SALARY_DISEASE_QUASI_IDENTIFIERS
+    t_table = t_closeness_table(sdt, hierarchy)
+    t_salary, t_disease = t_table["salary (ordered)"].max(), t_table["disease (hierarchical)"].max()
+    t_taller = ms.t_closeness(sdt, qis, "disease", hierarchy=taller_hierarchy(hierarchy))
+    height = ms.hierarchy_height(hierarchy)
+    return {
+        "slides.tclose.salary_t": Measurement(float(t_salary)),
+        "slides.tclose.disease_t": Measurement(
+            float(t_disease),
+            note=f"hierarchical EMD with Li et al.'s height-{height} hierarchy = "
+                 f"{fraction_text(t_disease)}; a height-{height + 1} tree would give {t_taller:.3f}"),
+    }
+
+
+def measure_linking_uniqueness_claim() -> dict[str, Measurement]:
+    """``slides.linking.zip_gender_dob_unique``: not measurable here (needs US population data)."""
+    return {
+        "slides.linking.zip_gender_dob_unique": Measurement(
+            None, note="needs US population data; see the Adult uniqueness rate in 'Beyond the slides'"),
+    }
+
+
+def measure_slides_claims(slides: SlideTables) -> dict[str, Measurement]:
+    """Every claim of the slides, in the chapter's order: ``{claim id: Measurement}``.
+
+    >>> m = measure_slides_claims(slide_tables())
+    >>> m["slides.kanon.fig2.k"].value, m["slides.ldiv.table.l"].value
+    (4, True)
+    """
+    return {
+        **measure_fig2_claims(slides.micro, slides.fig2),
+        **measure_ldiv_claims(slides.ldiv),
+        **measure_similarity_claim(slides.sd3, slides.hierarchy),
+        **measure_t_closeness_claims(slides.sdt, slides.hierarchy),
+        **measure_linking_uniqueness_claim(),
+    }
+
+
+# ---------------------------------------------------------------------------
+# Adult: sample, ladder, attacked table, sweep
+# ---------------------------------------------------------------------------
+
+
+def sample_adult(adult_all: pd.DataFrame, adult_rows: int, seed: int) -> pd.DataFrame:
+    """The Adult records the chapter uses: all of them (``adult_rows = 0``) or a sample.
+
+    ``adult_rows`` is checked against the loaded table (at most
+    ``len(adult_all)``); the sample is ``adult_all.sample(adult_rows,
+    random_state=seed)`` with a fresh index.
+
+    >>> df = pd.DataFrame({"x": range(5)})
+    >>> sample_adult(df, 0, 0) is df, len(sample_adult(df, 3, 1))
+    (True, 3)
+    >>> sample_adult(df, 6, 0)
+    Traceback (most recent call last):
+    ...
+    anonlab.validation.ParameterError: parameter 'adult_rows' must be <= 5, got 6
+    """
+    check_int("adult_rows", adult_rows, low=0, high=len(adult_all))
+    check_int("seed", seed, low=0)
+    if not adult_rows:
+        return adult_all
+    return adult_all.sample(adult_rows, random_state=seed).reset_index(drop=True)
+
+
+def adult_hierarchies(adult: pd.DataFrame) -> dict[str, ms.Hierarchy]:
+    """Two-level hierarchies of Adult's native country (US / non-US) and race (white / non-white).
+
+    >>> h = adult_hierarchies(pd.DataFrame({"native_country": ["Cuba", "United-States"],
+    ...                                     "race": ["White", "Other"]}))
+    >>> h["native_country"]
+    {'*': {'US': ['United-States'], 'non-US': ['Cuba']}}
+    """
+    return {
+        "native_country": {"*": {"US": ["United-States"],
+                                 "non-US": sorted(set(adult["native_country"]) - {"United-States"})}},
+        "race": {"*": {"white": ["White"], "non-white": sorted(set(adult["race"]) - {"White"})}},
+    }
+
+
+def adult_ladder(adult: pd.DataFrame, width: int) -> list[dict[str, Any]]:
+    """The generalisation ladder of Adult: arguments of :func:`~anonlab.mechanisms.syntactic.generalize` per level.
+
+    ====  ============================================================
+    0     as published
+    1     age in ranges of ``width`` years
+    2     + native country US / non-US
+    3     + race white / non-white
+    4     age in ranges of ``2 width`` years
+    5     age in ranges of ``4 width`` years
+    6     native country and race suppressed (``*``)
+    ====  ============================================================
+
+    Columns not named stay exact.
+
+    >>> ladder = adult_ladder(pd.DataFrame({"native_country": ["Cuba"], "race": ["White"]}), 10)
+    >>> len(ladder), ladder[1], ladder[5]["ranges"]
+    (7, {'ranges': {'age': 10}}, {'age': 40})
+    """
+    w = check_int("age_bucket_width", width, low=1)
+    h = adult_hierarchies(adult)
+    country, race = h["native_country"], h["race"]
+    return [
+        {},
+        {"ranges": {"age": w}},
+        {"ranges": {"age": w}, "hierarchies": {"native_country": (country, 1)}},
+        {"ranges": {"age": w}, "hierarchies": {"native_country": (country, 1), "race": (race, 1)}},
+        {"ranges": {"age": 2 * w}, "hierarchies": {"native_country": (country, 1), "race": (race, 1)}},
+        {"ranges": {"age": 4 * w}, "hierarchies": {"native_country": (country, 1), "race": (race, 1)}},
+        {"ranges": {"age": 4 * w}, "hierarchies": {"native_country": (country, 2), "race": (race, 2)}},
+    ]
+
+
+def _level_text(hierarchy: ms.Hierarchy, levels: int) -> str:
+    """The values a column takes ``levels`` steps up a hierarchy whose leaves are at one depth."""
+    parents = ms.as_parent_map(hierarchy)
+    depth = {}
+    for node in parents:
+        d, cur = 0, node
+        while parents[cur] is not None:
+            cur, d = parents[cur], d + 1  # type: ignore[assignment]
+        depth[node] = d
+    target = max(0, max(depth.values()) - levels)
+    return " / ".join(n for n in parents if depth[n] == target)
+
+
+def describe_ladder(ladder: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """What each level of a ladder does to each generalised column, in words.
+
+    >>> ladder = adult_ladder(pd.DataFrame({"native_country": ["Cuba"], "race": ["White"]}), 10)
+    >>> describe_ladder(ladder).loc[3].tolist()
+    ['ranges of 10 years', 'US / non-US', 'white / non-white']
+    """
+    rows = []
+    for spec in ladder:
+        row = {c: "exact" for c in LADDER_COLUMNS}
+        for col, width in spec.get("ranges", {}).items():
+            row[col] = f"ranges of {width:g} years"
+        for col, (hier, levels) in spec.get("hierarchies", {}).items():
+            row[col] = _level_text(hier, levels)
+        rows.append(row)
+    return pd.DataFrame(rows, index=pd.RangeIndex(len(rows), name="level"))
+
+
+@dataclass(frozen=True)
+class AttackedTable:
+    """The table the homogeneity attack targets, with its columns and a name for the yardstick."""
+
+    name: str
+    table: pd.DataFrame
+    quasi_identifiers: list[str]
+    sensitive_attribute: str
+
+
+def attacked_table(table: str, slides: SlideTables, adult: pd.DataFrame,
+                   ladder: Sequence[Mapping[str, Any]], attack_level: int,
+                   quasi_identifiers: Sequence[str], sensitive_attribute: str) -> AttackedTable:
+    """Figure 2 (``table = "slides"``) or Adult generalised to ``attack_level`` (``"adult"``).
+
+    >>> a = attacked_table("slides", slide_tables(), pd.DataFrame(), [{}], 0, [], "")
+    >>> a.name, a.sensitive_attribute
+    ('Figure 2', 'condition')
+    """
+    check_choice("table", table, ["slides", "adult"])
+    if table == "slides":
+        return AttackedTable("Figure 2", slides.fig2, list(tables.INPATIENT_QUASI_IDENTIFIERS),
+                             INPATIENT_SENSITIVE)
+    check_int("attack_level", attack_level, low=0, high=len(ladder) - 1)
+    return AttackedTable(f"Adult, level {attack_level}", syn.generalize(adult, **ladder[attack_level]),
+                         list(quasi_identifiers), sensitive_attribute)
+
+
+def score_text(precision: float, baseline_precision: float) -> str:
+    """One sentence: the attack's precision and the majority guess's on the same targets.
+
+    >>> score_text(1.0, 0.25)
+    'Its predictions are right for 100.0% of them; guessing the most common value for everyone is right for 25.0% of those same targets.'
+    >>> score_text(math.nan, math.nan)
+    'It discloses no one, so there is nothing to score.'
+    """
+    if math.isnan(precision):
+        return "It discloses no one, so there is nothing to score."
+    return (f"Its predictions are right for {precision:.1%} of them; guessing the most common "
+            f"value for everyone is right for {baseline_precision:.1%} of those same targets.")
+
+
+def sweep_findings(sweep: pd.DataFrame, k_target: int, level: int = 3) -> dict[str, Any]:
+    """What the ladder's sweep says, for the prose: glue key -> value (str = Markdown).
+
+    - ``first_level_k``: the first level whose k reaches ``k_target``
+      without suppression ("level 4", or "no level of the ladder");
+    - ``supp_level1``, ``supp_level3``: fraction suppressed at levels 1 and ``level``;
+    - ``l_after_level3``, ``lent_after_level3``: distinct and entropy l after
+      suppression at ``level`` ("undefined" / NaN when everything is suppressed).
+
+    >>> sweep = pd.DataFrame({"k": [1, 2, 5, 6], "suppressed": [0.5, 0.2, 0.0, 1.0],
+    ...                       "l_distinct_after": [1, 2, 3, np.nan],
+    ...                       "l_entropy_after": [1.0, 1.5, 2.5, np.nan]})
+    >>> f = sweep_findings(sweep, 4, level=3)
+    >>> f["first_level_k"], f["supp_level1"], f["l_after_level3"]
+    ('level 2', 0.2, 'undefined')
+    """
+    reached = sweep.index[sweep["k"] >= k_target]
+    kept = sweep.loc[level, "suppressed"] < 1
+    return {
+        "first_level_k": f"level {reached[0]}" if len(reached) else "no level of the ladder",
+        "supp_level1": float(sweep.loc[1, "suppressed"]),
+        "supp_level3": float(sweep.loc[level, "suppressed"]),
+        "l_after_level3": str(int(sweep.loc[level, "l_distinct_after"])) if kept else "undefined",
+        "lent_after_level3": float(sweep.loc[level, "l_entropy_after"]) if kept else float("nan"),
+    }
+
+
+# ---------------------------------------------------------------------------
+# figures
+# ---------------------------------------------------------------------------
+
+
+def plot_t_closeness(t_table: pd.DataFrame, reported_salary: float, reported_disease: float) -> Any:
+    """Bar chart of each class's EMD (Salary, Disease) with the slides' t as a dashed line."""
+    import matplotlib.pyplot as plt
+
+    from .. import plotting
+
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4), sharey=True)
+    labels = t_table["zip_code"] + " / " + t_table["age"]
+    for ax, col, reported in [(axes[0], "salary (ordered)", reported_salary),
+                              (axes[1], "disease (hierarchical)", reported_disease)]:
+        ax.bar(labels, t_table[col], color="tab:blue", label="measured, per class")
+        plotting.paper_hline(ax, reported, label="slides: t")
+        ax.set_title(col)
+        ax.set_xlabel("equivalence class (ZIP / age)")
+    axes[0].set_ylabel("EMD to the whole table")
+    axes[0].set_ylim(0, 1.2 * max(t_table[["salary (ordered)", "disease (hierarchical)"]].max().max(),
+                                  reported_disease))
+    axes[1].legend(loc="upper left")
+    fig.tight_layout()
+    return fig
+
+
+def plot_sweep(sweep: pd.DataFrame, k_target: int) -> Any:
+    """k and l along the ladder (log scale) and the suppression cost of reaching ``k_target``."""
+    import matplotlib.pyplot as plt
+
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.4))
+    ax1.plot(sweep.index, sweep["k"], marker="o", label="k (no suppression)")
+    ax1.plot(sweep.index, sweep["k_after"], marker="o", label=f"k after suppression to {k_target}")
+    ax1.plot(sweep.index, sweep["l_distinct_after"], marker="s", label="distinct l after suppression")
+    ax1.plot(sweep.index, sweep["l_entropy_after"], marker="^", label="entropy l after suppression")
+    ax1.set_yscale("log")
+    ax1.set_xlabel("generalisation level")
+    ax1.set_ylabel("value (log scale)")
+    ax1.legend(fontsize=8)
+    ax2.plot(sweep.index, 100 * sweep["suppressed"], marker="o", color="tab:red")
+    ax2.set_xlabel("generalisation level")
+    ax2.set_ylabel(f"records suppressed to reach k = {k_target} (%)")
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,300 @@
+"""Tests of anonlab.chapters.ch01_syntactic_anonymity: the declaration and the claim decisions.
+
+The slides' values are hand-checked in tests/test_syntactic.py; here we check
+that each claim function decides on the right number, that it can fail
+(a changed table flips it), and that bad parameters are refused before a run
+starts, with a message naming the problem.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+from anonlab import runner
+from anonlab.chapters import ch01_syntactic_anonymity as ch
+from anonlab.data import tables
+from anonlab.measures import syntactic as ms
+from anonlab.mechanisms import syntactic as syn
+from anonlab.validation import ParameterError
+
+matplotlib.use("Agg")
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOK = ROOT / "notebooks" / "01_syntactic_anonymity.ipynb"
+SQI = tables.SALARY_DISEASE_QUASI_IDENTIFIERS
+
+
+@pytest.fixture()
+def slides() -> ch.SlideTables:
+    return ch.slide_tables()
+
+
+# ---------------------------------------------------------------------------
+# the declaration
+# ---------------------------------------------------------------------------
+
+
+def test_declaration_defaults_and_quick_preset():
+    spec = ch.CHAPTER.parameters
+    assert ch.CHAPTER.name == NOTEBOOK.stem
+    assert spec.defaults() == runner.notebook_parameters(NOTEBOOK)
+    assert dict(ch.CHAPTER.quick) == {"table": "adult", "adult_rows": 3000}
+    assert ch.CHAPTER.data == ("adult-train",)
+    for p in spec.params:  # every parameter: a meaning, and a range or choices
+        assert p.help
+        assert p.choices is not None or p.high is not None, p.name
+
+
+def test_sensitive_attribute_that_is_a_quasi_identifier_is_named_as_such():
+    with pytest.raises(ParameterError) as err:
+        ch.CHAPTER.parameters.validate({"sensitive_attribute": "age"})
+    msg = str(err.value)
+    assert "'age' is a quasi-identifier" in msg
+    assert "must not be a quasi-identifier" in msg
+    assert "unknown" not in msg
+
+
+@pytest.mark.parametrize("values, message", [
+    ({"sensitive_attribute": "race", "quasi_identifiers": ["sex"]}, "coarsened by the generalisation ladder"),
+    ({"sensitive_attribute": "age", "quasi_identifiers": ["sex"]}, "coarsened by the generalisation ladder"),
+    ({"adult_rows": 10_000_000}, "parameter 'adult_rows' must be <= 30162, got 10000000"),
+    ({"adult_rows": -1}, "parameter 'adult_rows' must be >= 0"),
+    ({"k_target": 0}, "parameter 'k_target' must be >= 1"),
+    ({"attack_level": 7}, "parameter 'attack_level' must be <= 6"),
+    ({"age_bucket_width": 0}, "parameter 'age_bucket_width' must be >= 1"),
+    ({"seed": 2**32}, "parameter 'seed' must be <="),
+    ({"table": "adlt"}, "parameter 'table' must be one of 'slides', 'adult'"),
+    ({"quasi_identifiers": ["age", "age"]}, "lists a value twice"),
+    ({"quasi_identifiers": ["zip"]}, r"unknown value\(s\) \['zip'\]"),
+    ({"quasi_identifiers": []}, "needs at least 1 value"),
+    ({"sensitive_attribute": "salary"}, "parameter 'sensitive_attribute' must be one of"),
+])
+def test_bad_parameters_are_refused(values, message):
+    with pytest.raises(ParameterError, match=message):
+        ch.CHAPTER.parameters.validate(values)
+
+
+def test_the_runner_refuses_a_run_that_cannot_fit_before_it_starts():
+    with pytest.raises(runner.RunError, match="adult_rows' must be <= 30162"):
+        runner.validate_parameters(NOTEBOOK, {"adult_rows": 10_000_000})
+    assert runner.validate_parameters(NOTEBOOK, {"sensitive_attribute": "income"}) == {
+        "sensitive_attribute": "income"}
+
+
+def test_sample_adult_is_bounded_by_the_loaded_data_and_seeded():
+    df = pd.DataFrame({"x": np.arange(50)})
+    assert ch.sample_adult(df, 0, 0) is df
+    a, b = ch.sample_adult(df, 10, 3), ch.sample_adult(df, 10, 3)
+    assert a.equals(b) and list(a.index) == list(range(10))
+    assert a["x"].tolist() == df.sample(10, random_state=3)["x"].tolist()
+    with pytest.raises(ParameterError, match="parameter 'adult_rows' must be <= 50, got 51"):
+        ch.sample_adult(df, 51, 0)
+    with pytest.raises(ParameterError, match="parameter 'seed' must be >= 0"):
+        ch.sample_adult(df, 5, -1)
+
+
+# ---------------------------------------------------------------------------
+# the slides' claims
+# ---------------------------------------------------------------------------
+
+
+def test_measure_slides_claims_values_and_notes(slides):
+    m = ch.measure_slides_claims(slides)
+    assert list(m) == [
+        "slides.kanon.fig2.k", "slides.kanon.linking_yields_4", "slides.kanon.homogeneity_attack",
+        "slides.ldiv.table.k", "slides.ldiv.table.l", "slides.ldiv.similarity_attack",
+        "slides.tclose.salary_t", "slides.tclose.disease_t", "slides.linking.zip_gender_dob_unique"]
+    got = {cid: (x.value, x.note) for cid, x in m.items()}
+    assert got["slides.kanon.fig2.k"] == (4, "")
+    assert got["slides.kanon.linking_yields_4"] == (4, "candidates per patient range 4-4")
+    assert got["slides.kanon.homogeneity_attack"] == (True, "class (130**, 3*): only Cancer")
+    assert got["slides.ldiv.table.k"] == (4, "")
+    assert got["slides.ldiv.table.l"] == (True, "distinct l = 3")
+    assert got["slides.ldiv.similarity_attack"] == (
+        True, "class (476**, 2*): 3 diseases, one group (stomach diseases)")
+    assert got["slides.tclose.salary_t"][0] == pytest.approx(1 / 6, abs=1e-15)
+    assert got["slides.tclose.disease_t"] == (
+        pytest.approx(8 / 27, abs=1e-15),
+        "hierarchical EMD with Li et al.'s height-3 hierarchy = 8/27; a height-4 tree would give 0.278")
+    assert got["slides.linking.zip_gender_dob_unique"][0] is None
+    # plain Python values (JSON and the -W book build need them)
+    assert all(type(x.value) in (int, float, bool, type(None)) for x in m.values())
+
+
+def test_fig2_claims_can_fail(slides):
+    # one patient of the (130**, 3*) class has another condition: no homogeneous class
+    fig2 = slides.fig2.assign(condition=slides.fig2["condition"].where(slides.fig2.index != 9, "Flu"))
+    micro = slides.micro.assign(condition=fig2["condition"])
+    m = ch.measure_fig2_claims(micro, fig2)
+    assert m["slides.kanon.homogeneity_attack"].value is False
+    assert m["slides.kanon.fig2.k"].value == 4
+    # a release that is not the recoded microdata is refused, not linked
+    with pytest.raises(ValueError, match="not the published table"):
+        ch.measure_fig2_claims(slides.micro, slides.fig2.assign(age="*"))
+
+
+def test_ldiv_claim_compares_with_the_ledger(slides):
+    assert ch.measure_ldiv_claims(slides.ldiv)["slides.ldiv.table.l"].value is True
+    wrong = ch.measure_ldiv_claims(slides.ldiv, l_expected=2)["slides.ldiv.table.l"]
+    assert wrong.value is False and wrong.note == "distinct l = 3"
+
+
+def test_similarity_claim_can_fail(slides):
+    # a hierarchy in which the three stomach diseases are in different groups
+    flat = {"*": {"g1": ["gastric ulcer", "flu"], "g2": ["gastritis", "bronchitis"],
+                  "g3": ["stomach cancer", "pneumonia"]}}
+    sim = ch.similarity_table(slides.sd3, flat)
+    assert ch.class_row(sim, **ch.SD3_FIRST_CLASS)["n_distinct_group"] == 3
+    assert ch.measure_similarity_claim(slides.sd3, flat)["slides.ldiv.similarity_attack"].value is False
+
+
+def test_t_closeness_table_and_the_taller_hierarchy(slides):
+    t = ch.t_closeness_table(slides.sdt, slides.hierarchy)
+    assert list(t.columns) == ["zip_code", "age", "size", "salary (ordered)",
+                               "disease (hierarchical)", "disease (equal)"]
+    assert t["salary (ordered)"].max() == pytest.approx(1 / 6)
+    assert t["disease (hierarchical)"].max() == pytest.approx(8 / 27)
+    assert t["disease (equal)"].max() == pytest.approx(5 / 9)
+    taller = ch.taller_hierarchy(slides.hierarchy)
+    assert ms.hierarchy_height(taller) == ms.hierarchy_height(slides.hierarchy) + 1 == 4
+    # same leaves, same groups; only the systems gain a parent
+    assert ms.as_parent_map(taller)["flu"] == "respiratory infection"
+    assert ms.t_closeness(slides.sdt, SQI, "disease", hierarchy=taller) == pytest.approx(5 / 18)
+    # the nested-tree form gives the same taller tree
+    assert ch.taller_hierarchy({"*": {"a": ["x"]}}) == {"*": None, "a": "a (extra level)",
+                                                          "x": "a", "a (extra level)": "*"}
+
+
+def test_small_text_helpers(slides):
+    assert ch.fraction_text(5 / 18) == "5/18"
+    assert ch.linking_range_text(pd.Series([4, 4, 4])) == "4"
+    assert ch.linking_range_text(pd.Series([3, 5])) == "between 3 and 5"
+    assert ch.score_text(0.5, 0.125).startswith("Its predictions are right for 50.0%")
+    assert "12.5%" in ch.score_text(0.5, 0.125)
+    assert ch.score_text(math.nan, math.nan) == "It discloses no one, so there is nothing to score."
+    ec = ms.equivalence_classes(slides.fig2, tables.INPATIENT_QUASI_IDENTIFIERS, "condition")
+    with pytest.raises(ValueError, match="no equivalence class has"):
+        ch.class_row(ec, zip_code="999**")
+    with pytest.raises(ValueError, match=r"no column\(s\) \['zip'\]"):
+        ch.class_row(ec, zip="130**")
+
+
+# ---------------------------------------------------------------------------
+# Adult: ladder, attacked table, sweep findings
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture()
+def toy_adult() -> pd.DataFrame:
+    return pd.DataFrame({
+        "age": [23, 37, 38, 61, 45, 29],
+        "sex": ["F", "M", "M", "F", "M", "F"],
+        "race": ["White", "Black", "White", "Other", "White", "White"],
+        "native_country": ["United-States", "Cuba", "United-States", "India", "United-States", "Cuba"],
+        "occupation": ["a", "b", "a", "c", "b", "a"],
+    })
+
+
+def test_adult_ladder_levels(toy_adult):
+    ladder = ch.adult_ladder(toy_adult, 10)
+    assert len(ladder) == ch.LADDER_LEVELS == 7
+    assert ladder[0] == {} and ladder[4]["ranges"] == {"age": 20}
+    top = syn.generalize(toy_adult, **ladder[6])
+    assert set(top["native_country"]) == {"*"} and set(top["race"]) == {"*"}
+    level3 = syn.generalize(toy_adult, **ladder[3])
+    assert level3["native_country"].tolist() == ["US", "non-US", "US", "non-US", "US", "non-US"]
+    assert level3["race"].tolist() == ["white", "non-white", "white", "non-white", "white", "white"]
+    assert level3["age"].astype(str).tolist()[:2] == ["[20, 30)", "[30, 40)"]
+    assert level3["occupation"].equals(toy_adult["occupation"])  # the secret is never generalised
+    # each level coarsens the previous one: k never drops along the ladder
+    qis = ["age", "sex", "race", "native_country"]
+    ks = [ms.k_anonymity(syn.generalize(toy_adult, **spec), qis) for spec in ladder]
+    assert ks == sorted(ks)
+    with pytest.raises(ParameterError, match="age_bucket_width"):
+        ch.adult_ladder(toy_adult, 0)
+
+
+def test_describe_ladder(toy_adult):
+    d = ch.describe_ladder(ch.adult_ladder(toy_adult, 5))
+    assert list(d.columns) == list(ch.LADDER_COLUMNS)
+    assert d.loc[0].tolist() == ["exact"] * 3
+    assert d.loc[2].tolist() == ["ranges of 5 years", "US / non-US", "exact"]
+    assert d.loc[5].tolist() == ["ranges of 20 years", "US / non-US", "white / non-white"]
+    assert d.loc[6].tolist() == ["ranges of 20 years", "*", "*"]
+
+
+def test_attacked_table(slides, toy_adult):
+    ladder = ch.adult_ladder(toy_adult, 10)
+    a = ch.attacked_table("slides", slides, toy_adult, ladder, 3, ["age"], "occupation")
+    assert a.table is slides.fig2 and a.quasi_identifiers == tables.INPATIENT_QUASI_IDENTIFIERS
+    b = ch.attacked_table("adult", slides, toy_adult, ladder, 6, ["age", "sex"], "occupation")
+    assert b.name == "Adult, level 6" and b.sensitive_attribute == "occupation"
+    assert b.table.equals(syn.generalize(toy_adult, **ladder[6]))
+    with pytest.raises(ParameterError, match="attack_level"):
+        ch.attacked_table("adult", slides, toy_adult, ladder, 7, ["age"], "occupation")
+    with pytest.raises(ParameterError, match="table"):
+        ch.attacked_table("census", slides, toy_adult, ladder, 0, ["age"], "occupation")
+
+
+def test_sweep_findings_on_a_real_sweep_and_the_edges(toy_adult):
+    qis = ["age", "sex", "race", "native_country"]
+    sweep = syn.generalisation_sweep(toy_adult, qis, "occupation", ch.adult_ladder(toy_adult, 10), k=2)
+    f = ch.sweep_findings(sweep, 2)
+    reached = [lvl for lvl in sweep.index if sweep.loc[lvl, "k"] >= 2]
+    assert f["first_level_k"] == (f"level {reached[0]}" if reached else "no level of the ladder")
+    assert f["supp_level1"] == sweep.loc[1, "suppressed"]
+    assert all(type(v) in (str, float) for v in f.values())
+    # nothing reaches k; everything suppressed at level 3
+    edge = pd.DataFrame({"k": [1] * 7, "suppressed": [1.0] * 7,
+                         "l_distinct_after": [np.nan] * 7, "l_entropy_after": [np.nan] * 7})
+    f = ch.sweep_findings(edge, 2)
+    assert f["first_level_k"] == "no level of the ladder"
+    assert f["l_after_level3"] == "undefined" and math.isnan(f["lent_after_level3"])
+
+
+def test_the_attack_is_recorded_through_the_protocol(slides):
+    from anonlab import measures
+    from anonlab.attacks.homogeneity import homogeneity_attack
+
+    a = ch.attacked_table("slides", slides, pd.DataFrame(), [{}], 0, [], "")
+    result = homogeneity_attack(a.table, a.quasi_identifiers, a.sensitive_attribute).as_attack_result()
+    base = measures.majority_baseline(result.truth, targets=result.targets)
+    table = measures.yardstick({"homogeneity": result}, {"homogeneity": base})
+    row = table.iloc[0]
+    assert (row["targets"], row["predictions"], row["precision"]) == (12, 4, 1.0)
+    assert row["baseline_precision"] == 1.0  # Cancer is also the majority guess
+
+
+# ---------------------------------------------------------------------------
+# figures and the notebook's exercise
+# ---------------------------------------------------------------------------
+
+
+def test_figures_draw(slides, toy_adult):
+    import matplotlib.pyplot as plt
+
+    fig = ch.plot_t_closeness(ch.t_closeness_table(slides.sdt, slides.hierarchy), 0.167, 0.278)
+    assert len(fig.axes) == 2 and fig.axes[0].get_ylim()[1] == pytest.approx(1.2 * 0.2962962962962963)
+    qis = ["age", "sex", "race", "native_country"]
+    sweep = syn.generalisation_sweep(toy_adult, qis, "occupation", ch.adult_ladder(toy_adult, 10), k=2)
+    fig2 = ch.plot_sweep(sweep, 2)
+    assert fig2.axes[1].get_ylabel() == "records suppressed to reach k = 2 (%)"
+    plt.close("all")
+
+
+def test_exercise_1_code_runs(slides):
+    """Exercise 1 quotes library code; it must keep working after moves in the library."""
+    nb = json.loads(NOTEBOOK.read_text())
+    text = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"
+                   and "## Exercises" in "".join(c["source"]))
+    expr = re.search(r"Check with\s+`([^`]+)`", text).group(1)
+    value = eval(expr, {"ms": ms, "slides": slides, "QI": tables.INPATIENT_QUASI_IDENTIFIERS})
+    assert value == 1  # nationality distinguishes patients: k drops from 4 to 1
