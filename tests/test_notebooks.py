@@ -29,7 +29,6 @@ VERDICTS_DIR = Path(__file__).resolve().parent / "verdicts"
 # Small parameters of chapters that have no declaration in anonlab.chapters
 # yet; a declared chapter's small parameters are its `quick` preset.
 LEGACY_SMALL: dict[str, dict[str, object]] = {
-    "01_syntactic_anonymity": {"table": "adult", "adult_rows": 3000},
     "02_dp_vs_definetti": {"epsilons": [0.01, 0.1, 1.0], "draws": 2, "l_grid": [2, 3],
                            "group_multipliers": [1, 2], "iterations": 30, "history": 10,
                            "repetitions": 2, "tradeoff_epsilons": [1.0], "check_moves": 2,

@@ -9,10 +9,13 @@ Four rooms (see the book's introduction):
 - :mod:`anonlab.measures`: how any attack is scored (precision, coverage,
   baselines, precision improvement).
 
-Around them: :mod:`anonlab.claims` (the ledger of paper claims and the
-recorded measurements), :mod:`anonlab.params` (parameter validation for the
-notebooks), :mod:`anonlab.runner` (papermill execution) and
-:mod:`anonlab.plotting`.
+Around them: :mod:`anonlab.chapters` (each chapter's declared parameters
+and the functions that turn its results into claim measurements),
+:mod:`anonlab.claims` (the ledger of paper claims and the recorded
+measurements), :mod:`anonlab.validation` (the one validation module),
+:mod:`anonlab.runner` (papermill execution), :mod:`anonlab.sweep`
+(parameter grids), :mod:`anonlab.course` (exercises and the course plan)
+and :mod:`anonlab.plotting`.
 """
 
 from __future__ import annotations

@@ -110,11 +110,15 @@ def check_int(
     low: int | None = None,
     high: int | None = None,
 ) -> int:
-    """Check that ``value`` is an integer (not a bool) in ``[low, high]``."""
-    if isinstance(value, bool) or not isinstance(value, int):
+    """Check that ``value`` is an integer (not a bool; numpy integers count) in ``[low, high]``.
+
+    Returns it as a Python ``int``.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise ParameterError(
             f"parameter {name!r} must be an integer, got {_fmt(value)} ({type(value).__name__})"
         )
+    value = int(value)
     _check_bounds(name, value, low, high, True, True)
     return value
 

@@ -3,6 +3,8 @@
 Every attack returns an :class:`AttackResult`; :func:`score` turns it into
 precision, coverage, recall and, beside a baseline on the same targets,
 precision improvement, all with intervals (:mod:`anonlab.measures.protocol`).
+Measures of a release itself (k-anonymity, l-diversity, t-closeness, Earth
+Mover's Distance) are in :mod:`anonlab.measures.syntactic`.
 
 Precision, coverage (prediction rate), recall, precision improvement over a
 baseline, ROC points converted to precision at a realistic membership base
@@ -28,6 +30,7 @@ from .base_rates import (
     tpr_at_fpr,
     worked_example,
 )
+from . import syntactic
 from .protocol import AttackResult, Score, majority_baseline, score, yardstick
 from .rates import (
     AttackScore,
@@ -51,6 +54,7 @@ from .rates import (
 )
 
 __all__ = [
+    "syntactic",
     "AttackResult",
     "Score",
     "majority_baseline",

@@ -163,11 +163,6 @@ def check_release(
     return qis, sa
 
 
-def _integer(name: str, value: Any, low: int) -> int:
-    """:func:`anonlab.validation.check_int`, accepting numpy integers too."""
-    return check_int(name, int(value) if isinstance(value, np.integer) else value, low=low)
-
-
 # ---------------------------------------------------------------------------
 # value hierarchies
 # ---------------------------------------------------------------------------
@@ -568,7 +563,7 @@ def recursive_cl_diversity(
     ...                        ["zip_code", "age", "nationality"], "condition", 2)
     1.0
     """
-    l = _integer("l", l, low=1)
+    l = check_int("l", l, low=1)
     qis, sa = check_release(df, quasi_identifiers, sensitive_attribute)
     _, counts = _counts(df, qis, sa)
     r = -np.sort(-counts.to_numpy(), axis=1)  # decreasing counts per class

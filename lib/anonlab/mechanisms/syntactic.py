@@ -45,12 +45,12 @@ import pandas as pd
 from ..measures.syntactic import (
     Distance,
     Hierarchy,
-    _integer,
     as_parent_map,
     check_release,
     class_ids,
     privacy_report,
 )
+from ..validation import check_int
 
 __all__ = [
     "Suppression",
@@ -197,7 +197,7 @@ def generalize_categorical(
     >>> generalize_categorical(pd.Series(["Japanese", "Russian"]), h, levels=2).tolist()
     ['*', '*']
     """
-    levels = _integer("levels", levels, low=0)
+    levels = check_int("levels", levels, low=0)
     if not isinstance(values, pd.Series):
         values = pd.Series(values)
     parents = as_parent_map(hierarchy)
@@ -241,7 +241,7 @@ def mask_prefix(values: pd.Series, keep: int, mask_char: str = "*") -> pd.Series
     >>> mask_prefix(pd.Series(["13053", "14853"]), 3).tolist()
     ['130**', '148**']
     """
-    keep = _integer("keep", keep, low=0)
+    keep = check_int("keep", keep, low=0)
     if not isinstance(mask_char, str) or len(mask_char) != 1:
         raise ValueError(f"mask_char must be one character, got {mask_char!r}")
     if not isinstance(values, pd.Series):
@@ -379,7 +379,7 @@ def suppress_small_classes(
     (1, [0, 1])
     """
     qis, _ = check_release(df, quasi_identifiers)
-    k = _integer("k", k, low=1)
+    k = check_int("k", k, low=1)
     cid = class_ids(df, qis)
     sizes = cid.map(cid.value_counts())
     keep = sizes >= k
@@ -489,7 +489,7 @@ def generalisation_sweep(
         One row per level, index ``level`` (0, 1, ...).
     """
     if k is not None:
-        k = _integer("k", k, low=1)
+        k = check_int("k", k, low=1)
     rows = []
     for spec in levels:  # one pass per level (a handful), each vectorised
         g = generalize(df, **spec)
