@@ -1,0 +1,84 @@
+"""The bad-input matrix: every chapter, every class of bad value, refused before any work.
+
+Rows are generated from each chapter's declaration (``anonlab.chapters``), so a
+new chapter or parameter adds its rows by being declared: an unknown name, a
+wrong type, a value out of range or too large to fit (every size parameter
+has a bound), an unknown choice (data set, attribute), an empty list, a
+missing user file. Each must be refused by the runner with one message
+naming the parameter, before a kernel starts, with nothing written.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from anonlab import chapters
+from anonlab.runner import RunError, run_notebook
+from anonlab.validation import Param
+
+ROOT = Path(__file__).resolve().parents[1]
+DECLARED = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb") if chapters.has_chapter(p.stem))
+
+
+def _bad_values(p: Param) -> list[tuple[str, Any]]:
+    """(class of bad value, value) pairs for one declared parameter."""
+    rows: list[tuple[str, Any]] = []
+    wrong = {"int": "many", "float": "high", "bool": 1, "str": 3, "choice": object.__name__,
+             "int_list": "x", "float_list": "x", "str_list": 5, "path": 7}
+    if p.kind in wrong and not (p.kind == "choice" and wrong["choice"] in (p.choices or ())):
+        rows.append(("wrong type", wrong[p.kind]))
+    scalar = p.kind in ("int", "float")
+    listed = p.kind in ("int_list", "float_list")
+    if p.high is not None and (scalar or listed):
+        big = p.high * 10 + 1 if p.kind.startswith("int") else p.high * 10 + 1.5
+        big = int(big) if p.kind.startswith("int") else float(big)
+        rows.append(("too large", [big] if listed else big))
+    if p.low is not None and (scalar or listed):
+        small = p.low - 1
+        small = int(small) if p.kind.startswith("int") else float(small)
+        rows.append(("out of range", [small] if listed else small))
+    if p.kind in ("choice", "str") and p.choices:
+        rows.append(("unknown choice", "no-such-choice"))
+    if p.kind == "str_list" and p.choices:
+        rows.append(("unknown choice", ["no-such-choice"]))
+    if p.kind.endswith("_list") and p.min_len >= 1:
+        rows.append(("empty list", []))
+    if p.kind == "path":
+        rows.append(("missing user file", "/no/such/file.csv"))
+    return rows
+
+
+CASES = [pytest.param(name, p.name, cls, value, id=f"{name}-{p.name}-{cls}")
+         for name in DECLARED for p in chapters.get(name).parameters.params for cls, value in _bad_values(p)]
+
+
+def test_every_size_parameter_is_bounded() -> None:
+    """A parameter that sets a size (rows, users, iterations, ...) has an upper bound."""
+    words = ("rows", "users", "n_", "iterations", "draws", "repetitions", "targets", "members", "blocks",
+             "size", "population", "simulations", "samples", "queries", "workers")
+    unbounded = [f"{n}.{p.name}" for n in DECLARED for p in chapters.get(n).parameters.params
+                 if p.kind in ("int", "int_list") and any(w in p.name for w in words) and p.high is None]
+    assert not unbounded, f"size parameters without an upper bound: {unbounded}"
+
+
+@pytest.mark.parametrize("name", DECLARED)
+def test_an_unknown_name_is_refused(name: str, tmp_path: Path) -> None:
+    with pytest.raises(RunError, match="unknown parameter.*no_such_parameter"):
+        run_notebook(name, {"no_such_parameter": 1}, out_dir=tmp_path, progress=False)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name, param, cls, value", CASES)
+def test_a_bad_value_is_refused_early_naming_the_parameter(
+    name: str, param: str, cls: str, value: Any, tmp_path: Path
+) -> None:
+    start = time.perf_counter()
+    with pytest.raises(RunError) as info:
+        run_notebook(name, {param: value}, out_dir=tmp_path, progress=False)
+    assert f"'{param}" in str(info.value), f"{cls}: the message does not name {param!r}: {info.value}"
+    assert time.perf_counter() - start < 10, "refused only after work started"
+    assert list(tmp_path.iterdir()) == [], "something was written for a refused run"
