@@ -389,7 +389,8 @@ def measure_skew_effect(cv: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> Find
         pr = base_rates.precision_recall_at_skews(f, t, fig9_skews)
         p = pr["precision"].to_numpy().reshape(len(fig9_skews), -1)[:, f > 0]
         falls &= bool(np.all(np.diff(p, axis=0) < 0))
-        ratios.append(p[0] / p[-1])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratios.append(p[0] / p[-1])
     ratio = float(np.median(np.concatenate(ratios)))
     first, last = base_rates.skew_label(fig9_skews[0]), base_rates.skew_label(fig9_skews[-1])
     m = {"fw.s5.skew_lowers_precision": Measurement(
