@@ -54,9 +54,9 @@ def test_conversion_section1_example_counts() -> None:
 
 
 def test_worked_example_validation() -> None:
-    with pytest.raises(ValueError, match="population must be"):
+    with pytest.raises(ValueError, match="'population' must be > 0"):
         br.worked_example(0, 0.05, 0.0, 0.5)
-    with pytest.raises(ValueError, match="fpr must be in"):
+    with pytest.raises(ValueError, match="'fpr' must be <= 1"):
         br.worked_example(2000, 1.5, 0.0, 0.5)
     with pytest.raises(ValueError, match="member_share must be in"):
         br.worked_example(2000, 0.05, 0.0, [0.5, 2])
@@ -128,7 +128,7 @@ def test_interpolation_edges() -> None:
     # step: best TPR with FPR at most x
     assert br.interpolate_roc([0, 0.01, 0.1, 1], [0, 0.3, 0.6, 1], [0.005, 0.05], scale="step").tolist() \
         == [0.0, 0.3]
-    with pytest.raises(ValueError, match="scale must be one of"):
+    with pytest.raises(ValueError, match="'scale' must be one of"):
         br.interpolate_roc([0, 1], [0, 1], 0.5, scale="cubic")
 
 
@@ -169,7 +169,7 @@ def test_max_recall_at_precision_unreachable_and_trivial() -> None:
     assert math.isnan(br.max_recall_at_precision(SHOKRI_F, SHOKRI_T, 30, 0.8).tpr)
     # at skew 0 every flagged person is a member: precision 1 up to recall 1
     assert br.max_recall_at_precision(SHOKRI_F, SHOKRI_T, 0, 1.0).tpr == 1.0
-    with pytest.raises(ValueError, match="min_precision must be in"):
+    with pytest.raises(ValueError, match="'min_precision' must be > 0"):
         br.max_recall_at_precision(SHOKRI_F, SHOKRI_T, 30, 0.0)
 
 
@@ -421,7 +421,7 @@ def test_lira_record_without_in_models_uses_the_mean_shift() -> None:
 
 
 def test_lira_validation() -> None:
-    with pytest.raises(ValueError, match="variance must be"):
+    with pytest.raises(ValueError, match="'variance' must be one of"):
         mm.lira_online(np.zeros((2, 3)), np.zeros((2, 3), bool), np.zeros(3), variance="local")
     with pytest.raises(ValueError, match="boolean"):
         mm.lira_offline(np.zeros((2, 3)), np.zeros((2, 3)), np.zeros(3))
@@ -458,7 +458,7 @@ def test_training_sets_and_determinism() -> None:
     m = mm.sample_training_sets(100, 4, 0.3, np.random.default_rng(0))
     assert m.sum(axis=1).tolist() == [30] * 4
     assert not np.all(m[0] == m[1])
-    with pytest.raises(ValueError, match="member_fraction must be in"):
+    with pytest.raises(ValueError, match="'member_fraction' must be < 1"):
         mm.sample_training_sets(100, 4, 1.0, np.random.default_rng(0))
     X, y = _synthetic(n=300)
     spec = mm.ModelSpec("random_forest", n_estimators=5)
@@ -474,10 +474,10 @@ def test_training_sets_and_determinism() -> None:
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        (dict(model="svm"), "model must be one of"),
+        (dict(model="svm"), "'model' must be one of"),
         (dict(model="logistic_regression", max_depth=3), "tree models only"),
-        (dict(max_depth=0), "max_depth must be None or an integer >= 1"),
-        (dict(n_estimators=0), "n_estimators must be"),
+        (dict(max_depth=0), "'max_depth' must be >= 1"),
+        (dict(n_estimators=0), "'n_estimators' must be >= 1"),
     ],
 )
 def test_model_spec_validation(kwargs, message) -> None:
@@ -498,11 +498,11 @@ def test_pool_size_and_run_attacks_validation() -> None:
     assert mm.pool_size("adult", 10_000, 0.5) == 20_000
     with pytest.raises(ValueError, match="lower n_members or raise member_fraction"):
         mm.pool_size("adult", 40_000, 0.5)
-    with pytest.raises(ValueError, match="dataset must be one of"):
+    with pytest.raises(ValueError, match="'dataset' must be one of"):
         mm.pool_size("texas", 10, 0.5)
     X, y = _synthetic(n=100)
     models = mm.train_shadow_models(X, y, mm.ModelSpec(n_estimators=3), n_models=2, seed=0)
-    with pytest.raises(ValueError, match="n_targets must be"):
+    with pytest.raises(ValueError, match="'n_targets' must be <= 2"):
         mm.run_attacks(models, n_targets=3)
     with pytest.raises(ValueError, match="attacks must be"):
         mm.run_attacks(models, attacks=["guess"])

@@ -71,6 +71,8 @@ import numpy.typing as npt
 import pandas as pd
 
 from anonlab.measures.base_rates import RocCurve, roc_from_scores
+from anonlab.measures.protocol import AttackResult
+from anonlab.validation import check_choice, check_int, check_number, check_random_state
 
 __all__ = [
     "ATTACKS",
@@ -94,6 +96,9 @@ __all__ = [
     "lira_online",
     "run_attacks",
     "attack_rocs",
+    "membership_result",
+    "attack_results",
+    "USES_REFERENCE_MODELS",
 ]
 
 DATASETS = ("adult", "census_income")
@@ -207,7 +212,7 @@ def encode_features(
 
 
 def load_membership_data(
-    dataset: str = "adult", *, n_records: int | None = None, seed: int = 0
+    dataset: str = "adult", *, n_records: int | None = None, seed: int | np.random.Generator = 0
 ) -> MembershipData:
     """Load a real table for the membership experiments.
 
@@ -225,8 +230,8 @@ def load_membership_data(
     dataset : {"adult", "census_income"}
     n_records : int, optional
         Use a uniform random sample of this many rows (default: all).
-    seed : int
-        Seed of that sample.
+    seed : int or numpy.random.Generator
+        Seed of that sample (:func:`anonlab.validation.check_random_state`).
 
     Returns
     -------
@@ -234,8 +239,7 @@ def load_membership_data(
     """
     from anonlab.data import load_adult, load_census_income
 
-    if dataset not in DATASETS:
-        raise ValueError(f"dataset must be one of {', '.join(DATASETS)}; got {dataset!r}")
+    check_choice("dataset", dataset, DATASETS)
     if dataset == "adult":
         df = pd.concat([load_adult("train", drop_missing="any"), load_adult("test", drop_missing="any")],
                        ignore_index=True)
@@ -248,10 +252,8 @@ def load_membership_data(
         notes = "KDD Census-Income, train + test files; label income; instance_weight dropped"
     n_all = len(df)
     if n_records is not None:
-        if isinstance(n_records, bool) or not isinstance(n_records, (int, np.integer)) \
-                or not 2 <= n_records <= n_all:
-            raise ValueError(f"n_records must be an integer in [2, {n_all}], got {n_records!r}")
-        rows = np.sort(np.random.default_rng(seed).choice(n_all, size=int(n_records), replace=False))
+        check_int("n_records", n_records, low=2, high=n_all)
+        rows = np.sort(check_random_state(seed).choice(n_all, size=int(n_records), replace=False))
         df = df.iloc[rows].reset_index(drop=True)
         notes += f"; a random sample of {n_records:,} of the {n_all:,} rows"
     X, y, names, cat, classes = encode_features(df, label, drop=drop)
@@ -275,12 +277,10 @@ def pool_size(dataset: str, n_members: int, member_fraction: float) -> int:
     >>> pool_size("adult", 10_000, 0.5)
     20000
     """
-    if dataset not in DATASETS:
-        raise ValueError(f"dataset must be one of {', '.join(DATASETS)}; got {dataset!r}")
-    if isinstance(n_members, bool) or not isinstance(n_members, (int, np.integer)) or n_members < 1:
-        raise ValueError(f"n_members must be an integer >= 1, got {n_members!r}")
-    if not (isinstance(member_fraction, (int, float)) and 0 < member_fraction < 1):
-        raise ValueError(f"member_fraction must be in (0, 1), got {member_fraction!r}")
+    check_choice("dataset", dataset, DATASETS)
+    check_int("n_members", n_members, low=1)
+    check_number("member_fraction", member_fraction, low=0, high=1, low_inclusive=False,
+                 high_inclusive=False)
     n = int(round(n_members / member_fraction))
     if n > DATASET_ROWS[dataset]:
         raise ValueError(
@@ -330,19 +330,14 @@ class ModelSpec:
     n_jobs: int = 1
 
     def __post_init__(self) -> None:
-        if self.model not in MODELS:
-            raise ValueError(f"model must be one of {', '.join(MODELS)}; got {self.model!r}")
+        check_choice("model", self.model, MODELS)
         if self.max_depth is not None:
-            if isinstance(self.max_depth, bool) or not isinstance(self.max_depth, (int, np.integer)) \
-                    or self.max_depth < 1:
-                raise ValueError(f"max_depth must be None or an integer >= 1, got {self.max_depth!r}")
+            check_int("max_depth", self.max_depth, low=1)
             if self.model == "logistic_regression":
                 raise ValueError(
                     "max_depth applies to the tree models only; use None with logistic_regression"
                 )
-        if isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, (int, np.integer)) \
-                or self.n_estimators < 1:
-            raise ValueError(f"n_estimators must be an integer >= 1, got {self.n_estimators!r}")
+        check_int("n_estimators", self.n_estimators, low=1)
 
     def __call__(self, seed: int) -> Any:
         """A fresh, unfitted estimator seeded with ``seed``."""
@@ -383,12 +378,21 @@ class ModelSpec:
 
 
 def sample_training_sets(
-    n_records: int, n_models: int, member_fraction: float, rng: np.random.Generator
+    n_records: int, n_models: int, member_fraction: float, seed: int | np.random.Generator
 ) -> np.ndarray:
     """Independent random training sets of equal size, one per model.
 
     Each row of the result marks ``round(member_fraction * n_records)``
     records, chosen uniformly without replacement, independently per model.
+
+    Parameters
+    ----------
+    n_records, n_models : int
+        Size of the pool and number of models.
+    member_fraction : float
+        Share of the pool in each training set, in (0, 1).
+    seed : int or numpy.random.Generator
+        Source of the draws (:func:`anonlab.validation.check_random_state`).
 
     Returns
     -------
@@ -400,8 +404,9 @@ def sample_training_sets(
     >>> m.shape, m.sum(axis=1).tolist()
     ((3, 10), [5, 5, 5])
     """
-    if not (isinstance(member_fraction, (int, float)) and 0 < member_fraction < 1):
-        raise ValueError(f"member_fraction must be in (0, 1), got {member_fraction!r}")
+    check_number("member_fraction", member_fraction, low=0, high=1, low_inclusive=False,
+                 high_inclusive=False)
+    rng = check_random_state(seed)
     n_members = int(round(member_fraction * n_records))
     if not 1 <= n_members < n_records:
         raise ValueError(
@@ -465,7 +470,7 @@ def train_shadow_models(
     *,
     n_models: int,
     member_fraction: float = 0.5,
-    seed: int = 0,
+    seed: int | np.random.Generator = 0,
     progress: bool = False,
 ) -> ShadowModels:
     """Train ``n_models`` models, each on its own random subset of the pool.
@@ -485,9 +490,9 @@ def train_shadow_models(
         At least 2.
     member_fraction : float
         Share of the pool in each training set, in (0, 1).
-    seed : int
+    seed : int or numpy.random.Generator
         Seeds the training sets and the models; the same arguments give the
-        same outputs.
+        same outputs (:func:`anonlab.validation.check_random_state`).
     progress : bool
         Print a counter while training.
 
@@ -500,14 +505,11 @@ def train_shadow_models(
     y = np.asarray(y)
     if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
         raise ValueError(f"X must be (n, d) and y (n,), got shapes {X.shape} and {y.shape}")
-    if isinstance(n_models, bool) or not isinstance(n_models, (int, np.integer)) or n_models < 2:
-        raise ValueError(f"n_models must be an integer >= 2, got {n_models!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise ValueError(f"seed must be an integer, got {seed!r}")
+    check_int("n_models", n_models, low=2)
     n_classes = int(y.max()) + 1
     from threadpoolctl import threadpool_limits
 
-    rng = np.random.default_rng(seed)
+    rng = check_random_state(seed)
     in_mask = sample_training_sets(X.shape[0], n_models, member_fraction, rng)
     model_seeds = rng.integers(0, 2**31 - 1, size=n_models)
     proba = np.zeros((n_models, X.shape[0], n_classes), dtype=np.float32)
@@ -573,8 +575,7 @@ def logit_confidence(proba: npt.ArrayLike, y: npt.ArrayLike, eps: float = 1e-4) 
     >>> logit_confidence([[0.5, 0.5], [0.0, 1.0]], [0, 1]).round(2).tolist()
     [0.0, 9.21]
     """
-    if not (isinstance(eps, float) and 0 < eps < 0.5):
-        raise ValueError(f"eps must be a float in (0, 0.5), got {eps!r}")
+    check_number("eps", eps, low=0, high=0.5, low_inclusive=False, high_inclusive=False)
     p = np.clip(true_class_probability(proba, y), eps, 1.0 - eps)
     return np.log(p) - np.log1p(-p)
 
@@ -631,7 +632,7 @@ def shokri_attack(
     y: npt.ArrayLike,
     target_proba: np.ndarray,
     *,
-    seed: int = 0,
+    seed: int | np.random.Generator = 0,
     max_train_rows: int = 50_000,
 ) -> np.ndarray:
     """Shokri et al.'s shadow-model attack: one attack classifier per class.
@@ -650,8 +651,9 @@ def shokri_attack(
     shadow_in : numpy.ndarray of bool, shape (n_shadow, n)
     y : array_like of int, shape (n,)
     target_proba : numpy.ndarray, shape (n, n_classes)
-    seed : int
-        Seeds the subsample of training rows and the attack models.
+    seed : int or numpy.random.Generator
+        Seeds the subsample of training rows and the attack models
+        (:func:`anonlab.validation.check_random_state`).
     max_train_rows : int
         At most this many (shadow model, record) pairs train each attack
         model, drawn at random, to bound the time.
@@ -667,7 +669,7 @@ def shokri_attack(
         raise ValueError(f"target_proba must be (n, n_classes), got shape {tp.shape}")
     from threadpoolctl import threadpool_limits
 
-    rng = np.random.default_rng(seed)
+    rng = check_random_state(seed)
     scores = np.full(yy.size, 0.5)
     with threadpool_limits(limits=1):  # small fits: OpenMP threads only cost time on a busy machine
         _fit_attack_models(sp, m, yy, tp, rng, max_train_rows, scores)
@@ -675,9 +677,10 @@ def shokri_attack(
 
 
 def _fit_attack_models(sp: np.ndarray, m: np.ndarray, yy: np.ndarray, tp: np.ndarray,
-                       rng: np.random.Generator, max_train_rows: int, scores: np.ndarray) -> None:
+                       seed: int | np.random.Generator, max_train_rows: int, scores: np.ndarray) -> None:
     from sklearn.ensemble import HistGradientBoostingClassifier
 
+    rng = check_random_state(seed)
     for c in np.unique(yy):
         rec = np.flatnonzero(yy == c)
         feats = sp[:, rec, :].reshape(-1, sp.shape[-1])
@@ -721,8 +724,7 @@ def _check_lira(shadow_phi: np.ndarray, shadow_in: np.ndarray, target_phi: np.nd
     if sp.ndim != 2 or tp.ndim != 1 or sp.shape[1] != tp.size:
         raise ValueError(f"shadow_phi must be (n_models, n) and target_phi (n,), got {sp.shape}, {tp.shape}")
     m = _check_shadow(sp, shadow_in, tp.size, "shadow_phi")
-    if variance not in ("global", "per_example"):
-        raise ValueError(f"variance must be 'global' or 'per_example', got {variance!r}")
+    check_choice("variance", variance, ("global", "per_example"))
     if not (np.all(np.isfinite(sp)) and np.all(np.isfinite(tp))):
         raise ValueError("confidences must be finite (clip probabilities before the logit)")
     return sp, m, tp
@@ -826,7 +828,7 @@ def run_attacks(
     *,
     n_targets: int = 1,
     attacks: Sequence[str] = ATTACKS,
-    seed: int = 0,
+    seed: int | np.random.Generator = 0,
     variance: Variance = "global",
     eps: float = 1e-4,
     progress: bool = False,
@@ -847,8 +849,9 @@ def run_attacks(
         of all targets are pooled, as in Carlini et al.'s evaluation.
     attacks : sequence of str
         A subset of :data:`ATTACKS`.
-    seed : int
-        Seeds the Shokri attack models.
+    seed : int or numpy.random.Generator
+        Seeds the Shokri attack models: target ``t`` uses ``seed + t`` for an
+        integer seed; a generator is shared by the targets in turn.
     variance : {"global", "per_example"}
         LiRA's variance estimate.
     eps : float
@@ -865,9 +868,9 @@ def run_attacks(
     unknown = [a for a in attacks if a not in ATTACKS]
     if unknown or not attacks:
         raise ValueError(f"attacks must be a non-empty subset of {', '.join(ATTACKS)}; got {list(attacks)}")
-    if isinstance(n_targets, bool) or not isinstance(n_targets, (int, np.integer)) \
-            or not 1 <= n_targets <= models.n_models:
-        raise ValueError(f"n_targets must be an integer in [1, {models.n_models}], got {n_targets!r}")
+    check_int("n_targets", n_targets, low=1, high=models.n_models)
+    if not isinstance(seed, np.random.Generator):
+        check_random_state(seed)  # refuse a bad seed before any work
     phi = logit_confidence(models.proba, models.y, eps=eps) if \
         {"lira_offline", "lira_online"} & set(attacks) else None
     frames = []
@@ -886,7 +889,7 @@ def run_attacks(
                 cols[a] = confidence_attack(target_p)
             elif a == "shokri":
                 cols[a] = shokri_attack(models.proba[refs], models.in_mask[refs], models.y, target_p,
-                                        seed=seed + t)
+                                        seed=seed if isinstance(seed, np.random.Generator) else seed + t)
             elif a == "lira_offline":
                 cols[a] = lira_offline(phi[refs], models.in_mask[refs], phi[t], variance=variance)
             else:
@@ -914,3 +917,130 @@ def attack_rocs(scores: pd.DataFrame, attacks: Sequence[str] | None = None) -> d
         raise ValueError(f"no score column(s) {missing}; columns are {list(scores.columns)}")
     truth = scores["is_member"].to_numpy(dtype=bool)
     return {a: roc_from_scores(scores[a].to_numpy(dtype=float), truth) for a in names}
+
+
+# ---------------------------------------------------------------------------
+# Results in the one scoring protocol
+# ---------------------------------------------------------------------------
+
+#: Attacks that calibrate against shadow / reference models (the others use the target alone).
+USES_REFERENCE_MODELS = ("shokri", "lira_offline", "lira_online")
+
+
+def membership_result(
+    attack: str,
+    is_member: npt.ArrayLike,
+    scores: npt.ArrayLike,
+    threshold: float,
+    *,
+    targets: npt.ArrayLike | None = None,
+    resources: dict[str, float] | None = None,
+) -> AttackResult:
+    r"""A membership attack's scores at one threshold, as an :class:`~anonlab.measures.AttackResult`.
+
+    Every target gets a guess (``predicted`` is true everywhere): *member*
+    where its score is at least ``threshold``, *non-member* elsewhere, with
+    ``positive=True``, so :func:`anonlab.measures.score` counts only the
+    *member* guesses: precision :math:`TP/(TP+FP)` ([FW24] Eq 10), recall
+    :math:`TP/M` (= TPR, Eq 9), coverage the share of targets flagged. The
+    scores are kept as ``confidence``: ``result.at_threshold(t)`` for
+    :math:`t \ge` ``threshold`` flags only the more confident guesses, trading
+    coverage for precision.
+
+    Parameters
+    ----------
+    attack : str
+        Name in tables.
+    is_member : array_like of bool
+        The truth, one entry per target.
+    scores : array_like of float
+        The attack's scores (higher = member).
+    threshold : float
+        Flag as member when ``score >= threshold`` (``inf``: flag no one).
+    targets : array_like, optional
+        Target identifiers (default ``0 .. n-1``).
+    resources : dict, optional
+        What the attack used (e.g. ``{"reference_models": 16}``).
+
+    Examples
+    --------
+    >>> from anonlab.measures import score
+    >>> r = membership_result("toy", [True, True, False, False], [0.9, 0.4, 0.6, 0.1], 0.5)
+    >>> s = score(r)
+    >>> s.precision, s.recall, s.coverage
+    (0.5, 0.5, 0.5)
+    """
+    m = np.asarray(is_member)
+    if m.dtype != bool:
+        if m.ndim != 1 or not np.all(np.isin(m, (0, 1))):
+            raise ValueError("is_member must be a one-dimensional boolean (or 0/1) array")
+        m = m.astype(bool)
+    s = np.asarray(scores, dtype=float)
+    if s.shape != m.shape:
+        raise ValueError(f"scores must have one entry per target ({m.size}), got shape {s.shape}")
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or math.isnan(threshold):
+        raise ValueError(f"threshold must be a number (inf flags no one), got {threshold!r}")
+    return AttackResult.from_predictions(attack, m, s >= threshold, targets=targets,
+                                         predicted=np.ones(m.size, dtype=bool), positive=True,
+                                         confidence=s, resources=resources or {})
+
+
+def attack_results(
+    scores: pd.DataFrame,
+    target_fpr: float,
+    *,
+    attacks: Sequence[str] | None = None,
+    labels: dict[str, str] | None = None,
+    reference_models: int | None = None,
+) -> dict[str, AttackResult]:
+    """Each attack of :func:`run_attacks` at its threshold for a low FPR, as protocol results.
+
+    The threshold of attack ``a`` is the one of its pooled ROC curve with
+    FPR at most ``target_fpr`` (:func:`anonlab.measures.base_rates.threshold_at_fpr`,
+    the operating point of Carlini et al.'s "TPR at low FPR"); the result is
+    :func:`membership_result` at that threshold, one target per (target
+    model, record) row, identified as ``target_model * n_records + record``.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        From :func:`run_attacks`.
+    target_fpr : float
+        FPR budget in (0, 1].
+    attacks : sequence of str, optional
+        Score columns to use (default: every attack column present).
+    labels : dict, optional
+        Display names of the attacks (the results' ``attack`` field).
+    reference_models : int, optional
+        Shadow / reference models each target was attacked with, kept as a
+        resource of the attacks that use them.
+
+    Returns
+    -------
+    dict
+        Attack column -> :class:`~anonlab.measures.AttackResult`.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"target_model": [0, 0, 0, 0], "record": [0, 1, 2, 3],
+    ...                    "is_member": [True, False, True, False], "loss": [0.0, -1.0, -0.5, -2.0]})
+    >>> r = attack_results(df, 0.5)["loss"]
+    >>> r.prediction.tolist(), r.resources
+    ([True, False, True, False], {'queries': 4, 'target_fpr': 0.5, 'threshold': -0.5})
+    """
+    from anonlab.measures.base_rates import threshold_at_fpr
+
+    names = [a for a in ATTACKS if a in scores.columns] if attacks is None else list(attacks)
+    rocs = attack_rocs(scores, names)
+    n_rec = int(scores["record"].max()) + 1
+    targets = scores["target_model"].to_numpy(dtype=np.int64) * n_rec + scores["record"].to_numpy(dtype=np.int64)
+    truth = scores["is_member"].to_numpy(dtype=bool)
+    out = {}
+    for a in names:
+        thr = threshold_at_fpr(rocs[a], target_fpr)
+        res: dict[str, float] = {"queries": int(truth.size), "target_fpr": float(target_fpr), "threshold": thr}
+        if reference_models is not None and a in USES_REFERENCE_MODELS:
+            res["reference_models"] = int(reference_models)
+        out[a] = membership_result((labels or {}).get(a, a), truth, scores[a].to_numpy(dtype=float), thr,
+                                   targets=targets, resources=res)
+    return out

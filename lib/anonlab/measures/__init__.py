@@ -20,6 +20,7 @@ from __future__ import annotations
 from .base_rates import (
     RocCurve,
     everyone_is_member,
+    everyone_is_member_result,
     interpolate_roc,
     low_fpr_table,
     max_recall_at_precision,
@@ -27,6 +28,7 @@ from .base_rates import (
     precision_recall_at_skews,
     roc_from_scores,
     roc_grid,
+    threshold_at_fpr,
     tpr_at_fpr,
     worked_example,
 )
@@ -63,6 +65,7 @@ __all__ = [
     "attack_score",
     "RocCurve",
     "everyone_is_member",
+    "everyone_is_member_result",
     "interpolate_roc",
     "low_fpr_table",
     "max_recall_at_precision",
@@ -70,6 +73,7 @@ __all__ = [
     "precision_recall_at_skews",
     "roc_from_scores",
     "roc_grid",
+    "threshold_at_fpr",
     "tpr_at_fpr",
     "worked_example",
 

@@ -57,6 +57,9 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from anonlab.validation import check_choice, check_number, check_random_state
+
+from anonlab.measures.protocol import AttackResult
 from anonlab.measures.rates import (
     baseline_precision_at_skew,
     parse_skew,
@@ -81,6 +84,8 @@ __all__ = [
     "recall_for_targets_fraction",
     "precision_recall_at_skews",
     "everyone_is_member",
+    "everyone_is_member_result",
+    "threshold_at_fpr",
     "max_recall_at_precision",
     "max_recall_table",
     "empirical_max_recall_table",
@@ -288,8 +293,12 @@ def _envelope(fpr: np.ndarray, tpr: np.ndarray) -> tuple[np.ndarray, np.ndarray]
 
 
 def _check_scale(scale: str) -> None:
-    if scale not in _SCALES:
-        raise ValueError(f"scale must be one of {', '.join(_SCALES)}; got {scale!r}")
+    check_choice("scale", scale, _SCALES)
+
+
+def _plain(value: object) -> object:
+    """A numpy scalar as the Python number the public checks of :mod:`anonlab.validation` take."""
+    return value.item() if isinstance(value, np.number) else value
 
 
 def _segment_is_log(f0: np.ndarray, t0: np.ndarray, f1: np.ndarray, t1: np.ndarray) -> np.ndarray:
@@ -632,6 +641,47 @@ def everyone_is_member(skews: float | str | Sequence[float | str]) -> pd.DataFra
     })
 
 
+def everyone_is_member_result(
+    is_member: npt.ArrayLike,
+    *,
+    targets: npt.ArrayLike | None = None,
+    name: str = "everyone is a member",
+) -> AttackResult:
+    """The "everyone is a member" baseline on given targets, as an :class:`AttackResult` ([FW24] §5).
+
+    Every target is predicted to be a member (``positive=True``), so its
+    precision is the share of members among the targets, :math:`M/(M+N)`,
+    its recall is 1 and its coverage 1: the point (1, 1) of every ROC curve
+    and the baseline against which [FW24] measure a membership attack's
+    precision improvement (Eq 6). :func:`everyone_is_member` gives the same
+    precision at a skew without targets.
+
+    Parameters
+    ----------
+    is_member : array_like of bool
+        The truth, one entry per target.
+    targets : array_like, optional
+        Target identifiers (default ``0 .. n-1``); use the attack's, so that
+        :func:`anonlab.measures.score` compares on the same targets.
+    name : str
+        The baseline's name in tables.
+
+    Examples
+    --------
+    >>> from anonlab.measures import score
+    >>> base = everyone_is_member_result([True, False, False, False])
+    >>> s = score(base)
+    >>> s.precision, s.coverage, s.recall
+    (0.25, 1.0, 1.0)
+    """
+    m = np.asarray(is_member)
+    if m.ndim != 1 or (m.dtype != bool and not np.all(np.isin(m, (0, 1)))):
+        raise ValueError("is_member must be a one-dimensional boolean (or 0/1) array")
+    m = m.astype(bool)
+    return AttackResult.from_predictions(name, m, np.ones(m.size, dtype=bool), targets=targets,
+                                         predicted=np.ones(m.size, dtype=bool), positive=True)
+
+
 @dataclass(frozen=True)
 class OperatingPoint:
     """One point of a curve read at a skew.
@@ -679,10 +729,7 @@ def _point(skew: float, f: float, t: float) -> OperatingPoint:
 
 
 def _check_unit_open_low(name: str, value: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) \
-            or not (0 < value <= 1):
-        raise ValueError(f"{name} must be in (0, 1], got {value!r}")
-    return float(value)
+    return check_number(name, _plain(value), low=0, high=1, low_inclusive=False)
 
 
 def _scalar_skew(skew: float | str) -> float:
@@ -867,14 +914,16 @@ def empirical_max_recall_table(
 
 
 def subsample_to_skew(
-    is_member: npt.ArrayLike, skew: float | str, rng: np.random.Generator
+    is_member: npt.ArrayLike, skew: float | str, seed: int | np.random.Generator
 ) -> np.ndarray:
     """Indices of a random subsample with ``skew`` non-members per member.
 
     Keeps as many records as possible: all non-members and
     ``round(N / skew)`` members if that many exist, otherwise all members and
     ``round(M * skew)`` non-members. Counting an attack's hits on such a
-    subsample is the direct check of [FW24] Eq 11.
+    subsample is the direct check of [FW24] Eq 11. ``seed`` (an int or a
+    generator, :func:`anonlab.validation.check_random_state`) drives the
+    draw.
 
     Examples
     --------
@@ -886,6 +935,7 @@ def subsample_to_skew(
     (31, 1)
     """
     m = np.asarray(is_member, dtype=bool)
+    rng = check_random_state(seed)
     k = _scalar_skew(skew)
     if k <= 0:
         raise ValueError(f"skew must be > 0 to subsample, got {skew!r}")
@@ -944,12 +994,12 @@ def counted_precision(
     is_member: npt.ArrayLike,
     threshold: float,
     skew: float | str,
-    rng: np.random.Generator,
+    seed: int | np.random.Generator,
     confidence: float = 0.95,
 ) -> dict[str, float]:
     """Precision counted on a random population at a skew, flagging scores >= ``threshold``.
 
-    Draws :func:`subsample_to_skew`, counts true and false positives and
+    Draws :func:`subsample_to_skew` (with ``seed``, an int or a generator), counts true and false positives and
     returns the precision :math:`TP/(TP+FP)` ([FW24] Eq 10) with its Wilson
     interval: the direct check of Eq 11.
 
@@ -969,7 +1019,7 @@ def counted_precision(
     m = np.asarray(is_member, dtype=bool)
     if m.shape != s.shape:
         raise ValueError(f"is_member must have the length of scores ({s.size}), got {m.size}")
-    idx = subsample_to_skew(m, skew, rng)
+    idx = subsample_to_skew(m, skew, seed)
     flag = s[idx] >= threshold
     tp, fp = int(np.sum(flag & m[idx])), int(np.sum(flag & ~m[idx]))
     lo, hi = wilson_interval(tp, tp + fp, confidence)
@@ -1053,6 +1103,29 @@ def tpr_at_fpr(fpr: npt.ArrayLike, tpr: npt.ArrayLike, target_fpr: npt.ArrayLike
     [0.2, 0.2]
     """
     return interpolate_roc(fpr, tpr, target_fpr, scale="step")
+
+
+def threshold_at_fpr(roc: RocCurve, target_fpr: float) -> float:
+    """The score threshold of the best operating point with FPR at most ``target_fpr``.
+
+    The threshold :func:`low_fpr_table` reads: among the curve's points with
+    :math:`FPR \\le` ``target_fpr`` the one with the highest TPR and, of
+    the thresholds reaching that TPR, the one with the fewest false
+    positives. ``+inf`` (flag no one) when only the first point qualifies,
+    e.g. when the highest scores are tied between members and non-members.
+
+    Examples
+    --------
+    >>> roc = roc_from_scores([0.9, 0.8, 0.7, 0.1], [True, False, True, False])
+    >>> threshold_at_fpr(roc, 0.4), threshold_at_fpr(roc, 0.5)
+    (0.9, 0.7)
+    """
+    t = float(target_fpr)
+    if isinstance(target_fpr, bool) or not 0 < t <= 1:
+        raise ValueError(f"target_fpr must be in (0, 1], got {target_fpr!r}")
+    j = int(np.searchsorted(roc.fpr, t, side="right")) - 1
+    i = int(np.searchsorted(roc.tpr, roc.tpr[j], side="left"))
+    return float(roc.threshold[i])
 
 
 def precision_interval_at_skew(
@@ -1194,12 +1267,9 @@ def worked_example(
     >>> worked_example(2000, 0.05, 0.0, 0.5)["precision"].round(3).tolist()
     [0.952]
     """
-    if isinstance(population, bool) or not isinstance(population, (int, float, np.number)) \
-            or not (math.isfinite(population) and population > 0):
-        raise ValueError(f"population must be a number > 0, got {population!r}")
+    check_number("population", _plain(population), low=0, low_inclusive=False)
     for name, v in (("fpr", fpr), ("fnr", fnr)):
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.number)) or not (0 <= v <= 1):
-            raise ValueError(f"{name} must be in [0, 1], got {v!r}")
+        check_number(name, _plain(v), low=0, high=1)
     share = np.atleast_1d(np.asarray(member_share, dtype=float))
     if np.any(~((share >= 0) & (share <= 1))):
         raise ValueError(f"member_share must be in [0, 1], got {share[~((share >= 0) & (share <= 1))][0]:g}")

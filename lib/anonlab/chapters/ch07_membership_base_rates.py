@@ -1,0 +1,768 @@
+"""Chapter 7, membership inference and base rates: parameters, claim decisions and figures.
+
+The chapter checks the quantitative statements of P. Francis and D. Wagner,
+"Towards more accurate and useful data anonymity vulnerability measures",
+arXiv:2403.06595 (2024), §5 (cited *[FW24]*), against the paper's own
+Fig. 10 and Eqs 7-11, and runs real membership attacks
+(:mod:`anonlab.attacks.membership`) reported the way §5 recommends. The
+functions below decide each claim (``{claim id: Measurement}``) and compute
+the quantities the prose quotes, so the notebook only calls, shows and
+records. The six ``fw.s1.base_rate.*`` claims belong to chapter 5; this
+chapter only shows the §1 computation.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import claims
+from ..attacks import membership
+from ..claims import Measurement
+from ..measures import base_rates
+from ..measures.rates import parse_skew
+from ..validation import ParameterError, ParameterSpec, Param, check_random_state
+from . import Chapter
+
+NAME = "07_membership_base_rates"
+
+# ---------------------------------------------------------------------------
+# Parameters
+# ---------------------------------------------------------------------------
+
+MAX_SKEW_ITEMS = 12
+MAX_DEPTH = 64
+
+
+def check_skews(name: str, value: Any, *, max_skew: float | None = None) -> np.ndarray:
+    """Check a list of member:non-member skews; return them as non-members per member.
+
+    Each item is a number (non-members per member, ``30``) or the paper's
+    ``"M:N"`` string (``"1:30"``, parsed by
+    :func:`anonlab.measures.rates.parse_skew`); each must be finite and
+    > 0 (a skew of 0 has no non-members), and at most ``max_skew`` when given.
+
+    >>> check_skews("skews", ["1:30", 240]).tolist()
+    [30.0, 240.0]
+    >>> check_skews("skews", ["1:0"])
+    Traceback (most recent call last):
+    ...
+    anonlab.validation.ParameterError: parameter 'skews': skew '1:0' must be > 0 (non-members per member); a skew needs non-members
+    """
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or not value:
+        raise ParameterError(
+            f"parameter {name!r} must be a non-empty list like ['1:30', 240], got {value!r}")
+    if len(value) > MAX_SKEW_ITEMS:
+        raise ParameterError(f"parameter {name!r} takes at most {MAX_SKEW_ITEMS} skews, got {len(value)}")
+    out = []
+    for v in value:
+        if isinstance(v, str):
+            try:
+                k = parse_skew(v)
+            except ValueError as exc:
+                raise ParameterError(f"parameter {name!r}: {exc}") from None
+        elif isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float)):
+            raise ParameterError(
+                f"parameter {name!r}: a skew is a number or a 'members:non_members' string, got {v!r}")
+        else:
+            k = float(v)
+        if not math.isfinite(k) or k <= 0:
+            raise ParameterError(
+                f"parameter {name!r}: skew {v!r} must be > 0 (non-members per member); a skew needs non-members")
+        if max_skew is not None and k > max_skew:
+            raise ParameterError(
+                f"parameter {name!r}: skew {v!r} needs more than the {max_skew:,.0f} non-member observations "
+                "of this run for one member; lower it or raise n_target_models / n_members")
+        out.append(k)
+    return np.asarray(out, dtype=float)
+
+
+def check_depths(name: str, value: Any) -> list[int | None]:
+    """Check a list of tree depths (integers in [1, 64] or ``None``); it may be empty.
+
+    >>> check_depths("sweep_max_depths", [4, None])
+    [4, None]
+    """
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise ParameterError(f"parameter {name!r} must be a list of depths (integers or None), got {value!r}")
+    if len(value) > 8:
+        raise ParameterError(f"parameter {name!r} takes at most 8 depths, got {len(value)}")
+    for i, d in enumerate(value):
+        if d is not None and (isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= MAX_DEPTH):
+            raise ParameterError(f"parameter '{name}[{i}]' must be None or an integer in [1, {MAX_DEPTH}], got {d!r}")
+    return list(value)
+
+
+def non_member_observations(values: Mapping[str, Any]) -> int:
+    """Non-members the live attacks observe: ``n_target_models x (pool - n_members)``."""
+    pool = membership.pool_size(values["dataset"], values["n_members"], values["member_fraction"])
+    return int(values["n_target_models"]) * (pool - int(values["n_members"]))
+
+
+def _check_combinations(values: Mapping[str, Any]) -> None:
+    if values["max_depth"] is not None and values["model"] == "logistic_regression":
+        raise ParameterError("parameter 'max_depth' must be None for model 'logistic_regression' (it has no depth)")
+    if values["n_target_models"] > values["n_shadow_models"] + 1:
+        raise ParameterError(
+            f"parameter 'n_target_models' must be <= n_shadow_models + 1 = {values['n_shadow_models'] + 1}, "
+            f"got {values['n_target_models']}")
+    try:
+        n_non = non_member_observations(values)
+    except ValueError as exc:
+        raise ParameterError(f"parameter 'n_members': {exc}") from None
+    check_skews("skews", values["skews"], max_skew=n_non)
+    check_skews("recommended_skews", values["recommended_skews"])
+    check_depths("sweep_max_depths", values["sweep_max_depths"])
+
+
+CHAPTER = Chapter(
+    name=NAME,
+    title="Membership inference and base rates",
+    parameters=ParameterSpec([
+        Param("dataset", "choice", "adult", "table for the live attacks", choices=membership.DATASETS),
+        Param("model", "choice", "random_forest", "target and shadow models", choices=membership.MODELS),
+        Param("max_depth", "int", None, "tree depth (capacity knob), None for unlimited; None for logistic_regression",
+              low=1, high=MAX_DEPTH, nullable=True),
+        Param("n_members", "int", 10000, "training-set size of the target and of every shadow model, records",
+              low=100, high=membership.DATASET_ROWS["census_income"] - 1),
+        Param("member_fraction", "float", 0.5, "share of the record pool each model trains on (members / pool)",
+              low=0, high=1, low_inclusive=False, high_inclusive=False),
+        Param("n_shadow_models", "int", 16, "shadow / reference models per target (Shokri, LiRA)", low=2, high=256),
+        Param("n_target_models", "int", 4, "models attacked in turn, results pooled (<= n_shadow_models + 1)",
+              low=1, high=257),
+        Param("skews", "any", ["1:1", "1:30", "1:240"],
+              "member:non-member skews of Fig. 9 (right): 'M:N' strings or numbers (non-members per member), > 0"),
+        Param("recommended_skews", "any", ["1:2", "1:5", "1:10", "1:50"],
+              "the skews the paper recommends reporting, same format"),
+        Param("low_fprs", "float_list", [0.001, 0.0001],
+              "FPRs at which TPR is reported (Carlini et al.); the first is the recorded operating point",
+              low=0, high=1, low_inclusive=False, max_len=10),
+        Param("precision_bars", "float_list", [0.5, 0.8, 0.95],
+              "precisions for the high-precision / low-recall tables", low=0, high=1, low_inclusive=False,
+              max_len=10),
+        Param("sweep_max_depths", "any", [4, 8, 16, None],
+              "capacity sweep (loss attack only): tree depths (integers in [1, 64] or None); [] skips it"),
+        Param("example_population", "float", 2000, "§1 worked example: people tested", low=0, high=1e12,
+              low_inclusive=False),
+        Param("example_fpr", "float", 0.05, "§1 worked example: false positive rate of the attack", low=0, high=1),
+        Param("example_fnr", "float", 0.0, "§1 worked example: false negative rate of the attack", low=0, high=1),
+        Param("example_member_shares", "float_list", [0.5, 0.01],
+              "§1 worked example: shares of members among those tested", low=0, high=1, max_len=100),
+        Param("seed", "int", 0, "seeds the data sample, the training sets, the models and the attack models",
+              low=0, high=2**32 - 1),
+        Param("cache", "bool", True, "reuse trained shadow models from the shared result cache"),
+    ], checks=[_check_combinations]),
+    quick={"n_members": 1000, "n_shadow_models": 4, "n_target_models": 1, "sweep_max_depths": [4, None],
+           "cache": False},
+    data=("adult-train", "adult-test"),
+)
+
+#: Display names of the paper's two attacks and of the live attacks.
+NAMES = {"shokri": "Shokri et al.", "carlini": "Carlini et al. (LiRA)"}
+LABELS = {"loss": "loss (Yeom)", "confidence": "confidence", "shokri": "shadow models (Shokri)",
+          "lira_offline": "LiRA offline", "lira_online": "LiRA online"}
+
+
+@dataclass
+class Findings:
+    """What a section computes: claim measurements, values the prose quotes, tables to show."""
+
+    measurements: dict[str, Measurement] = field(default_factory=dict)
+    values: dict[str, Any] = field(default_factory=dict)
+    table: pd.DataFrame | None = None
+    more: dict[str, pd.DataFrame] = field(default_factory=dict)
+
+
+def plain(value: Any) -> Any:
+    """A numpy scalar as a plain Python number (a glued numpy scalar breaks ``-W`` builds)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def glue_all(values: Mapping[str, Any]) -> None:
+    """Glue every value for the prose (``{glue:text}`` / ``{glue:md}``), as plain Python objects."""
+    from myst_nb import glue
+
+    for k, v in values.items():
+        glue(k, plain(v), display=False)
+
+
+def markdown(text: str) -> Any:
+    """Text for ``{glue:md}``."""
+    from IPython.display import Markdown
+
+    return Markdown(text)
+
+
+# ---------------------------------------------------------------------------
+# The paper's inputs: Fig. 10
+# ---------------------------------------------------------------------------
+
+
+def fig10_points(ledger: Sequence[claims.Claim] | None = None) -> pd.DataFrame:
+    """Fig. 10 of [FW24] from the ledger: one row per (attack, FPR) point, ``attack, fpr, tpr, id``."""
+    rows = [{"attack": c.id.split(".")[2], "fpr": c.params["fpr"], "tpr": c.reported, "id": c.id}
+            for c in (ledger if ledger is not None else claims.load_ledger()) if c.id.startswith("fw.fig10.")]
+    return pd.DataFrame(rows).sort_values(["attack", "fpr"])
+
+
+def curves(points: pd.DataFrame) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """``{attack: (fpr, tpr)}`` from :func:`fig10_points` (or a reassigned copy)."""
+    return {a: (g["fpr"].to_numpy(), g["tpr"].to_numpy()) for a, g in points.groupby("attack")}
+
+
+def measure_inputs(ledger: Sequence[claims.Claim] | None = None) -> dict[str, Measurement]:
+    """Fig. 10's points and the Texas data's size: inputs here, recorded as not measured (data unavailable)."""
+    note = "Texas hospital data of Shokri et al. not available; used as an input"
+    return {c.id: Measurement(None, note=note)
+            for c in (ledger if ledger is not None else claims.load_ledger())
+            if c.id.startswith("fw.fig10.") or c.id == "fw.s5.texas.n_records"}
+
+
+# ---------------------------------------------------------------------------
+# §1: the worked example (chapter 5 records it; shown here)
+# ---------------------------------------------------------------------------
+
+
+def s1_example() -> Findings:
+    """The §1 example recomputed from the ledger's settings (Eq 2) beside the paper's values; no claim recorded."""
+    rows = []
+    for key in ("balanced", "skewed"):
+        p = claims.claim(f"fw.s1.base_rate.{key}.precision").params
+        ex = base_rates.worked_example(p["population"], p["fpr"], p["fnr"], p["member_share"]).iloc[0]
+        for what in ("tp", "fp", "precision"):
+            rows.append({"members": f"{p['member_share']:.0%}", "quantity": what,
+                         "paper": claims.reported(f"fw.s1.base_rate.{key}.{what}"), "recomputed": ex[what]})
+    table = pd.DataFrame(rows)
+    p_bal, p_skw = (claims.claim(f"fw.s1.base_rate.{k}.precision").params for k in ("balanced", "skewed"))
+    values = {"paper_s1_balanced": claims.reported("fw.s1.base_rate.balanced.precision"),
+              "s1_fpr": p_bal["fpr"], "s1_population": p_bal["population"],
+              "s1_share_balanced": p_bal["member_share"], "s1_share_skewed": p_skw["member_share"],
+              "paper_s1_skewed": claims.reported("fw.s1.base_rate.skewed.precision"),
+              "s1_skewed_exact": table.loc[table.quantity.eq("precision"), "recomputed"].iloc[1]}
+    return Findings(values=values, table=table)
+
+
+def plot_worked_example(population: float, fpr: float, fnr: float) -> Any:
+    """Precision of one attack against the share of members tested, with §1's two points."""
+    import matplotlib.pyplot as plt
+
+    from .. import plotting
+
+    curve = base_rates.worked_example(population, fpr, fnr, np.geomspace(1e-4, 0.5, 200))
+    fig, ax = plt.subplots()
+    ax.plot(curve["member_share"], curve["precision"], label=f"attack (FPR {fpr:g}, FNR {fnr:g})")
+    ax.plot(curve["member_share"], curve["baseline_precision"], ":", color="grey",
+            label="everyone is a member (= random guessing)")
+    keys = ("balanced", "skewed")
+    plotting.paper_points(ax, [claims.claim(f"fw.s1.base_rate.{k}.precision").params["member_share"] for k in keys],
+                          [claims.reported(f"fw.s1.base_rate.{k}.precision") for k in keys], label="paper (§1)")
+    ax.set(xscale="log", xlabel="share of members among those tested", ylabel="precision",
+           title="The same attack, different base rates")
+    ax.legend()
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# Fig. 9 (right) and the recommended skews
+# ---------------------------------------------------------------------------
+
+
+def plot_fig9(cv: Mapping[str, tuple[np.ndarray, np.ndarray]], skews: np.ndarray) -> Any:
+    """Fig. 10's curves on log-log axes, and precision against recall at each skew (Eq 11)."""
+    import matplotlib.pyplot as plt
+
+    from .. import plotting
+
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4.2))
+    ax = axes[0]
+    for a, (f, t) in cv.items():
+        gf, gt = base_rates.roc_grid(f, t)
+        ax.plot(gf, gt, label=NAMES[a])
+        plotting.paper_points(ax, f, t, label="paper (Fig. 10)" if a == "carlini" else "_")
+    ax.plot([1e-5, 1], [1e-5, 1], ":", color="grey", label="chance")
+    ax.set(xscale="log", yscale="log", xlabel="FPR", ylabel="TPR", title="ROC, log-log (Fig. 9 middle)")
+    ax.legend()
+    for ax, a in zip(axes[1:], ("shokri", "carlini")):
+        f, t = cv[a]
+        gf, gt = base_rates.roc_grid(f, t)
+        dense = base_rates.precision_recall_at_skews(gf, gt, skews)
+        points = base_rates.precision_recall_at_skews(f, t, skews)
+        for (lab, d), (_, p) in zip(dense.groupby("skew", sort=True), points.groupby("skew", sort=True)):
+            (line,) = ax.plot(d["recall"], d["precision"], label=d["skew_label"].iloc[0])
+            ax.axhline(d["baseline_precision"].iloc[0], color=line.get_color(), linestyle=":", linewidth=1)
+            plotting.paper_points(ax, p["recall"], p["precision"],
+                                  label="paper points, Eq 11" if lab == skews.max() else "_")
+        ax.set(xscale="log", xlabel="recall (TPR)", ylabel="precision", ylim=(0, 1.02), title=NAMES[a])
+        ax.legend(title="member:non-member", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def recommended_table(cv: Mapping[str, tuple[np.ndarray, np.ndarray]], skews: np.ndarray) -> pd.DataFrame:
+    """Fig. 10 at the recommended skews: precision and PI (Eq 6) per point, one column per skew."""
+    tab = pd.concat({NAMES[a]: base_rates.precision_recall_at_skews(*cv[a], skews) for a in cv},
+                    names=["attack", None]).reset_index(level=0)
+    show = tab.pivot_table(index=["attack", "fpr", "recall"], columns="skew_label", values=["precision", "pi"],
+                           sort=False)
+    show.columns = [f"{v} {k}" for v, k in show.columns]
+    return show[[f"{v} {base_rates.skew_label(k)}" for v in ("precision", "pi") for k in skews]]
+
+
+# ---------------------------------------------------------------------------
+# §5: the skews
+# ---------------------------------------------------------------------------
+
+
+def measure_skews() -> Findings:
+    r"""The scenarios' skews from the ledger's inputs ([FW24] §5), as non-members per member.
+
+    Hospitals: share of members :math:`s = \text{visit rate} \times \text{training share}`,
+    skew :math:`(1 - s)/s`; Texas: :math:`(\\text{population} - M)/M`;
+    the smallest possible skew, an attacker who observes only the data set:
+    :math:`(67K - 10K)/10K`.
+    """
+    hp = claims.claim("fw.s5.skew_hospitals").params
+    share_h = hp["hospital_visit_rate_4y"] * hp["train_fraction"]
+    skew_h = (1 - share_h) / share_h
+    tp_ = claims.claim("fw.s5.shokri.train_fraction").params
+    train_frac = tp_["train_records"] / tp_["dataset_records"]
+    skew_h_exact = (1 - hp["hospital_visit_rate_4y"] * train_frac) / (hp["hospital_visit_rate_4y"] * train_frac)
+    tx = claims.claim("fw.s5.skew_texas").params
+    skew_t = (tx["population"] - tx["members"]) / tx["members"]
+    min_skew = (tp_["dataset_records"] - tp_["train_records"]) / tp_["train_records"]
+    m = {
+        "fw.s5.shokri.train_fraction": Measurement(
+            train_frac, note=f"{tp_['train_records']:,} / {tp_['dataset_records']:,} = 1/{1 / train_frac:.1f}"),
+        "fw.s5.skew_hospitals": Measurement(
+            skew_h, note=f"non-members per member from the ledger's inputs ({hp['hospital_visit_rate_4y']} x "
+                         f"{hp['train_fraction']}); the paper's 30 is people per member, {1 / share_h:.2f}; "
+                         f"with 10K/67K instead of 1/6 it is 1:{skew_h_exact:.1f}"),
+        "fw.s5.skew_texas": Measurement(skew_t, note="(2.4M - 10K) / 10K"),
+        "fw.s5.balanced_impossible": Measurement(
+            bool(min_skew > 1), note=f"even an attacker who only observes the 67K records faces 1:{min_skew:.1f}"),
+    }
+    values = {"train_fraction": train_frac, "skew_h": skew_h, "skew_h_exact": skew_h_exact,
+              "skew_t": skew_t, "min_skew": min_skew, "visit_rate": hp["hospital_visit_rate_4y"],
+              "paper_train_share": hp["train_fraction"], "one_in_members_h": 1 / share_h,
+              "texas_members": tx["members"], "texas_population": tx["population"],
+              "texas_people_per_member": tx["population"] / tx["members"],
+              "train_one_in": 1 / train_frac, "train_records": tp_["train_records"],
+              "dataset_records": tp_["dataset_records"]}
+    table = pd.DataFrame({
+        "quantity": ["training share 10K/67K", "hospital skew (1/5 x 1/6)", "hospital skew (1/5 x 10K/67K)",
+                     "Texas skew", "smallest possible skew"],
+        "value": [train_frac, skew_h, skew_h_exact, skew_t, min_skew]})
+    return Findings(m, values, table)
+
+
+def skew_hospitals_phrase(verdict: str, measured: float, reported: float, tolerance: float) -> str:
+    """The sentence on the hospital skew's verdict, generated from the recorded verdict.
+
+    >>> skew_hospitals_phrase("reproduced", 29.0, 30, 1)
+    "lies 1 from the paper's 30, within that tolerance, so the verdict table says *reproduced*"
+    >>> skew_hospitals_phrase("not reproduced", 28.5, 30, 1)
+    'lands 0.500 outside that tolerance, so the verdict table says *not reproduced* for what is a rounding matter'
+    """
+    miss = abs(measured - reported) - tolerance
+    if verdict == "reproduced":
+        return (f"lies {abs(measured - reported):.3g} from the paper's {reported:g}, within that tolerance, "
+                f"so the verdict table says *{verdict}*")
+    return (f"lands {max(miss, 0.0):.3f} outside that tolerance, so the verdict table says *{verdict}* "
+            "for what is a rounding matter")
+
+
+# ---------------------------------------------------------------------------
+# §5: "skew has a marked effect"
+# ---------------------------------------------------------------------------
+
+
+def measure_skew_effect(cv: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> Findings:
+    """Does precision fall from skew to skew at every Fig. 10 point (Eq 11)? With the median factor first/last."""
+    fig9_skews = base_rates.as_skews(claims.claim("fw.s5.skew_lowers_precision").params["skews"])
+    falls, ratios = True, []
+    for f, t in cv.values():
+        pr = base_rates.precision_recall_at_skews(f, t, fig9_skews)
+        p = pr["precision"].to_numpy().reshape(len(fig9_skews), -1)[:, f > 0]
+        falls &= bool(np.all(np.diff(p, axis=0) < 0))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratios.append(p[0] / p[-1])
+    ratio = float(np.median(np.concatenate(ratios)))
+    first, last = base_rates.skew_label(fig9_skews[0]), base_rates.skew_label(fig9_skews[-1])
+    m = {"fw.s5.skew_lowers_precision": Measurement(
+        falls, note=f"precision falls at every Fig. 10 point; median factor {ratio:.1f} from {first} to {last}")}
+    values = {"skew_ratio": ratio, "skews_fall": falls,
+              "fig9_skews_md": markdown(", ".join(base_rates.skew_label(k) for k in fig9_skews))}
+    return Findings(m, values)
+
+
+def fig9_skews() -> np.ndarray:
+    """The skews of Fig. 9 (right), from the ledger."""
+    return base_rates.as_skews(claims.claim("fw.s5.skew_lowers_precision").params["skews"])
+
+
+# ---------------------------------------------------------------------------
+# §5: Shokri et al.'s precision; Carlini et al.'s reach
+# ---------------------------------------------------------------------------
+
+
+def measure_shokri(cv: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> Findings:
+    """Shokri et al.'s "40 % precision for 1/10000 targets" at 1:30, under both readings of "targets".
+
+    Recorded: "targets" read as everyone observed, :math:`TP/(M+N) = 10^{-4}`
+    (recall :math:`10^{-4}(1 + k)`), log-log interpolation of Fig. 10, Eq 11.
+    """
+    c = claims.claim("fw.s5.shokri.precision_40")
+    k40, frac40 = float(base_rates.as_skews(c.params["skew"])[0]), c.params["targets_fraction"]
+    f, t = cv["shokri"]
+    as_targets = base_rates.precision_at_recall(f, t, k40, base_rates.recall_for_targets_fraction(frac40, k40))
+    as_recall = base_rates.precision_at_recall(f, t, k40, frac40, extrapolate=True)
+    at_40 = base_rates.max_recall_at_precision(f, t, k40, c.reported)
+    best = base_rates.precision_recall_at_skews(f, t, k40)["precision"].max()
+    table = pd.DataFrame([
+        {"reading": "1/10000 of everyone observed", "recall": as_targets.recall,
+         "1 in n observed": as_targets.one_in, "precision": as_targets.precision},
+        {"reading": "1/10000 of the members (extrapolated below Fig. 10)", "recall": as_recall.recall,
+         "1 in n observed": as_recall.one_in, "precision": as_recall.precision},
+        {"reading": f"largest recall with precision >= {c.reported:.0%}", "recall": at_40.recall,
+         "1 in n observed": at_40.one_in, "precision": at_40.precision},
+    ])
+    m = {c.id: Measurement(as_targets.precision, note="'targets' read as everyone observed, TP/(M+N) = 1e-4 at "
+                                                      "1:30, log-log interpolation of Fig. 10")}
+    values = {"shokri_targets_precision": as_targets.precision, "shokri_recall_precision": as_recall.precision,
+              "shokri_40_recall": at_40.recall, "shokri_40_fpr": at_40.fpr, "shokri_40_one_in": at_40.one_in,
+              "shokri_best": best, "paper_shokri_precision": c.reported, "paper_shokri_one_in": 1 / frac40,
+              "paper_shokri_skew": markdown(base_rates.skew_label(k40)), "k40": k40, "frac40": frac40}
+    return Findings(m, values, table)
+
+
+def measure_carlini(cv: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> Findings:
+    """Carlini et al.'s "95 % precision for 1 in 8000 targets" and "80 % ... 1 in 800".
+
+    The skew is unstated; recorded at the largest Fig. 9 skew (the reading
+    most favourable to "only"), log-log interpolation, "targets" as
+    :math:`TP/(M+N)`. The table gives every skew and three readings of the curve.
+    """
+    c95, c80 = claims.claim("fw.s5.carlini.precision_95_targets"), claims.claim("fw.s5.carlini.precision_80_targets")
+    skews = fig9_skews()
+    f, t = cv["carlini"]
+    tab = base_rates.max_recall_table(f, t, skews, [c95.params["precision"], c80.params["precision"]],
+                                      scales=("log", "linear", "step"))
+    k_star = float(skews.max())
+    pick = tab[(tab["skew"] == k_star) & (tab["scale"] == "log")].set_index("min_precision")
+    m95, m80 = pick.loc[c95.params["precision"]], pick.loc[c80.params["precision"]]
+    lab = base_rates.skew_label(k_star)
+    m = {
+        c95.id: Measurement(m95["targets_fraction"], note=f"TP/(M+N) at precision >= 0.95, skew {lab}, log-log: "
+                                                          f"1 in {m95['one_in_targets']:,.0f}"),
+        c80.id: Measurement(m80["targets_fraction"], note=f"TP/(M+N) at precision >= 0.8, skew {lab}, log-log: "
+                                                          f"1 in {m80['one_in_targets']:,.0f}; as a recall (the "
+                                                          f"text's word) it is 1 in {m80['one_in_members']:.1f}"),
+    }
+    q95 = tab[(tab["skew"] == k_star) & (tab["scale"] == "step") & (tab["min_precision"] == 0.95)]
+    q30 = tab[(tab["skew"] == 30) & (tab["scale"] == "log") & (tab["min_precision"] == 0.95)]
+    values = {"c95_one_in": m95["one_in_targets"], "c80_one_in": m80["one_in_targets"],
+              "c95_recall": m95["recall"], "c80_recall": m80["recall"],
+              "c95_paper_one_in": 1 / c95.reported, "c80_paper_one_in": 1 / c80.reported,
+              "c95_factor": (1 / c95.reported) / m95["one_in_targets"], "c80_one_in_members": m80["one_in_members"],
+              "paper_c95_prec": c95.params["precision"], "paper_c80_prec": c80.params["precision"],
+              "c95_step_one_in": q95["one_in_targets"].iloc[0],
+              "c95_1_30_one_in": q30["one_in_targets"].iloc[0] if 30 in skews else math.nan,
+              "k_star_md": markdown(lab), "k_star": k_star}
+    cols = ["skew_label", "min_precision", "scale", "fpr", "recall", "precision", "one_in_targets", "one_in_members"]
+    return Findings(m, values, tab[cols])
+
+
+def plot_statements(cv: Mapping[str, tuple[np.ndarray, np.ndarray]], shokri: Findings, carlini: Findings) -> Any:
+    """Precision against the share of everyone observed correctly flagged, with the §5 statements as markers."""
+    import matplotlib.pyplot as plt
+
+    from .. import plotting
+
+    c = claims.claim("fw.s5.shokri.precision_40")
+    c95, c80 = claims.claim("fw.s5.carlini.precision_95_targets"), claims.claim("fw.s5.carlini.precision_80_targets")
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    for ax, a, k, marks in [
+        (axes[0], "shokri", shokri.values["k40"], [(shokri.values["frac40"], c.reported)]),
+        (axes[1], "carlini", carlini.values["k_star"],
+         [(c95.reported, c95.params["precision"]), (c80.reported, c80.params["precision"])]),
+    ]:
+        gf, gt = base_rates.roc_grid(*cv[a])
+        d = base_rates.precision_recall_at_skews(gf, gt, k)
+        ax.plot(d["targets_fraction"], d["precision"], label=f"Fig. 10, log-log, {base_rates.skew_label(k)}")
+        plotting.paper_points(ax, [m[0] for m in marks], [m[1] for m in marks], label="paper (§5 text)")
+        ax.set(xscale="log", xlabel="share of everyone observed correctly flagged, TP/(M+N)", ylabel="precision",
+               ylim=(0, 1.02), xlim=(1e-6, 1e-1), title=NAMES[a])
+        ax.legend()
+    fig.tight_layout()
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# §5: against predicting that everyone is a member
+# ---------------------------------------------------------------------------
+
+
+def precision_at_full_recall(cv: Mapping[str, tuple[np.ndarray, np.ndarray]], skews: np.ndarray) -> pd.DataFrame:
+    """:func:`~anonlab.measures.base_rates.full_recall_vs_baseline` for each curve, one table."""
+    return pd.concat({a: base_rates.full_recall_vs_baseline(f, t, skews) for a, (f, t) in cv.items()},
+                     names=["attack", None]).reset_index(level=0)
+
+
+def single_value_rows_to(points: pd.DataFrame, attack: str) -> pd.DataFrame:
+    """Fig. 10 with the rows that carry a single value in the table reassigned to ``attack``.
+
+    >>> p = pd.DataFrame({"attack": ["a", "b", "b"], "fpr": [0.1, 0.1, 0.5], "tpr": [0.2, 0.3, 0.9]})
+    >>> single_value_rows_to(p, "a")["attack"].tolist()
+    ['a', 'a', 'b']
+    """
+    n_columns = points.groupby("fpr")["attack"].nunique()
+    ambiguous = points.fpr.isin(n_columns[n_columns == 1].index)
+    return points.assign(attack=np.where(ambiguous, attack, points.attack)).sort_values(["attack", "fpr"])
+
+
+def measure_full_recall(points: pd.DataFrame, k_hospitals: float) -> Findings:
+    """"Neither attack beats everyone-is-a-member at recall 1.0": both assignments of the single-value rows."""
+    skews = fig9_skews()
+    cv = curves(points)
+    as_ledger = precision_at_full_recall(cv, skews)
+    as_alt = precision_at_full_recall(curves(single_value_rows_to(points, "shokri")), skews)
+    holds = not as_ledger["beats_baseline"].any()
+    carlini = points[points.attack.eq("carlini")]
+    m = {"fw.s5.no_better_than_all_member": Measurement(
+        holds, note=f"Carlini's TPR 1 at FPR {carlini[carlini.tpr.ge(1)].fpr.min():g} beats the "
+                    "baseline at recall 1 at every skew; with the single-value rows assigned to Shokri, Shokri's does")}
+    gap = as_ledger[(as_ledger.attack == "carlini") & (as_ledger["skew"] == k_hospitals)].iloc[0]
+    f_c, t_c = cv["carlini"]
+    before_one = float(t_c[t_c < 1].max())
+    values = {"tpr_before_one": before_one, "fpr_full_recall": float(f_c[t_c >= 1].min()),
+              "decade_share": float(np.log10(1 / before_one)), "full_recall_prec_30": gap["precision"],
+              "full_recall_base_30": gap["baseline_precision"]}
+    table = pd.concat({"rows at FPR 0.25, 0.5 = Carlini (ledger)": as_ledger, "= Shokri": as_alt})
+    return Findings(m, values, table)
+
+
+def measure_eq11() -> dict[str, Measurement]:
+    """Eq 11 against counting TP/(TP+FP) on the §1 example's settings (the ledger's consistency check)."""
+    p1 = claims.claim("fw.s1.base_rate.balanced.precision").params
+    m1 = p1["population"] * p1["member_share"]
+    counted = base_rates.worked_example(p1["population"], p1["fpr"], p1["fnr"], p1["member_share"])["precision"].iloc[0]
+    eq11 = base_rates.precision_recall_at_skews([p1["fpr"]], [1 - p1["fnr"]],
+                                                (p1["population"] - m1) / m1)["precision"].iloc[0]
+    return {"fw.s5.eq11.precision_from_roc": Measurement(
+        bool(np.isclose(counted, eq11)),
+        note=f"Eq 11 gives {eq11:.4f}, counting TP/(TP+FP) gives {counted:.4f}; checked on the live attacks below")}
+
+
+# ---------------------------------------------------------------------------
+# Live attacks
+# ---------------------------------------------------------------------------
+
+
+def load_data(p: Mapping[str, Any]) -> tuple[membership.MembershipData, dict[str, Any]]:
+    """The pool of records of the live attacks and the values the prose quotes."""
+    n_pool = membership.pool_size(p["dataset"], p["n_members"], p["member_fraction"])
+    data = membership.load_membership_data(p["dataset"], n_records=n_pool, seed=p["seed"])
+    values = {"n_pool": data.n_records, "dataset_name": markdown(f"`{p['dataset']}`"),
+              "n_members": p["n_members"], "n_models_trained": p["n_shadow_models"] + 1,
+              "adult_rows": membership.DATASET_ROWS["adult"], "n_duplicates": data.n_duplicate_rows}
+    return data, values
+
+
+def shadow_models(data: membership.MembershipData, p: Mapping[str, Any], depth: int | None, n_models: int,
+                  progress: bool = False) -> membership.ShadowModels:
+    """Train (or, with ``p["cache"]``, reuse through :func:`anonlab.cache.cached`) ``n_models`` models."""
+    from ..cache import cached
+
+    spec = membership.ModelSpec(p["model"], max_depth=depth, categorical=tuple(np.flatnonzero(data.categorical)),
+                                n_jobs=-1)
+
+    def run() -> membership.ShadowModels:
+        return membership.train_shadow_models(data.X, data.y, spec, n_models=n_models,
+                                              member_fraction=p["member_fraction"], seed=p["seed"],
+                                              progress=progress)
+
+    key = {"dataset": p["dataset"], "n_records": data.n_records, "model": p["model"], "max_depth": depth,
+           "n_models": n_models, "member_fraction": p["member_fraction"], "seed": p["seed"]}
+    return cached("membership_shadow_models", key, run) if p["cache"] else run()
+
+
+def accuracy_summary(models: membership.ShadowModels) -> Findings:
+    """Train / test accuracy and the generalisation gap of the models (what the loss attack exploits)."""
+    acc = models.accuracy()
+    values = {"train_acc": acc.train_accuracy.mean(), "test_acc": acc.test_accuracy.mean(), "gap": acc.gap.mean()}
+    table = acc.describe().loc[["mean", "std", "min", "max"], ["train_accuracy", "test_accuracy", "gap"]]
+    return Findings(values=values, table=table)
+
+
+def live_results(scores: pd.DataFrame, p: Mapping[str, Any]) -> tuple[dict[str, Any], Any]:
+    """Each live attack as an :class:`~anonlab.measures.AttackResult` at FPR <= ``low_fprs[0]``, and the baseline.
+
+    The baseline is "everyone is a member" on the same targets ([FW24] §5),
+    so PI (Eq 6) is the attack's gain over the base rate.
+    """
+    labels = {a: f"{LABELS[a]}, FPR ≤ {p['low_fprs'][0]:g}" for a in LABELS}
+    results = membership.attack_results(scores, p["low_fprs"][0], labels=labels,
+                                        reference_models=p["n_shadow_models"])
+    any_result = next(iter(results.values()))
+    baseline = base_rates.everyone_is_member_result(any_result.truth, targets=any_result.targets)
+    return results, baseline
+
+
+def observation_counts(scores: pd.DataFrame) -> dict[str, int]:
+    """Member and non-member observations pooled over the target models."""
+    n = scores.groupby("is_member").size()
+    return {"n_obs_members": int(n[True]), "n_obs_non": int(n[False])}
+
+
+def plot_live_rocs(rocs: Mapping[str, base_rates.RocCurve]) -> Any:
+    """The live attacks' ROC curves on linear and log-log axes."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.4))
+    for a, r in rocs.items():
+        for ax in axes:
+            ax.plot(r.fpr, r.tpr, label=f"{LABELS[a]} (AUC {r.auc:.3f})", drawstyle="steps-post")
+    lo = 0.5 / next(iter(rocs.values())).n_non_members
+    for ax, scale in zip(axes, ("linear", "log")):
+        ax.plot([lo, 1], [lo, 1], ":", color="grey", label="chance")
+        ax.set(xscale=scale, yscale=scale, xlabel="FPR", ylabel="TPR")
+    axes[0].set_title("ROC, linear axes")
+    axes[1].set(title="ROC, log-log axes (Carlini et al.)", xlim=(lo, 1), ylim=(lo, 1))
+    axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def low_fpr_tables(rocs: Mapping[str, base_rates.RocCurve], low_fprs: Sequence[float],
+                   skews: np.ndarray) -> Findings:
+    """TPR at each low FPR (``table``) and, at each skew, that point's precision with its interval (``more["precision"]``)."""
+    low = pd.concat({LABELS[a]: base_rates.low_fpr_table(r, low_fprs, skews=skews) for a, r in rocs.items()},
+                    names=["attack", None]).reset_index(level=0)
+    tpr_tab = low.drop_duplicates(["attack", "target_fpr"])[["attack", "target_fpr", "tpr", "tpr_low", "tpr_high",
+                                                             "tp", "fp", "resolvable"]]
+    best = tpr_tab[tpr_tab.target_fpr == min(low_fprs)].sort_values("tpr").iloc[-1]
+    prec = low.pivot_table(index=["attack", "target_fpr"], columns="skew_label",
+                           values=["precision", "precision_low", "precision_high"], sort=False)
+    prec_tab = pd.DataFrame({lab: [f"{p:.3f} [{lo:.3f}, {hi:.3f}]" for p, lo, hi in zip(
+        prec["precision", lab], prec["precision_low", lab], prec["precision_high", lab])]
+        for lab in [base_rates.skew_label(k) for k in skews]}, index=prec.index)
+    values = {"best_attack": markdown(best["attack"]), "best_tpr_low_fpr": best["tpr"],
+              "lowest_fpr": min(low_fprs)}
+    return Findings(values=values, table=tpr_tab, more={"precision": prec_tab})
+
+
+def plot_pr_at_skews(rocs: Mapping[str, base_rates.RocCurve], skews: np.ndarray) -> Any:
+    """Every threshold of every attack at each skew (Eq 11), with its conservative interval shaded."""
+    import matplotlib.pyplot as plt
+
+    ncol = min(4, len(skews))
+    nrow = int(math.ceil(len(skews) / ncol))
+    fig, axes = plt.subplots(nrow, ncol, figsize=(3.4 * ncol, 3.2 * nrow), sharey=True, squeeze=False)
+    for ax, k in zip(axes.ravel(), skews):
+        for a, r in rocs.items():
+            d = base_rates.precision_recall_at_skews(r.fpr[1:], r.tpr[1:], k)
+            lo_, hi_ = base_rates.precision_interval_at_skew(r.tp[1:], r.n_members, r.fp[1:], r.n_non_members, k)
+            (line,) = ax.plot(d["recall"], d["precision"], label=LABELS[a], linewidth=1)
+            ax.fill_between(d["recall"], lo_, hi_, color=line.get_color(), alpha=0.15, linewidth=0)
+        ax.axhline(float(base_rates.everyone_is_member(k)["precision"].iloc[0]), color="grey", linestyle=":")
+        ax.set(xscale="log", ylim=(0, 1.02), title=base_rates.skew_label(k), xlabel="recall")
+    for ax in axes.ravel()[len(skews):]:
+        ax.set_visible(False)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("precision")
+    axes[0, 0].legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def one_in(v: float) -> str:
+    """``"1 in 1,234"`` or ``"never"``.
+
+    >>> one_in(1234.4), one_in(float("inf"))
+    ('1 in 1,234', 'never')
+    """
+    return "never" if not np.isfinite(v) else f"1 in {v:,.0f}"
+
+
+def high_precision_table(rocs: Mapping[str, base_rates.RocCurve], skews: np.ndarray,
+                         bars: Sequence[float]) -> Findings:
+    """The largest share of everyone observed flagged at each precision bar, point estimate and conservative."""
+    hpt = pd.concat({LABELS[a]: base_rates.empirical_max_recall_table(r, skews, bars) for a, r in rocs.items()},
+                    names=["attack", None]).reset_index(level=0)
+    show = pd.DataFrame({
+        (kind, base_rates.skew_label(k)): hpt[hpt["skew"] == k].set_index(["attack", "min_precision"])[col].map(one_in)
+        for kind, col in [("point estimate", "one_in_targets"), ("conservative", "one_in_targets_conservative")]
+        for k in skews
+    })
+    high = hpt["min_precision"] >= 0.8
+    values = {"hp_never": int(np.isinf(hpt.loc[high, "one_in_targets_conservative"]).sum()),
+              "hp_cells": int(high.sum())}
+    return Findings(values=values, table=show)
+
+
+def full_recall_live(rocs: Mapping[str, base_rates.RocCurve], skews: np.ndarray) -> Findings:
+    """The live attacks' precision at recall 1 against everyone-is-a-member (the last statement of §5)."""
+    full = pd.concat({LABELS[a]: base_rates.full_recall_vs_baseline(r.fpr, r.tpr, skews, scale="step")
+                      for a, r in rocs.items()}, names=["attack", None]).reset_index(level=0)
+    return Findings(values={"live_max_pi_full_recall": full["pi"].max()}, table=full)
+
+
+def counted_check(scores: pd.DataFrame, rocs: Mapping[str, base_rates.RocCurve], skews: np.ndarray,
+                  seed: int | np.random.Generator, attack: str = "lira_online",
+                  fprs: Sequence[float] = (1e-2, 1e-1)) -> Findings:
+    """Eq 11 against direct counting: flag above a threshold on populations drawn at each skew.
+
+    One generator (:func:`~anonlab.validation.check_random_state` of
+    ``seed``) draws every population in turn.
+    """
+    rng = check_random_state(seed)
+    r = rocs[attack]
+    rows = []
+    for target in fprs:
+        i = int(np.searchsorted(r.fpr, target, side="right") - 1)
+        for k in skews:
+            c = base_rates.counted_precision(scores[attack], scores["is_member"], r.threshold[i], k, rng)
+            pred = base_rates.precision_recall_at_skews([r.fpr[i]], [r.tpr[i]], k)["precision"].iloc[0]
+            rows.append({"threshold at FPR": r.fpr[i], "skew": base_rates.skew_label(k), **c, "Eq 11": pred,
+                         "inside": bool(c["ci_low"] <= pred <= c["ci_high"])})
+    check = pd.DataFrame(rows)
+    return Findings(values={"n_inside": int(check["inside"].sum()), "n_checks": len(check)}, table=check)
+
+
+def depth_sweep(data: membership.MembershipData, p: Mapping[str, Any]) -> pd.DataFrame:
+    """The loss attack against tree depth: one pair of models per depth of ``sweep_max_depths``."""
+    if p["model"] == "logistic_regression" or not p["sweep_max_depths"]:
+        print("no depth sweep (logistic regression has no depth, or sweep_max_depths is empty)")
+        return pd.DataFrame()
+    rows = []
+    for d in p["sweep_max_depths"]:
+        sm = shadow_models(data, p, d, 2)
+        rr = membership.attack_rocs(membership.run_attacks(sm, n_targets=2, attacks=["loss"]))["loss"]
+        ac = sm.accuracy().mean()
+        at = base_rates.low_fpr_table(rr, [1e-2, 1e-1])
+        rows.append({"max_depth": "None" if d is None else d, "train accuracy": ac.train_accuracy,
+                     "test accuracy": ac.test_accuracy, "gap": ac.gap, "AUC": rr.auc,
+                     "TPR at FPR 1e-2": at.tpr.iloc[0], "TPR at FPR 1e-1": at.tpr.iloc[1]})
+        print(f"max_depth={d}: done")
+    return pd.DataFrame(rows)
+
+
+def plot_sweep(sweep: pd.DataFrame) -> Any:
+    """Loss-attack AUC against the generalisation gap, one point per depth (nothing for an empty sweep)."""
+    import matplotlib.pyplot as plt
+
+    if sweep.empty:
+        return None
+    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    ax.plot(sweep["gap"], sweep["AUC"], "o-")
+    for _, row in sweep.iterrows():
+        ax.annotate(f"depth {row['max_depth']}", (row["gap"], row["AUC"]), fontsize=8,
+                    textcoords="offset points", xytext=(4, -10))
+    ax.set(xlabel="generalisation gap (train - test accuracy)", ylabel="loss attack AUC",
+           title="More capacity, more memorisation")
+    return fig

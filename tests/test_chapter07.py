@@ -1,0 +1,383 @@
+"""Chapter 7 (membership inference and base rates): declaration, claim decisions, protocol results."""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from anonlab import claims
+from anonlab.attacks import membership as mm
+from anonlab.chapters import ch07_membership_base_rates as ch
+from anonlab.measures import base_rates as br
+from anonlab.measures import score
+from anonlab.validation import ParameterError
+
+SPEC = ch.CHAPTER.parameters
+
+
+def _values(**kw):
+    return {**SPEC.defaults(), **kw}
+
+
+# ---------------------------------------------------------------------------
+# Declaration
+# ---------------------------------------------------------------------------
+
+
+def test_quick_preset_is_the_small_test_parameters() -> None:
+    assert dict(ch.CHAPTER.quick) == {"n_members": 1000, "n_shadow_models": 4, "n_target_models": 1,
+                                      "sweep_max_depths": [4, None], "cache": False}
+    assert ch.CHAPTER.quick_parameters()["n_members"] == 1000
+
+
+@pytest.mark.parametrize("skews", [[30, 240], ["1:30", 240], ["1:1", "1:30", "1:240"], [2.5], ["2:5"]])
+def test_every_valid_form_of_skews_is_accepted(skews) -> None:
+    assert SPEC.validate({"skews": skews})["skews"] == skews
+    assert SPEC.validate({"recommended_skews": skews})["recommended_skews"] == skews
+
+
+@pytest.mark.parametrize("skews, message", [
+    (["1:0"], "'skews': skew '1:0' must be > 0"),
+    ([0], "'skews': skew 0 must be > 0"),
+    (["1:x"], "'skews': skew must look like"),
+    ([], "'skews' must be a non-empty list"),
+    ("1:30", "'skews' must be a non-empty list"),
+    ([True], "'skews': a skew is a number"),
+    ([float("inf")], "'skews': skew inf must be > 0"),
+    (list(range(1, 20)), "at most 12 skews"),
+    ([50_000], "needs more than the 40,000 non-member observations"),
+])
+def test_invalid_skews_are_refused_up_front_naming_the_parameter(skews, message) -> None:
+    with pytest.raises(ParameterError, match=message):
+        SPEC.validate({"skews": skews})
+
+
+def test_recommended_skews_are_checked_too() -> None:
+    with pytest.raises(ParameterError, match="'recommended_skews': skew '1:0'"):
+        SPEC.validate({"recommended_skews": [2, "1:0"]})
+    # only the observed skews are bounded by the number of non-members
+    assert SPEC.validate({"recommended_skews": [50_000]})
+
+
+def test_check_skews_returns_non_members_per_member() -> None:
+    assert ch.check_skews("skews", ["1:1", 30, "2:5"]).tolist() == [1.0, 30.0, 2.5]
+    assert ch.check_skews("skews", [10], max_skew=10).tolist() == [10.0]
+    with pytest.raises(ParameterError):
+        ch.check_skews("skews", [11], max_skew=10)
+
+
+@pytest.mark.parametrize("kw, message", [
+    (dict(model="logistic_regression", max_depth=3), "'max_depth' must be None for model 'logistic_regression'"),
+    (dict(n_shadow_models=4, n_target_models=6), "'n_target_models' must be <= n_shadow_models \\+ 1 = 5"),
+    (dict(n_members=40_000), "'n_members': .* adult has only 45,222"),
+    (dict(sweep_max_depths=[0]), "'sweep_max_depths\\[0\\]' must be None or an integer"),
+    (dict(sweep_max_depths=[4.5]), "'sweep_max_depths\\[0\\]'"),
+    (dict(sweep_max_depths="4"), "'sweep_max_depths' must be a list"),
+    (dict(n_members=99), "'n_members' must be >= 100"),
+    (dict(n_shadow_models=257), "'n_shadow_models' must be <= 256"),
+])
+def test_bad_combinations_are_refused(kw, message) -> None:
+    with pytest.raises(ParameterError, match=message):
+        SPEC.validate(kw)
+
+
+def test_logistic_regression_and_an_empty_sweep_are_fine() -> None:
+    assert SPEC.validate({"model": "logistic_regression", "sweep_max_depths": []})
+    assert ch.check_depths("d", [None, 1, 64]) == [None, 1, 64]
+
+
+def test_non_member_observations() -> None:
+    assert ch.non_member_observations(_values()) == 4 * (20_000 - 10_000)
+    assert ch.non_member_observations(_values(n_members=1000, n_target_models=1)) == 1000
+
+
+# ---------------------------------------------------------------------------
+# The paper's numbers
+# ---------------------------------------------------------------------------
+
+
+def _fake_claim(cid: str, reported, **params) -> claims.Claim:
+    return claims.Claim(id=cid, paper="p", source="s", where="w", statement="s", reported=reported, unit="fraction",
+                        compare="approx", chapter=ch.NAME, data="unavailable", tolerance=0.1, params=params)
+
+
+def test_fig10_points_and_inputs_from_a_ledger() -> None:
+    ledger = [_fake_claim("fw.fig10.shokri.tpr_at_fpr_1", 1.0, fpr=1.0),
+              _fake_claim("fw.fig10.shokri.tpr_at_fpr_0_1", 0.5, fpr=0.1),
+              _fake_claim("fw.fig10.carlini.tpr_at_fpr_0_1", 0.7, fpr=0.1),
+              _fake_claim("fw.s5.texas.n_records", 67000),
+              _fake_claim("fw.s5.other", 1)]
+    pts = ch.fig10_points(ledger)
+    assert pts[["attack", "fpr", "tpr"]].values.tolist() == [["carlini", 0.1, 0.7], ["shokri", 0.1, 0.5],
+                                                             ["shokri", 1.0, 1.0]]
+    cv = ch.curves(pts)
+    assert cv["shokri"][0].tolist() == [0.1, 1.0] and cv["shokri"][1].tolist() == [0.5, 1.0]
+    m = ch.measure_inputs(ledger)
+    assert sorted(m) == ["fw.fig10.carlini.tpr_at_fpr_0_1", "fw.fig10.shokri.tpr_at_fpr_0_1",
+                         "fw.fig10.shokri.tpr_at_fpr_1", "fw.s5.texas.n_records"]
+    assert all(v.value is None and "not available" in v.note for v in m.values())
+
+
+def test_the_ledgers_fig10_gives_two_curves_and_fourteen_inputs() -> None:
+    pts = ch.fig10_points()
+    assert set(pts.attack) == {"shokri", "carlini"}
+    assert len(ch.measure_inputs()) == len(pts) + 1
+    assert all(claims.verdict(claims.claim(c), m.value) == "data unavailable" for c, m in ch.measure_inputs().items())
+
+
+def test_chapter_7_records_no_fw_s1_claim() -> None:
+    cv = ch.curves(ch.fig10_points())
+    shokri = ch.measure_shokri(cv)
+    ids = set(ch.measure_inputs()) | set(ch.measure_skews().measurements) \
+        | set(ch.measure_skew_effect(cv).measurements) | set(shokri.measurements) \
+        | set(ch.measure_carlini(cv).measurements) \
+        | set(ch.measure_full_recall(ch.fig10_points(), shokri.values["k40"]).measurements) | set(ch.measure_eq11())
+    assert not [i for i in ids if i.startswith("fw.s1.")]
+    assert all(claims.claim(i).chapter == ch.NAME for i in ids)
+
+
+def test_s1_example_recomputes_the_paper() -> None:
+    s1 = ch.s1_example()
+    assert s1.values["s1_skewed_exact"] == pytest.approx(20 / 119)
+    assert s1.measurements == {}
+    prec = s1.table[s1.table.quantity.eq("precision")]
+    assert prec["recomputed"].tolist() == pytest.approx([1000 / 1050, 20 / 119])
+
+
+def test_skews_by_hand() -> None:
+    f = ch.measure_skews()
+    m = {k: v.value for k, v in f.measurements.items()}
+    assert m["fw.s5.shokri.train_fraction"] == pytest.approx(10_000 / 67_000)
+    assert m["fw.s5.skew_hospitals"] == pytest.approx(29.0)  # (1 - 1/30) / (1/30)
+    assert m["fw.s5.skew_texas"] == pytest.approx(239.0)  # (2.4M - 10K) / 10K
+    assert m["fw.s5.balanced_impossible"] is True  # 57K / 10K = 5.7 > 1
+    assert f.values["min_skew"] == pytest.approx(5.7)
+    assert f.values["skew_h_exact"] == pytest.approx((1 - 0.2 * 10 / 67) / (0.2 * 10 / 67))
+    assert len(f.table) == 5
+
+
+@pytest.mark.parametrize("measured", [29.0, 28.5, 31.2])
+def test_the_skew_sentence_follows_the_recorded_verdict(measured) -> None:
+    c = claims.claim("fw.s5.skew_hospitals")
+    v = claims.verdict(c, measured)
+    text = ch.skew_hospitals_phrase(v, measured, c.reported, c.tolerance)
+    assert f"*{v}*" in text
+    assert ("within that tolerance" in text) == (v == "reproduced")
+    assert ("outside" in text) == (v != "reproduced")
+
+
+def test_skew_effect_on_a_hand_worked_curve() -> None:
+    cv = {"a": (np.array([0.01, 0.1]), np.array([0.5, 0.9]))}
+    f = ch.measure_skew_effect(cv)
+    assert f.measurements["fw.s5.skew_lowers_precision"].value is True
+    # precision at 1:1 / at 1:240: 0.5/0.51 / (0.5/2.9) and 0.9/1.0 / (0.9/24.9); the median of the two
+    r1 = (0.5 / 0.51) / (0.5 / 2.9)
+    r2 = 0.9 / (0.9 / 24.9)
+    assert f.values["skew_ratio"] == pytest.approx((r1 + r2) / 2)
+
+
+def test_skew_effect_fails_where_precision_does_not_fall() -> None:
+    # a point at FPR 0 has precision 1 at every skew: it is left out, so this curve still falls
+    cv = {"a": (np.array([0.0, 0.5]), np.array([0.1, 0.5]))}
+    assert ch.measure_skew_effect(cv).measurements["fw.s5.skew_lowers_precision"].value is True
+    # a point with TPR 0 has precision 0 at every skew: precision does not fall there
+    cv = {"a": (np.array([0.1, 0.5]), np.array([0.0, 0.5]))}
+    assert ch.measure_skew_effect(cv).measurements["fw.s5.skew_lowers_precision"].value is False
+
+
+def test_shokri_and_carlini_statements_against_fig10() -> None:
+    cv = ch.curves(ch.fig10_points())
+    s = ch.measure_shokri(cv)
+    m = s.measurements["fw.s5.shokri.precision_40"]
+    assert m.value == pytest.approx(0.39, abs=0.01)  # the ledger's hand reading: about 0.39
+    assert claims.verdict(claims.claim("fw.s5.shokri.precision_40"), m.value) == "reproduced"
+    assert s.values["shokri_best"] < 0.5
+    c = ch.measure_carlini(cv)
+    v95 = c.measurements["fw.s5.carlini.precision_95_targets"].value
+    v80 = c.measurements["fw.s5.carlini.precision_80_targets"].value
+    assert 1 / 2000 < v95 < 1 / 1500  # about 1/1700, not 1/8000
+    assert 1 / 1100 < v80 < 1 / 850  # about 1/950
+    assert claims.verdict(claims.claim("fw.s5.carlini.precision_95_targets"), v95) == "not reproduced"
+    assert claims.verdict(claims.claim("fw.s5.carlini.precision_80_targets"), v80) == "reproduced"
+    assert c.values["k_star"] == 240.0
+
+
+def test_full_recall_statement() -> None:
+    pts = ch.fig10_points()
+    f = ch.measure_full_recall(pts, 30.0)
+    assert f.measurements["fw.s5.no_better_than_all_member"].value is False
+    assert f.values["fpr_full_recall"] == 0.25
+    assert f.values["full_recall_base_30"] == pytest.approx(1 / 31)
+    assert f.values["full_recall_prec_30"] == pytest.approx(1 / (1 + 30 * 0.25))  # TPR 1 at FPR 0.25
+
+
+def test_single_value_rows_are_reassigned() -> None:
+    p = pd.DataFrame({"attack": ["a", "b", "b"], "fpr": [0.1, 0.1, 0.5], "tpr": [0.2, 0.3, 0.9]})
+    out = ch.single_value_rows_to(p, "a")
+    assert out["attack"].tolist() == ["a", "a", "b"] and out["fpr"].tolist() == [0.1, 0.5, 0.1]
+
+
+def test_eq11_agrees_with_counting() -> None:
+    m = ch.measure_eq11()["fw.s5.eq11.precision_from_roc"]
+    assert m.value is True and "0.9524" in m.note
+
+
+def test_recommended_table_and_plain() -> None:
+    cv = {"a": (np.array([0.01, 0.1]), np.array([0.5, 0.9]))}
+    ch.NAMES.setdefault("a", "a")
+    t = ch.recommended_table(cv, np.array([1.0]))
+    assert list(t.columns) == ["precision 1:1", "pi 1:1"]
+    assert t["precision 1:1"].tolist() == pytest.approx([0.5 / 0.51, 0.9])
+    assert type(ch.plain(np.float64(0.5))) is float and ch.plain("x") == "x"
+    assert ch.one_in(8000.2) == "1 in 8,000" and ch.one_in(math.inf) == "never"
+
+
+# ---------------------------------------------------------------------------
+# Live attacks: protocol results and tables
+# ---------------------------------------------------------------------------
+
+
+def _scores(n: int = 400, targets: int = 2, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    frames = []
+    for t in range(targets):
+        member = rng.random(n) < 0.5
+        frames.append(pd.DataFrame({
+            "target_model": t, "record": np.arange(n), "is_member": member,
+            "loss": np.where(member, 0.0, rng.choice([0.0, -1.0], n)),
+            "lira_online": rng.normal(member * 1.5, 1.0)}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def test_membership_result_scores_by_hand() -> None:
+    r = mm.membership_result("toy", [True, True, False, False], [0.9, 0.4, 0.6, 0.1], 0.5)
+    base = br.everyone_is_member_result(r.truth, targets=r.targets)
+    s = score(r, base)
+    assert (s.precision, s.recall, s.coverage) == (0.5, 0.5, 0.5)
+    assert s.baseline_precision == 0.5 and s.precision_improvement == 0.0
+    s2 = score(mm.membership_result("toy", [True, True, False, False], [0.9, 0.4, 0.6, 0.1], 0.7), base)
+    assert (s2.precision, s2.recall, s2.coverage, s2.precision_improvement) == (1.0, 0.5, 0.25, 1.0)
+    none = score(mm.membership_result("toy", [True, False], [0.9, 0.6], math.inf), base.subset([True, True, False, False]))
+    assert math.isnan(none.precision) and none.coverage == 0.0
+    assert r.at_threshold(0.8).predicted.tolist() == [True, False, False, False]
+    with pytest.raises(ValueError, match="threshold must be a number"):
+        mm.membership_result("toy", [True], [0.1], float("nan"))
+    with pytest.raises(ValueError, match="one entry per target"):
+        mm.membership_result("toy", [True, False], [0.1], 0.0)
+
+
+def test_everyone_is_member_result() -> None:
+    base = br.everyone_is_member_result([1, 0, 0, 0, 0], targets=[10, 11, 12, 13, 14])
+    s = score(base)
+    assert s.precision == 0.2 and s.recall == 1.0 and s.coverage == 1.0
+    assert base.targets.tolist() == [10, 11, 12, 13, 14]
+    # the precision of the baseline at skew k is the 1/(1+k) of everyone_is_member
+    assert br.everyone_is_member([4])["precision"].iloc[0] == pytest.approx(s.precision)
+    with pytest.raises(ValueError):
+        br.everyone_is_member_result([[True]])
+
+
+def test_threshold_at_fpr_matches_low_fpr_table() -> None:
+    df = _scores()
+    roc = br.roc_from_scores(df["lira_online"], df["is_member"])
+    for fpr in (0.001, 0.01, 0.1, 0.5):
+        thr = br.threshold_at_fpr(roc, fpr)
+        row = br.low_fpr_table(roc, [fpr]).iloc[0]
+        flagged = df["lira_online"] >= thr
+        assert int((flagged & df.is_member).sum()) == row.tp and int((flagged & ~df.is_member).sum()) == row.fp
+    # ties at the top (the loss attack): flag no one at a low FPR
+    roc_loss = br.roc_from_scores(df["loss"], df["is_member"])
+    assert br.threshold_at_fpr(roc_loss, 0.001) == math.inf
+    with pytest.raises(ValueError):
+        br.threshold_at_fpr(roc, 0)
+
+
+def test_attack_results_and_live_results() -> None:
+    df = _scores()
+    res = mm.attack_results(df, 0.1, reference_models=7)
+    assert list(res) == ["loss", "lira_online"]
+    r = res["lira_online"]
+    assert r.n_targets == len(df) and len(set(r.targets.tolist())) == len(df)
+    assert r.resources["reference_models"] == 7 and "reference_models" not in res["loss"].resources
+    s = score(r)
+    roc = br.roc_from_scores(df["lira_online"], df["is_member"])
+    row = br.low_fpr_table(roc, [0.1]).iloc[0]
+    assert s.recall == pytest.approx(row.tpr) and s.n_predictions == row.tp + row.fp
+    p = {"low_fprs": [0.1], "n_shadow_models": 7}
+    results, everyone = ch.live_results(df, p)
+    assert results["loss"].attack == "loss (Yeom), FPR ≤ 0.1"
+    assert score(everyone).precision == pytest.approx(df.is_member.mean())
+    assert np.array_equal(everyone.targets, results["loss"].targets)
+
+
+def test_live_tables() -> None:
+    df = _scores()
+    rocs = mm.attack_rocs(df)
+    skews = np.array([1.0, 30.0])
+    low = ch.low_fpr_tables(rocs, [0.01, 0.1], skews)
+    assert set(low.table.attack) == {"loss (Yeom)", "LiRA online"}
+    assert low.values["lowest_fpr"] == 0.01 and list(low.more["precision"].columns) == ["1:1", "1:30"]
+    hp = ch.high_precision_table(rocs, skews, [0.5, 0.8])
+    assert hp.values["hp_cells"] == 2 * 2 * 1  # attacks x skews x bars >= 0.8
+    full = ch.full_recall_live(rocs, skews)
+    assert full.values["live_max_pi_full_recall"] <= 1
+    assert ch.observation_counts(df) == {"n_obs_members": int(df.is_member.sum()),
+                                         "n_obs_non": int((~df.is_member).sum())}
+
+
+def test_counted_check_is_seeded() -> None:
+    df = _scores()
+    rocs = mm.attack_rocs(df)
+    a = ch.counted_check(df, rocs, np.array([1.0, 3.0]), 0)
+    b = ch.counted_check(df, rocs, np.array([1.0, 3.0]), np.random.default_rng(0))
+    pd.testing.assert_frame_equal(a.table, b.table)
+    assert a.values["n_checks"] == 4
+
+
+def test_figures_draw() -> None:
+    import matplotlib.pyplot as plt
+
+    cv = ch.curves(ch.fig10_points())
+    shokri, carlini = ch.measure_shokri(cv), ch.measure_carlini(cv)
+    figs = [ch.plot_worked_example(2000, 0.05, 0.0), ch.plot_fig9(cv, np.array([1.0, 30.0])),
+            ch.plot_statements(cv, shokri, carlini), ch.plot_live_rocs(mm.attack_rocs(_scores())),
+            ch.plot_pr_at_skews(mm.attack_rocs(_scores()), np.array([1.0, 2.0, 5.0, 10.0, 50.0])),
+            ch.plot_sweep(pd.DataFrame({"gap": [0.1, 0.2], "AUC": [0.6, 0.7], "max_depth": [4, "None"]}))]
+    assert all(f is not None for f in figs)
+    assert ch.plot_sweep(pd.DataFrame()) is None
+    plt.close("all")
+
+
+# ---------------------------------------------------------------------------
+# Randomness: seed is an int or a Generator, with identical draws
+# ---------------------------------------------------------------------------
+
+
+def test_seed_int_or_generator_gives_the_same_draws() -> None:
+    a = mm.sample_training_sets(50, 3, 0.5, 4)
+    b = mm.sample_training_sets(50, 3, 0.5, np.random.default_rng(4))
+    assert np.array_equal(a, b)
+    member = [True] * 10 + [False] * 30
+    assert np.array_equal(br.subsample_to_skew(member, "1:30", 1),
+                          br.subsample_to_skew(member, "1:30", np.random.default_rng(1)))
+    with pytest.raises(ValueError, match="'seed'"):
+        br.subsample_to_skew(member, "1:3", -1)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 3)).astype(np.float32)
+    y = (X[:, 0] > 0).astype(np.int64)
+    spec = mm.ModelSpec("random_forest", n_estimators=3)
+    m1 = mm.train_shadow_models(X, y, spec, n_models=3, seed=5)
+    m2 = mm.train_shadow_models(X, y, spec, n_models=3, seed=np.random.default_rng(5))
+    assert np.array_equal(m1.proba, m2.proba) and np.array_equal(m1.in_mask, m2.in_mask)
+    s_int = mm.run_attacks(m1, n_targets=1, attacks=["shokri"], seed=2)
+    s_gen = mm.run_attacks(m1, n_targets=1, attacks=["shokri"], seed=np.random.default_rng(2))
+    assert np.array_equal(s_int["shokri"], s_gen["shokri"])
+    with pytest.raises(ValueError, match="'seed'"):
+        mm.run_attacks(m1, seed=-3)
