@@ -43,8 +43,6 @@ LEGACY_SMALL: dict[str, dict[str, object]] = {
                           "max_subsets_large": 5, "german_k_star": [4], "shuffled_users": 10,
                           "double_test_users": 10, "tradeoff_sigma_stars": [1.0], "use_cache": False,
                           "n_jobs": 1},
-    "07_membership_base_rates": {"n_members": 1000, "n_shadow_models": 4, "n_target_models": 1,
-                                 "sweep_max_depths": [4, None], "cache": False},
 }
 
 NOTEBOOKS = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
