@@ -62,9 +62,11 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from anonlab.attacks.naive_bayes import NaiveBayesModel, naive_bayes_from_counts
+from anonlab.attacks.naive_bayes import NaiveBayesModel, naive_bayes_from_counts, strictly_above
 from anonlab.mechanisms.anatomy import Anatomy, anatomy_groups, merge_groups
 from anonlab.mechanisms.dp import EncodedTable
+from anonlab.measures.protocol import AttackResult, score
+from anonlab.validation import check_choice, check_int, check_number, check_random_state
 
 __all__ = [
     "METHODS",
@@ -78,10 +80,6 @@ __all__ = [
 ]
 
 METHODS: tuple[str, ...] = ("permutation", "group", "open")
-
-
-def _rng(seed: int | np.random.Generator | None) -> np.random.Generator:
-    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 
 
 def group_sa_counts(group: np.ndarray, sa_codes: np.ndarray, n_sa: int) -> np.ndarray:
@@ -167,30 +165,50 @@ class DeFinettiResult:
 
     def accuracy(self, sa_codes: np.ndarray) -> dict[str, float]:
         """Fraction of tuples whose SA value each method predicts correctly."""
+        return {m: score(self.attack_result(m, sa_codes)).precision for m in self.predictions}
+
+    def attack_result(self, method: str, sa_codes: np.ndarray, *, attack: str | None = None) -> AttackResult:
+        """One method's predictions as an :class:`~anonlab.measures.AttackResult`.
+
+        Targets are the row numbers, truth ``sa_codes``; every tuple gets a
+        prediction, with the method's belief as its confidence (the
+        high-confidence subset is ``result.at_threshold(strictly_above(0.8))``).
+        """
+        check_choice("method", method, list(self.predictions))
         y = np.asarray(sa_codes)
-        return {m: float(np.mean(p == y)) for m, p in self.predictions.items()}
+        if y.shape != self.predictions[method].shape:
+            raise ValueError(f"sa_codes has {y.size} entries, the attack predicted {self.predictions[method].size}")
+        return AttackResult(attack or f"deFinetti, {method} method", np.arange(y.size), y,
+                            np.ones(y.size, dtype=bool), self.predictions[method],
+                            confidence=self.confidence[method],
+                            resources={"iterations": self.iterations, "seconds": self.seconds})
 
     def scores(self, sa_codes: np.ndarray, threshold: float = 0.8) -> pd.DataFrame:
-        """Accuracy, and share and accuracy of the predictions with belief > ``threshold``, per method."""
-        y = np.asarray(sa_codes)
+        """Accuracy, and share and accuracy of the predictions with belief > ``threshold``, per method.
+
+        Scored by :func:`anonlab.measures.score`: accuracy is the precision of
+        a prediction for every tuple; the confident columns are the coverage
+        and precision of ``at_threshold(strictly_above(threshold))`` (NaN
+        accuracy when no belief exceeds the threshold).
+        """
+        check_number("threshold", threshold, low=0, high=1, high_inclusive=False)
         rows = []
-        for m, p in self.predictions.items():
-            ok = p == y
-            conf = self.confidence[m] > threshold
+        for m in self.predictions:
+            result = self.attack_result(m, sa_codes)
+            confident = score(result.at_threshold(strictly_above(threshold)))
             rows.append({
                 "method": m,
-                "accuracy": float(ok.mean()),
-                "n_confident": int(conf.sum()),
-                "confident_share": float(conf.mean()),
-                "confident_accuracy": float(ok[conf].mean()) if conf.any() else float("nan"),
+                "accuracy": score(result).precision,
+                "n_confident": confident.n_predictions,
+                "confident_share": confident.coverage,
+                "confident_accuracy": confident.precision,
             })
         return pd.DataFrame(rows)
 
 
-def _check_positive_int(name: str, v: int, low: int = 1) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
-    return int(v)
+def _check_positive_int(name: str, v: int) -> int:
+    """An integer >= 1 (:func:`anonlab.validation.check_int`; numpy integers accepted)."""
+    return check_int(name, int(v) if isinstance(v, np.integer) else v, low=1)
 
 
 def definetti_attack(
@@ -234,13 +252,11 @@ def definetti_attack(
     DeFinettiResult
     """
     iterations = _check_positive_int("iterations", iterations)
-    history = _check_positive_int("history", history)
+    history = check_int("history", int(history) if isinstance(history, np.integer) else history, low=1,
+                        high=iterations)  # the window is the final iterations
     moves_per_iteration = _check_positive_int("moves_per_iteration", moves_per_iteration)
-    if history > iterations:
-        raise ValueError(f"history ({history}) must be <= iterations ({iterations})")
-    if not (isinstance(laplace, (int, float)) and laplace > 0):
-        raise ValueError(f"laplace must be > 0, got {laplace!r}")
-    rng = _rng(seed)
+    check_number("laplace", laplace, low=0, low_inclusive=False)
+    rng = check_random_state(seed)
     n, S = table.n, table.n_sa
     group = np.asarray(release.group if isinstance(release, Anatomy) else release, dtype=np.int64)
     if group.shape != (n,):
