@@ -305,8 +305,8 @@ def naive_bayes_result(
 
     The target is the row number, the truth and the prediction are SA codes
     (``table.sa_domain[code]`` is the value), the attack predicts for every
-    tuple, and the confidence is the largest posterior :math:`\max_s \Pr[s
-    \mid t]` (footnote 1), so that ``result.at_threshold(strictly_above(0.8))``
+    tuple, and the confidence is the largest posterior :math:`\\max_s \\Pr[s
+    \\mid t]` (footnote 1), so that ``result.at_threshold(strictly_above(0.8))``
     is Fig. 3's high-confidence subset. Scored with
     :func:`anonlab.measures.score`, the precision is the accuracy
     :func:`evaluate_model` reports for the same draw.
@@ -445,9 +445,9 @@ def naive_attack(
     eps_list = [float(e) for e in epsilons]
     if not eps_list:
         raise ValueError("epsilons must hold at least one value")
-    for e in eps_list:
-        if not e > 0:
-            raise ValueError(f"epsilon must be > 0, got {e:g}")
+    for e in eps_list:  # math.inf: the noiseless classifier
+        if e != math.inf:
+            check_number("epsilon", e, low=0, low_inclusive=False)
     targets = dict(targets or {"train": train})
     for name, t in targets.items():
         if t.qi_names != train.qi_names or not np.array_equal(t.cardinalities, train.cardinalities):
