@@ -55,8 +55,9 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -76,6 +77,7 @@ __all__ = [
     "initial_permutation",
     "definetti_attack",
     "definetti_sweep",
+    "replay_sweep_run",
     "summarize_sweep",
 ]
 
@@ -394,6 +396,55 @@ class DeFinettiSweep:
     traces: pd.DataFrame = field(repr=False)
 
 
+def _sweep_cell(table: EncodedTable, l: int, multipliers: Sequence[int], rng: np.random.Generator,  # noqa: E741
+                attack_kw: Mapping[str, Any]) -> Iterator[tuple[int, DeFinettiResult]]:
+    """One repetition at one l: a fresh Anatomy, then the attack on each group size in turn (one generator)."""
+    tight = anatomy_groups(table.sa_codes, l, seed=rng)
+    for mult in multipliers:
+        group = tight if mult == 1 else merge_groups(tight, mult)
+        yield mult, definetti_attack(table, group, seed=rng, **attack_kw)
+
+
+def replay_sweep_run(
+    table: EncodedTable,
+    l_grid: Sequence[int],
+    multipliers: Sequence[int],
+    *,
+    l: int,  # noqa: E741
+    multiplier: int,
+    repetition: int = 0,
+    repetitions: int = 5,
+    iterations: int = 1000,
+    history: int = 100,
+    moves_per_iteration: int = 1,
+    seed: int | None = None,
+) -> DeFinettiResult:
+    """Rerun one run of :func:`definetti_sweep` exactly, keeping its per-tuple predictions.
+
+    The sweep keeps scores only (its cache would otherwise hold every run's
+    predictions); this replays the run at (``repetition``, ``l``,
+    ``multiplier``) with the same arguments and seed, so its
+    :meth:`DeFinettiResult.scores` are that run's row of the sweep. The
+    group sizes before ``multiplier`` in ``multipliers`` run first, as in the
+    sweep (they share one generator).
+    """
+    ls = [int(x) for x in l_grid]
+    mults = [int(x) for x in multipliers]
+    repetitions = _check_positive_int("repetitions", repetitions)
+    if l not in ls or multiplier not in mults:
+        raise ValueError(f"l = {l} and multiplier = {multiplier} must be in l_grid {ls} and multipliers {mults}")
+    check_int("repetition", repetition, low=0, high=repetitions - 1)
+    if seed is None:
+        raise ValueError("replay_sweep_run needs the sweep's seed (an int); seed=None cannot be replayed")
+    seqs = np.random.SeedSequence(seed).spawn(repetitions * len(ls))  # as definetti_sweep spawns them
+    rng = np.random.default_rng(seqs[repetition * len(ls) + ls.index(l)])
+    attack_kw = dict(iterations=iterations, history=history, moves_per_iteration=moves_per_iteration)
+    for mult, res in _sweep_cell(table, l, mults[: mults.index(multiplier) + 1], rng, attack_kw):
+        if mult == multiplier:
+            return res
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
 def definetti_sweep(
     table: EncodedTable,
     l_grid: Sequence[int],
@@ -460,14 +511,11 @@ def definetti_sweep(
     rows, traces = [], []
     total = repetitions * len(ls) * len(mults)
     done = 0
+    attack_kw = dict(iterations=iterations, history=history, moves_per_iteration=moves_per_iteration)
     for r in range(repetitions):
         for li, l in enumerate(ls):  # noqa: E741
             rng = np.random.default_rng(seqs[r * len(ls) + li])
-            tight = anatomy_groups(table.sa_codes, l, seed=rng)
-            for mult in mults:
-                group = tight if mult == 1 else merge_groups(tight, mult)
-                res = definetti_attack(table, group, iterations=iterations, history=history,
-                                       moves_per_iteration=moves_per_iteration, seed=rng)
+            for mult, res in _sweep_cell(table, l, mults, rng, attack_kw):
                 sc = res.scores(table.sa_codes, threshold)
                 sc.insert(0, "repetition", r)
                 sc.insert(0, "group_size", l * mult)

@@ -62,6 +62,7 @@ __all__ = [
     "naive_bayes_result",
     "evaluate_model",
     "naive_attack",
+    "naive_attack_models",
     "summarize_attack",
     "accuracy_vs_attributes",
     "timed_naive_attack",
@@ -442,29 +443,57 @@ def naive_attack(
         One row per (ε, draw, target): ``epsilon, draw, split, n, accuracy,
         n_correct, n_confident, confident_share, confident_accuracy``.
     """
-    eps_list = [float(e) for e in epsilons]
-    if not eps_list:
-        raise ValueError("epsilons must hold at least one value")
-    for e in eps_list:  # math.inf: the noiseless classifier
-        if e != math.inf:
-            check_number("epsilon", e, low=0, low_inclusive=False)
     targets = dict(targets or {"train": train})
     for name, t in targets.items():
         if t.qi_names != train.qi_names or not np.array_equal(t.cardinalities, train.cardinalities):
             raise ValueError(f"target {name!r} is not coded like the training table (same QIs and domains)")
+    models = naive_attack_models(train, epsilons, draws=draws, noise=noise, dirichlet=dirichlet, seed=seed)
     comps = {name: _compress(t) for name, t in targets.items()}
     frames = []
-    for eps, rng in zip(eps_list, _seeds(seed, len(eps_list))):
-        d = 1 if math.isinf(eps) and not dirichlet else draws
-        rel = release_counts(train, eps, noise=noise, draws=d, seed=rng)
-        model = (dirichlet_naive_bayes(rel, seed=rng) if dirichlet
-                 else naive_bayes_from_counts(rel))
+    for eps, model in models:
         for name, t in targets.items():
             res = evaluate_model(model, t, threshold=threshold, _compressed=comps[name])
             res.insert(0, "split", name)
             res.insert(0, "epsilon", eps)
             frames.append(res)
     return pd.concat(frames, ignore_index=True)
+
+
+def naive_attack_models(
+    train: EncodedTable,
+    epsilons: Sequence[float],
+    *,
+    draws: int = 9,
+    noise: str = "geometric",
+    dirichlet: bool = False,
+    seed: int | np.random.Generator | None = None,
+) -> list[tuple[float, NaiveBayesModel]]:
+    """The classifiers :func:`naive_attack` scores: one model (``draws`` parameter sets) per ε.
+
+    Same arguments and seeds as :func:`naive_attack`, so the models are
+    exactly those behind its numbers (turn one draw into an
+    :class:`~anonlab.measures.AttackResult` with :func:`naive_bayes_result`).
+    ``math.inf`` gives the noiseless classifier, with a single draw unless
+    ``dirichlet``.
+
+    Returns
+    -------
+    list of (epsilon, NaiveBayesModel), in the order of ``epsilons``
+    """
+    eps_list = [float(e) for e in epsilons]
+    if not eps_list:
+        raise ValueError("epsilons must hold at least one value")
+    for e in eps_list:  # math.inf: the noiseless classifier
+        if e != math.inf:
+            check_number("epsilon", e, low=0, low_inclusive=False)
+    out = []
+    for eps, rng in zip(eps_list, _seeds(seed, len(eps_list))):
+        d = 1 if math.isinf(eps) and not dirichlet else draws
+        rel = release_counts(train, eps, noise=noise, draws=d, seed=rng)
+        model = (dirichlet_naive_bayes(rel, seed=rng) if dirichlet
+                 else naive_bayes_from_counts(rel))
+        out.append((eps, model))
+    return out
 
 
 def summarize_attack(results: pd.DataFrame) -> pd.DataFrame:
