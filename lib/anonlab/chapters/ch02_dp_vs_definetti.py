@@ -66,7 +66,9 @@ __all__ = [
     "measure_convergence", "measure_headline", "internet_unavailable", "naive_attack_records",
     "definetti_attack_records", "nonmember_table", "tradeoff_table", "moves_check",
     "plot_fig1", "plot_fig3", "plot_timing", "plot_fig4", "plot_convergence", "plot_headline",
-    "plot_nonmember", "plot_tradeoff", "glue_all",
+    "plot_nonmember", "plot_tradeoff", "glue_all", "grid_seconds", "definetti_table", "anatomy_limits",
+    "confidence_by_l", "nonmember_glue", "attack_yardstick", "noiseless_accuracy", "headline_naive",
+    "fig1_glue", "fig4_glue", "convergence_glue", "headline_glue", "tradeoff_glue", "report_epsilon",
 ]
 
 NAME = "02_dp_vs_definetti"
@@ -638,6 +640,11 @@ def time_attack(s: Settings, tables: Mapping[str, tuple[EncodedTable, EncodedTab
     return secs
 
 
+def grid_seconds(naive: Mapping[str, NaiveRun], epsilons: Sequence[float]) -> float:
+    """Seconds of the Fig. 1 experiment per ε and target (all draws, both files)."""
+    return sum(r.seconds for r in naive.values()) / max(1, len(epsilons) * len(naive))
+
+
 def timing_claim_id(adult: bool) -> str:
     """The timing claim of the data set."""
     return "cormode.timing.adult" if adult else "cormode.timing.internet"
@@ -678,6 +685,18 @@ def anatomy_checks(table: EncodedTable, l_grid: Sequence[int], multipliers: Sequ
             rows.append({"l": l, "multiplier": mult, "groups": int(gg.max()) + 1, **rep,
                          "max uniform belief": float(uniform_belief(gg, table.sa_codes).max()), "1/l": 1 / l})
     return pd.DataFrame(rows)
+
+
+def definetti_table(data: Data, s: Settings) -> EncodedTable:
+    """The deFinetti target coded with the rest of the attribute pool as QIs (the Anatomy input).
+
+    Raises :class:`~anonlab.validation.ParameterError` when ``l_grid`` holds
+    an l above the target's largest feasible l-diversity on this data.
+    """
+    sa = s.definetti_sensitive
+    table, _ = encode_train_test(data.train, None, [q for q in s.qi_pool if q != sa], sa)
+    check_l_grid(s.l_grid, max_l_diversity(table.sa_codes), sa)
+    return table
 
 
 def anatomy_limits(table: EncodedTable) -> tuple[int, float]:
@@ -829,6 +848,13 @@ def measure_fig4(f: Fig4, *, adult: bool, paper_target: bool) -> dict[str, Measu
     return out
 
 
+def confidence_by_l(f: Fig4) -> pd.DataFrame:
+    """§3.2's high-confidence view of the group method: share and accuracy above the threshold, per l and size."""
+    S = f.summary
+    return S[S["method"] == "group"].pivot_table(
+        index="l", columns="multiplier", values=["confident_share_mean", "confident_accuracy_mean", "accuracy_mean"])
+
+
 def fig4_glue(f: Fig4) -> dict[str, float]:
     """Numbers quoted after Fig. 4."""
     L = f.l_grid
@@ -976,7 +1002,7 @@ def naive_attack_records(tables: Mapping[str, tuple[EncodedTable, EncodedTable |
     for i, (sa, (tr, _)) in enumerate(tables.items()):
         models = naive_attack_models(tr, eps_list, draws=draws, noise=noise, dirichlet=dirichlet, seed=seed + i)
         name = f"naive Bayes on ε-DP counts (ε = {eps:g}), {sa}"
-        res = naive_bayes_result(models[eps], tr, draw=0, attack=name,
+        res = naive_bayes_result(dict(models)[eps], tr, draw=0, attack=name,
                                  resources={"epsilon": eps, "queries": tr.n_cells * tr.n_sa})
         base = majority(tr)
         out[name] = (res, base)
@@ -1027,6 +1053,21 @@ def nonmember_table(naive: Mapping[str, NaiveRun],
                          "PI, belief > threshold": precision_improvement(ca, cb)
                          if np.isfinite(ca) and np.isfinite(cb) else np.nan})
     return pd.DataFrame(rows)
+
+
+def nonmember_glue(nonmember: pd.DataFrame) -> dict[str, float]:
+    """The largest |PI| over ε and targets (NaN without a test file)."""
+    return {"pi_max": float(nonmember["PI"].abs().max()) if len(nonmember) else float("nan")}
+
+
+def attack_yardstick(records: Mapping[str, tuple[AttackResult, AttackResult]]) -> pd.DataFrame:
+    """The recorded attacks scored by :func:`anonlab.measures.yardstick` against their majority baselines."""
+    from ..measures import yardstick
+
+    table = yardstick({k: r for k, (r, _) in records.items()}, {k: b for k, (_, b) in records.items()})
+    cols = ["targets", "predictions", "precision", "precision_low", "precision_high", "coverage",
+            "baseline_precision", "pi"]
+    return table[cols]
 
 
 def tradeoff_table(data: Data, s: Settings, *, draws: int, noise: str, seed: int) -> pd.DataFrame:
@@ -1189,13 +1230,14 @@ def plot_convergence(sweep: DeFinettiSweep, l_grid: Sequence[int], multipliers: 
     return fig
 
 
-def plot_headline(naive_summary: pd.DataFrame, f: Fig4, majority_accuracy: float, target: str):
+def plot_headline(naive_summary: pd.DataFrame, f: Fig4, table: EncodedTable):
     """The naive attack across ε (left) and the deFinetti attack across l (right), on one scale."""
     import matplotlib.pyplot as plt
 
     from .. import plotting
 
-    nd = naive_summary
+    nd, target = naive_summary, table.sa_name
+    majority_accuracy = score(majority(table)).precision
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
     plotting.measured_band(a1, nd["epsilon"], nd["accuracy_min"], nd["accuracy_mean"], nd["accuracy_max"],
                            label="naive attack on ε-DP counts")
