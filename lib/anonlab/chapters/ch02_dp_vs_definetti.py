@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -69,6 +69,7 @@ __all__ = [
     "plot_nonmember", "plot_tradeoff", "glue_all", "grid_seconds", "definetti_table", "anatomy_limits",
     "confidence_by_l", "nonmember_glue", "attack_yardstick", "noiseless_accuracy", "headline_naive",
     "fig1_glue", "fig4_glue", "convergence_glue", "headline_glue", "tradeoff_glue", "report_epsilon",
+    "yardstick_glue",
 ]
 
 NAME = "02_dp_vs_definetti"
@@ -1006,8 +1007,8 @@ def naive_attack_records(tables: Mapping[str, tuple[EncodedTable, EncodedTable |
                                  resources={"epsilon": eps, "queries": tr.n_cells * tr.n_sa})
         base = majority(tr)
         out[name] = (res, base)
-        high = res.at_threshold(strictly_above(threshold))
-        out[f"{name}, belief > {threshold:g}"] = (high, base)
+        high_name = f"{name}, belief > {threshold:g}"
+        out[high_name] = (replace(res.at_threshold(strictly_above(threshold)), attack=high_name), base)
     return out
 
 
@@ -1068,6 +1069,19 @@ def attack_yardstick(records: Mapping[str, tuple[AttackResult, AttackResult]]) -
     cols = ["targets", "predictions", "precision", "precision_low", "precision_high", "coverage",
             "baseline_precision", "pi"]
     return table[cols]
+
+
+def yardstick_glue(table: pd.DataFrame) -> dict[str, float]:
+    """Precision, the majority guess's precision on the same tuples, and PI of the first high-confidence row.
+
+    ``table`` is :func:`attack_yardstick`'s; NaN when no row is a high-confidence subset.
+    """
+    rows = [k for k in table.index if ", belief > " in k]
+    if not rows:
+        return {"yard_conf_precision": float("nan"), "yard_conf_base": float("nan"), "yard_conf_pi": float("nan")}
+    r = table.loc[rows[0]]
+    return {"yard_conf_precision": float(r["precision"]), "yard_conf_base": float(r["baseline_precision"]),
+            "yard_conf_pi": float(r["pi"])}
 
 
 def tradeoff_table(data: Data, s: Settings, *, draws: int, noise: str, seed: int) -> pd.DataFrame:
