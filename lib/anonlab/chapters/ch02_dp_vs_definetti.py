@@ -241,8 +241,7 @@ CHAPTER = Chapter(
               low=0, low_inclusive=False, high=1e6, max_len=10),
         Param("tradeoff_attributes", "str_list", [], "QIs in the order §2.5 adds them; [] = the book's Adult "
               "order", min_len=0, max_len=20),
-        Param("seed", "int", 2011, "seed of every random draw (noise, Anatomy, Markov chain)", low=0,
-              high=2**32 - 1),
+        Param("seed", "int", 2011, "seed of every random draw (noise, Anatomy, Markov chain)", low=0),
         Param("use_cache", "bool", True, "reuse deFinetti results of an earlier run with the same data, "
               "parameters and library code"),
     ], checks=[_check_combination]),
