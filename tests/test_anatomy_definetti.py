@@ -43,7 +43,7 @@ def test_max_l_diversity_hand_checked():
 def test_anatomy_refuses_l_above_the_feasible_maximum():
     with pytest.raises(ValueError, match="largest feasible l-diversity of this data, 2"):
         anatomy_groups(np.array([0, 0, 1, 2, 3]), 3)
-    with pytest.raises(ValueError, match="l must be an integer >= 1"):
+    with pytest.raises(ValueError, match="'l' must be >= 1"):
         anatomy_groups(np.array([0, 1]), 0)
 
 
@@ -283,3 +283,33 @@ def test_sweep_cache_returns_the_same_results_and_keys_on_the_arguments(tmp_path
     pd.testing.assert_frame_equal(first.traces, again.traces)
     definetti_sweep(table, [2], **{**kw, "seed": 1})
     assert len(list(entries.iterdir())) == 2
+
+
+def test_definetti_result_is_scored_through_the_protocol():
+    """attack_result + measures.score give the accuracy and the 'belief > threshold' subset by hand."""
+    rng = np.random.default_rng(9)
+    n = 240
+    df = pd.DataFrame({"a": rng.integers(0, 3, n), "b": rng.integers(0, 4, n)})
+    df["s"] = (df["a"] * 2 + rng.integers(0, 3, n)) % 6
+    table = encode_table(df, ["a", "b"], "s")
+    group = anatomy_groups(table.sa_codes, 3, seed=1)
+    res = definetti_attack(table, group, iterations=30, history=10, seed=2)
+    y = table.sa_codes
+    for threshold in (0.5, 0.8):  # permutation beliefs are k / 10: 0.8 itself is not "above 0.8"
+        sc = res.scores(y, threshold).set_index("method")
+        for m in METHODS:
+            r = res.attack_result(m, y)
+            assert r.n_targets == n and r.predicted.all() and r.resources["iterations"] == 30
+            ok = res.predictions[m] == y
+            conf = res.confidence[m] > threshold
+            assert sc.loc[m, "accuracy"] == ok.mean() == res.accuracy(y)[m]
+            assert sc.loc[m, "n_confident"] == conf.sum()
+            assert sc.loc[m, "confident_share"] == conf.mean()
+            if conf.any():
+                assert sc.loc[m, "confident_accuracy"] == ok[conf].mean()
+            else:
+                assert np.isnan(sc.loc[m, "confident_accuracy"])
+    with pytest.raises(ValueError, match="method"):
+        res.attack_result("vote", y)
+    with pytest.raises(ValueError, match="entries"):
+        res.attack_result("group", y[:-1])

@@ -20,13 +20,15 @@ from anonlab.attacks.naive_bayes import (
     evaluate_model,
     high_confidence,
     log_scores,
-    majority_baseline,
     naive_attack,
     naive_bayes_from_counts,
+    naive_bayes_result,
     posterior,
     predict,
+    strictly_above,
     summarize_attack,
 )
+from anonlab.measures import majority_baseline, score
 from anonlab.mechanisms.dp import (
     MISSING,
     encode_table,
@@ -127,9 +129,9 @@ def test_removing_one_tuple_changes_the_answer_by_exactly_the_sensitivity(n, m, 
 
 def test_geometric_alpha_formula():
     assert geometric_alpha(1.0, 5) == pytest.approx(math.exp(-0.2))
-    with pytest.raises(ValueError, match="epsilon must be > 0, got -1"):
+    with pytest.raises(ValueError, match="'epsilon' must be > 0, got -1"):
         geometric_alpha(-1, 5)
-    with pytest.raises(ValueError, match="epsilon must be > 0"):
+    with pytest.raises(ValueError, match="'epsilon' must be > 0"):
         geometric_alpha(0.0, 5)
 
 
@@ -166,9 +168,9 @@ def test_release_counts_seeded_shapes_and_noiseless(tiny):
     np.testing.assert_array_equal(exact.counts[1], pair_counts(tiny))
     lap = release_counts(tiny, 1.0, noise="laplace", seed=1)
     assert lap.counts.dtype == float
-    with pytest.raises(ValueError, match="epsilon must be > 0"):
+    with pytest.raises(ValueError, match="'epsilon' must be > 0"):
         release_counts(tiny, 0)
-    with pytest.raises(ValueError, match="noise must be one of"):
+    with pytest.raises(ValueError, match="'noise' must be one of"):
         release_counts(tiny, 1.0, noise="gauss")
 
 
@@ -232,12 +234,42 @@ def test_high_confidence_threshold():
         high_confidence(post, 1.0)
 
 
-def test_majority_baseline(tiny):
-    assert majority_baseline(tiny) == 0.5
+def test_majority_baseline_through_the_protocol(tiny):
+    """The majority guess on SA codes (measures.majority_baseline), scored by measures.score."""
+    assert score(majority_baseline(tiny.sa_codes)).precision == 0.5
     other = encode_table(TINY.assign(job=["b"] * 6), ["sex"], "job",
                          domains={"job": ["a", "b"]})
     train = encode_table(TINY, ["sex"], "job")
-    assert majority_baseline(other, train) == 0.0  # train's top value is 'a' (first of a tie)
+    # train's top value is 'a' (code 0, first of a tie): wrong on every tuple of `other`
+    assert score(majority_baseline(other.sa_codes, reference=train.sa_codes)).precision == 0.0
+
+
+def test_strictly_above_keeps_beliefs_above_the_threshold():
+    t = strictly_above(0.8)
+    assert t > 0.8 and np.nextafter(t, 0.0) == 0.8
+    post = np.array([[0.9, 0.1], [0.8, 0.2], [0.5, 0.5]])
+    assert (post.max(axis=1) >= t).tolist() == high_confidence(post, 0.8).tolist()
+
+
+def test_naive_bayes_result_scores_like_evaluate_model():
+    """precision = accuracy, coverage / precision at the threshold = confident share / accuracy, per draw."""
+    rng = np.random.default_rng(11)
+    df = pd.DataFrame({"a": rng.integers(0, 4, 400), "b": rng.integers(0, 3, 400)})
+    df["s"] = (df["a"] + rng.integers(0, 2, 400)) % 5
+    t = encode_table(df, ["a", "b"], "s")
+    model = naive_bayes_from_counts(release_counts(t, 2.0, draws=3, seed=4))
+    ev = evaluate_model(model, t, threshold=0.6)
+    for d in range(3):
+        res = naive_bayes_result(model, t, draw=d, attack="nb")
+        assert res.n_targets == 400 and res.predicted.all()
+        np.testing.assert_array_equal(res.prediction, predict(model, t.qi_codes)[d])
+        assert score(res).precision == ev["accuracy"][d]
+        conf = score(res.at_threshold(strictly_above(0.6)))
+        assert conf.n_predictions == ev["n_confident"][d]
+        assert conf.coverage == ev["confident_share"][d]
+        assert conf.precision == pytest.approx(ev["confident_accuracy"][d], nan_ok=True)
+    with pytest.raises(ValueError, match="draw"):
+        naive_bayes_result(model, t, draw=3)
 
 
 def test_dirichlet_variant_is_seeded_and_centred_on_the_point_estimate(tiny):
@@ -299,7 +331,7 @@ def test_naive_attack_is_reproducible_and_summarised(tiny):
     s = summarize_attack(a)
     assert {"accuracy_min", "accuracy_mean", "accuracy_max"} <= set(s.columns)
     assert (s["accuracy_min"] <= s["accuracy_mean"]).all()
-    with pytest.raises(ValueError, match="epsilon must be > 0"):
+    with pytest.raises(ValueError, match="'epsilon' must be > 0"):
         naive_attack(tiny, [0.0])
 
 

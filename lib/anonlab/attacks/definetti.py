@@ -55,16 +55,19 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from anonlab.attacks.naive_bayes import NaiveBayesModel, naive_bayes_from_counts
+from anonlab.attacks.naive_bayes import NaiveBayesModel, naive_bayes_from_counts, strictly_above
 from anonlab.mechanisms.anatomy import Anatomy, anatomy_groups, merge_groups
 from anonlab.mechanisms.dp import EncodedTable
+from anonlab.measures.protocol import AttackResult, score
+from anonlab.validation import check_choice, check_int, check_number, check_random_state
 
 __all__ = [
     "METHODS",
@@ -74,14 +77,11 @@ __all__ = [
     "initial_permutation",
     "definetti_attack",
     "definetti_sweep",
+    "replay_sweep_run",
     "summarize_sweep",
 ]
 
 METHODS: tuple[str, ...] = ("permutation", "group", "open")
-
-
-def _rng(seed: int | np.random.Generator | None) -> np.random.Generator:
-    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 
 
 def group_sa_counts(group: np.ndarray, sa_codes: np.ndarray, n_sa: int) -> np.ndarray:
@@ -167,30 +167,50 @@ class DeFinettiResult:
 
     def accuracy(self, sa_codes: np.ndarray) -> dict[str, float]:
         """Fraction of tuples whose SA value each method predicts correctly."""
+        return {m: score(self.attack_result(m, sa_codes)).precision for m in self.predictions}
+
+    def attack_result(self, method: str, sa_codes: np.ndarray, *, attack: str | None = None) -> AttackResult:
+        """One method's predictions as an :class:`~anonlab.measures.AttackResult`.
+
+        Targets are the row numbers, truth ``sa_codes``; every tuple gets a
+        prediction, with the method's belief as its confidence (the
+        high-confidence subset is ``result.at_threshold(strictly_above(0.8))``).
+        """
+        check_choice("method", method, list(self.predictions))
         y = np.asarray(sa_codes)
-        return {m: float(np.mean(p == y)) for m, p in self.predictions.items()}
+        if y.shape != self.predictions[method].shape:
+            raise ValueError(f"sa_codes has {y.size} entries, the attack predicted {self.predictions[method].size}")
+        return AttackResult(attack or f"deFinetti, {method} method", np.arange(y.size), y,
+                            np.ones(y.size, dtype=bool), self.predictions[method],
+                            confidence=self.confidence[method],
+                            resources={"iterations": self.iterations, "seconds": self.seconds})
 
     def scores(self, sa_codes: np.ndarray, threshold: float = 0.8) -> pd.DataFrame:
-        """Accuracy, and share and accuracy of the predictions with belief > ``threshold``, per method."""
-        y = np.asarray(sa_codes)
+        """Accuracy, and share and accuracy of the predictions with belief > ``threshold``, per method.
+
+        Scored by :func:`anonlab.measures.score`: accuracy is the precision of
+        a prediction for every tuple; the confident columns are the coverage
+        and precision of ``at_threshold(strictly_above(threshold))`` (NaN
+        accuracy when no belief exceeds the threshold).
+        """
+        check_number("threshold", threshold, low=0, high=1, high_inclusive=False)
         rows = []
-        for m, p in self.predictions.items():
-            ok = p == y
-            conf = self.confidence[m] > threshold
+        for m in self.predictions:
+            result = self.attack_result(m, sa_codes)
+            confident = score(result.at_threshold(strictly_above(threshold)))
             rows.append({
                 "method": m,
-                "accuracy": float(ok.mean()),
-                "n_confident": int(conf.sum()),
-                "confident_share": float(conf.mean()),
-                "confident_accuracy": float(ok[conf].mean()) if conf.any() else float("nan"),
+                "accuracy": score(result).precision,
+                "n_confident": confident.n_predictions,
+                "confident_share": confident.coverage,
+                "confident_accuracy": confident.precision,
             })
         return pd.DataFrame(rows)
 
 
-def _check_positive_int(name: str, v: int, low: int = 1) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
-    return int(v)
+def _check_positive_int(name: str, v: int) -> int:
+    """An integer >= 1 (:func:`anonlab.validation.check_int`; numpy integers accepted)."""
+    return check_int(name, int(v) if isinstance(v, np.integer) else v, low=1)
 
 
 def definetti_attack(
@@ -234,13 +254,11 @@ def definetti_attack(
     DeFinettiResult
     """
     iterations = _check_positive_int("iterations", iterations)
-    history = _check_positive_int("history", history)
+    history = check_int("history", int(history) if isinstance(history, np.integer) else history, low=1,
+                        high=iterations)  # the window is the final iterations
     moves_per_iteration = _check_positive_int("moves_per_iteration", moves_per_iteration)
-    if history > iterations:
-        raise ValueError(f"history ({history}) must be <= iterations ({iterations})")
-    if not (isinstance(laplace, (int, float)) and laplace > 0):
-        raise ValueError(f"laplace must be > 0, got {laplace!r}")
-    rng = _rng(seed)
+    check_number("laplace", laplace, low=0, low_inclusive=False)
+    rng = check_random_state(seed)
     n, S = table.n, table.n_sa
     group = np.asarray(release.group if isinstance(release, Anatomy) else release, dtype=np.int64)
     if group.shape != (n,):
@@ -378,6 +396,55 @@ class DeFinettiSweep:
     traces: pd.DataFrame = field(repr=False)
 
 
+def _sweep_cell(table: EncodedTable, l: int, multipliers: Sequence[int], rng: np.random.Generator,  # noqa: E741
+                attack_kw: Mapping[str, Any]) -> Iterator[tuple[int, DeFinettiResult]]:
+    """One repetition at one l: a fresh Anatomy, then the attack on each group size in turn (one generator)."""
+    tight = anatomy_groups(table.sa_codes, l, seed=rng)
+    for mult in multipliers:
+        group = tight if mult == 1 else merge_groups(tight, mult)
+        yield mult, definetti_attack(table, group, seed=rng, **attack_kw)
+
+
+def replay_sweep_run(
+    table: EncodedTable,
+    l_grid: Sequence[int],
+    multipliers: Sequence[int],
+    *,
+    l: int,  # noqa: E741
+    multiplier: int,
+    repetition: int = 0,
+    repetitions: int = 5,
+    iterations: int = 1000,
+    history: int = 100,
+    moves_per_iteration: int = 1,
+    seed: int | None = None,
+) -> DeFinettiResult:
+    """Rerun one run of :func:`definetti_sweep` exactly, keeping its per-tuple predictions.
+
+    The sweep keeps scores only (its cache would otherwise hold every run's
+    predictions); this replays the run at (``repetition``, ``l``,
+    ``multiplier``) with the same arguments and seed, so its
+    :meth:`DeFinettiResult.scores` are that run's row of the sweep. The
+    group sizes before ``multiplier`` in ``multipliers`` run first, as in the
+    sweep (they share one generator).
+    """
+    ls = [int(x) for x in l_grid]
+    mults = [int(x) for x in multipliers]
+    repetitions = _check_positive_int("repetitions", repetitions)
+    if l not in ls or multiplier not in mults:
+        raise ValueError(f"l = {l} and multiplier = {multiplier} must be in l_grid {ls} and multipliers {mults}")
+    check_int("repetition", repetition, low=0, high=repetitions - 1)
+    if seed is None:
+        raise ValueError("replay_sweep_run needs the sweep's seed (an int); seed=None cannot be replayed")
+    seqs = np.random.SeedSequence(seed).spawn(repetitions * len(ls))  # as definetti_sweep spawns them
+    rng = np.random.default_rng(seqs[repetition * len(ls) + ls.index(l)])
+    attack_kw = dict(iterations=iterations, history=history, moves_per_iteration=moves_per_iteration)
+    for mult, res in _sweep_cell(table, l, mults[: mults.index(multiplier) + 1], rng, attack_kw):
+        if mult == multiplier:
+            return res
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
 def definetti_sweep(
     table: EncodedTable,
     l_grid: Sequence[int],
@@ -444,14 +511,11 @@ def definetti_sweep(
     rows, traces = [], []
     total = repetitions * len(ls) * len(mults)
     done = 0
+    attack_kw = dict(iterations=iterations, history=history, moves_per_iteration=moves_per_iteration)
     for r in range(repetitions):
         for li, l in enumerate(ls):  # noqa: E741
             rng = np.random.default_rng(seqs[r * len(ls) + li])
-            tight = anatomy_groups(table.sa_codes, l, seed=rng)
-            for mult in mults:
-                group = tight if mult == 1 else merge_groups(tight, mult)
-                res = definetti_attack(table, group, iterations=iterations, history=history,
-                                       moves_per_iteration=moves_per_iteration, seed=rng)
+            for mult, res in _sweep_cell(table, l, mults, rng, attack_kw):
                 sc = res.scores(table.sa_codes, threshold)
                 sc.insert(0, "repetition", r)
                 sc.insert(0, "group_size", l * mult)

@@ -39,6 +39,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from anonlab.measures.protocol import AttackResult
+from anonlab.validation import check_int, check_number, check_random_state
 from anonlab.mechanisms.dp import (
     EncodedTable,
     NoisyCounts,
@@ -56,9 +58,11 @@ __all__ = [
     "posterior",
     "predict",
     "high_confidence",
-    "majority_baseline",
+    "strictly_above",
+    "naive_bayes_result",
     "evaluate_model",
     "naive_attack",
+    "naive_attack_models",
     "summarize_attack",
     "accuracy_vs_attributes",
     "timed_naive_attack",
@@ -182,8 +186,7 @@ def naive_bayes_from_counts(
     -------
     NaiveBayesModel
     """
-    if not (isinstance(laplace, (int, float)) and laplace > 0 and math.isfinite(laplace)):
-        raise ValueError(f"laplace must be a finite number > 0, got {laplace!r}")
+    check_number("laplace", laplace, low=0, low_inclusive=False)
     c, offsets = _as_draws(counts, offsets)
     cp = np.maximum(c, 0.0) + float(laplace)
     sums = _block_sums(cp, offsets)  # (D, m, S)
@@ -217,7 +220,7 @@ def dirichlet_naive_bayes(
     :math:`m` times). Drawn through normalised Gamma variates, vectorised.
     """
     c, offsets = _as_draws(counts, offsets)
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = check_random_state(seed)
     cp = np.maximum(c, 0.0) + float(laplace)
     g = rng.standard_gamma(cp)
     g = np.maximum(g, np.finfo(float).tiny)
@@ -273,20 +276,62 @@ def predict(model: NaiveBayesModel, qi_codes: np.ndarray) -> np.ndarray:
 
 def high_confidence(post: np.ndarray, threshold: float = 0.8) -> np.ndarray:
     """Mask of the tuples whose largest posterior exceeds ``threshold`` (Fig. 3 uses 0.8)."""
-    if not (isinstance(threshold, (int, float)) and 0 <= threshold < 1):
-        raise ValueError(f"threshold must be in [0, 1), got {threshold!r}")
+    check_number("threshold", threshold, low=0, high=1, high_inclusive=False)
     return np.asarray(post).max(axis=-1) > threshold
 
 
-def majority_baseline(table: EncodedTable, train: EncodedTable | None = None) -> float:
-    """Accuracy of always predicting the most frequent sensitive value.
+def strictly_above(threshold: float) -> float:
+    """The smallest float above ``threshold``.
 
-    The value is the most frequent one in ``train`` (default: ``table``
-    itself, which gives the largest SA share, 13% for Adult occupation).
+    Cormode's high-confidence tuples have a belief *above* 0.8 (Fig. 3), while
+    :meth:`~anonlab.measures.AttackResult.at_threshold` keeps ``confidence >=
+    threshold``; ``result.at_threshold(strictly_above(0.8))`` keeps exactly the
+    beliefs ``> 0.8``.
+
+    >>> strictly_above(0.8) > 0.8, strictly_above(0.8) - 0.8 < 1e-15
+    (True, True)
     """
-    ref = table if train is None else train
-    top = int(np.bincount(ref.sa_codes, minlength=ref.n_sa).argmax())
-    return float(np.mean(table.sa_codes == top)) if table.n else float("nan")
+    return float(np.nextafter(float(threshold), np.inf))
+
+
+def naive_bayes_result(
+    model: NaiveBayesModel,
+    table: EncodedTable,
+    *,
+    draw: int = 0,
+    attack: str = "naive Bayes",
+    resources: Mapping[str, float] | None = None,
+) -> AttackResult:
+    """One noise draw's predictions for every tuple of ``table``, as an :class:`~anonlab.measures.AttackResult`.
+
+    The target is the row number, the truth and the prediction are SA codes
+    (``table.sa_domain[code]`` is the value), the attack predicts for every
+    tuple, and the confidence is the largest posterior :math:`\\max_s \\Pr[s
+    \\mid t]` (footnote 1), so that ``result.at_threshold(strictly_above(0.8))``
+    is Fig. 3's high-confidence subset. Scored with
+    :func:`anonlab.measures.score`, the precision is the accuracy
+    :func:`evaluate_model` reports for the same draw.
+
+    Parameters
+    ----------
+    model : NaiveBayesModel
+    table : EncodedTable
+        Targets, coded like the training table.
+    draw : int, default 0
+        Which of the model's parameter sets (noise draws) to use.
+    attack : str
+        The result's name.
+    resources : mapping, optional
+        E.g. ``{"epsilon": 1.0, "queries": n_cells * n_sa}``.
+    """
+    draw = check_int("draw", int(draw) if isinstance(draw, np.integer) else draw, low=0, high=model.draws - 1)
+    combos, inv = np.unique(table.qi_codes, axis=0, return_inverse=True)
+    inv = inv.reshape(-1)
+    scores = log_scores(model, combos)[draw]  # (U, S), as evaluate_model computes them
+    pred = scores.argmax(axis=-1)[inv]
+    conf = _softmax(scores).max(axis=-1)[inv]
+    return AttackResult(attack, np.arange(table.n), np.asarray(table.sa_codes), np.ones(table.n, dtype=bool),
+                        pred, confidence=conf, resources=dict(resources or {}))
 
 
 # ---------------------------------------------------------------------------
@@ -352,9 +397,8 @@ def evaluate_model(
 
 
 def _seeds(seed: int | np.random.Generator | None, k: int) -> list[np.random.Generator]:
-    if isinstance(seed, np.random.Generator):
-        return list(seed.spawn(k))
-    return [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(k)]
+    """``k`` independent generators spawned from ``seed`` (an int ``s`` spawns ``SeedSequence(s)``)."""
+    return list(check_random_state(seed).spawn(k))
 
 
 def naive_attack(
@@ -399,29 +443,57 @@ def naive_attack(
         One row per (ε, draw, target): ``epsilon, draw, split, n, accuracy,
         n_correct, n_confident, confident_share, confident_accuracy``.
     """
-    eps_list = [float(e) for e in epsilons]
-    if not eps_list:
-        raise ValueError("epsilons must hold at least one value")
-    for e in eps_list:
-        if not e > 0:
-            raise ValueError(f"epsilon must be > 0, got {e:g}")
     targets = dict(targets or {"train": train})
     for name, t in targets.items():
         if t.qi_names != train.qi_names or not np.array_equal(t.cardinalities, train.cardinalities):
             raise ValueError(f"target {name!r} is not coded like the training table (same QIs and domains)")
+    models = naive_attack_models(train, epsilons, draws=draws, noise=noise, dirichlet=dirichlet, seed=seed)
     comps = {name: _compress(t) for name, t in targets.items()}
     frames = []
-    for eps, rng in zip(eps_list, _seeds(seed, len(eps_list))):
-        d = 1 if math.isinf(eps) and not dirichlet else draws
-        rel = release_counts(train, eps, noise=noise, draws=d, seed=rng)
-        model = (dirichlet_naive_bayes(rel, seed=rng) if dirichlet
-                 else naive_bayes_from_counts(rel))
+    for eps, model in models:
         for name, t in targets.items():
             res = evaluate_model(model, t, threshold=threshold, _compressed=comps[name])
             res.insert(0, "split", name)
             res.insert(0, "epsilon", eps)
             frames.append(res)
     return pd.concat(frames, ignore_index=True)
+
+
+def naive_attack_models(
+    train: EncodedTable,
+    epsilons: Sequence[float],
+    *,
+    draws: int = 9,
+    noise: str = "geometric",
+    dirichlet: bool = False,
+    seed: int | np.random.Generator | None = None,
+) -> list[tuple[float, NaiveBayesModel]]:
+    """The classifiers :func:`naive_attack` scores: one model (``draws`` parameter sets) per ε.
+
+    Same arguments and seeds as :func:`naive_attack`, so the models are
+    exactly those behind its numbers (turn one draw into an
+    :class:`~anonlab.measures.AttackResult` with :func:`naive_bayes_result`).
+    ``math.inf`` gives the noiseless classifier, with a single draw unless
+    ``dirichlet``.
+
+    Returns
+    -------
+    list of (epsilon, NaiveBayesModel), in the order of ``epsilons``
+    """
+    eps_list = [float(e) for e in epsilons]
+    if not eps_list:
+        raise ValueError("epsilons must hold at least one value")
+    for e in eps_list:  # math.inf: the noiseless classifier
+        if e != math.inf:
+            check_number("epsilon", e, low=0, low_inclusive=False)
+    out = []
+    for eps, rng in zip(eps_list, _seeds(seed, len(eps_list))):
+        d = 1 if math.isinf(eps) and not dirichlet else draws
+        rel = release_counts(train, eps, noise=noise, draws=d, seed=rng)
+        model = (dirichlet_naive_bayes(rel, seed=rng) if dirichlet
+                 else naive_bayes_from_counts(rel))
+        out.append((eps, model))
+    return out
 
 
 def summarize_attack(results: pd.DataFrame) -> pd.DataFrame:

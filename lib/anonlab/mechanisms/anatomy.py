@@ -41,6 +41,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from anonlab.validation import check_int, check_random_state
+
 __all__ = [
     "Anatomy",
     "max_l_diversity",
@@ -53,9 +55,8 @@ __all__ = [
 
 
 def _check_l(l: int) -> int:  # noqa: E741 - the paper's name
-    if isinstance(l, bool) or not isinstance(l, (int, np.integer)) or l < 1:
-        raise ValueError(f"l must be an integer >= 1, got {l!r}")
-    return int(l)
+    """``l`` >= 1 (:func:`anonlab.validation.check_int`; numpy integers accepted)."""
+    return check_int("l", int(l) if isinstance(l, np.integer) else l, low=1)
 
 
 def max_l_diversity(sa_values: Sequence | np.ndarray | pd.Series) -> int:
@@ -120,7 +121,7 @@ def anatomy_groups(
             f"l = {l} is above the largest feasible l-diversity of this data, {l_max} "
             f"(the most frequent sensitive value covers {counts.max()} of {n} tuples, more than n/l)"
         )
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = check_random_state(seed)
     if l == 1:
         return rng.permutation(n)
     k = len(values)
@@ -176,8 +177,8 @@ def merge_groups(group: np.ndarray, multiplier: int) -> np.ndarray:
     >>> merge_groups(np.array([0, 0, 1, 1, 2, 2, 3, 3, 4, 4]), 2).tolist()
     [0, 0, 0, 0, 1, 1, 1, 1, 1, 1]
     """
-    if isinstance(multiplier, bool) or not isinstance(multiplier, (int, np.integer)) or multiplier < 1:
-        raise ValueError(f"multiplier must be an integer >= 1, got {multiplier!r}")
+    multiplier = check_int("multiplier", int(multiplier) if isinstance(multiplier, np.integer) else multiplier,
+                           low=1)
     group = np.asarray(group, dtype=np.int64)
     n_groups = int(group.max()) + 1
     n_new = max(n_groups // multiplier, 1)

@@ -48,6 +48,8 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from anonlab.validation import check_choice, check_int, check_number, check_random_state
+
 __all__ = [
     "MISSING",
     "EncodedTable",
@@ -78,36 +80,21 @@ missing QI values (§2.3), so a missing value is one more category."""
 # ---------------------------------------------------------------------------
 
 
-def _rng(seed: int | np.random.Generator | None) -> np.random.Generator:
-    if isinstance(seed, np.random.Generator):
-        return seed
-    return np.random.default_rng(seed)
+def _scalar(value: object) -> object:
+    """A numpy scalar as the Python number it holds (the public checks take Python numbers)."""
+    return value.item() if isinstance(value, (np.integer, np.floating)) else value
 
 
 def _check_epsilon(epsilon: float) -> float:
-    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.integer, np.floating)):
-        raise ValueError(f"epsilon must be a number > 0, got {epsilon!r}")
-    eps = float(epsilon)
-    if math.isnan(eps) or eps <= 0:
-        raise ValueError(f"epsilon must be > 0, got {epsilon!r}")
-    return eps
+    """ε > 0 (:func:`anonlab.validation.check_number`); ``math.inf`` means no noise."""
+    epsilon = _scalar(epsilon)
+    if isinstance(epsilon, float) and epsilon == math.inf:
+        return math.inf
+    return check_number("epsilon", epsilon, low=0, low_inclusive=False)
 
 
 def _check_sensitivity(sensitivity: float) -> float:
-    if isinstance(sensitivity, bool) or not isinstance(
-        sensitivity, (int, float, np.integer, np.floating)
-    ):
-        raise ValueError(f"sensitivity must be a number > 0, got {sensitivity!r}")
-    s = float(sensitivity)
-    if not math.isfinite(s) or s <= 0:
-        raise ValueError(f"sensitivity must be a finite number > 0, got {sensitivity!r}")
-    return s
-
-
-def _check_noise(noise: str) -> str:
-    if noise not in NOISE_KINDS:
-        raise ValueError(f"noise must be one of {', '.join(NOISE_KINDS)}; got {noise!r}")
-    return noise
+    return check_number("sensitivity", _scalar(sensitivity), low=0, low_inclusive=False)
 
 
 # ---------------------------------------------------------------------------
@@ -354,9 +341,8 @@ def query_sensitivity(m: int, *, include_sa_marginal: bool = False) -> int:
     >>> query_sensitivity(5), query_sensitivity(5, include_sa_marginal=True)
     (5, 6)
     """
-    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
-        raise ValueError(f"m (the number of quasi-identifiers) must be an integer >= 1, got {m!r}")
-    return int(m) + (1 if include_sa_marginal else 0)
+    m = check_int("m", _scalar(m), low=1)  # the number of quasi-identifiers
+    return m + (1 if include_sa_marginal else 0)
 
 
 def measured_sensitivity(
@@ -418,7 +404,7 @@ def geometric_alpha(epsilon: float, sensitivity: float) -> float:
 
 
 def two_sided_geometric(
-    alpha: float, size: int | tuple[int, ...], rng: int | np.random.Generator | None = None
+    alpha: float, size: int | tuple[int, ...], seed: int | np.random.Generator | None = None
 ) -> np.ndarray:
     """Draw two-sided (symmetric) geometric noise.
 
@@ -433,8 +419,8 @@ def two_sided_geometric(
     alpha : float
         In [0, 1); ``alpha = 0`` gives no noise.
     size : int or tuple of int
-    rng : int, numpy.random.Generator or None
-        Seed or generator.
+    seed : int, numpy.random.Generator or None
+        Seed or generator (:func:`anonlab.validation.check_random_state`).
 
     Returns
     -------
@@ -442,7 +428,7 @@ def two_sided_geometric(
     """
     if not (isinstance(alpha, (int, float, np.floating)) and 0.0 <= float(alpha) < 1.0):
         raise ValueError(f"alpha must be in [0, 1), got {alpha!r}")
-    g = _rng(rng)
+    g = check_random_state(seed)
     if alpha == 0:
         return np.zeros(size, dtype=np.int64)
     p = 1.0 - float(alpha)
@@ -450,12 +436,12 @@ def two_sided_geometric(
 
 
 def laplace_noise(
-    scale: float, size: int | tuple[int, ...], rng: int | np.random.Generator | None = None
+    scale: float, size: int | tuple[int, ...], seed: int | np.random.Generator | None = None
 ) -> np.ndarray:
     """Draw Laplace noise with density :math:`\\frac{1}{2b}e^{-|x|/b}`, :math:`b` = ``scale`` = :math:`s_q/\\epsilon`."""
     if not (isinstance(scale, (int, float, np.floating)) and math.isfinite(scale) and scale >= 0):
         raise ValueError(f"scale must be a finite number >= 0, got {scale!r}")
-    return _rng(rng).laplace(0.0, float(scale), size=size)
+    return check_random_state(seed).laplace(0.0, float(scale), size=size)
 
 
 def expected_abs_noise(epsilon: float, sensitivity: float, noise: NoiseKind = "geometric") -> float:
@@ -469,7 +455,7 @@ def expected_abs_noise(epsilon: float, sensitivity: float, noise: NoiseKind = "g
     >>> round(expected_abs_noise(1.0, 3), 2)
     2.95
     """
-    _check_noise(noise)
+    check_choice("noise", noise, NOISE_KINDS)
     if noise == "laplace":
         return _check_sensitivity(sensitivity) / _check_epsilon(epsilon)
     a = geometric_alpha(epsilon, sensitivity)
@@ -541,17 +527,16 @@ def release_counts(
     NoisyCounts
     """
     eps = _check_epsilon(epsilon)
-    _check_noise(noise)
-    if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 1:
-        raise ValueError(f"draws must be an integer >= 1, got {draws!r}")
+    check_choice("noise", noise, NOISE_KINDS)
+    draws = check_int("draws", _scalar(draws), low=1)
     s_q = query_sensitivity(table.m) if sensitivity is None else int(_check_sensitivity(sensitivity))
     exact = pair_counts(table)
     shape = (int(draws), *exact.shape)
     if math.isinf(eps):
         counts = np.broadcast_to(exact, shape).copy()
     elif noise == "geometric":
-        counts = exact[None] + two_sided_geometric(geometric_alpha(eps, s_q), shape, _rng(seed))
+        counts = exact[None] + two_sided_geometric(geometric_alpha(eps, s_q), shape, seed)
     else:
-        counts = exact[None] + laplace_noise(s_q / eps, shape, _rng(seed))
+        counts = exact[None] + laplace_noise(s_q / eps, shape, seed)
     return NoisyCounts(counts=counts, epsilon=eps, sensitivity=s_q, noise=noise,
                        offsets=table.offsets)

@@ -1,0 +1,425 @@
+"""Tests of anonlab.chapters.ch02_dp_vs_definetti: the declaration and the claim measurements.
+
+The measure functions get small hand-made summaries whose verdicts can be
+read off by eye (accuracies chosen so that each claim holds or fails for a
+known reason).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from anonlab.attacks.definetti import definetti_sweep, replay_sweep_run
+from anonlab.attacks.naive_bayes import naive_attack
+from anonlab.chapters import ch02_dp_vs_definetti as ch
+from anonlab.claims import Measurement
+from anonlab.measures import score, wilson_interval
+from anonlab.mechanisms.dp import encode_table, encode_train_test
+from anonlab.validation import ParameterError
+
+# ---------------------------------------------------------------- fixtures
+
+
+def _frame(n: int = 600, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"a": rng.integers(0, 4, n), "b": rng.integers(0, 3, n), "c": rng.integers(0, 2, n)})
+    df["s"] = (df["a"] * 2 + rng.integers(0, 3, n)) % 6
+    df["t"] = (df["b"] + df["c"]) % 3
+    return df.astype(str)
+
+
+@pytest.fixture(scope="module")
+def tables():
+    df = _frame()
+    train, test = df.iloc[:400], df.iloc[400:]
+    return {"s": encode_train_test(train, test, ["a", "b", "c", "t"], "s")}
+
+
+def _naive_run(acc_by_eps: dict[float, float], test_shift: float = 0.0, share: float = 0.1,
+               conf_acc: float = 0.9, n: int = 1000) -> ch.NaiveRun:
+    """A NaiveRun whose summary has the given mean accuracy per ε (train), min/max ± 0.01."""
+    rows = []
+    for split, shift in (("train", 0.0), ("test", test_shift)):
+        for eps, a in acc_by_eps.items():
+            a = a - shift
+            rows.append({"split": split, "epsilon": eps, "accuracy_min": a - 0.01, "accuracy_mean": a,
+                         "accuracy_max": a + 0.01, "confident_share_min": share, "confident_share_mean": share,
+                         "confident_share_max": share, "n_confident_min": share * n,
+                         "n_confident_mean": share * n, "n_confident_max": share * n,
+                         "confident_accuracy_min": conf_acc, "confident_accuracy_mean": conf_acc,
+                         "confident_accuracy_max": conf_acc})
+    s = pd.DataFrame(rows).sort_values(["split", "epsilon"]).reset_index(drop=True)
+    return ch.NaiveRun(results=pd.DataFrame(), summary=s, seconds=1.0)
+
+
+GRID = [0.01, 0.1, 1.0, 10.0]
+SMOOTH = {0.01: 0.20, 0.1: 0.26, 1.0: 0.31, 10.0: 0.34, math.inf: 0.341}
+
+
+# ---------------------------------------------------------------- declaration
+
+
+def test_the_quick_preset_and_the_defaults_are_valid():
+    p = ch.CHAPTER.quick_parameters()
+    assert p["l_grid"] == [2, 3] and p["iterations"] == 30
+    assert ch.CHAPTER.parameters.validate({})["l_grid"] == [2, 3, 4, 5, 6, 7]
+
+
+@pytest.mark.parametrize("bad, message", [
+    ({"l_grid": [50]}, "l_grid"),  # above Param's bound and above l_max
+    ({"l_grid": [2, 8]}, "largest feasible l-diversity of 'occupation' on this data, 7"),
+    ({"definetti_sensitive": "marital_status", "l_grid": [2, 3]}, "feasible l-diversity of 'marital_status'"),
+    ({"history": 200, "iterations": 100}, "history"),
+    ({"sensitive_attributes": ["job"]}, "unknown attribute"),
+    ({"quasi_identifiers": ["sex"]}, "at least 2"),
+    ({"hours_buckets": [40, 25]}, "increasing"),
+    ({"dataset": "internet"}, "internet_path"),
+    ({"definetti_sensitive": "job"}, "definetti_sensitive"),
+    ({"draws": 10_000}, "draws"),
+    ({"iterations": 10**6}, "iterations"),
+    ({"epsilons": [0.1, 0]}, "epsilons"),
+    ({"threshold": 1.0}, "threshold"),
+])
+def test_the_declaration_refuses_what_cannot_work_before_the_run(bad, message):
+    with pytest.raises(ParameterError, match=message):
+        ch.CHAPTER.parameters.validate(bad)
+
+
+def test_l_grid_is_not_checked_against_pinned_l_max_for_custom_buckets():
+    # age_group's l_max depends on the buckets: only the run can tell
+    ch.CHAPTER.parameters.validate({"definetti_sensitive": "age_group", "age_buckets": [30, 50],
+                                    "l_grid": [2, 3]})
+    with pytest.raises(ParameterError):
+        ch.CHAPTER.parameters.validate({"definetti_sensitive": "age_group", "l_grid": [2, 4]})
+
+
+def test_pinned_adult_l_max_matches_the_data():
+    from anonlab.attacks.naive_bayes import bucketize
+    from anonlab.data import load_adult
+    from anonlab.mechanisms.anatomy import max_l_diversity
+
+    d = load_adult("train")
+    d["hours"] = bucketize(d["hours_per_week"], ch.DEFAULT_HOURS_BUCKETS)
+    d["age_group"] = bucketize(d["age"], ch.DEFAULT_AGE_BUCKETS)
+    assert set(ch.ADULT_L_MAX) == set(ch.COLUMNS["adult"])
+    for col, l_max in ch.ADULT_L_MAX.items():
+        assert max_l_diversity(d[col].dropna()) == l_max, col
+
+
+def test_settings_fill_in_the_papers_choices_and_sort_the_grids():
+    v = dict(ch.CHAPTER.parameters.defaults(), epsilons=[1, 0.1], l_grid=[3, 2, 3], group_multipliers=[2, 1])
+    s = ch.settings(v)
+    assert s.epsilons == [0.1, 1.0] and all(isinstance(e, float) for e in s.epsilons)
+    assert s.l_grid == [2, 3] and s.multipliers == [1, 2]
+    assert s.sensitive == ["occupation", "marital_status"] and s.definetti_sensitive == "occupation"
+    assert s.tradeoff_attributes[0] == "education" and s.adult and s.paper_target
+    s2 = ch.settings(dict(v, definetti_sensitive="marital_status", l_grid=[2]))
+    assert not s2.paper_target
+
+
+def test_check_l_grid():
+    assert ch.check_l_grid([2, 3], 3, "s") == [2, 3]
+    with pytest.raises(ParameterError, match="l = 4 .* 's' on this data, 3"):
+        ch.check_l_grid([2, 4], 3, "s")
+
+
+# ---------------------------------------------------------------- §2.2
+
+
+def test_noise_check_and_its_claims():
+    t = encode_table(_frame(200), ["a", "b", "c"], "s")
+    sens, corners = ch.noise_check(t, 0, n_removed=5, corner_draws=20_000)
+    assert sens.iloc[:, 1].tolist() == [4, 3] and sens.iloc[:, 2].tolist() == [4, 3]
+    assert corners.columns[-1] == "mean |noise| (20,000 draws)"
+    # the mean |noise| approaches E|Z| = 2 alpha / (1 - alpha^2)
+    np.testing.assert_allclose(corners.iloc[:, -1], corners["E|noise| (formula)"], rtol=0.05)
+    got = ch.measure_noise(sens, corners, t, n_removed=5)
+    assert got["cormode.s2_2.sensitivity_m_plus_1"].value is True
+    assert got["cormode.s2_2.sensitivity_reduced_to_m"].value is True
+    assert got["cormode.s2_2.sensitivity_m_plus_1"].note == "m = 3; 5 tuples removed one at a time"
+    assert got["cormode.s2_2.noise_magnitude"].value == corners.iloc[:, -1].max()
+    # a wrong sensitivity is caught
+    bad = sens.copy()
+    bad.iloc[1, 2] = 4
+    assert ch.measure_noise(bad, corners, t)["cormode.s2_2.sensitivity_reduced_to_m"].value is False
+
+
+# ---------------------------------------------------------------- Figs 1-3
+
+
+def test_majority_through_the_protocol_and_the_setup_table(tables):
+    tr, te = tables["s"]
+    base = score(ch.majority(tr))
+    top = np.bincount(tr.sa_codes).argmax()
+    assert base.precision == np.mean(tr.sa_codes == top)
+    assert base.precision_ci == tuple(float(x) for x in wilson_interval(int((tr.sa_codes == top).sum()), tr.n))
+    assert score(ch.majority(te, tr)).precision == np.mean(te.sa_codes == top)  # train's guess on test
+    row = ch.setup_table(tables).iloc[0]
+    assert row["m"] == 4 and row["train tuples"] == 400 and row["majority baseline (train)"] == base.precision
+
+
+def test_gradual_decrease_reads_the_trend():
+    assert ch.gradual_decrease([0.2, 0.26, 0.31, 0.34]) is True
+    assert ch.gradual_decrease([0.34, 0.31, 0.26, 0.2]) is False  # falls with eps
+    assert ch.gradual_decrease([0.2, 0.21, 0.22, 0.5]) is False  # one abrupt step
+    assert ch.gradual_decrease([0.2, 0.3, 0.4]) is None
+
+
+def test_measure_fig1_on_hand_made_curves():
+    tables = {"occupation": (_FakeTable(30718, 14), _FakeTable(15315, 14)),
+              "marital_status": (_FakeTable(32561, 7), _FakeTable(16281, 7))}
+    naive = {"occupation": _naive_run(SMOOTH, test_shift=0.004),
+             "marital_status": _naive_run({e: a + 0.2 for e, a in SMOOTH.items()}, test_shift=-0.002)}
+    got = ch.measure_fig1(naive, tables, GRID, adult=True, n_rows=0)
+    assert got["cormode.s2_3.adult.n_tuples"].value == 30718
+    assert got["cormode.fig1.occupation.n_categories"].value == 14
+    base = got["cormode.fig1.occupation.majority_baseline"]
+    assert base.value == pytest.approx(0.5) and base.n == 30718 and base.ci[0] < 0.5 < base.ci[1]
+    assert got["cormode.fig1.accuracy_decreases_with_noise"].value is True
+    # |acc(10) - acc(inf)| = 0.001 <= 0.005
+    assert got["cormode.fig1.high_eps_equals_noiseless"].value is True
+    assert "= 0.0010 at most (tolerance 0.005)" in got["cormode.fig1.high_eps_equals_noiseless"].note
+    assert got["cormode.fig1.train_test_gap"].value == pytest.approx(0.004)
+    assert got["cormode.fig1.occupation.eps001_nontrivial"].value == pytest.approx(0.20)
+    assert got["cormode.fig1.marital.eps001_nontrivial"].value == pytest.approx(0.40)
+    # without 0.01 in the grid the claim is not measured
+    no001 = {sa: _naive_run({e: a for e, a in SMOOTH.items() if e != 0.01}) for sa in naive}
+    got = ch.measure_fig1(no001, tables, GRID[1:], adult=True, n_rows=0)
+    assert got["cormode.fig1.occupation.eps001_nontrivial"] == Measurement(None, note="0.01 not in the grid")
+    assert got["cormode.fig1.accuracy_decreases_with_noise"].value is None  # three eps only
+    # a noiseless classifier far above the top eps fails the claim
+    far = {sa: _naive_run({**SMOOTH, math.inf: 0.40}) for sa in naive}
+    assert ch.measure_fig1(far, tables, GRID, adult=True, n_rows=0)[
+        "cormode.fig1.high_eps_equals_noiseless"].value is False
+
+
+def test_measure_fig1_internet_records_figure_2():
+    tables = {"Household Income": (_FakeTable(1000, 9), None)}
+    got = ch.measure_fig1({"Household Income": _naive_run(SMOOTH)}, tables, GRID, adult=False, n_rows=10108)
+    assert set(got) == {"cormode.fig2.income.n_categories", "cormode.fig2.income.majority_baseline",
+                        "cormode.fig2.trend", "cormode.s2_3.internet.n_tuples"}
+    assert got["cormode.fig2.trend"].value is True and got["cormode.s2_3.internet.n_tuples"].value == 10108
+
+
+class _FakeTable:
+    """Just what measure_fig1 reads of an EncodedTable: n, n_sa, the codes (half are the majority)."""
+
+    def __init__(self, n: int, n_sa: int):
+        self.n, self.n_sa = n, n_sa
+        self.sa_codes = np.where(np.arange(n) % 2 == 0, 0, 1 + np.arange(n) % (n_sa - 1))
+
+
+def test_measure_fig3_takes_the_median_over_the_grid():
+    naive = {"occupation": _naive_run(SMOOTH, share=0.014, conf_acc=0.85),
+             "marital_status": _naive_run(SMOOTH, share=0.25, conf_acc=0.80)}
+    got, numbers = ch.measure_fig3(naive, adult=True)
+    assert got["cormode.fig3.adult_occupation.confident_share"].value == pytest.approx(0.014)
+    assert got["cormode.fig3.adult_marital.confident_count"].value == pytest.approx(250)
+    assert got["cormode.fig3.confident_more_accurate"].value is True
+    assert got["cormode.fig3.confident_accuracy_085"].value == pytest.approx(0.85)
+    assert numbers["conf_share_last"] == pytest.approx(0.25)
+    # the confident subset less accurate than all tuples somewhere: the claim fails
+    worse = dict(naive, marital_status=_naive_run(SMOOTH, share=0.25, conf_acc=0.3))
+    assert ch.measure_fig3(worse, adult=True)[0]["cormode.fig3.confident_more_accurate"].value is False
+
+
+def test_measure_timing_and_internet_unavailable():
+    got = ch.measure_timing(0.25, adult=True, target="occupation")
+    assert got["cormode.timing.adult"].value == 0.25 and "target occupation" in got["cormode.timing.adult"].note
+    assert set(ch.measure_timing(1.0, adult=False, target="x")) == {"cormode.timing.internet"}
+    un = ch.internet_unavailable(True)
+    assert len(un) == 12 and all(m.value is None for m in un.values())
+    assert ch.internet_unavailable(False) == {}
+
+
+# ---------------------------------------------------------------- Anatomy and Fig. 4
+
+
+def test_anatomy_checks_and_claims():
+    t = encode_table(_frame(300), ["a", "b"], "s")
+    l_max, top = ch.anatomy_limits(t)
+    assert l_max == int(t.n // np.bincount(t.sa_codes).max()) and top == np.bincount(t.sa_codes).max() / t.n
+    checks = ch.anatomy_checks(t, [2, 3], [1, 2], seed=0)
+    assert len(checks) == 4 and checks.loc[checks["multiplier"] == 1, "tight"].all()
+    got = ch.measure_anatomy(checks, l_max, top, paper_target=True)
+    assert got["cormode.s3_1.anatomy.groups"].value is True
+    assert got["cormode.s3_1.anatomy.uniform_bound"].value is True
+    broken = checks.assign(**{"max uniform belief": checks["1/l"] + 0.1})
+    assert ch.measure_anatomy(broken, l_max, top, paper_target=True)[
+        "cormode.s3_1.anatomy.uniform_bound"].value is False
+    assert ch.measure_anatomy(checks, l_max, top, paper_target=False) == {}
+
+
+def _fig4(perm, group, open_, L=(2, 3, 4, 5, 6, 7), mults=(1, 2, 3), noiseless=0.34, share=None):
+    """A Fig4 whose mean accuracy is perm(l, mult), group(l, mult), open_(l, mult)."""
+    rows = []
+    for mult in mults:
+        for l in L:  # noqa: E741
+            for m, f in (("permutation", perm), ("group", group), ("open", open_)):
+                a = f(l, mult)
+                rows.append({"multiplier": mult, "l": l, "group_size": l * mult, "method": m,
+                             "accuracy_min": a - 0.01, "accuracy_mean": a, "accuracy_max": a + 0.01,
+                             "confident_share_mean": (share or (lambda l, mu: 0.5 / l))(l, mult),
+                             "confident_accuracy_mean": 0.9, "final_l1_mean": 0.0})
+    return ch.Fig4(pd.DataFrame(rows), noiseless, list(L), list(mults))
+
+
+def test_measure_fig4_reads_the_papers_reading_of_fig4():
+    # permutation ahead at small l, group ahead at large l; both decrease; 2l groups closer to 1/l
+    perm = lambda l, mu: 1 / l + 0.3 / mu - 0.02 * l  # noqa: E731
+    group = lambda l, mu: 1 / l + 0.3 / mu - 0.025 * l + (0.05 if l >= 6 else -0.02)  # noqa: E731
+    open_ = lambda l, mu: 0.30  # noqa: E731
+    f = _fig4(perm, group, open_)
+    got = ch.measure_fig4(f, adult=True, paper_target=True)
+    assert got["cormode.fig4a.agrees_with_kifer"].value is True
+    assert got["cormode.fig4a.above_1_over_l"].value is True
+    assert "at or below 1/l for l in [2, 3]" in got["cormode.fig4a.above_1_over_l"].note
+    assert got["cormode.fig4a.open_le_noiseless"].value is True
+    assert got["cormode.fig4a.perm_vs_group"].value is True
+    assert got["cormode.fig4a.l7_below_30pct"].value == pytest.approx(f.best(1, 7))
+    assert got["cormode.fig4b.above_1_over_l_smaller_margin"].value is True
+    assert got["cormode.fig4b.below_noiseless_at_l5"].value is True  # best(2, 5) = open 0.30 < 0.34
+    assert got["cormode.fig4b.group_dominates_perm"].value is False  # group behind at small l
+    # size-3l permutation: 1/l + 0.1 - 0.02 l, at most 0.06 away from 1/l (l = 2): above 0.03
+    assert got["cormode.fig4.merge3_perm_about_1_over_l"].value is False
+    assert "0.0600 (tolerance 0.03)" in got["cormode.fig4.merge3_perm_about_1_over_l"].note
+    assert got["cormode.s3_2.high_confidence_dwindles"].value is True
+    assert got["cormode.s3_3.large_params_1_over_l"].value is False  # l = 6, size 12: open 0.30 > 1/6 + 0.03
+    assert got["cormode.fig4a.decreases_with_l"].value is False  # group jumps up at l = 6
+
+
+def test_measure_fig4_small_grids_are_not_run():
+    f = _fig4(lambda l, mu: 0.5, lambda l, mu: 0.45, lambda l, mu: 0.3, L=(2, 3), mults=(1, 2))
+    got = ch.measure_fig4(f, adult=True, paper_target=True)
+    assert got["cormode.fig4a.perm_vs_group"] == Measurement(None, note="needs l = 2 and l >= 6 in the grid")
+    assert got["cormode.fig4a.l7_below_30pct"].value is None
+    assert got["cormode.fig4a.decreases_with_l"].value is None
+    assert got["cormode.fig4b.below_noiseless_at_l5"].value is None
+    assert "cormode.fig4.merge3_perm_about_1_over_l" not in got
+    assert got["cormode.s3_3.large_params_1_over_l"].value is None
+    assert ch.measure_fig4(f, adult=True, paper_target=False) == {}
+    internet = ch.measure_fig4(f, adult=False, paper_target=False)
+    assert set(internet) == {"cormode.fig5a.open_le_noiseless", "cormode.fig5b.l4_equals_noiseless",
+                             "cormode.fig5.merge3_below_1_over_l"}
+    assert internet["cormode.fig5a.open_le_noiseless"].value is True
+
+
+def test_plateau_convergence_and_its_claims():
+    flat = np.r_[np.linspace(5, 1, 50), np.ones(50)]
+    assert ch.plateau(flat) and not ch.plateau(np.linspace(5, 1, 100))
+    assert ch.plateau(np.zeros(20))
+    traces = pd.concat([pd.DataFrame({"l": 2, "multiplier": 1, "repetition": r, "iteration": np.arange(1, 101),
+                                      "l1": flat if r else np.linspace(5, 1, 100)}) for r in range(2)])
+    results = pd.DataFrame({"multiplier": 1, "l": 2, "method": ["group", "group", "open", "open"],
+                            "repetition": [0, 1, 0, 1], "accuracy": [0.50, 0.53, 0.30, 0.30]})
+    from anonlab.attacks.definetti import DeFinettiSweep
+
+    conv, spread = ch.convergence(DeFinettiSweep(results, traces))
+    assert conv.tolist() == [False, True]
+    assert spread.loc[(1, 2, "group")] == pytest.approx(0.03)
+    got = ch.measure_convergence(conv, spread, repetitions=2, paper_target=True)
+    assert got["cormode.s3_2.convergence"].value is False  # 50% is not most runs
+    assert got["cormode.s3_2.repetition_spread"].value is False
+    assert "0.0300 (size 1l, l = 2, group)" in got["cormode.s3_2.repetition_spread"].note
+    assert ch.measure_convergence(conv, spread, repetitions=1, paper_target=True)[
+        "cormode.s3_2.repetition_spread"].value is None
+
+
+def test_measure_headline_compares_the_two_attacks():
+    f = _fig4(lambda l, mu: 0.30 if l == 7 else 0.5 / mu, lambda l, mu: 0.2, lambda l, mu: 0.2)
+    nd = _naive_run({0.01: 0.2, 0.1: 0.31, 1.0: 0.335}).summary
+    nd = nd[nd["split"] == "train"]
+    got = ch.measure_headline(nd, f, paper_target=True)
+    assert got["cormode.fig4a.l7_below_naive_dp"].value is True  # 0.30 < 0.31
+    assert got["cormode.s3_3.dp_can_be_more_susceptible"].value is True
+    assert got["cormode.abstract.similar_accuracy"].value is True  # 0.31 vs 0.30: 0.01 apart
+    assert "0.0100 apart" in got["cormode.abstract.similar_accuracy"].note
+    assert ch.headline_glue(nd) == {"naive_usual_lo": 0.31, "naive_usual_hi": 0.335}
+    out = nd[nd["epsilon"] < 0.1]  # no eps in [0.1, 1]
+    got = ch.measure_headline(out, f, paper_target=True)
+    assert got["cormode.fig4a.l7_below_naive_dp"].value is None
+    assert got["cormode.abstract.similar_accuracy"].value is None
+
+
+# ---------------------------------------------------------------- attacks on the yardstick
+
+
+def test_naive_attack_records_are_draw_zero_of_fig1():
+    df = _frame(500)
+    tr, te = encode_train_test(df.iloc[:400], df.iloc[400:], ["a", "b", "c"], "s")
+    tables = {"s": (tr, te)}
+    kw = dict(draws=3, noise="geometric", threshold=0.5, dirichlet=False, seed=7)
+    recs = ch.naive_attack_records(tables, [0.1, 1.0], **kw)
+    assert list(recs) == ["naive Bayes on ε-DP counts (ε = 1), s", "naive Bayes on ε-DP counts (ε = 1), s, belief > 0.5"]
+    res, base = recs["naive Bayes on ε-DP counts (ε = 1), s"]
+    fig1 = naive_attack(tr, [0.1, 1.0, math.inf], targets={"train": tr}, draws=3, threshold=0.5, seed=7)
+    row = fig1[(fig1["epsilon"] == 1.0) & (fig1["draw"] == 0)].iloc[0]
+    assert score(res).precision == row["accuracy"]
+    high, _ = recs["naive Bayes on ε-DP counts (ε = 1), s, belief > 0.5"]
+    assert score(high).n_predictions == row["n_confident"]
+    assert score(base).precision == score(ch.majority(tr)).precision
+    table = ch.attack_yardstick(recs)
+    assert table["targets"].tolist() == [400, 400] and table.loc[res.attack, "coverage"] == 1.0
+
+
+def test_definetti_attack_records_replay_the_sweep():
+    t = encode_table(_frame(300), ["a", "b"], "s")
+    kw = dict(repetitions=2, iterations=12, history=4, moves_per_iteration=1, seed=3)
+    sweep = definetti_sweep(t, [2, 3], multipliers=[1, 2], threshold=0.8, **kw)
+    recs = ch.definetti_attack_records(t, [2, 3], [1, 2], **kw)
+    assert len(recs) == 3
+    row = sweep.results[(sweep.results["l"] == 3) & (sweep.results["multiplier"] == 1)
+                        & (sweep.results["repetition"] == 0)].set_index("method")
+    for name, (res, base) in recs.items():
+        method = name.split("(")[1].split(" method")[0]
+        assert score(res).precision == row.loc[method, "accuracy"]
+    # the replay of a later group size runs the earlier one first, as the sweep does
+    res2 = replay_sweep_run(t, [2, 3], [1, 2], l=2, multiplier=2, repetition=1, **kw)
+    sc = res2.scores(t.sa_codes).set_index("method")
+    r2 = sweep.results[(sweep.results["l"] == 2) & (sweep.results["multiplier"] == 2)
+                       & (sweep.results["repetition"] == 1)].set_index("method")
+    pd.testing.assert_series_equal(sc["accuracy"], r2["accuracy"])
+    with pytest.raises(ValueError, match="must be in l_grid"):
+        replay_sweep_run(t, [2, 3], [1, 2], l=4, multiplier=1, **kw)
+    with pytest.raises(ValueError, match="cannot be replayed"):
+        replay_sweep_run(t, [2, 3], [1, 2], l=2, multiplier=1, **{**kw, "seed": None})
+
+
+def test_report_epsilon_and_grid_seconds():
+    assert ch.report_epsilon([0.01, 0.1, 1.0, 10.0]) == 1.0
+    assert ch.report_epsilon([0.5, 2.0]) == 0.5  # equally far on a log scale: the smaller
+    naive = {"a": _naive_run(SMOOTH), "b": _naive_run(SMOOTH)}
+    assert ch.grid_seconds(naive, GRID) == pytest.approx(2.0 / 8)
+
+
+def test_tradeoff_glue_and_moves_check():
+    ts = pd.DataFrame({0.1: [0.2, 0.3, 0.25], math.inf: [0.2, 0.31, 0.33]},
+                      index=pd.MultiIndex.from_tuples([(1, "x"), (2, "y"), (3, "z")], names=["m", "added"]))
+    assert ch.tradeoff_glue(ts) == {"trade_eps": 0.1, "trade_best_m": 2, "trade_best_m_exact": 3,
+                                    "trade_loss": pytest.approx(0.05), "trade_all_m": 3}
+    from anonlab.attacks.definetti import DeFinettiSweep
+
+    base = pd.DataFrame({"multiplier": 1, "l": 7, "repetition": [0, 1, 0, 1],
+                         "method": ["group", "group", "permutation", "permutation"],
+                         "accuracy": [0.30, 0.40, 0.31, 0.33]})
+    more = base.assign(accuracy=[0.35, 0.37, 0.36, 0.36])
+    per_rep, nums = ch.moves_check(DeFinettiSweep(base, pd.DataFrame()), DeFinettiSweep(more, pd.DataFrame()),
+                                   l_top=7, moves=1, more_moves=7)
+    assert nums["moves_spread_base"] == pytest.approx(0.10) and nums["moves_spread_more"] == pytest.approx(0.02)
+    assert nums["moves_best_more"] == pytest.approx((0.36 + 0.37) / 2) and per_rep.shape == (4, 2)
+    skipped, nums = ch.moves_check(DeFinettiSweep(base, pd.DataFrame()), None, l_top=7, moves=1, more_moves=0)
+    assert skipped is None and math.isnan(nums["moves_spread_more"]) and nums["check_moves"] == 0
+
+
+def test_nonmember_table_uses_eq6():
+    tables = {"s": (_FakeTable(1000, 4), _FakeTable(500, 4))}
+    naive = {"s": _naive_run({0.1: 0.40, 1.0: 0.50}, test_shift=0.1)}
+    nm = ch.nonmember_table(naive, tables)
+    # PI = (P_members - P_non-members) / (1 - P_non-members) = (0.5 - 0.4) / 0.6
+    assert nm.loc[nm["epsilon"] == 1.0, "PI"].iloc[0] == pytest.approx(0.1 / 0.6)
+    assert ch.nonmember_glue(nm)["pi_max"] == pytest.approx(max(0.1 / 0.7, 0.1 / 0.6))
+    assert math.isnan(ch.nonmember_glue(pd.DataFrame())["pi_max"])
