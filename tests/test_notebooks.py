@@ -29,10 +29,6 @@ VERDICTS_DIR = Path(__file__).resolve().parent / "verdicts"
 # Small parameters of chapters that have no declaration in anonlab.chapters
 # yet; a declared chapter's small parameters are its `quick` preset.
 LEGACY_SMALL: dict[str, dict[str, object]] = {
-    "02_dp_vs_definetti": {"epsilons": [0.01, 0.1, 1.0], "draws": 2, "l_grid": [2, 3],
-                           "group_multipliers": [1, 2], "iterations": 30, "history": 10,
-                           "repetitions": 2, "tradeoff_epsilons": [1.0], "check_moves": 2,
-                           "use_cache": False},
     "03_netflix_eccentricity": {"m_grid": [1, 2, 4, 8], "n_targets": 40, "synthetic_users": 5000,
                                 "synthetic_targets": 20, "synthetic_m_grid": [2, 8]},
     "06_diffix_attacks": {"n_users": 20, "complete_k_values": [2, 3], "n_simulations": 100,
