@@ -34,6 +34,23 @@ Rounding and suppression can each be switched off (the paper analyses both
 the raw mechanism of Eq. 1 and the rounded one). The answer without rounding
 and suppression is distributed ``N(Q(D), 2h)``.
 
+**A query without conditions** (``SELECT count(*) FROM t``): Eq. 1 with
+``h = 0`` would answer the exact count. Diffix never answers exactly: every
+query it answers carries at least one noise layer, and when a query has no
+condition to seed one, Diffix adds a generic layer (the Aircloak design the
+paper attacked, and pg_diffix, its open-source successor, which noises even
+``SELECT count(*) FROM t``). The proxy does the same: one static layer seeded
+by ``hash("<generic layer of table t>") XOR salt`` and one dynamic layer
+seeded by that XOR the users' hashes, so the answer is ``N(Q(D), 2)``
+(``generic_layer=False`` gives the paper's Eq. 1 literally). The attacks
+never send such a query; their answers do not change.
+
+Anything the proxy does not understand in full is refused with
+:class:`DiffixQueryError` (an allow-list of syntax nodes and their
+arguments, not a block-list), and a refused query leaves no state behind:
+the conditions it registered are forgotten, so one bad query cannot break
+the proxy for the analysts who share it.
+
 Accepted SQL (parsed by sqlglot, DuckDB dialect)::
 
     SELECT count(*) FROM <table> [WHERE <cond> AND <cond> ...]
@@ -79,12 +96,13 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import itertools
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
@@ -333,12 +351,22 @@ def _coerce(value: Any, column: str, kind: ColumnKind) -> int | float | str:
             raise DiffixQueryError(
                 f"column {column!r} holds text; compare it with a quoted string, "
                 f"e.g. {column} = 'value' (got {value!r})")
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise DiffixQueryError(f"column {column!r}: the text {value!r} is not valid Unicode "
+                                   "(it holds a lone surrogate)") from None
+        if len(value) > MAX_LITERAL_CHARS:
+            raise DiffixQueryError(f"column {column!r}: a text value longer than {MAX_LITERAL_CHARS} "
+                                   "characters is refused")
         return value
     if isinstance(value, str):
         raise DiffixQueryError(
             f"column {column!r} is numeric; compare it with a number, e.g. {column} = 3 "
             f"(got the string {value!r})")
     if isinstance(value, (int, np.integer)):
+        if kind == "int" and not (-(2**63) <= int(value) < 2**63):
+            raise DiffixQueryError(f"column {column!r}: the integer {value} is outside the 64-bit range")
         return float(value) if kind == "float" else int(value)
     if isinstance(value, (float, np.floating)):
         v = float(value)
@@ -363,6 +391,79 @@ _ALLOWED = ("SELECT count(*) FROM {table} [WHERE column op value AND ...], "
             "op one of =, <>, <, <=, >, >=")
 
 
+#: Limits on what the proxy parses (far above what any attack in the book sends).
+MAX_SQL_CHARS = 50_000
+MAX_CONDITIONS = 256
+MAX_NESTING = 32
+MAX_LITERAL_CHARS = 1_000
+
+
+def _check_size(sql: str) -> None:
+    """Refuse texts too long or too deeply parenthesised to be a count query (before parsing)."""
+    if len(sql) > MAX_SQL_CHARS:
+        raise DiffixQueryError(f"the query is {len(sql)} characters long; at most {MAX_SQL_CHARS} are accepted")
+    depth = deepest = 0
+    for ch in sql:
+        if ch == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch == ")":
+            depth -= 1
+    if deepest > MAX_NESTING:
+        raise DiffixQueryError(f"the query nests parentheses {deepest} deep; at most {MAX_NESTING} are accepted")
+    n_and = len(re.findall(r"(?i)\bAND\b", sql))
+    if n_and >= MAX_CONDITIONS:
+        raise DiffixQueryError(f"the query has {n_and + 1} or more conditions; at most {MAX_CONDITIONS} are accepted")
+
+
+def _check_tokens(sql: str) -> None:
+    """Refuse tokens the parser would silently drop (a unary ``+`` before a literal)."""
+    from sqlglot.dialects.duckdb import DuckDB
+    from sqlglot.tokens import TokenType
+
+    for tok in DuckDB().tokenize(sql):
+        if tok.token_type == TokenType.PLUS:
+            raise DiffixQueryError("'+' is not allowed: write the value as a plain literal")
+
+
+def _allowed_args() -> dict[type, frozenset[str]]:
+    """The allow-list: every syntax node a count query may contain, with the arguments it may set."""
+    from sqlglot import exp
+
+    compare = frozenset({"this", "expression"})
+    return {
+        exp.Select: frozenset({"expressions", "from", "from_", "where"}),
+        exp.From: frozenset({"this"}), exp.Table: frozenset({"this"}),
+        exp.Identifier: frozenset({"this", "quoted"}), exp.Where: frozenset({"this"}),
+        exp.And: compare, exp.Paren: frozenset({"this"}),
+        exp.EQ: compare, exp.NEQ: compare, exp.LT: compare, exp.LTE: compare, exp.GT: compare,
+        exp.GTE: compare, exp.Column: frozenset({"this", "table"}),
+        exp.Literal: frozenset({"this", "is_string"}), exp.Neg: frozenset({"this"}),
+        exp.Placeholder: frozenset({"this"}), exp.Count: frozenset({"this", "big_int"}),
+        exp.Star: frozenset(), exp.Alias: frozenset({"this", "alias"}),
+    }
+
+
+def _check_allowed_nodes(node: Any) -> None:
+    """Refuse any syntax the proxy does not understand in full (an allow-list, not a block-list).
+
+    sqlglot parses far more than count queries; a clause the proxy ignored
+    (``TABLESAMPLE``, ``PIVOT``, ``FROM ONLY``, time travel, ...) would be
+    answered as if it were not there. Every node of the tree must be of an
+    allowed type and set only allowed arguments.
+    """
+    allowed = _allowed_args()
+    for sub in node.walk():
+        kinds = allowed.get(type(sub))
+        if kinds is None:
+            raise DiffixQueryError(f"{type(sub).__name__.upper()} ({_snippet(sub)!r}) is not allowed; "
+                                   f"the proxy answers only {_ALLOWED.format(table='<table>')}")
+        extra = sorted(k for k, v in sub.args.items() if v not in (None, False, [], "") and k not in kinds)
+        if extra:
+            raise DiffixQueryError(f"{', '.join(e.upper() for e in extra)} in {_snippet(sub)!r} is not "
+                                   "allowed; the proxy answers only plain count queries")
+
+
 def _parse_template(sql: str, table: str, columns: Mapping[str, ColumnKind],
                     allow_placeholders: bool) -> tuple[str, tuple[_Slot, ...], int]:
     """Parse and check SQL text; return the table name, the condition slots, the placeholder count."""
@@ -373,11 +474,17 @@ def _parse_template(sql: str, table: str, columns: Mapping[str, ColumnKind],
     allowed = _ALLOWED.format(table=table)
     if not isinstance(sql, str) or not sql.strip():
         raise DiffixQueryError(f"the query must be non-empty SQL text; allowed: {allowed}")
+    _check_size(sql)
     try:
         statements = [s for s in sqlglot.parse(sql, read="duckdb") if s is not None]
     except SqlglotError as exc:
         first = str(exc).splitlines()[0]
         raise DiffixQueryError(f"cannot parse the SQL ({first}); allowed: {allowed}") from None
+    except RecursionError:
+        raise DiffixQueryError("the query is nested too deeply to parse") from None
+    _check_tokens(sql)
+    for statement in statements:
+        _check_allowed_nodes(statement)
     if len(statements) != 1:
         raise DiffixQueryError(f"send exactly one statement, got {len(statements)}; allowed: {allowed}")
     node = statements[0]
@@ -604,6 +711,10 @@ class DiffixProxy:
     keep_log : bool, default True
         Keep every query's canonical SQL and answer (:meth:`log`). The
         per-analyst counters are always kept.
+    generic_layer : bool, default True
+        Give a query without conditions one generic noise layer (static and
+        dynamic), as Diffix does, instead of the exact count Eq. 1 gives for
+        ``h = 0`` (see the module docstring).
 
     Notes
     -----
@@ -625,6 +736,7 @@ class DiffixProxy:
         threshold_var: float = 0.5,
         mode: Literal["cached", "sql"] = "cached",
         keep_log: bool = True,
+        generic_layer: bool = True,
     ) -> None:
         import duckdb
 
@@ -633,7 +745,7 @@ class DiffixProxy:
         if not isinstance(table, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", table):
             raise ValueError(f"table must be a plain SQL name like 'adult', got {table!r}")
         for name, flag in (("rounding", rounding), ("bucket_suppression", bucket_suppression),
-                           ("keep_log", keep_log)):
+                           ("keep_log", keep_log), ("generic_layer", generic_layer)):
             if not isinstance(flag, bool):
                 raise ValueError(f"{name} must be True or False, got {flag!r}")
         if mode not in ("cached", "sql"):
@@ -653,6 +765,7 @@ class DiffixProxy:
         self.threshold_sd = math.sqrt(float(threshold_var))
         self.mode = mode
         self.keep_log = keep_log
+        self.generic_layer = generic_layer
 
         frame = data.drop(columns=[uid_column]) if uid_column is not None else data
         frame = frame.reset_index(drop=True).copy()
@@ -719,8 +832,9 @@ class DiffixProxy:
         """Answer several SQL texts; each counts as one query. Returns an array of answers."""
         if isinstance(sqls, str):
             raise DiffixQueryError("query_many takes a list of SQL texts; use query() for one")
-        parsed = [parse_count_query(s, self.table, self.columns) for s in sqls]
-        return self._answer([tuple(self._register(c) for c in q.conditions) for q in parsed], analyst)
+        with self._refusal_leaves_no_state():
+            parsed = [parse_count_query(s, self.table, self.columns) for s in sqls]
+            return self._answer([tuple(self._register(c) for c in q.conditions) for q in parsed], analyst)
 
     def execute(self, template: str, rows: Iterable[Sequence[Any]], analyst: str = "analyst") -> np.ndarray:
         """Answer a prepared statement for each row of parameters.
@@ -750,11 +864,12 @@ class DiffixProxy:
         """
         ids_list: list[tuple[int, ...]] = []
         sizes = []
-        for template, rows in statements:
-            before = len(ids_list)
-            self._bind(template, rows, ids_list)
-            sizes.append(len(ids_list) - before)
-        answers = self._answer(ids_list, analyst)
+        with self._refusal_leaves_no_state():
+            for template, rows in statements:
+                before = len(ids_list)
+                self._bind(template, rows, ids_list)
+                sizes.append(len(ids_list) - before)
+            answers = self._answer(ids_list, analyst)
         return np.split(answers, np.cumsum(sizes)[:-1])
 
     def _bind(self, template: str, rows: Iterable[Sequence[Any]], out: list[tuple[int, ...]]) -> None:
@@ -812,7 +927,8 @@ class DiffixProxy:
         """The constructor arguments (except the data) that reproduce this proxy's answers."""
         return {"table": self.table, "salt": self.salt, "rounding": self.rounding,
                 "bucket_suppression": self.bucket_suppression, "threshold_mean": self.threshold_mean,
-                "threshold_var": self.threshold_sd ** 2, "mode": self.mode, "keep_log": self.keep_log}
+                "threshold_var": self.threshold_sd ** 2, "mode": self.mode, "keep_log": self.keep_log,
+                "generic_layer": self.generic_layer}
 
     def with_salt(self, salt: int | str) -> "DiffixProxy":
         """The same data and switches under another salt, with fresh counters and log.
@@ -854,25 +970,31 @@ class DiffixProxy:
 
     def true_count(self, sql: str) -> int:
         """The exact count ``Q(D)`` (owner's view; not counted as a query)."""
-        q = parse_count_query(sql, self.table, self.columns)
-        counts, _ = self._query_sets([tuple(self._register(c) for c in q.conditions)])
+        with self._refusal_leaves_no_state():
+            q = parse_count_query(sql, self.table, self.columns)
+            counts, _ = self._query_sets([tuple(self._register(c) for c in q.conditions)])
         return int(counts[0])
 
     def explain(self, sql: str) -> NoiseBreakdown:
         """Every noise layer of one answer (owner's view; not counted as a query)."""
-        q = parse_count_query(sql, self.table, self.columns)
-        ids = tuple(self._register(c) for c in q.conditions)
-        counts, xors = self._query_sets([ids])
-        seed_arr, static_arr = self._noise_tables()
+        with self._refusal_leaves_no_state():
+            q = parse_count_query(sql, self.table, self.columns)
+            ids = tuple(self._register(c) for c in q.conditions)
+            counts, xors = self._query_sets([ids])
+            seed_arr, static_arr = self._noise_tables()
         seeds = seed_arr[list(ids)]
         static = static_arr[list(ids)]
         dynamic = prng_normal(seeds ^ _U64(xors[0]))
+        texts = [self._conds[i].text for i in ids]
+        if not ids and self.generic_layer:
+            g = np.array([self._generic_seed()], dtype=_U64)
+            static, dynamic = prng_normal(g), prng_normal(g ^ _U64(xors[0]))
+            texts = ["(generic layer: the query has no condition)"]
         noisy = counts[0] + static.sum() + dynamic.sum()
         threshold = float(self.threshold_mean + self.threshold_sd * prng_normal(xors ^ _U64(self.salt))[0])
         suppressed = bool(self._suppressed(counts, np.array([threshold]))[0])
         answer = self._finish(np.array([noisy]), np.array([suppressed]))[0]
-        layers = pd.DataFrame({"condition": [self._conds[i].text for i in ids], "static": static,
-                               "dynamic": dynamic})
+        layers = pd.DataFrame({"condition": texts, "static": static, "dynamic": dynamic})
         return NoiseBreakdown(q, int(counts[0]), layers, float(noisy), threshold, suppressed,
                               float(answer))
 
@@ -882,6 +1004,46 @@ class DiffixProxy:
                 f"mode={self.mode!r})")
 
     # -- internals --------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _refusal_leaves_no_state(self) -> Iterator[None]:
+        """Run a query; if it is refused or fails, forget every condition it registered.
+
+        Any failure other than :class:`DiffixQueryError` (the engine's own
+        errors, an overflow) is reported as a :class:`DiffixQueryError` too:
+        an analyst only ever sees the proxy's refusal.
+        """
+        n_before = len(self._conds)
+        try:
+            yield
+        except Exception as exc:
+            self._forget_conditions_from(n_before)
+            if isinstance(exc, DiffixQueryError):
+                raise
+            raise DiffixQueryError(f"the query could not be answered ({type(exc).__name__}: "
+                                   f"{str(exc).splitlines()[0] if str(exc) else 'no message'})") from exc
+        except BaseException:  # KeyboardInterrupt: keep the proxy usable, then stop
+            self._forget_conditions_from(n_before)
+            raise
+
+    def _forget_conditions_from(self, n: int) -> None:
+        """Drop every condition with id >= n and everything derived from it."""
+        if len(self._conds) <= n:
+            return
+        for text in [t for t, cid in self._ids.items() if cid >= n]:
+            del self._ids[text]
+        for key in [k for k, cid in self._id_of.items() if cid >= n]:
+            del self._id_of[key]
+        for table in (self._masks, self._nonzero_words):
+            for cid in [c for c in table if c >= n]:
+                del table[cid]
+        del self._conds[n:]
+        self._seed_arr, self._static_arr = self._seed_arr[:n], self._static_arr[:n]
+        self._set_memo.clear()
+
+    def _generic_seed(self) -> int:
+        """Static seed of the generic noise layer of a query without conditions."""
+        return condition_hash(f"<generic layer of table {self.table}>") ^ self.salt
 
     def _sql(self, ids: tuple[int, ...] | str) -> str:
         if isinstance(ids, str):
@@ -1126,7 +1288,12 @@ class DiffixProxy:
         # one PRNG pass for dynamic_Q[C] (seed ^ xor) and the thresholds (salt ^ xor)
         draws = prng_normal(np.concatenate([seeds ^ xors[owner], xors ^ _U64(self.salt)]))
         m = flat.size
-        noisy = counts + np.bincount(owner, weights=static_arr[flat] + draws[:m], minlength=n)
+        noisy = counts + np.bincount(owner, weights=static_arr[flat] + draws[:m], minlength=n).astype(float)
+        if self.generic_layer:
+            bare = np.flatnonzero(np.asarray(sizes) == 0)
+            if bare.size:  # no condition to seed a layer: Diffix's generic layer
+                g = np.full(bare.size, self._generic_seed(), dtype=_U64)
+                noisy[bare] += prng_normal(g) + prng_normal(g ^ xors[bare])
         thresholds = self.threshold_mean + self.threshold_sd * draws[m:]
         suppressed = self._suppressed(counts, thresholds)
         answers = self._finish(noisy, suppressed)

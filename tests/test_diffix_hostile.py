@@ -1,0 +1,115 @@
+"""The Diffix proxy under hostile SQL: refusals leave no state, nothing unknown is answered.
+
+A property-based test generates SQL across the families a hostile but fair
+analyst tries (clauses the proxy does not implement, odd literals, deep
+nesting, long conjunctions, lone surrogates, huge integers, unary plus) and
+checks that only the proxy's own error or a noisy count comes back, that a
+refusal changes no state, and that no answer is an exact row-level value.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from anonlab.mechanisms.diffix import DiffixProxy, DiffixQueryError
+
+DF = pd.DataFrame({"age": [30, 30, 31, 30, 41, 52, 30, 31] * 5,
+                   "sex": ["F", "M", "F", "F", "M", "F", "M", "F"] * 5,
+                   "income": [0, 1, 0, 0, 1, 1, 0, 1] * 5})
+
+
+@pytest.fixture
+def proxy() -> DiffixProxy:
+    return DiffixProxy(DF, table="adult", salt=3)
+
+
+def _state(p: DiffixProxy) -> tuple:
+    return (len(p._conds), dict(p._ids), len(p._id_of), sorted(p._masks), p._seed_arr.size,
+            dict(p._counts), len(p._log))
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT count(*) FROM adult TABLESAMPLE 1 ROWS",
+    "SELECT count(*) FROM adult PIVOT (count(*) FOR sex IN ('F'))",
+    "SELECT count(*) FROM ONLY adult",
+    "SELECT count(*) FROM adult AT (VERSION => 1)",
+    "SELECT count(*) FROM adult FOR SYSTEM_TIME AS OF 1",
+    "SELECT count(*) FROM adult WHERE sex = +'F'",
+    "SELECT count(*) FROM adult WHERE age = +30",
+    "SELECT count(*) FROM adult WHERE age = 12345678901234567890123456789012345678901234",
+    "SELECT count(*) FROM adult WHERE " + " AND ".join(["age = 30"] * 1000),
+    "SELECT count(*) FROM adult WHERE " + "(" * 1000 + "age = 30" + ")" * 1000,
+    "SELECT count(*) FROM adult WHERE sex = '\udcff'",
+    "SELECT count(*) FROM adult WHERE sex = '" + "x" * 5000 + "'",
+])
+def test_each_reported_hole_is_refused_without_a_trace(proxy: DiffixProxy, sql: str) -> None:
+    good = proxy.query("SELECT count(*) FROM adult WHERE age = 30")
+    before = _state(proxy)
+    with pytest.raises(DiffixQueryError):
+        proxy.query(sql)
+    assert _state(proxy) == before
+    # the proxy still works, for everyone, with the same sticky answers
+    assert proxy.query("SELECT count(*) FROM adult WHERE age = 30") == good
+    assert proxy.query("SELECT count(*) FROM adult WHERE sex = 'M'", analyst="other") >= 0
+
+
+def test_a_query_without_conditions_is_noisy_like_diffix(proxy: DiffixProxy) -> None:
+    exact = len(DF)
+    answers = {DiffixProxy(DF, table="adult", salt=s).query("SELECT count(*) FROM adult", ) for s in range(30)}
+    assert len(answers) > 3 and exact in range(min(answers) - 1, max(answers) + 2)
+    assert proxy.query("SELECT count(*) FROM adult") == proxy.query("select COUNT(*) from adult")  # sticky
+    assert proxy.explain("SELECT count(*) FROM adult").layers.shape[0] == 1
+    literal = DiffixProxy(DF, table="adult", salt=3, generic_layer=False)
+    assert literal.query("SELECT count(*) FROM adult") == exact  # the paper's Eq. 1 with h = 0
+
+
+def test_engine_errors_become_the_proxys_refusal(proxy: DiffixProxy, monkeypatch) -> None:
+    def broken(*a, **k):
+        raise RuntimeError("engine exploded")
+    monkeypatch.setattr(proxy, "_ensure_masks", broken)
+    before = _state(proxy)
+    with pytest.raises(DiffixQueryError, match="could not be answered.*engine exploded"):
+        proxy.query("SELECT count(*) FROM adult WHERE age = 41")
+    assert _state(proxy) == before
+
+
+# --- generated SQL ------------------------------------------------------------------------
+
+COLUMNS = st.sampled_from(["age", "sex", "income", "AGE", '"sex"', "nope", "adult.age", "x.age"])
+OPS = st.sampled_from(["=", "<>", "!=", "<", "<=", ">", ">=", "LIKE", "IN", "IS", "+", "||"])
+LITERALS = st.one_of(
+    st.integers(min_value=-(10**50), max_value=10**50).map(str),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.text(max_size=8).map(lambda t: "'" + t.replace("'", "''") + "'"),
+    st.sampled_from(["NULL", "TRUE", "?", "+1", "-'a'", "(1)", "age", "'\udcff'", "1e999", "0x10"]),
+)
+CONDITION = st.builds(lambda c, o, v: f"{c} {o} {v}", COLUMNS, OPS, LITERALS)
+WHERE = st.lists(CONDITION, min_size=0, max_size=6).map(
+    lambda cs: (" WHERE " + " AND ".join(cs)) if cs else "")
+HEAD = st.sampled_from(["SELECT count(*) FROM adult", "SELECT COUNT(*) FROM adult", "SELECT * FROM adult",
+                        "SELECT count(age) FROM adult", "SELECT count(*) FROM other",
+                        "SELECT count(*) FROM adult t", "SELECT count(*) FROM ONLY adult",
+                        "SELECT count(*) FROM adult TABLESAMPLE 10%", "SELECT sum(age) FROM adult"])
+TAIL = st.sampled_from(["", ";", " GROUP BY sex", " LIMIT 1", " ORDER BY age", "; DROP TABLE adult",
+                        " UNION SELECT count(*) FROM adult", " OR 1=1"])
+SQL = st.builds(lambda h, w, t: h + w + t, HEAD, WHERE, TAIL)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(sql=SQL)
+def test_generated_sql_gets_a_refusal_or_a_noisy_count(proxy: DiffixProxy, sql: str) -> None:
+    before = _state(proxy)
+    try:
+        answer = proxy.query(sql)
+    except DiffixQueryError:
+        after = _state(proxy)
+        assert after == before, f"a refused query changed the proxy's state: {sql!r}"
+        return
+    assert isinstance(answer, (int, float)) and answer >= 0 and np.isfinite(answer)
+    # never a row-level value: the answer is a count, and only for a plain count(*) query
+    assert sql.lower().startswith("select count(*) from adult")
+    assert proxy.n_queries() >= 1
