@@ -88,7 +88,7 @@ def main() -> None:
     targets = rng.choice(nf.eligible_targets(data, 8), args.auxes, replace=False)
     ratios = []
     for t in targets:
-        aux = nf.make_aux(data, int(t), 8, date_error=14, wrong_fraction=0.25, rng=int(t))
+        aux = nf.make_aux(data, int(t), 8, date_error=14, wrong_fraction=0.25, seed=int(t))
         n_aux_ratings = int(data.support[aux.movies].sum())
         reps = 5
         t0 = time.perf_counter()

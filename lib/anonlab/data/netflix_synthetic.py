@@ -45,6 +45,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from anonlab.validation import check_int, check_number, check_random_state
+
 __all__ = [
     "NETFLIX_SHAPE",
     "RatingMatrix",
@@ -510,7 +512,7 @@ def generate_netflix_like(
     max_movie_share : float
         Cap on the share of users who rate any one movie, in (0, 1].
     seed : int or numpy.random.Generator
-        Same seed, same data.
+        Same seed, same data (through :func:`anonlab.validation.check_random_state`).
     block_users : int
         Users generated per block (bounds the working memory).
     heavy_threshold : int
@@ -531,14 +533,11 @@ def generate_netflix_like(
     """
     for name, v, lo in (("n_users", n_users, 2), ("n_movies", n_movies, 2),
                         ("block_users", block_users, 1), ("heavy_threshold", heavy_threshold, 1)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
-            raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
-    if not 0 < max_movie_share <= 1:
-        raise ValueError(f"max_movie_share must be in (0, 1], got {max_movie_share}")
-    if not movie_popularity_sigma > 0:
-        raise ValueError(f"movie_popularity_sigma must be > 0, got {movie_popularity_sigma}")
+        check_int(name, int(v) if isinstance(v, np.integer) else v, low=lo)
+    check_number("max_movie_share", max_movie_share, low=0, high=1, low_inclusive=False)
+    check_number("movie_popularity_sigma", movie_popularity_sigma, low=0, low_inclusive=False)
     mu, sigma = _lognormal_params(mean_ratings_per_user, median_ratings_per_user)
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = check_random_state(seed)
     t0 = time.perf_counter()
 
     k = np.rint(rng.lognormal(mu, sigma, size=n_users)).astype(np.int64)
