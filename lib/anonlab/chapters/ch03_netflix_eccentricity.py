@@ -37,7 +37,8 @@ from . import Chapter
 
 __all__ = [
     "CHAPTER", "HEADLINE_8", "HEADLINE_2", "M_MAX", "Experiment", "Curves", "WorkedExample",
-    "paper_values", "load_data", "scaled_top_k", "worked_example", "bob_example", "main_curves",
+    "paper_values", "load_data", "synthetic_source", "theorem_m", "wrong_glue", "pc_glue",
+    "scaled_top_k", "worked_example", "bob_example", "main_curves",
     "synthetic_curves", "wrong_entry_sweep", "precision_coverage", "theorem_bounds", "theorem_trials",
     "shape_comparison", "headline_rates", "attack_results", "measure_worked_example", "measure_curves",
     "measure_aux_errors", "measure_detection", "measure_theorem", "measure_headlines",
@@ -81,7 +82,12 @@ def scaled_top_k(rare_top: int, n_movies: int) -> int:
     return k
 
 
-def _theorem_m(n_records: int, epsilon: float, delta: float) -> int:
+def theorem_m(n_records: int, epsilon: float, delta: float) -> int:
+    """The theorem's sufficient aux size as a whole number of movies, ``ceil(m_bound)``.
+
+    >>> theorem_m(943, 0.05, 0.5)
+    15
+    """
     return math.ceil(nf.m_bound(n_records, epsilon, delta))
 
 
@@ -105,7 +111,7 @@ def _check_aux_sizes(v: Mapping[str, Any]) -> None:
 def _check_theorem_m(v: Mapping[str, Any]) -> None:
     """The theorem's experiment uses an aux of the bound's size: it must stay <= ``M_MAX``."""
     n = v["synthetic_users"] if v["dataset"] == "synthetic" else N_RECORDS[v["dataset"]]
-    m = _theorem_m(n, v["theorem_epsilon"], v["theorem_delta"])
+    m = theorem_m(n, v["theorem_epsilon"], v["theorem_delta"])
     if m > M_MAX:
         raise ParameterError(f"parameters 'theorem_epsilon' = {v['theorem_epsilon']} and 'theorem_delta' = "
                              f"{v['theorem_delta']} need an aux of m = {m} movies for N = {n:,}; "
@@ -214,6 +220,14 @@ def load_data(dataset: str, netflix_path: str | None, synthetic_users: int, seed
     data = generate_netflix_like(synthetic_users, seed=seed)
     return ChapterData(data, f"synthetic Netflix-shaped data ({synthetic_users:,} users)", [],
                        {"dataset": "synthetic", "users": synthetic_users, "seed": seed})
+
+
+def synthetic_source(synthetic_users: int, seed: int, source: ChapterData | None = None) -> ChapterData:
+    """The synthetic Netflix-shaped data of the scale section (``source`` if it is already that data)."""
+    key = {"dataset": "synthetic", "users": synthetic_users, "seed": seed}
+    if source is not None and dict(source.key) == key:
+        return source
+    return load_data("synthetic", None, synthetic_users, seed)
 
 
 @dataclass(frozen=True)
@@ -329,6 +343,12 @@ def wrong_entry_sweep(exp: Experiment, targets: np.ndarray, m: int, date_error: 
     return pd.DataFrame(rows).set_index("wrong entries")
 
 
+def wrong_glue(wrong: pd.DataFrame, m: int, wrong_fraction: float) -> dict[str, Any]:
+    """The paper's number of wrong entries for an aux of size ``m`` and the rate measured with it."""
+    k = nf.wrong_count(m, wrong_fraction)
+    return {"wrong_k": k, "wrong_rate": float(wrong.loc[k, "re-identified"]) if k in wrong.index else math.nan}
+
+
 def precision_coverage(members: pd.DataFrame, non_members: pd.DataFrame,
                        phis: Sequence[float]) -> pd.DataFrame:
     """Precision and coverage as φ is swept, scored with :func:`anonlab.measures.score`.
@@ -360,6 +380,13 @@ def precision_coverage(members: pd.DataFrame, non_members: pd.DataFrame,
     return pd.DataFrame(rows)
 
 
+def pc_glue(pc: pd.DataFrame, phi: float) -> dict[str, float]:
+    """Precision and coverage at φ when half the targets are absent, and the members' lowest precision."""
+    row = pc.set_index("phi").loc[phi]
+    return {"mixed_prec": float(row["precision_mixed"]), "mixed_cov": float(row["coverage_mixed"]),
+            "member_prec_min": float(pc["precision"].min())}
+
+
 def at_m(trials: pd.DataFrame, m: int) -> pd.DataFrame:
     """The trials of one aux size."""
     return trials[trials["m"] == m]
@@ -380,7 +407,7 @@ def theorem_trials(exp: Experiment, epsilon: float, delta: float, n_targets: int
     same stars and same day).
     """
     data = exp.data.data
-    m_star = _theorem_m(data.n_users, epsilon, delta)
+    m_star = theorem_m(data.n_users, epsilon, delta)
     exact = nf.Similarity("threshold", 0.0, 0.0 if data.has_dates else None)
     targets = exp.pick_targets(m_star, n_targets)
     thm = exp.run(targets, [m_star], "theorem", similarity=exact,
