@@ -192,6 +192,7 @@ def test_attack_results_use_the_protocol() -> None:
     mixed = res["toy: half the targets removed (exact ratings, dates ±14 d), m = 8"]
     s = score(mixed)
     assert s.n_targets == 8 and s.n_correct == 4 and s.coverage == 0.5 and s.resources == {"aux_ratings": 8}
+    assert all(r.attack == name for name, r in res.items())
 
 
 # --------------------------------------------------------------------------- the worked example

@@ -460,12 +460,12 @@ def attack_results(curves: Curves, m: int, data_name: str, phi: float) -> dict[s
     Adds the removed targets alone and both populations together (the
     [NS08] "target not in the sample" experiment in the protocol's terms).
     """
-    out = {f"{data_name}: {k}, m = {m}": nf.attack_result(at_m(tr, m), phi) for k, tr in curves.trials.items()}
     ref = next(iter(curves.trials))
-    out[f"{data_name}: targets removed ({ref}), m = {m}"] = nf.attack_result(at_m(curves.absent, m), phi)
-    out[f"{data_name}: half the targets removed ({ref}), m = {m}"] = nf.attack_result(
-        pd.concat([at_m(curves.trials[ref], m), at_m(curves.absent, m)], ignore_index=True), phi)
-    return out
+    runs = {f"{data_name}: {k}, m = {m}": at_m(tr, m) for k, tr in curves.trials.items()}
+    runs[f"{data_name}: targets removed ({ref}), m = {m}"] = at_m(curves.absent, m)
+    runs[f"{data_name}: half the targets removed ({ref}), m = {m}"] = pd.concat(
+        [at_m(curves.trials[ref], m), at_m(curves.absent, m)], ignore_index=True)
+    return {name: nf.attack_result(tr, phi, name=name) for name, tr in runs.items()}
 
 
 # --------------------------------------------------------------------------- the slides' worked example
