@@ -117,8 +117,7 @@ def attribute_weights(support: Sequence[int] | np.ndarray, convention: str = "na
     >>> attribute_weights([1, 2, np.e ** 2]).round(3)
     array([1.443, 1.443, 0.5  ])
     """
-    if convention not in WEIGHT_CONVENTIONS:
-        raise ValueError(f"convention must be one of {WEIGHT_CONVENTIONS}, got {convention!r}")
+    check_choice("convention", convention, WEIGHT_CONVENTIONS)
     s = np.asarray(support, dtype=np.float64)
     if np.any(s < 0) or not np.all(np.isfinite(s)):
         raise ValueError("support must hold non-negative counts")
@@ -158,19 +157,12 @@ class Similarity:
     date_scale: float | None = 30.0
 
     def __post_init__(self) -> None:
-        if self.kind not in SIMILARITY_KINDS:
-            raise ValueError(f"similarity kind must be one of {SIMILARITY_KINDS}, got {self.kind!r}")
-        if not (isinstance(self.rating_scale, (int, float)) and math.isfinite(self.rating_scale)):
-            raise ValueError(f"rating_scale must be a finite number, got {self.rating_scale!r}")
-        if self.kind != "threshold" and self.rating_scale <= 0:
-            raise ValueError(f"rating_scale must be > 0 for {self.kind!r}, got {self.rating_scale}")
-        if self.kind == "threshold" and self.rating_scale < 0:
-            raise ValueError(f"rating tolerance must be >= 0, got {self.rating_scale}")
+        check_choice("kind", self.kind, SIMILARITY_KINDS)
+        # a tolerance (threshold) may be 0; a scale (exponential, linear) must be > 0
+        tolerance = self.kind == "threshold"
+        check_number("rating_scale", self.rating_scale, low=0, low_inclusive=tolerance)
         if self.date_scale is not None:
-            if not (isinstance(self.date_scale, (int, float)) and math.isfinite(self.date_scale)):
-                raise ValueError(f"date_scale must be a finite number or None, got {self.date_scale!r}")
-            if self.date_scale < 0 or (self.kind != "threshold" and self.date_scale == 0):
-                raise ValueError(f"date_scale must be > 0, got {self.date_scale}")
+            check_number("date_scale", self.date_scale, low=0, low_inclusive=tolerance)
 
 
 def attribute_similarity(

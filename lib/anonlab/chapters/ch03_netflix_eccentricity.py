@@ -95,7 +95,7 @@ def _check_netflix_path(v: Mapping[str, Any]) -> None:
     """``netflix_path`` is given exactly when ``dataset`` is ``"netflix-prize"``."""
     if v["dataset"] == "netflix-prize" and v["netflix_path"] is None:
         raise ParameterError("parameter 'netflix_path' must name your copy of the Netflix Prize data "
-                             "(its training_set folder or a combined_data file) when dataset = 'netflix-prize'")
+                             "(a combined_data file) when dataset = 'netflix-prize'")
     if v["dataset"] != "netflix-prize" and v["netflix_path"] is not None:
         raise ParameterError(f"parameter 'netflix_path' is only read with dataset = 'netflix-prize', "
                              f"got dataset = {v['dataset']!r}: leave netflix_path = None")
