@@ -32,6 +32,14 @@ matrix, the per-rating similarities form an ``N x m`` ``scipy.sparse`` matrix
 and its product with the weights is the score vector. There is no Python loop
 over records; the work is proportional to the number of ratings of the aux
 movies.
+
+The experiments (:func:`reidentification_trials`) are scored with the book's
+one protocol: :func:`attack_result` turns the trials of one aux size into an
+:class:`~anonlab.measures.AttackResult` (prediction: the matched record, or an
+abstention; truth: the target's record, or "no record" for a target removed
+from the release; confidence: the eccentricity) and
+:func:`anonlab.measures.score` gives precision, coverage and the
+re-identification rate with their intervals.
 """
 
 from __future__ import annotations

@@ -398,9 +398,10 @@ def _lognormal_params(mean: float, median: float) -> tuple[float, float]:
     return math.log(median), math.sqrt(2.0 * math.log(mean / median))
 
 
-def _movie_popularity(rng: np.random.Generator, n_movies: int, sigma: float,
+def _movie_popularity(seed: int | np.random.Generator, n_movies: int, sigma: float,
                       cap_share: float, n_users: int, n_ratings: float) -> np.ndarray:
     """Popularity weights pi (sum 1), log-normal, capped at ``cap_share * n_users`` raters."""
+    rng = check_random_state(seed)
     w = rng.lognormal(0.0, sigma, size=n_movies)
     pi = w / w.sum()
     cap = cap_share * n_users / n_ratings
@@ -415,7 +416,7 @@ def _movie_popularity(rng: np.random.Generator, n_movies: int, sigma: float,
     return pi
 
 
-def _bernoulli_rows(rng: np.random.Generator, pi: np.ndarray, k: np.ndarray
+def _bernoulli_rows(seed: int | np.random.Generator, pi: np.ndarray, k: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray]:
     """Distinct movies for heavy users by Poisson sampling: movie j with prob min(1, c_u pi_j).
 
@@ -423,6 +424,7 @@ def _bernoulli_rows(rng: np.random.Generator, pi: np.ndarray, k: np.ndarray
     sorted weights), so each user's expected count is k_u. Returns (row, movie)
     with rows 0..len(k)-1.
     """
+    rng = check_random_state(seed)
     order = np.argsort(-pi)
     ps = pi[order]
     suffix = np.concatenate([np.cumsum(ps[::-1])[::-1], [0.0]])  # suffix[t] = sum_{j>=t} ps[j]
@@ -443,9 +445,10 @@ def _bernoulli_rows(rng: np.random.Generator, pi: np.ndarray, k: np.ndarray
     return np.concatenate(rows), np.concatenate(movies)
 
 
-def _distinct_draws(rng: np.random.Generator, cdf: np.ndarray, k: np.ndarray, n_movies: int,
+def _distinct_draws(seed: int | np.random.Generator, cdf: np.ndarray, k: np.ndarray, n_movies: int,
                     rounds: int = 12) -> tuple[np.ndarray, np.ndarray]:
     """Distinct movies for light users: draw ~pi with replacement, drop repeats, top up."""
+    rng = check_random_state(seed)
     need = k.astype(np.int64).copy()
     keys = np.empty(0, dtype=np.int64)
     for _ in range(rounds):
