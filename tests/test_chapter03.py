@@ -187,8 +187,9 @@ def test_measure_headlines_carries_rate_interval_and_n() -> None:
 
 def test_attack_results_use_the_protocol() -> None:
     c = _curves(**GOOD)
-    res = ch.attack_results(c, 8, "toy", 1.5)
+    res = ch.attack_results(c, 8, "toy", 1.5, [3, 14])
     assert len(res) == 4 + 2
+    assert "toy: targets removed (exact ratings, dates ±14 d), m = 8" in res
     mixed = res["toy: half the targets removed (exact ratings, dates ±14 d), m = 8"]
     s = score(mixed)
     assert s.n_targets == 8 and s.n_correct == 4 and s.coverage == 0.5 and s.resources == {"aux_ratings": 8}

@@ -454,13 +454,16 @@ def headline_table(h8: pd.Series, h2: pd.Series, pc_m: int, few_m: int, date_err
     return pd.DataFrame(rows)
 
 
-def attack_results(curves: Curves, m: int, data_name: str, phi: float) -> dict[str, nf.AttackResult]:
+def attack_results(curves: Curves, m: int, data_name: str, phi: float,
+                   date_errors: Sequence[int]) -> dict[str, nf.AttackResult]:
     """Every curve's attack at aux size ``m`` as an AttackResult (for ``Recorder.record_attack``).
 
-    Adds the removed targets alone and both populations together (the
-    [NS08] "target not in the sample" experiment in the protocol's terms).
+    Adds the removed targets alone and, with them, the same targets in the
+    release (exact ratings, dates within the larger error, the setting the
+    removed targets were attacked with): the [NS08] "target not in the
+    sample" experiment in the protocol's terms.
     """
-    ref = next(iter(curves.trials))
+    ref = f"exact ratings, dates ±{max(date_errors)} d"
     runs = {f"{data_name}: {k}, m = {m}": at_m(tr, m) for k, tr in curves.trials.items()}
     runs[f"{data_name}: targets removed ({ref}), m = {m}"] = at_m(curves.absent, m)
     runs[f"{data_name}: half the targets removed ({ref}), m = {m}"] = pd.concat(
