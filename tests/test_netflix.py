@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from anonlab.attacks import netflix as nf
 from anonlab.data import load_netflix_prize
+from anonlab.measures import score
 from anonlab.data.netflix_synthetic import (NETFLIX_SHAPE, RatingMatrix, generate_netflix_like,
                                             shape_statistics)
 
@@ -223,7 +224,7 @@ def test_wrong_and_correct_counts_never_decrease(f: float) -> None:
 
 def test_make_aux_exact_is_part_of_the_record(small_synth: RatingMatrix) -> None:
     t = int(nf.eligible_targets(small_synth, 10)[0])
-    aux = nf.make_aux(small_synth, t, 10, rating_error=0, date_error=0, rng=1)
+    aux = nf.make_aux(small_synth, t, 10, rating_error=0, date_error=0, seed=1)
     movies, ratings, days = small_synth.record(t)
     assert aux.m == 10 and not aux.wrong.any()
     idx = np.searchsorted(movies, aux.movies)
@@ -233,7 +234,7 @@ def test_make_aux_exact_is_part_of_the_record(small_synth: RatingMatrix) -> None
 
 def test_make_aux_errors_are_bounded_and_wrong_entries_are_wrong(small_synth: RatingMatrix) -> None:
     t = int(nf.eligible_targets(small_synth, 12)[1])
-    aux = nf.make_aux(small_synth, t, 12, rating_error=1, date_error=14, wrong_fraction=0.25, rng=2)
+    aux = nf.make_aux(small_synth, t, 12, rating_error=1, date_error=14, wrong_fraction=0.25, seed=2)
     movies, ratings, days = small_synth.record(t)
     assert aux.wrong.sum() == 3
     assert not np.isin(aux.movies[aux.wrong], movies).any()
@@ -247,8 +248,8 @@ def test_make_aux_errors_are_bounded_and_wrong_entries_are_wrong(small_synth: Ra
 
 def test_make_aux_nested_and_reproducible(small_synth: RatingMatrix) -> None:
     t = int(nf.eligible_targets(small_synth, 8)[2])
-    a = nf.make_aux(small_synth, t, [2, 4, 8], wrong_fraction=0.25, rng=5)
-    b = nf.make_aux(small_synth, t, [2, 4, 8], wrong_fraction=0.25, rng=5)
+    a = nf.make_aux(small_synth, t, [2, 4, 8], wrong_fraction=0.25, seed=5)
+    b = nf.make_aux(small_synth, t, [2, 4, 8], wrong_fraction=0.25, seed=5)
     assert np.array_equal(a.movies, b.movies) and np.array_equal(a.ratings, b.ratings)
     prev: set[int] = set()
     for m in (2, 4, 8):
@@ -262,11 +263,11 @@ def test_make_aux_rare_selection_avoids_top_movies(small_synth: RatingMatrix) ->
     top = np.argsort(-small_synth.support, kind="stable")[:50]
     targets = nf.eligible_targets(small_synth, 6, selection="rare", top_movies=50)
     for t in targets[:5]:
-        aux = nf.make_aux(small_synth, int(t), 6, selection="rare", top_movies=50, rng=0)
+        aux = nf.make_aux(small_synth, int(t), 6, selection="rare", top_movies=50, seed=0)
         assert not np.isin(aux.movies, top).any()
     pop = nf.make_aux(small_synth, int(nf.eligible_targets(small_synth, 3, selection="popular",
                                                            top_movies=50)[0]),
-                      3, selection="popular", top_movies=50, rng=0)
+                      3, selection="popular", top_movies=50, seed=0)
     assert np.isin(pop.movies, top).all()
 
 
@@ -279,8 +280,28 @@ def test_make_aux_errors(small_synth: RatingMatrix, slides_db: RatingMatrix) -> 
         nf.make_aux(small_synth, 0, 1, selection="obscure")
     with pytest.raises(ValueError, match="no dates"):
         nf.make_aux(slides_db, 0, 1, date_error=3)
-    with pytest.raises(ValueError, match="positive"):
+    with pytest.raises(ValueError, match=r"parameter 'm\[0\]' must be >= 1"):
         nf.make_aux(small_synth, 0, [0, 2])
+    with pytest.raises(ValueError, match="integer"):
+        nf.make_aux(small_synth, 0, [1.5])
+    with pytest.raises(ValueError, match="seed"):
+        nf.make_aux(small_synth, 0, 1, seed=-1)
+
+
+def test_make_aux_seed_int_and_generator_draw_the_same(small_synth: RatingMatrix) -> None:
+    t = int(nf.eligible_targets(small_synth, 8)[0])
+    a = nf.make_aux(small_synth, t, 8, wrong_fraction=0.25, seed=7)
+    b = nf.make_aux(small_synth, t, 8, wrong_fraction=0.25, seed=np.random.default_rng(7))
+    assert np.array_equal(a.movies, b.movies) and np.array_equal(a.days, b.days)
+
+
+def test_trials_seed_accepts_a_generator(small_synth: RatingMatrix) -> None:
+    targets = nf.eligible_targets(small_synth, 4)[:3]
+    a = nf.reidentification_trials(small_synth, targets, [2, 4], seed=np.random.default_rng(1))
+    b = nf.reidentification_trials(small_synth, targets, [2, 4], seed=np.random.default_rng(1))
+    assert a.equals(b)
+    with pytest.raises(ValueError, match="seed"):
+        nf.reidentification_trials(small_synth, targets, [2], seed=-3)
 
 
 # --------------------------------------------------------------------------- experiments
@@ -295,7 +316,7 @@ def test_trials_agree_with_one_shot_scores(small_synth: RatingMatrix) -> None:
         assert len(tr) == len(targets) * len(grid)
         for row in tr.itertuples():
             aux = nf.make_aux(small_synth, row.target, grid, date_error=14, wrong_fraction=0.2,
-                              rng=np.random.default_rng([9, row.target])).at(row.m)
+                              seed=np.random.default_rng([9, row.target])).at(row.m)
             s = nf.scores(small_synth, aux, exclude=None if member else row.target)
             best, b, s2 = nf.top_two(s)
             assert row.best == best and row.best_score == pytest.approx(b)
@@ -314,7 +335,9 @@ def test_exact_aux_finds_the_target(small_synth: RatingMatrix) -> None:
 
 
 def _trials(ecc: list[float], correct: list[bool], m: int = 4) -> pd.DataFrame:
-    return pd.DataFrame({"m": m, "eccentricity": ecc, "correct": correct})
+    target = list(range(len(ecc)))
+    return pd.DataFrame({"target": target, "m": m, "member": True, "eccentricity": ecc, "correct": correct,
+                         "best": [t if c else t + 100 for t, c in zip(target, correct)]})
 
 
 def test_reidentification_rate_counts() -> None:
@@ -325,15 +348,45 @@ def test_reidentification_rate_counts() -> None:
     assert r["ci_low"] < 0.25 < r["ci_high"]
 
 
-def test_precision_coverage_counts() -> None:
-    mem = _trials([3.0, 2.0, 1.0, 0.5], [True, False, True, True])
-    non = _trials([2.5, 0.1, 0.2, 0.3], [False] * 4)
-    pc = nf.precision_coverage(mem, non, phis=[1.5, 5.0]).set_index("phi")
-    assert pc.loc[1.5, "coverage"] == 0.5 and pc.loc[1.5, "precision"] == 0.5
-    assert pc.loc[1.5, "recall"] == 0.25 and pc.loc[1.5, "false_match_rate"] == 0.25
-    assert pc.loc[1.5, "precision_mixed"] == pytest.approx(1 / 3)
-    assert pc.loc[1.5, "coverage_mixed"] == pytest.approx(3 / 8)
-    assert pc.loc[5.0, "coverage"] == 0.0 and math.isnan(pc.loc[5.0, "precision"])
+def _pop(target: list[int], best: list[int], ecc: list[float], member: bool, m: int = 4) -> pd.DataFrame:
+    return pd.DataFrame({"target": target, "m": m, "member": member, "best": best, "eccentricity": ecc,
+                         "correct": [member and b == t for t, b in zip(target, best)]})
+
+
+def test_attack_result_scores_members_and_removed_targets_by_hand() -> None:
+    # members: 10 found (ecc 3), 11 -> 7 (ecc 2, wrong), 12 found but ecc 1 < phi, 13 found, ecc 0.5
+    mem = _pop([10, 11, 12, 13], [10, 7, 12, 13], [3.0, 2.0, 1.0, 0.5], True)
+    non = _pop([10, 11, 12, 13], [4, 5, 6, 8], [2.5, 0.1, 0.2, 0.3], False)
+    r = nf.attack_result(mem, phi=1.5)
+    assert r.targets.tolist() == ["row 10", "row 11", "row 12", "row 13"]
+    assert r.predicted.tolist() == [True, True, False, False]
+    assert r.resources == {"aux_ratings": 4} and r.confidence.tolist() == [3.0, 2.0, 1.0, 0.5]
+    s = score(r)
+    assert (s.coverage, s.precision, s.prediction_rate) == (0.5, 0.5, 0.25)
+    s_non = score(nf.attack_result(non, phi=1.5))
+    assert s_non.coverage == 0.25 and s_non.n_correct == 0  # truth "no record": a false match
+    both = nf.attack_result(pd.concat([mem, non]), phi=1.5)
+    assert "row 10, removed" in both.targets.tolist() and both.truth[4] is None
+    s_mix = score(both)
+    assert s_mix.precision == pytest.approx(1 / 3) and s_mix.coverage == pytest.approx(3 / 8)
+    s_high = score(nf.attack_result(mem, phi=5.0))
+    assert s_high.coverage == 0.0 and math.isnan(s_high.precision)
+
+
+def test_attack_result_refuses_several_m() -> None:
+    two = pd.concat([_pop([1], [1], [2.0], True, m=2), _pop([1], [1], [2.0], True, m=4)])
+    with pytest.raises(ValueError, match="one aux size"):
+        nf.attack_result(two)
+    with pytest.raises(ValueError, match="phi"):
+        nf.attack_result(two.iloc[:1], phi=-1)
+
+
+def test_reidentification_rate_matches_the_protocol() -> None:
+    mem = _pop([10, 11, 12, 13], [10, 7, 12, 13], [3.0, 2.0, 1.0, 0.5], True)
+    r = nf.reidentification_rate(mem, 1.5).loc[4]
+    s = score(nf.attack_result(mem, 1.5))
+    assert r["rate"] == s.prediction_rate and (r["ci_low"], r["ci_high"]) == s.prediction_rate_ci
+    assert r["match_rate"] == s.coverage and r["match_ci_low"] == s.coverage_ci[0]
 
 
 # --------------------------------------------------------------------------- amplification
@@ -428,7 +481,7 @@ def test_netflix_prize_format_file(tmp_path: Path) -> None:
     movies, ratings, days = data.record(1)  # user 7
     assert movies.tolist() == [0, 1] and ratings.tolist() == [5, 4]
     assert days.tolist() == [163, 170]
-    aux = nf.make_aux(data, 1, 2, date_error=0, rng=0)
+    aux = nf.make_aux(data, 1, 2, date_error=0, seed=0)
     assert nf.scoreboard_rh(data, aux, phi=0.0).record == 1
 
 

@@ -29,6 +29,7 @@ import numpy as np
 
 from anonlab.attacks import netflix as nf
 from anonlab.data.netflix_synthetic import NETFLIX_SHAPE, RatingMatrix, generate_netflix_like
+from anonlab.validation import check_random_state
 
 
 def peak_rss_gb() -> float:
@@ -84,11 +85,11 @@ def main() -> None:
 
     n_ref = data.n_users if args.ref_records is None else min(args.ref_records, data.n_users)
     print(f"\n== 2. score one aux (m = 8, 2 wrong, dates +-14 d) against all {data.n_users:,} records")
-    rng = np.random.default_rng(args.seed)
+    rng = check_random_state(args.seed)
     targets = rng.choice(nf.eligible_targets(data, 8), args.auxes, replace=False)
     ratios = []
     for t in targets:
-        aux = nf.make_aux(data, int(t), 8, date_error=14, wrong_fraction=0.25, rng=int(t))
+        aux = nf.make_aux(data, int(t), 8, date_error=14, wrong_fraction=0.25, seed=int(t))
         n_aux_ratings = int(data.support[aux.movies].sum())
         reps = 5
         t0 = time.perf_counter()

@@ -32,6 +32,14 @@ matrix, the per-rating similarities form an ``N x m`` ``scipy.sparse`` matrix
 and its product with the weights is the score vector. There is no Python loop
 over records; the work is proportional to the number of ratings of the aux
 movies.
+
+The experiments (:func:`reidentification_trials`) are scored with the book's
+one protocol: :func:`attack_result` turns the trials of one aux size into an
+:class:`~anonlab.measures.AttackResult` (prediction: the matched record, or an
+abstention; truth: the target's record, or "no record" for a target removed
+from the release; confidence: the eccentricity) and
+:func:`anonlab.measures.score` gives precision, coverage and the
+re-identification rate with their intervals.
 """
 
 from __future__ import annotations
@@ -46,7 +54,8 @@ import pandas as pd
 import scipy.sparse as sp
 
 from anonlab.data.netflix_synthetic import RatingMatrix
-from anonlab.measures import wilson_interval
+from anonlab.measures import AttackResult, score
+from anonlab.validation import check_choice, check_int, check_number, check_number_list, check_random_state
 
 __all__ = [
     "WEIGHT_CONVENTIONS",
@@ -67,7 +76,7 @@ __all__ = [
     "eligible_targets",
     "reidentification_trials",
     "reidentification_rate",
-    "precision_coverage",
+    "attack_result",
     "amplification",
     "amplification_summary",
     "record_similarity",
@@ -77,6 +86,11 @@ __all__ = [
 WEIGHT_CONVENTIONS = ("natural", "slides")
 SIMILARITY_KINDS = ("exponential", "threshold", "linear")
 SELECTIONS = ("uniform", "rare", "popular")
+
+
+def _plain(value: Any) -> Any:
+    """A numpy integer as a Python int (the validation functions take Python numbers)."""
+    return int(value) if isinstance(value, np.integer) else value
 
 
 # --------------------------------------------------------------------------- weights and similarity
@@ -111,8 +125,7 @@ def attribute_weights(support: Sequence[int] | np.ndarray, convention: str = "na
     >>> attribute_weights([1, 2, np.e ** 2]).round(3)
     array([1.443, 1.443, 0.5  ])
     """
-    if convention not in WEIGHT_CONVENTIONS:
-        raise ValueError(f"convention must be one of {WEIGHT_CONVENTIONS}, got {convention!r}")
+    check_choice("convention", convention, WEIGHT_CONVENTIONS)
     s = np.asarray(support, dtype=np.float64)
     if np.any(s < 0) or not np.all(np.isfinite(s)):
         raise ValueError("support must hold non-negative counts")
@@ -152,19 +165,12 @@ class Similarity:
     date_scale: float | None = 30.0
 
     def __post_init__(self) -> None:
-        if self.kind not in SIMILARITY_KINDS:
-            raise ValueError(f"similarity kind must be one of {SIMILARITY_KINDS}, got {self.kind!r}")
-        if not (isinstance(self.rating_scale, (int, float)) and math.isfinite(self.rating_scale)):
-            raise ValueError(f"rating_scale must be a finite number, got {self.rating_scale!r}")
-        if self.kind != "threshold" and self.rating_scale <= 0:
-            raise ValueError(f"rating_scale must be > 0 for {self.kind!r}, got {self.rating_scale}")
-        if self.kind == "threshold" and self.rating_scale < 0:
-            raise ValueError(f"rating tolerance must be >= 0, got {self.rating_scale}")
+        check_choice("kind", self.kind, SIMILARITY_KINDS)
+        # a tolerance (threshold) may be 0; a scale (exponential, linear) must be > 0
+        tolerance = self.kind == "threshold"
+        check_number("rating_scale", self.rating_scale, low=0, low_inclusive=tolerance)
         if self.date_scale is not None:
-            if not (isinstance(self.date_scale, (int, float)) and math.isfinite(self.date_scale)):
-                raise ValueError(f"date_scale must be a finite number or None, got {self.date_scale!r}")
-            if self.date_scale < 0 or (self.kind != "threshold" and self.date_scale == 0):
-                raise ValueError(f"date_scale must be > 0, got {self.date_scale}")
+            check_number("date_scale", self.date_scale, low=0, low_inclusive=tolerance)
 
 
 def attribute_similarity(
@@ -303,19 +309,16 @@ def wrong_count(m: int, wrong_fraction: float) -> int:
     records of growing ``m`` nested. ``wrong_count(8, 0.25) == 2`` ([NS08]:
     "8 movie ratings, of which 2 may be completely wrong").
     """
-    if not 0.0 <= wrong_fraction < 1.0:
-        raise ValueError(f"wrong_fraction must be in [0, 1), got {wrong_fraction}")
+    check_number("wrong_fraction", wrong_fraction, low=0.0, high=1.0, high_inclusive=False)
     return int(math.floor(wrong_fraction * m + 0.5 + 1e-12))
 
 
 def _selection_mask(data: RatingMatrix, selection: str, top_movies: int) -> np.ndarray:
     """Movies the adversary's aux may contain: all, not among / among the most rated."""
-    if selection not in SELECTIONS:
-        raise ValueError(f"selection must be one of {SELECTIONS}, got {selection!r}")
+    check_choice("selection", selection, SELECTIONS)
     if selection == "uniform":
         return np.ones(data.n_movies, dtype=bool)
-    if not 1 <= top_movies < data.n_movies:
-        raise ValueError(f"top_movies must be in [1, {data.n_movies}), got {top_movies}")
+    check_int("top_movies", _plain(top_movies), low=1, high=data.n_movies - 1)
     key = ("top", top_movies)
     if key not in data._cache:
         data._cache[key] = np.argsort(-data.support, kind="stable")[:top_movies]
@@ -325,11 +328,10 @@ def _selection_mask(data: RatingMatrix, selection: str, top_movies: int) -> np.n
     return ~mask if selection == "rare" else mask
 
 
-def _check_m_grid(m_grid: Sequence[int] | int) -> np.ndarray:
-    grid = np.atleast_1d(np.asarray(m_grid))
-    if grid.size == 0 or not np.issubdtype(grid.dtype, np.integer) or grid.min() < 1:
-        raise ValueError(f"m must be positive integers, got {m_grid!r}")
-    return np.unique(grid)
+def _check_m_grid(m_grid: Sequence[int] | int, name: str = "m") -> np.ndarray:
+    """Aux sizes as a sorted array of distinct integers >= 1 (:func:`anonlab.validation.check_number_list`)."""
+    values = np.atleast_1d(np.asarray(m_grid)).tolist()
+    return np.unique(np.asarray(check_number_list(name, values, low=1, integer=True), dtype=np.int64))
 
 
 def eligible_targets(data: RatingMatrix, m_max: int, *, wrong_fraction: float = 0.0,
@@ -361,7 +363,7 @@ def make_aux(
     wrong_fraction: float = 0.0,
     selection: str = "uniform",
     top_movies: int = 500,
-    rng: np.random.Generator | int = 0,
+    seed: int | np.random.Generator = 0,
 ) -> AuxRecord:
     """Draw the adversary's auxiliary information about ``target`` ([NS08] §5 set-up).
 
@@ -391,8 +393,10 @@ def make_aux(
         Which of the target's movies the adversary knows: any, only those
         outside the ``top_movies`` most-rated movies ([NS08]: "not in the top
         100 / 500"), or only those among them.
-    rng : numpy.random.Generator or int
-        Source of randomness (an int seeds a new generator).
+    seed : int or numpy.random.Generator
+        Source of randomness, through
+        :func:`anonlab.validation.check_random_state` (an int seeds a new
+        generator; a generator is used as it is).
 
     Raises
     ------
@@ -400,11 +404,10 @@ def make_aux(
         If the target's record has too few movies of the selected kind.
     """
     grid = _check_m_grid(m)
-    rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-    if not isinstance(rating_error, (int, np.integer)) or rating_error < 0:
-        raise ValueError(f"rating_error must be an integer >= 0 (stars), got {rating_error!r}")
-    if date_error is not None and (not isinstance(date_error, (int, np.integer)) or date_error < 0):
-        raise ValueError(f"date_error must be an integer >= 0 (days) or None, got {date_error!r}")
+    rng = check_random_state(seed)
+    check_int("rating_error", _plain(rating_error), low=0)
+    if date_error is not None:
+        check_int("date_error", _plain(date_error), low=0)
     if date_error is not None and not data.has_dates:
         raise ValueError("the data have no dates: use date_error=None")
     m_max = int(grid.max())
@@ -665,8 +668,7 @@ def scoreboard_rh(
     Returns the best-scoring record if ``eccentricity > phi``, else "no
     match" (``Match.record is None``). See :func:`scores` for the parameters.
     """
-    if not (isinstance(phi, (int, float)) and math.isfinite(phi) and phi >= 0):
-        raise ValueError(f"phi must be a finite number >= 0, got {phi!r}")
+    check_number("phi", phi, low=0)
     s = scores(data, aux, similarity=similarity, weights=weights, normalize=normalize,
                exclude=exclude)
     best, b, s2 = top_two(s)
@@ -675,6 +677,19 @@ def scoreboard_rh(
 
 
 # --------------------------------------------------------------------------- experiments
+
+
+def _target_seeds(seed: int | np.random.Generator, targets: np.ndarray) -> list[np.random.Generator]:
+    """One generator per target, seeded by ``(seed, target)``.
+
+    An integer ``seed`` gives ``numpy.random.default_rng([seed, target])``, so a
+    target's aux does not depend on which other targets are attacked (and
+    member and non-member runs of a target see the same aux). A generator
+    ``seed`` first draws one integer that takes the place of ``seed``.
+    """
+    rng = check_random_state(seed)
+    base = int(seed) if not isinstance(seed, np.random.Generator) else int(rng.integers(2**63))
+    return [np.random.default_rng([base, int(t)]) for t in targets]
 
 
 def reidentification_trials(
@@ -690,7 +705,7 @@ def reidentification_trials(
     similarity: Similarity = Similarity(),
     weights: str = "natural",
     member: bool = True,
-    seed: int = 0,
+    seed: int | np.random.Generator = 0,
     progress: Callable[[int, int], None] | None = None,
 ) -> pd.DataFrame:
     """Run the attack on each target for every aux size in ``m_grid``.
@@ -706,6 +721,8 @@ def reidentification_trials(
         ``True``: the target's record is in the release. ``False``: it is
         removed (scores and supports computed without it), so every output is a
         false match: the [NS08] "target not in the sample" experiment.
+    seed : int or numpy.random.Generator
+        See :func:`_target_seeds` (through :func:`anonlab.validation.check_random_state`).
     Other parameters
         As in :func:`make_aux` and :func:`scores`.
 
@@ -714,29 +731,31 @@ def reidentification_trials(
     pandas.DataFrame
         One row per (target, m): ``target, m, n_wrong, member, best,
         best_score, second_score, eccentricity, correct`` (best == target) and
-        ``aux_movies`` (tuple of column indices of the aux).
+        ``aux_movies`` (tuple of column indices of the aux). Score it with
+        :func:`attack_result` and :func:`anonlab.measures.score`.
     """
     grid = _check_m_grid(m_grid)
     targets = np.asarray(targets, dtype=np.int64)
     if targets.size == 0:
         raise ValueError("no targets")
+    rngs = _target_seeds(seed, targets)
     rows_out: list[dict[str, Any]] = []
     for k, t in enumerate(targets):
         aux = make_aux(data, int(t), grid if grid.size > 1 else int(grid[0]),
                        rating_error=rating_error, date_error=date_error,
                        wrong_fraction=wrong_fraction, selection=selection, top_movies=top_movies,
-                       rng=np.random.default_rng([seed, int(t)]))
+                       seed=rngs[k])
         excl = None if member else np.array([t])
         rows, entry, sim, w = _similarities(data, aux, similarity, weights, excl)
         contrib = w[entry] * sim
         enter = aux.enter[entry]
-        score = np.zeros(data.n_users)
+        score_ = np.zeros(data.n_users)
         done = 0
         for mm in grid:
             new = (enter > done) & (enter <= mm)
-            score += np.bincount(rows[new], weights=contrib[new], minlength=data.n_users)
+            score_ += np.bincount(rows[new], weights=contrib[new], minlength=data.n_users)
             done = int(mm)
-            best, b, s2, sd = _top2_std(score, None if member else int(t))
+            best, b, s2, sd = _top2_std(score_, None if member else int(t))
             in_aux = aux.enter <= mm
             rows_out.append({
                 "target": int(t), "m": int(mm), "n_wrong": int(aux.wrong[in_aux].sum()),
@@ -750,85 +769,84 @@ def reidentification_trials(
     return pd.DataFrame(rows_out)
 
 
+def attack_result(trials: pd.DataFrame, phi: float = 1.5, *, name: str | None = None) -> AttackResult:
+    """The attack's outcome at one aux size, in the book's scoring protocol.
+
+    For every trial (one target at one ``m``; members and removed targets may
+    be mixed, as in the [NS08] "target not in the sample" experiment):
+
+    * target: ``"row t"`` for a target in the release, ``"row t, removed"``
+      for the same person removed from it;
+    * truth: the target's record (row ``t``), or ``None`` ("no record") for a
+      removed target, so that any prediction for them is wrong;
+    * prediction: the best-scoring record if the eccentricity test passes
+      (``eccentricity > phi``, [NS08] §4.2), otherwise an abstention ("no
+      match");
+    * confidence: the eccentricity; resources: ``{"aux_ratings": m}``.
+
+    :func:`anonlab.measures.score` then gives precision (re-identified /
+    answered), coverage (answered / targets) and the prediction rate
+    (re-identified / targets, the "re-identification rate" of [NS08]), each
+    with its Wilson interval.
+
+    Examples
+    --------
+    >>> tr = pd.DataFrame({"target": [3, 5, 3], "m": 8, "member": [True, True, False],
+    ...                    "best": [3, 1, 4], "eccentricity": [2.0, 1.8, 1.6]})
+    >>> s = score(attack_result(tr, phi=1.5))
+    >>> s.coverage, round(s.precision, 4), s.n_correct
+    (1.0, 0.3333, 1)
+    """
+    phi = check_number("phi", phi, low=0)
+    ms = pd.unique(trials["m"])
+    if len(ms) != 1:
+        raise ValueError(f"attack_result scores one aux size m at a time; got m = {sorted(ms.tolist())}")
+    m = int(ms[0])
+    member = trials["member"].to_numpy(dtype=bool)
+    target = trials["target"].to_numpy(dtype=np.int64)
+    labels = np.array([f"row {t}" if mem else f"row {t}, removed" for t, mem in zip(target, member)],
+                      dtype=object)
+    truth = np.empty(len(trials), dtype=object)
+    truth[:] = [int(t) if mem else None for t, mem in zip(target, member)]
+    prediction = np.empty(len(trials), dtype=object)
+    prediction[:] = [int(b) for b in trials["best"]]
+    ecc = trials["eccentricity"].to_numpy(dtype=np.float64)
+    kind = ("targets in the release" if member.all() else "targets removed" if not member.any()
+            else "targets in the release and removed")
+    return AttackResult(
+        name or f"Scoreboard-RH, m = {m}, φ = {phi:g} ({kind})", labels, truth, ecc > phi,
+        prediction, confidence=ecc, resources={"aux_ratings": m})
+
+
 def reidentification_rate(trials: pd.DataFrame, phi: float = 1.5,
                           confidence: float = 0.95) -> pd.DataFrame:
     """Share of targets re-identified, per ``m``, with Wilson intervals.
 
-    A target is *re-identified* when the eccentricity test passes
-    (``eccentricity > phi``) and the output record is the target's. For
-    non-member trials the same quantity is 0 by construction, and
-    ``match_rate`` (any output at all) is the false-positive rate.
+    Each ``m`` is scored with :func:`attack_result` and
+    :func:`anonlab.measures.score`. A target is *re-identified* when the
+    eccentricity test passes (``eccentricity > phi``) and the output record is
+    the target's: the share is the protocol's prediction rate ([FW24] Eq 4).
+    For non-member trials it is 0 by construction, and ``match_rate`` (the
+    coverage: any output at all) is the false-positive rate.
 
     Returns
     -------
     pandas.DataFrame
         Indexed by ``m``: ``n, reidentified, rate, ci_low, ci_high`` (rate
         interval), ``top1`` (best record is the target, no threshold),
-        ``match_rate`` (an output was made) and its interval
+        ``matches``, ``match_rate`` (an output was made) and its interval
         ``match_ci_low, match_ci_high``.
     """
-    if not (isinstance(phi, (int, float)) and math.isfinite(phi) and phi >= 0):
-        raise ValueError(f"phi must be a finite number >= 0, got {phi!r}")
-    t = trials.assign(matched=trials["eccentricity"] > phi)
-    t["hit"] = t["matched"] & t["correct"]
-    g = t.groupby("m")
-    out = pd.DataFrame({"n": g.size(), "reidentified": g["hit"].sum(), "top1": g["correct"].mean(),
-                        "matches": g["matched"].sum()})
-    out["rate"] = out["reidentified"] / out["n"]
-    lo, hi = wilson_interval(out["reidentified"].to_numpy(), out["n"].to_numpy(), confidence)
-    out["ci_low"], out["ci_high"] = lo, hi
-    out["match_rate"] = out["matches"] / out["n"]
-    lo, hi = wilson_interval(out["matches"].to_numpy(), out["n"].to_numpy(), confidence)
-    out["match_ci_low"], out["match_ci_high"] = lo, hi
-    return out
-
-
-def precision_coverage(members: pd.DataFrame, non_members: pd.DataFrame | None = None,
-                       phis: Sequence[float] = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0),
-                       confidence: float = 0.95) -> pd.DataFrame:
-    """Precision and coverage of the attack as the threshold ``phi`` is swept.
-
-    Following Francis & Wagner (2024) §2 and §4.3: each target gets a
-    prediction (a record) or none. *Coverage* is the share of targets with a
-    prediction, *precision* the share of predictions that are the target's
-    record. With ``non_members`` (the same targets removed from the release)
-    both populations are attacked, half of them absent, and every prediction
-    for an absent target is a false positive.
-
-    Parameters
-    ----------
-    members, non_members : pandas.DataFrame
-        Trials from :func:`reidentification_trials` (one ``m`` each, or all
-        ``m`` pooled).
-    phis : sequence of float
-        Thresholds.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per ``phi``: ``coverage, precision`` (members only),
-        ``precision_ci_low, precision_ci_high``, ``recall`` (re-identified /
-        members), and with non-members: ``false_match_rate`` (non-members
-        matched / non-members), ``coverage_mixed, precision_mixed``.
-    """
+    check_number("phi", phi, low=0)
     rows = []
-    for phi in phis:
-        mm = members["eccentricity"].to_numpy() > phi
-        tp = int((mm & members["correct"].to_numpy()).sum())
-        n_pred = int(mm.sum())
-        n = len(members)
-        lo, hi = wilson_interval(tp, n_pred, confidence) if n_pred else (math.nan, math.nan)
-        row = {"phi": float(phi), "coverage": n_pred / n,
-               "precision": tp / n_pred if n_pred else math.nan,
-               "precision_ci_low": lo, "precision_ci_high": hi, "recall": tp / n}
-        if non_members is not None:
-            fm = int((non_members["eccentricity"].to_numpy() > phi).sum())
-            nn = len(non_members)
-            row["false_match_rate"] = fm / nn
-            row["coverage_mixed"] = (n_pred + fm) / (n + nn)
-            row["precision_mixed"] = tp / (n_pred + fm) if n_pred + fm else math.nan
-        rows.append(row)
-    return pd.DataFrame(rows)
+    for m, g in trials.groupby("m"):
+        s = score(attack_result(g, phi), confidence=confidence)
+        rows.append({"m": m, "n": s.n_targets, "reidentified": s.n_correct,
+                     "top1": float(g["correct"].mean()), "matches": s.n_predictions,
+                     "rate": s.prediction_rate, "ci_low": s.prediction_rate_ci[0],
+                     "ci_high": s.prediction_rate_ci[1], "match_rate": s.coverage,
+                     "match_ci_low": s.coverage_ci[0], "match_ci_high": s.coverage_ci[1]})
+    return pd.DataFrame(rows).set_index("m")
 
 
 # --------------------------------------------------------------------------- information amplification
@@ -971,9 +989,7 @@ def m_bound(n_records: int, epsilon: float, delta: float) -> float:
     >>> round(m_bound(943, 0.05, 0.5), 3)
     14.203
     """
-    if isinstance(n_records, bool) or not isinstance(n_records, (int, np.integer)) or n_records < 1:
-        raise ValueError(f"n_records must be an integer >= 1, got {n_records!r}")
+    check_int("n_records", _plain(n_records), low=1)
     for name, v in (("epsilon", epsilon), ("delta", delta)):
-        if not (isinstance(v, (int, float)) and 0 < v < 1):
-            raise ValueError(f"{name} must be in (0, 1), got {v!r}")
+        check_number(name, v, low=0, high=1, low_inclusive=False, high_inclusive=False)
     return (math.log(n_records) - math.log(epsilon)) / -math.log1p(-delta)

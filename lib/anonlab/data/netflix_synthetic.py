@@ -45,6 +45,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from anonlab.validation import check_int, check_number, check_random_state
+
 __all__ = [
     "NETFLIX_SHAPE",
     "RatingMatrix",
@@ -396,9 +398,10 @@ def _lognormal_params(mean: float, median: float) -> tuple[float, float]:
     return math.log(median), math.sqrt(2.0 * math.log(mean / median))
 
 
-def _movie_popularity(rng: np.random.Generator, n_movies: int, sigma: float,
+def _movie_popularity(seed: int | np.random.Generator, n_movies: int, sigma: float,
                       cap_share: float, n_users: int, n_ratings: float) -> np.ndarray:
     """Popularity weights pi (sum 1), log-normal, capped at ``cap_share * n_users`` raters."""
+    rng = check_random_state(seed)
     w = rng.lognormal(0.0, sigma, size=n_movies)
     pi = w / w.sum()
     cap = cap_share * n_users / n_ratings
@@ -413,7 +416,7 @@ def _movie_popularity(rng: np.random.Generator, n_movies: int, sigma: float,
     return pi
 
 
-def _bernoulli_rows(rng: np.random.Generator, pi: np.ndarray, k: np.ndarray
+def _bernoulli_rows(seed: int | np.random.Generator, pi: np.ndarray, k: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray]:
     """Distinct movies for heavy users by Poisson sampling: movie j with prob min(1, c_u pi_j).
 
@@ -421,6 +424,7 @@ def _bernoulli_rows(rng: np.random.Generator, pi: np.ndarray, k: np.ndarray
     sorted weights), so each user's expected count is k_u. Returns (row, movie)
     with rows 0..len(k)-1.
     """
+    rng = check_random_state(seed)
     order = np.argsort(-pi)
     ps = pi[order]
     suffix = np.concatenate([np.cumsum(ps[::-1])[::-1], [0.0]])  # suffix[t] = sum_{j>=t} ps[j]
@@ -441,9 +445,10 @@ def _bernoulli_rows(rng: np.random.Generator, pi: np.ndarray, k: np.ndarray
     return np.concatenate(rows), np.concatenate(movies)
 
 
-def _distinct_draws(rng: np.random.Generator, cdf: np.ndarray, k: np.ndarray, n_movies: int,
+def _distinct_draws(seed: int | np.random.Generator, cdf: np.ndarray, k: np.ndarray, n_movies: int,
                     rounds: int = 12) -> tuple[np.ndarray, np.ndarray]:
     """Distinct movies for light users: draw ~pi with replacement, drop repeats, top up."""
+    rng = check_random_state(seed)
     need = k.astype(np.int64).copy()
     keys = np.empty(0, dtype=np.int64)
     for _ in range(rounds):
@@ -510,7 +515,7 @@ def generate_netflix_like(
     max_movie_share : float
         Cap on the share of users who rate any one movie, in (0, 1].
     seed : int or numpy.random.Generator
-        Same seed, same data.
+        Same seed, same data (through :func:`anonlab.validation.check_random_state`).
     block_users : int
         Users generated per block (bounds the working memory).
     heavy_threshold : int
@@ -531,14 +536,11 @@ def generate_netflix_like(
     """
     for name, v, lo in (("n_users", n_users, 2), ("n_movies", n_movies, 2),
                         ("block_users", block_users, 1), ("heavy_threshold", heavy_threshold, 1)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
-            raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
-    if not 0 < max_movie_share <= 1:
-        raise ValueError(f"max_movie_share must be in (0, 1], got {max_movie_share}")
-    if not movie_popularity_sigma > 0:
-        raise ValueError(f"movie_popularity_sigma must be > 0, got {movie_popularity_sigma}")
+        check_int(name, int(v) if isinstance(v, np.integer) else v, low=lo)
+    check_number("max_movie_share", max_movie_share, low=0, high=1, low_inclusive=False)
+    check_number("movie_popularity_sigma", movie_popularity_sigma, low=0, low_inclusive=False)
     mu, sigma = _lognormal_params(mean_ratings_per_user, median_ratings_per_user)
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = check_random_state(seed)
     t0 = time.perf_counter()
 
     k = np.rint(rng.lognormal(mu, sigma, size=n_users)).astype(np.int64)
