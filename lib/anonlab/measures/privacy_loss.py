@@ -103,7 +103,7 @@ class PrivacyLossDistribution:
 
     def canonical(self, decimals: int = 9) -> pd.DataFrame:
         """Atoms with equal loss (rounded) merged, sorted by loss: the distribution itself."""
-        key = np.round(np.where(np.isfinite(self.loss), self.loss, np.sign(self.loss) * 1e300), decimals)
+        key = np.round(np.where(np.isfinite(self.loss), self.loss, np.sign(self.loss) * 1e30), decimals)
         df = pd.DataFrame({"loss": key, "log_prob": self.log_prob})
         df = df[np.isfinite(df.log_prob)]
         out = df.groupby("loss", sort=True)["log_prob"].agg(lambda s: float(logsumexp(s.to_numpy())))
