@@ -28,7 +28,6 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.special import logsumexp
 
 from ..measures.privacy_loss import (
     PrivacyLossDistribution,
@@ -111,7 +110,8 @@ def output_distribution(query: str | Callable[[np.ndarray], np.ndarray], n: int,
     out = np.round(f(x), decimals)
     logp = np.log(pr)[idx].sum(axis=1)
     values, inv = np.unique(out, return_inverse=True)
-    merged = np.array([logsumexp(logp[inv == j]) for j in range(len(values))])
+    order = np.argsort(inv, kind="stable")
+    merged = np.logaddexp.reduceat(logp[order], np.searchsorted(inv[order], np.arange(len(values))))
     return values, merged
 
 

@@ -59,9 +59,8 @@ from functools import lru_cache
 
 import numpy as np
 from scipy import stats
-from scipy.special import logsumexp
 
-from ..measures.privacy_loss import PartialKnowledgeDelta, partial_knowledge_delta
+from ..measures.privacy_loss import PartialKnowledgeDelta, logsumexp, partial_knowledge_delta
 from ..validation import ParameterError, check_choice, check_int, check_number, check_random_state
 
 __all__ = [
