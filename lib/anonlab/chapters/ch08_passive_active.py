@@ -59,6 +59,8 @@ __all__ = [
     "measure_theorem1",
     "measure_axioms",
     "measure_reducibility",
+    "plot_delta_panels",
+    "plot_p_summary",
 ]
 
 LN10 = float(np.log(10))
@@ -493,3 +495,76 @@ def measure_reducibility(referendum_result: PartialKnowledgeDelta, referendum_ta
                           f"thresholded tally in {int(remark2[remark2.mechanism == 'thresholded tally'].same_as_smaller_database.sum())}"
                           f" of {int((remark2.mechanism == 'thresholded tally').sum())} (p, attacker) cases")),
     }
+
+
+# ---------------------------------------------------------------------------
+# Figures (matplotlib is imported only when a figure is drawn)
+# ---------------------------------------------------------------------------
+
+STYLE = {"passive": dict(color="#1565c0", label="passive attacker (PPKDP)"),
+         "active": dict(color="#c62828", linestyle="--", label="active attacker (APKDP)")}
+
+
+def plot_delta_panels(sweep: Mapping[tuple[str, float], PartialKnowledgeDelta], p_values: Sequence[float],
+                      mechanism: str = "thresholded tally", reference: str | None = "exact tally",
+                      delta_private: float | None = None, ncols: int = 4):
+    """Small multiples, one panel per p: log10 δ(ε) of the passive and the active attacker.
+
+    ``reference`` (dotted black) is a mechanism for which both attackers
+    coincide, e.g. the exact tally. δ = 0 is not drawn (log10 0 = −∞).
+    """
+    import matplotlib.pyplot as plt
+
+    ps = list(p_values)
+    ncols = min(ncols, len(ps))
+    nrows = int(np.ceil(len(ps) / ncols))
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.3 * ncols, 2.8 * nrows), squeeze=False)
+    for ax, p in zip(axes.ravel(), ps):
+        r = sweep[mechanism, float(p)]
+        for who in ("passive", "active"):
+            ax.plot(r.epsilons, log10(getattr(r, f"log_{who}")), marker=".", **STYLE[who])
+        if reference is not None:
+            ref = sweep[reference, float(p)]
+            ax.plot(ref.epsilons, log10(ref.log_active), ":", color="black", label=f"{reference} (both)")
+        if delta_private is not None:
+            ax.axhline(np.log10(delta_private), color="grey", linewidth=0.8)
+        ax.set_title(f"p = {p:g}", fontsize=9)
+    for ax in axes.ravel()[len(ps):]:
+        ax.set_visible(False)
+    for ax in axes[-1]:
+        ax.set_xlabel("ε")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("log10 δ(ε)")
+    axes[0, 0].legend(fontsize=7)
+    fig.suptitle(mechanism)
+    fig.tight_layout()
+    return fig
+
+
+def plot_p_summary(table: pd.DataFrame, epsilon_verdict: float, delta_private: float,
+                   reveal_probability: float, p_example: float):
+    """Two panels against p: log10 δ at ε_verdict (passive, active, exact tally); Pr[the vote is settled]."""
+    import matplotlib.pyplot as plt
+
+    thr = table[table.mechanism == "thresholded tally"].sort_values("p")
+    ex = table[table.mechanism == "exact tally"].sort_values("p")
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.8))
+    a.plot(thr.p, thr.log10_delta_passive, marker="o", **STYLE["passive"])
+    a.plot(thr.p, thr.log10_delta_active, marker="s", **STYLE["active"])
+    a.plot(ex.p, ex.log10_delta_active, ":", color="black", marker=".", label="exact tally (both)")
+    a.axhline(np.log10(delta_private), color="grey", linewidth=0.8, label=f"δ = {delta_private:g}")
+    a.set(xscale="log", xlabel="p (probability of a Yes vote)", ylabel=f"log10 δ(ε = {epsilon_verdict:g})",
+          title="thresholded tally: δ at one ε")
+    b.plot(thr.p, thr.settled_active, marker="s", color=STYLE["active"]["color"],
+           label="active: output settles the target's vote")
+    b.plot(thr.p, 10.0 ** thr.log10_settled_passive, marker="o", color=STYLE["passive"]["color"],
+           label="passive: same")
+    b.axhline(reveal_probability, color="grey", linewidth=0.8, label=f"'high probability' bar ({reveal_probability:g})")
+    for ax in (a, b):
+        ax.axvline(p_example, color="#888", linestyle="-.", linewidth=0.8)
+    b.set(xscale="log", xlabel="p (probability of a Yes vote)", ylabel="probability", ylim=(-0.02, 1.02),
+          title="Pr[privacy loss = ∞] (the vote is certain)")
+    a.legend(fontsize=7)
+    b.legend(fontsize=7)
+    fig.tight_layout()
+    return fig

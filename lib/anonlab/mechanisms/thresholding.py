@@ -60,7 +60,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import stats
 
-from ..measures.privacy_loss import PartialKnowledgeDelta, logsumexp, partial_knowledge_delta
+from ..measures.privacy_loss import LOSS_TOLERANCE, PartialKnowledgeDelta, logsumexp, partial_knowledge_delta
 from ..validation import ParameterError, check_choice, check_int, check_number, check_random_state
 
 __all__ = [
@@ -446,6 +446,8 @@ def dp_delta(mech: CountingMechanism, n_voters: int, epsilons: Sequence[float]) 
 
     Uses :func:`neighbour_distributions` (linear space, explicit noise
     window), an implementation independent of :func:`conditional_distributions`.
+    Ratios within a relative 1e-9 of e^ε count as equal to it (rounding), as in
+    :data:`anonlab.measures.privacy_loss.LOSS_TOLERANCE`.
     """
     n = check_int("n_voters", n_voters, low=1, high=MAX_RECORDS)
     eps = np.asarray(list(epsilons), dtype=float)
@@ -454,7 +456,7 @@ def dp_delta(mech: CountingMechanism, n_voters: int, epsilons: Sequence[float]) 
         labels, no, yes = neighbour_distributions(mech, c)
         for p1, p2 in ((yes, no), (no, yes)):
             with np.errstate(over="ignore"):
-                d = np.array([np.maximum(0.0, p1 - np.exp(e) * p2).sum() if np.isfinite(e)
-                              else p1[p2 == 0].sum() for e in eps])
+                d = np.array([np.where(p1 > np.exp(e) * p2 * (1 + LOSS_TOLERANCE), p1 - np.exp(e) * p2, 0.0).sum()
+                              if np.isfinite(e) else p1[p2 == 0].sum() for e in eps])
             worst = np.maximum(worst, d)
     return worst
