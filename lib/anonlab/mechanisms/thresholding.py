@@ -79,6 +79,7 @@ __all__ = [
     "neighbour_distributions",
     "tally_partial_knowledge_delta",
     "tally_loss_samples",
+    "privacy_loss_of_outputs",
     "dp_delta",
 ]
 
@@ -414,6 +415,31 @@ def tally_partial_knowledge_delta(mech: CountingMechanism, n_voters: int, p: flo
     return partial_knowledge_delta(conditional, bs, log_bg, epsilons)
 
 
+def privacy_loss_of_outputs(mech: CountingMechanism, n_unknown: int, p: float, known_yes: np.ndarray,
+                            labels: np.ndarray, target: int = 1) -> np.ndarray:
+    """The exact privacy loss ln P(O | t) / P(O | 1 − t) of observed outputs (atoms), one per draw.
+
+    ``known_yes`` and ``labels`` are arrays of the same length, as returned by
+    :func:`sample_outputs`; ``±inf`` where the output rules one vote out.
+    """
+    known_yes = np.asarray(known_yes)
+    labels = np.asarray(labels)
+    loss = np.empty(len(labels))
+    for bv in np.unique(known_yes):
+        d = conditional_distributions(mech, n_unknown, p, int(bv))
+        with np.errstate(invalid="ignore"):
+            lt = d.log_prob[target] - d.log_prob[1 - target]
+        lt = np.where(np.isneginf(d.log_prob[1 - target]), np.inf, lt)
+        lt = np.where(np.isneginf(d.log_prob[target]), -np.inf, lt)
+        order = np.argsort(d.labels)
+        sel = known_yes == bv
+        pos = order[np.minimum(np.searchsorted(d.labels[order], labels[sel]), len(order) - 1)]
+        if not np.array_equal(d.labels[pos], labels[sel]):  # pragma: no cover - a bug in the atoms
+            raise RuntimeError("a simulated output is not an atom of the exact distribution")
+        loss[sel] = lt[pos]
+    return loss
+
+
 def tally_loss_samples(mech: CountingMechanism, n_voters: int, p: float, known: int, target: int,
                        n_samples: int, seed: int | np.random.Generator | None = None,
                        known_yes: int | None = None) -> np.ndarray:
@@ -425,20 +451,7 @@ def tally_loss_samples(mech: CountingMechanism, n_voters: int, p: float, known: 
     (:func:`anonlab.measures.privacy_loss.monte_carlo_delta`).
     """
     b, out = sample_outputs(mech, n_voters, p, known, target, n_samples, seed, known_yes)
-    m = n_voters - 1 - known
-    loss = np.empty(len(out))
-    for bv in np.unique(b):
-        d = conditional_distributions(mech, m, p, int(bv))
-        with np.errstate(invalid="ignore"):
-            lt = d.log_prob[target] - d.log_prob[1 - target]
-        lt = np.where(np.isneginf(d.log_prob[1 - target]), np.inf, lt)
-        order = np.argsort(d.labels)
-        sel = b == bv
-        pos = order[np.searchsorted(d.labels[order], out[sel])]
-        if not np.array_equal(d.labels[pos], out[sel]):  # pragma: no cover - a bug in the atoms
-            raise RuntimeError("a simulated output is not an atom of the exact distribution")
-        loss[sel] = lt[pos]
-    return loss
+    return privacy_loss_of_outputs(mech, n_voters - 1 - known, p, b, out, target)
 
 
 def dp_delta(mech: CountingMechanism, n_voters: int, epsilons: Sequence[float]) -> np.ndarray:
