@@ -14,7 +14,7 @@ Examples
 >>> from anonlab.measures import score
 >>> s = score(r)
 >>> s.precision, round(s.coverage, 2)  # (1 - p)^899 = 0.914 in expectation
-(1.0, 0.91)
+(1.0, 0.92)
 """
 
 from __future__ import annotations
