@@ -296,3 +296,28 @@ def test_every_ledger_claim_of_the_chapter_is_measured(small_run):
     ledger = {c.id for c in claims.load_ledger() if c.chapter == "08_passive_active"}
     assert set(measured) == ledger
     assert isinstance(ch.sweep_table(sweep, 1.0, 1e-6, 0.5), pd.DataFrame)
+
+
+# --- the certain-vote attack on the yardstick ------------------------------------------------
+
+def test_certain_vote_attack_is_always_right_and_covers_as_predicted():
+    from anonlab.attacks.passive_active import certain_vote_attack
+    from anonlab.measures import score, wilson_interval
+
+    p, m = 0.002, 299
+    r = certain_vote_attack(thresholded_tally(20), 320, p, 20, 40_000, seed=1, known_yes=20)
+    s = score(r)
+    assert s.precision == 1.0
+    # certain iff (target No and ⊥): Pr = (1 - p) (1 - p)^m
+    lo, hi = wilson_interval(int(r.predicted.sum()), r.n_targets, 0.999)
+    assert lo <= (1 - p) ** (m + 1) <= hi
+    passive = certain_vote_attack(thresholded_tally(20), 320, p, 20, 40_000, seed=1)
+    assert passive.predicted.sum() == 0
+    assert r.resources == {"aux_records": 20, "controlled_records": 20}
+
+
+def test_attack_results_pairs_each_attack_with_a_baseline():
+    out = ch.attack_results(120, 10, 10, [0.001], 2000, 0)
+    assert set(out) == {"passive attacker, p = 0.001", "active attacker, p = 0.001"}
+    for res, base in out.values():
+        assert base.n_targets == res.n_targets and base.predicted.all()

@@ -60,6 +60,7 @@ __all__ = [
     "measure_theorem1",
     "measure_axioms",
     "measure_reducibility",
+    "attack_results",
     "plot_delta_panels",
     "plot_p_summary",
 ]
@@ -575,3 +576,21 @@ def plot_p_summary(table: pd.DataFrame, epsilon_verdict: float, delta_private: f
     b.legend(fontsize=7)
     fig.tight_layout()
     return fig
+
+
+def attack_results(n_voters: int, threshold: int, known_votes: int, p_values: Sequence[float],
+                   n_targets: int, seed: int) -> dict[str, tuple[Any, Any]]:
+    """The certain-vote attack (:func:`anonlab.attacks.passive_active.certain_vote_attack`) on the
+    thresholded tally, passive and active (every known vote Yes), at each p, with the majority-guess
+    baseline on the same targets: ``{name: (result, baseline)}`` for ``Recorder.record_attack``."""
+    from ..attacks.passive_active import certain_vote_attack
+    from ..measures.protocol import majority_baseline
+
+    rng = np.random.default_rng(seed)
+    out = {}
+    for p in p_values:
+        for who, b in (("passive", None), ("active", known_votes)):
+            r = certain_vote_attack(thresholded_tally(threshold), n_voters, float(p), known_votes, n_targets, rng,
+                                    known_yes=b, name=f"{who} attacker, p = {float(p):g}")
+            out[r.attack] = (r, majority_baseline(r.truth, targets=r.targets))
+    return out
