@@ -29,8 +29,6 @@ VERDICTS_DIR = Path(__file__).resolve().parent / "verdicts"
 # Small parameters of chapters that have no declaration in anonlab.chapters
 # yet; a declared chapter's small parameters are its `quick` preset.
 LEGACY_SMALL: dict[str, dict[str, object]] = {
-    "03_netflix_eccentricity": {"m_grid": [1, 2, 4, 8], "n_targets": 40, "synthetic_users": 5000,
-                                "synthetic_targets": 20, "synthetic_m_grid": [2, 8]},
     "06_diffix_attacks": {"n_users": 20, "complete_k_values": [2, 3], "n_simulations": 100,
                           "n_monte_carlo": 1000, "complete_salts": 2, "n_salts": 4,
                           "fig3_k_star_adult": [4, 10], "fig3_k_star_census": [5], "fig3_users_census": 10,

@@ -35,7 +35,7 @@ def test_defaults_validate_and_values_are_returned_unchanged() -> None:
     ({"eps": [1, 2, 3, 4]}, "at most 3"),
     ({"table": "x"}, "'table' must be one of"),
     ({"attrs": ["zip"]}, "unknown value"),
-    ({"path": "/no/such/file"}, "'path': no file"),
+    ({"path": "/no/such/file"}, "'path': no file or folder"),
     ({"k": 200}, "needs table 'adult'"),
 ])
 def test_every_bad_value_names_its_parameter(values: dict, match: str) -> None:

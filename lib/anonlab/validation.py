@@ -244,12 +244,12 @@ def check_str_list(
 
 
 def check_path(name: str, value: Any, *, must_exist: bool = True) -> str:
-    """Check a path to a file the user supplies; the message names the parameter."""
+    """Check a path to a file or folder the user supplies; the message names the parameter."""
     from pathlib import Path
 
     check_str(name, value)
-    if must_exist and not Path(value).expanduser().is_file():
-        raise ParameterError(f"parameter {name!r}: no file at {value!r}")
+    if must_exist and not Path(value).expanduser().exists():
+        raise ParameterError(f"parameter {name!r}: no file or folder at {value!r}")
     return value
 
 

@@ -128,7 +128,7 @@ PARAMETERS = ParameterSpec([
           "data of the main curves: MovieLens 100K (real, fetched), your Netflix Prize copy, or synthetic",
           choices=DATASETS),
     Param("netflix_path", "path", None,
-          "your Netflix Prize copy (a combined_data file; only with dataset 'netflix-prize')", nullable=True),
+          "your Netflix Prize copy: the training_set folder or a combined_data file (only with dataset 'netflix-prize')", nullable=True),
     Param("m_grid", "int_list", [1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20],
           "aux sizes m: movies the adversary knows", low=1, high=M_MAX, max_len=40),
     Param("n_targets", "int", 500, "targets attacked per curve (without replacement)", low=10, high=5_000),
