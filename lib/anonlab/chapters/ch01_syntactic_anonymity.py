@@ -72,6 +72,7 @@ __all__ = [
     "measure_t_closeness_claims",
     "plot_sweep",
     "plot_t_closeness",
+    "salary_bands",
     "salary_similarity_table",
     "sample_adult",
     "score_text",
@@ -456,12 +457,24 @@ def measure_similarity_claim(sd3: pd.DataFrame, hierarchy: ms.Hierarchy) -> dict
     }
 
 
+def salary_bands(salary: pd.Series, band_width: int) -> pd.Series:
+    """Salaries replaced by equal-width bands starting at the lowest: a one-level hierarchy of Salary.
+
+    :func:`~anonlab.mechanisms.syntactic.generalize_numeric` with ``width =
+    band_width`` and ``origin = min(salary)``, as strings.
+
+    >>> salary_bands(pd.Series([3000, 5000, 6000, 11000]), 3000).tolist()
+    ['[3000, 6000)', '[3000, 6000)', '[6000, 9000)', '[9000, 12000)']
+    """
+    w = check_int("salary_band_width", band_width, low=1)
+    return syn.generalize_numeric(salary, width=w, origin=float(salary.min())).astype(str)
+
+
 def salary_similarity_table(sd3: pd.DataFrame, band_width: int) -> pd.DataFrame:
     """The similarity check on Salary: each class's salaries, grouped in bands of ``band_width``.
 
     Salaries are replaced by equal-width bands starting at the table's lowest
-    salary (:func:`~anonlab.mechanisms.syntactic.generalize_numeric` with
-    ``origin = min(salary)``: a one-level hierarchy of Salary) and the
+    salary (:func:`salary_bands`: a one-level hierarchy of Salary) and the
     homogeneity check is rerun on the bands, as
     :func:`similarity_table` does for Disease. Columns ``zip_code``, ``age``,
     ``size``, ``n_distinct`` (salaries), ``n_bands`` (bands spanned) and
@@ -471,10 +484,8 @@ def salary_similarity_table(sd3: pd.DataFrame, band_width: int) -> pd.DataFrame:
     >>> salary_similarity_table(s.sd3, 3000)[["n_distinct", "n_bands", "band"]].values.tolist()
     [[3, 1, '[3000, 6000)'], [3, 2, 'several'], [3, 2, 'several']]
     """
-    w = check_int("salary_band_width", band_width, low=1)
     qis = tables.SALARY_DISEASE_QUASI_IDENTIFIERS
-    bands = sd3.assign(salary_band=syn.generalize_numeric(sd3["salary"], width=w,
-                                                           origin=float(sd3["salary"].min())).astype(str))
+    bands = sd3.assign(salary_band=salary_bands(sd3["salary"], band_width))
     by_salary = ms.equivalence_classes(sd3, qis, "salary")[["zip_code", "age", "size", "n_distinct"]]
     by_band = ms.equivalence_classes(bands, qis, "salary_band")[["n_distinct", "top_value"]]
     one = by_band["n_distinct"].to_numpy() == 1
