@@ -5,12 +5,18 @@ The chapter reproduces the numbers of the lecture slides (CMU 18-734, Fall
 printed tables (:mod:`anonlab.data.tables`), then applies the same measures
 to UCI Adult. This module holds
 
-* :data:`CHAPTER`, the declared parameters and the quick preset;
+* :data:`CHAPTER`, the declared parameters, the quick preset, the learning
+  goals and the predict-first exercises;
 * the slides' tables in one bundle (:func:`slide_tables`) and the functions
   that decide the slides' claims (:func:`measure_slides_claims`, one
   function per section: :func:`measure_fig2_claims`,
   :func:`measure_ldiv_claims`, :func:`measure_similarity_claim`,
   :func:`measure_t_closeness_claims`, :func:`measure_linking_uniqueness_claim`);
+* the Disease t under each reading of the hierarchy the slides leave
+  unstated (:func:`disease_t_readings`, recorded as the claim's
+  alternatives), the similarity check on Salary bands
+  (:func:`salary_similarity_table`) and the verdict paragraph generated
+  from the record (:func:`verdict_summary`);
 * the Adult side: the sample (:func:`sample_adult`), the generalisation
   ladder (:func:`adult_ladder`, :func:`describe_ladder`), the table the
   homogeneity attack targets (:func:`attacked_table`) and what the ladder's
