@@ -234,7 +234,7 @@ CHAPTER = Chapter(
             "bucket5",
             "**Predict**: with age ranges of 5 years instead of 10 at level 1 "
             "(`age_bucket_width = 5`), will the suppression cost at level 3 go up or down, and "
-            "by about how much? At which level does k first reach the target without "
+            "by about how much? At which level, if any, does k first reach the target without "
             "suppression? Then run it.",
             {"age_bucket_width": 5},
             {"supp_level1": "records suppressed at level 1",
