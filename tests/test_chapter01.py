@@ -164,10 +164,11 @@ def test_similarity_claim_can_fail(slides):
 def test_t_closeness_table_and_the_taller_hierarchy(slides):
     t = ch.t_closeness_table(slides.sdt, slides.hierarchy)
     assert list(t.columns) == ["zip_code", "age", "size", "salary (ordered)",
-                               "disease (hierarchical)", "disease (equal)"]
+                               "disease (hierarchical)", "disease (one level taller)", "disease (equal)"]
     assert t["salary (ordered)"].max() == pytest.approx(1 / 6)
     assert t["disease (hierarchical)"].max() == pytest.approx(8 / 27)
     assert t["disease (equal)"].max() == pytest.approx(5 / 9)
+    assert t["disease (one level taller)"].max() == pytest.approx(5 / 18)
     taller = ch.taller_hierarchy(slides.hierarchy)
     assert ms.hierarchy_height(taller) == ms.hierarchy_height(slides.hierarchy) + 1 == 4
     # same leaves, same groups; only the systems gain a parent
@@ -288,7 +289,9 @@ def test_figures_draw(slides, toy_adult):
     import matplotlib.pyplot as plt
 
     fig = ch.plot_t_closeness(ch.t_closeness_table(slides.sdt, slides.hierarchy), 0.167, 0.278)
-    assert len(fig.axes) == 2 and fig.axes[0].get_ylim()[1] == pytest.approx(1.2 * 0.2962962962962963)
+    assert len(fig.axes) == 2 and fig.axes[0].get_ylim()[1] == pytest.approx(1.35 * 5 / 9)
+    assert len(fig.axes[1].patches) == 3 * 3  # three readings x three classes
+    assert [t.get_text() for t in fig.axes[1].get_legend().get_texts()] == ["slides: t", *ch.DISEASE_T_READINGS]
     qis = ["age", "sex", "race", "native_country"]
     sweep = syn.generalisation_sweep(toy_adult, qis, "occupation", ch.adult_ladder(toy_adult, 10), k=2)
     fig2 = ch.plot_sweep(sweep, 2)
@@ -323,6 +326,7 @@ def test_disease_t_readings_exact_values(slides):
     # the hierarchical reading is the maximum of the per-class column the chapter shows
     t = ch.t_closeness_table(slides.sdt, slides.hierarchy)
     assert r["Li et al. (height 3)"] == t["disease (hierarchical)"].max()
+    assert r["one level taller (height 4)"] == pytest.approx(t["disease (one level taller)"].max())
     assert r["no hierarchy (equal distance)"] == pytest.approx(t["disease (equal)"].max())
     # a flat hierarchy (every disease a child of the root) is the equal distance
     flat = {"*": sorted(set(slides.sdt["disease"]))}
