@@ -123,7 +123,12 @@ def test_measure_slides_claims_values_and_notes(slides):
     assert got["slides.tclose.salary_t"][0] == pytest.approx(1 / 6, abs=1e-15)
     assert got["slides.tclose.disease_t"] == (
         pytest.approx(8 / 27, abs=1e-15),
-        "hierarchical EMD with Li et al.'s height-3 hierarchy = 8/27; a height-4 tree would give 0.278")
+        "hierarchical EMD; t = 8/27 (Li et al. (height 3)), 5/18 (one level taller (height 4)), "
+        "5/9 (no hierarchy (equal distance))")
+    assert m["slides.tclose.disease_t"].alternatives == pytest.approx(
+        {"Li et al. (height 3)": 8 / 27, "one level taller (height 4)": 5 / 18,
+         "no hierarchy (equal distance)": 5 / 9}, abs=1e-15)
+    assert all(x.alternatives is None for cid, x in m.items() if cid != "slides.tclose.disease_t")
     assert got["slides.linking.zip_gender_dob_unique"][0] is None
     # plain Python values (JSON and the -W book build need them)
     assert all(type(x.value) in (int, float, bool, type(None)) for x in m.values())
@@ -159,10 +164,11 @@ def test_similarity_claim_can_fail(slides):
 def test_t_closeness_table_and_the_taller_hierarchy(slides):
     t = ch.t_closeness_table(slides.sdt, slides.hierarchy)
     assert list(t.columns) == ["zip_code", "age", "size", "salary (ordered)",
-                               "disease (hierarchical)", "disease (equal)"]
+                               "disease (hierarchical)", "disease (one level taller)", "disease (equal)"]
     assert t["salary (ordered)"].max() == pytest.approx(1 / 6)
     assert t["disease (hierarchical)"].max() == pytest.approx(8 / 27)
     assert t["disease (equal)"].max() == pytest.approx(5 / 9)
+    assert t["disease (one level taller)"].max() == pytest.approx(5 / 18)
     taller = ch.taller_hierarchy(slides.hierarchy)
     assert ms.hierarchy_height(taller) == ms.hierarchy_height(slides.hierarchy) + 1 == 4
     # same leaves, same groups; only the systems gain a parent
@@ -253,7 +259,8 @@ def test_sweep_findings_on_a_real_sweep_and_the_edges(toy_adult):
     assert f["supp_level1"] == sweep.loc[1, "suppressed"]
     assert all(type(v) in (str, float) for v in f.values())
     # nothing reaches k; everything suppressed at level 3
-    edge = pd.DataFrame({"k": [1] * 7, "suppressed": [1.0] * 7,
+    assert f["t_level3"] == sweep.loc[3, "t"]
+    edge = pd.DataFrame({"k": [1] * 7, "suppressed": [1.0] * 7, "t": [0.5] * 7,
                          "l_distinct_after": [np.nan] * 7, "l_entropy_after": [np.nan] * 7})
     f = ch.sweep_findings(edge, 2)
     assert f["first_level_k"] == "no level of the ladder"
@@ -282,7 +289,9 @@ def test_figures_draw(slides, toy_adult):
     import matplotlib.pyplot as plt
 
     fig = ch.plot_t_closeness(ch.t_closeness_table(slides.sdt, slides.hierarchy), 0.167, 0.278)
-    assert len(fig.axes) == 2 and fig.axes[0].get_ylim()[1] == pytest.approx(1.2 * 0.2962962962962963)
+    assert len(fig.axes) == 2 and fig.axes[0].get_ylim()[1] == pytest.approx(1.35 * 5 / 9)
+    assert len(fig.axes[1].patches) == 3 * 3  # three readings x three classes
+    assert [t.get_text() for t in fig.axes[1].get_legend().get_texts()] == ["slides: t", *ch.DISEASE_T_READINGS]
     qis = ["age", "sex", "race", "native_country"]
     sweep = syn.generalisation_sweep(toy_adult, qis, "occupation", ch.adult_ladder(toy_adult, 10), k=2)
     fig2 = ch.plot_sweep(sweep, 2)
@@ -290,11 +299,176 @@ def test_figures_draw(slides, toy_adult):
     plt.close("all")
 
 
-def test_exercise_1_code_runs(slides):
-    """Exercise 1 quotes library code; it must keep working after moves in the library."""
+def test_publishing_nationality_in_figure_2_breaks_k(slides):
+    """What Figure 2 gains by suppressing nationality (the old Exercise 1, now a unit test)."""
+    with_nationality = slides.fig2.assign(nationality=slides.micro["nationality"])
+    assert ms.k_anonymity(slides.fig2, tables.INPATIENT_QUASI_IDENTIFIERS) == 4
+    assert ms.k_anonymity(with_nationality, tables.INPATIENT_QUASI_IDENTIFIERS) == 1
+
+
+# ---------------------------------------------------------------------------
+# the Disease t under each reading of the unstated hierarchy (issue 16)
+# ---------------------------------------------------------------------------
+
+
+def test_the_readings_are_the_ledgers_choices():
+    from anonlab import claims
+
+    c = claims.claim("slides.tclose.disease_t")
+    assert tuple(c.alternatives()) == ch.DISEASE_T_READINGS
+    assert c.choices[0]["default"] == ch.DISEASE_T_READINGS[0]
+
+
+def test_disease_t_readings_exact_values(slides):
+    r = ch.disease_t_readings(slides.sdt, slides.hierarchy)
+    assert list(r) == list(ch.DISEASE_T_READINGS)
+    assert r == pytest.approx(dict(zip(ch.DISEASE_T_READINGS, [8 / 27, 5 / 18, 5 / 9])), abs=1e-15)
+    # the hierarchical reading is the maximum of the per-class column the chapter shows
+    t = ch.t_closeness_table(slides.sdt, slides.hierarchy)
+    assert r["Li et al. (height 3)"] == t["disease (hierarchical)"].max()
+    assert r["one level taller (height 4)"] == pytest.approx(t["disease (one level taller)"].max())
+    assert r["no hierarchy (equal distance)"] == pytest.approx(t["disease (equal)"].max())
+    # a flat hierarchy (every disease a child of the root) is the equal distance
+    flat = {"*": sorted(set(slides.sdt["disease"]))}
+    assert ch.disease_t_readings(slides.sdt, flat)["Li et al. (height 3)"] == pytest.approx(5 / 9)
+
+
+def test_disease_t_readings_table(slides):
+    t = ch.disease_t_readings_table(slides.sdt, slides.hierarchy)
+    assert list(t.index) == list(ch.DISEASE_T_READINGS)
+    assert t["exact"].tolist() == ["8/27", "5/18", "5/9"]
+    assert t["within tolerance"].tolist() == [False, True, False]
+    assert (t["reported"] == 0.278).all()
+
+
+def _record(tmp_path, measurements):
+    from anonlab import claims
+
+    rec = claims.Recorder(ch.NAME, out_dir=tmp_path)
+    rec.record_all(measurements)
+    return rec
+
+
+def test_the_disease_t_verdict_is_computed_from_every_reading(slides, tmp_path):
+    from anonlab import claims
+
+    rec = _record(tmp_path, ch.measure_slides_claims(slides))
+    entry = rec.results["slides.tclose.disease_t"]
+    assert entry["verdict"] == "depends on an unstated choice"
+    assert {k: a["verdict"] for k, a in entry["alternatives"].items()} == {
+        "Li et al. (height 3)": "not reproduced", "one level taller (height 4)": "reproduced",
+        "no hierarchy (equal distance)": "not reproduced"}
+    # every other claim of the slides keeps its verdict
+    verdicts = {cid: r["verdict"] for cid, r in rec.results.items()}
+    assert verdicts["slides.linking.zip_gender_dob_unique"] == "data unavailable"
+    assert [v for cid, v in verdicts.items() if cid not in (
+        "slides.tclose.disease_t", "slides.linking.zip_gender_dob_unique")] == ["reproduced"] * 7
+    # the verdict can fail both ways: same verdict under every reading -> that verdict
+    c = claims.claim("slides.tclose.disease_t")
+    miss = {"measured": 0.3, "alternatives": {k: {"measured": v} for k, v in
+                                              zip(ch.DISEASE_T_READINGS, [0.3, 0.31, 0.5])}}
+    hit = {"measured": 0.278, "alternatives": {k: {"measured": 0.278} for k in ch.DISEASE_T_READINGS}}
+    assert claims.decide(c, miss) == "not reproduced" and claims.decide(c, hit) == "reproduced"
+    # a reading missing from the measurement is refused
+    bad = ch.measure_slides_claims(slides)["slides.tclose.disease_t"]
+    with pytest.raises(claims.ClaimError, match="each alternative"):
+        rec.record("slides.tclose.disease_t", bad.value, alternatives={"Li et al. (height 3)": bad.value})
+
+
+def test_verdict_summary_is_generated_from_the_record(slides, tmp_path):
+    rec = _record(tmp_path, ch.measure_slides_claims(slides))
+    text = ch.verdict_summary(rec.results)
+    assert text.startswith("Reproduced: k of Figure 2, ")
+    assert ("Depends on an unstated choice: the Disease t — reproduced with *one level taller "
+            "(height 4)* (0.278); not reproduced with *Li et al. (height 3)* (0.296) and "
+            "*no hierarchy (equal distance)* (0.556).") in text
+    assert text.endswith("Data unavailable: the US uniqueness figure.")
+    assert "Not reproduced:" not in text
+    for label in ch.CLAIM_LABELS.values():
+        assert text.count(label) == 1, label
+    assert set(ch.CLAIM_LABELS) == set(rec.results)
+    # a changed record changes the text (nothing typed)
+    results = dict(rec.results)
+    results["slides.ldiv.table.k"] = dict(results["slides.ldiv.table.k"], verdict="not reproduced")
+    assert "Not reproduced: k of the l-diversity table." in ch.verdict_summary(results)
+
+
+# ---------------------------------------------------------------------------
+# the similarity check on Salary
+# ---------------------------------------------------------------------------
+
+
+def test_salary_bands():
+    s = pd.Series([3000, 4000, 5000, 11000])
+    assert ch.salary_bands(s, 2000).tolist() == ["[3000, 5000)", "[3000, 5000)", "[5000, 7000)",
+                                                  "[11000, 13000)"]
+    assert ch.salary_bands(s, ch.SALARY_SPAN).nunique() == 1
+    with pytest.raises(ParameterError, match="salary_band_width' must be >= 1"):
+        ch.salary_bands(s, 0)
+
+
+@pytest.mark.parametrize("width, n_bands", [
+    (1000, [3, 3, 3]),  # each salary its own band: the distinct l
+    (2000, [2, 2, 3]),  # bands 3-4K | 5-6K | 7-8K | 9-10K | 11-12K: {3,4|5}, {7|9,10}, {6|8|11}
+    (3000, [1, 2, 2]),  # low / medium / high: the first class is all "low"
+    (ch.SALARY_SPAN, [1, 1, 1]),
+])
+def test_salary_similarity_table(slides, width, n_bands):
+    t = ch.salary_similarity_table(slides.sd3, width)
+    assert t[["zip_code", "age"]].values.tolist() == [["476**", "2*"], ["476**", "3*"], ["4790*", "≥ 40"]]
+    assert t["n_distinct"].tolist() == [3, 3, 3]
+    assert t["n_bands"].tolist() == n_bands
+    assert (t["band"] == "several").tolist() == [n > 1 for n in t["n_bands"]]
+    if width == 3000:
+        assert t["band"].iloc[0] == "[3000, 6000)"
+
+
+# ---------------------------------------------------------------------------
+# the course: goals, exercises, the glue keys they read
+# ---------------------------------------------------------------------------
+
+
+def _glued_keys() -> set[str]:
+    """Glue keys the notebook glues: literal ``glue("key"`` calls, and the keys of the glue loops."""
     nb = json.loads(NOTEBOOK.read_text())
-    text = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"
-                   and "## Exercises" in "".join(c["source"]))
-    expr = re.search(r"Check with\s+`([^`]+)`", text).group(1)
-    value = eval(expr, {"ms": ms, "slides": slides, "QI": tables.INPATIENT_QUASI_IDENTIFIERS})
-    assert value == 1  # nationality distinguishes patients: k drops from 4 to 1
+    source = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    keys = set(re.findall(r'glue\(\s*"([^"]+)"', source))
+    assert "for key, cid in chapter.REPORTED_GLUE.items():" in source
+    assert "chapter.sweep_findings(sweep, k_target).items()" in source
+    sweep = pd.DataFrame({"k": [1, 2, 5, 6], "suppressed": [0.5, 0.2, 0.0, 1.0], "t": [0.4, 0.3, 0.2, 0.1],
+                          "l_distinct_after": [1, 2, 3, np.nan], "l_entropy_after": [1.0, 1.5, 2.5, np.nan]})
+    return keys | set(ch.REPORTED_GLUE) | set(ch.sweep_findings(sweep, 4))
+
+
+def test_goals_and_assumptions():
+    assert 1 <= len(ch.CHAPTER.goals) <= 3 and all(g.endswith(".") for g in ch.CHAPTER.goals)
+    assert ch.CHAPTER.assumes
+
+
+def test_exercises_validate_and_read_glued_values():
+    glued = _glued_keys()
+    assert {"attack_fraction", "supp_level3", "t_disease_h4", "verdict_summary"} <= glued
+    assert len(ch.CHAPTER.exercises) >= 3
+    quick = ch.CHAPTER.quick_parameters()
+    for e in ch.CHAPTER.exercises:
+        variant = ch.CHAPTER.parameters.validate({**ch.CHAPTER.quick, **e.parameters})
+        assert variant != quick, e.key  # the exercise changes something
+        assert "Predict" in e.question, e.key  # prediction first
+        for name in e.parameters:  # the question names the change
+            assert f"`{name} = " in e.question, (e.key, name)
+        assert set(e.answer) <= glued, (e.key, set(e.answer) - glued)
+        assert e.figure is None or e.figure in glued
+
+
+def test_the_notebook_includes_the_course_pages():
+    nb = json.loads(NOTEBOOK.read_text())
+    md = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"]
+    assert md[0].startswith("# Syntactic anonymity") and "## The claim" in md[0]
+    assert md[1].strip() == "```{include} _generated/chapters/01_syntactic_anonymity.header.md\n```"
+    exercises = next(m for m in md if m.startswith("## Exercises"))
+    assert "```{include} _generated/chapters/01_syntactic_anonymity.exercises.md" in exercises
+    assert "Predict" not in exercises  # the questions come from the declaration
+    text = "\n".join(md)
+    for term in ["quasi-identifier", "equivalence class", "k-anonymity", "l-diversity", "t-closeness",
+                 "Earth Mover's Distance"]:
+        assert re.search(r"\{term\}`(" + re.escape(term) + r"|[^`<]+<" + re.escape(term) + r">)`", text), term

@@ -5,12 +5,18 @@ The chapter reproduces the numbers of the lecture slides (CMU 18-734, Fall
 printed tables (:mod:`anonlab.data.tables`), then applies the same measures
 to UCI Adult. This module holds
 
-* :data:`CHAPTER`, the declared parameters and the quick preset;
+* :data:`CHAPTER`, the declared parameters, the quick preset, the learning
+  goals and the predict-first exercises;
 * the slides' tables in one bundle (:func:`slide_tables`) and the functions
   that decide the slides' claims (:func:`measure_slides_claims`, one
   function per section: :func:`measure_fig2_claims`,
   :func:`measure_ldiv_claims`, :func:`measure_similarity_claim`,
   :func:`measure_t_closeness_claims`, :func:`measure_linking_uniqueness_claim`);
+* the Disease t under each reading of the hierarchy the slides leave
+  unstated (:func:`disease_t_readings`, recorded as the claim's
+  alternatives), the similarity check on Salary bands
+  (:func:`salary_similarity_table`) and the verdict paragraph generated
+  from the record (:func:`verdict_summary`);
 * the Adult side: the sample (:func:`sample_adult`), the generalisation
   ladder (:func:`adult_ladder`, :func:`describe_ladder`), the table the
   homogeneity attack targets (:func:`attacked_table`) and what the ladder's
@@ -33,17 +39,19 @@ import numpy as np
 import pandas as pd
 
 from ..attacks.homogeneity import homogeneity_attack
-from ..claims import Measurement, claim
+from ..claims import Measurement, claim, verdict
 from ..data import tables
 from ..data.loaders import ADULT_COLUMNS
 from ..measures import syntactic as ms
 from ..mechanisms import syntactic as syn
 from ..validation import Param, ParameterError, ParameterSpec, check_choice, check_int
-from . import Chapter
+from . import Chapter, Exercise
 
 __all__ = [
     "CHAPTER",
     "ADULT_TRAIN_COMPLETE_ROWS",
+    "CLAIM_LABELS",
+    "DISEASE_T_READINGS",
     "LADDER_COLUMNS",
     "LADDER_LEVELS",
     "REPORTED_GLUE",
@@ -56,6 +64,8 @@ __all__ = [
     "attacked_table",
     "class_row",
     "describe_ladder",
+    "disease_t_readings",
+    "disease_t_readings_table",
     "fig2_recoding",
     "fraction_text",
     "linking_candidates",
@@ -68,6 +78,8 @@ __all__ = [
     "measure_t_closeness_claims",
     "plot_sweep",
     "plot_t_closeness",
+    "salary_bands",
+    "salary_similarity_table",
     "sample_adult",
     "score_text",
     "similarity_table",
@@ -75,6 +87,7 @@ __all__ = [
     "sweep_findings",
     "t_closeness_table",
     "taller_hierarchy",
+    "verdict_summary",
 ]
 
 NAME = "01_syntactic_anonymity"
@@ -91,6 +104,30 @@ LADDER_COLUMNS = ("age", "native_country", "race")
 LADDER_LEVELS = 7
 
 INPATIENT_SENSITIVE = "condition"
+
+#: Lowest and highest salary (dollars) of the slides' salary/disease tables:
+#: the salary bands of the similarity check start at the lowest, and a band
+#: as wide as the span holds every salary.
+SALARY_MIN, SALARY_MAX = 3000, 11000
+SALARY_SPAN = SALARY_MAX - SALARY_MIN + 1000
+
+#: The readings of the Disease hierarchy behind ``slides.tclose.disease_t``
+#: (labels exactly as in the ledger's ``choices``): the slides do not print it.
+DISEASE_T_READINGS = ("Li et al. (height 3)", "one level taller (height 4)",
+                      "no hierarchy (equal distance)")
+
+#: Short names of the slides' claims, for sentences generated from the record.
+CLAIM_LABELS: dict[str, str] = {
+    "slides.kanon.fig2.k": "k of Figure 2",
+    "slides.kanon.linking_yields_4": "the 4 candidate records a link returns",
+    "slides.kanon.homogeneity_attack": "the homogeneity attack",
+    "slides.ldiv.table.k": "k of the l-diversity table",
+    "slides.ldiv.table.l": "its distinct l (3)",
+    "slides.ldiv.similarity_attack": "the similarity attack",
+    "slides.tclose.salary_t": "the Salary t",
+    "slides.tclose.disease_t": "the Disease t",
+    "slides.linking.zip_gender_dob_unique": "the US uniqueness figure",
+}
 
 #: Glue keys of the reported values quoted in the prose -> claim ids.
 REPORTED_GLUE: dict[str, str] = {
@@ -141,6 +178,10 @@ CHAPTER = Chapter(
             Param("table", "choice", "slides",
                   "table attacked in 'The homogeneity attack': the slides' Figure 2, or Adult "
                   "at attack_level", choices=("slides", "adult")),
+            Param("salary_band_width", "int", 3000,
+                  "dollars per salary band of the similarity check on Salary (bands start at the "
+                  "table's lowest salary, 3000 dollars: 3000 gives low / medium / high)",
+                  low=1, high=SALARY_SPAN),
             Param("quasi_identifiers", "str_list", ["age", "sex", "race", "native_country"],
                   "Adult columns the attacker knows (distinct column names)",
                   choices=tuple(ADULT_COLUMNS), max_len=len(ADULT_COLUMNS) - 1),
@@ -168,6 +209,73 @@ CHAPTER = Chapter(
     ),
     quick={"table": "adult", "adult_rows": 3000},
     data=("adult-train",),
+    goals=(
+        "Compute k, l and t of a released table and read what each promises, and what it does not.",
+        "Run the homogeneity and similarity attacks on a k-anonymous or l-diverse table.",
+        "See how a choice the paper leaves open (the hierarchy behind a distance) moves a "
+        "reported number, and what generalisation costs on a real table.",
+    ),
+    assumes=("a table of records (rows with columns) and the idea of a probability distribution; "
+             "no privacy background."),
+    exercises=(
+        Exercise(
+            "one_more_qi",
+            "Figure 2 suppresses nationality, one of the attacker's quasi-identifiers. Run it the "
+            "other way on Adult: the attacker also knows each target's `education`. **Predict** "
+            "first: will the share of records alone in their class go up or down, and will "
+            "reaching k at level 3 cost more or fewer suppressed records? Then run it with "
+            '`quasi_identifiers = ["age", "sex", "race", "native_country", "education"]`.',
+            {"quasi_identifiers": ["age", "sex", "race", "native_country", "education"]},
+            {"adult_unique_frac": "records alone in their class (as published)",
+             "supp_level3": "records suppressed to reach k at level 3",
+             "attack_fraction": "targets disclosed by the homogeneity attack (level 3)"},
+        ),
+        Exercise(
+            "bucket5",
+            "**Predict**: with age ranges of 5 years instead of 10 at level 1 "
+            "(`age_bucket_width = 5`), will the suppression cost at level 3 go up or down, and "
+            "by about how much? At which level, if any, does k first reach the target without "
+            "suppression? Then run it.",
+            {"age_bucket_width": 5},
+            {"supp_level1": "records suppressed at level 1",
+             "supp_level3": "records suppressed at level 3",
+             "first_level_k": "first level whose k reaches the target"},
+        ),
+        Exercise(
+            "income",
+            "Protect `income` instead of `occupation` (`sensitive_attribute = \"income\"`, two "
+            "values). **Predict**: what is the largest distinct l any table can then have? Will "
+            "the entropy l after suppression at level 3 be close to it? Will t, the largest "
+            "distance between a class and the whole table, be larger or smaller than for "
+            "occupation? Then run it.",
+            {"sensitive_attribute": "income"},
+            {"n_sa_values": "distinct values of the sensitive attribute",
+             "l_after_level3": "distinct l after suppression (level 3)",
+             "lent_after_level3": "entropy l after suppression (level 3)",
+             "t_level3": "t at level 3 (equal distance)"},
+        ),
+        Exercise(
+            "level0",
+            "Attack Adult as published (`attack_level = 0`). **Predict** the fraction of "
+            "targets the homogeneity attack discloses from the uniqueness rate under "
+            "'Uniqueness': the same, smaller or larger? Why? Then run it.",
+            {"attack_level": 0},
+            {"adult_unique_frac": "records alone in their class",
+             "attack_fraction": "targets disclosed by the homogeneity attack",
+             "attack_baseline_precision": "majority guess's precision on the same targets"},
+        ),
+        Exercise(
+            "salary_bands",
+            "The similarity check on Salary groups salaries into bands (a one-level hierarchy). "
+            "**Predict**: with bands of 2000 dollars instead of 3000 "
+            "(`salary_band_width = 2000`), how many bands will the first class of the 3-diverse "
+            "table span, and how many classes will sit inside a single band? Then run it.",
+            {"salary_band_width": 2000},
+            {"n_salary_bands": "salary bands in the table",
+             "sd3_first_salary_bands": "bands spanned by the first class (476**, 2*)",
+             "sd3_single_band_classes": "classes whose salaries share one band"},
+        ),
+    ),
 )
 
 
@@ -355,12 +463,49 @@ def measure_similarity_claim(sd3: pd.DataFrame, hierarchy: ms.Hierarchy) -> dict
     }
 
 
+def salary_bands(salary: pd.Series, band_width: int) -> pd.Series:
+    """Salaries replaced by equal-width bands starting at the lowest: a one-level hierarchy of Salary.
+
+    :func:`~anonlab.mechanisms.syntactic.generalize_numeric` with ``width =
+    band_width`` and ``origin = min(salary)``, as strings.
+
+    >>> salary_bands(pd.Series([3000, 5000, 6000, 11000]), 3000).tolist()
+    ['[3000, 6000)', '[3000, 6000)', '[6000, 9000)', '[9000, 12000)']
+    """
+    w = check_int("salary_band_width", band_width, low=1)
+    return syn.generalize_numeric(salary, width=w, origin=float(salary.min())).astype(str)
+
+
+def salary_similarity_table(sd3: pd.DataFrame, band_width: int) -> pd.DataFrame:
+    """The similarity check on Salary: each class's salaries, grouped in bands of ``band_width``.
+
+    Salaries are replaced by equal-width bands starting at the table's lowest
+    salary (:func:`salary_bands`: a one-level hierarchy of Salary) and the
+    homogeneity check is rerun on the bands, as
+    :func:`similarity_table` does for Disease. Columns ``zip_code``, ``age``,
+    ``size``, ``n_distinct`` (salaries), ``n_bands`` (bands spanned) and
+    ``band`` (the band, when the class sits in one; else ``"several"``).
+
+    >>> s = slide_tables()
+    >>> salary_similarity_table(s.sd3, 3000)[["n_distinct", "n_bands", "band"]].values.tolist()
+    [[3, 1, '[3000, 6000)'], [3, 2, 'several'], [3, 2, 'several']]
+    """
+    qis = tables.SALARY_DISEASE_QUASI_IDENTIFIERS
+    bands = sd3.assign(salary_band=salary_bands(sd3["salary"], band_width))
+    by_salary = ms.equivalence_classes(sd3, qis, "salary")[["zip_code", "age", "size", "n_distinct"]]
+    by_band = ms.equivalence_classes(bands, qis, "salary_band")[["n_distinct", "top_value"]]
+    one = by_band["n_distinct"].to_numpy() == 1
+    return by_salary.assign(n_bands=by_band["n_distinct"].to_numpy(),
+                            band=np.where(one, by_band["top_value"].to_numpy(), "several"))
+
+
 def t_closeness_table(sdt: pd.DataFrame, hierarchy: ms.Hierarchy) -> pd.DataFrame:
     """Per class of the t-closeness table: the EMD to the whole table for Salary and Disease.
 
     Columns ``zip_code``, ``age``, ``size``, ``salary (ordered)`` (ordered
-    distance), ``disease (hierarchical)`` (with ``hierarchy``) and
-    ``disease (equal)`` (no hierarchy). The t of each is the column's maximum.
+    distance), ``disease (hierarchical)`` (with ``hierarchy``), ``disease
+    (one level taller)`` (with :func:`taller_hierarchy` of it) and ``disease
+    (equal)`` (no hierarchy). The t of each is the column's maximum.
 
     >>> s = slide_tables()
     >>> t = t_closeness_table(s.sdt, s.hierarchy)
@@ -371,6 +516,8 @@ def t_closeness_table(sdt: pd.DataFrame, hierarchy: ms.Hierarchy) -> pd.DataFram
     table = ms.equivalence_classes(sdt, qis, "salary", distance="ordered")[["zip_code", "age", "size", "emd"]]
     table = table.rename(columns={"emd": "salary (ordered)"})
     table["disease (hierarchical)"] = ms.emd_by_class(sdt, qis, "disease", hierarchy=hierarchy).to_numpy()
+    table["disease (one level taller)"] = ms.emd_by_class(
+        sdt, qis, "disease", hierarchy=taller_hierarchy(hierarchy)).to_numpy()
     table["disease (equal)"] = ms.emd_by_class(sdt, qis, "disease", distance="equal").to_numpy()
     return table
 
@@ -402,23 +549,73 @@ def fraction_text(x: float) -> str:
     return str(Fraction(x).limit_denominator(1000))
 
 
+def disease_t_readings(sdt: pd.DataFrame, hierarchy: ms.Hierarchy) -> dict[str, float]:
+    """The Disease t of the t-closeness table under each reading of the unstated hierarchy.
+
+    The slides print no hierarchy for the Disease distance. The readings
+    (:data:`DISEASE_T_READINGS`, as the ledger lists them):
+
+    - ``"Li et al. (height 3)"``: the tree of Li, Li & Venkatasubramanian
+      (2007), ``hierarchy``; ground distance level/height (their Sec. 4.2);
+    - ``"one level taller (height 4)"``: the same tree with one extra level
+      between each system and the root (:func:`taller_hierarchy`);
+    - ``"no hierarchy (equal distance)"``: every two diseases at distance 1
+      (half the L1 distance, their Sec. 4.2 "equal distance").
+
+    t is the largest Earth Mover's Distance between a class and the whole
+    table (:func:`~anonlab.measures.syntactic.t_closeness`).
+
+    >>> s = slide_tables()
+    >>> {k: fraction_text(v) for k, v in disease_t_readings(s.sdt, s.hierarchy).items()}
+    {'Li et al. (height 3)': '8/27', 'one level taller (height 4)': '5/18', 'no hierarchy (equal distance)': '5/9'}
+    """
+    qis = tables.SALARY_DISEASE_QUASI_IDENTIFIERS
+    h3, h4, equal = DISEASE_T_READINGS
+    return {
+        h3: float(ms.t_closeness(sdt, qis, "disease", hierarchy=hierarchy)),
+        h4: float(ms.t_closeness(sdt, qis, "disease", hierarchy=taller_hierarchy(hierarchy))),
+        equal: float(ms.t_closeness(sdt, qis, "disease", distance="equal")),
+    }
+
+
+def disease_t_readings_table(sdt: pd.DataFrame, hierarchy: ms.Hierarchy,
+                             claim_id: str = "slides.tclose.disease_t") -> pd.DataFrame:
+    """One row per reading of the Disease hierarchy: t, its exact fraction, the gap to the slides.
+
+    Columns ``t``, ``exact`` (:func:`fraction_text`), ``reported`` (the
+    ledger's value) and ``within tolerance`` (:func:`anonlab.claims.verdict`
+    of the claim at that t is ``reproduced``); index ``reading``.
+
+    >>> s = slide_tables()
+    >>> disease_t_readings_table(s.sdt, s.hierarchy)["within tolerance"].tolist()
+    [False, True, False]
+    """
+    c = claim(claim_id)
+    readings = disease_t_readings(sdt, hierarchy)
+    return pd.DataFrame(
+        {"t": list(readings.values()),
+         "exact": [fraction_text(t) for t in readings.values()],
+         "reported": c.reported,
+         "within tolerance": [verdict(c, t) == "reproduced" for t in readings.values()]},
+        index=pd.Index(list(readings), name="reading"))
+
+
 def measure_t_closeness_claims(sdt: pd.DataFrame, hierarchy: ms.Hierarchy) -> dict[str, Measurement]:
     """The t-closeness slide: t for Salary (ordered distance) and for Disease (hierarchical).
 
-    The Disease note gives the exact fraction and, as a diagnostic, the t of
-    the same table under :func:`taller_hierarchy`.
+    The Disease t is measured under every reading of the hierarchy the slides
+    leave unstated (:func:`disease_t_readings`); the value under the default
+    reading is Li et al.'s own tree, and the note gives the exact fractions.
     """
-    qis = tables.SALARY_DISEASE_QUASI_IDENTIFIERS
     t_table = t_closeness_table(sdt, hierarchy)
-    t_salary, t_disease = t_table["salary (ordered)"].max(), t_table["disease (hierarchical)"].max()
-    t_taller = ms.t_closeness(sdt, qis, "disease", hierarchy=taller_hierarchy(hierarchy))
-    height = ms.hierarchy_height(hierarchy)
+    readings = disease_t_readings(sdt, hierarchy)
+    default = DISEASE_T_READINGS[0]
     return {
-        "slides.tclose.salary_t": Measurement(float(t_salary)),
+        "slides.tclose.salary_t": Measurement(float(t_table["salary (ordered)"].max())),
         "slides.tclose.disease_t": Measurement(
-            float(t_disease),
-            note=f"hierarchical EMD with Li et al.'s height-{height} hierarchy = "
-                 f"{fraction_text(t_disease)}; a height-{height + 1} tree would give {t_taller:.3f}"),
+            readings[default], alternatives=readings,
+            note="hierarchical EMD; t = " + ", ".join(f"{fraction_text(t)} ({label})"
+                                                     for label, t in readings.items())),
     }
 
 
@@ -444,6 +641,52 @@ def measure_slides_claims(slides: SlideTables) -> dict[str, Measurement]:
         **measure_t_closeness_claims(slides.sdt, slides.hierarchy),
         **measure_linking_uniqueness_claim(),
     }
+
+
+def _join(items: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def verdict_summary(results: Mapping[str, Mapping[str, Any]],
+                    labels: Mapping[str, str] | None = None) -> str:
+    """The verdict paragraph, generated from the recorded results (Markdown).
+
+    ``results`` is :attr:`anonlab.claims.Recorder.results` (claim id -> the
+    recorded entry, with ``verdict`` and, for a claim with open choices,
+    ``alternatives``: reading -> ``{measured, verdict}``). One sentence per
+    verdict, in the order claims were recorded; a claim that depends on an
+    unstated choice names the readings under which it reproduces and those
+    under which it does not.
+
+    >>> r = {"a": {"verdict": "reproduced"}, "b": {"verdict": "reproduced"},
+    ...      "c": {"verdict": "depends on an unstated choice", "alternatives": {
+    ...          "x": {"measured": 0.3, "verdict": "not reproduced"},
+    ...          "y": {"measured": 0.28, "verdict": "reproduced"}}},
+    ...      "d": {"verdict": "data unavailable"}}
+    >>> print(verdict_summary(r, {"a": "A", "b": "B", "c": "C", "d": "D"}))
+    Reproduced: A and B. Depends on an unstated choice: C — reproduced with *y* (0.28); not reproduced with *x* (0.3). Data unavailable: D.
+    """
+    labels = dict(CLAIM_LABELS if labels is None else labels)
+    by_verdict: dict[str, list[str]] = {}
+    for cid, r in results.items():
+        by_verdict.setdefault(r["verdict"], []).append(cid)
+    sentences = []
+    for v, ids in by_verdict.items():
+        parts = []
+        for cid in ids:
+            text = labels.get(cid, cid)
+            alts = results[cid].get("alternatives") or {}
+            if v == "depends on an unstated choice" and alts:
+                groups: dict[str, list[str]] = {}
+                for label, a in alts.items():
+                    groups.setdefault(a["verdict"], []).append(f"*{label}* ({a['measured']:.3g})")
+                text += " — " + "; ".join(f"{g} with {_join(xs)}" for g, xs in
+                                          sorted(groups.items(), key=lambda kv: kv[0] != "reproduced"))
+            parts.append(text)
+        sentences.append(f"{v[0].upper()}{v[1:]}: {_join(parts)}.")
+    return " ".join(sentences)
 
 
 # ---------------------------------------------------------------------------
@@ -601,10 +844,11 @@ def sweep_findings(sweep: pd.DataFrame, k_target: int, level: int = 3) -> dict[s
       without suppression ("level 4", or "no level of the ladder");
     - ``supp_level1``, ``supp_level3``: fraction suppressed at levels 1 and ``level``;
     - ``l_after_level3``, ``lent_after_level3``: distinct and entropy l after
-      suppression at ``level`` ("undefined" / NaN when everything is suppressed).
+      suppression at ``level`` ("undefined" / NaN when everything is suppressed);
+    - ``t_level3``: t at ``level`` without suppression.
 
     >>> sweep = pd.DataFrame({"k": [1, 2, 5, 6], "suppressed": [0.5, 0.2, 0.0, 1.0],
-    ...                       "l_distinct_after": [1, 2, 3, np.nan],
+    ...                       "t": [0.4, 0.3, 0.2, 0.1], "l_distinct_after": [1, 2, 3, np.nan],
     ...                       "l_entropy_after": [1.0, 1.5, 2.5, np.nan]})
     >>> f = sweep_findings(sweep, 4, level=3)
     >>> f["first_level_k"], f["supp_level1"], f["l_after_level3"]
@@ -618,6 +862,7 @@ def sweep_findings(sweep: pd.DataFrame, k_target: int, level: int = 3) -> dict[s
         "supp_level3": float(sweep.loc[level, "suppressed"]),
         "l_after_level3": str(int(sweep.loc[level, "l_distinct_after"])) if kept else "undefined",
         "lent_after_level3": float(sweep.loc[level, "l_entropy_after"]) if kept else float("nan"),
+        "t_level3": float(sweep.loc[level, "t"]),
     }
 
 
@@ -627,23 +872,37 @@ def sweep_findings(sweep: pd.DataFrame, k_target: int, level: int = 3) -> dict[s
 
 
 def plot_t_closeness(t_table: pd.DataFrame, reported_salary: float, reported_disease: float) -> Any:
-    """Bar chart of each class's EMD (Salary, Disease) with the slides' t as a dashed line."""
+    """Bar charts of each class's EMD with the slides' t as a dashed line.
+
+    Left: Salary (ordered distance). Right: Disease under each reading of the
+    unstated hierarchy (Li et al.'s tree, the same tree one level taller, no
+    hierarchy), side by side per class.
+    """
     import matplotlib.pyplot as plt
 
     from .. import plotting
 
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4), sharey=True)
-    labels = t_table["zip_code"] + " / " + t_table["age"]
-    for ax, col, reported in [(axes[0], "salary (ordered)", reported_salary),
-                              (axes[1], "disease (hierarchical)", reported_disease)]:
-        ax.bar(labels, t_table[col], color="tab:blue", label="measured, per class")
+    fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.6), sharey=True)
+    labels = (t_table["zip_code"] + " / " + t_table["age"]).tolist()
+    x = np.arange(len(labels))
+    axes[0].bar(x, t_table["salary (ordered)"], color="tab:blue", label="measured, per class")
+    axes[0].set_title("salary (ordered distance)")
+    readings = [("disease (hierarchical)", DISEASE_T_READINGS[0], "tab:blue"),
+                ("disease (one level taller)", DISEASE_T_READINGS[1], "tab:orange"),
+                ("disease (equal)", DISEASE_T_READINGS[2], "tab:gray")]
+    width = 0.8 / len(readings)
+    for j, (col, label, color) in enumerate(readings):
+        axes[1].bar(x + (j - 1) * width, t_table[col], width=width, color=color, label=label)
+    axes[1].set_title("disease, by reading of the hierarchy")
+    for ax, reported in [(axes[0], reported_salary), (axes[1], reported_disease)]:
         plotting.paper_hline(ax, reported, label="slides: t")
-        ax.set_title(col)
+        ax.set_xticks(x, labels)
         ax.set_xlabel("equivalence class (ZIP / age)")
     axes[0].set_ylabel("EMD to the whole table")
-    axes[0].set_ylim(0, 1.2 * max(t_table[["salary (ordered)", "disease (hierarchical)"]].max().max(),
-                                  reported_disease))
-    axes[1].legend(loc="upper left")
+    top = t_table[["salary (ordered)"] + [c for c, _, _ in readings]].max().max()
+    axes[0].set_ylim(0, 1.35 * max(top, reported_disease))
+    axes[0].legend(loc="upper left", fontsize=8)
+    axes[1].legend(loc="upper left", fontsize=8)
     fig.tight_layout()
     return fig
 
