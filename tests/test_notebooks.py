@@ -176,6 +176,63 @@ def test_notebook_records_sane_results(executed_book: Path, name: str) -> None:
     assert not errors
 
 
+VERDICT_WORDS = {
+    "not reproduced": "not reproduced", "does not reproduce": "not reproduced",
+    "depends on an unstated choice": "depends on an unstated choice", "inconclusive": "inconclusive",
+    "data unavailable": "data unavailable", "not run": "not run", "reproduces": "reproduced",
+    "reproduced": "reproduced",
+}
+
+
+def prose_verdict_contradictions(markdown: str, recorded: dict[str, str]) -> list[str]:
+    """Sentences that name a claim (its ledger id) and a verdict its record does not hold.
+
+    Verdict sentences are to be generated from the record (glue); a typed one
+    that names a claim must at least agree with it.
+    """
+    import re
+
+    bad = []
+    for sentence in re.split(r"(?<=[.!?])\s+|\n\n", markdown):
+        ids = [cid for cid in recorded if cid in sentence]
+        if not ids:
+            continue
+        low = sentence.lower()
+        said = []
+        for phrase, verdict in VERDICT_WORDS.items():
+            if phrase in low:
+                said.append(verdict)
+                low = low.replace(phrase, " ")
+        for cid in ids:
+            for verdict in said:
+                if verdict != recorded[cid] and len(ids) == 1:
+                    bad.append(f"{cid}: prose says {verdict!r}, the record says {recorded[cid]!r}: "
+                               f"{sentence.strip()[:160]}")
+    return bad
+
+
+def test_prose_contradiction_check_can_fail() -> None:
+    rec = {"x.claim_a": "reproduced", "x.claim_b": "not reproduced"}
+    assert prose_verdict_contradictions("Claim `x.claim_a` is not reproduced.", rec)
+    assert not prose_verdict_contradictions("Claim `x.claim_a` is reproduced. Next.", rec)
+    assert not prose_verdict_contradictions("Claim `x.claim_b` does not reproduce here.", rec)
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_prose_never_contradicts_the_record(executed_book: Path, name: str) -> None:
+    only = [n for n in os.environ.get("ANONLAB_TEST_CHAPTERS", "").split(",") if n]
+    if only and name not in only:
+        pytest.skip("not among ANONLAB_TEST_CHAPTERS")
+    out = executed_book / "book"
+    results = json.loads((out / f"{name}.results.json").read_text())["results"]
+    table = claims.verdict_table(out).set_index("id")["verdict"]
+    recorded = {cid: table[cid] for cid in results}
+    nb = json.loads((out / f"{name}.ipynb").read_text())
+    text = "\n\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    assert prose_verdict_contradictions(text, recorded) == []
+
+
 @pytest.mark.book
 def test_the_book_builds_without_warnings_and_links_resolve(
     executed_book: Path, monkeypatch: pytest.MonkeyPatch
