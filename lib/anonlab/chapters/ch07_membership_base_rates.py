@@ -197,6 +197,7 @@ CHAPTER = Chapter(
             "read \"never\"? Then run with `model = \"logistic_regression\"`.",
             {"model": "logistic_regression"},
             {"gap": "generalisation gap", "auc_loss": "AUC, loss attack", "auc_lira_online": "AUC, LiRA online",
+             "best_tpr_low_fpr": "best TPR at the lowest FPR",
              "hp_never": "high-precision cells that are \"never\" (conservative)",
              "hp_cells": "high-precision cells"},
         ),
