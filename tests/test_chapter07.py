@@ -512,3 +512,17 @@ def test_readings_of_the_95_statement() -> None:
     v = ch.measure_carlini(cv).values
     assert v["c95_readings"] == 2 * 3 * len(ch.fig9_skews())  # two meanings x three scales x skews
     assert v["c95_readings_within"] == 0
+
+
+def test_thin_roc_keeps_the_ends_of_every_cell_and_the_curve_within_a_cell() -> None:
+    rng = np.random.default_rng(0)
+    member = rng.random(20_000) < 0.5
+    roc = br.roc_from_scores(rng.normal(size=20_000) + member, member)
+    keep = ch.thin_roc(roc.fpr, roc.tpr)
+    assert keep[0] == 0 and keep[-1] == roc.fpr.size - 1 and np.all(np.diff(keep) > 0)
+    assert keep.size < roc.fpr.size / 2
+    # every dropped point lies between two kept neighbours within one cell (1/200 decade) on both axes
+    dropped = np.setdiff1d(np.arange(roc.fpr.size), keep)
+    after = keep[np.searchsorted(keep, dropped)]
+    for arr in (roc.fpr, roc.tpr):
+        assert np.all(np.log10(arr[after]) - np.log10(arr[dropped]) <= 1 / 200 + 1e-12)

@@ -720,14 +720,40 @@ def observation_counts(scores: pd.DataFrame) -> dict[str, int]:
     return {"n_obs_members": int(n[True]), "n_obs_non": int(n[False])}
 
 
+def thin_roc(fpr: np.ndarray, tpr: np.ndarray, per_decade: int = 200) -> np.ndarray:
+    """Indices of the ROC points worth drawing: the first and last of each run in one log-log cell.
+
+    An ROC curve from tens of thousands of continuous scores has as many
+    points, far more than a figure has pixels, and drawing them costs
+    seconds. Cutting both axes into ``per_decade`` cells per decade and
+    keeping the first and last point of each run of points in the same cell
+    changes the drawn curve by less than a cell (1/200 decade: under 1.2 %
+    in FPR and TPR, so under 2.4 % in the ratio that sets precision). Only
+    figures use it; every number is computed from all points.
+
+    >>> f = np.r_[0.0, np.linspace(0.1, 0.1001, 50), 1.0]
+    >>> thin_roc(f, f).tolist()
+    [0, 1, 50, 51]
+    """
+    f, t = np.asarray(fpr, dtype=float), np.asarray(tpr, dtype=float)
+    if f.size <= 2:
+        return np.arange(f.size)
+    with np.errstate(divide="ignore"):
+        cells = np.stack([np.floor(np.log10(f) * per_decade), np.floor(np.log10(t) * per_decade)])
+    new = np.r_[True, np.any(cells[:, 1:] != cells[:, :-1], axis=0)]
+    starts = np.flatnonzero(new)
+    return np.unique(np.r_[starts, starts[1:] - 1, f.size - 1])
+
+
 def plot_live_rocs(rocs: Mapping[str, base_rates.RocCurve]) -> Any:
-    """The live attacks' ROC curves on linear and log-log axes."""
+    """The live attacks' ROC curves on linear and log-log axes (drawn through :func:`thin_roc`)."""
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.4))
     for a, r in rocs.items():
+        keep = thin_roc(r.fpr, r.tpr)
         for ax in axes:
-            ax.plot(r.fpr, r.tpr, label=f"{LABELS[a]} (AUC {r.auc:.3f})", drawstyle="steps-post")
+            ax.plot(r.fpr[keep], r.tpr[keep], label=f"{LABELS[a]} (AUC {r.auc:.3f})", drawstyle="steps-post")
     lo = 0.5 / next(iter(rocs.values())).n_non_members
     for ax, scale in zip(axes, ("linear", "log")):
         ax.plot([lo, 1], [lo, 1], ":", color="grey", label="chance")
@@ -758,7 +784,10 @@ def low_fpr_tables(rocs: Mapping[str, base_rates.RocCurve], low_fprs: Sequence[f
 
 
 def plot_pr_at_skews(rocs: Mapping[str, base_rates.RocCurve], skews: np.ndarray) -> Any:
-    """Every threshold of every attack at each skew (Eq 11), with its conservative interval shaded."""
+    """Every threshold of every attack at each skew (Eq 11), with its conservative interval shaded.
+
+    Drawn through :func:`thin_roc` (the thresholds a figure can show).
+    """
     import matplotlib.pyplot as plt
 
     ncol = min(4, len(skews))
@@ -766,8 +795,9 @@ def plot_pr_at_skews(rocs: Mapping[str, base_rates.RocCurve], skews: np.ndarray)
     fig, axes = plt.subplots(nrow, ncol, figsize=(3.4 * ncol, 3.2 * nrow), sharey=True, squeeze=False)
     for ax, k in zip(axes.ravel(), skews):
         for a, r in rocs.items():
-            d = base_rates.precision_recall_at_skews(r.fpr[1:], r.tpr[1:], k)
-            lo_, hi_ = base_rates.precision_interval_at_skew(r.tp[1:], r.n_members, r.fp[1:], r.n_non_members, k)
+            keep = thin_roc(r.fpr, r.tpr)[1:]  # without the first point, which flags no one
+            d = base_rates.precision_recall_at_skews(r.fpr[keep], r.tpr[keep], k)
+            lo_, hi_ = base_rates.precision_interval_at_skew(r.tp[keep], r.n_members, r.fp[keep], r.n_non_members, k)
             (line,) = ax.plot(d["recall"], d["precision"], label=LABELS[a], linewidth=1)
             ax.fill_between(d["recall"], lo_, hi_, color=line.get_color(), alpha=0.15, linewidth=0)
         ax.axhline(float(base_rates.everyone_is_member(k)["precision"].iloc[0]), color="grey", linestyle=":")
