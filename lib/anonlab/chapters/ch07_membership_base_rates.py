@@ -192,14 +192,12 @@ CHAPTER = Chapter(
         ),
         Exercise(
             "logistic_regression",
-            "*Predict first:* a logistic regression hardly memorises its training records. What AUC do you "
-            "expect for the loss attack, and how many of the high-precision cells (bars of 80 % or more) will "
-            "read \"never\"? Then run with `model = \"logistic_regression\"`.",
+            "*Predict first:* a logistic regression hardly memorises its training records. What "
+            "generalisation gap and what AUC do you expect for the loss attack, and will the reference-model "
+            "attacks (shadow models, LiRA) do better than it? Then run with `model = \"logistic_regression\"`.",
             {"model": "logistic_regression"},
-            {"gap": "generalisation gap", "auc_loss": "AUC, loss attack", "auc_lira_online": "AUC, LiRA online",
-             "best_tpr_low_fpr": "best TPR at the lowest FPR",
-             "hp_never": "high-precision cells that are \"never\" (conservative)",
-             "hp_cells": "high-precision cells"},
+            {"gap": "generalisation gap", "test_acc": "test accuracy", "auc_loss": "AUC, loss attack",
+             "auc_shokri": "AUC, shadow models (Shokri)", "auc_lira_online": "AUC, LiRA online"},
         ),
         Exercise(
             "member_fraction",
