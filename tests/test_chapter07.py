@@ -381,3 +381,148 @@ def test_seed_int_or_generator_gives_the_same_draws() -> None:
     assert np.array_equal(s_int["shokri"], s_gen["shokri"])
     with pytest.raises(ValueError, match="'seed'"):
         mm.run_attacks(m1, seed=-3)
+
+
+# ---------------------------------------------------------------------------
+# The course: exercises and the values that answer them
+# ---------------------------------------------------------------------------
+
+
+def test_exercises_are_declared_predict_first_and_validate() -> None:
+    ex = ch.CHAPTER.exercises
+    assert len(ex) >= 3 and 1 <= len(ch.CHAPTER.goals) <= 3 and ch.CHAPTER.assumes
+    for e in ex:
+        assert "predict" in e.question.lower(), e.key
+        SPEC.validate({**ch.CHAPTER.quick, **e.parameters})  # raises if the variant is refused
+
+
+def _tiny_models() -> mm.ShadowModels:
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3)).astype(np.float32)
+    y = (X[:, 0] + rng.normal(0, 0.5, 200) > 0).astype(np.int64)
+    return mm.train_shadow_models(X, y, mm.ModelSpec("random_forest", n_estimators=3), n_models=3, seed=0)
+
+
+def _glued_by_chapter(monkeypatch: pytest.MonkeyPatch) -> dict[str, set[str]]:
+    """``{function name: keys it returns for gluing}``, every value function the notebook glues, on small inputs."""
+    class FakeData:
+        n_records, n_duplicate_rows = 2000, 3
+
+    monkeypatch.setattr(mm, "load_membership_data", lambda *a, **k: FakeData())
+    fig10 = ch.fig10_points()
+    cv = ch.curves(fig10)
+    df = _scores()
+    rocs = mm.attack_rocs(df)
+    skews = np.array([1.0, 30.0])
+    p = {**SPEC.defaults(), **ch.CHAPTER.quick}
+    shokri = ch.measure_shokri(cv)
+    return {
+        "s1_example": set(ch.s1_example().values),
+        "example_values": set(ch.example_values(2000, 0.05, 0.0, [0.5])),
+        "recommended_values": set(ch.recommended_values(cv, skews)),
+        "measure_skews": set(ch.measure_skews().values),
+        "measure_skew_effect": set(ch.measure_skew_effect(cv).values),
+        "measure_shokri": set(shokri.values),
+        "measure_carlini": set(ch.measure_carlini(cv).values),
+        "measure_full_recall": set(ch.measure_full_recall(fig10, shokri.values["k40"]).values),
+        "load_data": set(ch.load_data(p)[1]),
+        "accuracy_summary": set(ch.accuracy_summary(_tiny_models()).values),
+        "auc_values": set(ch.auc_values(rocs)) | {f"auc_{a}" for a in mm.ATTACKS},
+        "observation_counts": set(ch.observation_counts(df)),
+        "low_fpr_tables": set(ch.low_fpr_tables(rocs, [0.01], skews).values),
+        "high_precision_table": set(ch.high_precision_table(rocs, skews, [0.8]).values),
+        "live_results": {"member_share", "recorded_fpr"},  # glued by name beside it
+    }
+
+
+def test_every_exercise_answer_is_a_value_the_notebook_glues(monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+    from pathlib import Path
+
+    nb = json.loads((Path(__file__).parents[1] / "notebooks" / f"{ch.NAME}.ipynb").read_text())
+    glue_cells = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"
+                  and "glue" in "".join(c["source"])]
+    producers = _glued_by_chapter(monkeypatch)
+    for e in ch.CHAPTER.exercises:
+        keys = [*e.answer, *([e.figure] if e.figure else [])]
+        for key in keys:
+            by = [f for f, glued in producers.items() if key in glued]
+            assert by, f"exercise {e.key!r}: no chapter function gives {key!r}"
+            assert any(f"{f}(" in cell or f'glue("{key}"' in cell for f in by for cell in glue_cells), \
+                f"exercise {e.key!r}: the notebook does not glue {key!r}"
+
+
+def test_example_values_solve_eq2_for_half_precision() -> None:
+    v = ch.example_values(2000, 0.05, 0.0, [0.05 / 1.05])
+    assert v["example_share_half"] == pytest.approx(0.05 / 1.05)
+    assert v["example_precisions"] == "0.500"
+    assert ch.example_values(100, 0.1, 0.5, [0.5])["example_share_half"] == pytest.approx(0.1 / 0.6)
+
+
+def test_recommended_values_at_the_largest_skew() -> None:
+    cv = ch.curves(ch.fig10_points())
+    v = ch.recommended_values(cv, np.array([2.0, 2500.0]))
+    f, t = cv["carlini"]
+    i = int(np.argmin(f))
+    assert v["rec_max_skew"] == 2500.0 and v["rec_carlini_lowest_fpr"] == f[i]
+    assert v["rec_carlini_lowest_fpr_precision"] == pytest.approx(t[i] / (t[i] + 2500 * f[i]))
+
+
+# ---------------------------------------------------------------------------
+# Sentences that state a verdict follow the record
+# ---------------------------------------------------------------------------
+
+
+def _summary_values() -> dict:
+    cv = ch.curves(ch.fig10_points())
+    shokri = ch.measure_shokri(cv)
+    return {**ch.measure_skews().values, **shokri.values, **ch.measure_carlini(cv).values,
+            **ch.measure_full_recall(ch.fig10_points(), shokri.values["k40"]).values}
+
+
+def test_verdict_summary_is_generated_from_the_verdicts() -> None:
+    values = _summary_values()
+    ids = [c.id for c in claims.load_ledger() if c.chapter == ch.NAME]
+    verdicts = {cid: "data unavailable" if cid.startswith("fw.fig10") or cid == "fw.s5.texas.n_records"
+                else "reproduced" for cid in ids}
+    text = ch.verdict_summary(verdicts, values)
+    assert "*Reproduced* (10 of 10)" in text and "Not reproduced" not in text and "15 inputs" in text
+    verdicts["fw.s5.carlini.precision_95_targets"] = "not reproduced"
+    verdicts["fw.s5.skew_lowers_precision"] = "inconclusive"
+    text = ch.verdict_summary(verdicts, values)
+    assert "*Reproduced* (8 of 10)" in text and "*Not reproduced* (1 of 10): Carlini et al.'s 95%" in text
+    assert "*Inconclusive* (1 of 10): that skew markedly lowers" in text
+    assert "central point, that precision" not in text  # not claimed when its claim is not reproduced
+
+
+def test_statement_phrases_follow_the_verdicts() -> None:
+    ids = ["fw.s5.balanced_impossible", "fw.s5.skew_texas", "fw.s5.skew_lowers_precision", "fw.s5.shokri.precision_40",
+           "fw.s5.carlini.precision_95_targets", "fw.s5.carlini.precision_80_targets",
+           "fw.s5.no_better_than_all_member"]
+    yes = {k: str(v.data) for k, v in ch.statement_phrases(dict.fromkeys(ids, "reproduced")).items()}
+    no = {k: str(v.data) for k, v in ch.statement_phrases(dict.fromkeys(ids, "not reproduced")).items()}
+    assert yes.keys() == no.keys() and len(yes) == len(ids)
+    assert all("*reproduced*" in t for t in yes.values()) and all("*not reproduced*" in t for t in no.values())
+    assert "does not follow" in no["c95_phrase"] and "does not follow" not in yes["c95_phrase"]
+    assert "*depends on an unstated choice*" in str(ch.says("depends on an unstated choice", "a", "b"))
+
+
+def test_readings_of_the_95_statement() -> None:
+    cv = ch.curves(ch.fig10_points())
+    v = ch.measure_carlini(cv).values
+    assert v["c95_readings"] == 2 * 3 * len(ch.fig9_skews())  # two meanings x three scales x skews
+    assert v["c95_readings_within"] == 0
+
+
+def test_thin_roc_keeps_the_ends_of_every_cell_and_the_curve_within_a_cell() -> None:
+    rng = np.random.default_rng(0)
+    member = rng.random(20_000) < 0.5
+    roc = br.roc_from_scores(rng.normal(size=20_000) + member, member)
+    keep = ch.thin_roc(roc.fpr, roc.tpr)
+    assert keep[0] == 0 and keep[-1] == roc.fpr.size - 1 and np.all(np.diff(keep) > 0)
+    assert keep.size < roc.fpr.size / 2
+    # every dropped point lies between two kept neighbours within one cell (1/200 decade) on both axes
+    dropped = np.setdiff1d(np.arange(roc.fpr.size), keep)
+    after = keep[np.searchsorted(keep, dropped)]
+    for arr in (roc.fpr, roc.tpr):
+        assert np.all(np.log10(arr[after]) - np.log10(arr[dropped]) <= 1 / 200 + 1e-12)

@@ -420,6 +420,30 @@ def test_lira_record_without_in_models_uses_the_mean_shift() -> None:
     assert out[1] == pytest.approx(-math.log(math.sqrt(2)) + 4.5)
 
 
+@pytest.mark.parametrize("variance", ["global", "per_example"])
+def test_lira_scores_equal_the_two_attacks_bit_for_bit(variance) -> None:
+    rng = np.random.default_rng(3)
+    inm = rng.random((7, 300)) < 0.5
+    inm[:, :3] = False  # no IN model
+    inm[:, 3:6] = True  # no OUT model
+    phi = rng.normal(size=(7, 300)) + inm
+    target = rng.normal(size=300)
+    off, on = mm.lira_scores(phi, inm, target, variance=variance)
+    assert np.array_equal(off, mm.lira_offline(phi, inm, target, variance=variance))
+    assert np.array_equal(on, mm.lira_online(phi, inm, target, variance=variance))
+    assert np.all(off[3:6] == 0.0) and np.all(np.isfinite(on))
+
+
+def test_run_attacks_keeps_the_order_of_the_attacks() -> None:
+    X, y = _synthetic(n=200, seed=1)
+    models = mm.train_shadow_models(X, y, mm.ModelSpec("random_forest", n_estimators=3), n_models=3, seed=1)
+    order = ["lira_online", "loss", "lira_offline"]
+    df = mm.run_attacks(models, attacks=order)
+    assert list(df.columns) == ["target_model", "record", "is_member", *order]
+    phi = mm.logit_confidence(models.proba, models.y)
+    assert np.array_equal(df["lira_offline"], mm.lira_offline(phi[1:], models.in_mask[1:], phi[0]))
+
+
 def test_lira_validation() -> None:
     with pytest.raises(ValueError, match="'variance' must be one of"):
         mm.lira_online(np.zeros((2, 3)), np.zeros((2, 3), bool), np.zeros(3), variance="local")

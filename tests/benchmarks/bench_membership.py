@@ -1,16 +1,22 @@
-"""Benchmark of the membership chapter: base-rate conversion, LiRA, and the default run.
+"""Benchmark of the membership chapter: ROC curves, LiRA, max recall, and the default run.
 
 Run as ``.venv/bin/python tests/benchmarks/bench_membership.py`` (not collected
-by pytest; nothing here asserts a time). It prints, measured in one run:
+by pytest; nothing here asserts a time). Every figure is measured against
+what a competent user would write, not against a Python loop, and the
+library's ratio is ``reference time / library time`` (below 1: the library
+is slower, a finding). It prints, measured in one run, and writes to
+``_build/benchmarks/membership.json`` (figure, reference, ratio, load average):
 
-1. :func:`roc_from_scores` on 40,000 scores with ties against a plain-Python
-   reference (for every distinct threshold, count the members and
-   non-members at or above it), cross-checked for identical TP/FP counts;
-2. LiRA offline and online (:func:`lira_offline`, :func:`lira_online`, per-record
-   Gaussians over 16 reference models, 40,000 records) against a per-record
-   Python loop, cross-checked to 1e-9;
+1. :func:`roc_from_scores` against ``sklearn.metrics.roc_curve``
+   (``drop_intermediate=False``: every distinct threshold) on 40,000 scores
+   with ties and on the chapter's size (4 targets x 20,000 records),
+   cross-checked for identical TPR/FPR;
+2. LiRA offline and online together (:func:`lira_scores`, identical to
+   :func:`lira_offline` and :func:`lira_online`; 16 reference models, 40,000 records) against a vectorised NumPy/SciPy
+   version over all records (masked means, pooled variance, ``norm.logpdf``),
+   cross-checked to 1e-9;
 3. :func:`max_recall_at_precision` (exact per-segment solution) against a
-   brute-force search on a dense log grid of Fig. 10 of Francis & Wagner,
+   vectorised search on a dense log grid of Fig. 10 of Francis & Wagner,
    cross-checked to the grid's resolution;
 4. unless ``--skip-chapter``: the default chapter's expensive part, timed
    stage by stage without the cache (load Adult, train 17 random forests on
@@ -21,13 +27,16 @@ by pytest; nothing here asserts a time). It prints, measured in one run:
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import time
 
 import numpy as np
 from scipy.stats import norm
+from sklearn.metrics import roc_curve
 
+from anonlab import paths
 from anonlab.attacks import membership as mm
 from anonlab.measures import base_rates as br
 
@@ -44,52 +53,27 @@ def timed(fn, *args, repeat: int = 1, **kw):
 # ----------------------------------------------------------------------------- references
 
 
-def roc_reference(scores: np.ndarray, member: np.ndarray) -> tuple[list[int], list[int]]:
-    """TP and FP at every distinct threshold, counted one threshold at a time."""
-    s, m = scores.tolist(), member.tolist()
-    tps, fps = [0], [0]
-    for thr in sorted(set(s), reverse=True):
-        tp = fp = 0
-        for v, is_m in zip(s, m, strict=True):
-            if v >= thr:
-                if is_m:
-                    tp += 1
-                else:
-                    fp += 1
-        tps.append(tp)
-        fps.append(fp)
-    return tps, fps
+def roc_reference(scores: np.ndarray, member: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """FPR and TPR at every distinct threshold: scikit-learn's ``roc_curve``."""
+    fpr, tpr, _ = roc_curve(member, scores, drop_intermediate=False)
+    return fpr, tpr
 
 
 def lira_reference(phi: np.ndarray, inm: np.ndarray, target: np.ndarray, min_std: float = 1e-3):
-    """Offline z and online log-likelihood ratio, record by record (global variances)."""
-    n_models, n = phi.shape
-    mu_in, mu_out, r_in, r_out, n_in_all, n_out_all = [], [], 0.0, 0.0, 0, 0
-    groups_in = groups_out = 0
-    for i in range(n):
-        vin = [phi[j, i] for j in range(n_models) if inm[j, i]]
-        vout = [phi[j, i] for j in range(n_models) if not inm[j, i]]
-        mi = sum(vin) / len(vin) if vin else math.nan
-        mo = sum(vout) / len(vout) if vout else math.nan
-        mu_in.append(mi)
-        mu_out.append(mo)
-        r_in += sum((v - mi) ** 2 for v in vin)
-        r_out += sum((v - mo) ** 2 for v in vout)
-        n_in_all += len(vin)
-        n_out_all += len(vout)
-        groups_in += bool(vin)
-        groups_out += bool(vout)
-    sd_in = max(math.sqrt(r_in / (n_in_all - groups_in)), min_std)
-    sd_out = max(math.sqrt(r_out / (n_out_all - groups_out)), min_std)
-    both = [(a, b) for a, b in zip(mu_in, mu_out, strict=True) if not (math.isnan(a) or math.isnan(b))]
-    shift = sum(a - b for a, b in both) / len(both)
-    off, on = [], []
-    for i in range(n):
-        mo = mu_out[i] if not math.isnan(mu_out[i]) else mu_in[i] - shift
-        mi = mu_in[i] if not math.isnan(mu_in[i]) else mo + shift
-        off.append((target[i] - mu_out[i]) / sd_out if not math.isnan(mu_out[i]) else 0.0)
-        on.append(norm.logpdf(target[i], mi, sd_in) - norm.logpdf(target[i], mo, sd_out))
-    return np.array(off), np.array(on)
+    """Offline z and online log-likelihood ratio for all records at once (pooled variances)."""
+    out = ~inm
+    n_in, n_out = inm.sum(0), out.sum(0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mu_in = np.where(inm, phi, 0).sum(0) / n_in
+        mu_out = np.where(out, phi, 0).sum(0) / n_out
+    sd_in = max(np.sqrt(np.nansum(np.where(inm, phi - mu_in, 0) ** 2) / (n_in.sum() - (n_in > 0).sum())), min_std)
+    sd_out = max(np.sqrt(np.nansum(np.where(out, phi - mu_out, 0) ** 2) / (n_out.sum() - (n_out > 0).sum())), min_std)
+    both = (n_in > 0) & (n_out > 0)
+    shift = np.mean(mu_in[both] - mu_out[both])
+    off = np.where(n_out > 0, (target - mu_out) / sd_out, 0.0)
+    mi = np.where(n_in > 0, mu_in, mu_out + shift)
+    mo = np.where(n_out > 0, mu_out, mi - shift)
+    return off, norm.logpdf(target, mi, sd_in) - norm.logpdf(target, mo, sd_out)
 
 
 def grid_max_recall(f, t, k, p, points_per_decade):
@@ -102,73 +86,88 @@ def grid_max_recall(f, t, k, p, points_per_decade):
 # ----------------------------------------------------------------------------- main
 
 
+def figure(name: str, library: float, reference: float, what: str, **extra) -> dict:
+    """One benchmark figure: seconds of the library and of the reference, and their ratio."""
+    return {"figure": name, "library_s": library, "reference": what, "reference_s": reference,
+            "ratio": reference / library, "load_average": list(os.getloadavg()), **extra}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--skip-chapter", action="store_true", help="skip the default-chapter timing (item 4)")
     ap.add_argument("--roc-n", type=int, default=40_000, help="scores for the ROC benchmark")
-    ap.add_argument("--ref-n", type=int, default=4_000, help="scores the plain-Python ROC reference counts")
+    ap.add_argument("--repeat", type=int, default=5, help="best of this many runs per timing")
     args = ap.parse_args()
     rng = np.random.default_rng(0)
+    figures = []
 
-    # 1. ROC from scores
-    member = rng.random(args.roc_n) < 0.5
-    scores = np.round(rng.normal(size=args.roc_n) + 0.5 * member, 2)  # ties, like forest probabilities
-    roc, t_vec = timed(br.roc_from_scores, scores, member, repeat=3)
-    sub = slice(0, args.ref_n)
-    roc_sub = br.roc_from_scores(scores[sub], member[sub])
-    (tps, fps), t_ref = timed(roc_reference, scores[sub], member[sub])
-    assert roc_sub.tp.tolist() == tps and roc_sub.fp.tolist() == fps, "ROC counts differ"
-    _, t_vec_sub = timed(br.roc_from_scores, scores[sub], member[sub], repeat=3)
-    print(f"1. ROC from {args.ref_n:,} scores ({len(tps) - 1} thresholds): reference {t_ref:.3f} s, "
-          f"vectorised {t_vec_sub * 1e3:.2f} ms -> {t_ref / t_vec_sub:,.0f}x; identical counts. "
-          f"Vectorised on {args.roc_n:,} scores: {t_vec * 1e3:.1f} ms")
+    # 1. ROC from scores, against scikit-learn
+    for n, label in ((args.roc_n, "ties"), (80_000, "chapter size (4 x 20,000)")):
+        member = rng.random(n) < 0.5
+        scores = np.round(rng.normal(size=n) + 0.5 * member, 2) if label == "ties" else \
+            rng.normal(size=n) + 0.5 * member
+        roc, t_lib = timed(br.roc_from_scores, scores, member, repeat=args.repeat)
+        (fpr, tpr), t_ref = timed(roc_reference, scores, member, repeat=args.repeat)
+        assert np.array_equal(roc.fpr, fpr) and np.array_equal(roc.tpr, tpr), "ROC differs from scikit-learn"
+        figures.append(figure(f"roc_from_scores, {n:,} scores, {label}", t_lib, t_ref,
+                              "sklearn.metrics.roc_curve(drop_intermediate=False)", thresholds=len(fpr) - 1))
+        print(f"1. ROC from {n:,} scores ({label}, {len(fpr) - 1:,} thresholds): sklearn roc_curve "
+              f"{t_ref * 1e3:.2f} ms, library {t_lib * 1e3:.2f} ms -> ratio {t_ref / t_lib:.2f}; identical curves")
 
-    # 2. LiRA
+    # 2. LiRA, against a vectorised NumPy/SciPy version
     n_models, n = 16, 40_000
     mu = rng.normal(2, 1, n)
     inm = rng.random((n_models, n)) < 0.5
     inm[:, :5] = False  # records without IN models use the mean shift
     phi = mu[None, :] + 1.5 * inm + rng.normal(0, 0.7, (n_models, n))
     target = mu + 1.5 * (rng.random(n) < 0.5) + rng.normal(0, 0.7, n)
-    (off_v, t_off) = timed(mm.lira_offline, phi, inm, target, repeat=3)
-    (on_v, t_on) = timed(mm.lira_online, phi, inm, target, repeat=3)
-    (off_r, on_r), t_ref = timed(lira_reference, phi, inm, target)
+    (off_v, on_v), t_lib = timed(mm.lira_scores, phi, inm, target, repeat=args.repeat)
+    (off_r, on_r), t_ref = timed(lira_reference, phi, inm, target, repeat=args.repeat)
     assert np.allclose(off_v, off_r, atol=1e-9) and np.allclose(on_v, on_r, atol=1e-9), "LiRA differs"
-    print(f"2. LiRA on {n:,} records x {n_models} reference models: reference {t_ref:.2f} s, "
-          f"vectorised offline {t_off * 1e3:.1f} ms + online {t_on * 1e3:.1f} ms -> "
-          f"{t_ref / (t_off + t_on):,.0f}x; equal to 1e-9")
+    assert np.array_equal(off_v, mm.lira_offline(phi, inm, target)) and \
+        np.array_equal(on_v, mm.lira_online(phi, inm, target)), "lira_scores differs from the two functions"
+    figures.append(figure(f"lira_scores (offline + online), {n:,} records x {n_models} models", t_lib, t_ref,
+                          "vectorised NumPy/SciPy over all records (both scores in one pass)"))
+    print(f"2. LiRA on {n:,} records x {n_models} reference models: vectorised reference {t_ref * 1e3:.1f} ms, "
+          f"library lira_scores {t_lib * 1e3:.1f} ms -> ratio {t_ref / t_lib:.2f}; equal to 1e-9")
 
     # 3. exact max recall vs dense grid
     f = np.array([1e-5, 1e-4, 1e-3, 1e-2, 0.1, 0.25, 0.5, 1.0])
     t = np.array([0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.0, 1.0])
     cases = [(k, p) for k in (1, 30, 240) for p in (0.5, 0.8, 0.95)]
-    exact, t_exact = timed(lambda: [br.max_recall_at_precision(f, t, k, p).tpr for k, p in cases], repeat=3)
-    grid, t_grid = timed(lambda: [grid_max_recall(f, t, k, p, 10_000) for k, p in cases])
+    exact, t_exact = timed(lambda: [br.max_recall_at_precision(f, t, k, p).tpr for k, p in cases],
+                           repeat=args.repeat)
+    grid, t_grid = timed(lambda: [grid_max_recall(f, t, k, p, 10_000) for k, p in cases], repeat=args.repeat)
     worst = max(abs(a - b) / a for a, b in zip(exact, grid, strict=True))
+    figures.append(figure(f"max_recall_at_precision, {len(cases)} cases", t_exact, t_grid,
+                          "vectorised search on a log grid, 10,000 points per decade", worst_relative=worst))
     print(f"3. max recall at precision, {len(cases)} (skew, bar) cases on Fig. 10: grid of 10,000 points "
-          f"per decade {t_grid * 1e3:.1f} ms, exact {t_exact * 1e3:.1f} ms -> {t_grid / t_exact:,.1f}x; "
+          f"per decade {t_grid * 1e3:.1f} ms, exact {t_exact * 1e3:.1f} ms -> ratio {t_grid / t_exact:,.1f}; "
           f"largest relative difference {worst:.1e} (grid resolution)")
 
-    if args.skip_chapter:
-        return
-    # 4. the default chapter's expensive part, without the cache
-    print(f"4. default chapter, no cache, {os.cpu_count()} cores visible, load average "
-          f"{os.getloadavg()[0]:.1f}:")
-    total = 0.0
-    data, dt = timed(mm.load_membership_data, "adult", n_records=mm.pool_size("adult", 10_000, 0.5), seed=0)
-    total += dt
-    print(f"   load Adult pool ({data.n_records:,} rows): {dt:.1f} s")
-    spec = mm.ModelSpec("random_forest", categorical=tuple(np.flatnonzero(data.categorical)), n_jobs=-1)
-    models, dt = timed(mm.train_shadow_models, data.X, data.y, spec, n_models=17, member_fraction=0.5, seed=0)
-    total += dt
-    print(f"   train 17 random forests on 10,000 records each: {dt:.1f} s ({dt / 17:.2f} s per model)")
-    scores_df, dt = timed(mm.run_attacks, models, n_targets=4, seed=0)
-    total += dt
-    print(f"   five attacks on 4 targets ({len(scores_df):,} scored observations): {dt:.1f} s")
-    rocs, dt = timed(mm.attack_rocs, scores_df)
-    total += dt
-    print(f"   ROC curves: {dt:.2f} s; total {total:.1f} s "
-          f"(the notebook adds plotting and the capacity sweep, about a minute)")
+    stages = {}
+    if not args.skip_chapter:
+        # 4. the default chapter's expensive part, without the cache
+        print(f"4. default chapter, no cache, {os.cpu_count()} cores visible, load average "
+              f"{os.getloadavg()[0]:.1f}:")
+        data, stages["load"] = timed(mm.load_membership_data, "adult",
+                                     n_records=mm.pool_size("adult", 10_000, 0.5), seed=0)
+        print(f"   load Adult pool ({data.n_records:,} rows): {stages['load']:.1f} s")
+        spec = mm.ModelSpec("random_forest", categorical=tuple(np.flatnonzero(data.categorical)), n_jobs=-1)
+        models, stages["train"] = timed(mm.train_shadow_models, data.X, data.y, spec, n_models=17,
+                                        member_fraction=0.5, seed=0)
+        print(f"   train 17 random forests on 10,000 records each: {stages['train']:.1f} s "
+              f"({stages['train'] / 17:.2f} s per model)")
+        scores_df, stages["attacks"] = timed(mm.run_attacks, models, n_targets=4, seed=0)
+        print(f"   five attacks on 4 targets ({len(scores_df):,} scored observations): {stages['attacks']:.1f} s")
+        _, stages["rocs"] = timed(mm.attack_rocs, scores_df)
+        print(f"   ROC curves: {stages['rocs']:.2f} s; total {sum(stages.values()):.1f} s")
+    out = paths.project_root() / "_build" / "benchmarks" / "membership.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"benchmark": "membership", "cores": os.cpu_count(),
+                               "load_average": list(os.getloadavg()), "figures": figures,
+                               "default_chapter_stages_s": stages}, indent=1))
+    print(f"written {out}")
 
 
 if __name__ == "__main__":
