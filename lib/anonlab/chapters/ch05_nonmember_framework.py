@@ -665,3 +665,45 @@ def measure_bankchurners(raw: pd.DataFrame | None, *, f4: pd.DataFrame | None = 
         out["fw.fig8.total_revolving_bal.prior"] = Measurement(float(row["prior (synthetic)"]),
                                                                note="synthesizer: sequential CART, not CTGAN")
     return {cid: out.get(cid, Measurement(None, note="not computed in this run")) for cid in BANKCHURNERS_IDS}
+
+
+# ---------------------------------------------------------------------------
+# a run: data sets and cached computations
+# ---------------------------------------------------------------------------
+
+#: Secrets of the complete-vs-relaxed comparison on Adult (one categorical, one continuous).
+COMPLETE_SECRETS = ("sex", "age")
+LABELS = {"adult": "Adult", "census": "KDD Census-Income", "bankchurners": "BankChurners"}
+
+
+def prepare(p: Mapping[str, Any], dataset: str) -> dict[str, Any]:
+    """Load a data set for a run and split it: table, kinds, split, PII set, label.
+
+    Adult and Census-Income are sampled to ``n_members + n_non_members``
+    rows (the size of BankChurners by default); BankChurners is used whole.
+    """
+    n = p["n_members"] + p["n_non_members"]
+    if dataset == "bankchurners":
+        table, kinds = load_table("bankchurners", path=p["bankchurners_path"])
+        pii = BANKCHURNERS_PII
+        if n > len(table):
+            raise ParameterError(f"parameter 'n_members' + 'n_non_members' = {n} exceeds BankChurners' {len(table)} rows")
+    else:
+        table, kinds = load_table(dataset, n_rows=n, census_attributes=p["census_attributes"], seed=p["seed"])
+        pii = p["adult_pii"] if dataset == "adult" else p["census_pii"]
+    split = nm.split_members(table, p["n_members"], p["n_non_members"], seed=p["seed"])
+    return {"name": dataset, "label": LABELS[dataset], "table": table, "kinds": kinds, "split": split,
+            "pii": list(pii)}
+
+
+def run_cached(what: str, p: Mapping[str, Any], d: Mapping[str, Any], compute, *extra: str):
+    """``compute()`` through :func:`anonlab.cache.cached`, keyed by the data set and the parameters it uses."""
+    import os
+
+    key = {**_key(p, "n_members", "n_non_members", *MODEL_KEYS, *extra), "dataset": d["name"], "pii": d["pii"]}
+    if d["name"] == "census":
+        key["census_attributes"] = p["census_attributes"]
+    if d["name"] == "bankchurners":
+        st = os.stat(p["bankchurners_path"])
+        key["file"] = [str(p["bankchurners_path"]), st.st_size, st.st_mtime]
+    return cached(f"ch05_{what}", key, compute)
