@@ -37,11 +37,13 @@ code: github.com/yoid2000/non-member-framework-paper-code (``diffTools.py``).
 
 Examples
 --------
-A secret that is a function of a known attribute is predicted perfectly:
+A secret that is a function of a known attribute is predicted perfectly
+(with C = 0.01 the L1 penalty needs a few hundred members before any
+feature enters the model):
 
 >>> import pandas as pd
->>> df = pd.DataFrame({"job": ["prof", "clerk"] * 50, "degree": ["phd", "hs"] * 50})
->>> split = split_members(df, n_members=70, n_non_members=30, seed=0)
+>>> df = pd.DataFrame({"job": ["prof", "clerk"] * 500, "degree": ["phd", "hs"] * 500})
+>>> split = split_members(df, n_members=700, n_non_members=300, seed=0)
 >>> base = nonmember_baseline(df, "degree", members=split.members, targets=split.non_members)
 >>> from anonlab.measures import score
 >>> score(base).precision
