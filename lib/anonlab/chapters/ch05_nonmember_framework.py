@@ -707,3 +707,20 @@ def run_cached(what: str, p: Mapping[str, Any], d: Mapping[str, Any], compute, *
         st = os.stat(p["bankchurners_path"])
         key["file"] = [str(p["bankchurners_path"]), st.st_size, st.st_mtime]
     return cached(f"ch05_{what}", key, compute)
+
+
+#: The paper's values quoted in the chapter's prose (glue key -> ledger id).
+PAPER_VALUES = {
+    "paper_sex": "fw.s1.majority_sex_example", "paper_bal": "fw.s1.base_rate.balanced.precision",
+    "paper_skw": "fw.s1.base_rate.skewed.precision", "paper_nonmembers": "fw.s4_4.split.non_members",
+    "paper_members": "fw.s4_4.split.members", "paper_rows": "fw.s4_4.bankchurners.rows",
+    "paper_perfect": "fw.fig5.perfect_precision_count", "paper_rep": "fw.fig6.replication_effect",
+    "paper_trb_prior": "fw.fig8.total_revolving_bal.prior", "paper_trb_non": "fw.fig8.total_revolving_bal.nonmember",
+}
+
+
+def paper_values() -> dict[str, Any]:
+    """The reported values the prose quotes, read from the ledger."""
+    from ..claims import reported
+
+    return {key: reported(cid) for key, cid in PAPER_VALUES.items()}
