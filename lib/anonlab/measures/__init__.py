@@ -3,6 +3,8 @@
 Every attack returns an :class:`AttackResult`; :func:`score` turns it into
 precision, coverage, recall and, beside a baseline on the same targets,
 precision improvement, all with intervals (:mod:`anonlab.measures.protocol`).
+The allowed baseline of [FW24] §4, fitted on members and predicting
+non-members, is :func:`nonmember_baseline` (:mod:`anonlab.measures.nonmember`).
 
 Precision, coverage (prediction rate), recall, precision improvement over a
 baseline, ROC points converted to precision at a realistic membership base
@@ -29,6 +31,7 @@ from .base_rates import (
     worked_example,
 )
 from .protocol import AttackResult, Score, majority_baseline, score, yardstick
+from .nonmember import MemberSplit, ModelSettings, nonmember_baseline, split_members
 from .rates import (
     AttackScore,
     attack_score,
@@ -54,6 +57,10 @@ __all__ = [
     "AttackResult",
     "Score",
     "majority_baseline",
+    "MemberSplit",
+    "ModelSettings",
+    "nonmember_baseline",
+    "split_members",
     "score",
     "yardstick",
     "attack_score",
