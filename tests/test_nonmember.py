@@ -256,5 +256,8 @@ def test_chapter_parameters_refuse_bad_values() -> None:
         spec.validate({"thresholds": [0.9, 0.5]})
     with pytest.raises(ParameterError, match="bankchurners_path"):
         spec.validate({"bankchurners_path": "/nonexistent/BankChurners.csv"})
+    with pytest.raises(ParameterError, match="secrets"):
+        spec.validate({"secrets": ["salary"]})
+    assert spec.validate({"secrets": ["income", "citizenship"]})["secrets"] == ["income", "citizenship"]
     with pytest.raises(ParameterError, match="datasets"):
         spec.validate({"datasets": ["adult", "netflix"]})

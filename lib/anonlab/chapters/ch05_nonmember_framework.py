@@ -68,11 +68,23 @@ def _check(values: Mapping[str, Any]) -> None:
         bad = [c for c in values[name] if c not in pool]
         if bad:
             raise ParameterError(f"parameter {name!r}: unknown attribute(s) {bad}; available: {', '.join(pool)}")
+    pool = set(ADULT_COLUMNS if "adult" in values["datasets"] else []) | \
+        set(values["census_attributes"] if "census" in values["datasets"] else [])
+    if values["bankchurners_path"]:
+        pool |= set(BANKCHURNERS_COLUMNS)
+    bad = [c for c in values["secrets"] if c not in pool]
+    if bad:
+        raise ParameterError(f"parameter 'secrets': {bad} is not an attribute of any selected data set")
     thr = values["thresholds"]
     if list(thr) != sorted(thr):
         raise ParameterError(f"parameter 'thresholds' must be increasing, got {thr}")
 
 
+BANKCHURNERS_COLUMNS = ["Attrition_Flag", "Customer_Age", "Gender", "Dependent_count", "Education_Level",
+                        "Marital_Status", "Income_Category", "Card_Category", "Months_on_book",
+                        "Total_Relationship_Count", "Months_Inactive_12_mon", "Contacts_Count_12_mon", "Credit_Limit",
+                        "Total_Revolving_Bal", "Avg_Open_To_Buy", "Total_Amt_Chng_Q4_Q1", "Total_Trans_Amt",
+                        "Total_Trans_Ct", "Total_Ct_Chng_Q4_Q1", "Avg_Utilization_Ratio"]
 ADULT_COLUMNS = ["age", "workclass", "education", "education_num", "marital_status", "occupation",
                  "relationship", "race", "sex", "capital_gain", "capital_loss", "hours_per_week",
                  "native_country", "income"]
@@ -82,6 +94,7 @@ CHAPTER = Chapter(
     title="The non-member framework: an allowed baseline, precision, coverage and PI",
     parameters=ParameterSpec([
         Param("datasets", "str_list", ["adult", "census"], "stand-in data sets of Fig 4", choices=DATASETS),
+        Param("secrets", "str_list", [], "secret attributes of Figs 4-8 (empty list: every attribute)", min_len=0),
         Param("bankchurners_path", "path", None, "your copy of Kaggle's BankChurners.csv; None: not available",
               nullable=True),
         Param("n_members", "int", 7088, "members (training rows) drawn per data set, rows", low=50, high=30_000),
@@ -118,7 +131,7 @@ CHAPTER = Chapter(
         Param("seed", "int", 0, "seed of every draw (samples, splits, synthesizer, noise)", low=0,
               high=2**32 - 1),
     ], checks=[_check]),
-    quick={"n_members": 1400, "n_non_members": 600, "complete_targets": 10, "replication": [0.5, 1.0],
+    quick={"n_members": 1400, "n_non_members": 600, "complete_targets": 40, "replication": [0.5, 1.0],
            "thresholds": [0.0, 0.6, 0.8, 0.95, 0.99], "pi_tolerances": [0.02, 0.1]},
     data=("adult-train", "census-income-train"),
 )
@@ -178,16 +191,16 @@ MODEL_KEYS = ("C", "alpha", "max_iter", "tolerance", "tolerance_basis", "seed")
 
 
 def fig4(table: pd.DataFrame, kinds: Mapping[str, str], split: nm.MemberSplit, pii: Sequence[str],
-         settings: nm.ModelSettings) -> tuple[pd.DataFrame, dict]:
-    """Baseline precision per secret, all other attributes vs PII only ([FW24] §4.4, Fig 4)."""
-    return nm.framework_table(table.loc[split.members], table.loc[split.non_members], list(table.columns),
+         settings: nm.ModelSettings, secrets: Sequence[str] | None = None) -> tuple[pd.DataFrame, dict]:
+    """Baseline precision per secret (default: every attribute), all other attributes vs PII only (§4.4, Fig 4)."""
+    return nm.framework_table(table.loc[split.members], table.loc[split.non_members], list(secrets or table.columns),
                               {"all other attributes": None, "PII only": list(pii)}, kinds=kinds,
                               settings=settings)
 
 
 def fig5(results: Mapping[tuple[str, str], AttackResult], table: pd.DataFrame, kinds: Mapping[str, str],
          split: nm.MemberSplit, settings: nm.ModelSettings, thresholds: Sequence[float],
-         min_predictions: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+         min_predictions: int, secrets: Sequence[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Precision against prediction rate for every categorical secret (§4.5, Fig 5).
 
     The logistic regression with all other attributes known, thresholded on
@@ -196,7 +209,7 @@ def fig5(results: Mapping[tuple[str, str], AttackResult], table: pd.DataFrame, k
     ``min_predictions`` predictions.
     """
     curves, summary = [], []
-    for secret in [c for c in table.columns if kinds[c] == nm.CATEGORICAL]:
+    for secret in [c for c in (secrets or table.columns) if kinds[c] == nm.CATEGORICAL]:
         res = nm.nonmember_baseline(table, secret, members=split.members, targets=split.non_members,
                                     kinds=kinds, settings=settings, analysis="model")
         c = nm.precision_vs_prediction_rate(res, thresholds).assign(secret=secret)
@@ -206,13 +219,16 @@ def fig5(results: Mapping[tuple[str, str], AttackResult], table: pd.DataFrame, k
                         "perfect (≥1 prediction)": p1["perfect"], "PR at precision 1 (≥1)": p1["prediction_rate"],
                         f"perfect (≥{min_predictions} predictions)": pk["perfect"],
                         f"PR at precision 1 (≥{min_predictions})": pk["prediction_rate"]})
+    if not curves:
+        empty = pd.DataFrame(columns=["secret", "threshold", "predictions", "correct", "prediction_rate", "precision"])
+        return empty, pd.DataFrame(columns=["secret", "perfect (≥1 prediction)", f"perfect (≥{min_predictions} predictions)"])
     return pd.concat(curves, ignore_index=True), pd.DataFrame(summary)
 
 
 def fig6(table: pd.DataFrame, kinds: Mapping[str, str], split: nm.MemberSplit, settings: nm.ModelSettings,
-         fractions: Sequence[float], seed: int) -> pd.DataFrame:
+         fractions: Sequence[float], seed: int, secrets: Sequence[str] | None = None) -> pd.DataFrame:
     """The replication test (§4.6, Fig 6) on the members, as many targets as non-members."""
-    return nm.replication_test(table.loc[split.members], list(table.columns), fractions,
+    return nm.replication_test(table.loc[split.members], list(secrets or table.columns), fractions,
                                n_targets=int(split.non_members.size), kinds=kinds, settings=settings, seed=seed)
 
 
@@ -244,7 +260,7 @@ def replication_effects(rep: pd.DataFrame, min_effect: float = REPLICATION_MIN_E
 
 
 def fig8(table: pd.DataFrame, kinds: Mapping[str, str], split: nm.MemberSplit, settings: nm.ModelSettings,
-         *, min_leaf: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+         *, min_leaf: int, seed: int, secrets: Sequence[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """Non-member vs prior framework, all other attributes known (§4.7, Fig 8).
 
     The prior framework fits the same analysis on a synthetic copy of the
@@ -256,7 +272,7 @@ def fig8(table: pd.DataFrame, kinds: Mapping[str, str], split: nm.MemberSplit, s
 
     members = table.loc[split.members]
     synthetic = cart_synthesize(members, min_leaf=min_leaf, kinds=kinds, seed=seed)
-    secrets = list(table.columns)
+    secrets = list(secrets or table.columns)
     known = {"all other attributes": None}
     non, _ = nm.framework_table(members, table.loc[split.non_members], secrets, known, kinds=kinds, settings=settings)
     prior, prior_res = nm.framework_table(synthetic, table.loc[split.non_members], secrets, known, kinds=kinds,
@@ -660,10 +676,11 @@ def measure_bankchurners(raw: pd.DataFrame | None, *, f4: pd.DataFrame | None = 
         out["fw.fig8.usually_close"] = Measurement(
             g["share_close"] >= 0.5, note=f"{g['share_close']:.0%} of {g['n']} secrets within {CLOSE}; largest drop "
                                           f"{g['largest_drop']:+.3f} ({g['largest_drop_secret']}); CART, not CTGAN")
-        row = f8.set_index("secret").loc["Total_Revolving_Bal"]
-        out["fw.fig8.total_revolving_bal.nonmember"] = Measurement(float(row["non-member"]))
-        out["fw.fig8.total_revolving_bal.prior"] = Measurement(float(row["prior (synthetic)"]),
-                                                               note="synthesizer: sequential CART, not CTGAN")
+        if "Total_Revolving_Bal" in set(f8["secret"]):
+            row = f8.set_index("secret").loc["Total_Revolving_Bal"]
+            out["fw.fig8.total_revolving_bal.nonmember"] = Measurement(float(row["non-member"]))
+            out["fw.fig8.total_revolving_bal.prior"] = Measurement(float(row["prior (synthetic)"]),
+                                                                   note="synthesizer: sequential CART, not CTGAN")
     return {cid: out.get(cid, Measurement(None, note="not computed in this run")) for cid in BANKCHURNERS_IDS}
 
 
@@ -692,15 +709,18 @@ def prepare(p: Mapping[str, Any], dataset: str) -> dict[str, Any]:
         table, kinds = load_table(dataset, n_rows=n, census_attributes=p["census_attributes"], seed=p["seed"])
         pii = p["adult_pii"] if dataset == "adult" else p["census_pii"]
     split = nm.split_members(table, p["n_members"], p["n_non_members"], seed=p["seed"])
+    # the requested secrets this data set has; none of them (or none requested): every attribute
+    secrets = [c for c in table.columns if c in p["secrets"]] or list(table.columns)
     return {"name": dataset, "label": LABELS[dataset], "table": table, "kinds": kinds, "split": split,
-            "pii": list(pii)}
+            "pii": list(pii), "secrets": secrets}
 
 
 def run_cached(what: str, p: Mapping[str, Any], d: Mapping[str, Any], compute, *extra: str):
     """``compute()`` through :func:`anonlab.cache.cached`, keyed by the data set and the parameters it uses."""
     import os
 
-    key = {**_key(p, "n_members", "n_non_members", *MODEL_KEYS, *extra), "dataset": d["name"], "pii": d["pii"]}
+    key = {**_key(p, "n_members", "n_non_members", *MODEL_KEYS, *extra), "dataset": d["name"], "pii": d["pii"],
+           "secrets": d["secrets"]}
     if d["name"] == "census":
         key["census_attributes"] = p["census_attributes"]
     if d["name"] == "bankchurners":
