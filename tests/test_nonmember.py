@@ -261,3 +261,14 @@ def test_chapter_parameters_refuse_bad_values() -> None:
     assert spec.validate({"secrets": ["income", "citizenship"]})["secrets"] == ["income", "citizenship"]
     with pytest.raises(ParameterError, match="datasets"):
         spec.validate({"datasets": ["adult", "netflix"]})
+
+
+def test_marginal_synthesizer_keeps_marginals_and_breaks_relations() -> None:
+    from anonlab.mechanisms.synthesis import marginal_synthesize
+
+    df = _toy(2000)
+    syn = marginal_synthesize(df, seed=0)
+    assert syn.shape == df.shape and set(syn["job"]) == set(df["job"])
+    assert abs((syn["coin"] == "h").mean() - (df["coin"] == "h").mean()) < 0.05
+    same = (syn["degree"] == syn["job"].map({"prof": "phd", "clerk": "hs", "nurse": "ba"})).mean()
+    assert same < 0.5  # degree no longer follows job

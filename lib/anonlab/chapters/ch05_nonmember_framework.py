@@ -117,8 +117,8 @@ CHAPTER = Chapter(
               low=1, high=1000),
         Param("replication", "float_list", [0.1, 0.5, 1.0], "shares of records duplicated (Fig 6)",
               low=0.0, high=1.0, low_inclusive=False, max_len=10),
-        Param("synthesizer", "choice", "cart", "synthesizer of the prior framework (sequential CART)",
-              choices=("cart",)),
+        Param("synthesizer", "choice", "cart", "synthesizer of the prior framework (sequential CART or "
+              "independent marginals)", choices=("cart", "marginals")),
         Param("synth_min_leaf", "int", 5, "smallest leaf of the CART synthesizer, rows", low=1, high=1000),
         Param("complete_targets", "int", 100, "targets of the leave-one-out (complete) baseline, one fit each",
               low=5, high=2000),
@@ -260,18 +260,20 @@ def replication_effects(rep: pd.DataFrame, min_effect: float = REPLICATION_MIN_E
 
 
 def fig8(table: pd.DataFrame, kinds: Mapping[str, str], split: nm.MemberSplit, settings: nm.ModelSettings,
-         *, min_leaf: int, seed: int, secrets: Sequence[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+         *, min_leaf: int, seed: int, secrets: Sequence[str] | None = None, synthesizer: str = "cart"
+         ) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """Non-member vs prior framework, all other attributes known (§4.7, Fig 8).
 
     The prior framework fits the same analysis on a synthetic copy of the
-    members (sequential CART, :func:`~anonlab.mechanisms.synthesis.cart_synthesize`)
-    and predicts the same non-members. Returns the comparison table, the
+    members (``synthesizer``: "cart", sequential CART,
+    :func:`~anonlab.mechanisms.synthesis.cart_synthesize`; or "marginals",
+    independent columns) and predicts the same non-members. Returns the comparison table, the
     synthetic data and the prior framework's results.
     """
-    from ..mechanisms.synthesis import cart_synthesize
+    from ..mechanisms.synthesis import SYNTHESIZERS
 
     members = table.loc[split.members]
-    synthetic = cart_synthesize(members, min_leaf=min_leaf, kinds=kinds, seed=seed)
+    synthetic = SYNTHESIZERS[synthesizer](members, min_leaf=min_leaf, kinds=kinds, seed=seed)
     secrets = list(secrets or table.columns)
     known = {"all other attributes": None}
     non, _ = nm.framework_table(members, table.loc[split.non_members], secrets, known, kinds=kinds, settings=settings)
@@ -480,7 +482,7 @@ def plot_fig8(cmp_: pd.DataFrame, title: str = ""):
     fig, ax = plt.subplots(figsize=(9, 4))
     x = np.arange(len(cmp_))
     ax.bar(x - 0.2, cmp_["non-member"], width=0.4, label="non-member framework")
-    ax.bar(x + 0.2, cmp_["prior (synthetic)"], width=0.4, label="prior framework (CART synthetic members)")
+    ax.bar(x + 0.2, cmp_["prior (synthetic)"], width=0.4, label="prior framework (synthetic members)")
     ax.set_xticks(x, cmp_["secret"], rotation=60, ha="right", fontsize=8)
     ax.set_ylabel("baseline precision")
     ax.set_title(title)
