@@ -4,7 +4,9 @@ Every attack returns an :class:`AttackResult`; :func:`score` turns it into
 precision, coverage, recall and, beside a baseline on the same targets,
 precision improvement, all with intervals (:mod:`anonlab.measures.protocol`).
 Measures of a release itself (k-anonymity, l-diversity, t-closeness, Earth
-Mover's Distance) are in :mod:`anonlab.measures.syntactic`.
+Mover's Distance) are in :mod:`anonlab.measures.syntactic`. The allowed
+baseline of [FW24] §4, fitted on members and predicting non-members, is
+:func:`nonmember_baseline` (:mod:`anonlab.measures.nonmember`).
 
 Precision, coverage (prediction rate), recall, precision improvement over a
 baseline, ROC points converted to precision at a realistic membership base
@@ -34,6 +36,7 @@ from .base_rates import (
 )
 from . import syntactic
 from .protocol import AttackResult, Score, majority_baseline, score, yardstick
+from .nonmember import MemberSplit, ModelSettings, nonmember_baseline, split_members
 from .rates import (
     AttackScore,
     attack_score,
@@ -60,6 +63,10 @@ __all__ = [
     "AttackResult",
     "Score",
     "majority_baseline",
+    "MemberSplit",
+    "ModelSettings",
+    "nonmember_baseline",
+    "split_members",
     "score",
     "yardstick",
     "attack_score",

@@ -1,0 +1,594 @@
+"""The non-member framework: an allowed inference baseline for any attack ([FW24] §4).
+
+If a person is not in a data set, and is independent of everyone in it,
+releasing the data set does not violate that person's privacy (§4.1). So
+whatever an analysis of the data set predicts about *non-members* is an
+allowed inference, and an attack on an anonymized release must beat it on
+the same people with the same knowledge before it counts as a
+vulnerability.
+
+The recipe (§4.2-4.4), as implemented here:
+
+1. :func:`split_members`: draw the non-members (the attack's targets, 3,039
+   of BankChurners' 10,127 rows in the paper) at random; the rest are the
+   members (7,088), the analogue of a training set (the *relaxed* approach
+   of §4.2; :func:`leave_one_out_baseline` is the *complete* one).
+2. :func:`nonmember_baseline`: fit an ordinary model on the members only and
+   predict each non-member's secret from its known attributes: for a
+   categorical secret a logistic regression (L1, C = 0.01, saga) and the
+   most-common-value guess, keeping the better; for a continuous secret a
+   Lasso (α = 0.1) and the most common value, a prediction being correct
+   within 5 % (:func:`correct_within`). Numeric known attributes are
+   standardised and categorical ones one-hot coded, as in the authors'
+   code. The result is an :class:`~anonlab.measures.AttackResult`, so
+   ``score(attack, baseline)`` measures the baseline on exactly the targets
+   an attack predicted for and gives PI (§4.3 steps 1-4, Eq 6).
+3. :func:`precision_vs_prediction_rate`: withhold a prediction when the
+   model's largest class probability is below a threshold (§4.5, Fig 5).
+4. :func:`replicate_records` and :func:`replication_test`: duplicated
+   records as dependent members and non-members (§4.6, Fig 6).
+5. :func:`framework_table` fitted on a synthetic copy of the members gives
+   the "prior framework" of §4.7 (Fig 8); see
+   :func:`anonlab.mechanisms.synthesis.cart_synthesize`.
+
+[FW24] P. Francis and D. Wagner, "Towards more accurate and useful data
+anonymity vulnerability measures", arXiv:2403.06595 (2024). The authors'
+code: github.com/yoid2000/non-member-framework-paper-code (``diffTools.py``).
+
+Examples
+--------
+A secret that is a function of a known attribute is predicted perfectly
+(with C = 0.01 the L1 penalty needs a few hundred members before any
+feature enters the model):
+
+>>> import pandas as pd
+>>> df = pd.DataFrame({"job": ["prof", "clerk"] * 500, "degree": ["phd", "hs"] * 500})
+>>> split = split_members(df, n_members=700, n_non_members=300, seed=0)
+>>> base = nonmember_baseline(df, "degree", members=split.members, targets=split.non_members)
+>>> from anonlab.measures import score
+>>> score(base).precision
+1.0
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from ..validation import ParameterError, check_choice, check_int, check_number, check_random_state
+from .protocol import AttackResult, score
+
+__all__ = [
+    "CATEGORICAL",
+    "CONTINUOUS",
+    "MemberSplit",
+    "ModelSettings",
+    "attribute_kinds",
+    "split_members",
+    "correct_within",
+    "fit_predict",
+    "nonmember_baseline",
+    "framework_table",
+    "precision_vs_prediction_rate",
+    "perfect_precision",
+    "replicate_records",
+    "replication_test",
+    "leave_one_out_baseline",
+    "pi_across_tolerances",
+]
+
+CATEGORICAL = "categorical"
+CONTINUOUS = "continuous"
+Analysis = Literal["best", "model", "most_common"]
+ANALYSES = ("best", "model", "most_common")
+TOLERANCE_BASES = ("range", "relative")
+
+
+# ---------------------------------------------------------------------------
+# attributes, split, settings
+# ---------------------------------------------------------------------------
+
+
+def attribute_kinds(data: pd.DataFrame, *, max_levels: int = 10,
+                    overrides: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Categorical or continuous, per column, by the rule of the authors' code.
+
+    A non-numeric column is categorical; a numeric column is continuous when
+    it has at least ``max_levels`` distinct values, else categorical
+    (``getColType`` in ``diffTools.py``). ``overrides`` fixes some columns
+    (BankChurners' types are listed in the paper's Fig 3).
+
+    >>> attribute_kinds(pd.DataFrame({"a": range(20), "b": [0, 1] * 10, "c": ["x"] * 20}))
+    {'a': 'continuous', 'b': 'categorical', 'c': 'categorical'}
+    """
+    check_int("max_levels", max_levels, low=2)
+    kinds = {}
+    for col in data.columns:
+        s = data[col]
+        numeric = pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
+        kinds[col] = CONTINUOUS if numeric and s.nunique() >= max_levels else CATEGORICAL
+    for col, kind in (overrides or {}).items():
+        if col in kinds:
+            kinds[col] = check_choice(f"kind of {col}", kind, (CATEGORICAL, CONTINUOUS))
+    return kinds
+
+
+@dataclass(frozen=True)
+class MemberSplit:
+    """Row labels of the members (the baseline data set) and of the non-members (the targets)."""
+
+    members: np.ndarray
+    non_members: np.ndarray
+
+    @property
+    def sizes(self) -> tuple[int, int]:
+        return int(self.members.size), int(self.non_members.size)
+
+
+def split_members(data: pd.DataFrame, n_members: int | None = None, n_non_members: int = 3039,
+                  seed: int | np.random.Generator | None = 0) -> MemberSplit:
+    """Draw ``n_non_members`` rows at random as non-members, ``n_members`` others as members.
+
+    [FW24] §4.4 removes 3,039 random non-members from BankChurners' 10,127
+    rows and keeps the other 7,088 as members. ``n_members=None`` keeps every
+    row that is not a non-member.
+
+    >>> s = split_members(pd.DataFrame({"a": range(10)}), 6, 4, seed=1)
+    >>> s.sizes, len(set(s.members) & set(s.non_members))
+    ((6, 4), 0)
+    """
+    n = len(data)
+    check_int("n_non_members", n_non_members, low=1, high=max(n - 1, 1))
+    if n_members is None:
+        n_members = n - n_non_members
+    check_int("n_members", n_members, low=1)
+    if n_members + n_non_members > n:
+        raise ParameterError(f"parameter 'n_members' + 'n_non_members' = {n_members + n_non_members} "
+                             f"exceeds the {n} rows of the data")
+    order = check_random_state(seed).permutation(n)
+    labels = data.index.to_numpy()
+    return MemberSplit(members=labels[order[n_non_members:n_non_members + n_members]],
+                       non_members=labels[order[:n_non_members]])
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """The models of [FW24] §4.4 and the rule for a correct continuous prediction.
+
+    Attributes
+    ----------
+    C : float
+        Inverse L1 strength of the logistic regression (paper: 0.01).
+    alpha : float
+        L1 strength of the Lasso (paper: 0.1).
+    max_iter : int
+        Iterations of the saga solver (authors' run: 5000; sklearn's default 100).
+    tolerance : float
+        A continuous prediction is correct within this fraction (paper: 0.05).
+    tolerance_basis : {"range", "relative"}
+        "relative": within ``tolerance`` × |true value| (the paper's text,
+        "within 5% of the true value"); "range": within ``tolerance`` × the
+        range (max − min) of the targets' true values (the authors' code,
+        ``printEvaluation``).
+    """
+
+    C: float = 0.01
+    alpha: float = 0.1
+    max_iter: int = 100
+    tolerance: float = 0.05
+    tolerance_basis: str = "range"
+
+    def __post_init__(self) -> None:
+        check_number("C", self.C, low=0, low_inclusive=False)
+        check_number("alpha", self.alpha, low=0, low_inclusive=False)
+        check_int("max_iter", self.max_iter, low=1, high=100_000)
+        check_number("tolerance", self.tolerance, low=0)
+        check_choice("tolerance_basis", self.tolerance_basis, TOLERANCE_BASES)
+
+
+def correct_within(prediction: npt.ArrayLike, truth: npt.ArrayLike, tolerance: float = 0.05,
+                   basis: str = "relative", value_range: float | None = None) -> np.ndarray:
+    """Is each continuous prediction within the tolerance of the truth?
+
+    ``basis="relative"``: :math:`|\\hat y - y| \\le \\tau |y|` ([FW24] §4.4,
+    "within 5% of the true value"); ``basis="range"``:
+    :math:`|\\hat y - y| \\le \\tau (\\max y - \\min y)` over the targets (the
+    authors' code), or over ``value_range`` when given.
+
+    >>> correct_within([105, 94, 0.0], [100, 100, 0.0], 0.05).tolist()
+    [True, False, True]
+    >>> correct_within([105, 94], [100, 0], 0.05, basis="range").tolist()
+    [True, False]
+    """
+    p = np.asarray(prediction, dtype=float)
+    t = np.asarray(truth, dtype=float)
+    check_number("tolerance", tolerance, low=0)
+    check_choice("basis", basis, TOLERANCE_BASES)
+    if basis == "relative":
+        bound = tolerance * np.abs(t)
+    else:
+        span = float(np.nanmax(t) - np.nanmin(t)) if value_range is None and t.size else float(value_range or 0.0)
+        bound = np.full(t.shape, tolerance * span)
+    return np.abs(p - t) <= bound + 1e-12
+
+
+# ---------------------------------------------------------------------------
+# the analysis: fit on one table, predict another
+# ---------------------------------------------------------------------------
+
+
+def _prepare(df: pd.DataFrame, kinds: Mapping[str, str]) -> pd.DataFrame:
+    out = df.copy()
+    for col in out.columns:
+        if kinds[col] == CATEGORICAL:
+            out[col] = out[col].astype(object).where(out[col].notna(), "missing").astype(str)
+        else:
+            out[col] = pd.to_numeric(out[col], errors="raise").astype(float)
+    return out
+
+
+def _pipeline(known: Sequence[str], kinds: Mapping[str, str], secret_kind: str, settings: ModelSettings,
+              random_state: int = 0):
+    from sklearn.compose import ColumnTransformer
+    from sklearn.linear_model import Lasso, LogisticRegression
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    nums = [c for c in known if kinds[c] == CONTINUOUS]
+    cats = [c for c in known if kinds[c] == CATEGORICAL]
+    pre = ColumnTransformer([("num", StandardScaler(), nums),
+                             ("cat", OneHotEncoder(handle_unknown="ignore"), cats)])
+    if secret_kind == CATEGORICAL:
+        model = LogisticRegression(l1_ratio=1.0, C=settings.C, solver="saga", max_iter=settings.max_iter,
+                                   random_state=random_state)
+    else:
+        model = Lasso(alpha=settings.alpha, max_iter=max(settings.max_iter, 1000), random_state=random_state)
+    return Pipeline([("features", pre), ("model", model)])
+
+
+def _check_known(data: pd.DataFrame, secret: str, known: Sequence[str] | None) -> list[str]:
+    if secret not in data.columns:
+        raise ParameterError(f"secret {secret!r} is not a column; available: {', '.join(map(str, data.columns))}")
+    if known is None:
+        return [c for c in data.columns if c != secret]
+    known = [c for c in known if c != secret]
+    missing = [c for c in known if c not in data.columns]
+    if missing:
+        raise ParameterError(f"known attribute(s) {missing} are not columns of the data")
+    return known
+
+
+def fit_predict(train: pd.DataFrame, targets: pd.DataFrame, secret: str, *,
+                known: Sequence[str] | None = None, kinds: Mapping[str, str] | None = None,
+                settings: ModelSettings = ModelSettings(), analysis: str = "best",
+                value_range: float | None = None, name: str | None = None) -> AttackResult:
+    """Fit the analysis on ``train``; predict the secret of every row of ``targets``.
+
+    The core of the non-member framework ([FW24] §4.2, Fig 2): ``train`` is
+    the data set without the targets (the members), or, for the prior
+    framework of §4.7, a synthetic copy of it.
+
+    Parameters
+    ----------
+    train, targets : pandas.DataFrame
+        Same columns. ``targets``' index labels name the targets.
+    secret : str
+        The attribute to predict.
+    known : sequence of str, optional
+        The attacker's known attributes (default: every other column).
+    kinds : mapping, optional
+        ``categorical``/``continuous`` per column (default :func:`attribute_kinds` of ``train``).
+    settings : ModelSettings
+    analysis : {"best", "model", "most_common"}
+        "model": the regression; "most_common": always the members' most
+        common value; "best": whichever of the two has the higher precision
+        on these targets (§4.4, "We use the better of the two").
+    value_range : float, optional
+        Range for ``tolerance_basis="range"`` (default: the targets' range).
+    name : str, optional
+
+    Returns
+    -------
+    AttackResult
+        A prediction for every target (prediction rate 1, Fig 4); for a
+        categorical secret fitted by the model, ``confidence`` is the largest
+        class probability :math:`p_{max}` (§4.5); for a continuous secret,
+        ``correct`` holds the tolerance rule. ``resources``: members used,
+        known attributes, seconds; the analysis kept is in the name.
+    """
+    check_choice("analysis", analysis, ANALYSES)
+    known = _check_known(train, secret, known)
+    kinds = dict(kinds) if kinds is not None else attribute_kinds(train)
+    if len(train) == 0 or len(targets) == 0:
+        raise ValueError("fit_predict needs at least one training row and one target")
+    t0 = time.perf_counter()
+    cols = known + [secret]
+    tr, te = _prepare(train[cols], kinds), _prepare(targets[cols], kinds)
+    kind = kinds[secret]
+    truth = te[secret].to_numpy()
+    y = tr[secret].to_numpy()
+    # the most common value among the members (ties: first in sorted order)
+    counts = pd.Series(y).value_counts()
+    mode = sorted(counts[counts == counts.max()].index.tolist())[0]
+    common = np.full(truth.size, mode, dtype=object if kind == CATEGORICAL else float)
+    if kind == CONTINUOUS:
+        span = value_range if value_range is not None else (float(np.max(truth) - np.min(truth)) if truth.size else 0.0)
+        judge = lambda p: correct_within(p, truth, settings.tolerance, settings.tolerance_basis, span)  # noqa: E731
+    else:
+        judge = lambda p: np.asarray(p == truth, dtype=bool)  # noqa: E731
+    model_pred, conf = None, None
+    single_class = kind == CATEGORICAL and counts.size < 2
+    if analysis != "most_common" and known and not single_class:
+        pipe = _pipeline(known, kinds, kind, settings)
+        with warnings.catch_warnings():
+            from sklearn.exceptions import ConvergenceWarning
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            pipe.fit(tr[known], y)
+        if kind == CATEGORICAL:
+            proba = pipe.predict_proba(te[known])
+            classes = pipe.named_steps["model"].classes_
+            model_pred = classes[proba.argmax(axis=1)].astype(object)
+            conf = proba.max(axis=1)
+        else:
+            model_pred = pipe.predict(te[known]).astype(float)
+    if model_pred is None or analysis == "most_common":
+        chosen, pred, conf, label = "most common value", common, None, "most common value"
+    elif analysis == "model" or judge(model_pred).mean() >= judge(common).mean():
+        chosen, pred = "model", model_pred
+        label = "logistic regression" if kind == CATEGORICAL else "Lasso"
+    else:
+        chosen, pred, conf, label = "most common value", common, None, "most common value"
+    if chosen == "most common value" and kind == CATEGORICAL:
+        conf = np.full(truth.size, float(counts.max() / counts.sum()))
+    correct = judge(pred) if kind == CONTINUOUS else None
+    title = f"{name or f'non-member baseline: {secret}'} ({label})"
+    return AttackResult(
+        title, targets.index.to_numpy(), truth, np.ones(truth.size, dtype=bool), np.asarray(pred, dtype=object),
+        confidence=conf, correct=correct,
+        resources={"members": float(len(train)), "known_attributes": float(len(known)),
+                   "seconds": time.perf_counter() - t0},
+    )
+
+
+def nonmember_baseline(data: pd.DataFrame, secret: str, *, members: npt.ArrayLike,
+                       targets: npt.ArrayLike | None = None, known: Sequence[str] | None = None,
+                       kinds: Mapping[str, str] | None = None, settings: ModelSettings = ModelSettings(),
+                       analysis: str = "best", name: str | None = None) -> AttackResult:
+    """The non-member baseline for ``secret``: fit on the members, predict the targets ([FW24] §4.2-4.4).
+
+    ``targets`` (row labels; default every row that is not a member) must
+    not be members: a baseline that has seen its targets is not an allowed
+    inference (§4.1). To compare with an attack, pass the attack's targets
+    and score with ``score(attack, baseline)``: the baseline's precision is
+    then measured on the targets the attack predicted for (§4.3 steps 1-4)
+    and PI = (P_atk − P_base)/(1 − P_base) (Eq 6).
+
+    See :func:`fit_predict` for the analysis and the result.
+    """
+    members = np.asarray(members)
+    idx = data.index
+    if not pd.Index(members).isin(idx).all():
+        raise ValueError("some members are not rows of the data")
+    if targets is None:
+        targets = idx[~idx.isin(members)].to_numpy()
+    targets = np.asarray(targets)
+    overlap = pd.Index(targets).isin(members)
+    if overlap.any():
+        raise ValueError(f"{int(overlap.sum())} target(s) are members: the non-member baseline must not "
+                         "be fitted on its own targets ([FW24] §4.1)")
+    kinds = dict(kinds) if kinds is not None else attribute_kinds(data)
+    return fit_predict(data.loc[members], data.loc[targets], secret, known=known, kinds=kinds,
+                       settings=settings, analysis=analysis, name=name)
+
+
+def framework_table(train: pd.DataFrame, targets: pd.DataFrame, secrets: Sequence[str],
+                    known_sets: Mapping[str, Sequence[str] | None], *, kinds: Mapping[str, str],
+                    settings: ModelSettings = ModelSettings(), analysis: str = "best",
+                    framework: str = "non-member") -> tuple[pd.DataFrame, dict[tuple[str, str], AttackResult]]:
+    """Baseline precision per secret and known-attribute set (Fig 4; on synthetic ``train``, Fig 8).
+
+    Returns a table (``framework, secret, kind, known, n_known, analysis,
+    precision, precision_low, precision_high, prediction_rate, targets``)
+    and the :class:`AttackResult` of each (secret, known set).
+    A known set that leaves no attribute besides the secret is skipped.
+    """
+    rows, results = [], {}
+    for secret in secrets:
+        for label, known in known_sets.items():
+            k = _check_known(train, secret, known)
+            if not k:
+                continue
+            res = fit_predict(train, targets, secret, known=k, kinds=kinds, settings=settings, analysis=analysis,
+                              name=f"{framework} baseline: {secret} | {label}")
+            s = score(res)
+            results[(secret, label)] = res
+            rows.append({"framework": framework, "secret": secret, "kind": kinds[secret], "known": label,
+                         "n_known": len(k), "analysis": _analysis_of(res),
+                         "precision": s.precision, "precision_low": s.precision_ci[0],
+                         "precision_high": s.precision_ci[1], "prediction_rate": s.coverage,
+                         "targets": res.n_targets})
+    return pd.DataFrame(rows), results
+
+
+def _analysis_of(result: AttackResult) -> str:
+    """The analysis a baseline kept, from its name: "logistic regression", "Lasso" or "most common value"."""
+    return result.attack.rsplit("(", 1)[-1].rstrip(")")
+
+
+# ---------------------------------------------------------------------------
+# precision against prediction rate (§4.5, Fig 5)
+# ---------------------------------------------------------------------------
+
+
+def precision_vs_prediction_rate(result: AttackResult, thresholds: Sequence[float]) -> pd.DataFrame:
+    """Precision and prediction rate when no prediction is made below ``p_thresh`` ([FW24] §4.5).
+
+    For each threshold, predict only where :math:`p_{max} \\ge p_{thresh}`
+    (:meth:`AttackResult.at_threshold`); prediction rate is the share of
+    targets with a prediction (Eq 5), precision is Eq 2 over those
+    predictions (NaN when there are none).
+
+    >>> r = AttackResult.from_predictions("t", truth=["a", "b", "a", "b"], prediction=["a", "a", "a", "b"],
+    ...                                   confidence=[0.9, 0.6, 0.8, 0.95])
+    >>> precision_vs_prediction_rate(r, [0.0, 0.7])[["prediction_rate", "precision"]].to_numpy().tolist()
+    [[1.0, 0.75], [0.75, 1.0]]
+    """
+    if result.confidence is None:
+        raise ValueError(f"{result.attack!r} has no confidence (continuous secrets have no p_max)")
+    rows = []
+    for t in thresholds:
+        check_number("threshold", t, low=0, high=1)
+        s = score(result.at_threshold(float(t)))
+        rows.append({"threshold": float(t), "predictions": s.n_predictions, "correct": s.n_correct,
+                     "prediction_rate": s.coverage, "precision": s.precision,
+                     "precision_low": s.precision_ci[0], "precision_high": s.precision_ci[1]})
+    return pd.DataFrame(rows)
+
+
+def perfect_precision(curve: pd.DataFrame, min_predictions: int = 1) -> dict[str, Any]:
+    """Does some threshold give precision 1.0 on at least ``min_predictions`` predictions, and at what rate?
+
+    Returns ``{"perfect": bool, "prediction_rate": the largest such rate (NaN
+    if none), "predictions": how many, "threshold": the lowest such threshold}``.
+
+    >>> c = pd.DataFrame({"threshold": [0.5, 0.9], "predictions": [10, 3], "prediction_rate": [1.0, 0.3],
+    ...                   "precision": [0.8, 1.0]})
+    >>> perfect_precision(c)["prediction_rate"], perfect_precision(c, 5)["perfect"]
+    (0.3, False)
+    """
+    check_int("min_predictions", min_predictions, low=1)
+    ok = curve[(curve["precision"] >= 1.0 - 1e-12) & (curve["predictions"] >= min_predictions)]
+    if ok.empty:
+        return {"perfect": False, "prediction_rate": math.nan, "predictions": 0, "threshold": math.nan}
+    best = ok.sort_values(["prediction_rate", "threshold"], ascending=[False, True]).iloc[0]
+    return {"perfect": True, "prediction_rate": float(best["prediction_rate"]),
+            "predictions": int(best["predictions"]), "threshold": float(best["threshold"])}
+
+
+# ---------------------------------------------------------------------------
+# dependent members and non-members (§4.6, Fig 6)
+# ---------------------------------------------------------------------------
+
+
+def replicate_records(data: pd.DataFrame, fraction: float, seed: int | np.random.Generator | None = 0
+                      ) -> pd.DataFrame:
+    """Append a copy of ``round(fraction · n)`` random rows (no repeats) ([FW24] §4.6).
+
+    The result has a fresh 0..n'-1 index and a column ``_source`` giving each
+    row's original label, so a copy and its original can be found again.
+    The authors replicate 10 %, 50 % and 100 % of the rows (``replicate_rows``).
+
+    >>> r = replicate_records(pd.DataFrame({"a": [1, 2, 3, 4]}), 0.5, seed=0)
+    >>> len(r), int(r["_source"].duplicated().sum())
+    (6, 2)
+    """
+    check_number("fraction", fraction, low=0, high=1)
+    rng = check_random_state(seed)
+    k = int(round(fraction * len(data)))
+    pick = rng.choice(len(data), size=k, replace=False)
+    base = data.assign(_source=data.index.to_numpy())
+    return pd.concat([base, base.iloc[np.sort(pick)]], ignore_index=True)
+
+
+def replication_test(members: pd.DataFrame, secrets: Sequence[str], fractions: Sequence[float], *,
+                     n_targets: int, kinds: Mapping[str, str], settings: ModelSettings = ModelSettings(),
+                     known: Sequence[str] | None = None, analysis: str = "best",
+                     seed: int | np.random.Generator | None = 0) -> pd.DataFrame:
+    """Baseline precision when a share of records is duplicated ([FW24] §4.6, Fig 6).
+
+    As in the authors' code: for each fraction, replicate that share of the
+    members (:func:`replicate_records`), draw ``n_targets`` rows of the
+    enlarged table as non-members, fit on the rest and predict them. A
+    target whose copy stayed among the members is *dependent* on a member;
+    the table reports precision overall and separately on dependent and
+    independent targets. Fraction 0 is the unreplicated reference.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``fraction, secret, kind, precision, precision_dependent,
+        precision_independent, n_dependent, targets``.
+    """
+    rng = check_random_state(seed)
+    rows = []
+    for frac in [0.0, *[f for f in fractions if f != 0.0]]:
+        table = replicate_records(members, frac, seed=rng)
+        split = split_members(table, None, n_targets, seed=rng)
+        train, tgt = table.loc[split.members], table.loc[split.non_members]
+        dependent = tgt["_source"].isin(train["_source"]).to_numpy()
+        cols = [c for c in members.columns]
+        for secret in secrets:
+            res = fit_predict(train[cols], tgt[cols], secret, known=known, kinds=kinds, settings=settings,
+                              analysis=analysis)
+            ok = res.is_correct()
+            rows.append({"fraction": float(frac), "secret": secret, "kind": kinds[secret],
+                         "precision": float(ok.mean()),
+                         "precision_dependent": float(ok[dependent].mean()) if dependent.any() else math.nan,
+                         "precision_independent": float(ok[~dependent].mean()) if (~dependent).any() else math.nan,
+                         "n_dependent": int(dependent.sum()), "targets": int(ok.size)})
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------
+# complete vs relaxed (§4.2) and the error bound (§4.3)
+# ---------------------------------------------------------------------------
+
+
+def leave_one_out_baseline(data: pd.DataFrame, secret: str, targets: npt.ArrayLike, *,
+                           known: Sequence[str] | None = None, kinds: Mapping[str, str],
+                           settings: ModelSettings = ModelSettings(), analysis: str = "model",
+                           value_range: float | None = None) -> AttackResult:
+    """The *complete* non-member baseline of [FW24] §4.2: one fit per target, on every other row.
+
+    Compare with :func:`nonmember_baseline` on the same targets (the
+    *relaxed* approach, one fit without all targets), which the paper says
+    "should generally produce a baseline close enough". One model fit per
+    target: keep ``targets`` small.
+    """
+    targets = np.asarray(targets)
+    parts = []
+    for t in targets:
+        rest = data.drop(index=[t])
+        parts.append(fit_predict(rest, data.loc[[t]], secret, known=known, kinds=kinds, settings=settings,
+                                 analysis=analysis, value_range=value_range))
+    correct = np.concatenate([p.is_correct() for p in parts])
+    conf = None if parts[0].confidence is None else np.concatenate([p.confidence for p in parts])
+    return AttackResult(f"complete (leave-one-out) baseline: {secret}", targets,
+                        np.concatenate([p.truth for p in parts]), np.ones(targets.size, dtype=bool),
+                        np.concatenate([p.prediction for p in parts]).astype(object), confidence=conf,
+                        correct=correct if kinds[secret] == CONTINUOUS else None,
+                        resources={"fits": float(targets.size)})
+
+
+def pi_across_tolerances(attack: AttackResult, baseline: AttackResult, tolerances: Sequence[float], *,
+                         basis: str = "range", value_range: float | None = None) -> pd.DataFrame:
+    """PI of a continuous-secret attack over its baseline, for several error bounds ([FW24] §4.3).
+
+    Both are judged with the same bound :math:`\\tau` (:func:`correct_within`)
+    on the targets the attack predicted for; §4.3 says the resulting PI "is
+    independent from the error chosen".
+
+    >>> a = AttackResult.from_predictions("a", truth=[100.0, 100.0], prediction=[101.0, 108.0])
+    >>> b = AttackResult.from_predictions("b", truth=[100.0, 100.0], prediction=[104.0, 120.0])
+    >>> pi_across_tolerances(a, b, [0.02, 0.1], basis="relative")["pi"].tolist()
+    [0.5, 1.0]
+    """
+    made = attack.targets[attack.predicted]
+    base = baseline.on_targets(made)
+    a = attack.subset(attack.predicted)
+    rows = []
+    for tol in tolerances:
+        ca = correct_within(a.prediction.astype(float), a.truth.astype(float), tol, basis, value_range)
+        cb = correct_within(base.prediction.astype(float), base.truth.astype(float), tol, basis, value_range)
+        s = score(replace(a, correct=ca), replace(base, correct=cb))
+        rows.append({"tolerance": float(tol), "p_attack": s.precision, "p_base": s.baseline_precision,
+                     "pi": s.precision_improvement})
+    return pd.DataFrame(rows)

@@ -1,0 +1,274 @@
+"""The non-member baseline ([FW24] §4), the CART synthesizer and chapter 5's claim decisions."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from anonlab.chapters import ch05_nonmember_framework as ch
+from anonlab.data import load_bank_churners
+from anonlab.data.loaders import BANK_CHURNERS_COLUMNS
+from anonlab.measures import AttackResult, majority_baseline, score
+from anonlab.measures import nonmember as nm
+from anonlab.mechanisms.synthesis import cart_synthesize
+from anonlab.validation import ParameterError
+
+
+def _toy(n: int = 1000, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    job = rng.choice(["prof", "clerk", "nurse"], size=n)
+    return pd.DataFrame({
+        "job": job,
+        "degree": pd.Series(job).map({"prof": "phd", "clerk": "hs", "nurse": "ba"}).to_numpy(),  # function of job
+        "coin": rng.choice(["h", "t"], size=n, p=[0.7, 0.3]),  # independent of everything
+        "age": rng.integers(20, 70, size=n).astype(float),
+    })
+
+
+def test_secret_that_is_a_function_of_a_known_attribute_has_precision_one() -> None:
+    df = _toy()
+    split = nm.split_members(df, 700, 300, seed=1)
+    base = nm.nonmember_baseline(df, "degree", members=split.members, targets=split.non_members,
+                                 known=["job"], settings=nm.ModelSettings(C=1.0))
+    s = score(base)
+    assert s.precision == 1.0 and s.coverage == 1.0
+
+
+def test_independent_secret_gives_the_majority_share() -> None:
+    df = _toy(4000)
+    split = nm.split_members(df, 3000, 1000, seed=2)
+    base = nm.nonmember_baseline(df, "coin", members=split.members, targets=split.non_members,
+                                 known=["job", "age"])
+    share = float((df.loc[split.non_members, "coin"] == "h").mean())
+    assert score(base).precision == pytest.approx(share)
+    assert set(base.prediction.tolist()) == {"h"}
+
+
+def test_best_analysis_never_below_the_most_common_value() -> None:
+    df = _toy()
+    split = nm.split_members(df, 700, 300, seed=3)
+    kw = dict(members=split.members, targets=split.non_members)
+    best = score(nm.nonmember_baseline(df, "coin", **kw)).precision
+    common = score(nm.nonmember_baseline(df, "coin", analysis="most_common", **kw)).precision
+    assert best >= common
+
+
+def test_five_percent_rule() -> None:
+    # relative: within 5 % of the true value (the paper's text)
+    assert nm.correct_within([105.0, 105.1, 95.0, 94.9], [100.0] * 4, 0.05).tolist() == [True, False, True, False]
+    assert nm.correct_within([0.0, 0.1], [0.0, 0.0], 0.05).tolist() == [True, False]
+    # range: within 5 % of max - min of the truth (the authors' code): range 200 -> bound 10
+    assert nm.correct_within([10.0, 211.0], [0.0, 200.0], 0.05, basis="range").tolist() == [True, False]
+    assert nm.correct_within([10.0], [0.0], 0.05, basis="range", value_range=100).tolist() == [False]
+    with pytest.raises(ParameterError, match="basis"):
+        nm.correct_within([1.0], [1.0], 0.05, basis="absolute")
+
+
+def test_continuous_baseline_uses_the_rule() -> None:
+    df = _toy()
+    df["twice"] = 2 * df["age"]
+    split = nm.split_members(df, 700, 300, seed=4)
+    base = nm.nonmember_baseline(df, "twice", members=split.members, targets=split.non_members, known=["age"],
+                                 settings=nm.ModelSettings(tolerance_basis="relative"))
+    assert base.correct is not None and score(base).precision == 1.0
+
+
+def test_pi_by_hand_on_the_attacks_targets() -> None:
+    truth = ["a", "a", "b", "b", "a"]
+    attack = AttackResult.from_predictions("atk", truth, ["a", "a", "b", None, None])  # 3 of 3 right
+    base = AttackResult.from_predictions("base", truth, ["a", "b", "a", "b", "a"])  # on targets 0-2: 1 of 3
+    s = score(attack, base)
+    assert s.precision == 1.0 and s.coverage == pytest.approx(0.6)
+    assert s.baseline_precision == pytest.approx(1 / 3)
+    assert s.precision_improvement == pytest.approx((1 - 1 / 3) / (1 - 1 / 3))
+    attack2 = AttackResult.from_predictions("atk", truth, ["a", "b", "b", None, None])  # 2 of 3
+    assert score(attack2, base).precision_improvement == pytest.approx((2 / 3 - 1 / 3) / (2 / 3))
+
+
+def test_baseline_refuses_targets_that_are_members() -> None:
+    df = _toy(100)
+    with pytest.raises(ValueError, match="members"):
+        nm.nonmember_baseline(df, "coin", members=df.index[:80], targets=df.index[70:])
+
+
+def test_split_sizes_and_errors() -> None:
+    df = _toy(100)
+    s = nm.split_members(df, 70, 30, seed=0)
+    assert s.sizes == (70, 30) and not set(s.members) & set(s.non_members)
+    assert np.array_equal(s.members, nm.split_members(df, 70, 30, seed=0).members)
+    with pytest.raises(ParameterError, match="n_members"):
+        nm.split_members(df, 80, 30)
+
+
+def test_replication_raises_precision_on_replicated_records_only() -> None:
+    # a secret that only a memorising model can know: each record has its own id
+    rng = np.random.default_rng(0)
+    n = 1000
+    df = pd.DataFrame({"id": [f"p{i}" for i in range(n)], "secret": rng.choice(["x", "y"], size=n)})
+    kinds = {"id": nm.CATEGORICAL, "secret": nm.CATEGORICAL}
+    rep = nm.replication_test(df, ["secret"], [0.5], n_targets=300, kinds=kinds,
+                              settings=nm.ModelSettings(C=100.0, max_iter=500), analysis="model", seed=0)
+    none, half = rep.iloc[0], rep.iloc[1]
+    assert none["n_dependent"] == 0 and 50 < half["n_dependent"] < 250
+    assert half["precision_dependent"] > 0.95  # the model memorised the copy among the members
+    assert abs(half["precision_independent"] - 0.5) < 0.15  # unseen ids: a coin flip
+    assert abs(none["precision"] - 0.5) < 0.1
+    assert half["precision"] > none["precision"] + 0.1
+
+
+def test_replicate_records_keeps_sources() -> None:
+    df = pd.DataFrame({"a": range(10)})
+    r = nm.replicate_records(df, 0.3, seed=0)
+    assert len(r) == 13 and r["_source"].value_counts().max() == 2
+    assert len(nm.replicate_records(df, 0.0)) == 10
+
+
+def test_threshold_curve_and_perfect_precision() -> None:
+    r = AttackResult.from_predictions("t", truth=["a", "b", "a", "b"], prediction=["a", "a", "a", "b"],
+                                      confidence=[0.9, 0.6, 0.8, 0.95])
+    c = nm.precision_vs_prediction_rate(r, [0.0, 0.7, 0.99])
+    assert c["prediction_rate"].tolist() == [1.0, 0.75, 0.0]
+    assert c["precision"].iloc[1] == 1.0 and math.isnan(c["precision"].iloc[2])
+    p = nm.perfect_precision(c)
+    assert p["perfect"] and p["prediction_rate"] == 0.75
+    assert not nm.perfect_precision(c, min_predictions=4)["perfect"]
+
+
+def test_pi_across_tolerances_changes_with_the_bound() -> None:
+    a = AttackResult.from_predictions("a", truth=[100.0, 100.0], prediction=[101.0, 108.0])
+    b = AttackResult.from_predictions("b", truth=[100.0, 100.0], prediction=[104.0, 120.0])
+    t = nm.pi_across_tolerances(a, b, [0.02, 0.1, 0.5], basis="relative")
+    assert t["pi"].iloc[:2].tolist() == [0.5, 1.0] and math.isnan(t["pi"].iloc[2])
+
+
+def test_leave_one_out_matches_relaxed_on_a_deterministic_secret() -> None:
+    df = _toy(300)
+    kinds = nm.attribute_kinds(df)
+    split = nm.split_members(df, 200, 100, seed=0)
+    loo = nm.leave_one_out_baseline(df, "degree", split.non_members[:5], known=["job"], kinds=kinds,
+                                    settings=nm.ModelSettings(C=1.0))
+    assert score(loo).precision == 1.0 and loo.n_targets == 5
+
+
+def test_cart_synthesizer_is_deterministic_and_keeps_values() -> None:
+    df = _toy(500)
+    a, b = cart_synthesize(df, seed=3), cart_synthesize(df, seed=3)
+    pd.testing.assert_frame_equal(a, b)
+    assert a.shape == df.shape and list(a.columns) == list(df.columns)
+    assert set(a["job"]) <= set(df["job"]) and set(a["age"]) <= set(df["age"])
+    # degree is a function of job in the original; CART keeps it (leaves are pure)
+    assert (a["degree"] == a["job"].map({"prof": "phd", "clerk": "hs", "nurse": "ba"})).all()
+    assert not a.equals(cart_synthesize(df, seed=4))
+
+
+def test_attribute_kinds_rule() -> None:
+    df = pd.DataFrame({"n": np.arange(30) % 12, "few": np.arange(30) % 3, "s": ["a"] * 30})
+    assert nm.attribute_kinds(df) == {"n": "continuous", "few": "categorical", "s": "categorical"}
+    assert nm.attribute_kinds(df, overrides={"few": "continuous"})["few"] == "continuous"
+
+
+def test_bank_churners_loader_reads_a_tiny_csv(tmp_path) -> None:
+    rows = []
+    for i in range(4):
+        row = {c: (i if c not in ("Attrition_Flag", "Gender", "Education_Level", "Marital_Status",
+                                  "Income_Category", "Card_Category") else f" v{i % 2} ")
+               for c in BANK_CHURNERS_COLUMNS}
+        row["Naive_Bayes_Classifier_x"] = 0.5
+        rows.append(row)
+    path = tmp_path / "BankChurners.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    df = load_bank_churners(path)
+    assert list(df.columns) == BANK_CHURNERS_COLUMNS and len(df) == 4
+    assert df["Gender"].tolist() == ["v0", "v1", "v0", "v1"]
+    table, kinds = ch.load_table("bankchurners", path=str(path))
+    assert "CLIENTNUM" not in table.columns
+    assert sum(k == nm.CATEGORICAL for k in kinds.values()) == 6
+    assert sum(k == nm.CONTINUOUS for k in kinds.values()) == 14
+    m = ch.measure_bankchurners(table)
+    assert m["fw.fig3.n_categorical"].value == 6 and m["fw.fig3.n_pii"].value == 5
+    assert m["fw.fig3.distinct_values"].value is False  # a 4-row file has other counts
+    assert m["fw.fig4.some_baselines_high"].value is None
+
+
+# --------------------------------------------------------------------------- chapter decisions
+
+
+def test_measure_s1_and_pi_examples() -> None:
+    s1 = ch.measure_s1()
+    assert s1["fw.s1.base_rate.balanced.tp"].value == 1000 and s1["fw.s1.base_rate.skewed.fp"].value == 99
+    assert s1["fw.s1.base_rate.skewed.precision"].value == pytest.approx(20 / 119)
+    assert s1["fw.s1.majority_sex_example"].value == pytest.approx(0.8)
+    assert all(m.value == pytest.approx(0.5) for m in ch.measure_s4_3().values())
+
+
+def test_majority_guess_equals_majority_share() -> None:
+    r = majority_baseline(["m"] * 8 + ["f"] * 2)
+    assert score(r).precision == pytest.approx(0.8)
+
+
+def test_outlier_attack_claim() -> None:
+    m = ch.measure_s2(0)["fw.s2.outlier_attack_low_coverage"]
+    assert m.value is True
+
+
+def test_bankchurners_claims_without_the_file_are_not_measured() -> None:
+    m = ch.measure_bankchurners(None, stand_in="Adult: ...")
+    assert set(m) == set(ch.BANKCHURNERS_IDS)
+    assert all(v.value is None and "bankchurners_path" in v.note for v in m.values())
+
+
+def test_measure_adult_decisions() -> None:
+    pit = pd.DataFrame({"secret": ["a", "a", "b", "b"], "tolerance": [0.01, 0.1] * 2, "pi": [0.1, 0.12, 0.2, 0.5]})
+    cvr = pd.DataFrame({"secret": ["s"], "difference": [0.01], "targets": [100]})
+    m = ch.measure_adult(pit, cvr)
+    assert m["fw.s4_3.pi_independent_of_error"].value is False  # b spreads by 0.3
+    assert m["fw.s4_2.relaxed_close_to_complete"].value is True
+    m2 = ch.measure_adult(pit[pit["secret"] == "a"], cvr.assign(difference=[-0.2]))
+    assert m2["fw.s4_3.pi_independent_of_error"].value is True
+    assert m2["fw.s4_2.relaxed_close_to_complete"].value is False
+
+
+def test_fig_summaries() -> None:
+    f4 = pd.DataFrame({"secret": ["x", "x", "y", "y"], "kind": ["categorical"] * 2 + ["continuous"] * 2,
+                       "known": ["all other attributes", "PII only"] * 2, "precision": [0.9, 0.8, 0.5, 0.6],
+                       "prediction_rate": [1.0] * 4})
+    f = ch.fig4_findings(f4)
+    assert f["max_precision"] == 0.9 and f["pii_higher"] == ["y"] and f["categorical_perfect"] == 0
+    curves = pd.DataFrame({"secret": ["x"] * 3, "threshold": [0.0, 0.5, 0.9], "predictions": [100, 50, 20],
+                           "prediction_rate": [1.0, 0.5, 0.2], "precision": [0.7, 0.9, 1.0]})
+    assert ch.threshold_tradeoff(curves, 10)["holds"]
+    assert ch.prior_gaps(pd.DataFrame({"secret": ["a", "b", "c"], "difference": [0.0, -0.01, -0.8]}))["share_close"] \
+        == pytest.approx(2 / 3)
+
+
+def test_chapter_parameters_refuse_bad_values() -> None:
+    spec = ch.CHAPTER.parameters
+    with pytest.raises(ParameterError, match="tolerance_basis"):
+        spec.validate({"tolerance_basis": "absolute"})
+    with pytest.raises(ParameterError, match="n_members"):
+        spec.validate({"n_members": 25_000, "n_non_members": 10_000})
+    with pytest.raises(ParameterError, match="adult_pii"):
+        spec.validate({"adult_pii": ["age", "salary"]})
+    with pytest.raises(ParameterError, match="thresholds"):
+        spec.validate({"thresholds": [0.9, 0.5]})
+    with pytest.raises(ParameterError, match="bankchurners_path"):
+        spec.validate({"bankchurners_path": "/nonexistent/BankChurners.csv"})
+    with pytest.raises(ParameterError, match="secrets"):
+        spec.validate({"secrets": ["salary"]})
+    assert spec.validate({"secrets": ["income", "citizenship"]})["secrets"] == ["income", "citizenship"]
+    with pytest.raises(ParameterError, match="datasets"):
+        spec.validate({"datasets": ["adult", "netflix"]})
+
+
+def test_marginal_synthesizer_keeps_marginals_and_breaks_relations() -> None:
+    from anonlab.mechanisms.synthesis import marginal_synthesize
+
+    df = _toy(2000)
+    syn = marginal_synthesize(df, seed=0)
+    assert syn.shape == df.shape and set(syn["job"]) == set(df["job"])
+    assert abs((syn["coin"] == "h").mean() - (df["coin"] == "h").mean()) < 0.05
+    same = (syn["degree"] == syn["job"].map({"prof": "phd", "clerk": "hs", "nurse": "ba"})).mean()
+    assert same < 0.5  # degree no longer follows job
