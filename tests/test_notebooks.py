@@ -265,5 +265,5 @@ def test_the_book_builds_without_warnings_and_links_resolve(
     n = len(claims.load_ledger(executed_book / "data" / "claims.yaml"))
     assert f"<td><p>{n}</p></td>" in verdicts or f">{n}<" in verdicts
     # every claim has a row with a coloured verdict; details open on demand
-    assert verdicts.count('class="verdict verdict-') == n
+    assert verdicts.count('<td><span class="verdict verdict-') == n
     assert verdicts.count("<details>") == n
