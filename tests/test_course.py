@@ -98,3 +98,12 @@ def test_course_plan_lists_lectures_in_order(mini_project: Path, monkeypatch) ->
     plan = course.course_plan(["02_dp_vs_definetti", "01_syntactic_anonymity"])
     assert plan.index("Lecture 1") < plan.index("01_syntactic_anonymity") < plan.index("Lecture 2")
     assert "04_census" not in plan
+
+
+def test_a_published_run_with_other_parameters_is_not_called_the_default(mini_project: Path,
+                                                                       mini_course: Chapter) -> None:
+    book = mini_project / "book"
+    (book / "00_mini_chapter.params.json").write_text(json.dumps({"seconds": 7.0, "parameters": {"n": 10}}))
+    assert course.run_times("00_mini_chapter") == (None, 7.0)  # the quick preset, published
+    (book / "00_mini_chapter.params.json").write_text(json.dumps({"seconds": 9.0, "parameters": {}}))
+    assert course.run_times("00_mini_chapter") == (9.0, None)

@@ -123,11 +123,17 @@ def _text(data: Mapping[str, Any] | None) -> str:
         return raw.replace("|", "\\|").replace("\n", " ")
 
 
-def _seconds(run_dir: Path, chapter: str) -> float | None:
-    f = run_dir / f"{chapter}.params.json"
+def _run_meta(run_dir: Path, chapter: str) -> dict[str, Any]:
     try:
-        return float(json.loads(f.read_text())["seconds"])
-    except (OSError, ValueError, KeyError):
+        return json.loads((run_dir / f"{chapter}.params.json").read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _seconds(run_dir: Path, chapter: str) -> float | None:
+    try:
+        return float(_run_meta(run_dir, chapter)["seconds"])
+    except (KeyError, TypeError, ValueError):
         return None
 
 
@@ -138,8 +144,21 @@ def _fmt_seconds(s: float | None) -> str:
 
 
 def run_times(chapter: str) -> tuple[float | None, float | None]:
-    """Seconds of the recorded default run (``book/``) and of the quick run (``_exercises``)."""
-    return _seconds(paths.book_dir(), chapter), _seconds(exercise_dir(chapter) / "quick", chapter)
+    """Seconds of the recorded default run (``book/``) and of the quick run (``_exercises``).
+
+    A published run made with other parameters than the defaults is no
+    default run: then the first is ``None`` (and it is the quick time when
+    those parameters are the quick preset).
+    """
+    meta = _run_meta(paths.book_dir(), chapter)
+    published = _seconds(paths.book_dir(), chapter)
+    quick = _seconds(exercise_dir(chapter) / "quick", chapter)
+    given = meta.get("parameters") or {}
+    if not given:
+        return published, quick
+    if chapters.has_chapter(chapter) and given == dict(chapters.get(chapter).quick) and quick is None:
+        quick = published
+    return None, quick
 
 
 def chapter_header(chapter: str) -> str:
