@@ -358,7 +358,8 @@ def measure_moments(moments: pd.DataFrame, k: int, n_salts: int) -> dict[str, Me
     return out
 
 
-def symmetric_errors(seed: int, n: int = 40_000, k_values: Sequence[int] = range(1, 7)) -> dict[int, tuple[float, float]]:
+def symmetric_errors(seed: int, n: int = 40_000,
+                     k_values: Sequence[int] = range(1, 7)) -> dict[int, tuple[float, float]]:
     """``(p_err0, p_err1)`` per k by Monte Carlo (:func:`~anonlab.attacks.diffix.error_probabilities`).
 
     Each k draws from its own stream ``default_rng([seed, 99, k])``.
@@ -586,7 +587,8 @@ def measure_table1(cloning_results: Mapping[str, tuple[pd.DataFrame, int]], *, c
     real = {n: atk.summarize_cloning(r) for n, (r, q) in cloning_results.items() if not n.startswith("german")}
     out = {
         "gadotti.s3.cloning.acc_delta10": Measurement(
-            sa["accuracy_pa"], ci=sa["accuracy_pa_ci"], n=n_pa, note=f"ADULT, k* = 10, |Δ| = {n_dummy}, σ* = {sigma_star}"),
+            sa["accuracy_pa"], ci=sa["accuracy_pa_ci"], n=n_pa,
+            note=f"ADULT, k* = 10, |Δ| = {n_dummy}, σ* = {sigma_star}"),
         "gadotti.s5.double_test.adult_acc_single": Measurement(
             sa["accuracy_pa"], ci=sa["accuracy_pa_ci"], n=n_pa, note="same run as Table 1's ADULT row"),
         "gadotti.s5.double_test.adult_attackable_single": Measurement(
@@ -617,7 +619,8 @@ def measure_table1(cloning_results: Mapping[str, tuple[pd.DataFrame, int]], *, c
     for cid in ("gadotti.s4.credit_k15_accuracy_all", "gadotti.fig4.credit_k6_attackable",
                 "gadotti.fig4.credit_k6_correct", "gadotti.s5.double_test.cdr_attackable_single",
                 "gadotti.s5.double_test.cdr_attackable_double"):
-        out[cid] = Measurement(None, note="CREDIT / CDR not available; German credit is shown as a stand-in, not scored")
+        out[cid] = Measurement(
+            None, note="CREDIT / CDR not available; German credit is shown as a stand-in, not scored")
     return out
 
 
@@ -700,7 +703,8 @@ def measure_value_unique_classes(classes: pd.Series) -> dict[str, Measurement]:
     """§4: mean and largest size of ADULT's value-unique classes (the paper: 1.44 and 4)."""
     return {
         "gadotti.s4.adult_value_unique_class_mean": Measurement(
-            float(classes.mean()), n=len(classes), note="all 10 attributes; the paper does not say on which attributes"),
+            float(classes.mean()), n=len(classes),
+            note="all 10 attributes; the paper does not say on which attributes"),
         "gadotti.s4.adult_value_unique_class_max": Measurement(int(classes.max()), n=len(classes)),
     }
 
@@ -765,7 +769,8 @@ def measure_greedy(full: pd.DataFrame, greedy: pd.DataFrame, *, n_known: int, n_
                                     f"median {sg['median_queries']:g}"),
         "gadotti.app_b.full_median_ratio": Measurement(
             med_ratio, note=f"median {sa['median_queries']:g} / {sg['median_queries']:g}"),
-        "gadotti.s3.median_reduction_factor": Measurement(med_ratio, note="the same ratio as App. B's 'about 10 times'"),
+        "gadotti.s3.median_reduction_factor": Measurement(
+            med_ratio, note="the same ratio as App. B's 'about 10 times'"),
         "gadotti.app_b.full_max_ratio": Measurement(
             max_ratio, note=f"max {sa['max_queries']} / {sg['max_queries']}; max_subsets = {max_subsets}"),
         "gadotti.app_b.accuracy_almost_same": Measurement(
@@ -806,7 +811,8 @@ def tradeoff_table(single: pd.DataFrame, double: pd.DataFrame) -> pd.DataFrame:
         "median queries": [s1["median_queries"], s2["median_queries"]],
         "paper attackable": [R("gadotti.s5.double_test.adult_attackable_single"),
                              R("gadotti.s5.double_test.adult_attackable_double")],
-        "paper accuracy_pa": [R("gadotti.s5.double_test.adult_acc_single"), R("gadotti.s5.double_test.adult_acc_double")],
+        "paper accuracy_pa": [R("gadotti.s5.double_test.adult_acc_single"),
+                              R("gadotti.s5.double_test.adult_acc_double")],
     }, index=[f"single test ({s1['n_users']} users)", f"double test ({s2['n_users']} users)"])
 
 
@@ -1026,7 +1032,8 @@ def plot_yardstick(ax: Any, yard: pd.DataFrame) -> None:
         ax.plot([r["coverage"]] * 2, [r["baseline_precision"], r["precision"]], "-", color=line.get_color(), lw=1)
         ax.plot(r["coverage"], r["baseline_precision"], "_", color=line.get_color(), ms=16, mew=2)
     ax.set(xlabel="coverage (share of the targets the attack guesses for)", ylabel="precision of the guesses",
-           xlim=(0, 1.02), ylim=(0.4, 1.02), title="Each attack (dot) against the majority guess on the same targets (bar)")
+           xlim=(0, 1.02), ylim=(0.4, 1.02),
+           title="Each attack (dot) against the majority guess on the same targets (bar)")
     ax.legend(fontsize=7, loc="lower left", ncol=2)
 
 
