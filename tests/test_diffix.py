@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+from anonlab import measures
 from anonlab.attacks import diffix as atk
 from anonlab.data import diffix_datasets as dd
 from anonlab.mechanisms import diffix as mech
@@ -441,7 +442,7 @@ def test_imhof_matches_monte_carlo_for_a_difference_of_noncentral_chi2() -> None
 @pytest.mark.parametrize("k", [1, 2, 3, 4, 5, 6])
 def test_theoretical_accuracy_matches_monte_carlo(k: int) -> None:
     n = 60_000
-    mc = atk.monte_carlo_accuracy(k, n, rng=k)
+    mc = atk.monte_carlo_accuracy(k, n, seed=k)
     th = atk.theoretical_accuracy(k)
     assert abs(mc - th) < 4 * math.sqrt(th * (1 - th) / (2 * n))
 
@@ -455,15 +456,15 @@ def test_accuracy_rises_with_k_and_errors_are_symmetric() -> None:
     n = 100_000
     f = rng.normal(0, math.sqrt(2), (2, n, 3))
     g = rng.normal(1, math.sqrt(8), (2, n, 3))
-    err0 = np.mean(atk._llr_rows(f[0], g[0], p) < 0)   # H0: q ~ f, r ~ g
-    err1 = np.mean(atk._llr_rows(g[1], f[1], p) >= 0)  # H1: q ~ g, r ~ f
+    err0 = np.mean(atk.llr_rows(f[0], g[0], p) < 0)   # H0: q ~ f, r ~ g
+    err1 = np.mean(atk.llr_rows(g[1], f[1], p) >= 0)  # H1: q ~ g, r ~ f
     assert abs(err0 - err1) < 4 * math.sqrt(2 * err0 * (1 - err0) / n)
     assert abs(err0 - atk.lr_test_error(p)) < 4 * math.sqrt(err0 * (1 - err0) / n)
 
 
 def test_rounding_simulation_without_rounding_is_the_closed_form() -> None:
     for k in (2, 5):
-        sim = atk.simulated_accuracy_rounding(k, 30_000, rng=k, rounding=False)
+        sim = atk.simulated_accuracy_rounding(k, 30_000, seed=k, rounding=False)
         th = atk.theoretical_accuracy(k)
         assert abs(sim - th) < 4 * math.sqrt(th * (1 - th) / 60_000)
 
@@ -526,7 +527,7 @@ def test_cloning_attack_is_exact_without_rounding_on_complete_k() -> None:
         for v in (0, 1):
             before = p.n_queries("attacker")
             out = atk.cloning_attack(p, rec, ["a1", "a2"], "a3", "s", v=v, domains=domains, n_dummy=10,
-                                     sigma_star=1e-9, check_value_unique=False, rng=rng)
+                                     sigma_star=1e-9, check_value_unique=False, seed=rng)
             assert p.n_queries("attacker") - before == 20
             if out.guess is None:  # an answer <= 0: NoBucketSuppression cannot rule suppression out
                 continue
@@ -550,7 +551,7 @@ def test_cloning_miss_probability_matches_the_proxy() -> None:
     for row in rng.choice(len(ds.data), 400, replace=False):
         rec = ds.data.iloc[row].to_dict()
         out = atk.cloning_attack(p, rec, ["a1", "a2"], "a3", "s", v=int(rec["s"]), domains=domains, n_dummy=10,
-                                 sigma_star=sigma_star, check_value_unique=False, rng=rng)
+                                 sigma_star=sigma_star, check_value_unique=False, seed=rng)
         s2.append(out.s2)
     miss = float(np.mean(np.asarray(s2) <= sigma_star))
     expected = atk.cloning_miss_probability(10, sigma_star)
@@ -630,31 +631,30 @@ def test_experiment_parameters_are_checked(german_ds) -> None:
         atk.theoretical_accuracy(0)
 
 
-def test_majority_baseline() -> None:
-    b = atk.majority_baseline([0, 0, 1, 0], [True, False, True, True])
-    assert b["majority"] == 0 and b["precision"] == pytest.approx(2 / 3) and b["n"] == 3
+def test_cloning_result_scored_by_the_protocol() -> None:
+    # 5 targets, 4 predicted attackable; right on 3 of 4; the majority (0) right on 2 of the 4
+    res = pd.DataFrame({"user": [10, 11, 12, 13, 14], "truth": [0, 1, 1, 0, 1],
+                        "attackable": [True, True, True, True, False], "guess": [0, 1, 0, 0, -1],
+                        "n_queries": [21, 21, 42, 21, 900]})
+    r = atk.cloning_result(res, "toy")
+    base = measures.majority_baseline(res["truth"], reference=[0, 0, 0, 1], targets=res["user"])
+    s = measures.score(r, base)
+    assert s.n_targets == 5 and s.coverage == pytest.approx(0.8)
+    assert s.precision == pytest.approx(0.75) and s.baseline_precision == pytest.approx(0.5)
+    assert s.precision_improvement == pytest.approx(0.5)  # (0.75 - 0.5) / (1 - 0.5), [FW24] Eq. 6
+    assert r.resources == {"queries": 1005}
 
 
-def test_inference_yardstick_by_hand() -> None:
-    # 5 targets, 4 covered; guesses right on 3 of 4; majority 0 right on 2 of the 4 covered
-    y = atk.inference_yardstick([0, 1, 1, 0, 1], [0, 1, 0, 0, 1], [True, True, True, True, False], majority=0)
-    assert y["targets"] == 5 and y["coverage"] == pytest.approx(0.8)
-    assert y["precision"] == pytest.approx(0.75) and y["baseline_precision"] == pytest.approx(0.5)
-    assert y["PI"] == pytest.approx(0.5)  # (0.75 - 0.5) / (1 - 0.5), [FW24] Eq. 6
-    assert y["rare_guesses"] == 1 and y["precision_rare"] == 1.0 and y["baseline_rare"] == pytest.approx(0.5)
-    assert y["PI_rare"] == 1.0 and y["recall_rare"] == pytest.approx(0.5)
-
-
-def test_inference_yardstick_edges() -> None:
-    # the baseline itself scores PI = 0; no coverage or no rare guesses give nan, not 0
-    y = atk.inference_yardstick([0, 0, 1], [0, 0, 0], [True, True, True], majority=0)
-    assert y["PI"] == pytest.approx(0.0) and np.isnan(y["precision_rare"]) and y["recall_rare"] == 0.0
-    z = atk.inference_yardstick([0, 1], [0, 1], [False, False], majority=0)
-    assert z["coverage"] == 0.0 and np.isnan(z["precision"]) and np.isnan(z["PI"])
-    with pytest.raises(ValueError, match="majority"):
-        atk.inference_yardstick([0], [0], [True], majority=2)
-    with pytest.raises(ValueError, match="same length"):
-        atk.inference_yardstick([0, 1], [0], [True, True], majority=0)
+def test_differential_result_abstains_on_random_guesses() -> None:
+    # user 2 got a random guess (not attacked): not a prediction, even when it happens to be right
+    res = pd.DataFrame({"user": [0, 1, 2], "truth": [1, 0, 1], "attacked": [True, True, False],
+                        "guess": [1, 1, 1], "n_queries": [8, 8, 0]})
+    r = atk.differential_result(res)
+    s = measures.score(r)
+    assert r.predicted.tolist() == [True, True, False]
+    assert s.precision == 0.5 and s.coverage == pytest.approx(2 / 3)
+    with pytest.raises(ValueError, match="distinct"):
+        atk.differential_result(pd.concat([res, res]))
 
 
 # ---------------------------------------------------------------------------- data sets

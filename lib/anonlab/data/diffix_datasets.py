@@ -33,6 +33,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
+from anonlab.validation import check_columns, check_random_state
+
 __all__ = [
     "DiffixDataset",
     "ADULT_ATTRIBUTES",
@@ -144,7 +146,7 @@ def complete_k(k: int, B: int = 12, seed: int | np.random.Generator = 0) -> Diff
         raise ValueError(f"B must be an integer >= 2, got {B!r}")
     if B**k > 40_000_000:
         raise ValueError(f"Complete_k has B**k = {B**k:,} records, too many (at most 40 million)")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = check_random_state(seed)
     n = int(B) ** int(k)
     idx = np.arange(n, dtype=np.int64)
     cols = {}
@@ -175,7 +177,7 @@ def adult(attributes: Sequence[str] | None = None) -> DiffixDataset:
 
     df = load_adult("train", drop_missing="any")
     attrs = list(ADULT_ATTRIBUTES if attributes is None else attributes)
-    _check_attributes(attrs, [c for c in df.columns if c != "income"], "adult")
+    check_columns("adult attributes", attrs, [c for c in df.columns if c != "income"])
     data = df[attrs].copy()
     data["income"] = (df["income"] == ">50K").astype("int8")
     return DiffixDataset(
@@ -206,7 +208,7 @@ def census(attributes: Sequence[str] | None = None) -> DiffixDataset:
     df = load_census_income("train")
     available = [c for c in df.columns if c != "income"]
     attrs = list(available if attributes is None else attributes)
-    _check_attributes(attrs, available, "census")
+    check_columns("census attributes", attrs, available)
     data = df[attrs].copy()
     data["income"] = (df["income"] == "50000+").astype("int8")
     return DiffixDataset(
@@ -231,7 +233,7 @@ def german_credit(attributes: Sequence[str] | None = None) -> DiffixDataset:
     df = load_german_credit()
     available = [c for c in df.columns if c != "credit_risk"]
     attrs = list(available if attributes is None else attributes)
-    _check_attributes(attrs, available, "german")
+    check_columns("german attributes", attrs, available)
     data = df[attrs].copy()
     data["credit_risk"] = (df["credit_risk"] == "good").astype("int8")
     return DiffixDataset(
@@ -273,7 +275,7 @@ def shuffle_secret(ds: DiffixDataset, seed: int | np.random.Generator = 0) -> Di
     the attributes (§4: "a modified version of the ADULT dataset where
     sensitive attributes have been randomly sampled").
     """
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = check_random_state(seed)
     data = ds.data.copy()
     data[ds.secret] = rng.permutation(data[ds.secret].to_numpy())
     return replace(ds, name=ds.name, data=data,
@@ -309,7 +311,7 @@ def uniqueness(data: pd.DataFrame, attributes: Sequence[str], secret: str) -> pd
     attrs = list(attributes)
     if not attrs:
         raise ValueError("attributes must name at least one column")
-    _check_attributes(attrs, [c for c in data.columns if c != secret], "data")
+    check_columns("data attributes", attrs, [c for c in data.columns if c != secret])
     codes = _group_codes(data, attrs)
     size = np.bincount(codes)[codes]
     sec = data[secret].to_numpy()
@@ -343,10 +345,3 @@ def value_unique_classes(data: pd.DataFrame, attributes: Sequence[str], secret: 
 def _group_codes(data: pd.DataFrame, attrs: list[str]) -> np.ndarray:
     return data.groupby(attrs, sort=False, dropna=False, observed=True).ngroup().to_numpy()
 
-
-def _check_attributes(attrs: list[str], available: list[str], what: str) -> None:
-    unknown = [a for a in attrs if a not in available]
-    if unknown:
-        raise ValueError(f"{what}: unknown attribute(s) {unknown}; available: {', '.join(available)}")
-    if len(set(attrs)) != len(attrs):
-        raise ValueError(f"{what}: an attribute is listed twice: {attrs}")

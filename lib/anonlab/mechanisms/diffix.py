@@ -110,6 +110,8 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from anonlab.validation import check_random_state
+
 __all__ = [
     "DiffixQueryError",
     "Condition",
@@ -1308,7 +1310,7 @@ class DiffixProxy:
 # ---------------------------------------------------------------------------
 
 
-def noise_sample(proxy: DiffixProxy, h: int, n: int, rng: np.random.Generator | int | None = 0,
+def noise_sample(proxy: DiffixProxy, h: int, n: int, seed: np.random.Generator | int | None = 0,
                  analyst: str = "noise-check") -> np.ndarray:
     """Answer minus true count for ``n`` distinct queries with ``h`` conditions each.
 
@@ -1325,8 +1327,10 @@ def noise_sample(proxy: DiffixProxy, h: int, n: int, rng: np.random.Generator | 
         Conditions per query, >= 1.
     n : int
         Queries.
+    seed : int or Generator
+        Seed of the values in the conditions.
     """
-    g = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    g = check_random_state(seed)
     numeric = [c for c, k in proxy.columns.items() if k in ("int", "float")]
     if isinstance(h, bool) or not isinstance(h, (int, np.integer)) or not 1 <= h <= len(numeric):
         raise ValueError(f"h must be an integer in [1, {len(numeric)}] (numeric columns), got {h!r}")

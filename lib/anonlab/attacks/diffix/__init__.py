@@ -1,0 +1,40 @@
+"""Noise-exploitation attacks on Diffix (Gadotti et al. 2019).
+
+A. Gadotti, F. Houssiau, L. Rocher, B. Livshits, Y.-A. de Montjoye, *When the
+signal is in the noise: exploiting Diffix's sticky noise*, USENIX Security
+2019 (cited below as [G19]). Every attack talks to the data only through a
+:class:`anonlab.mechanisms.diffix.DiffixProxy`, so its queries are counted
+and logged by the proxy.
+
+The package has four modules, re-exported here (``from anonlab.attacks
+import diffix as atk``; ``atk.cloning_attack``):
+
+:mod:`.theory`
+    The likelihood-ratio test of the differential attack and its accuracy
+    ``acc(k)`` (App. A: exact by Imhof's method, Monte Carlo, with rounded
+    outputs), the moments of Eq. 6 measured on the proxy, and the cloning
+    test's miss probability.
+:mod:`.differential`
+    The differential attack (§3.1): DifferentialAttack for one or many
+    victims, the uniqueness oracle and FullDifferentialAttack with its
+    subset exploration.
+:mod:`.cloning`
+    The cloning attack (§3.2): the queries of Eqs. 12-13, the validation
+    tests ValueUnique and NoBucketSuppression, FullCloningAttack (with the
+    double test of §5) and the greedy variant of App. B.
+:mod:`.harness`
+    Experiments over many users (in worker processes when asked, with the
+    same results), their summaries with Wilson intervals, and their
+    conversion to :class:`~anonlab.measures.AttackResult` for the book's one
+    scoring protocol (:func:`anonlab.measures.score`).
+"""
+
+from __future__ import annotations
+
+from . import cloning, differential, harness, theory
+from .cloning import *  # noqa: F401,F403
+from .differential import *  # noqa: F401,F403
+from .harness import *  # noqa: F401,F403
+from .theory import *  # noqa: F401,F403
+
+__all__ = [*theory.__all__, *differential.__all__, *cloning.__all__, *harness.__all__]

@@ -1,0 +1,368 @@
+"""The cloning attack of [G19] §3.2, its validation tests, the double test (§5) and the greedy variant (App. B).
+
+Dummy conditions ``Delta_j`` (here ``d <> b_j`` for an attribute ``d`` in
+``A'`` with ``b_j != x^(d)``) change the noise but not the query set. With
+
+``Q_j = count(A' = x^(A') AND_{l != j} Delta_l AND s = v)`` and
+``Q'_j = count(A' = x^(A') AND_{l != j} Delta_l AND u <> x^(u) AND s = v)``
+
+(Eqs. 12-13) the differences ``q_j`` are all equal when the two query sets
+coincide, i.e. when the victim (value-unique on ``(A', u)``) has ``x^(s) !=
+v``, and scatter otherwise; the sample variance against a cut-off ``sigma*``
+decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from anonlab.mechanisms.diffix import DiffixProxy
+from anonlab.validation import check_random_state
+
+from ._common import _positive_int, _py, _template
+from .differential import subsets_by_decreasing_size
+
+__all__ = [
+    "dummy_values",
+    "CloningQueries",
+    "cloning_queries",
+    "no_bucket_suppression",
+    "value_unique",
+    "cloning_inference",
+    "CloningOutcome",
+    "cloning_attack",
+    "FullCloningOutcome",
+    "full_cloning_attack",
+    "greedy_select_subset",
+    "greedy_query_bound",
+    "greedy_full_cloning_attack",
+]
+
+# ---------------------------------------------------------------------------
+# The cloning attack (§3.2)
+# ---------------------------------------------------------------------------
+
+
+def dummy_values(value: Any, domain: Sequence[Any], n_dummy: int,
+                 seed: np.random.Generator | int | None) -> list[Any]:
+    """``|Delta|`` plausible values ``b_j != value`` for the dummy conditions ``d <> b_j``.
+
+    Drawn at random from the attribute's domain without ``value`` ([G19] §4:
+    "b_j being some plausible values for x_1 different from a_1"). When the
+    domain has too few other values, values outside it are added (numbers
+    above the maximum, or tagged strings): "pragmatic" dummy conditions that
+    hold for everyone (§5).
+    """
+    n = _positive_int("n_dummy", n_dummy)
+    others = [v for v in domain if v != value]
+    picked = [others[i] for i in check_random_state(seed).permutation(len(others))[:n]]
+    extra = n - len(picked)
+    if extra > 0:
+        if all(isinstance(v, (int, float, np.integer, np.floating)) for v in domain):
+            top = max(domain) if len(domain) else 0
+            picked += [_py(top) + 1 + i for i in range(extra)]
+        else:
+            picked += [f"~none{i}" for i in range(extra)]
+    return [_py(v) for v in picked]
+
+
+@dataclass(frozen=True)
+class CloningQueries:
+    """The 2|Delta| queries of CloningAttack / NoBucketSuppression for one ``(A', u, v)``.
+
+    ``template_q`` / ``template_qbar`` are prepared statements for Eqs. 12 and
+    13; ``rows_q`` / ``rows_qbar`` hold one row of values per ``j``.
+    """
+
+    template_q: str
+    template_qbar: str
+    rows_q: list[tuple[Any, ...]]
+    rows_qbar: list[tuple[Any, ...]]
+
+
+def cloning_queries(table: str, record: Mapping[str, Any], a_prime: Sequence[str], u: str,
+                    dummy_attribute: str, dummies: Sequence[Any], secret: str, v: int) -> CloningQueries:
+    """Build Eqs. 12-13 for every j:
+
+    ``Q_j = count(A' = x^(A') AND_{l != j} d <> b_l AND s = v)``,
+    ``Q'_j = count(A' = x^(A') AND_{l != j} d <> b_l AND u <> x^(u) AND s = v)``.
+    """
+    a_prime = list(a_prime)
+    if dummy_attribute not in a_prime:
+        raise ValueError(f"the dummy attribute {dummy_attribute!r} must be one of A' = {a_prime}")
+    m = len(dummies)
+    if m < 2:
+        raise ValueError(f"need at least 2 dummy conditions, got {m}")
+    conds = [(a, "=") for a in a_prime] + [(dummy_attribute, "<>")] * (m - 1)
+    t_q = _template(table, conds + [(secret, "=")])
+    t_qbar = _template(table, conds + [(u, "<>"), (secret, "=")])
+    base = tuple(_py(record[a]) for a in a_prime)
+    rows_q, rows_qbar = [], []
+    for j in range(m):
+        dj = tuple(dummies[l] for l in range(m) if l != j)
+        rows_q.append(base + dj + (int(v),))
+        rows_qbar.append(base + dj + (_py(record[u]), int(v)))
+    return CloningQueries(t_q, t_qbar, rows_q, rows_qbar)
+
+
+def no_bucket_suppression(q_answers: Any, qbar_answers: Any) -> bool:
+    """Procedure NoBucketSuppression's test ([G19] §3.2): some ``Q_j > 0`` and some ``Q'_j > 0``.
+
+    All ``Q_j`` share one query set, hence one sticky threshold, so one
+    positive answer proves none of them was suppressed (and likewise for the
+    ``Q'_j``).
+    """
+    return bool(np.any(np.asarray(q_answers) > 0) and np.any(np.asarray(qbar_answers) > 0))
+
+
+def value_unique(answer: float) -> bool:
+    """Procedure ValueUnique ([G19] §3.2): ``count(A' = x^(A') AND u = x^(u)) == 0``.
+
+    A zero answer means the query set was suppressed, so few users share
+    ``x^(A', u)``, taken as evidence of value-uniqueness.
+    """
+    return bool(answer == 0)
+
+
+def cloning_inference(q_answers: Any, qbar_answers: Any, sigma_star: float, v: int) -> tuple[int, float]:
+    """CloningAttack's decision ([G19] §3.2, lines 5-8).
+
+    ``q_j = Q_j - Q'_j``; ``S^2 = 1/(|Delta| - 1) sum_j (q_j - mean)^2``. If
+    ``S^2 <= sigma*`` the two query sets coincide, so the victim is not in the
+    ``s = v`` set: the secret is ``1 - v``; otherwise it is ``v``.
+
+    Returns
+    -------
+    guess : int
+    s2 : float
+    """
+    q = np.asarray(q_answers, dtype=float) - np.asarray(qbar_answers, dtype=float)
+    s2 = float(np.var(q, ddof=1))
+    return (1 - int(v) if s2 <= sigma_star else int(v)), s2
+
+
+@dataclass
+class CloningOutcome:
+    """One run of CloningAttack with its validation tests for a given ``(A', u, v)``."""
+
+    value_unique: bool
+    no_suppression: bool
+    guess: int | None
+    s2: float
+    n_queries: int
+
+
+def cloning_attack(proxy: DiffixProxy, record: Mapping[str, Any], a_prime: Sequence[str], u: str,
+                   secret: str, *, v: int = 0, dummies: Sequence[Any] | None = None,
+                   dummy_attribute: str | None = None, domains: Mapping[str, Sequence[Any]] | None = None,
+                   n_dummy: int = 10, sigma_star: float = 0.7, check_value_unique: bool = True,
+                   seed: np.random.Generator | int | None = 0,
+                   analyst: str = "attacker") -> CloningOutcome:
+    """ValueUnique, NoBucketSuppression and CloningAttack for one ``(A', u)`` ([G19] §3.2).
+
+    Sends ``1 + 2|Delta|`` queries (``2|Delta|`` without the ValueUnique
+    query, or if it fails: then only 1). The inference reuses the
+    NoBucketSuppression answers, as in the paper.
+
+    Parameters
+    ----------
+    proxy, record, a_prime, u, secret
+        As in the paper: known attributes ``A'`` and ``u`` (not in ``A'``).
+    v : {0, 1}
+        Secret value in the queries.
+    dummies, dummy_attribute
+        The values ``b_j`` of the dummy conditions ``dummy_attribute <> b_j``;
+        by default the attribute of ``A'`` with the largest domain and values
+        from :func:`dummy_values` (``domains`` is then required).
+    n_dummy : int
+        ``|Delta|`` when ``dummies`` is not given.
+    sigma_star : float
+        Variance cut-off (the paper: 0.7).
+    """
+    a_prime = list(a_prime)
+    if not a_prime:
+        raise ValueError("A' must hold at least one attribute")
+    if u in a_prime:
+        raise ValueError(f"u = {u!r} must not be in A' = {a_prime}")
+    if v not in (0, 1):
+        raise ValueError(f"v must be 0 or 1, got {v!r}")
+    g = check_random_state(seed)
+    queries = 0
+    if check_value_unique:
+        vu_t = _template(proxy.table, [(a, "=") for a in a_prime] + [(u, "=")])
+        ans = proxy.execute(vu_t, [tuple(_py(record[a]) for a in a_prime + [u])], analyst=analyst)[0]
+        queries += 1
+        if not value_unique(ans):
+            return CloningOutcome(False, False, None, float("nan"), queries)
+    d_attr, d_vals = _dummies(record, a_prime, dummies, dummy_attribute, domains, n_dummy, g)
+    cq = cloning_queries(proxy.table, record, a_prime, u, d_attr, d_vals, secret, v)
+    big, small = proxy.execute_batch([(cq.template_q, cq.rows_q), (cq.template_qbar, cq.rows_qbar)],
+                                     analyst=analyst)
+    queries += 2 * len(d_vals)
+    if not no_bucket_suppression(big, small):
+        return CloningOutcome(True, False, None, float("nan"), queries)
+    guess, s2 = cloning_inference(big, small, sigma_star, v)
+    return CloningOutcome(True, True, guess, s2, queries)
+
+
+def _dummies(record: Mapping[str, Any], a_prime: list[str], dummies: Sequence[Any] | None,
+             dummy_attribute: str | None, domains: Mapping[str, Sequence[Any]] | None, n_dummy: int,
+             g: np.random.Generator) -> tuple[str, list[Any]]:
+    if dummies is not None:
+        if dummy_attribute is None:
+            raise ValueError("give dummy_attribute together with dummies")
+        return dummy_attribute, [_py(b) for b in dummies]
+    if domains is None:
+        raise ValueError("give either dummies (with dummy_attribute) or domains")
+    d_attr = dummy_attribute or max(a_prime, key=lambda a: (len(domains[a]), -a_prime.index(a)))
+    return d_attr, dummy_values(_py(record[d_attr]), list(domains[d_attr]), n_dummy, g)
+
+
+@dataclass
+class FullCloningOutcome:
+    """Result of :func:`full_cloning_attack` / :func:`greedy_full_cloning_attack` for one victim.
+
+    Attributes
+    ----------
+    guess : int or None
+        The inferred secret; ``None`` for NonAttackable.
+    a_prime : tuple of str
+        The ``A'`` used (empty if NonAttackable).
+    u : str or None
+    s2 : float
+        Sample variance of the final test (``nan`` if none).
+    n_subsets : int
+        Subsets ``(A', u)`` tried.
+    n_queries : int
+        Queries sent for this victim.
+    """
+
+    guess: int | None
+    a_prime: tuple[str, ...]
+    u: str | None
+    s2: float
+    n_subsets: int
+    n_queries: int
+
+    @property
+    def attackable(self) -> bool:
+        """Predicted attackable: a subset passed the tests."""
+        return self.guess is not None
+
+
+def full_cloning_attack(proxy: DiffixProxy, record: Mapping[str, Any], a_star: Sequence[str],
+                        secret: str, domains: Mapping[str, Sequence[Any]], *, v: int = 0,
+                        n_dummy: int = 10, sigma_star: float = 0.7, double_test: bool = False,
+                        max_subsets: int | None = None, seed: np.random.Generator | int | None = 0,
+                        analyst: str = "attacker") -> FullCloningOutcome:
+    """Procedure FullCloningAttack ([G19] §3.2), optionally with the double test of §5.
+
+    Random subsets ``A'`` of ``A*`` (sizes ``|A*| - 1`` down to 1) each with a
+    random ``u`` from ``A* \\ A'``; for each, ValueUnique then
+    NoBucketSuppression; the first subset passing both is attacked and the
+    guess returned. With ``double_test`` NoBucketSuppression must pass for
+    both ``v = 0`` and ``v = 1``, both inferences are made, and the guess is
+    kept only if they agree (otherwise the exploration continues).
+    ``max_subsets`` bounds the subsets tried (default: all of them).
+    """
+    a_star = list(a_star)
+    if len(a_star) < 2:
+        raise ValueError(f"A* needs at least 2 attributes (A' and u), got {a_star}")
+    g = check_random_state(seed)
+    queries = tried = 0
+    for subset in subsets_by_decreasing_size(a_star, g, max_size=len(a_star) - 1):
+        if max_subsets is not None and tried >= max_subsets:
+            break
+        tried += 1
+        rest = [a for a in a_star if a not in subset]
+        u = rest[int(g.integers(len(rest)))]
+        if not double_test:
+            out = cloning_attack(proxy, record, subset, u, secret, v=v, domains=domains,
+                                 n_dummy=n_dummy, sigma_star=sigma_star, seed=g, analyst=analyst)
+            queries += out.n_queries
+            if out.guess is not None:
+                return FullCloningOutcome(out.guess, tuple(subset), u, out.s2, tried, queries)
+            continue
+        first = cloning_attack(proxy, record, subset, u, secret, v=0, domains=domains, n_dummy=n_dummy,
+                               sigma_star=sigma_star, seed=g, analyst=analyst)
+        queries += first.n_queries
+        if first.guess is None:
+            continue
+        second = cloning_attack(proxy, record, subset, u, secret, v=1, domains=domains,
+                                n_dummy=n_dummy, sigma_star=sigma_star, check_value_unique=False,
+                                seed=g, analyst=analyst)
+        queries += second.n_queries
+        if second.guess is not None and second.guess == first.guess:
+            return FullCloningOutcome(first.guess, tuple(subset), u, first.s2, tried, queries)
+    return FullCloningOutcome(None, (), None, float("nan"), tried, queries)
+
+
+def greedy_select_subset(proxy: DiffixProxy, record: Mapping[str, Any], a_star: Sequence[str], *,
+                         analyst: str = "attacker") -> tuple[list[str], str, int]:
+    """Procedure GreedySelectSubset ([G19] App. B), with ``|A*| + 1`` queries.
+
+    Estimates the total number of users ``N`` (``count(*)``) and, for each
+    ``a`` in ``A*``, the fraction ``f_a = count(a = x^(a)) / N`` of users
+    sharing the victim's value. ``u`` is the attribute with the lowest
+    fraction; ``A'`` takes the remaining attributes by decreasing fraction
+    until ``prod_{a in A' + u} f_a < 1/N`` (so ``x^(A', u)`` is probably
+    unique while ``x^(A')`` selects many users), or all of them.
+
+    Returns
+    -------
+    a_prime : list of str
+    u : str
+    n_queries : int
+    """
+    a_star = list(a_star)
+    if len(a_star) < 2:
+        raise ValueError(f"A* needs at least 2 attributes, got {a_star}")
+    n_est = float(proxy.execute(f"SELECT count(*) FROM {proxy.table}", [()], analyst=analyst)[0])
+    n_est = max(n_est, 1.0)
+    fractions = {}
+    for a in a_star:
+        ans = proxy.execute(_template(proxy.table, [(a, "=")]), [(_py(record[a]),)], analyst=analyst)[0]
+        fractions[a] = max(float(ans), 0.0) / n_est
+    order = sorted(a_star, key=lambda a: (fractions[a], a_star.index(a)))
+    u = order[0]
+    a_prime: list[str] = []
+    prod = fractions[u]
+    for a in sorted(order[1:], key=lambda a: (-fractions[a], a_star.index(a))):
+        a_prime.append(a)
+        prod *= fractions[a]
+        if prod < 1.0 / n_est:
+            break
+    return a_prime, u, len(a_star) + 1
+
+
+def greedy_query_bound(n_known: int, n_dummy: int) -> int:
+    """Queries of GreedyFullCloningAttack at most: ``|A*| + 2|Delta| + 2`` ([G19] App. B).
+
+    >>> greedy_query_bound(10, 10)
+    32
+    """
+    return int(n_known) + 2 * int(n_dummy) + 2
+
+
+def greedy_full_cloning_attack(proxy: DiffixProxy, record: Mapping[str, Any], a_star: Sequence[str],
+                               secret: str, domains: Mapping[str, Sequence[Any]], *, v: int = 0,
+                               n_dummy: int = 10, sigma_star: float = 0.7,
+                               seed: np.random.Generator | int | None = 0,
+                               analyst: str = "attacker") -> FullCloningOutcome:
+    """GreedyFullCloningAttack ([G19] App. B): one subset from :func:`greedy_select_subset`.
+
+    Then ValueUnique, NoBucketSuppression and CloningAttack on it; at most
+    ``|A*| + 2|Delta| + 2`` queries.
+    """
+    g = check_random_state(seed)
+    a_prime, u, q0 = greedy_select_subset(proxy, record, a_star, analyst=analyst)
+    out = cloning_attack(proxy, record, a_prime, u, secret, v=v, domains=domains, n_dummy=n_dummy,
+                         sigma_star=sigma_star, seed=g, analyst=analyst)
+    if out.guess is None:
+        return FullCloningOutcome(None, (), None, float("nan"), 1, q0 + out.n_queries)
+    return FullCloningOutcome(out.guess, tuple(a_prime), u, out.s2, 1, q0 + out.n_queries)
+

@@ -1,0 +1,302 @@
+"""The differential attack of [G19] §3.1: one victim, many victims, and the full attack with subset exploration.
+
+For a victim unique on her known attributes ``A = {a_1..a_k}``, the pair
+
+``Q_j = count(AND_{i != j} a_i = x_i AND s = 0)`` and
+``Q'_j = count(AND_{i != j} a_i = x_i AND a_j <> x_j AND s = 0)``
+
+differs only by the victim, if her secret is 0. Sticky noise cancels in the
+difference except for the negated condition, so (Eq. 6)
+``q_j = Q_j - Q'_j ~ N(0, 2)`` if ``x^(s) = 1``, ``N(1, 2k + 2)`` if
+``x^(s) = 0``, and the ``s = 1`` pairs give ``r_j`` with the roles swapped.
+The likelihood-ratio test of :mod:`.theory` decides.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from anonlab.mechanisms.diffix import DiffixProxy
+from anonlab.validation import check_random_state
+
+from ._common import _py, _template
+from .theory import differential_distributions, llr_rows
+
+__all__ = [
+    "DifferentialOutcome",
+    "differential_attack",
+    "differential_attack_many",
+    "UniquenessOracle",
+    "subsets_by_decreasing_size",
+    "FullDifferentialOutcome",
+    "full_differential_attack",
+]
+
+# ---------------------------------------------------------------------------
+# The differential attack (§3.1)
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class DifferentialOutcome:
+    """Result of :func:`differential_attack` for one victim.
+
+    Attributes
+    ----------
+    guess : int or None
+        Inferred secret (0/1); ``None`` when no pair survived (NoSamples).
+    q, r : numpy.ndarray
+        The valid samples from the ``s = 0`` and ``s = 1`` pairs.
+    log_lr : float
+        ``log Lambda(q, r)`` (nan without samples).
+    n_queries : int
+        Queries sent (4k).
+    all_pairs : numpy.ndarray, shape (2, k)
+        Every difference ``Q_j - Q'_j`` (row 0) and ``R_j - R'_j`` (row 1),
+        valid or not (the owner's check of Eq. 6; the attack uses only the
+        valid ones).
+    """
+
+    guess: int | None
+    q: np.ndarray
+    r: np.ndarray
+    log_lr: float
+    n_queries: int
+    all_pairs: np.ndarray = field(default_factory=lambda: np.zeros((2, 0)))
+
+
+def differential_attack_many(proxy: DiffixProxy, records: pd.DataFrame, attributes: Sequence[str],
+                             secret: str, *, analyst: str = "attacker") -> list[DifferentialOutcome]:
+    """Procedure DifferentialAttack ([G19] §3.1) for many victims known on the same attributes.
+
+    For each ``j``: ``Q_j, Q'_j`` with ``s = 0`` and ``R_j, R'_j`` with
+    ``s = 1`` (Eqs. 7-8); a pair counts only if both outputs are > 0
+    (a zero may be bucket suppression); the likelihood ratio test of
+    :func:`likelihood_ratio_test` decides. Issues ``4k`` queries per victim,
+    batched per query shape.
+
+    Parameters
+    ----------
+    proxy : DiffixProxy
+    records : pandas.DataFrame
+        The victims' known values; must contain ``attributes``.
+    attributes : sequence of str
+        ``A = {a_1, ..., a_k}``, k >= 1.
+    secret : str
+        The secret attribute's column name in the proxy.
+    analyst : str
+        Name under which the proxy counts the queries.
+    """
+    attrs = list(attributes)
+    k = len(attrs)
+    if k < 1:
+        raise ValueError("attributes must name at least one attribute")
+    missing = [a for a in attrs if a not in records.columns]
+    if missing:
+        raise ValueError(f"records lack the attribute column(s) {missing}")
+    n = len(records)
+    vals = {a: [_py(v) for v in records[a].to_numpy()] for a in attrs}
+    diffs = np.zeros((2, n, k))
+    ok = np.zeros((2, n, k), dtype=bool)
+    batch = []
+    for j in range(k):
+        others = [a for i, a in enumerate(attrs) if i != j]
+        t_q = _template(proxy.table, [(a, "=") for a in others] + [(secret, "=")])
+        t_qbar = _template(proxy.table, [(a, "=") for a in others] + [(attrs[j], "<>"), (secret, "=")])
+        base = [tuple(vals[a][i] for a in others) for i in range(n)]
+        rows = [b + (sv,) for sv in (0, 1) for b in base]
+        rows_bar = [b + (vals[attrs[j]][i], sv) for sv in (0, 1) for i, b in enumerate(base)]
+        batch += [(t_q, rows), (t_qbar, rows_bar)]
+    answers = proxy.execute_batch(batch, analyst=analyst)
+    for j in range(k):
+        big = answers[2 * j].reshape(2, n)
+        small = answers[2 * j + 1].reshape(2, n)
+        diffs[:, :, j] = big - small
+        ok[:, :, j] = (big > 0) & (small > 0)
+    out = []
+    p = differential_distributions(k)
+    llr = llr_rows(diffs[0], diffs[1], p, ok[0], ok[1])
+    for i in range(n):
+        q, r = diffs[0, i][ok[0, i]], diffs[1, i][ok[1, i]]
+        if q.size == 0 and r.size == 0:
+            out.append(DifferentialOutcome(None, q, r, float("nan"), 4 * k, diffs[:, i]))
+        else:
+            out.append(DifferentialOutcome(int(llr[i] >= 0), q, r, float(llr[i]), 4 * k, diffs[:, i]))
+    return out
+
+
+def differential_attack(proxy: DiffixProxy, record: Mapping[str, Any], attributes: Sequence[str],
+                        secret: str, *, analyst: str = "attacker") -> DifferentialOutcome:
+    """Procedure DifferentialAttack ([G19] §3.1) against one victim ``record``.
+
+    See :func:`differential_attack_many`.
+    """
+    return differential_attack_many(proxy, pd.DataFrame([dict(record)]), attributes, secret,
+                                    analyst=analyst)[0]
+
+
+class UniquenessOracle:
+    """The oracle ``Unique(z^(R))`` of [G19] H4: is a restricted record unique in the data?
+
+    Built from the data without the secret (the "inference dataset" Diffix
+    claims to protect against). Consulting it is not a query to Diffix.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        The attributes the attacker may know (one row per user).
+    """
+
+    def __init__(self, data: pd.DataFrame) -> None:
+        self._codes: dict[str, np.ndarray] = {}
+        self._lookup: dict[str, dict[Any, int]] = {}
+        for c in data.columns:
+            codes, uniques = pd.factorize(data[c], use_na_sentinel=True)
+            self._codes[c] = codes.astype(np.int32)
+            self._lookup[c] = {_py(v): i for i, v in enumerate(uniques)}
+        self._n = len(data)
+
+    def matches(self, a: str, value: Any) -> np.ndarray:
+        """Boolean mask of the records whose attribute ``a`` equals ``value``."""
+        code = self._lookup[a].get(_py(value), -2)  # -2: a value no record has
+        return self._codes[a] == code
+
+    def __call__(self, record: Mapping[str, Any], attributes: Sequence[str]) -> bool:
+        """True iff exactly one record matches ``record`` on ``attributes``."""
+        sel = np.logical_and.reduce([self.matches(a, record[a]) for a in attributes])
+        return int(np.count_nonzero(sel)) == 1
+
+    def for_record(self, record: Mapping[str, Any], a_star: Sequence[str]) -> Callable[[Sequence[str]], bool]:
+        """A fast oracle for many subsets of one victim's ``A*`` (at most 64 attributes).
+
+        Every record gets a bitmask of the attributes of ``A*`` on which it
+        agrees with the victim; ``x^(S)`` is unique iff exactly one record
+        (the victim) agrees on all of ``S``. Records are sorted by how many
+        attributes they agree on, so a subset of size m only looks at records
+        agreeing on at least m.
+        """
+        a_star = list(a_star)
+        if len(a_star) > 64:
+            raise ValueError(f"at most 64 known attributes, got {len(a_star)}")
+        agree = np.zeros(self._n, dtype=np.uint64)
+        for j, a in enumerate(a_star):
+            agree |= self.matches(a, record[a]).astype(np.uint64) << np.uint64(j)
+        counts = np.bitwise_count(agree)
+        order = np.argsort(-counts.astype(np.int64), kind="stable")
+        agree, counts = agree[order], counts[order]
+        # first[m] = number of records agreeing on at least m attributes
+        first = np.searchsorted(-counts.astype(np.int64), -np.arange(len(a_star) + 2), side="right")
+        bit = {a: np.uint64(1) << np.uint64(j) for j, a in enumerate(a_star)}
+
+        def unique(subset: Sequence[str]) -> bool:
+            mask = np.uint64(0)
+            for a in subset:
+                mask |= bit[a]
+            cand = agree[: first[len(subset)]]
+            return int(np.count_nonzero((cand & mask) == mask)) == 1
+
+        return unique
+
+
+def subsets_by_decreasing_size(items: Sequence[str], seed: np.random.Generator | int | None, *,
+                               min_size: int = 1,
+                               max_size: int | None = None,
+                               per_size_limit: int = 2000) -> Iterator[tuple[str, ...]]:
+    """Random subsets of ``items``, largest first, each size in random order.
+
+    The order of the subset exploration of FullDifferentialAttack and
+    FullCloningAttack ([G19] §3). Sizes with at most ``per_size_limit``
+    subsets are enumerated completely (shuffled); larger ones are sampled
+    without repetition up to ``per_size_limit`` subsets.
+    """
+    rng = check_random_state(seed)
+    items = list(items)
+    top = len(items) if max_size is None else min(max_size, len(items))
+    for m in range(top, min_size - 1, -1):
+        total = math.comb(len(items), m)
+        if total <= per_size_limit:
+            combos = list(itertools.combinations(range(len(items)), m))
+            for i in rng.permutation(len(combos)):
+                yield tuple(items[t] for t in combos[i])
+        else:
+            seen: set[tuple[int, ...]] = set()
+            while len(seen) < per_size_limit:
+                pick = tuple(sorted(rng.choice(len(items), size=m, replace=False).tolist()))
+                if pick in seen:
+                    continue
+                seen.add(pick)
+                yield tuple(items[t] for t in pick)
+
+
+@dataclass
+class FullDifferentialOutcome:
+    """Result of :func:`full_differential_attack` for one victim.
+
+    Attributes
+    ----------
+    guess : int or None
+        The inferred secret, ``None`` for NonAttackable.
+    subset : tuple of str
+        The attributes ``A`` the final test used (empty if NonAttackable).
+    n_subsets_checked : int
+        Subsets put to the uniqueness oracle.
+    n_subsets_attacked : int
+        Unique subsets attacked (each costs 4|A| queries).
+    n_queries : int
+    n_samples : int
+        Samples in the final test.
+    """
+
+    guess: int | None
+    subset: tuple[str, ...]
+    n_subsets_checked: int
+    n_subsets_attacked: int
+    n_queries: int
+    n_samples: int
+
+    @property
+    def attackable(self) -> bool:
+        return self.guess is not None
+
+
+def full_differential_attack(proxy: DiffixProxy, record: Mapping[str, Any], a_star: Sequence[str],
+                             secret: str, oracle: UniquenessOracle, *,
+                             seed: np.random.Generator | int | None = 0, max_attacked: int | None = None,
+                             max_checked: int = 5000,
+                             analyst: str = "attacker") -> FullDifferentialOutcome:
+    """Procedure FullDifferentialAttack ([G19] §3.1): subset exploration, oracle, test.
+
+    Draws random subsets ``A`` of ``A*`` by decreasing size until the oracle
+    says ``x^(A)`` is unique, runs :func:`differential_attack` on it, and
+    stops at the first subset that yields samples. The paper does not bound
+    the exploration (the default, ``max_attacked=None``); ``max_attacked``
+    bounds the unique subsets attacked and ``max_checked`` the subsets put to
+    the oracle, after which the victim is NonAttackable.
+    """
+    g = check_random_state(seed)
+    unique = oracle.for_record(record, a_star)
+    checked = attacked = queries = 0
+    if not unique(a_star):  # no subset of a non-unique restricted record is unique
+        return FullDifferentialOutcome(None, (), 1, 0, 0, 0)
+    for subset in subsets_by_decreasing_size(list(a_star), g):
+        if checked >= max_checked or (max_attacked is not None and attacked >= max_attacked):
+            break
+        checked += 1
+        if not unique(subset):
+            continue
+        attacked += 1
+        res = differential_attack(proxy, record, subset, secret, analyst=analyst)
+        queries += res.n_queries
+        if res.guess is not None:
+            return FullDifferentialOutcome(res.guess, tuple(subset), checked, attacked, queries,
+                                           int(res.q.size + res.r.size))
+    return FullDifferentialOutcome(None, (), checked, attacked, queries, 0)
+
+

@@ -1,0 +1,453 @@
+"""Experiments over many users: the attacks of [G19] run on a data set through a proxy, one row per user.
+
+:func:`run_differential_experiment`, :func:`run_complete_k` and
+:func:`run_cloning_experiment` attack many users of a
+:class:`~anonlab.data.diffix_datasets.DiffixDataset` (in this process or in
+worker processes, with the same results); :func:`summarize_differential`
+and :func:`summarize_cloning` turn them into the paper's quantities with
+Wilson intervals; :func:`differential_result` and :func:`cloning_result`
+turn them into :class:`~anonlab.measures.AttackResult` objects for the
+book's one scoring protocol.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from anonlab.measures import AttackResult, wilson_interval
+from anonlab.mechanisms.diffix import DiffixProxy
+
+from ._common import _cloning_settings, _positive_int, _py
+from .cloning import full_cloning_attack, greedy_full_cloning_attack
+from .differential import UniquenessOracle, differential_attack_many, full_differential_attack
+
+__all__ = [
+    "progress_printer",
+    "run_differential_experiment",
+    "run_complete_k",
+    "run_cloning_experiment",
+    "summarize_differential",
+    "summarize_cloning",
+    "differential_result",
+    "cloning_result",
+]
+
+# ---------------------------------------------------------------------------
+# Experiments over many users
+# ---------------------------------------------------------------------------
+
+
+def _user_rngs(seed: int, n: int) -> list[np.random.Generator]:
+    return [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(n)]
+
+
+def _sample_users(n_records: int, n_users: int, seed: int) -> np.ndarray:
+    """``n_users`` distinct random rows, or every row when the data set is smaller."""
+    n_users = min(_positive_int("n_users", n_users), n_records)
+    return np.sort(np.random.default_rng(seed).choice(n_records, size=n_users, replace=False))
+
+
+def _known_attributes(attributes: list[str], k_star: int, g: np.random.Generator) -> list[str]:
+    """A random A* of size k* (kept in the data set's column order)."""
+    picked = set(g.choice(len(attributes), size=k_star, replace=False).tolist())
+    return [a for i, a in enumerate(attributes) if i in picked]
+
+
+ProgressFn = Callable[[int, int], None]
+
+
+def progress_printer(label: str, every: int = 100) -> ProgressFn:
+    """A progress callback that prints ``label: done/total`` every ``every`` users."""
+    def report(done: int, total: int) -> None:
+        if done == total or done % every == 0:
+            print(f"{label}: {done}/{total} users", flush=True)
+    return report
+
+
+# -- per-user work, shared by the serial loop and the worker processes --------------------
+
+
+def _differential_user(ds: Any, proxy: DiffixProxy, oracle: UniquenessOracle, row: int,
+                       g: np.random.Generator, k: int, max_attacked: int | None) -> tuple:
+    attrs = list(ds.attributes)
+    a_star = _known_attributes(attrs, k, g)
+    record = {a: _py(ds.data[a].iat[row]) for a in a_star}
+    unique = oracle(record, a_star)
+    out = full_differential_attack(proxy, record, a_star, ds.secret, oracle, seed=g,
+                                   max_attacked=max_attacked, analyst="differential")
+    return (unique, out.guess, out.n_queries, len(out.subset), out.n_samples)
+
+
+def _cloning_user(ds: Any, proxy: DiffixProxy, row: int, g: np.random.Generator, k: int,
+                  params: Mapping[str, Any], domains: Mapping[str, Sequence[Any]],
+                  oracle: UniquenessOracle, secret: np.ndarray) -> tuple:
+    attrs = list(ds.attributes)
+    a_star = _known_attributes(attrs, k, g)
+    # ground truth (not the attacker's view): who shares the victim's x^(A*), and their secrets
+    share = np.logical_and.reduce([oracle.matches(a, ds.data[a].iat[row]) for a in a_star])
+    peers = secret[share]
+    vu, un = bool(np.all(peers == secret[row])), bool(peers.size == 1)
+    record = {a: _py(ds.data[a].iat[row]) for a in a_star}
+    common = dict(v=params["v"], n_dummy=params["n_dummy"], sigma_star=params["sigma_star"], seed=g,
+                  analyst="cloning")
+    if params["variant"] == "full":
+        out = full_cloning_attack(proxy, record, a_star, ds.secret, domains,
+                                  double_test=params["double_test"],
+                                  max_subsets=params["max_subsets"], **common)
+    else:
+        out = greedy_full_cloning_attack(proxy, record, a_star, ds.secret, domains, **common)
+    return (vu, un, out.attackable, -1 if out.guess is None else out.guess,
+            out.n_queries, out.n_subsets, len(out.a_prime), out.s2)
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(ds: Any, settings: Mapping[str, Any]) -> None:
+    """Worker process: its own proxy with the same salt and switches (same answers)."""
+    _WORKER["ds"] = ds
+    _WORKER["proxy"] = DiffixProxy(ds.data, **settings)
+    _WORKER["oracle"] = UniquenessOracle(ds.data[list(ds.attributes)])
+    _WORKER["domains"] = ds.domains()
+    _WORKER["secret"] = ds.data[ds.secret].to_numpy()
+
+
+def _worker_chunk(kind: str, positions: Sequence[int], users: Sequence[int], seed: int, k: int,
+                  params: Mapping[str, Any]) -> tuple[list[tuple], int, list[tuple[str, float]]]:
+    ds, proxy = _WORKER["ds"], _WORKER["proxy"]
+    analyst = "differential" if kind == "differential" else "cloning"
+    proxy.reset_log()  # counters and log of this chunk only
+    rngs = _user_rngs(seed, len(users))
+    out = []
+    for pos in positions:
+        if kind == "differential":
+            out.append(_differential_user(ds, proxy, _WORKER["oracle"], int(users[pos]), rngs[pos], k,
+                                          params["max_attacked"]))
+        else:
+            out.append(_cloning_user(ds, proxy, int(users[pos]), rngs[pos], k, params,
+                                     _WORKER["domains"], _WORKER["oracle"], _WORKER["secret"]))
+    log = list(proxy.log()[["sql", "answer"]].itertuples(index=False, name=None)) if proxy.keep_log else []
+    return out, proxy.n_queries(analyst), log
+
+
+def _run_users(kind: str, ds: Any, proxy: DiffixProxy, users: np.ndarray, seed: int, k: int,
+               params: Mapping[str, Any], n_jobs: int, progress: ProgressFn | None) -> list[tuple]:
+    """Run the per-user attack over ``users``, in this process or in ``n_jobs`` worker processes."""
+    n = len(users)
+    if n_jobs <= 1 or n < 2 * n_jobs:
+        rngs = _user_rngs(seed, n)
+        out = []
+        oracle = UniquenessOracle(ds.data[list(ds.attributes)])
+        if kind != "differential":
+            domains, secret = ds.domains(), ds.data[ds.secret].to_numpy()
+        for i, row in enumerate(users):
+            if kind == "differential":
+                out.append(_differential_user(ds, proxy, oracle, int(row), rngs[i], k, params["max_attacked"]))
+            else:
+                out.append(_cloning_user(ds, proxy, int(row), rngs[i], k, params, domains, oracle, secret))
+            if progress is not None:
+                progress(i + 1, n)
+        return out
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    chunks = [c.tolist() for c in np.array_split(np.arange(n), max(n_jobs, min(40, n // 10)))]
+    results: dict[int, list[tuple]] = {}
+    done = 0
+    settings = proxy.settings()
+    analyst = "differential" if kind == "differential" else "cloning"
+    with ProcessPoolExecutor(n_jobs, mp_context=mp.get_context("spawn"), initializer=_init_worker,
+                             initargs=(ds, settings)) as ex:
+        futures = {ex.submit(_worker_chunk, kind, c, users.tolist(), seed, k, dict(params)): i
+                   for i, c in enumerate(chunks)}
+        for fut in as_completed(futures):
+            rows, n_q, log = fut.result()
+            results[futures[fut]] = rows
+            proxy.record_activity(analyst, n_q, log)
+            done += len(rows)
+            if progress is not None:
+                progress(done, n)
+    return [r for i in range(len(chunks)) for r in results[i]]
+
+
+def run_differential_experiment(ds: Any, proxy: DiffixProxy, *, n_users: int = 1000,
+                                k_star: int | None = None, full: bool = True, seed: int = 0,
+                                max_attacked: int | None = None, n_jobs: int = 1,
+                                progress: ProgressFn | None = None) -> pd.DataFrame:
+    """Attack ``n_users`` random users of a data set with the differential attack.
+
+    (All users when the data set has fewer, e.g. Complete_2 with 144.)
+    ``full=False``: DifferentialAttack with all attributes, no oracle, no
+    subset exploration (Complete_k, [G19] Fig. 2). ``full=True``:
+    FullDifferentialAttack knowing a random ``A*`` of size ``k_star`` per user
+    (Fig. 3). A user without a guess gets a uniformly random one (the paper's
+    rule), recorded separately.
+
+    Parameters
+    ----------
+    ds : DiffixDataset
+    proxy : DiffixProxy
+        Serving ``ds.data``; queries are counted under the analyst
+        ``"differential"``.
+    n_jobs : int
+        Worker processes for the full attack (each builds its own copy of the
+        proxy, with the same salt, so the answers are the same); their
+        queries are added to ``proxy``'s counter (and log).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per user: ``user`` (row index), ``truth``, ``unique`` (on her
+        ``A*``), ``attacked`` (the attack made a guess), ``guess`` (the attack's
+        or the random one), ``correct``, ``n_queries``, ``subset_size``,
+        ``n_samples``.
+    """
+    data = ds.data
+    attrs = list(ds.attributes)
+    users = _sample_users(len(data), n_users, seed)
+    guess_rng = np.random.default_rng([seed, 7])
+    truth = data[ds.secret].to_numpy()[users].astype(int)
+    if not full:
+        outs = differential_attack_many(proxy, data.iloc[users], attrs, ds.secret, analyst="differential")
+        guesses = [o.guess for o in outs]
+        uniq = np.ones(len(users), dtype=bool)
+        queries = [o.n_queries for o in outs]
+        sizes = [len(attrs)] * len(users)
+        samples = [o.q.size + o.r.size for o in outs]
+    else:
+        k = len(attrs) if k_star is None else _positive_int("k_star", k_star)
+        if k > len(attrs):
+            raise ValueError(f"k_star must be <= {len(attrs)} (attributes of {ds.name}), got {k}")
+        rows = _run_users("differential", ds, proxy, users, seed + 1, k,
+                          {"max_attacked": None if max_attacked is None else _positive_int("max_attacked", max_attacked)},
+                          _positive_int("n_jobs", n_jobs), progress)
+        uniq = np.array([r[0] for r in rows], dtype=bool)
+        guesses = [r[1] for r in rows]
+        queries = [r[2] for r in rows]
+        sizes = [r[3] for r in rows]
+        samples = [r[4] for r in rows]
+    attacked = np.array([gs is not None for gs in guesses])
+    random_guess = guess_rng.integers(0, 2, size=len(users))
+    final = np.where(attacked, [gs if gs is not None else -1 for gs in guesses], random_guess)
+    return pd.DataFrame({
+        "user": users, "truth": truth, "unique": uniq, "attacked": attacked,
+        "guess": final.astype(int), "correct": final == truth, "n_queries": queries,
+        "subset_size": sizes, "n_samples": samples,
+    })
+
+
+def run_complete_k(k: int, *, B: int = 12, n_users: int = 1000, salt: int | str = 0, rounding: bool = True,
+                   bucket_suppression: bool = True, seed: int = 0,
+                   n_salts: int = 1) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """[G19] Fig. 2, empirical: DifferentialAttack on Complete_k through a Diffix proxy.
+
+    Builds Complete_k (:func:`anonlab.data.diffix_datasets.complete_k`), a
+    proxy with the given salt and switches, and attacks ``n_users`` random
+    users knowing all k attributes, with no oracle and no subset exploration.
+    A victim without samples gets a random guess.
+
+    All victims share the static noise of the few conditions ``a_j <> v``
+    and ``s = v``, so one salt gives strongly correlated outcomes. With
+    ``n_salts > 1`` the same victims are attacked under further salts
+    (``salt:1``, ``salt:2``, ... via :meth:`DiffixProxy.with_salt`) and the
+    interval comes from the spread between salts.
+
+    Returns
+    -------
+    results : pandas.DataFrame
+        As :func:`run_differential_experiment`, plus a ``salt`` column.
+    summary : dict
+        :func:`summarize_differential` of all runs pooled, plus
+        ``accuracy_by_salt``, ``accuracy_ci`` (mean +- 2 standard errors over
+        salts when ``n_salts > 1``), ``suppressed`` (fraction of the attack's
+        queries that were bucket suppressed, from the owner's audit),
+        ``pairs_used`` (fraction of the 2k pairs per victim that entered the
+        test) and ``queries_per_user``.
+    """
+    from anonlab.data.diffix_datasets import complete_k
+
+    n_salts = _positive_int("n_salts", n_salts)
+    ds = complete_k(k, B=B, seed=np.random.default_rng([seed, k]))
+    base = DiffixProxy(ds.data, table="complete", salt=salt, rounding=rounding,
+                       bucket_suppression=bucket_suppression)
+    runs, supp = [], []
+    for i in range(n_salts):
+        proxy = base if i == 0 else base.with_salt(f"{salt}:{i}")
+        res = run_differential_experiment(ds, proxy, n_users=n_users, full=False, seed=seed)
+        runs.append(res.assign(salt=i))
+        supp.append(float(proxy.audit("differential")["suppressed"].mean()))
+    res = pd.concat(runs, ignore_index=True)
+    summary = summarize_differential(res)
+    by_salt = [float(r["correct"].mean()) for r in runs]
+    if n_salts > 1:
+        se = float(np.std(by_salt, ddof=1) / math.sqrt(n_salts))
+        summary["accuracy_ci"] = (float(np.mean(by_salt) - 2 * se), float(np.mean(by_salt) + 2 * se))
+    summary.update({"k": k, "n_records": ds.n_records, "n_salts": n_salts, "accuracy_by_salt": by_salt,
+                    "n_users": len(runs[0]), "suppressed": float(np.mean(supp)),
+                    "pairs_used": float(res["n_samples"].mean() / (2 * k)),
+                    "queries_per_user": float(res["n_queries"].mean())})
+    return res, summary
+
+
+def run_cloning_experiment(ds: Any, proxy: DiffixProxy, *, n_users: int = 1000, k_star: int | None = None,
+                           variant: str = "full", double_test: bool = False, v: int = 0,
+                           n_dummy: int = 10, sigma_star: float = 0.7, max_subsets: int | None = None,
+                           seed: int = 0, n_jobs: int = 1,
+                           progress: ProgressFn | None = None) -> pd.DataFrame:
+    """Attack ``n_users`` random users with the full (or greedy) cloning attack.
+
+    Each user's ``A*`` is a random set of ``k_star`` attributes (all of them
+    by default). Ground truth: value-uniqueness of the user on ``A*`` in the
+    data (:func:`anonlab.data.diffix_datasets.uniqueness`).
+
+    Parameters
+    ----------
+    variant : {"full", "greedy"}
+        :func:`full_cloning_attack` or :func:`greedy_full_cloning_attack`.
+    double_test : bool
+        The §5 variant (full only).
+    n_jobs : int
+        Worker processes (see :func:`run_differential_experiment`); the
+        results do not depend on it.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per user: ``user``, ``truth``, ``value_unique``, ``unique``,
+        ``attackable``, ``guess`` (-1 if none), ``correct``, ``n_queries``,
+        ``n_subsets``, ``a_prime_size``, ``s2``.
+    """
+    if variant not in ("full", "greedy"):
+        raise ValueError(f"variant must be 'full' or 'greedy', got {variant!r}")
+    if double_test and variant != "full":
+        raise ValueError("the double test is a variant of the full cloning attack")
+    if v not in (0, 1):
+        raise ValueError(f"v must be 0 or 1, got {v!r}")
+    n_dummy, sigma_star = _cloning_settings(n_dummy, sigma_star)
+    if max_subsets is not None:
+        _positive_int("max_subsets", max_subsets)
+    data = ds.data
+    attrs = list(ds.attributes)
+    k = len(attrs) if k_star is None else _positive_int("k_star", k_star)
+    if not 2 <= k <= len(attrs):
+        raise ValueError(f"k_star must be in [2, {len(attrs)}] for {ds.name}, got {k}")
+    users = _sample_users(len(data), n_users, seed)
+    truth = data[ds.secret].to_numpy()[users].astype(int)
+    params = {"variant": variant, "double_test": double_test, "v": v, "n_dummy": n_dummy,
+              "sigma_star": sigma_star, "max_subsets": max_subsets}
+    rows = _run_users("cloning", ds, proxy, users, seed + 1, k, params, _positive_int("n_jobs", n_jobs),
+                      progress)
+    df = pd.DataFrame(rows, columns=["value_unique", "unique", "attackable", "guess", "n_queries",
+                                     "n_subsets", "a_prime_size", "s2"])
+    df.insert(0, "truth", truth)
+    df.insert(0, "user", users)
+    df["correct"] = df["attackable"] & (df["guess"] == df["truth"])
+    return df
+
+
+def summarize_differential(res: pd.DataFrame) -> dict[str, Any]:
+    """The Fig. 2 / Fig. 3 quantities of one differential experiment, with Wilson intervals.
+
+    ``accuracy``: correct guesses (random ones included) over all users;
+    ``accuracy_unique``: the same over users unique on their ``A*`` (the
+    paper's "correctly inferred / unique"); ``unique``: fraction of unique
+    users; ``attacked``: fraction with a guess of the attack's own;
+    ``precision_attacked``: accuracy of those guesses.
+    """
+
+
+    n = len(res)
+    out: dict[str, Any] = {"n_users": n}
+
+    def rate(name: str, succ: int, tot: int) -> None:
+        out[name] = succ / tot if tot else float("nan")
+        lo, hi = wilson_interval(succ, tot)
+        out[name + "_ci"] = (float(lo), float(hi))
+
+    rate("accuracy", int(res["correct"].sum()), n)
+    u = res[res["unique"]]
+    rate("accuracy_unique", int(u["correct"].sum()), len(u))
+    rate("unique", int(res["unique"].sum()), n)
+    rate("attacked", int(res["attacked"].sum()), n)
+    a = res[res["attacked"]]
+    rate("precision_attacked", int(a["correct"].sum()), len(a))
+    out["correct_fraction"] = float(res["correct"].mean())
+    out["median_queries"] = float(res["n_queries"].median())
+    out["max_queries"] = int(res["n_queries"].max())
+    return out
+
+
+def summarize_cloning(res: pd.DataFrame) -> dict[str, Any]:
+    """The Table 1 / Fig. 4 / Table 2 quantities of one cloning experiment, with Wilson intervals.
+
+    ``value_unique``: fraction of users value-unique on their ``A*``;
+    ``attackable``: fraction predicted attackable (all users);
+    ``attackable_of_vu``: the same among value-unique users (Table 1's fourth
+    column); ``accuracy_pa``: correct among predicted attackable;
+    ``accuracy_all``: correct among all users (NonAttackable counts as not
+    inferred); query statistics per user.
+    """
+
+
+    n = len(res)
+    out: dict[str, Any] = {"n_users": n}
+
+    def rate(name: str, succ: int, tot: int) -> None:
+        out[name] = succ / tot if tot else float("nan")
+        lo, hi = wilson_interval(succ, tot)
+        out[name + "_ci"] = (float(lo), float(hi))
+
+    rate("value_unique", int(res["value_unique"].sum()), n)
+    rate("unique", int(res["unique"].sum()), n)
+    rate("attackable", int(res["attackable"].sum()), n)
+    vu = res[res["value_unique"]]
+    rate("attackable_of_vu", int(vu["attackable"].sum()), len(vu))
+    pa = res[res["attackable"]]
+    rate("accuracy_pa", int(pa["correct"].sum()), len(pa))
+    rate("accuracy_all", int(res["correct"].sum()), n)
+    out["median_queries"] = float(res["n_queries"].median())
+    out["max_queries"] = int(res["n_queries"].max())
+    out["mean_queries"] = float(res["n_queries"].mean())
+    return out
+
+
+
+
+def differential_result(res: pd.DataFrame, name: str = "differential") -> AttackResult:
+    """A differential experiment as an :class:`~anonlab.measures.AttackResult`.
+
+    Targets are the attacked users (row indices); the attack predicts for the
+    users it made a guess of its own for (``attacked``; the random guesses of
+    the others are abstentions). Resources: the queries sent.
+
+    >>> res = pd.DataFrame({"user": [3, 5], "truth": [0, 1], "attacked": [True, False],
+    ...                     "guess": [0, 0], "n_queries": [8, 4]})
+    >>> r = differential_result(res)
+    >>> r.predicted.tolist(), r.is_correct().tolist(), r.resources["queries"]
+    ([True, False], [True, False], 12)
+    """
+    return AttackResult(name, res["user"].to_numpy(), res["truth"].to_numpy().astype(int),
+                        res["attacked"].to_numpy(dtype=bool), res["guess"].to_numpy().astype(int),
+                        resources={"queries": int(res["n_queries"].sum())})
+
+
+def cloning_result(res: pd.DataFrame, name: str = "cloning") -> AttackResult:
+    """A cloning experiment as an :class:`~anonlab.measures.AttackResult`.
+
+    The attack predicts for the users it deems attackable; NonAttackable
+    users (``guess = -1``) are abstentions. Resources: the queries sent.
+
+    >>> res = pd.DataFrame({"user": [1, 2, 4], "truth": [0, 1, 1], "attackable": [True, True, False],
+    ...                     "guess": [0, 0, -1], "n_queries": [21, 21, 400]})
+    >>> r = cloning_result(res)
+    >>> r.is_correct().tolist(), r.resources["queries"]
+    ([True, False, False], 442)
+    """
+    return AttackResult(name, res["user"].to_numpy(), res["truth"].to_numpy().astype(int),
+                        res["attackable"].to_numpy(dtype=bool), res["guess"].to_numpy().astype(int),
+                        resources={"queries": int(res["n_queries"].sum())})

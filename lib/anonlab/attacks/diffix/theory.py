@@ -1,0 +1,538 @@
+"""The theory of the Diffix attacks: the likelihood-ratio test, acc(k), Eq. 6 and the miss probability.
+
+[G19] A. Gadotti, F. Houssiau, L. Rocher, B. Livshits, Y.-A. de Montjoye,
+*When the signal is in the noise: exploiting Diffix's sticky noise*, USENIX
+Security 2019.
+
+* The differential attack's test separates ``f = N(0, 2)`` from
+  ``g = N(1, 2k + 2)`` (Eq. 6): :func:`differential_distributions`,
+  :func:`log_likelihood_ratio`, :func:`likelihood_ratio_test`.
+* Its accuracy ``acc(k)`` (App. A): exactly by Imhof's method for the linear
+  combination of non-central chi-square variables of the Fact
+  (:func:`theoretical_accuracy`), by Monte Carlo
+  (:func:`monte_carlo_accuracy`), with rounded outputs
+  (:func:`simulated_accuracy_rounding`) and both error probabilities apart
+  (:func:`error_probabilities`); :func:`accuracy_curves` tables Fig. 2.
+* Eq. 6 measured on the proxy: :func:`differential_sample_moments` (every
+  pair) and :func:`filtered_sample_moments` (every pair against those the
+  attack keeps).
+* The cloning test's own error: :func:`cloning_miss_probability` (§3.2).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import integrate, stats
+
+from anonlab.mechanisms.diffix import DiffixProxy
+from anonlab.validation import check_random_state
+
+from ._common import _cloning_settings, _positive_int
+
+__all__ = [
+    "LRTestParameters",
+    "differential_distributions",
+    "log_likelihood_ratio",
+    "likelihood_ratio_test",
+    "chi2_combination",
+    "imhof_sf",
+    "lr_test_error",
+    "theoretical_accuracy",
+    "monte_carlo_accuracy",
+    "llr_rows",
+    "error_probabilities",
+    "simulated_accuracy_rounding",
+    "accuracy_curves",
+    "differential_sample_moments",
+    "filtered_sample_moments",
+    "cloning_miss_probability",
+]
+
+# ---------------------------------------------------------------------------
+# The likelihood-ratio test and its accuracy (§3.1, Appendix A)
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LRTestParameters:
+    """The two normal distributions the test separates ([G19] App. A).
+
+    ``f = N(mu0, var0)`` and ``g = N(mu1, var1)`` with ``mu0 < mu1`` and
+    ``var0 < var1``; ``n`` samples of each of X and Y.
+    """
+
+    mu0: float
+    var0: float
+    mu1: float
+    var1: float
+    n: int
+
+    def __post_init__(self) -> None:
+        if not (self.var0 > 0 and self.var1 > 0):
+            raise ValueError(f"variances must be > 0, got {self.var0}, {self.var1}")
+        if not self.var0 < self.var1:
+            raise ValueError(f"the Fact needs var0 < var1, got {self.var0} and {self.var1}")
+        if isinstance(self.n, bool) or not isinstance(self.n, (int, np.integer)) or self.n < 1:
+            raise ValueError(f"n must be an integer >= 1, got {self.n!r}")
+
+
+def differential_distributions(k: int) -> LRTestParameters:
+    """The distributions of Eq. 6 for k known attributes: ``f = N(0, 2)``, ``g = N(1, 2k + 2)``, n = k.
+
+    Examples
+    --------
+    >>> differential_distributions(5)
+    LRTestParameters(mu0=0.0, var0=2.0, mu1=1.0, var1=12.0, n=5)
+    """
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"k must be an integer >= 1, got {k!r}")
+    return LRTestParameters(0.0, 2.0, 1.0, 2.0 * k + 2.0, int(k))
+
+
+def log_likelihood_ratio(q: Any, r: Any, k: int) -> float:
+    """``log Lambda(q, r) = sum_j log f(q_j)/g(q_j) + sum_j log g(r_j)/f(r_j)`` ([G19] App. A).
+
+    ``f`` and ``g`` are the densities of ``N(0, 2)`` and ``N(1, 2k + 2)``;
+    ``q`` are the samples from the ``s = 0`` pairs, ``r`` from the ``s = 1``
+    pairs (either may be empty; they need not have the same length).
+
+    Examples
+    --------
+    A single q_1 = 0 favours x^(s) = 1 (positive log ratio):
+
+    >>> log_likelihood_ratio([0.0], [], 1) > 0
+    True
+    """
+    p = differential_distributions(k)
+    q = np.asarray(q, dtype=float)
+    r = np.asarray(r, dtype=float)
+    sf, sg = math.sqrt(p.var0), math.sqrt(p.var1)
+    lf = lambda x: stats.norm.logpdf(x, p.mu0, sf)  # noqa: E731
+    lg = lambda x: stats.norm.logpdf(x, p.mu1, sg)  # noqa: E731
+    return float(np.sum(lf(q) - lg(q)) + np.sum(lg(r) - lf(r)))
+
+
+def likelihood_ratio_test(q: Any, r: Any, k: int) -> int:
+    """The differential attack's decision: ``x^(s) = 1`` if ``Lambda(q, r) >= 1``, else 0.
+
+    Procedure DifferentialAttack, lines 23-25 ([G19] §3.1).
+    """
+    return int(log_likelihood_ratio(q, r, k) >= 0.0)
+
+
+def chi2_combination(p: LRTestParameters) -> tuple[float, float, float, float]:
+    """The Fact of [G19] App. A: ``p_err = Pr[alpha0 Z0 - alpha1 Z1 < 0]``.
+
+    ``Z_i`` is non-central chi-square with ``n`` degrees of freedom and
+    non-centrality
+
+    ``lambda_i = n (mu_i/sigma_i + (mu0 sigma1^2 - mu1 sigma0^2) / (sigma_i (sigma0^2 - sigma1^2)))^2``
+
+    and ``alpha_i = (sigma0^2 - sigma1^2) / (2 sigma_{1-i}^2)``. (Derivation:
+    ``log Lambda = c [sum (x_j - m)^2 - sum (y_j - m)^2]`` with ``c < 0`` and
+    ``m = (mu1 sigma0^2 - mu0 sigma1^2) / (sigma0^2 - sigma1^2)``.)
+
+    Returns
+    -------
+    alpha0, alpha1, lambda0, lambda1 : float
+
+    Examples
+    --------
+    For k = 1 (f = N(0, 2), g = N(1, 4)): m = -1, lambda0 = 1/2, lambda1 = 1:
+
+    >>> [round(v, 6) for v in chi2_combination(differential_distributions(1))]
+    [-0.25, -0.5, 0.5, 1.0]
+    """
+    s0, s1 = math.sqrt(p.var0), math.sqrt(p.var1)
+    shift = (p.mu0 * p.var1 - p.mu1 * p.var0) / (p.var0 - p.var1)
+    lam0 = p.n * (p.mu0 / s0 + shift / s0) ** 2
+    lam1 = p.n * (p.mu1 / s1 + shift / s1) ** 2
+    alpha0 = (p.var0 - p.var1) / (2.0 * p.var1)
+    alpha1 = (p.var0 - p.var1) / (2.0 * p.var0)
+    return alpha0, alpha1, lam0, lam1
+
+
+def imhof_sf(x: float, weights: Sequence[float], dof: Sequence[float],
+             noncentrality: Sequence[float]) -> float:
+    """``Pr[Q > x]`` for ``Q = sum_j w_j chi2(h_j, delta_j)`` by Imhof's method.
+
+    J. P. Imhof, "Computing the distribution of quadratic forms in normal
+    variables", Biometrika 48 (1961), Eq. 3.2: with
+
+    ``theta(u) = 1/2 sum_j [h_j atan(w_j u) + delta_j w_j u / (1 + w_j^2 u^2)] - x u / 2``
+    ``rho(u) = prod_j (1 + w_j^2 u^2)^(h_j/4) exp(1/2 sum_j delta_j w_j^2 u^2 / (1 + w_j^2 u^2))``
+
+    ``Pr[Q > x] = 1/2 + 1/pi int_0^inf sin(theta(u)) / (u rho(u)) du``,
+
+    an exact expression evaluated by adaptive quadrature (the paper used the
+    saddle-point approximations of the R package sadists).
+
+    Parameters
+    ----------
+    x : float
+    weights : sequence of float
+        Non-zero weights ``w_j`` (may be negative).
+    dof : sequence of float
+        Degrees of freedom ``h_j > 0``.
+    noncentrality : sequence of float
+        ``delta_j >= 0`` (the sum of squared means).
+
+    Examples
+    --------
+    >>> round(imhof_sf(3.84, [1.0], [1], [0.0]), 4)   # central chi2(1): 5% tail
+    0.05
+    """
+    w = np.asarray(weights, dtype=float)
+    h = np.asarray(dof, dtype=float)
+    d = np.asarray(noncentrality, dtype=float)
+    if not (w.shape == h.shape == d.shape) or w.ndim != 1 or w.size == 0:
+        raise ValueError("weights, dof and noncentrality must be 1-D sequences of the same length")
+    if np.any(w == 0) or np.any(h <= 0) or np.any(d < 0):
+        raise ValueError("weights must be non-zero, dof > 0 and noncentrality >= 0")
+
+    def a_logrho(u: float) -> tuple[float, float]:
+        """theta(u) without the -x u / 2 term, and log rho(u)."""
+        wu = w * u
+        one = 1.0 + wu * wu
+        a_u = 0.5 * np.sum(h * np.arctan(wu) + d * wu / one)
+        log_rho = np.sum(0.25 * h * np.log(one)) + 0.5 * np.sum(d * wu * wu / one)
+        return float(a_u), float(log_rho)
+
+    def near(u: float) -> float:  # sin(theta(u)) / (u rho(u))
+        if u == 0.0:
+            return float(0.5 * np.sum(h * w + d * w) - 0.5 * x)  # the limit theta'(0)
+        a_u, lr = a_logrho(u)
+        return math.sin(a_u - 0.5 * x * u) / (u * math.exp(lr))
+
+    cut = 1.0 / float(np.max(np.abs(w)))
+    with warnings.catch_warnings():  # quad's accuracy warnings: checked against scipy in the tests
+        warnings.simplefilter("ignore", integrate.IntegrationWarning)
+        total = integrate.quad(near, 0.0, cut, limit=200, epsabs=1e-13, epsrel=1e-11)[0]
+        if x == 0.0:
+            # u = e^t turns the slowly decaying tail into an exponentially decaying one
+            def far(t: float) -> float:
+                a_u, lr = a_logrho(math.exp(t))
+                return math.sin(a_u) * math.exp(-lr)
+
+            t_hi = math.log(cut)
+            while a_logrho(math.exp(t_hi))[1] < 32.0 and t_hi < 300.0:
+                t_hi += 0.5
+            total += integrate.quad(far, math.log(cut), t_hi, limit=500, epsabs=1e-13,
+                                    epsrel=1e-11)[0]
+        else:
+            # sin(A - x u / 2) = sin A cos(omega u) -/+ cos A sin(omega u): Fourier integrals (QAWF)
+            omega, sign = 0.5 * abs(x), (1.0 if x > 0 else -1.0)
+
+            def amp_sin(u: float) -> float:
+                a_u, lr = a_logrho(u)
+                return math.sin(a_u) / (u * math.exp(lr))
+
+            def amp_cos(u: float) -> float:
+                a_u, lr = a_logrho(u)
+                return math.cos(a_u) / (u * math.exp(lr))
+
+            total += integrate.quad(amp_sin, cut, np.inf, weight="cos", wvar=omega, limlst=200)[0]
+            total -= sign * integrate.quad(amp_cos, cut, np.inf, weight="sin", wvar=omega,
+                                           limlst=200)[0]
+    return float(min(1.0, max(0.0, 0.5 + total / math.pi)))
+
+
+def lr_test_error(p: LRTestParameters) -> float:
+    """Exact error ``p_err = Pr[alpha0 Z0 - alpha1 Z1 < 0]`` of the test ([G19] App. A, Fact).
+
+    Equivalently ``Pr[sigma0^2 Z0 - sigma1^2 Z1 > 0]``, computed by
+    :func:`imhof_sf`. The two error probabilities (under H0 and H1) are equal.
+    """
+    _, _, lam0, lam1 = chi2_combination(p)
+    return imhof_sf(0.0, [p.var0, -p.var1], [p.n, p.n], [lam0, lam1])
+
+
+def theoretical_accuracy(k: int) -> float:
+    """``acc(k) = 1 - p_err(k)``: the differential attack's accuracy with k attributes.
+
+    [G19] App. A applied to Eq. 6: ``mu0 = 0, sigma0^2 = 2, mu1 = 1,
+    sigma1^2 = 2k + 2, n = k``, with no rounding and no bucket suppression.
+
+    Examples
+    --------
+    >>> round(theoretical_accuracy(1), 3)
+    0.673
+    """
+    return 1.0 - lr_test_error(differential_distributions(k))
+
+
+def monte_carlo_accuracy(k: int, n_experiments: int = 100_000,
+                         seed: np.random.Generator | int | None = 0) -> float:
+    """Monte Carlo estimate of ``acc(k)``: draw the 2k samples under each hypothesis and test.
+
+    Under H0 (``x^(s) = 1``): ``q ~ f``, ``r ~ g``; under H1 the reverse
+    (equal numbers of each). Returns the fraction of correct decisions.
+    """
+    p = differential_distributions(k)
+    g = check_random_state(seed)
+    n = _positive_int("n_experiments", n_experiments)
+    sf, sg = math.sqrt(p.var0), math.sqrt(p.var1)
+    correct = 0
+    for truth in (1, 0):
+        a = g.normal(p.mu0, sf, (n, k))
+        b = g.normal(p.mu1, sg, (n, k))
+        q, r = (a, b) if truth == 1 else (b, a)
+        llr = llr_rows(q, r, p)
+        correct += int(np.sum((llr >= 0) == (truth == 1)))
+    return correct / (2 * n)
+
+
+def llr_rows(q: np.ndarray, r: np.ndarray, p: LRTestParameters,
+              q_ok: np.ndarray | None = None, r_ok: np.ndarray | None = None) -> np.ndarray:
+    """Row-wise ``log Lambda`` (one row per experiment); ``*_ok`` masks select the samples that count.
+
+    The vectorised form of :func:`log_likelihood_ratio`: ``q`` and ``r`` have
+    shape ``(n, k)``.
+
+    >>> p = differential_distributions(1)
+    >>> bool(np.isclose(llr_rows(np.array([[0.0]]), np.zeros((1, 0)), p)[0], log_likelihood_ratio([0.0], [], 1)))
+    True
+    """
+    sf, sg = math.sqrt(p.var0), math.sqrt(p.var1)
+    dq = stats.norm.logpdf(q, p.mu0, sf) - stats.norm.logpdf(q, p.mu1, sg)
+    dr = stats.norm.logpdf(r, p.mu1, sg) - stats.norm.logpdf(r, p.mu0, sf)
+    if q_ok is not None:
+        dq = np.where(q_ok, dq, 0.0)
+    if r_ok is not None:
+        dr = np.where(r_ok, dr, 0.0)
+    return dq.sum(axis=1) + dr.sum(axis=1)
+
+
+def error_probabilities(k: int, n_experiments: int = 40_000,
+                        seed: np.random.Generator | int | None = 0) -> tuple[float, float]:
+    """Monte Carlo of the test's two error probabilities apart ([G19] App. A: ``p_err0 = p_err1``).
+
+    ``p_err0``: the test says 0 although ``x^(s) = 1`` (``q ~ f``, ``r ~ g``);
+    ``p_err1``: it says 1 although ``x^(s) = 0`` (``q ~ g``, ``r ~ f``), with
+    ``f``, ``g`` of Eq. 6. The draws: ``f`` samples of shape
+    ``(2, n_experiments, k)``, then ``g`` samples of the same shape.
+
+    Examples
+    --------
+    >>> e0, e1 = error_probabilities(5, 20_000, seed=0)
+    >>> abs(e0 - e1) < 0.02 and abs(1 - e0 - theoretical_accuracy(5)) < 0.02
+    True
+    """
+    p = differential_distributions(k)
+    n = _positive_int("n_experiments", n_experiments)
+    g = check_random_state(seed)
+    f_ = g.normal(0, math.sqrt(2), (2, n, k))
+    g_ = g.normal(1, math.sqrt(2 * k + 2), (2, n, k))
+    return (float(np.mean(llr_rows(f_[0], g_[0], p) < 0)), float(np.mean(llr_rows(g_[1], f_[1], p) >= 0)))
+
+
+def simulated_accuracy_rounding(k: int, n_experiments: int = 1000, B: int = 12,
+                                seed: np.random.Generator | int | None = 0,
+                                rounding: bool = True, share_static: bool = False) -> float:
+    """Accuracy of the test when Diffix's outputs are rounded ([G19] App. A, numerical simulation).
+
+    Simulates, for each experiment and each value of the secret, the 4k
+    outputs of Diffix (Eq. 1, no bucket suppression) on Complete_k: the query
+    sets of ``Q_j`` / ``Q'_j`` hold the ``B - 1`` other users sharing ``k - 1``
+    attributes with the victim (each with secret 0 or 1 at random) plus the
+    victim when the secret matches. Dynamic noise is drawn once per
+    (condition, query set); static noise once per pair, as the paper assumes
+    the 2k samples independent, or (``share_static=True``) once per distinct
+    condition, as Diffix does, which correlates ``q_j`` and ``r_j`` through
+    the static noise of ``a_j <> x_j``. Each sample is
+    ``round(Q_j) - round(Q'_j)``, rounded to the nearest non-negative
+    integer; every pair counts, null outputs included.
+
+    Parameters
+    ----------
+    k : int
+    n_experiments : int
+        Experiments per value of the secret (the paper: 1000).
+    B : int
+        Values per attribute of Complete_k.
+    seed : int or Generator
+        Seed of the draws (:func:`anonlab.validation.check_random_state`).
+    rounding : bool
+        ``False`` gives the same simulation without rounding (with
+        ``share_static=False`` a check of the closed form).
+    share_static : bool
+        Draw one static noise value per distinct condition across all 4k
+        queries (Diffix's behaviour) instead of one per pair.
+
+    Returns
+    -------
+    float
+        Fraction of correct decisions over the ``2 n_experiments`` runs.
+    """
+    p = differential_distributions(k)
+    g = check_random_state(seed)
+    n = _positive_int("n_experiments", n_experiments)
+    if isinstance(B, bool) or not isinstance(B, (int, np.integer)) or B < 2:
+        raise ValueError(f"B must be an integer >= 2, got {B!r}")
+    rnd = (lambda x: np.maximum(np.rint(x), 0.0)) if rounding else (lambda x: x)  # noqa: E731
+    correct = 0
+    for secret in (1, 0):
+        # static noise per distinct condition: a_i = x_i (k), a_j <> x_j (k), s = 0, s = 1
+        st_eq = g.standard_normal((n, k))
+        st_ne = g.standard_normal((n, k))
+        st_s = g.standard_normal((n, 2))
+        n_zero = g.binomial(B - 1, 0.5, (n, k))  # other users sharing k - 1 attributes with s = 0
+        samples = []
+        for sv in (0, 1):  # q (s = 0 pairs) then r (s = 1 pairs)
+            others = n_zero if sv == 0 else (B - 1) - n_zero
+            victim_in = 1 if secret == sv else 0
+            # static part common to Q_j and Q'_j: k - 1 equalities (i != j) and s = sv
+            if share_static:
+                shared = st_eq.sum(axis=1, keepdims=True) - st_eq + st_s[:, [sv]]
+                neg = st_ne
+            else:
+                shared = g.normal(0.0, math.sqrt(k), (n, k))
+                neg = g.standard_normal((n, k))
+            dyn_q = g.normal(0.0, math.sqrt(k), (n, k))  # k dynamic layers of Q_j's query set
+            # the victim outside both sets: same query set, same dynamic noise per shared condition
+            dyn_qbar = g.normal(0.0, math.sqrt(k), (n, k)) if victim_in else dyn_q
+            dyn_neg = g.standard_normal((n, k))  # dynamic noise of a_j <> x_j in Q'_j
+            big_q = others + victim_in + shared + dyn_q
+            small_q = others + shared + dyn_qbar + neg + dyn_neg
+            samples.append(rnd(big_q) - rnd(small_q))
+        llr = llr_rows(samples[0], samples[1], p)
+        correct += int(np.sum((llr >= 0) == (secret == 1)))
+    return correct / (2 * n)
+
+
+def accuracy_curves(k_values: Sequence[int], *, n_monte_carlo: int = 100_000, n_simulations: int = 1000,
+                    B: int = 12, seed: int = 0) -> pd.DataFrame:
+    """The theoretical curves of [G19] Fig. 2 and their checks, one row per k.
+
+    Columns: ``theory`` (:func:`theoretical_accuracy`, exact), ``monte_carlo``
+    (:func:`monte_carlo_accuracy`), ``rounding`` (the paper's numerical
+    simulation with rounded outputs, :func:`simulated_accuracy_rounding` with
+    independent pairs), ``rounding_shared_static`` (the same with one static
+    noise value per condition, as Diffix draws it) and ``mc_se`` (standard
+    error of the Monte Carlo column).
+    """
+    rows = []
+    for i, k in enumerate(k_values):
+        th = theoretical_accuracy(int(k))
+        rows.append({
+            "k": int(k), "theory": th,
+            "monte_carlo": monte_carlo_accuracy(int(k), n_monte_carlo, seed=np.random.default_rng([seed, 1, i])),
+            "rounding": simulated_accuracy_rounding(int(k), n_simulations, B=B,
+                                                    seed=np.random.default_rng([seed, 2, i])),
+            "rounding_shared_static": simulated_accuracy_rounding(int(k), n_simulations, B=B,
+                                                                  seed=np.random.default_rng([seed, 3, i]),
+                                                                  share_static=True),
+            "mc_se": math.sqrt(th * (1 - th) / (2 * n_monte_carlo)),
+        })
+    return pd.DataFrame(rows)
+
+
+
+def cloning_miss_probability(n_dummy: int, sigma_star: float) -> float:
+    """P(S^2 <= sigma*) when the victim *is* in the ``s = v`` query set: the variance test's own error.
+
+    When the victim is inside, ``Q_j`` and ``Q'_j`` select sets that differ by
+    her, so the dynamic noise of every condition differs between them. All
+    the ``Q_j`` share one query set (the dummy conditions do not change it),
+    so across ``j`` only the omitted dummy condition's two dynamic terms vary:
+    ``q_j = C - (n_j - n'_j)`` with ``n_j, n'_j ~ N(0, 1)`` i.i.d. ([G19] §2
+    and §3.2), hence ``var(q_j) = 2`` and, ignoring rounding,
+
+    .. math:: \\frac{(|\\Delta| - 1) S^2}{2} \\sim \\chi^2_{|\\Delta| - 1},
+              \\qquad P(S^2 \\le \\sigma^*) = F_{\\chi^2_{|\\Delta|-1}}\\big((|\\Delta| - 1)\\sigma^* / 2\\big).
+
+    Such a victim is declared outside (guess ``1 - v``): a wrong guess.
+
+    Examples
+    --------
+    >>> round(cloning_miss_probability(10, 0.7), 4)
+    0.042
+    """
+    n, sigma_star = _cloning_settings(n_dummy, sigma_star)
+    return float(stats.chi2.cdf((n - 1) * sigma_star / 2.0, n - 1))
+
+
+def differential_sample_moments(k: int, *, B: int = 12, n_salts: int = 40, n_users: int = 100,
+                                salt: int = 0, seed: int = 0) -> pd.DataFrame:
+    """Mean and variance of the differential samples ``q_j`` by secret (Eq. 6), without rounding or suppression.
+
+    All k pairs of every victim count: the attack itself keeps only pairs
+    with both outputs > 0, which truncates the noise and biases the samples.
+
+    Victims sharing a value share the static noise of ``a_j <> x_j``, so the
+    samples are drawn under ``n_salts`` salts (independent noise, same data)
+    from Complete_k, ``n_users`` victims each.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows ``x(s) = 1`` and ``x(s) = 0``: ``n``, ``mean``, ``var``,
+        ``var_se`` and the values Eq. 6 predicts.
+    """
+    from anonlab.data.diffix_datasets import complete_k
+
+    from .differential import differential_attack_many
+
+    ds = complete_k(k, B=B, seed=np.random.default_rng([seed, k]))
+    base = DiffixProxy(ds.data, table="complete", salt=salt, rounding=False, bucket_suppression=False,
+                       keep_log=False)
+    rng = np.random.default_rng([seed, 11])
+    q = {0: [], 1: []}
+    for i in range(n_salts):
+        proxy = base.with_salt(f"{salt}:{i}")
+        users = ds.data.iloc[np.sort(rng.choice(len(ds.data), size=min(n_users, len(ds.data)), replace=False))]
+        for o, sv in zip(differential_attack_many(proxy, users, ds.attributes, ds.secret), users[ds.secret]):
+            q[int(sv)].append(o.all_pairs[0])  # every s = 0 pair: the attack's > 0 filter would bias them
+    rows = []
+    for sv, mean, var in ((1, 0.0, 2.0), (0, 1.0, 2.0 * k + 2.0)):
+        x = np.concatenate(q[sv])
+        rows.append({"secret": sv, "n": x.size, "mean": float(x.mean()), "var": float(x.var(ddof=1)),
+                     "var_se": float(x.var(ddof=1) * math.sqrt(2 / (x.size - 1))),
+                     "eq6_mean": mean, "eq6_var": var})
+    return pd.DataFrame(rows)
+
+
+def filtered_sample_moments(*, B: int = 12, n_salts: int = 40, n_users: int = 60, salt: int = 0,
+                            seed: int = 0, k: int = 3) -> pd.DataFrame:
+    """The ``s = 0`` samples of the differential attack on Complete_k: every pair against those it keeps.
+
+    The attack keeps a pair only when both answers are positive (a zero may
+    be bucket suppression, [G19] §3.1). Without rounding or suppression,
+    Eq. 6 says ``q_j ~ N(1, 2k + 2)`` when the secret is 0 and ``N(0, 2)``
+    when it is 1; the filter truncates the noise. ``n_users`` victims of
+    Complete_k under each of ``n_salts`` salts (``salt:filter:i``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per secret and set of pairs (``all``, ``kept (> 0)``): ``n``,
+        ``mean``, ``var`` and Eq. 6's mean and variance.
+    """
+    from anonlab.data.diffix_datasets import complete_k
+
+    from .differential import differential_attack_many
+
+    ds = complete_k(k, B=B, seed=np.random.default_rng([seed, k]))
+    base = DiffixProxy(ds.data, table="complete", salt=salt, rounding=False, bucket_suppression=False,
+                       keep_log=False)
+    g = np.random.default_rng([seed, 5])
+    kept: dict[int, list[np.ndarray]] = {0: [], 1: []}
+    every: dict[int, list[np.ndarray]] = {0: [], 1: []}
+    for i in range(n_salts):
+        pr = base.with_salt(f"{salt}:filter:{i}")
+        users = ds.data.iloc[np.sort(g.choice(len(ds.data), n_users, replace=False))]
+        for o, sv in zip(differential_attack_many(pr, users, ds.attributes, ds.secret), users[ds.secret]):
+            every[int(sv)].append(o.all_pairs[0])
+            kept[int(sv)].append(o.q)
+    eq6 = differential_distributions(k)
+    return pd.DataFrame([{"secret": sv, "pairs": which, "n": np.concatenate(d[sv]).size,
+                          "mean": np.concatenate(d[sv]).mean(), "var": np.concatenate(d[sv]).var(ddof=1),
+                          "Eq. 6 mean": [eq6.mu1, eq6.mu0][sv], "Eq. 6 var": [eq6.var1, eq6.var0][sv]}
+                         for sv in (1, 0) for which, d in (("all", every), ("kept (> 0)", kept))])

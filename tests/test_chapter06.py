@@ -1,0 +1,323 @@
+"""Tests of chapter 6's declaration and claim decisions (anonlab.chapters.ch06_diffix_attacks).
+
+Each measure function gets a small hand-built input whose verdict is known,
+and the inputs that must flip it.
+"""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from anonlab import claims
+from anonlab.attacks import diffix as atk
+from anonlab.chapters import ch06_diffix_attacks as ch
+from anonlab.measures import AttackResult
+from anonlab.validation import ParameterError
+
+
+def cloning_res(truth, guess, attackable, value_unique=None, queries=None) -> pd.DataFrame:
+    """A cloning experiment's rows (``guess`` -1 where not attackable)."""
+    n = len(truth)
+    att = np.asarray(attackable, dtype=bool)
+    g = np.where(att, guess, -1)
+    return pd.DataFrame({
+        "user": np.arange(n), "truth": truth,
+        "value_unique": value_unique if value_unique is not None else [True] * n,
+        "unique": [True] * n, "attackable": att, "guess": g,
+        "n_queries": queries if queries is not None else [21] * n,
+        "correct": att & (g == np.asarray(truth)),
+    })
+
+
+# ---------------------------------------------------------------------------- declaration
+
+
+def test_declaration_refuses_what_cannot_run() -> None:
+    spec = ch.CHAPTER.parameters
+    assert spec.validate({})["n_users"] == 1000
+    with pytest.raises(ParameterError, match="n_users"):
+        spec.validate({"n_users": 100_000})
+    with pytest.raises(ParameterError, match="B\\*\\*k"):
+        spec.validate({"complete_B": 13})  # 13**6 records
+    assert spec.validate({"complete_B": 13, "complete_k_values": [2, 3]})["complete_B"] == 13
+    with pytest.raises(ParameterError, match="target_value"):
+        spec.validate({"target_value": 2})
+    with pytest.raises(ParameterError, match="sigma_star"):
+        spec.validate({"sigma_star": 0})
+    assert ch.CHAPTER.quick_parameters()["n_users"] == 20
+
+
+def test_runs_cache_switch() -> None:
+    calls = []
+    runs = ch.Runs(salt=1, rounding=True, bucket_suppression=True, seed=0, use_cache=False)
+    assert runs.cached("x", lambda: calls.append(1) or len(calls), k=1) == 1
+    assert runs.cached("x", lambda: calls.append(1) or len(calls), k=1) == 2  # computed again
+    assert runs.proxy_settings == {"salt": 1, "rounding": True, "bucket_suppression": True}
+    ns = {**ch.CHAPTER.parameters.defaults(), "salt": 7}
+    assert ch.Runs.from_parameters(ns).salt == 7
+
+
+# ---------------------------------------------------------------------------- setup
+
+
+def test_measure_datasets() -> None:
+    adult = SimpleNamespace(n_records=30162, n_attributes=11)
+    m = ch.measure_datasets(adult, None)
+    assert m["gadotti.s4.datasets.adult_records"].value == 30162
+    assert "gadotti.s4.datasets.census_records" not in m
+    assert m["gadotti.s4.datasets.credit_records"].value is None
+    census = SimpleNamespace(n_records=199523, n_attributes=42)
+    assert ch.measure_datasets(adult, census)["gadotti.s4.datasets.census_records"].value == 199523
+
+
+def _supp(observed_at_4: float) -> pd.DataFrame:
+    return pd.DataFrame({"size": [1, 4, 8], "n_sets": [400, 400, 400],
+                         "suppressed": [1.0, observed_at_4, 0.0], "expected": [1.0, 0.5, 0.0]})
+
+
+def test_measure_mechanism() -> None:
+    noise = np.array([-3.0, -1.0, 1.0, 3.0] * 50)  # sample variance 5 * 200 / 199
+    m = ch.measure_mechanism([5.0, 5.0, 5.0], 6.2, noise, ch.suppression_table(_supp(0.5)))
+    assert m["gadotti.s2.sticky_noise"].value is True
+    assert m["gadotti.s2.output_variance"].value == pytest.approx(5 * 200 / 199)
+    lo, hi = m["gadotti.s2.output_variance"].ci
+    assert lo < 5 < hi and m["gadotti.s2.output_variance"].n == 200
+    assert m["gadotti.s2.bucket_suppression"].value is True
+    # a repeat that moved, a rewrite with the same noise, a suppression share far off: each fails
+    assert ch.measure_mechanism([5.0, 5.1, 5.0], 6.2, noise, ch.suppression_table(_supp(0.5)))[
+        "gadotti.s2.sticky_noise"].value is False
+    assert ch.measure_mechanism([5.0] * 3, 5.0, noise, ch.suppression_table(_supp(0.5)))[
+        "gadotti.s2.sticky_noise"].value is False
+    assert ch.measure_mechanism([5.0] * 3, 6.0, noise, ch.suppression_table(_supp(0.3)))[
+        "gadotti.s2.bucket_suppression"].value is False
+
+
+# ---------------------------------------------------------------------------- differential attack
+
+
+def _moments(k: int) -> pd.DataFrame:
+    return pd.DataFrame({"secret": [1, 0], "n": [1000, 1000], "mean": [0.01, 0.98],
+                         "var": [2.1, 2.0 * k + 1.5], "var_se": [0.1, 0.5]})
+
+
+def test_measure_moments() -> None:
+    m = ch.measure_moments(_moments(5), 5, 50)
+    v1 = m["gadotti.s3.diff.var_if_secret_1"]
+    assert v1.value == pytest.approx(2.1) and v1.ci == pytest.approx((1.9, 2.3)) and v1.n == 1000
+    assert m["gadotti.s3.diff.var_if_secret_0"].value == pytest.approx(11.5)
+    assert "gadotti.s3.diff.var_if_secret_0" not in ch.measure_moments(_moments(3), 3, 50)
+
+
+def _curves() -> pd.DataFrame:
+    theory = [0.67, 0.75, 0.82, 0.87, 0.91, 0.94]
+    return pd.DataFrame({"k": range(1, 7), "theory": theory, "monte_carlo": theory,
+                         "rounding": [t - 0.01 for t in theory], "rounding_shared_static": theory,
+                         "mc_se": [0.001] * 6})
+
+
+def _empirical(acc: float, k: int = 5, suppressed: float = 0.01, queries: int | None = None):
+    res = pd.DataFrame({"n_queries": [queries or 4 * k] * 3, "n_samples": [2 * k] * 3})
+    return res, {"accuracy": acc, "accuracy_ci": (acc - 0.02, acc + 0.02), "n_users": 3,
+                 "accuracy_by_salt": [acc - 0.01, acc + 0.01], "suppressed": suppressed, "pairs_used": 0.9,
+                 "n_records": 12 ** k}
+
+
+def test_measure_fig2_by_hand() -> None:
+    p_err = {k: (0.1, 0.1) for k in range(1, 7)}
+    emp = {2: _empirical(0.70, 2), 5: _empirical(0.85, 5)}
+    m = ch.measure_fig2(_curves(), emp, p_err, n_simulations=1000, complete_salts=2, rounding=True,
+                        bucket_suppression=True)
+    assert m["gadotti.fig2.acc_increases_with_k"].value is True
+    assert m["gadotti.s4.rounding_no_effect"].value is True  # gap 0.01 <= 0.02
+    assert m["gadotti.s1.differential_acc_k5"].value == pytest.approx(0.91)
+    assert m["gadotti.app_a.symmetric_error"].value is True
+    assert m["gadotti.s4.differential_acc_k5"].value == 0.85
+    assert m["gadotti.s4.differential_acc_k2"].value == pytest.approx(0.70)  # the lower of 0.75 and 0.70
+    assert m["gadotti.s4.empirical_below_theory"].value is True
+    assert m["gadotti.s4.complete_k_no_suppression"].value is True
+    assert m["gadotti.s3.diff.queries_and_samples"].value is True
+    assert "k=5: 1.0%" in m["gadotti.s4.complete_k_no_suppression"].note
+
+
+def test_measure_fig2_failures() -> None:
+    curves = _curves()
+    curves.loc[3, "theory"] = 0.80  # acc(4) below acc(3): not increasing; rounding gap 0.06
+    p_err = {1: (0.10, 0.20)}
+    emp = {5: _empirical(0.95, 5, suppressed=0.2, queries=21)}
+    m = ch.measure_fig2(curves, emp, p_err, n_simulations=1000, complete_salts=2, rounding=True,
+                        bucket_suppression=True)
+    for cid in ("gadotti.fig2.acc_increases_with_k", "gadotti.s4.rounding_no_effect", "gadotti.app_a.symmetric_error",
+                "gadotti.s4.empirical_below_theory", "gadotti.s4.complete_k_no_suppression",
+                "gadotti.s3.diff.queries_and_samples"):
+        assert m[cid].value is False, cid
+    assert "gadotti.s4.differential_acc_k2" not in m
+
+
+def test_symmetric_errors_are_error_probabilities() -> None:
+    e = ch.symmetric_errors(3, n=2000, k_values=[2])
+    assert e == {2: atk.error_probabilities(2, 2000, seed=np.random.default_rng([3, 99, 2]))}
+    a, b = e[2]
+    assert abs(a - b) < 0.05 and abs(1 - a - atk.theoretical_accuracy(2)) < 0.05
+
+
+def _fig3(census_inferred=(0.50, 0.60, 0.61)) -> pd.DataFrame:
+    rows = [ch.fig3_row("adult", 10, pd.DataFrame({
+        "user": range(4), "truth": [0, 1, 0, 1], "unique": [True, True, True, False],
+        "attacked": [True, True, False, False], "guess": [0, 1, 1, 0], "correct": [True, True, False, False],
+        "n_queries": [40, 40, 0, 0]}), 80)]
+    for k, v in zip((10, 25, 40), census_inferred):
+        rows.append({"data set": "census", "k*": k, "users": 10, "unique": 0.9, "correctly inferred": v,
+                     "accuracy (unique)": v, "ci (unique)": (v - 0.1, v + 0.1), "attacked": 0.2,
+                     "precision of the attack's guesses": 0.5, "median queries": 1, "queries": 1})
+    return pd.DataFrame(rows)
+
+
+def test_measure_fig3() -> None:
+    m = ch.measure_fig3(_fig3())
+    adult = m["gadotti.fig3.adult_differential_acc"]
+    assert adult.value == pytest.approx(2 / 3) and adult.n == 3  # 2 of the 3 unique users right
+    assert m["gadotti.fig3.census_differential_acc"].value == pytest.approx(0.61)
+    assert m["gadotti.fig3.plateau"].value is True  # +0.01
+    assert ch.measure_fig3(_fig3((0.5, 0.6, 0.7)))["gadotti.fig3.plateau"].value is False
+    only_adult = ch.measure_fig3(_fig3()[lambda d: d["data set"] == "adult"])
+    assert only_adult["gadotti.fig3.census_differential_acc"].value is None
+    assert only_adult["gadotti.fig3.plateau"].value is None
+
+
+# ---------------------------------------------------------------------------- cloning attacks
+
+
+def test_measure_table1_takes_the_farthest_data_set() -> None:
+    adult = cloning_res([0, 1, 0, 1], [0, 1, 0, 0], [True, True, True, True])  # accuracy_pa 0.75
+    census = cloning_res([0, 0, 0, 0], [0, 0, 0, 0], [True, False, False, False])  # 1.0, attackable 0.25
+    m = ch.measure_table1({"adult": (adult, 0), "census": (census, 0), "german (CREDIT stand-in)": (adult, 0)},
+                          census_k=41, n_dummy=10, sigma_star=0.7, max_subsets_large=100)
+    assert m["gadotti.s3.cloning.acc_delta10"].value == 0.75 and m["gadotti.s3.cloning.acc_delta10"].n == 4
+    assert m["gadotti.abstract.cloning_share"].value == 1.0
+    assert "CENSUS (k* = 41" in m["gadotti.abstract.cloning_share"].note
+    lo, hi = claims.reported("gadotti.abstract.cloning_acc_range")
+    far = max([0.75, 1.0], key=lambda a: max(lo - a, a - hi, 0.0))
+    assert m["gadotti.abstract.cloning_acc_range"].value == far
+    assert "german" not in m["gadotti.abstract.cloning_acc_range"].note
+    assert m["gadotti.fig4.credit_k6_correct"].value is None
+
+
+def test_measure_fig4() -> None:
+    good = ch.fig4_table([("adult", 10, cloning_res([0, 1], [0, 1], [True, True])),
+                          ("german", 4, cloning_res([0, 1], [0, 1], [True, False]))])
+    m = ch.measure_fig4(good)["gadotti.fig4.validation_effective"]
+    assert m.value is True and "german 0.500" in m.note
+    bad = ch.fig4_table([("adult", 10, cloning_res([0, 1], [0, 1], [True, False]))])  # gap 0.5
+    assert ch.measure_fig4(bad)["gadotti.fig4.validation_effective"].value is False
+
+
+def test_measure_value_unique_classes() -> None:
+    m = ch.measure_value_unique_classes(pd.Series([1, 1, 2, 4]))
+    assert m["gadotti.s4.adult_value_unique_class_mean"].value == 2.0
+    assert m["gadotti.s4.adult_value_unique_class_max"].value == 4
+
+
+def test_measure_shuffled() -> None:
+    orig = cloning_res([0, 1, 0, 1], [0, 1, 0, 1], [True] * 4)
+    same = ch.measure_shuffled(orig, orig)["gadotti.s4.random_secret_same"]
+    worse = ch.measure_shuffled(orig, cloning_res([0, 1, 0, 1], [0, 1, 0, 0], [True] * 4))
+    assert same.value is True and worse["gadotti.s4.random_secret_same"].value is False
+
+
+def test_measure_greedy_ratios() -> None:
+    full = cloning_res([0, 1, 0], [0, 1, 0], [True] * 3, queries=[300, 320, 2000])
+    greedy = cloning_res([0, 1, 0], [0, 1, 1], [True, True, True], queries=[30, 32, 32])
+    m = ch.measure_greedy(full, greedy, n_known=10, n_dummy=10, max_subsets=None, probe_queries=21,
+                          probe_value_unique=True)
+    assert m["gadotti.app_b.full_median_ratio"].value == 10.0  # 320 / 32
+    assert m["gadotti.app_b.full_max_ratio"].value == 2000 / 32
+    assert m["gadotti.app_b.greedy_max_queries"].value == 32 and "= 32" in m["gadotti.app_b.greedy_max_queries"].note
+    assert m["gadotti.app_b.accuracy_almost_same"].value is False  # 1.0 vs 0.667
+    assert m["gadotti.s3.cloning.queries_per_subset"].value == 21
+
+
+def test_measure_double_and_exact() -> None:
+    d = cloning_res([0, 1, 0, 1], [0, 1, 0, 1], [True, True, False, False])
+    m = ch.measure_double(d)
+    assert m["gadotti.s5.double_test.adult_acc_double"].value == 1.0
+    assert m["gadotti.s5.double_test.adult_acc_double"].n == 2
+    assert m["gadotti.s5.double_test.adult_attackable_double"].value == 0.5
+    assert ch.measure_exact_cloning(d, 12)["gadotti.s3.cloning.exact_without_rounding"].value == 1.0
+
+
+def test_error_breakdown_by_hand() -> None:
+    # v = 0: users with truth 0 are inside the s = 0 set; one miss inside, one error outside
+    res = cloning_res([0, 0, 1, 1], [1, 0, 0, 1], [True] * 4, value_unique=[True, True, False, True])
+    errs, nums = ch.error_breakdown(res, 0, 10, 0.7)
+    assert int(errs["errors"].sum()) == 2
+    assert nums["miss_measured"] == 0.5 and nums["err_outside_rate"] == 0.5 and nums["err_outside_share"] == 0.5
+    assert nums["miss_expected"] == pytest.approx(atk.cloning_miss_probability(10, 0.7))
+
+
+# ---------------------------------------------------------------------------- yardstick and verdict
+
+
+def _ds(secret: list[int]) -> SimpleNamespace:
+    data = pd.DataFrame({"s": secret})
+    return SimpleNamespace(name="toy", data=data, secret="s",
+                           majority=int(np.bincount(secret, minlength=2).argmax()))
+
+
+def test_yardstick_row_by_hand() -> None:
+    # 5 targets, 4 covered; right on 3 of 4; majority 0 right on 2 of the 4 covered
+    r = AttackResult("toy", [0, 1, 2, 3, 4], [0, 1, 1, 0, 1], [True, True, True, True, False], [0, 1, 0, 0, 1])
+    y = ch.yardstick_row(_ds([0, 0, 0, 1]), "toy", r)
+    assert y["targets"] == 5 and y["coverage"] == pytest.approx(0.8)
+    assert y["precision"] == pytest.approx(0.75) and y["baseline_precision"] == pytest.approx(0.5)
+    assert y["PI"] == pytest.approx(0.5)  # (0.75 - 0.5) / (1 - 0.5), [FW24] Eq. 6
+    assert y["rare_guesses"] == 1 and y["precision_rare"] == 1.0 and y["baseline_rare"] == pytest.approx(0.5)
+    assert y["PI_rare"] == 1.0 and y["recall_rare"] == pytest.approx(0.5)
+
+
+def test_yardstick_row_edges() -> None:
+    ds = _ds([0, 0, 1])
+    base_only = AttackResult("b", [0, 1, 2], [0, 0, 1], [True] * 3, [0, 0, 0])
+    y = ch.yardstick_row(ds, "b", base_only)  # the baseline itself: PI 0; no rare guesses
+    assert y["PI"] == pytest.approx(0.0) and math.isnan(y["precision_rare"]) and y["recall_rare"] == 0.0
+    none = AttackResult("n", [0, 1], [0, 1], [False, False], [0, 1])
+    z = ch.yardstick_row(ds, "n", none)
+    assert z["coverage"] == 0.0 and math.isnan(z["precision"]) and math.isnan(z["PI"])
+    assert z["rare_guesses"] == 0 and math.isnan(z["recall_rare"])
+
+
+def test_census_bias_text_binomial_test() -> None:
+    census = _ds([0] * 90 + [1] * 10)
+    census.name = "census"
+
+    def yard(n_cov: int, k_maj: int) -> pd.DataFrame:
+        return pd.DataFrame([{"data set": "census", "attack": "cloning, full (k* = 41)", "targets": n_cov,
+                              "coverage": 1.0, "baseline_precision": k_maj / n_cov}]).set_index(["data set", "attack"])
+
+    strong = ch.census_bias_text(yard(200, 200), census)
+    assert "strong evidence" in strong and "200 of the 200 users the full cloning attack (k* = 41) covers" in strong
+    assert "never wrong" in strong
+    weak = ch.census_bias_text(yard(10, 9), census)
+    assert "only weak evidence" in weak and "never wrong" not in weak
+    assert ch.census_bias_text(yard(10, 9), None).startswith("(CENSUS was not run")
+
+
+def test_verdict_glue_counts() -> None:
+    verdict = pd.DataFrame({"verdict": ["reproduced", "not reproduced", "reproduced"]},
+                           index=["gadotti.fig3.adult_differential_acc", "gadotti.fig3.census_differential_acc", "b"])
+    g = ch.verdict_glue(verdict, _fig3())
+    assert g["n_reproduced"] == 2 and g["n_not_reproduced"] == 1 and g["n_not_run"] == 0 and g["n_claims"] == 3
+    assert g["fig3_text"].startswith("66.7% accurate on ADULT at k* = 10 (the paper: ")
+    assert g["fig3_text"].endswith("; not reproduced)") and "CENSUS at k* = 40" in g["fig3_text"]
+    assert "at k* = 40" in g["census_diff_text"]
+
+
+def test_unmeasured_claims_exist_in_the_ledger() -> None:
+    for cid, m in ch.unmeasured_claims().items():
+        assert claims.claim(cid).chapter == "06_diffix_attacks" and m.value is None and m.note
+    for cid in ch.PAPER_GLUE.values():
+        claims.claim(cid)
