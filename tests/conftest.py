@@ -60,7 +60,7 @@ def mini_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         root / "notebooks" / "00_mini_chapter.ipynb",
         "x = 0.5  # the value to record\nfail = False  # raise in the third cell\nlabel = 'a'\n",
         [
-            "from anonlab import params, claims\nparams.check_number('x', x, low=0, high=1)\n",
+            "from anonlab import validation, claims\nvalidation.check_number('x', x, low=0, high=1)\n",
             "rec = claims.Recorder('00_mini_chapter')\nrec.record('slides.mini.approx', x)\n",
             "if fail:\n    raise RuntimeError('asked to fail')\n",
         ],

@@ -26,24 +26,9 @@ from anonlab import book, chapters, claims, runner
 ROOT = Path(__file__).resolve().parents[1]
 VERDICTS_DIR = Path(__file__).resolve().parent / "verdicts"
 
-# Small parameters of chapters that have no declaration in anonlab.chapters
-# yet; a declared chapter's small parameters are its `quick` preset.
-LEGACY_SMALL: dict[str, dict[str, object]] = {
-    "06_diffix_attacks": {"n_users": 20, "complete_k_values": [2, 3], "n_simulations": 100,
-                          "n_monte_carlo": 1000, "complete_salts": 2, "n_salts": 4,
-                          "fig3_k_star_adult": [4, 10], "fig3_k_star_census": [5], "fig3_users_census": 10,
-                          "max_attacked": 5, "max_attacked_large": 2, "max_subsets": 20,
-                          "fig4_k_star_adult": [7], "fig4_users": 10, "census_k_star": [3, 5],
-                          "max_subsets_large": 5, "german_k_star": [4], "shuffled_users": 10,
-                          "double_test_users": 10, "tradeoff_sigma_stars": [1.0], "use_cache": False,
-                          "n_jobs": 1},
-}
-
 NOTEBOOKS = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
-DECLARED = [n for n in NOTEBOOKS if chapters.has_chapter(n)]
-SMALL: dict[str, dict[str, object]] = {
-    n: dict(chapters.get(n).quick) if n in DECLARED else LEGACY_SMALL[n] for n in NOTEBOOKS
-}
+# Every chapter's small parameters are its declared `quick` preset (python -m anonlab run NAME --quick).
+SMALL: dict[str, dict[str, object]] = {n: dict(chapters.get(n).quick) for n in NOTEBOOKS}
 MAX_CELL_LINES = 15
 
 
@@ -58,8 +43,8 @@ def _h2_headings(name: str) -> list[str]:
             for line in "".join(c["source"]).splitlines() if line.startswith("## ")]
 
 
-def test_every_notebook_has_small_test_parameters() -> None:
-    assert all(n in DECLARED or n in LEGACY_SMALL for n in NOTEBOOKS)
+def test_every_notebook_is_a_declared_chapter() -> None:
+    assert all(chapters.has_chapter(n) for n in NOTEBOOKS)
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
@@ -71,14 +56,14 @@ def test_chapter_follows_the_spine(name: str) -> None:
         assert got.startswith(want), f"{name}: heading {got!r} where the spine has {want!r}"
 
 
-@pytest.mark.parametrize("name", DECLARED)
+@pytest.mark.parametrize("name", NOTEBOOKS)
 def test_declared_parameters_match_the_parameters_cell(name: str) -> None:
     """The notebook's parameters cell and the chapter's declaration agree, name for name."""
     cell = runner.notebook_parameters(ROOT / "notebooks" / f"{name}.ipynb")
     assert cell == chapters.get(name).parameters.defaults()
 
 
-@pytest.mark.parametrize("name", DECLARED)
+@pytest.mark.parametrize("name", NOTEBOOKS)
 def test_notebook_cells_are_short(name: str) -> None:
     """Notebooks narrate, the library decides: no code cell over 15 lines but the parameters cell."""
     long = []
@@ -111,11 +96,8 @@ def test_notebook_sources_are_clean(name: str) -> None:
     tagged = [i for i, c in enumerate(code) if "parameters" in c.get("metadata", {}).get("tags", [])]
     assert tagged == [0], "the first code cell is the one tagged 'parameters'"
     second = "".join(code[1]["source"])
-    if name in DECLARED:
-        assert "check(globals())" in second, "the second code cell validates the parameters in one call"
-        assert "remove-input" in code[1].get("metadata", {}).get("tags", []), "hide the validation cell"
-    else:
-        assert "params.check_" in second, "the second code cell validates the parameters"
+    assert "check(globals())" in second, "the second code cell validates the parameters in one call"
+    assert "remove-input" in code[1].get("metadata", {}).get("tags", []), "hide the validation cell"
     assert nb["metadata"]["kernelspec"]["name"] == "python3"
 
 
