@@ -455,3 +455,23 @@ def measure_claims(run: ExperimentRun, params: Mapping[str, Any], traces: Mappin
 def warfarin(n_patients: int, seed: int) -> dict[str, float]:
     """The §3.3 worked example (:func:`anonlab.attacks.model_inversion.warfarin_example`)."""
     return warfarin_example(n_patients, seed=seed)
+
+
+#: Populated 2010 census blocks, about 6.2 million (the scale of the Bureau's reconstruction).
+US_POPULATED_BLOCKS = 6_200_000
+
+
+def projection(solver: pd.DataFrame, workers: tuple[int, ...] = (2, 16, 128, 1024),
+               blocks: int = US_POPULATED_BLOCKS) -> pd.DataFrame:
+    """Hours to reconstruct ``blocks`` blocks on N workers, from the measured blocks per CPU second.
+
+    Blocks are independent, so the time is ``blocks / (rate × N)`` (no
+    overheads; the block-size mix of this population).
+
+    >>> s = pd.DataFrame({"blocks per CPU second": [100.0]}, index=["exact"])
+    >>> float(projection(s, workers=(2,), blocks=720_000).iloc[0, 0])
+    1.0
+    """
+    rate = solver["blocks per CPU second"]
+    return pd.DataFrame({f"{n} workers": blocks / (rate * n) / 3600 for n in workers}).rename_axis(
+        f"hours for {blocks:,} blocks")
