@@ -41,6 +41,17 @@ __all__ = ["CHAPTER", "run_experiment", "ExperimentRun", "attack_row", "headline
 
 NAME = "04_census_reconstruction"
 
+#: Glue keys of the paper's values quoted in the chapter's prose, and their ledger ids.
+PAPER_VALUES = {
+    "paper_pub_p": "fw.s3_1.abowd2021.public.precision", "paper_pub_r": "fw.s3_1.abowd2021.public.recall",
+    "paper_per_p": "fw.s3_1.abowd2021.perfect.precision", "paper_per_r": "fw.s3_1.abowd2021.perfect.recall",
+    "paper_maj_p": "fw.s3_1.block_majority.precision", "paper_maj_r": "fw.s3_1.block_majority.recall",
+    "paper_single_p": "fw.s3_1.single_race_blocks.precision", "paper_single_r": "fw.s3_1.single_race_blocks.recall",
+    "paper_new_p": "fw.s3_1.new_attack.precision", "paper_new_r_pub": "fw.s3_1.new_attack.recall_public",
+    "paper_new_r_per": "fw.s3_1.new_attack.recall_perfect", "paper_warf_marg": "fw.s3_3.warfarin.vs_marginals",
+    "paper_warf_non": "fw.s3_3.warfarin.vs_nontraining",
+}
+
 
 def _epsilon_in_grid(values: Mapping[str, Any]) -> None:
     if values["epsilon"] not in values["epsilons"]:
@@ -120,6 +131,7 @@ class ExperimentRun:
     solver: pd.DataFrame = field(default_factory=pd.DataFrame)
     epsilons: tuple[float, ...] = ()
     table_sets: pd.DataFrame = field(default_factory=pd.DataFrame)
+    block_sizes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
 def _mechanisms(params: Mapping[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
@@ -150,7 +162,8 @@ def _describe(pop: BlockPopulation, alpha: float) -> pd.Series:
 
 def _compute(params: Mapping[str, Any], n_workers: int, scheduler: str) -> ExperimentRun:
     pop, alpha = _population(params)
-    run = ExperimentRun(alpha, _describe(pop, alpha), epsilons=tuple(params["epsilons"]))
+    run = ExperimentRun(alpha, _describe(pop, alpha), epsilons=tuple(params["epsilons"]),
+                        block_sizes=pop.block_sizes)
     true_counts = pop.type_counts()
     links = {"public": rc.linkage_records(pop, params["linkage_coverage"], params["linkage_error"],
                                          seed=params["seed"] + 2),
