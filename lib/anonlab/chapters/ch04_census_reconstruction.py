@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import NullLocator
 
 from .. import cache
 from ..attacks import reconstruction as rc
@@ -333,8 +334,19 @@ def plot_epsilon(run: ExperimentRun, axes: Any) -> None:
             ax.axhline(swap, color=line.get_color(), linestyle=":", linewidth=1)
         ax.set(xscale="log", xlabel="ε per block (DP)", ylabel=what + (" = correct / people" if what == "recall"
                                                                       else ""), ylim=(-0.02, 1.02))
+        ax.xaxis.set_minor_locator(NullLocator())
         ax.set_xticks(list(run.epsilons), [f"{e:g}" for e in run.epsilons])
     axes[0].legend(fontsize=8, title="dotted: swapping", title_fontsize=8)
+
+
+def conjecture_holds(decomp: pd.DataFrame) -> bool:
+    """Francis's conjecture on one decomposition: most correct inferences are block-majority people.
+
+    >>> conjecture_holds(pd.DataFrame({"share of correct": [1.0, 0.9]},
+    ...                               index=["everyone", "block-majority people"]))
+    True
+    """
+    return bool(decomp.loc["block-majority people", "share of correct"] > 0.5)
 
 
 def election_reconstruction(votes_a: int, votes_b: int) -> float:
