@@ -376,8 +376,9 @@ def linkage_records(pop: BlockPopulation, coverage: float = 1.0, error: float = 
                          "wrong": wrong})
 
 
-def _group_labels(groups: np.ndarray) -> np.ndarray:
-    return np.asarray(GROUPS, dtype=object)[np.asarray(groups)]
+def _codes(groups: np.ndarray) -> np.ndarray:
+    """Groups as compact integer codes (indices into :data:`GROUPS`; -1 where nothing is predicted)."""
+    return np.asarray(groups).astype(np.int16)
 
 
 def reconstruction_attack(reconstruction: Reconstruction, linkage: pd.DataFrame, pop: BlockPopulation,
@@ -390,7 +391,8 @@ def reconstruction_attack(reconstruction: Reconstruction, linkage: pd.DataFrame,
     bin a: the group most of those records have (ties: the first in
     :data:`GROUPS` order). The confidence is that group's share of the
     matching records. People without a record, or whose record matches
-    nothing, get no prediction.
+    nothing, get no prediction. Groups are coded as indices into :data:`GROUPS`
+    (``GROUPS[code]`` is the label; -1 where nothing is predicted).
     """
     n_people = len(pop.people)
     cube = reconstruction.counts.reshape(-1, 2, N_AGE_BINS, N_GROUPS)
@@ -400,12 +402,12 @@ def reconstruction_attack(reconstruction: Reconstruction, linkage: pd.DataFrame,
     made = size > 0
     guess = match.argmax(axis=1)
     predicted = np.zeros(n_people, dtype=bool)
-    prediction = np.full(n_people, None, dtype=object)
+    prediction = np.full(n_people, -1, dtype=np.int16)
     confidence = np.zeros(n_people)
     predicted[person[made]] = True
-    prediction[person[made]] = _group_labels(guess[made])
+    prediction[person[made]] = _codes(guess[made])
     confidence[person[made]] = match[made, guess[made]] / size[made]
-    truth = _group_labels(pop.people["group"].to_numpy())
+    truth = _codes(pop.people["group"].to_numpy())
     return AttackResult(name, np.arange(n_people), truth, predicted, prediction, confidence=confidence,
                         resources={"aux_records": int(len(linkage)),
                                    "seconds": float(reconstruction.wall_seconds)})
@@ -438,9 +440,9 @@ def block_majority_attack(publication: Publication, pop: BlockPopulation, *, sin
         ok &= (g > 0).sum(axis=1) == 1
     block = pop.people["block"].to_numpy()
     predicted = ok[block]
-    prediction = np.full(block.size, None, dtype=object)
-    prediction[predicted] = _group_labels(g.argmax(axis=1)[block[predicted]])
-    truth = _group_labels(pop.people["group"].to_numpy())
+    prediction = np.full(block.size, -1, dtype=np.int16)
+    prediction[predicted] = _codes(g.argmax(axis=1)[block[predicted]])
+    truth = _codes(pop.people["group"].to_numpy())
     label = name or ("block majority, single-group blocks" if single_group_only else "block majority")
     return AttackResult(label, np.arange(block.size), truth, predicted, prediction,
                         resources={"aux_records": int(block.size)})
