@@ -74,7 +74,9 @@ def main() -> None:
     ref = tabulate_reference(sample, 1000, spec)
     t_ref = time.perf_counter() - t0
     t0 = time.perf_counter()
-    fast = tabulate(pop.type_counts()[:1000], spec)
+    counts = np.bincount(sample["block"].to_numpy() * N_TYPES + sample["type"].to_numpy(),
+                         minlength=1000 * N_TYPES).reshape(1000, N_TYPES)
+    fast = tabulate(counts, spec)
     t_fast = time.perf_counter() - t0
     assert (ref == fast).all(), "tabulation differs from the reference"
     print(f"\n1. tabulation of 1,000 blocks: loop {t_ref:.3f} s, sparse product {t_fast:.4f} s "
