@@ -31,7 +31,8 @@ __all__ = ["warfarin_example", "GENOTYPE_SHARES"]
 GENOTYPE_SHARES = np.array([0.35, 0.45, 0.20])
 
 
-def _simulate(n: int, rng: np.random.Generator, effect: float, noise: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _simulate(n: int, rng: np.random.Generator, effect: float,
+              noise: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     g = rng.choice(3, size=n, p=GENOTYPE_SHARES)
     x = rng.normal(size=(n, 2))
     dose = 5.0 + 0.8 * x[:, 0] - 0.5 * x[:, 1] - effect * g + rng.normal(0, noise, n)

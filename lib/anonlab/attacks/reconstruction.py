@@ -59,7 +59,7 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
 
-from ..data.census_blocks import GROUPS, N_AGE_BINS, N_GROUPS, N_TYPES, BlockPopulation, age_bin
+from ..data.census_blocks import N_AGE_BINS, N_GROUPS, N_TYPES, BlockPopulation, age_bin  # noqa: F401 (doctests)
 from ..measures.protocol import AttackResult
 from ..mechanisms.census import Publication
 from ..validation import check_int, check_number, check_random_state, check_str

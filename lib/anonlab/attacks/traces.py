@@ -92,7 +92,10 @@ def simulate_traces(n_people: int, *, days: int = 7, home_hours: float = 10.0, w
 
 
 def home_work_guess(traces: Traces, assume_workdays: bool = True) -> np.ndarray:
-    """The guess: work from ``work_start`` for ``work_hours`` hours on every day (or only on workdays), home otherwise."""
+    """The guess: work from ``work_start`` for ``work_hours`` hours, home otherwise.
+
+    Every day, or (``assume_workdays=False``) only on the person's workdays.
+    """
     n, d, _ = traces.locations.shape
     hour = np.arange(24)
     at_work = (hour >= traces.work_start) & (hour < traces.work_start + round(traces.work_hours))

@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from matplotlib.ticker import NullLocator
 
 from .. import cache
 from ..attacks import reconstruction as rc
@@ -331,6 +330,8 @@ def epsilon_table(run: ExperimentRun) -> pd.DataFrame:
 
 def plot_epsilon(run: ExperimentRun, axes: Any) -> None:
     """Precision and recall against ε (DP), with the swapped publication as dotted lines."""
+    from matplotlib.ticker import NullLocator
+
     tab = epsilon_table(run)
     dp = tab[tab["publication"].str.startswith("dp")]
     for ax, what in zip(axes, ["precision", "recall"]):
