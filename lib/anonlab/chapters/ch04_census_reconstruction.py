@@ -1,0 +1,509 @@
+"""Chapter 4: the census reconstruction attack against the block-majority baseline (F&W §3).
+
+The experiment (:func:`run_experiment`, cached) draws a synthetic block
+population, publishes its tables exactly, after swapping and with DP noise
+at several ε, reconstructs every block with an integer program, links the
+reconstruction to commercial-style and to perfect records, and runs the
+block-majority baselines beside it. The functions below turn its results
+into tables and into the ledger's measurements (:func:`measure_claims`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import cache
+from ..attacks import reconstruction as rc
+from ..attacks.model_inversion import warfarin_example
+from ..attacks.traces import home_work_guess_accuracy, home_work_hours, home_work_share, simulate_traces
+from ..claims import Measurement
+from ..data.census_blocks import (
+    BlockPopulation,
+    calibrate_alpha,
+    generate_blocks,
+    majority_share,
+)
+from ..measures.protocol import AttackResult, score
+from ..measures.rates import wilson_interval
+from ..mechanisms.census import TABLE_SETS, publish
+from ..validation import Param, ParameterError, ParameterSpec
+from . import Chapter
+
+__all__ = ["CHAPTER", "run_experiment", "ExperimentRun", "attack_row", "headline_table", "decomposition",
+           "epsilon_table", "election_reconstruction", "majority_beats_reconstruction",
+           "majority_same_under_dp", "measure_claims", "plot_epsilon", "trace_experiment"]
+
+NAME = "04_census_reconstruction"
+
+#: Glue keys of the paper's values quoted in the chapter's prose, and their ledger ids.
+PAPER_VALUES = {
+    "paper_pub_p": "fw.s3_1.abowd2021.public.precision", "paper_pub_r": "fw.s3_1.abowd2021.public.recall",
+    "paper_per_p": "fw.s3_1.abowd2021.perfect.precision", "paper_per_r": "fw.s3_1.abowd2021.perfect.recall",
+    "paper_maj_p": "fw.s3_1.block_majority.precision", "paper_maj_r": "fw.s3_1.block_majority.recall",
+    "paper_single_p": "fw.s3_1.single_race_blocks.precision", "paper_single_r": "fw.s3_1.single_race_blocks.recall",
+    "paper_new_p": "fw.s3_1.new_attack.precision", "paper_new_r_pub": "fw.s3_1.new_attack.recall_public",
+    "paper_new_r_per": "fw.s3_1.new_attack.recall_perfect", "paper_warf_marg": "fw.s3_3.warfarin.vs_marginals",
+    "paper_warf_non": "fw.s3_3.warfarin.vs_nontraining",
+}
+
+
+def _epsilon_in_grid(values: Mapping[str, Any]) -> None:
+    if values["epsilon"] not in values["epsilons"]:
+        raise ParameterError(f"parameter 'epsilon' must be one of epsilons {values['epsilons']}, "
+                             f"got {values['epsilon']!r}")
+
+
+def _shares_fit(values: Mapping[str, Any]) -> None:
+    if values["home_hours"] + values["work_hours"] > 24:
+        raise ParameterError("parameters 'home_hours' + 'work_hours' must be at most 24, got "
+                             f"{values['home_hours'] + values['work_hours']}")
+    if values["mean_block_size"] > values["max_block_size"]:
+        raise ParameterError(f"parameter 'mean_block_size' ({values['mean_block_size']}) must not exceed "
+                             f"max_block_size ({values['max_block_size']})")
+
+
+CHAPTER = Chapter(
+    name=NAME,
+    title="The census reconstruction attack and the block-majority baseline",
+    parameters=ParameterSpec([
+        Param("n_blocks", "int", 2000, "number of synthetic census blocks", low=1, high=100_000),
+        Param("mean_block_size", "float", 50.0, "mean people per block (2010: about 50 per populated block)",
+              low=1, high=500),
+        Param("block_size_shape", "float", 0.6, "negative-binomial shape of block sizes (small: many tiny blocks)",
+              low=0.05, high=100),
+        Param("max_block_size", "int", 1000, "largest block, people", low=1, high=5000),
+        Param("majority_share", "float", 0.75, "share of people in their block's majority group, calibrates "
+              "homogeneity", low=0.5, high=0.99),
+        Param("homogeneity", "float", None, "Dirichlet concentration of block mixes (small: homogeneous); "
+              "None: calibrated to majority_share", low=1e-3, high=100, nullable=True),
+        Param("table_set", "choice", "sf1", "tables published per block", choices=tuple(TABLE_SETS)),
+        Param("swap_rate", "float", 0.05, "share of people whose race/ethnicity is swapped (2010 mechanism)",
+              low=0, high=1),
+        Param("epsilons", "float_list", [0.5, 1.0, 4.0, 16.0], "per-block privacy budgets of the DP "
+              "sweep", low=0.01, high=1000, low_inclusive=True, max_len=12),
+        Param("epsilon", "float", 4.0, "per-block ε of the DP headline run (one of epsilons)", low=0.01,
+              high=1000),
+        Param("linkage_coverage", "float", 0.7, "share of people in the commercial (public) records", low=0,
+              high=1),
+        Param("linkage_error", "float", 0.2, "share of commercial records with a wrong block, sex or age",
+              low=0, high=1),
+        Param("n_workers", "int", 2, "local worker processes for the reconstruction", low=1, high=256),
+        Param("scheduler", "str", None, "Dask scheduler address (tcp://host:8786); None: local processes",
+              nullable=True),
+        Param("trace_people", "int", 2000, "people in the §3.2 trace simulation", low=10, high=1_000_000),
+        Param("home_hours", "float", 10.0, "mean hours a day at home (§3.2)", low=0, high=24),
+        Param("work_hours", "float", 8.0, "mean hours a workday at work (§3.2)", low=0, high=24),
+        Param("warfarin_patients", "int", 4000, "patients in the §3.3 worked example", low=20, high=1_000_000),
+        Param("seed", "int", 0, "seed of every random draw", low=0),
+    ], checks=[_epsilon_in_grid, _shares_fit]),
+    quick={"n_blocks": 300, "epsilons": [1.0, 4.0], "n_workers": 2, "trace_people": 300,
+           "warfarin_patients": 1000},
+    data=(),
+)
+
+#: Parameters that do not change the results (excluded from the cache key).
+_NOT_IN_KEY = ("n_workers", "scheduler", "trace_people", "home_hours", "work_hours", "warfarin_patients")
+
+
+@dataclass
+class ExperimentRun:
+    """Everything the chapter computed for one set of parameters.
+
+    ``attacks[(mechanism, linkage)]`` and ``baselines[(mechanism, kind)]``
+    are :class:`~anonlab.measures.AttackResult` objects, ``mechanism`` being
+    ``"exact"``, ``"swapping"`` or ``"dp ε=4"``; ``flags`` holds per-person
+    booleans (:func:`~anonlab.attacks.reconstruction.person_flags`) per
+    mechanism; ``solver`` one row per mechanism (blocks, unique share,
+    exact-match rate, seconds).
+    """
+
+    alpha: float
+    population: pd.Series
+    attacks: dict[tuple[str, str], AttackResult] = field(default_factory=dict)
+    baselines: dict[tuple[str, str], AttackResult] = field(default_factory=dict)
+    flags: dict[str, pd.DataFrame] = field(default_factory=dict)
+    solver: pd.DataFrame = field(default_factory=pd.DataFrame)
+    epsilons: tuple[float, ...] = ()
+    table_sets: pd.DataFrame = field(default_factory=pd.DataFrame)
+    block_sizes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+
+def _mechanisms(params: Mapping[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    out = [("exact", "exact", {}), ("swapping", "swapping", {"swap_rate": params["swap_rate"]})]
+    out += [(f"dp ε={e:g}", "dp", {"epsilon": e}) for e in params["epsilons"]]
+    return out
+
+
+def _population(params: Mapping[str, Any]) -> tuple[BlockPopulation, float]:
+    size_kw = {"mean_block_size": params["mean_block_size"], "size_shape": params["block_size_shape"],
+               "max_block_size": params["max_block_size"]}
+    alpha = params["homogeneity"]
+    if alpha is None:
+        alpha = calibrate_alpha(params["majority_share"], n_blocks=2000, seed=params["seed"] + 1, **size_kw)
+    return generate_blocks(params["n_blocks"], alpha=alpha, seed=params["seed"], **size_kw), float(alpha)
+
+
+def _describe(pop: BlockPopulation, alpha: float) -> pd.Series:
+    g = pop.group_counts()
+    single = (g > 0).sum(axis=1) == 1
+    s = pop.block_sizes
+    return pd.Series({"blocks": pop.n_blocks, "people": int(s.sum()), "alpha (homogeneity)": alpha,
+                      "mean block size": float(s.mean()), "median block size": float(np.median(s)),
+                      "blocks with at most 5 people": float(np.mean(s <= 5)),
+                      "largest block": int(s.max()), "people in their block's majority group": majority_share(g),
+                      "people in single-group blocks": float(s[single].sum() / s.sum())})
+
+
+def _compute(params: Mapping[str, Any], n_workers: int, scheduler: str) -> ExperimentRun:
+    pop, alpha = _population(params)
+    run = ExperimentRun(alpha, _describe(pop, alpha), epsilons=tuple(params["epsilons"]),
+                        block_sizes=pop.block_sizes)
+    true_counts = pop.type_counts()
+    links = {"public": rc.linkage_records(pop, params["linkage_coverage"], params["linkage_error"],
+                                         seed=params["seed"] + 2),
+             "perfect": rc.linkage_records(pop, 1.0, 0.0, seed=params["seed"] + 2)}
+    rows = []
+    for i, (label, mech, kw) in enumerate(_mechanisms(params)):
+        pub = publish(pop, mech, table_set=params["table_set"], seed=params["seed"] + 10 + i, **kw)
+        check = mech != "dp"  # uniqueness under DP costs a second, slower solve per block: off
+        rec = rc.reconstruct(pub, check_unique=check, n_workers=n_workers, scheduler=scheduler or None)
+        if label == "exact":
+            exact_rec = rec
+        run.flags[label] = rc.person_flags(pop, rec if check else None)
+        for link, records in links.items():
+            run.attacks[(label, link)] = rc.reconstruction_attack(rec, records, pop,
+                                                                  name=f"reconstruction, {link} linkage, {label}")
+        run.baselines[(label, "majority")] = rc.block_majority_attack(pub, pop, name=f"block majority, {label}")
+        run.baselines[(label, "single")] = rc.block_majority_attack(
+            pub, pop, single_group_only=True, name=f"block majority on single-group blocks, {label}")
+        rows.append({"publication": label, "blocks": pop.n_blocks,
+                     "unique solution (share of blocks)": float(np.nanmean(rec.unique)) if check else math.nan,
+                     "records matching an original exactly": rc.exact_match_rate(rec, true_counts),
+                     "solver CPU seconds per block (median)": float(np.median(rec.seconds)),
+                     "solver CPU seconds per block (max)": float(rec.seconds.max()),
+                     "blocks per CPU second": rec.throughput(),
+                     "wall seconds": rec.wall_seconds, "run by": rec.workers})
+    run.solver = pd.DataFrame(rows).set_index("publication")
+    run.table_sets = _table_set_comparison(pop, params, n_workers, scheduler, {params["table_set"]: exact_rec})
+    return run
+
+
+def _table_set_comparison(pop: BlockPopulation, params: Mapping[str, Any], n_workers: int,
+                          scheduler: str | None, done: Mapping[str, rc.Reconstruction]) -> pd.DataFrame:
+    """Exact tables of each table set: unique blocks, exact matches, perfect-linkage precision.
+
+    ``done`` holds reconstructions already computed (the chapter's own table set).
+    """
+    true_counts = pop.type_counts()
+    perfect = rc.linkage_records(pop, 1.0, 0.0, seed=params["seed"] + 2)
+    rows = []
+    for ts in TABLE_SETS:
+        pub = publish(pop, "exact", table_set=ts)
+        rec = done.get(ts) or rc.reconstruct(pub, check_unique=True, n_workers=n_workers,
+                                             scheduler=scheduler or None)
+        res = rc.reconstruction_attack(rec, perfect, pop)
+        flags = rc.person_flags(pop, rec)
+        d = decomposition(res, flags)
+        rows.append({"table set": ts, "tables": ", ".join(pub.spec.names), "cells per block": pub.spec.n_cells,
+                     "unique solution (share of blocks)": float(np.nanmean(rec.unique)),
+                     "records matching an original exactly": rc.exact_match_rate(rec, true_counts),
+                     "P, perfect linkage": d.loc["everyone", "precision"],
+                     "P, block-minority people": d.loc["block-minority people", "precision"],
+                     "P, unique solution and unique sex × age": d.loc["unique solution and unique sex × age bin",
+                                                                     "precision"],
+                     "blocks per CPU second": rec.throughput()})
+    return pd.DataFrame(rows).set_index("table set")
+
+
+def run_experiment(params: Mapping[str, Any]) -> ExperimentRun:
+    """Run (or load from the result cache) the reconstruction experiment for these parameters."""
+    values = CHAPTER.parameters.validate(dict(params))
+    key = {k: v for k, v in values.items() if k not in _NOT_IN_KEY}
+    return cache.cached("ch04_census", key, lambda: _compute(values, values["n_workers"], values["scheduler"]))
+
+
+def attack_row(result: AttackResult, baseline: AttackResult | None = None) -> dict[str, float]:
+    """Precision (Wilson interval), coverage and recall of one result; recall = correct / all people.
+
+    F&W's R is read two ways (see the chapter): ``recall`` (correct
+    predictions over all people, the reading that fits the Bureau's numbers)
+    and ``coverage`` (predictions over all people, the only reading under
+    which the majority baseline's P = 0.75 and R = 0.98 can both hold).
+
+    >>> r = AttackResult.from_predictions("t", ["a", "a", "b", "b"], ["a", "b", None, None])
+    >>> attack_row(r)["recall"], attack_row(r)["coverage"], attack_row(r)["precision"]
+    (0.25, 0.5, 0.5)
+    """
+    s = score(result, baseline)
+    return {"precision": s.precision, "precision_low": s.precision_ci[0], "precision_high": s.precision_ci[1],
+            "coverage": s.coverage, "recall": s.n_correct / s.n_targets if s.n_targets else math.nan,
+            "predictions": s.n_predictions, "correct": s.n_correct, "people": s.n_targets,
+            "baseline_precision": s.baseline_precision, "pi": s.precision_improvement}
+
+
+def headline_table(run: ExperimentRun, mechanism: str = "swapping") -> pd.DataFrame:
+    """The attack (public and perfect linkage) and the baselines, beside the paper's values."""
+    from ..claims import reported
+
+    rows = {
+        "reconstruction, public linkage": (run.attacks[(mechanism, "public")],
+                                           "fw.s3_1.abowd2021.public"),
+        "reconstruction, perfect linkage": (run.attacks[(mechanism, "perfect")],
+                                            "fw.s3_1.abowd2021.perfect"),
+        "block majority": (run.baselines[(mechanism, "majority")], "fw.s3_1.block_majority"),
+        "block majority, single-group blocks": (run.baselines[(mechanism, "single")],
+                                                "fw.s3_1.single_race_blocks"),
+    }
+    out = []
+    for label, (res, cid) in rows.items():
+        r = attack_row(res, run.baselines[(mechanism, "majority")] if "reconstruction" in label else None)
+        out.append({"inference": label, "paper P": reported(f"{cid}.precision"), "paper R": reported(f"{cid}.recall"),
+                    "P": r["precision"], "P interval": f"[{r['precision_low']:.3f}, {r['precision_high']:.3f}]",
+                    "R = correct / people": r["recall"], "coverage = predictions / people": r["coverage"],
+                    "majority's P on the same people": r["baseline_precision"], "PI": r["pi"]})
+    return pd.DataFrame(out).set_index("inference")
+
+
+_SUBSETS = {
+    "everyone": lambda f: np.ones(len(f), dtype=bool),
+    "block-majority people": lambda f: f["majority"].to_numpy(),
+    "block-minority people": lambda f: ~f["majority"].to_numpy(),
+    "unique on sex × age bin": lambda f: f["unique_sex_age"].to_numpy(),
+    "blocks with a unique solution": lambda f: f["unique_solution"].to_numpy(),
+    "unique solution and unique sex × age bin": lambda f: (f["unique_solution"] & f["unique_sex_age"]).to_numpy(),
+}
+
+
+def decomposition(result: AttackResult, flags: pd.DataFrame, uniqueness_checked: bool = True) -> pd.DataFrame:
+    """Who the attack's correct inferences are: precision and share of correct inferences per subpopulation.
+
+    Rows: everyone, block-majority / block-minority people, people unique in
+    their block on sex × age bin, people in blocks whose reconstruction is
+    unique, and both (the subpopulation of the Bureau's newer attack, F&W
+    §3.1). ``recall`` is correct predictions in the row over *all* people;
+    ``share of correct`` the row's share of all correct predictions.
+
+    >>> r = AttackResult.from_predictions("t", ["a", "b", "a"], ["a", "b", "b"])
+    >>> f = pd.DataFrame({"majority": [True, False, True], "unique_sex_age": [True, True, False],
+    ...                   "unique_solution": [True, True, True]})
+    >>> decomposition(r, f).loc["block-minority people", ["precision", "share of correct"]].tolist()
+    [1.0, 0.5]
+    """
+    correct = result.is_correct()
+    total_correct = int(correct.sum())
+    n = result.n_targets
+    rows = []
+    for label, pick in _SUBSETS.items():
+        if "solution" in label and not uniqueness_checked:
+            continue
+        m = pick(flags)
+        made = int(result.predicted[m].sum())
+        ok = int(correct[m].sum())
+        lo, hi = wilson_interval(ok, made)
+        rows.append({"subpopulation": label, "people": int(m.sum()), "predictions": made, "correct": ok,
+                     "precision": ok / made if made else math.nan, "precision_low": float(lo),
+                     "precision_high": float(hi), "recall": ok / n if n else math.nan,
+                     "share of correct": ok / total_correct if total_correct else math.nan})
+    return pd.DataFrame(rows).set_index("subpopulation")
+
+
+def epsilon_table(run: ExperimentRun) -> pd.DataFrame:
+    """Attack and baseline precision / recall per publication (exact, swapping, each ε)."""
+    rows = []
+    for label in ["exact", "swapping"] + [f"dp ε={e:g}" for e in run.epsilons]:
+        eps = float(label.split("=")[1]) if label.startswith("dp") else math.nan
+        for name, res in [("attack, public linkage", run.attacks[(label, "public")]),
+                          ("attack, perfect linkage", run.attacks[(label, "perfect")]),
+                          ("block majority", run.baselines[(label, "majority")]),
+                          ("single-group blocks", run.baselines[(label, "single")])]:
+            r = attack_row(res)
+            rows.append({"publication": label, "epsilon": eps, "inference": name, "precision": r["precision"],
+                         "recall": r["recall"], "coverage": r["coverage"]})
+    return pd.DataFrame(rows)
+
+
+def plot_epsilon(run: ExperimentRun, axes: Any) -> None:
+    """Precision and recall against ε (DP), with the swapped publication as dotted lines."""
+    from matplotlib.ticker import NullLocator
+
+    tab = epsilon_table(run)
+    dp = tab[tab["publication"].str.startswith("dp")]
+    for ax, what in zip(axes, ["precision", "recall"]):
+        for i, (name, g) in enumerate(dp.groupby("inference", sort=False)):
+            line, = ax.plot(g["epsilon"], g[what], marker="o", label=name)
+            swap = tab[(tab["publication"] == "swapping") & (tab["inference"] == name)][what].iloc[0]
+            ax.axhline(swap, color=line.get_color(), linestyle=":", linewidth=1)
+        ax.set(xscale="log", xlabel="ε per block (DP)", ylabel=what + (" = correct / people" if what == "recall"
+                                                                      else ""), ylim=(-0.02, 1.02))
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.set_xticks(list(run.epsilons), [f"{e:g}" for e in run.epsilons])
+    axes[0].legend(fontsize=8, title="dotted: swapping", title_fontsize=8)
+
+
+def conjecture_holds(decomp: pd.DataFrame) -> bool:
+    """Francis's conjecture on one decomposition: most correct inferences are block-majority people.
+
+    >>> conjecture_holds(pd.DataFrame({"share of correct": [1.0, 0.9]},
+    ...                               index=["everyone", "block-majority people"]))
+    True
+    """
+    return bool(decomp.loc["block-majority people", "share of correct"] > 0.5)
+
+
+def election_reconstruction(votes_a: int, votes_b: int) -> float:
+    """F&W's election example: the tally (votes_a A's, votes_b B's) "reconstructs" every ballot.
+
+    The reconstruction writes down ``votes_a`` A's and ``votes_b`` B's; its
+    exact-match rate against the true ballots (one block, two types) is 1.
+
+    >>> election_reconstruction(500, 600)
+    1.0
+    """
+    ballots = np.array([[votes_a, votes_b]])
+    rec = rc.Reconstruction(ballots.copy(), np.ones(1), np.zeros(1), np.zeros(1), "exact", 0.0, "")
+    return rc.exact_match_rate(rec, ballots)
+
+
+def majority_beats_reconstruction(attack_public: AttackResult, attack_perfect: AttackResult,
+                                  majority: AttackResult) -> Measurement:
+    """F&W §3.1: the block-majority guess is at least as good as the reconstruction attack.
+
+    Holds when, against each linkage, the majority's precision is not
+    significantly lower (its Wilson upper bound reaches the attack's
+    precision) and its recall (correct / people) is at least the attack's.
+    """
+    m = attack_row(majority)
+    ok, parts = True, []
+    for label, res in [("public", attack_public), ("perfect", attack_perfect)]:
+        a = attack_row(res)
+        good = m["precision_high"] >= a["precision"] and m["recall"] >= a["recall"]
+        ok &= good
+        parts.append(f"{label}: attack P {a['precision']:.3f} R {a['recall']:.3f}")
+    note = (f"majority P {m['precision']:.3f} (upper {m['precision_high']:.3f}) R {m['recall']:.3f} vs "
+            + "; ".join(parts) + " (synthetic blocks)")
+    return Measurement(bool(ok), n=m["people"], note=note)
+
+
+def majority_same_under_dp(run: ExperimentRun, epsilon: float, margin: float = 0.02) -> Measurement:
+    """F&W §3.1: the majority guess works as well on DP tables (at ε) as on swapped ones.
+
+    Holds when both precision and recall (correct / people) differ by at most
+    ``margin`` between the swapped publication and the DP one at ``epsilon``.
+    """
+    sw = attack_row(run.baselines[("swapping", "majority")])
+    dp = attack_row(run.baselines[(f"dp ε={epsilon:g}", "majority")])
+    ok = abs(sw["precision"] - dp["precision"]) <= margin and abs(sw["recall"] - dp["recall"]) <= margin
+    all_eps = ", ".join(f"ε={e:g}: P {attack_row(run.baselines[(f'dp ε={e:g}', 'majority')])['precision']:.3f}"
+                        for e in run.epsilons)
+    return Measurement(bool(ok), n=sw["people"],
+                       note=f"swapping P {sw['precision']:.3f} R {sw['recall']:.3f}; DP ε={epsilon:g} P "
+                            f"{dp['precision']:.3f} R {dp['recall']:.3f}; criterion |Δ| <= {margin}; {all_eps}")
+
+
+def trace_experiment(n_people: int, home_hours: float, work_hours: float, seed: int) -> dict[str, float]:
+    """§3.2 on simulated traces: share of hours at home/work, and the fixed-schedule guess's accuracy."""
+    tr = simulate_traces(n_people, home_hours=home_hours, work_hours=work_hours, seed=seed)
+    return {"arithmetic": home_work_share(home_hours, work_hours),
+            "home_work_hours": float(home_work_hours(tr).mean()),
+            "guess_accuracy": float(home_work_guess_accuracy(tr).mean()),
+            "guess_accuracy_knowing_days_off": float(home_work_guess_accuracy(tr, assume_workdays=False).mean())}
+
+
+def _synthetic(value: float, what: str) -> Measurement:
+    return Measurement(None, note=f"real 2010 Census data unavailable; on this chapter's synthetic blocks {what} "
+                                  f"= {value:.3f}")
+
+
+def measure_claims(run: ExperimentRun, params: Mapping[str, Any], traces: Mapping[str, float],
+                   warfarin: Mapping[str, float]) -> dict[str, Measurement]:
+    """Every ledger claim of the chapter, as measurements.
+
+    Claims about the real 2010 Census data (the Bureau's and Francis's
+    figures) are recorded as not measurable (value ``None``, verdict "data
+    unavailable") with the synthetic figure in the note; claims the ledger
+    marks as synthetic or arithmetic are measured.
+    """
+    from ..claims import claim
+
+    sw = "swapping"
+    pub, per = attack_row(run.attacks[(sw, "public")]), attack_row(run.attacks[(sw, "perfect")])
+    maj, single = attack_row(run.baselines[(sw, "majority")]), attack_row(run.baselines[(sw, "single")])
+    flags = run.flags[sw]
+    sub = (flags["unique_solution"] & flags["unique_sex_age"]).to_numpy()
+    new_p = decomposition(run.attacks[(sw, "perfect")], flags).loc["unique solution and unique sex × age bin"]
+    new_pub = decomposition(run.attacks[(sw, "public")], flags).loc["unique solution and unique sex × age bin"]
+    votes = claim("fw.s3_1.election_example").params
+    hw = claim("fw.s3_2.home_work_share").params
+    low_accuracy = claim("fw.s3_2.xu.accuracy_range").reported[0]
+    return {
+        "fw.s3_1.abowd2019.exact_match": _synthetic(
+            run.solver.loc[sw, "records matching an original exactly"], "the share of reconstructed records "
+            "matching an original exactly (swapped tables)"),
+        "fw.s3_1.election_example": Measurement(election_reconstruction(votes["votes_A"], votes["votes_B"]),
+                                                note="exact-match rate of the tally's reconstruction"),
+        "fw.s3_1.abowd2021.public.precision": _synthetic(pub["precision"], "public-linkage precision"),
+        "fw.s3_1.abowd2021.public.recall": _synthetic(pub["recall"], "public-linkage recall (correct / people)"),
+        "fw.s3_1.abowd2021.perfect.precision": _synthetic(per["precision"], "perfect-linkage precision"),
+        "fw.s3_1.abowd2021.perfect.recall": _synthetic(per["recall"], "perfect-linkage recall (correct / people)"),
+        "fw.s3_1.block_majority.precision": _synthetic(
+            maj["precision"], "block-majority precision (homogeneity calibrated to a majority share of "
+            f"{params['majority_share']:g}, so this is a calibration check)"),
+        "fw.s3_1.block_majority.recall": _synthetic(
+            maj["coverage"], f"block-majority coverage (recall read as correct / people: {maj['recall']:.3f})"),
+        "fw.s3_1.single_race_blocks.precision": _synthetic(single["precision"], "single-group-block precision"),
+        "fw.s3_1.single_race_blocks.recall": _synthetic(single["recall"], "single-group-block recall"),
+        "fw.s3_1.majority_beats_reconstruction": majority_beats_reconstruction(
+            run.attacks[(sw, "public")], run.attacks[(sw, "perfect")], run.baselines[(sw, "majority")]),
+        "fw.s3_1.majority_same_under_dp": majority_same_under_dp(run, params["epsilon"]),
+        "fw.s3_1.new_attack.precision": _synthetic(
+            new_p["precision"], f"perfect-linkage precision on unique-solution blocks x unique sex-age people "
+            f"({int(sub.sum())} people)"),
+        "fw.s3_1.new_attack.recall_public": _synthetic(new_pub["recall"], "that subpopulation's public recall"),
+        "fw.s3_1.new_attack.recall_perfect": _synthetic(new_p["recall"], "that subpopulation's perfect recall"),
+        "fw.s3_2.xu.accuracy_range": Measurement(None, note="Xu et al.'s mobility data unavailable"),
+        "fw.s3_2.xu.top2_uniqueness": Measurement(None, note="Xu et al.'s mobility data unavailable"),
+        "fw.s3_2.home_work_share": Measurement(home_work_share(hw["home_hours"], hw["work_hours"]),
+                                               note="(home + work hours) / 24"),
+        "fw.s3_2.home_work_explains_accuracy": Measurement(
+            bool(traces["home_work_hours"] >= low_accuracy),
+            note=f"simulated traces: {traces['home_work_hours']:.3f} of hours at home or work (the accuracy of a "
+                 f"trace right on home/work hours only) vs Xu et al.'s {low_accuracy:g}; a fixed 9-to-5 guess "
+                 f"scores {traces['guess_accuracy']:.3f}"),
+        "fw.s3_3.warfarin.vs_marginals": Measurement(
+            None, note=f"IWPC data unavailable; synthetic worked example: members {warfarin['members']:.3f} vs "
+                       f"marginal {warfarin['marginal']:.3f} ({warfarin['vs_marginal_rel']:+.1%} relative)"),
+        "fw.s3_3.warfarin.vs_nontraining": Measurement(
+            None, note=f"IWPC data unavailable; synthetic worked example: members {warfarin['members']:.3f} vs "
+                       f"non-members {warfarin['non_members']:.3f} ({warfarin['vs_nonmembers_rel']:+.1%} relative)"),
+    }
+
+
+def warfarin(n_patients: int, seed: int) -> dict[str, float]:
+    """The §3.3 worked example (:func:`anonlab.attacks.model_inversion.warfarin_example`)."""
+    return warfarin_example(n_patients, seed=seed)
+
+
+#: Populated 2010 census blocks, about 6.2 million (the scale of the Bureau's reconstruction).
+US_POPULATED_BLOCKS = 6_200_000
+
+
+def projection(solver: pd.DataFrame, workers: tuple[int, ...] = (2, 16, 128, 1024),
+               blocks: int = US_POPULATED_BLOCKS) -> pd.DataFrame:
+    """Hours to reconstruct ``blocks`` blocks on N workers, from the measured blocks per CPU second.
+
+    Blocks are independent, so the time is ``blocks / (rate × N)`` (no
+    overheads; the block-size mix of this population).
+
+    >>> s = pd.DataFrame({"blocks per CPU second": [100.0]}, index=["exact"])
+    >>> float(projection(s, workers=(2,), blocks=720_000).iloc[0, 0])
+    1.0
+    """
+    rate = solver["blocks per CPU second"]
+    return pd.DataFrame({f"{n} workers": blocks / (rate * n) / 3600 for n in workers}).rename_axis(
+        f"hours for {blocks:,} blocks")

@@ -1,0 +1,268 @@
+"""Chapter 4: synthetic blocks, census tables, the reconstruction MILP, linkage and baselines."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from anonlab.attacks import reconstruction as rc
+from anonlab.attacks.model_inversion import warfarin_example
+from anonlab.attacks.traces import home_work_hours, home_work_share, simulate_traces
+from anonlab.chapters import ch04_census_reconstruction as chapter
+from anonlab.data.census_blocks import (
+    GROUPS,
+    N_AGE_BINS,
+    N_GROUPS,
+    N_TYPES,
+    BlockPopulation,
+    age_bin,
+    calibrate_alpha,
+    generate_blocks,
+    majority_share,
+    person_type,
+)
+from anonlab.measures import score
+from anonlab.mechanisms.census import dp_tables, publish, swap_records, table_spec, tabulate
+from anonlab.validation import ParameterError
+
+
+def _block(people: list[tuple[int, int, int]], block: int = 0, n_blocks: int = 1) -> np.ndarray:
+    """Type counts of one block from (sex, age in years, group) triples."""
+    x = np.zeros((n_blocks, N_TYPES), dtype=np.int64)
+    for sex, age, group in people:
+        x[block, person_type(sex, age_bin(np.array([age]))[0], group)] += 1
+    return x
+
+
+def _population(people: list[tuple[int, int, int, int]], n_blocks: int) -> BlockPopulation:
+    """A hand-made population from (block, sex, age, group) rows."""
+    df = pd.DataFrame(people, columns=["block", "sex", "age", "group"])
+    df["age_bin"] = age_bin(df["age"].to_numpy())
+    df["race"], df["hispanic"] = df["group"] // 2, df["group"] % 2
+    df["type"] = person_type(df["sex"], df["age_bin"], df["group"])
+    df = df[["block", "sex", "age", "age_bin", "race", "hispanic", "group", "type"]]
+    sizes = np.bincount(df["block"], minlength=n_blocks)
+    return BlockPopulation(df, sizes, np.full((n_blocks, N_GROUPS), 1 / N_GROUPS), 1.0)
+
+
+# --- tables -----------------------------------------------------------------------------------
+
+def test_tabulations_sum_to_the_block_population() -> None:
+    pop = generate_blocks(40, seed=3)
+    spec = table_spec("sf1")
+    t = tabulate(pop.type_counts(), spec)
+    for name in ("P1", "P12", "P5", "P11", "P12A-G"):
+        assert (t[:, spec.slices[name]].sum(axis=1) == pop.block_sizes).all(), name
+    hisp = pop.group_counts()[:, 1::2].sum(axis=1)
+    assert (t[:, spec.slices["P12H"]].sum(axis=1) == hisp).all()
+    assert (t[:, spec.slices["P12I"]].sum(axis=1) == pop.group_counts()[:, 0]).all()
+
+
+def test_tabulation_of_a_hand_block() -> None:
+    x = _block([(0, 30, 0), (1, 30, 3), (1, 10, 3)])  # man 30 White, woman 30 and girl 10 Black Hispanic
+    spec = table_spec("sf1_basic")
+    t = tabulate(x, spec)[0]
+    p11 = t[spec.slices["P11"]]
+    assert p11[N_GROUPS + 0] == 1 and p11[N_GROUPS + 3] == 1 and p11[3] == 1  # adults: White, Black Hisp; child
+    assert t[spec.slices["P5"]].tolist() == [1, 0, 0, 2] + [0] * 10
+
+
+def test_swapping_keeps_sizes_and_sex_age_and_moves_race() -> None:
+    pop = generate_blocks(200, alpha=0.05, seed=1)
+    sw = swap_records(pop, 0.3, seed=2)
+    spec = table_spec("sf1")
+    a, b = tabulate(pop.type_counts(), spec), tabulate(sw.type_counts(), spec)
+    for name in ("P1", "P12"):
+        assert (a[:, spec.slices[name]] == b[:, spec.slices[name]]).all()
+    assert (a[:, spec.slices["P5"]] != b[:, spec.slices["P5"]]).any()
+    assert (pop.group_counts().sum(axis=0) == sw.group_counts().sum(axis=0)).all()  # a permutation
+    assert swap_records(pop, 0.0, seed=2).people.equals(pop.people)
+
+
+def test_dp_tables_are_non_negative_integers_and_noisy() -> None:
+    exact = np.zeros((500, 43), dtype=np.int64)
+    noisy = dp_tables(exact, table_spec("pl94"), 1.0, seed=0)
+    assert noisy.dtype == np.int64 and (noisy >= 0).all() and noisy.sum() > 0
+    with pytest.raises(ValueError, match="epsilon"):
+        dp_tables(exact, table_spec("pl94"), 0.0)
+
+
+# --- the reconstruction -------------------------------------------------------------------------
+
+def test_a_block_with_exactly_one_reconstruction_is_found_and_unique() -> None:
+    x = _block([(0, 40, 0), (1, 40, 3), (1, 3, 6)])
+    spec = table_spec("sf1")
+    sol = rc.reconstruct_block(tabulate(x, spec)[0], spec.matrix)
+    assert sol.unique is True
+    assert (sol.counts == x[0]).all()
+
+
+def test_a_block_with_two_reconstructions_is_not_unique() -> None:
+    # two adults 85+, a Hispanic White man and a non-Hispanic White woman: without P12H the
+    # tables also fit a non-Hispanic man and a Hispanic woman
+    x = _block([(0, 90, 1), (1, 90, 0)])
+    spec = table_spec("sf1_basic")
+    sol = rc.reconstruct_block(tabulate(x, spec)[0], spec.matrix)
+    assert sol.unique is False
+    assert (tabulate(sol.counts[None, :], spec) == tabulate(x, spec)).all()
+    full = table_spec("sf1")
+    assert rc.reconstruct_block(tabulate(x, full)[0], full.matrix).unique is True
+
+
+def test_noisy_tables_minimise_the_l1_deviation_with_the_published_total() -> None:
+    x = _block([(0, 40, 0), (1, 40, 0), (1, 3, 6)])
+    spec = table_spec("sf1_basic")
+    t = tabulate(x, spec)[0].copy()
+    t[spec.slices["P5"].start + 2] += 1  # one spurious person in a race cell
+    sol = rc.reconstruct_block(t, spec.matrix, exact=False)
+    assert sol.status == "l1" and sol.counts.sum() == 3
+    assert sol.deviation == pytest.approx(1.0)
+    assert (sol.counts == x[0]).all()
+
+
+def test_reconstruct_all_blocks_matches_exact_tables() -> None:
+    pop = generate_blocks(12, mean_block_size=8, seed=4)
+    rec = rc.reconstruct(publish(pop, "exact"))
+    assert (tabulate(rec.counts, table_spec("sf1")) == tabulate(pop.type_counts(), table_spec("sf1"))).all()
+    assert rc.exact_match_rate(rec, pop.type_counts()) == 1.0  # the sf1 tables pin these blocks down
+    assert rec.unique.tolist() == [1.0] * 12
+
+
+def test_local_processes_give_the_same_reconstruction() -> None:
+    pop = generate_blocks(8, mean_block_size=6, seed=5)
+    pub = publish(pop, "swapping", swap_rate=0.3, seed=1)
+    a = rc.reconstruct(pub)
+    b = rc.reconstruct(pub, n_workers=2, chunk_size=3)
+    assert (a.counts == b.counts).all() and np.array_equal(a.unique, b.unique)
+    assert b.workers == "2 local processes"
+
+
+def test_dask_local_cluster_gives_the_same_reconstruction() -> None:
+    distributed = pytest.importorskip("distributed")
+    pop = generate_blocks(5, mean_block_size=5, seed=6)
+    pub = publish(pop, "exact")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        got = rc.reconstruct(pub, scheduler=cluster.scheduler_address, chunk_size=2)
+    assert (got.counts == rc.reconstruct(pub).counts).all()
+    assert got.workers.startswith("dask")
+
+
+# --- linkage, attack, baselines -------------------------------------------------------------------
+
+def test_linkage_coverage_and_errors() -> None:
+    pop = generate_blocks(100, seed=7)
+    link = rc.linkage_records(pop, coverage=0.5, error=0.3, seed=1)
+    n = len(pop.people)
+    assert abs(len(link) / n - 0.5) < 0.03
+    assert abs(link["wrong"].mean() - 0.3) < 0.03
+    truth = pop.people.loc[link["person"]]
+    changed = np.zeros(len(link), dtype=bool)
+    for col in ("block", "sex", "age"):
+        changed |= truth[col].to_numpy() != link[col].to_numpy()
+    assert not changed[~link["wrong"].to_numpy()].any()
+    assert changed[link["wrong"].to_numpy()].mean() > 0.95  # age clipped at 0 may leave a few unchanged
+
+
+def test_attack_on_a_hand_example() -> None:
+    # block 0: a White man 30 and a Black woman 30; block 1: two White women 50
+    pop = _population([(0, 0, 30, 0), (0, 1, 30, 2), (1, 1, 50, 0), (1, 1, 50, 0)], 2)
+    rec = rc.reconstruct(publish(pop, "exact"))
+    link = rc.linkage_records(pop)
+    res = rc.reconstruction_attack(rec, link, pop)
+    assert res.predicted.all() and res.is_correct().all()
+    # a record with the wrong block (person 0 linked to block 1, where no man of 30 lives): no prediction
+    bad = link.copy()
+    bad.loc[0, "block"] = 1
+    res = rc.reconstruction_attack(rec, bad, pop)
+    assert res.predicted.tolist() == [False, True, True, True]
+
+
+def test_block_majority_precision_and_recall_on_a_hand_example() -> None:
+    # block 0: 3 White, 1 Black -> 3 of 4 right; block 1: 1 Asian, 1 Black -> tie, no prediction;
+    # block 2: 2 Hispanic Other -> single group, 2 of 2 right
+    rows = [(0, 0, 30, 0)] * 3 + [(0, 0, 30, 2)] + [(1, 0, 30, 6), (1, 1, 30, 2)] + [(2, 1, 20, 11)] * 2
+    pop = _population(rows, 3)
+    pub = publish(pop, "exact", table_set="pl94")
+    s = score(rc.block_majority_attack(pub, pop))
+    assert s.n_predictions == 6 and s.n_correct == 5
+    assert s.precision == pytest.approx(5 / 6) and s.coverage == pytest.approx(6 / 8)
+    row = chapter.attack_row(rc.block_majority_attack(pub, pop))
+    assert row["recall"] == pytest.approx(5 / 8)
+    single = score(rc.block_majority_attack(pub, pop, single_group_only=True))
+    assert (single.n_predictions, single.n_correct) == (2, 2)
+    pred = rc.block_majority_attack(pub, pop).prediction
+    assert (GROUPS[pred[0]], GROUPS[pred[6]]) == (GROUPS[0], GROUPS[11]) and pred[4] == -1
+
+
+def test_person_flags_and_decomposition() -> None:
+    rows = [(0, 0, 30, 0), (0, 0, 30, 0), (0, 1, 60, 2)]
+    pop = _population(rows, 1)
+    flags = rc.person_flags(pop)
+    assert flags["majority"].tolist() == [True, True, False]
+    assert flags["unique_sex_age"].tolist() == [False, False, True]
+    res = rc.reconstruction_attack(rc.reconstruct(publish(pop, "exact")), rc.linkage_records(pop), pop)
+    d = chapter.decomposition(res, rc.person_flags(pop, rc.reconstruct(publish(pop, "exact"))))
+    assert d.loc["block-majority people", "share of correct"] == pytest.approx(2 / 3)
+    assert d.loc["block-minority people", "precision"] == 1.0
+
+
+# --- population ---------------------------------------------------------------------------------
+
+def test_generator_is_deterministic_and_homogeneity_orders_the_majority_share() -> None:
+    a, b = generate_blocks(50, seed=9), generate_blocks(50, seed=9)
+    assert a.people.equals(b.people)
+    shares = [majority_share(generate_blocks(400, alpha=al, seed=0).group_counts()) for al in (0.01, 1.0, 100.0)]
+    assert shares[0] > shares[1] > shares[2]
+    alpha = calibrate_alpha(0.8, n_blocks=300, iterations=14)
+    got = majority_share(generate_blocks(300, alpha=alpha, seed=0).group_counts())
+    assert abs(got - 0.8) < 0.01
+
+
+def test_person_type_layout() -> None:
+    t = person_type(np.array([1]), np.array([3]), np.array([5]))[0]
+    assert t == (1 * N_AGE_BINS + 3) * N_GROUPS + 5
+
+
+# --- §3.2, §3.3 and the chapter ----------------------------------------------------------------------
+
+def test_home_work_share_and_traces() -> None:
+    assert home_work_share(10, 8) == 0.75
+    tr = simulate_traces(300, hours_sd=0.0, days_off=0.0, seed=0)
+    assert home_work_hours(tr).mean() == pytest.approx(0.75)
+    with pytest.raises(ValueError, match="work_hours"):
+        home_work_share(20, 8)
+
+
+def test_warfarin_members_and_non_members() -> None:
+    r = warfarin_example(4000, seed=1)
+    assert r["members"] > r["marginal"] and abs(r["members"] - r["non_members"]) < 0.05
+    assert r["vs_marginal_abs"] == pytest.approx(r["members"] - r["marginal"])
+
+
+def test_election_example() -> None:
+    assert chapter.election_reconstruction(500, 600) == 1.0
+
+
+def test_bad_parameters_name_the_parameter() -> None:
+    spec = chapter.CHAPTER.parameters
+    with pytest.raises(ParameterError, match="'epsilon'"):
+        spec.validate({"epsilon": 3.0})
+    with pytest.raises(ParameterError, match="'n_blocks'"):
+        spec.validate({"n_blocks": 0})
+    with pytest.raises(ParameterError, match="'linkage_error'"):
+        spec.validate({"linkage_error": 1.5})
+    with pytest.raises(ParameterError, match="'table_set'"):
+        spec.validate({"table_set": "sf2"})
+    with pytest.raises(ParameterError, match="home_hours"):
+        spec.validate({"home_hours": 20.0})
+
+
+def test_majority_claims_decisions() -> None:
+    truth = ["a"] * 8 + ["b"] * 2
+    majority = rc.AttackResult.from_predictions("maj", truth, ["a"] * 10)
+    weak = rc.AttackResult.from_predictions("atk", truth, ["a", "b", "b", "a"] + [None] * 6)  # P 0.5, R 0.2
+    strong = rc.AttackResult.from_predictions("atk", truth, truth)
+    assert chapter.majority_beats_reconstruction(weak, weak, majority).value is True
+    assert chapter.majority_beats_reconstruction(weak, strong, majority).value is False
