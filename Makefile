@@ -33,9 +33,13 @@ lock: $(STAMP)
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks/
 
-# Speed benchmarks: each prints ratios measured in one run (not a timed test).
+# Speed benchmarks: each prints ratios measured in one run (not a timed test) and writes
+# _build/benchmarks/<name>.json; summary.py collects them into one JSON + table and, unless
+# BENCH_BOOK=0, times a whole book build from scratch (wall time and peak memory).
+BENCH_BOOK ?= 1
 benchmark: $(STAMP)
 	@for b in tests/benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+	$(BIN)/python tests/benchmarks/summary.py $(if $(filter 1,$(BENCH_BOOK)),--book,)
 
 clean:
 	rm -rf _build book/*.ipynb book/*.results.json book/*.params.json book/*.attacks.pkl book/_generated book/_exercises
