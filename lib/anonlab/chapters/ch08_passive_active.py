@@ -454,18 +454,24 @@ def first_zero_epsilon(r: PartialKnowledgeDelta) -> str:
 
 def monte_carlo_checks(n_voters: int, threshold: int, known_votes: int, p_values: Sequence[float],
                        epsilons: Sequence[float], n_samples: int, seed: int,
-                       noise_epsilon: float | None = None) -> pd.DataFrame:
+                       noise_epsilon: float | None = None,
+                       sweep: Mapping[tuple[str, float], PartialKnowledgeDelta] | None = None) -> pd.DataFrame:
     """Monte Carlo estimates of δ(ε) (direction Yes vs No) beside the exact values, with 95 % intervals.
 
     For every mechanism and p: the passive attacker (known votes drawn from
     the data) and the active one (the worst-case known Yes count at the
-    first ε), each from ``n_samples`` simulated runs.
+    first ε), each from ``n_samples`` simulated runs. ``sweep``: the exact
+    results of :func:`example7_sweep` for the same setting, reused instead of
+    recomputed where they cover (mechanism, p) on the same ε grid.
     """
     rng = np.random.default_rng(seed)
+    eps = np.asarray(epsilons, float)
     rows = []
     for name, mech in mechanisms(threshold, noise_epsilon).items():
         for p in p_values:
-            exact = tally_partial_knowledge_delta(mech, n_voters, float(p), known_votes, epsilons)
+            exact = (sweep or {}).get((name, float(p)))
+            if exact is None or not np.array_equal(exact.epsilons, eps):
+                exact = tally_partial_knowledge_delta(mech, n_voters, float(p), known_votes, epsilons)
             worst = int(exact.backgrounds[np.argmax(exact.log_delta_by_background[0, :, 0])])
             for who, b, ex in (("passive", None, exact.log_passive_by_direction[0]),
                                ("active", worst, exact.log_delta_by_background[0, worst])):
@@ -550,12 +556,14 @@ def axioms_table(sweep: Mapping[tuple[str, float], PartialKnowledgeDelta], n_vot
         p = float(p)
         lbg = stats.binom.logpmf(bs, known_votes, p)
 
+        thr_by_b = {int(b): conditional_distributions(thr, m, p, int(b)) for b in bs}  # shared by both axioms
+
         def coarse(b: int) -> tuple[np.ndarray, np.ndarray]:
-            d = conditional_distributions(thr, m, p, b)
+            d = thr_by_b[b]
             return tuple(post_process(d.labels, lp, f)[1] for lp in d.log_prob)
 
         def mixed(b: int) -> tuple[np.ndarray, np.ndarray]:
-            d1, d2 = conditional_distributions(thr, m, p, b), conditional_distributions(ex, m, p, b)
+            d1, d2 = thr_by_b[b], conditional_distributions(ex, m, p, b)
             return tuple(mix(d1.labels, d1.log_prob[t], d2.labels, d2.log_prob[t], weight)[1] for t in (0, 1))
 
         base, other = sweep["thresholded tally", p], sweep["exact tally", p]

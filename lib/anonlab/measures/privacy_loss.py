@@ -93,8 +93,6 @@ probability to δ; treating it as ε keeps exact zeros exact (a noisy count's
 loss is exactly ε_N in theory, ε_N ± 1e-12 in floating point)."""
 
 DIRECTIONS = ((1, 0), (0, 1))
-_BATCH_ELEMENTS = 2_000_000
-"""Backgrounds are processed in chunks of at most this many (background × atom × ε) values (memory)."""
 """The ordered pairs (t, t') of the target's vote: Yes vs No, and No vs Yes."""
 
 
@@ -161,38 +159,23 @@ def log_delta(pld: PrivacyLossDistribution, epsilons: Iterable[float],
     [0.9, 0.1]
     """
     eps = _eps_grid(epsilons)
-    return _log_delta_rows(pld.log_prob[None, :], pld.loss[None, :], eps, tolerance)[0][0]
-
-
-def _log_delta_rows(log_prob: np.ndarray, loss: np.ndarray, eps: np.ndarray,
-                    tolerance: float = LOSS_TOLERANCE) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`log_delta` and log Pr[L = +∞] for several loss distributions at once.
-
-    ``log_prob`` and ``loss`` are (rows × atoms); an atom with ``log_prob =
-    -inf`` is absent (rows of different lengths are padded that way). Returns
-    (rows × ε) log δ and (rows,) log Pr[L = +∞]. The sums run over the atoms
-    in order, as for one distribution, so the values are the same.
-    """
-    lp = np.asarray(log_prob, dtype=float)
-    loss = np.asarray(loss, dtype=float)
-    with np.errstate(invalid="ignore"):
-        inf_terms = np.where(np.isposinf(loss) & np.isfinite(lp), lp, -np.inf)
-    log_inf = logsumexp(inf_terms, axis=1) if lp.shape[1] else np.full(lp.shape[0], -np.inf)
-    out = np.full((lp.shape[0], len(eps)), -np.inf)
+    lp, loss = pld.log_prob, pld.loss
+    out = np.full(len(eps), -np.inf)
     fin = np.isfinite(eps)
     if np.isinf(eps).any():
-        out[:, ~fin] = np.asarray(log_inf)[:, None]
-    if not lp.shape[1] or not fin.any():
-        return out, np.asarray(log_inf, dtype=float)
-    e = eps[fin][None, None, :]
-    l3 = loss[:, :, None]
-    hit = (l3 > e + tolerance) & np.isfinite(lp)[:, :, None]                # rows × atoms × ε
+        out[~fin] = pld.log_mass_infinite()
+    if not len(lp) or not fin.any():
+        return out
+    e = eps[fin][None, :]
+    some = loss > e.min() + tolerance                  # atoms with a loss above some ε: the others add 0
+    lp, loss = lp[some], loss[some]
+    hit = loss[:, None] > e + tolerance                                   # atoms × ε
     with np.errstate(invalid="ignore", over="ignore"):
-        gap = np.where(np.isposinf(l3), -np.inf, e - l3)
+        gap = np.where(np.isposinf(loss)[:, None], -np.inf, e - loss[:, None])
         gap = np.where(hit, gap, -1.0)                                    # placeholder, masked below
-        terms = np.where(hit, lp[:, :, None] + np.log(-np.expm1(gap)), -np.inf)
-    out[:, fin] = logsumexp(terms, axis=1)
-    return out, np.asarray(log_inf, dtype=float)
+        terms = np.where(hit, lp[:, None] + np.log(-np.expm1(gap)), -np.inf)
+    out[fin] = logsumexp(terms, axis=0)
+    return out
 
 
 def delta(pld: PrivacyLossDistribution, epsilons: Iterable[float]) -> np.ndarray:
@@ -317,23 +300,14 @@ def partial_knowledge_delta(
     lb = np.asarray(log_background, dtype=float)
     if lb.shape != bs.shape:
         raise ValueError("log_background needs one value per background")
-    logs = [conditional(int(b)) for b in bs]
-    width = max((len(lg[0]) for lg in logs), default=0)
-    padded = np.full((2, len(bs), width), -np.inf)       # (vote, background, atom), -inf = no atom
-    for j, lg in enumerate(logs):
-        for t in (0, 1):
-            padded[t, j, :len(lg[t])] = lg[t]
     out = np.empty((2, len(bs), len(eps)))
     inf = np.empty((2, len(bs)))
-    chunk = max(1, _BATCH_ELEMENTS // max(1, width * len(eps)))
-    for d, (t, t2) in enumerate(DIRECTIONS):
-        lp, lq = padded[t], padded[t2]
-        with np.errstate(invalid="ignore"):
-            loss = np.where(np.isfinite(lq), lp - np.where(np.isfinite(lq), lq, 0.0), np.inf)
-        loss = np.where(np.isfinite(lp), loss, -np.inf)    # atoms impossible under P_t: absent
-        for start in range(0, len(bs), chunk):
-            rows = slice(start, start + chunk)
-            out[d, rows], inf[d, rows] = _log_delta_rows(lp[rows], loss[rows], eps)
+    for j, b in enumerate(bs):
+        logs = conditional(int(b))
+        for d, (t, t2) in enumerate(DIRECTIONS):
+            pld = privacy_loss_distribution(logs[t], logs[t2])
+            out[d, j] = log_delta(pld, eps)
+            inf[d, j] = pld.log_mass_infinite()
     return PartialKnowledgeDelta(eps, bs, lb, out, inf)
 
 
