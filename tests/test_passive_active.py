@@ -440,3 +440,12 @@ def test_the_notebook_includes_the_course_pages_and_links_the_glossary():
     text = "\n".join(md)
     for term in ["PPKDP", "APKDP", "differential privacy", "ε", "bucket suppression"]:
         assert re.search(r"\{term\}`(" + re.escape(term) + r"|[^`<]+<" + re.escape(term) + r">)`", text), term
+
+
+def test_readings_detail_reads_the_sweep_table(small_run):
+    eps, ps, sweep = small_run
+    table = ch.sweep_table(sweep, 1.0, 1e-6, 0.5)
+    d = ch.readings_detail(table, {"p = 0.0001": 1e-4, "p = 0.5": 0.5})
+    assert d.index.tolist() == ["p = 0.0001", "p = 0.5"]
+    assert d.loc["p = 0.5", "gap_orders"] < ch.MIN_GAP_ORDERS <= d.loc["p = 0.0001", "gap_orders"]
+    assert 0.5 < d.loc["p = 0.0001", "settled_active"] <= 1

@@ -61,6 +61,7 @@ __all__ = [
     "example7_at",
     "measure_example7",
     "readings_table",
+    "readings_detail",
     "verdict_phrase",
     "verdict_summary",
     "first_zero_epsilon",
@@ -393,6 +394,20 @@ def readings_table(measurements: Mapping[str, Measurement]) -> pd.DataFrame:
         if m.alternatives:
             rows.append({"claim": cid, **{k: "holds" if v else "fails" for k, v in m.alternatives.items()}})
     return pd.DataFrame(rows)
+
+
+def readings_detail(table: pd.DataFrame, readings: Mapping[str, float]) -> pd.DataFrame:
+    """What each reading of p measures (thresholded tally, from :func:`sweep_table`): one row per reading.
+
+    Columns: ``p``, the probability that the output settles the target's vote
+    for the active attacker, log10 of the passive δ at ε_verdict, and the
+    active/passive gap in orders of magnitude.
+    """
+    thr = table[table.mechanism == "thresholded tally"].set_index("p")
+    rows = {label: {"p": float(p), **{c: float(thr.loc[float(p), c]) for c in
+                                      ("settled_active", "log10_delta_passive", "gap_orders")}}
+            for label, p in readings.items()}
+    return pd.DataFrame.from_dict(rows, orient="index")
 
 
 def _join(items: Sequence[str]) -> str:
