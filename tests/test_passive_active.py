@@ -321,3 +321,131 @@ def test_attack_results_pairs_each_attack_with_a_baseline():
     assert set(out) == {"passive attacker, p = 0.001", "active attacker, p = 0.001"}
     for res, base in out.values():
         assert base.n_targets == res.n_targets and base.predicted.all()
+
+
+# --- Example 7 under the ledger's readings of the lost p ---------------------------------
+
+def test_p_readings_come_from_the_ledger_and_are_shared():
+    readings = ch.p_readings()
+    assert readings == {"p = 1e-05": 1e-05, "p = 0.0001": 0.0001, "p = 0.001": 0.001, "p = 0.01": 0.01}
+    for cid in ch.EX7_CLAIMS:
+        assert ch.p_readings(cid) == readings
+        c = claims.claim(cid)
+        assert c.choices[0]["default"] in readings
+    assert ch.CHAPTER.parameters.defaults()["p_example"] == readings[c.choices[0]["default"]]
+
+
+def test_measure_example7_records_every_reading(small_run):
+    eps, ps, sweep = small_run
+    readings = {"p = 0.0001": 1e-4, "p = 0.5": 0.5}
+    m = ch.measure_example7(sweep, 1e-4, 20, 20, 1.0, 1e-6, 0.5, readings=readings)
+    assert m["desfontaines.ex7.active_defeats_threshold"].alternatives == {"p = 0.0001": True, "p = 0.5": False}
+    assert m["desfontaines.ex7.active_gap"].alternatives == {"p = 0.0001": True, "p = 0.5": False}
+    assert m["desfontaines.ex7.passive_private"].alternatives["p = 0.0001"] is True
+    # the value under the default reading is the value at p_example
+    for cid, v in ch.example7_at(sweep, 1e-4, 1.0, 1e-6, 0.5).items():
+        assert m[cid].value is v
+    with pytest.raises(KeyError, match="not in the sweep"):
+        ch.measure_example7(sweep, 1e-4, 20, 20, 1.0, 1e-6, 0.5, readings={"p = 0.3": 0.3})
+    t = ch.readings_table(m)
+    assert t.set_index("claim").loc["desfontaines.ex7.active_gap", "p = 0.5"] == "fails"
+
+
+def test_mixed_readings_give_depends_on_an_unstated_choice(small_run, tmp_path):
+    eps, ps, sweep = small_run
+    sweep = {**sweep, **ch.example7_sweep(200, 20, 20, [1e-5, 1e-3, 1e-2], eps, None)}
+    m = ch.measure_example7(sweep, 1e-4, 20, 20, 1.0, 1e-6, 0.5, readings=ch.p_readings())
+    rec = claims.Recorder("08_passive_active", out_dir=tmp_path)
+    table = rec.record_all(m)
+    verdicts = {cid: a["verdict"] for cid, a in
+                rec.results["desfontaines.ex7.active_defeats_threshold"]["alternatives"].items()}
+    assert len(set(verdicts.values())) == 2  # holds for the smallest p, not for p = 0.01 (200 voters)
+    assert table.loc["desfontaines.ex7.active_defeats_threshold", "verdict"] == "depends on an unstated choice"
+    phrase = ch.verdict_phrase(rec.results["desfontaines.ex7.active_defeats_threshold"])
+    assert phrase.startswith("depends on an unstated choice (") and "p = 0.01" in phrase
+    assert ch.verdict_phrase(rec.results["desfontaines.ex7.passive_private"]).startswith(
+        f"{table.loc['desfontaines.ex7.passive_private', 'verdict']}")
+
+
+def test_verdict_summary_and_first_zero_epsilon(small_run):
+    assert ch.verdict_summary({"a": {"verdict": "reproduced"}}, ["a", "b"]) == "1 reproduced, 1 not run"
+    eps, ps, sweep = small_run
+    # the noisy count is ε_N-DP (ε_N = 1): δ = 0 from ε = 1 on; the noisy threshold never reaches 0
+    assert ch.first_zero_epsilon(sweep["noisy count, thresholded", 1e-4]) == "1"
+    assert ch.first_zero_epsilon(sweep["noisy threshold (Diffix-like)", 1e-4]) == "never on the grid"
+
+
+# --- the course: goals, exercises, the glue keys they read --------------------------------
+
+
+
+def _notebook() -> dict:
+    import json
+    from pathlib import Path
+
+    return json.loads((Path(__file__).resolve().parents[1] / "notebooks" / "08_passive_active.ipynb").read_text())
+
+
+def _glued_keys() -> set[str]:
+    """Keys the notebook glues: literal ``note("key"`` calls and the keys of its glue loops."""
+    import re
+
+    source = "\n".join("".join(c["source"]) for c in _notebook()["cells"] if c["cell_type"] == "code")
+    keys = set(re.findall(r'note\(\s*"([^"]+)"', source))
+    loops = {
+        'for k in ("log10_delta_passive", "delta_active", "settled_active", "worst_known_yes", "gap_orders"):':
+            {f"ex_{k}" for k in ("log10_delta_passive", "delta_active", "settled_active", "worst_known_yes",
+                                 "gap_orders")},
+        'for short, cid in zip(("defeats", "private", "gap"), chapter.EX7_CLAIMS):':
+            {f"ex7_{s}_at_p" for s in ("defeats", "private", "gap")}
+            | {f"verdict_ex7_{s}" for s in ("defeats", "private", "gap")},
+        'for name, short in (("noisy count, thresholded", "nc"), ("noisy threshold (Diffix-like)", "nt")):':
+            {f"{s}_{k}" for s in ("nc", "nt") for k in ("log10_passive", "delta_active", "first_zero")},
+    }
+    for line, ks in loops.items():
+        assert line in source, line
+        keys |= ks
+    return keys
+
+
+def test_goals_and_assumptions():
+    assert 1 <= len(ch.CHAPTER.goals) <= 3 and all(g.endswith(".") for g in ch.CHAPTER.goals)
+    assert ch.CHAPTER.assumes
+
+
+def test_exercises_validate_and_read_glued_values():
+    glued = _glued_keys()
+    assert {"ex_settled_active", "ex7_defeats_at_p", "nc_first_zero", "ref_same_plrv", "ex_gap_orders"} <= glued
+    assert len(ch.CHAPTER.exercises) >= 3
+    quick = ch.CHAPTER.quick_parameters()
+    for e in ch.CHAPTER.exercises:
+        variant = ch.CHAPTER.parameters.validate({**ch.CHAPTER.quick, **e.parameters})
+        assert variant != quick, e.key
+        assert "Predict" in e.question, e.key
+        for name in e.parameters:
+            assert f"`{name} = " in e.question, (e.key, name)
+        assert set(e.answer) <= glued, (e.key, set(e.answer) - glued)
+        assert e.figure is None or e.figure in glued
+
+
+def test_the_notebook_includes_the_course_pages_and_links_the_glossary():
+    import re
+
+    md = ["".join(c["source"]) for c in _notebook()["cells"] if c["cell_type"] == "markdown"]
+    assert md[0].startswith("# Passive and active attackers")
+    assert md[1].strip() == "```{include} _generated/chapters/08_passive_active.header.md\n```"
+    exercises = next(m for m in md if m.startswith("## Exercises"))
+    assert "```{include} _generated/chapters/08_passive_active.exercises.md" in exercises
+    assert "Predict" not in exercises
+    text = "\n".join(md)
+    for term in ["PPKDP", "APKDP", "differential privacy", "ε", "bucket suppression"]:
+        assert re.search(r"\{term\}`(" + re.escape(term) + r"|[^`<]+<" + re.escape(term) + r">)`", text), term
+
+
+def test_readings_detail_reads_the_sweep_table(small_run):
+    eps, ps, sweep = small_run
+    table = ch.sweep_table(sweep, 1.0, 1e-6, 0.5)
+    d = ch.readings_detail(table, {"p = 0.0001": 1e-4, "p = 0.5": 0.5})
+    assert d.index.tolist() == ["p = 0.0001", "p = 0.5"]
+    assert d.loc["p = 0.5", "gap_orders"] < ch.MIN_GAP_ORDERS <= d.loc["p = 0.0001", "gap_orders"]
+    assert 0.5 < d.loc["p = 0.0001", "settled_active"] <= 1

@@ -39,7 +39,7 @@ from ..mechanisms.thresholding import (
     thresholded_tally,
 )
 from ..validation import Param, ParameterError, ParameterSpec
-from . import Chapter
+from . import Chapter, Exercise
 
 __all__ = [
     "CHAPTER",
@@ -56,7 +56,15 @@ __all__ = [
     "referendum",
     "reducibility",
     "remark2_table",
+    "EX7_CLAIMS",
+    "p_readings",
+    "example7_at",
     "measure_example7",
+    "readings_table",
+    "readings_detail",
+    "verdict_phrase",
+    "verdict_summary",
+    "first_zero_epsilon",
     "measure_theorem1",
     "measure_axioms",
     "measure_reducibility",
@@ -120,6 +128,72 @@ CHAPTER = Chapter(
     quick={"p_grid": [0.0001, 0.01, 0.1, 0.5], "epsilons": [0.0, 0.5, 1.0, 2.0, 4.0],
            "referendum_voters": 600, "referendum_known": 300, "referendum_known_yes": 150,
            "mc_samples": 20000},
+    goals=(
+        "Compute δ(ε) exactly for a passive attacker (PPKDP: averaged over what they see) and an active one "
+        "(APKDP: the worst case over what they control).",
+        "See how a threshold that protects against passive attackers becomes a plain count against an "
+        "attacker who adds records.",
+        "Check theorems numerically, in log space, and read how a verdict moves with a number the paper lost.",
+    ),
+    assumes=("differential privacy's ε and δ and the binomial distribution; the privacy loss random variable "
+             "is introduced here."),
+    exercises=(
+        Exercise(
+            "fewer_known",
+            "**Predict** first: the attacker controls only half the threshold's worth of votes "
+            "(`known_votes = 50`). Can the active attacker still defeat the threshold at `p_example`? What is "
+            "the largest tally they can force, and how often will the output then settle the target's vote? "
+            "Then run it.",
+            {"known_votes": 50},
+            {"ex_worst_known_yes": "the active attacker's best number of Yes votes",
+             "ex_settled_active": "Pr[the output settles the vote], active attacker",
+             "ex_delta_active": "active δ at ε_verdict",
+             "ex7_defeats_at_p": "'the active attacker defeats the threshold' at p_example"},
+        ),
+        Exercise(
+            "larger_p",
+            "**Predict**: with a Yes probability of one in a hundred (`p_example = 0.01`), which of the three "
+            "Example 7 statements still hold? Will the active attacker's δ stay well above `delta_private` "
+            "even if they can no longer be sure of the vote? Then run it.",
+            {"p_example": 0.01},
+            {"ex7_defeats_at_p": "'the active attacker defeats the threshold'",
+             "ex7_private_at_p": "'private against a passive attacker'",
+             "ex7_gap_at_p": "'the active δ is much larger'",
+             "ex_delta_active": "active δ at ε_verdict",
+             "ex_settled_active": "Pr[the output settles the vote], active attacker"},
+        ),
+        Exercise(
+            "more_noise",
+            "**Predict** before running: with ten times more noise (`noise_epsilon = 0.1`), from which ε of "
+            "the grid will the noisy count's δ be 0 for both attackers? Will the noisy threshold's δ ever "
+            "reach 0? Then run it.",
+            {"noise_epsilon": 0.1},
+            {"nc_first_zero": "noisy count: first ε with δ = 0 for both",
+             "nt_first_zero": "noisy threshold: first ε with δ = 0 for both",
+             "nc_delta_active": "noisy count: active δ at the smallest ε",
+             "nt_delta_active": "noisy threshold: active δ at the smallest ε"},
+        ),
+        Exercise(
+            "no_threshold",
+            "**Predict**: with `threshold = 0` the tally is suppressed only when nobody votes Yes. How many "
+            "orders of magnitude will separate the active attacker's δ from the passive one's at `p_example`? "
+            "Then run it and read the gap.",
+            {"threshold": 0},
+            {"ex_gap_orders": "orders of magnitude between active and passive δ",
+             "ex_log10_delta_passive": "log10 of the passive δ",
+             "ex_delta_active": "active δ at ε_verdict"},
+        ),
+        Exercise(
+            "referendum_p",
+            "The referendum, with an attacker who knows only No votes and rarer Yes votes "
+            "(`referendum_known_yes = 0`, `referendum_p = 0.05`). **Predict**: is the privacy loss "
+            "distribution still the same for every number of known Yes votes? Will δ be larger or smaller "
+            "than at p = 0.5? Then run it.",
+            {"referendum_known_yes": 0, "referendum_p": 0.05},
+            {"ref_same_plrv": "known Yes counts probed with the same loss distribution",
+             "ref_log10_delta_eps0": "log10 δ at the smallest ε (passive = active)"},
+        ),
+    ),
 )
 
 
@@ -202,9 +276,57 @@ def _p_range(table: pd.DataFrame, column: str) -> str:
     return "none of the p swept" if ps.empty else f"p in {{{', '.join(f'{v:g}' for v in ps)}}}"
 
 
+EX7_CLAIMS = ("desfontaines.ex7.active_defeats_threshold", "desfontaines.ex7.passive_private",
+              "desfontaines.ex7.active_gap")
+"""The three claims of Example 7, whose verdicts depend on the Yes probability p the text lost."""
+
+
+def p_readings(claim_id: str = EX7_CLAIMS[0]) -> dict[str, float]:
+    """The readings of the lost Yes probability the ledger lists (its ``choices``): ``{label: p}``.
+
+    Labels are ``"p = <value>"``; the ledger is the one place they are written.
+
+    >>> p_readings()
+    {'p = 1e-05': 1e-05, 'p = 0.0001': 0.0001, 'p = 0.001': 0.001, 'p = 0.01': 0.01}
+    """
+    from ..claims import claim
+
+    out = {}
+    for label in claim(claim_id).alternatives():
+        key, _, value = label.partition("=")
+        if key.strip() != "p" or not value.strip():
+            raise ValueError(f"claim {claim_id}: a reading of p must read 'p = <value>', got {label!r}")
+        out[label] = float(value)
+    return out
+
+
+def example7_at(sweep: Mapping[tuple[str, float], PartialKnowledgeDelta], p: float, epsilon_verdict: float,
+                delta_private: float, reveal_probability: float,
+                min_gap_orders: float = MIN_GAP_ORDERS) -> dict[str, bool]:
+    """The three Example 7 verdicts at one Yes probability ``p`` (which must be in the sweep).
+
+    ``active_defeats_threshold``: the thresholded tally's active δ(ε) equals the
+    plain count's on the whole grid and the output settles the target's vote
+    with probability ≥ ``reveal_probability``; ``passive_private``:
+    δ_P(ε_verdict) ≤ ``delta_private``; ``active_gap``: δ_A(ε_verdict) exceeds
+    δ_P(ε_verdict) by at least ``min_gap_orders`` orders of magnitude.
+    """
+    p = float(p)
+    if ("thresholded tally", p) not in sweep or ("exact tally", p) not in sweep:
+        raise KeyError(f"p = {p:g} is not in the sweep: add it to the p values computed")
+    table = sweep_table({k: sweep[k] for k in (("thresholded tally", p), ("exact tally", p))},
+                        epsilon_verdict, delta_private, reveal_probability, min_gap_orders)
+    row = table[table.mechanism == "thresholded tally"].iloc[0]
+    same = bool(np.allclose(np.exp(sweep["thresholded tally", p].log_active),
+                            np.exp(sweep["exact tally", p].log_active), atol=1e-12, rtol=1e-9))
+    return {EX7_CLAIMS[0]: same and bool(row.active_learns), EX7_CLAIMS[1]: bool(row.passive_private),
+            EX7_CLAIMS[2]: bool(row.much_larger)}
+
+
 def measure_example7(sweep: Mapping[tuple[str, float], PartialKnowledgeDelta], p_example: float,
                      known_votes: int, threshold: int, epsilon_verdict: float, delta_private: float,
-                     reveal_probability: float, min_gap_orders: float = MIN_GAP_ORDERS) -> dict[str, Measurement]:
+                     reveal_probability: float, min_gap_orders: float = MIN_GAP_ORDERS,
+                     readings: Mapping[str, float] | None = None) -> dict[str, Measurement]:
     """The three claims of Example 7, at ``p_example``, with the p range where each holds in the note.
 
     * ``active_defeats_threshold``: the worst-case partial knowledge turns the
@@ -214,6 +336,11 @@ def measure_example7(sweep: Mapping[tuple[str, float], PartialKnowledgeDelta], p
     * ``passive_private``: δ_P(ε_verdict) ≤ ``delta_private``;
     * ``active_gap``: δ_A(ε_verdict) exceeds δ_P(ε_verdict) by at least
       ``min_gap_orders`` orders of magnitude.
+
+    ``readings`` (``{label: p}``, e.g. :func:`p_readings`) are the values of
+    the lost Yes probability the ledger lists as alternatives: each claim is
+    then also measured under each (:func:`example7_at`), and its verdict is
+    computed over them.
     """
     table = sweep_table(sweep, epsilon_verdict, delta_private, reveal_probability, min_gap_orders)
     thr = table[table.mechanism == "thresholded tally"].set_index("p")
@@ -228,39 +355,138 @@ def measure_example7(sweep: Mapping[tuple[str, float], PartialKnowledgeDelta], p
     thr = thr.reset_index()
     defeats = same and bool(row.active_learns)
     gap = bool(row.much_larger)
+    alt: dict[str, dict[str, bool]] = {c: {} for c in EX7_CLAIMS}
+    for label, p in (readings or {}).items():
+        for c, v in example7_at(sweep, p, epsilon_verdict, delta_private, reveal_probability,
+                                min_gap_orders).items():
+            alt[c][label] = v
+    alts = {c: (alt[c] or None) for c in EX7_CLAIMS}
     return {
         "desfontaines.ex7.active_defeats_threshold": Measurement(
-            defeats, note=(f"p={p_example:g}: worst case {int(row.worst_known_yes)} of {known_votes} known votes Yes; "
-                           f"thresholded δ_A(ε) {'equals' if same else 'differs from'} the plain count's on the ε grid; "
-                           f"the output settles the vote with probability {row.settled_active:.3f} "
-                           f"(bar {reveal_probability:g}). Holds for {_p_range(thr, 'defeats')}"
-                           + ("" if known_votes >= threshold else
-                              f"; the attacker controls fewer votes ({known_votes}) than the threshold ({threshold})"))),
+            defeats, alternatives=alts[EX7_CLAIMS[0]],
+            note=(f"p={p_example:g}: worst case {int(row.worst_known_yes)} of {known_votes} known votes Yes; "
+                  f"thresholded δ_A(ε) {'equals' if same else 'differs from'} the plain count's on the ε grid; "
+                  f"the output settles the vote with probability {row.settled_active:.3f} "
+                  f"(bar {reveal_probability:g}). Holds for {_p_range(thr, 'defeats')}"
+                  + ("" if known_votes >= threshold else
+                     f"; the attacker controls fewer votes ({known_votes}) than the threshold ({threshold})"))),
         "desfontaines.ex7.passive_private": Measurement(
-            bool(row.passive_private),
+            bool(row.passive_private), alternatives=alts[EX7_CLAIMS[1]],
             note=(f"p={p_example:g}: δ_P(ε={epsilon_verdict:g}) = 10^{row.log10_delta_passive:.1f} "
                   f"(bar {delta_private:g}). Holds for {_p_range(thr, 'passive_private')}; the exact tally is not "
                   f"private (so the threshold is what protects) for {_p_range(thr, 'threshold_protects')}")),
         "desfontaines.ex7.active_gap": Measurement(
-            gap, note=(f"p={p_example:g}: δ_A/δ_P at ε={epsilon_verdict:g} is 10^{row.gap_orders:.1f} "
-                       f"(bar: {min_gap_orders:g} orders of magnitude). Holds for {_p_range(thr, 'much_larger')}")),
+            gap, alternatives=alts[EX7_CLAIMS[2]],
+            note=(f"p={p_example:g}: δ_A/δ_P at ε={epsilon_verdict:g} is 10^{row.gap_orders:.1f} "
+                  f"(bar: {min_gap_orders:g} orders of magnitude). Holds for {_p_range(thr, 'much_larger')}")),
     }
+
+
+def readings_table(measurements: Mapping[str, Measurement]) -> pd.DataFrame:
+    """Example 7's claims under each reading of the lost p: one row per claim, one column per reading.
+
+    >>> m = {"desfontaines.ex7.active_gap": Measurement(True, alternatives={"p = 0.1": False, "p = 0.2": True})}
+    >>> readings_table(m).to_dict("records")
+    [{'claim': 'desfontaines.ex7.active_gap', 'p = 0.1': 'fails', 'p = 0.2': 'holds'}]
+    """
+    rows = []
+    for cid, m in measurements.items():
+        if m.alternatives:
+            rows.append({"claim": cid, **{k: "holds" if v else "fails" for k, v in m.alternatives.items()}})
+    return pd.DataFrame(rows)
+
+
+def readings_detail(table: pd.DataFrame, readings: Mapping[str, float]) -> pd.DataFrame:
+    """What each reading of p measures (thresholded tally, from :func:`sweep_table`): one row per reading.
+
+    Columns: ``p``, the probability that the output settles the target's vote
+    for the active attacker, log10 of the passive δ at ε_verdict, and the
+    active/passive gap in orders of magnitude.
+    """
+    thr = table[table.mechanism == "thresholded tally"].set_index("p")
+    rows = {label: {"p": float(p), **{c: float(thr.loc[float(p), c]) for c in
+                                      ("settled_active", "log10_delta_passive", "gap_orders")}}
+            for label, p in readings.items()}
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def _join(items: Sequence[str]) -> str:
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def verdict_phrase(entry: Mapping[str, Any]) -> str:
+    """A claim's recorded verdict as a phrase for the prose (from ``Recorder.results[claim_id]``).
+
+    With alternatives, the phrase names the readings under which the claim
+    holds and those under which it does not.
+
+    >>> verdict_phrase({"verdict": "reproduced"})
+    'reproduced'
+    >>> verdict_phrase({"verdict": "depends on an unstated choice", "alternatives": {
+    ...     "p = 0.0001": {"verdict": "reproduced"}, "p = 0.01": {"verdict": "not reproduced"}}})
+    'depends on an unstated choice (reproduced for p = 0.0001, not reproduced for p = 0.01)'
+    """
+    v = str(entry["verdict"])
+    alts = entry.get("alternatives") or {}
+    if not alts:
+        return v
+    by: dict[str, list[str]] = {}
+    for label, a in alts.items():
+        by.setdefault(str(a["verdict"]), []).append(label)
+    if len(by) == 1:
+        return f"{v} under every reading ({_join(list(alts))})"
+    return f"{v} (" + ", ".join(f"{w} for {_join(labels)}" for w, labels in by.items()) + ")"
+
+
+def verdict_summary(results: Mapping[str, Mapping[str, Any]], claim_ids: Sequence[str]) -> str:
+    """How many of ``claim_ids`` each verdict has, as a phrase: ``'7 reproduced'``, ``'6 reproduced, 1 not reproduced'``.
+
+    >>> verdict_summary({"a": {"verdict": "reproduced"}, "b": {"verdict": "not reproduced"}}, ["a", "b"])
+    '1 reproduced, 1 not reproduced'
+    """
+    counts: dict[str, int] = {}
+    for cid in claim_ids:
+        v = str(results[cid]["verdict"]) if cid in results else "not run"
+        counts[v] = counts.get(v, 0) + 1
+    return ", ".join(f"{n} {v}" for v, n in counts.items())
+
+
+def first_zero_epsilon(r: PartialKnowledgeDelta) -> str:
+    """The smallest ε of the grid from which both attackers' δ is exactly 0, as text (``"never on the grid"``).
+
+    >>> inf = float("inf")
+    >>> by_b = np.array([[[-0.7, -inf, -inf]], [[-1.6, -2.3, -inf]]])  # (direction, background, ε)
+    >>> r = PartialKnowledgeDelta(np.array([0.0, 1.0, 2.0]), np.array([0]), np.array([0.0]), by_b,
+    ...                           np.full((2, 1), -inf))
+    >>> first_zero_epsilon(r)
+    '2'
+    """
+    zero = np.isneginf(r.log_passive) & np.isneginf(r.log_active)
+    tail = np.flip(np.logical_and.accumulate(np.flip(zero)))  # zero here and at every larger ε
+    return f"{float(r.epsilons[np.argmax(tail)]):g}" if tail.any() else "never on the grid"
 
 
 def monte_carlo_checks(n_voters: int, threshold: int, known_votes: int, p_values: Sequence[float],
                        epsilons: Sequence[float], n_samples: int, seed: int,
-                       noise_epsilon: float | None = None) -> pd.DataFrame:
+                       noise_epsilon: float | None = None,
+                       sweep: Mapping[tuple[str, float], PartialKnowledgeDelta] | None = None) -> pd.DataFrame:
     """Monte Carlo estimates of δ(ε) (direction Yes vs No) beside the exact values, with 95 % intervals.
 
     For every mechanism and p: the passive attacker (known votes drawn from
     the data) and the active one (the worst-case known Yes count at the
-    first ε), each from ``n_samples`` simulated runs.
+    first ε), each from ``n_samples`` simulated runs. ``sweep``: the exact
+    results of :func:`example7_sweep` for the same setting, reused instead of
+    recomputed where they cover (mechanism, p) on the same ε grid.
     """
     rng = np.random.default_rng(seed)
+    eps = np.asarray(epsilons, float)
     rows = []
     for name, mech in mechanisms(threshold, noise_epsilon).items():
         for p in p_values:
-            exact = tally_partial_knowledge_delta(mech, n_voters, float(p), known_votes, epsilons)
+            exact = (sweep or {}).get((name, float(p)))
+            if exact is None or not np.array_equal(exact.epsilons, eps):
+                exact = tally_partial_knowledge_delta(mech, n_voters, float(p), known_votes, epsilons)
             worst = int(exact.backgrounds[np.argmax(exact.log_delta_by_background[0, :, 0])])
             for who, b, ex in (("passive", None, exact.log_passive_by_direction[0]),
                                ("active", worst, exact.log_delta_by_background[0, worst])):
@@ -345,12 +571,14 @@ def axioms_table(sweep: Mapping[tuple[str, float], PartialKnowledgeDelta], n_vot
         p = float(p)
         lbg = stats.binom.logpmf(bs, known_votes, p)
 
+        thr_by_b = {int(b): conditional_distributions(thr, m, p, int(b)) for b in bs}  # shared by both axioms
+
         def coarse(b: int) -> tuple[np.ndarray, np.ndarray]:
-            d = conditional_distributions(thr, m, p, b)
+            d = thr_by_b[b]
             return tuple(post_process(d.labels, lp, f)[1] for lp in d.log_prob)
 
         def mixed(b: int) -> tuple[np.ndarray, np.ndarray]:
-            d1, d2 = conditional_distributions(thr, m, p, b), conditional_distributions(ex, m, p, b)
+            d1, d2 = thr_by_b[b], conditional_distributions(ex, m, p, b)
             return tuple(mix(d1.labels, d1.log_prob[t], d2.labels, d2.log_prob[t], weight)[1] for t in (0, 1))
 
         base, other = sweep["thresholded tally", p], sweep["exact tally", p]

@@ -158,7 +158,11 @@ def log_delta(pld: PrivacyLossDistribution, epsilons: Iterable[float],
     >>> [round(float(np.exp(v)), 4) for v in log_delta(pld, [0.0, np.inf])]
     [0.9, 0.1]
     """
-    eps = _eps_grid(epsilons)
+    return _log_delta(pld, _eps_grid(epsilons), tolerance)
+
+
+def _log_delta(pld: PrivacyLossDistribution, eps: np.ndarray, tolerance: float = LOSS_TOLERANCE) -> np.ndarray:
+    """:func:`log_delta` on an ε grid already checked by ``_eps_grid``."""
     lp, loss = pld.log_prob, pld.loss
     out = np.full(len(eps), -np.inf)
     fin = np.isfinite(eps)
@@ -167,6 +171,8 @@ def log_delta(pld: PrivacyLossDistribution, epsilons: Iterable[float],
     if not len(lp) or not fin.any():
         return out
     e = eps[fin][None, :]
+    some = loss > e.min() + tolerance                  # atoms with a loss above some ε: the others add 0
+    lp, loss = lp[some], loss[some]
     hit = loss[:, None] > e + tolerance                                   # atoms × ε
     with np.errstate(invalid="ignore", over="ignore"):
         gap = np.where(np.isposinf(loss)[:, None], -np.inf, e - loss[:, None])
@@ -304,7 +310,7 @@ def partial_knowledge_delta(
         logs = conditional(int(b))
         for d, (t, t2) in enumerate(DIRECTIONS):
             pld = privacy_loss_distribution(logs[t], logs[t2])
-            out[d, j] = log_delta(pld, eps)
+            out[d, j] = _log_delta(pld, eps)
             inf[d, j] = pld.log_mass_infinite()
     return PartialKnowledgeDelta(eps, bs, lb, out, inf)
 
