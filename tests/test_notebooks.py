@@ -215,6 +215,23 @@ def test_prose_never_contradicts_the_record(executed_book: Path, name: str) -> N
     assert prose_verdict_contradictions(text, recorded) == []
 
 
+@pytest.mark.notebook
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_every_exercise_answer_is_a_value_the_chapter_glues(executed_book: Path, name: str) -> None:
+    """A computed solution shows glued values: each one an exercise names must exist in a run."""
+    from anonlab.course import glued_outputs
+
+    only = [n for n in os.environ.get("ANONLAB_TEST_CHAPTERS", "").split(",") if n]
+    if only and name not in only:
+        pytest.skip("not among ANONLAB_TEST_CHAPTERS")
+    glued = glued_outputs(executed_book / "book" / f"{name}.ipynb")
+    for e in chapters.get(name).exercises:
+        missing = [k for k in e.answer if k not in glued]
+        assert not missing, f"{name}/{e.key}: the notebook glues no {missing}"
+        if e.figure:
+            assert "image/png" in glued.get(e.figure, {}), f"{name}/{e.key}: no glued figure {e.figure!r}"
+
+
 @pytest.mark.book
 def test_the_book_builds_without_warnings_and_links_resolve(
     executed_book: Path, monkeypatch: pytest.MonkeyPatch
