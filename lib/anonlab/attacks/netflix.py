@@ -26,12 +26,11 @@ lecture slides, "Weighted Scoring Algorithm" and "Main Result"):
   chosen attributes of the target, each with ``Sim >= 1 - eps``, the database
   can be ``(1 - eps - delta, 1 - eps)``-de-anonymised ([NS08] Theorem 1).
 
-The score of one ``aux`` against all N records is computed at once: the
-columns of the ``m`` aux movies are gathered from the column-ordered sparse
-matrix, the per-rating similarities form an ``N x m`` ``scipy.sparse`` matrix
-and its product with the weights is the score vector. There is no Python loop
-over records; the work is proportional to the number of ratings of the aux
-movies.
+The score of one ``aux`` against all N records is computed at once: for each
+of the ``m`` aux movies, the slice of its ratings in the column-ordered sparse
+matrix gives the similarities of every record that rated it, added (times the
+movie's weight) to those records' scores. There is no Python loop over
+records; the work is proportional to the number of ratings of the aux movies.
 
 The experiments (:func:`reidentification_trials`) are scored with the book's
 one protocol: :func:`attack_result` turns the trials of one aux size into an
@@ -506,9 +505,10 @@ def scores(
 
     .. math:: \text{Score}(aux, r) = \sum_{i \in supp(aux)} w(i)\, \text{Sim}(aux_i, r_i)
 
-    A movie the record did not rate contributes 0. Computed as the product of
-    an ``N x m`` sparse matrix of ``Sim`` values (one column per aux movie,
-    gathered from the column-ordered data) with the vector of weights.
+    A movie the record did not rate contributes 0. Computed column by column:
+    for each aux movie, ``Sim`` of every record that rated it (one slice of the
+    column-ordered data) times ``w(i)`` is added to those records' scores; no
+    loop over records, no ``N x m`` temporary.
 
     Parameters
     ----------
@@ -544,19 +544,44 @@ def scores(
     ...        normalize=True).round(3)
     array([0.519, 0.406, 0.235])
     """
-    excl = None if exclude is None else np.atleast_1d(np.asarray(exclude, dtype=np.int64))
-    if aux.m == 0:
-        out = np.zeros(data.n_users)
-    else:
-        rows, entry, sim, w = _similarities(data, aux, similarity, weights, excl)
-        indptr = np.concatenate([[0], np.cumsum(np.bincount(entry, minlength=aux.m))])
-        sim_matrix = sp.csc_matrix((sim, rows, indptr), shape=(data.n_users, aux.m))
-        out = sim_matrix @ w
+    excl = None if exclude is None else np.unique(np.asarray(exclude, dtype=np.int64))
+    out = np.zeros(data.n_users)
+    if aux.m:
+        support = data.support[aux.movies]
+        if excl is not None and excl.size:
+            support = support - _rated_by(data, aux.movies, excl)
+        w = attribute_weights(support, weights)
+        for j, lo, hi, sim in _column_similarities(data, aux, similarity):
+            out[data.by_movie.indices[lo:hi]] += w[j] * sim
         if normalize:
             out /= aux.m
     if excl is not None:
         out[excl] = np.nan
     return out
+
+
+def _rated_by(data: RatingMatrix, movies: np.ndarray, users: np.ndarray) -> np.ndarray:
+    """How many of ``users`` (distinct) rated each of ``movies``."""
+    indptr, indices = data.by_user.indptr, data.by_user.indices
+    count = np.zeros(len(movies), dtype=np.int64)
+    for u in users:
+        count += np.isin(movies, indices[indptr[u]:indptr[u + 1]])
+    return count
+
+
+def _column_similarities(data: RatingMatrix, aux: AuxRecord, similarity: Similarity):
+    """For each aux entry ``j``: its column's slice ``lo:hi`` of the column-ordered data and
+    ``Sim(aux_j, r_j)`` of every record that rated the movie (in column order)."""
+    use_dates = aux.days is not None and similarity.date_scale is not None
+    if use_dates and data.dates_by_movie is None:
+        raise ValueError("the aux has dates but the data have none")
+    indptr, vals, dates = data.by_movie.indptr, data.by_movie.data, data.dates_by_movie
+    for j, i in enumerate(aux.movies):
+        lo, hi = int(indptr[i]), int(indptr[i + 1])
+        sim = attribute_similarity(aux.ratings[j:j + 1], vals[lo:hi],
+                                   aux.days[j:j + 1] if use_dates else None,
+                                   dates[lo:hi] if use_dates else None, similarity)
+        yield j, lo, hi, sim
 
 
 def top_two(score: np.ndarray) -> tuple[int, float, float]:
@@ -591,7 +616,7 @@ def _top2_std(score: np.ndarray, skip: int | None) -> tuple[int, float, float, f
         score[skip] = 0.0
         n -= 1
     total = float(score.sum())
-    sq = float(np.dot(score, score))
+    sq = float(np.square(score).sum())
     if skip is not None:
         score[skip] = saved
     var = max(0.0, sq / n - (total / n) ** 2)
