@@ -191,14 +191,18 @@ def attribute_similarity(
     >>> attribute_similarity(np.array([3]), np.array([3]), np.array([10]), np.array([10]))
     array([2.])
     """
-    dr = np.abs(np.asarray(aux_rating, dtype=np.float64) - np.asarray(rating, dtype=np.float64))
+    # differences in float64 straight from the stored dtypes (uint8 stars, int16 days), in place
+    dr = np.asarray(np.subtract(aux_rating, rating, dtype=np.float64))
+    np.abs(dr, out=dr)
     use_dates = aux_day is not None and day is not None and similarity.date_scale is not None
-    dd = (np.abs(np.asarray(aux_day, dtype=np.float64) - np.asarray(day, dtype=np.float64))
-          if use_dates else None)
+    dd = None
+    if use_dates:
+        dd = np.asarray(np.subtract(aux_day, day, dtype=np.float64))
+        np.abs(dd, out=dd)
     if similarity.kind == "exponential":
-        out = np.exp(-dr / similarity.rating_scale)
+        out = np.exp(np.divide(dr, -similarity.rating_scale, out=dr), out=dr)  # exp(-|Δ| / ρ0)
         if dd is not None:
-            out += np.exp(-dd / similarity.date_scale)
+            out += np.exp(np.divide(dd, -similarity.date_scale, out=dd), out=dd)
         return out
     if similarity.kind == "threshold":
         ok = dr <= similarity.rating_scale + 1e-9
