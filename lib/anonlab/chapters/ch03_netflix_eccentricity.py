@@ -33,7 +33,7 @@ from ..claims import Measurement
 from ..data.netflix_synthetic import NETFLIX_SHAPE, RatingMatrix, generate_netflix_like, shape_statistics
 from ..measures import score
 from ..validation import Param, ParameterError, ParameterSpec, check_random_state
-from . import Chapter
+from . import Chapter, Exercise
 
 __all__ = [
     "CHAPTER", "HEADLINE_8", "HEADLINE_2", "M_MAX", "Experiment", "Curves", "WorkedExample",
@@ -188,6 +188,69 @@ CHAPTER = Chapter(
     quick={"m_grid": [1, 2, 4, 8], "n_targets": 40, "synthetic_users": 5000, "synthetic_targets": 20,
            "synthetic_m_grid": [2, 8]},
     data=("movielens100k-ratings",),
+    goals=(
+        "Score every record of a sparse release against an adversary's partial knowledge "
+        "(Scoreboard-RH: weights for rare movies, a per-movie similarity, the eccentricity test).",
+        "Read a re-identification curve and the precision/coverage trade-off the threshold φ sets, "
+        "including for targets who are not in the release.",
+        "See how a choice the paper tuned to its data (the similarity's scales) moves the verdicts on other data.",
+    ),
+    assumes=("the mean and standard deviation of a list of numbers, and a table of users by items with "
+             "most cells empty; no privacy background."),
+    exercises=(
+        Exercise(
+            "slides_weights",
+            "**Predict** first: with the slides' weights 1/log2(|supp(i)| + 1) instead of N-S's "
+            "1/ln |supp(i)| (`weight_convention = \"slides\"`), will the share of MovieLens targets "
+            "re-identified from 8 known movies go up, go down or stay put? (Why can the weights never "
+            "change the eccentricity of a one-movie aux?) Then run it.",
+            {"weight_convention": "slides"},
+            {"rate_ref": "re-identified at m = 8 (exact ratings, dates ±14 d)",
+             "top1_ref": "best-scoring record is the target's (no threshold)",
+             "fm_at": "removed targets falsely matched at m = 8"},
+        ),
+        Exercise(
+            "date_scale3",
+            "N-S's similarity forgives a date error over about 30 days (`date_scale = 30`). **Predict**: "
+            "if it expects dates within about three days (`date_scale = 3.0`), will the curve with dates "
+            "known to ±3 days rise or fall, and the curve with dates known to ±14 days? Then run it.",
+            {"date_scale": 3.0},
+            {"rate_few": "re-identified at m = 8, dates ±3 d",
+             "rate_ref": "re-identified at m = 8, dates ±14 d",
+             "fm_at": "removed targets falsely matched at m = 8"},
+        ),
+        Exercise(
+            "phi3",
+            "**Predict**: with a stricter threshold (`phi = 3.0` instead of 1.5), where do the share "
+            "of targets re-identified and the share of removed targets falsely matched go? Will the "
+            "precision when half the targets are absent reach 0.9? Then run it, and say which φ you "
+            "would choose for what use.",
+            {"phi": 3.0},
+            {"rate_ref": "re-identified at m = 8 (exact ratings, dates ±14 d)",
+             "fm_at": "removed targets falsely matched at m = 8",
+             "mixed_prec": "precision, half the targets absent",
+             "mixed_cov": "coverage, half the targets absent"},
+        ),
+        Exercise(
+            "rare_top2000",
+            "**Predict**: if \"rare\" means outside the 2,000 most-rated of 17,770 movies "
+            "(`rare_top = 2000`, scaled to MovieLens) instead of 500, does knowing only rare movies "
+            "still help when the ratings are approximate (±1 star)? Then run it.",
+            {"rare_top": 2000},
+            {"top_k": "most-rated movies excluded (scaled to MovieLens)",
+             "rare_gain": "mean gain of rare over uniformly chosen movies, across m"},
+        ),
+        Exercise(
+            "scale_n",
+            "The theorem's sufficient aux size grows with log N. **Predict**: with four times as many "
+            "synthetic subscribers (`synthetic_users = 20000` instead of the quick preset's 5,000), "
+            "will the headline settings re-identify more or fewer targets, and will removed targets be "
+            "falsely matched more often? Then run it.",
+            {"synthetic_users": 20_000},
+            {"syn_users": "synthetic users", "h8": "re-identified: 8 ratings, 2 wrong, dates ±14 d",
+             "h2": "re-identified: 2 ratings, dates ±3 d", "syn_fm": "removed targets falsely matched at m = 8"},
+        ),
+    ),
 )
 
 
