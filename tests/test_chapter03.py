@@ -300,3 +300,7 @@ def test_synthetic_source_reuses_the_main_data() -> None:
     src = ch.ChapterData(RatingMatrix.from_dense(pd.DataFrame({"a": [1.0, 2.0]})), "x", [],
                          {"dataset": "synthetic", "users": 1000, "seed": 0})
     assert ch.synthetic_source(1000, 0, src) is src
+    prize = ch.ChapterData(src.data, "Netflix Prize", [], {"dataset": "netflix-prize", "path": "/x"})
+    assert ch.synthetic_source(1000, 0, prize) is prize  # the scale section runs on the Prize itself
+    h = pd.Series({"rate": 0.5, "ci_low": 0.4, "ci_high": 0.6, "n": 10})
+    assert ch.measure_headlines(h, h, 480_189, 1.5, "Netflix Prize")[ch.HEADLINE_8].note.startswith("Netflix Prize, 480,189")

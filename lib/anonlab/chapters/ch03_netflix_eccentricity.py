@@ -301,9 +301,10 @@ def load_data(dataset: str, netflix_path: str | None, synthetic_users: int, seed
 
 
 def synthetic_source(synthetic_users: int, seed: int, source: ChapterData | None = None) -> ChapterData:
-    """The synthetic Netflix-shaped data of the scale section (``source`` if it is already that data)."""
+    """The data of the scale section: synthetic Netflix-shaped data (``source`` if it is already
+    that data), or the Netflix Prize itself when ``source`` is the user's copy of it."""
     key = {"dataset": "synthetic", "users": synthetic_users, "seed": seed}
-    if source is not None and dict(source.key) == key:
+    if source is not None and (dict(source.key) == key or source.key.get("dataset") == "netflix-prize"):
         return source
     return load_data("synthetic", None, synthetic_users, seed)
 
@@ -913,9 +914,10 @@ def measure_theorem(thm: pd.DataFrame, epsilon: float, delta: float, data_name: 
              f"(needs >= {1 - epsilon:.2f}); eps = {epsilon}, delta = {delta}")}
 
 
-def measure_headlines(h8: pd.Series, h2: pd.Series, n_users: int, phi: float) -> dict[str, Measurement]:
-    """The two headline rates measured on synthetic data, with Wilson intervals."""
-    note = f"synthetic Netflix-shaped data, {n_users:,} users, phi = {phi:g}"
+def measure_headlines(h8: pd.Series, h2: pd.Series, n_users: int, phi: float,
+                      data_name: str = "synthetic Netflix-shaped data") -> dict[str, Measurement]:
+    """The two headline rates measured on the scale section's data, with Wilson intervals."""
+    note = f"{data_name.split(' (')[0]}, {n_users:,} users, phi = {phi:g}"
     return {cid: Measurement(float(r["rate"]), ci=(float(r["ci_low"]), float(r["ci_high"])), n=int(r["n"]),
                              note=note)
             for cid, r in ((HEADLINE_8, h8), (HEADLINE_2, h2))}
@@ -963,7 +965,8 @@ def plot_curves(curves: Curves, m_grid: Sequence[int], m_star: int, rating_error
     return fig
 
 
-def plot_synthetic(syn: Curves, d_ref: int, n_users: int, pc_m: int, few_m: int) -> Any:
+def plot_synthetic(syn: Curves, d_ref: int, n_users: int, pc_m: int, few_m: int,
+                   data_name: str = "synthetic Netflix-shaped data") -> Any:
     """The synthetic curves, the removed targets' false matches and the paper's headlines."""
     import matplotlib.pyplot as plt
 
@@ -977,7 +980,7 @@ def plot_synthetic(syn: Curves, d_ref: int, n_users: int, pc_m: int, few_m: int)
             label=f"target removed: false matches (±{d_ref} d)")
     _draw_headlines(ax, pc_m, few_m)
     ax.set(xlabel="m, movies known to the adversary", ylabel=f"share of targets re-identified (φ = {syn.phi:g})",
-           title=f"synthetic Netflix-shaped data, {n_users:,} users", ylim=(-0.02, 1.02))
+           title=f"{data_name.split(' (')[0]}, {n_users:,} users", ylim=(-0.02, 1.02))
     ax.legend(fontsize=7, loc="upper left")
     return fig
 
