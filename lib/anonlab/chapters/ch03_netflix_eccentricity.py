@@ -202,12 +202,14 @@ CHAPTER = Chapter(
             "slides_weights",
             "**Predict** first: with the slides' weights 1/log2(|supp(i)| + 1) instead of N-S's "
             "1/ln |supp(i)| (`weight_convention = \"slides\"`), will the share of MovieLens targets "
-            "re-identified from 8 known movies go up, go down or stay put? (Why can the weights never "
-            "change the eccentricity of a one-movie aux?) Then run it.",
+            "re-identified from 8 known movies go up, go down or stay put, and the targets' mean "
+            "eccentricity at m = 1 and at m = 8? (Why can the weights never change the eccentricity of "
+            "a one-movie aux?) Then run it.",
             {"weight_convention": "slides"},
             {"rate_ref": "re-identified at m = 8 (exact ratings, dates ±14 d)",
              "top1_ref": "best-scoring record is the target's (no threshold)",
-             "fm_at": "removed targets falsely matched at m = 8"},
+             "ecc_min_m": "mean eccentricity of the targets at m = 1",
+             "ecc_at": "mean eccentricity of the targets at m = 8"},
         ),
         Exercise(
             "date_scale3",
@@ -780,7 +782,11 @@ def curve_glue(curves: Curves, at: int, rating_error: int, date_errors: Sequence
     r_ref, nodate = curves.rates[k["ref"]].loc[at], curves.rates[k["nodate"]]
     m50_nodates = first_m(nodate)
     d_few = min(date_errors)
-    return {"at_m": at, "rate_ref": float(r_ref["rate"]),
+    ref_trials = curves.trials[k["ref"]]
+    m_min = int(ref_trials["m"].min())
+    return {"at_m": at, "rate_ref": float(r_ref["rate"]), "m_min": m_min,
+            "ecc_min_m": float(at_m(ref_trials, m_min)["eccentricity"].mean()),
+            "ecc_at": float(at_m(ref_trials, at)["eccentricity"].mean()),
             "rate_few": float(curves.rates[f"exact ratings, dates ±{d_few} d"].loc[at, "rate"]),
             "rate_ref_ci": f"[{r_ref['ci_low']:.2f}, {r_ref['ci_high']:.2f}]", "top1_ref": float(r_ref["top1"]),
             "m50_dates": str(first_m(curves.rates[k["ref"]])),
