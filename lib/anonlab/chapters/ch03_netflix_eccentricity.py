@@ -636,7 +636,11 @@ class WorkedExample:
 
     def glue_values(self, phi: float) -> dict[str, Any]:
         m = self.match
+        paper = np.array([claims.reported(f"slides.netflix.score_r{i}") for i in (1, 2, 3)])
         return {"ex_weights": " / ".join(f"{w:.3f}" for w in self.weights),
+                "ex_score_gap": float(np.max(np.abs(self.scores - paper))),
+                "ex_w_ln": " / ".join(f"{w:.3f}" for w in nf.attribute_weights(self.data.support, "natural")),
+                "ex_w_log2": " / ".join(f"{w:.3g}" for w in 1 / np.log2(self.data.support)),
                 "ex_scores": " / ".join(f"{s:.3f}" for s in self.scores),
                 "ex_gap": m.best_score - m.second_score, "ex_sd": float(np.std(self.scores)),
                 "ex_ecc": m.eccentricity, "ex_half_gap": (m.best_score - m.second_score) / 2,
