@@ -6,6 +6,15 @@ the user's Netflix Prize copy or synthetic Netflix-shaped data), the figures
 that need more than a few lines, and the tested functions that decide its
 claims (``measure_*``, each returning ``{claim id: Measurement}``).
 
+Where the sources leave a choice open the chapter measures every reading and
+the ledger's ``choices`` make the verdict computed: the per-movie similarity of
+the curves (:data:`SIM_PAPER`, N-S's Netflix scales, or :data:`SIM_MATCHED`, a
+0/1 test within the aux's own errors, :func:`matched_similarity`), the worked
+example's φ (:func:`example_readings`) and the Sim of Bob's cartoon
+(:func:`bob_readings`); :func:`with_readings` folds the readings into one
+measurement per claim and :func:`verdict_glue` turns the recorded verdicts into
+the phrases the prose quotes.
+
 The attack itself lives in :mod:`anonlab.attacks.netflix`; every attack run is
 scored through the one protocol (:func:`anonlab.attacks.netflix.attack_result`
 and :func:`anonlab.measures.score`).
