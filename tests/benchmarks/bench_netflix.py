@@ -17,7 +17,7 @@ writes to ``_build/benchmarks/netflix.json``:
    the library is slower than the plain NumPy version.
 
 Options: ``--users`` (default the full 480,189), ``--auxes`` (default 3),
-``--reps`` (timing repetitions per aux, best taken; default 5), ``--out``.
+``--reps`` (timing repetitions per aux, interleaved, best taken; default 9), ``--out``.
 """
 
 from __future__ import annotations
@@ -61,21 +61,23 @@ def numpy_scores(data: RatingMatrix, aux: nf.AuxRecord, rho0: float = 1.5, d0: f
     return out
 
 
-def best_time(fn, reps: int) -> float:
-    """Fastest of ``reps`` calls, in seconds (the least disturbed by other processes)."""
-    times = []
+def best_times(fns: dict, reps: int) -> dict:
+    """Fastest of ``reps`` calls of each function, in seconds, the calls interleaved
+    (so that load from other processes falls on all of them alike)."""
+    times: dict = {k: [] for k in fns}
     for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+        for k, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            times[k].append(time.perf_counter() - t0)
+    return {k: min(v) for k, v in times.items()}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--users", type=int, default=NETFLIX_SHAPE["n_users"])
     ap.add_argument("--auxes", type=int, default=3)
-    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--reps", type=int, default=9)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=str(Path(os.environ.get("ANONLAB_ROOT", ".")) / "_build" / "benchmarks"
                                           / "netflix.json"))
@@ -100,9 +102,9 @@ def main() -> None:
         ref = numpy_scores(data, aux)
         identical = bool(np.array_equal(lib, ref))
         assert identical or np.allclose(lib, ref, rtol=1e-12, atol=0), "library and NumPy reference differ"
-        t_lib = best_time(lambda: nf.scores(data, aux), args.reps)
-        t_ref = best_time(lambda: numpy_scores(data, aux), args.reps)
-        t_rh = best_time(lambda: nf.scoreboard_rh(data, aux, phi=1.5), args.reps)
+        best = best_times({"lib": lambda: nf.scores(data, aux), "ref": lambda: numpy_scores(data, aux),
+                           "rh": lambda: nf.scoreboard_rh(data, aux, phi=1.5)}, args.reps)
+        t_lib, t_ref, t_rh = best["lib"], best["ref"], best["rh"]
         match = nf.scoreboard_rh(data, aux, phi=1.5)
         n_aux_ratings = int(data.support[aux.movies].sum())
         rows.append({"target": int(t), "aux_ratings": n_aux_ratings, "library_ms": t_lib * 1e3,

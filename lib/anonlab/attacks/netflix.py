@@ -511,8 +511,9 @@ def scores(
 
     A movie the record did not rate contributes 0. Computed column by column:
     for each aux movie, ``Sim`` of every record that rated it (one slice of the
-    column-ordered data) times ``w(i)`` is added to those records' scores; no
-    loop over records, no ``N x m`` temporary.
+    column-ordered data) times ``w(i)``; one ``numpy.bincount`` then adds each
+    record's contributions in aux order. No loop over records, no ``N x m``
+    matrix.
 
     Parameters
     ----------
@@ -549,16 +550,25 @@ def scores(
     array([0.519, 0.406, 0.235])
     """
     excl = None if exclude is None else np.unique(np.asarray(exclude, dtype=np.int64))
-    out = np.zeros(data.n_users)
     if aux.m:
         support = data.support[aux.movies]
         if excl is not None and excl.size:
             support = support - _rated_by(data, aux.movies, excl)
         w = attribute_weights(support, weights)
+        indptr, indices = data.by_movie.indptr, data.by_movie.indices
+        rows = np.empty(int((indptr[aux.movies + 1] - indptr[aux.movies]).sum()), dtype=indices.dtype)
+        contrib = np.empty(rows.size)
+        pos = 0
         for j, lo, hi, sim in _column_similarities(data, aux, similarity):
-            out[data.by_movie.indices[lo:hi]] += w[j] * sim
+            rows[pos:pos + hi - lo] = indices[lo:hi]
+            np.multiply(sim, w[j], out=contrib[pos:pos + hi - lo])
+            pos += hi - lo
+        # one pass adds each record's contributions in aux order, starting from 0
+        out = np.bincount(rows, weights=contrib, minlength=data.n_users)
         if normalize:
             out /= aux.m
+    else:
+        out = np.zeros(data.n_users)
     if excl is not None:
         out[excl] = np.nan
     return out
