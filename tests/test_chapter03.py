@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from anonlab.attacks import netflix as nf
+from anonlab.claims import Measurement
 from anonlab.chapters import ch03_netflix_eccentricity as ch
 from anonlab.data.netflix_synthetic import RatingMatrix, generate_netflix_like
 from anonlab.measures import score
@@ -149,6 +150,39 @@ def test_precision_coverage_by_hand() -> None:
     assert row["coverage_mixed"] == 0.5 and row["precision_mixed"] == 0.75
     assert pc.loc[0.0, "coverage_mixed"] == 1.0 and pc.loc[0.0, "precision_mixed"] == 3 / 8
     assert ch.pc_glue(pc.reset_index(), 1.5) == {"mixed_prec": 0.75, "mixed_cov": 0.5, "member_prec_min": 0.75}
+    assert row["answers_mixed"] == 4 and row["precision_mixed_ci_low"] < 0.75 < row["precision_mixed_ci_high"]
+
+
+def test_detection_verdict_uses_the_interval() -> None:
+    """A precision below 0.9 whose interval reaches 0.9 is inconclusive; one clearly below fails."""
+    from anonlab import claims
+
+    c = claims.claim("ns.empirical.detect_not_in_sample")
+    alts = {ch.SIM_PAPER: 0.886, ch.SIM_MATCHED: 0.88}
+    rec = {"measured": 0.886, "ci": [0.85, 0.91], "alternatives": {k: {"measured": v} for k, v in alts.items()}}
+    assert claims.decide(c, rec) == "inconclusive"
+    assert claims.decide(c, dict(rec, ci=[0.85, 0.89])) == "not reproduced"
+    rec["alternatives"][ch.SIM_MATCHED]["measured"] = 0.95
+    assert claims.decide(c, rec) == "depends on an unstated choice"
+
+
+def test_with_readings_keeps_the_default_and_every_reading() -> None:
+    a = {"x": Measurement(0.5, ci=(0.4, 0.6), n=10, note="paper")}
+    b = {"x": Measurement(0.7, note="matched")}
+    got = ch.with_readings({ch.SIM_PAPER: a, ch.SIM_MATCHED: b})["x"]
+    assert (got.value, got.ci, got.n) == (0.5, (0.4, 0.6), 10)
+    assert dict(got.alternatives) == {ch.SIM_PAPER: 0.5, ch.SIM_MATCHED: 0.7}
+    assert got.note == f"paper | {ch.SIM_MATCHED}: matched"
+    with pytest.raises(ValueError, match="default reading"):
+        ch.with_readings({ch.SIM_MATCHED: b})
+
+
+def test_matched_similarity_is_one_within_the_aux_errors() -> None:
+    sim = ch.matched_similarity(1, 14)
+    got = nf.attribute_similarity(np.array([3, 3, 3, 3]), np.array([4, 2, 5, 3]), np.array([0, 0, 0, 0]),
+                                  np.array([14, -14, 0, 15]), sim)
+    assert got.tolist() == [1.0, 1.0, 0.0, 0.0]  # 2 stars off; 15 days off
+    assert ch.matched_similarity(0, None).date_scale is None
 
 
 def test_measure_detection_by_hand() -> None:
@@ -156,13 +190,15 @@ def test_measure_detection_by_hand() -> None:
                        absent={8: (2, 40)}))
     pc = ch.precision_coverage(ch.at_m(c.trials["exact ratings, dates ±14 d"], 8), ch.at_m(c.absent, 8), [1.5])
     got = ch.measure_detection(c, pc, 8, [3, 14], "toy")
-    assert got["ns.empirical.detect_not_in_sample"].value is True  # 40 / 42 = 0.952 >= 0.9
+    det = got["ns.empirical.detect_not_in_sample"]
+    assert det.value == pytest.approx(40 / 42) and det.n == 42  # 40 right of 42 answers
+    assert det.ci[0] < 40 / 42 < det.ci[1] and det.ci[1] <= 1
     assert got["ns.eccentricity.rule"].value is True and got["ns.eccentricity.rule"].n == 80
     c = _curves(**dict(GOOD, ref={8: (10, 40)}, nodate={8: (1, 40)}, uni={8: (1, 40)}, rare={8: (1, 40)},
                        absent={8: (8, 40)}))
     pc = ch.precision_coverage(ch.at_m(c.trials["exact ratings, dates ±14 d"], 8), ch.at_m(c.absent, 8), [1.5])
     got = ch.measure_detection(c, pc, 8, [3, 14], "toy")
-    assert got["ns.empirical.detect_not_in_sample"].value is False  # 10 / 18
+    assert got["ns.empirical.detect_not_in_sample"].value == pytest.approx(10 / 18)
     assert got["ns.eccentricity.rule"].value is False  # 0.25 vs 0.2: the intervals overlap
 
 
@@ -201,24 +237,30 @@ def test_attack_results_use_the_protocol() -> None:
 
 def test_measure_worked_example_by_hand() -> None:
     ex, bob = ch.worked_example(1.5), ch.bob_example(1.5)
-    got = ch.measure_worked_example(ex, bob, 1.5)
+    got = ch.measure_worked_example(ex, bob)
     assert got["slides.netflix.weight_v1"].value == pytest.approx(1 / math.log2(3))
     assert got["slides.netflix.weight_v2"].value == 0.5
     w1, w2 = 1 / math.log2(3), 0.5
     assert got["slides.netflix.score_r1"].value == pytest.approx((w1 * (1 - 0.5 / 5) + w2 * (1 - 0.3 / 5)) / 2)
     assert got["slides.netflix.score_r3"].value == pytest.approx(w2 * (1 - 0.3 / 5) / 2)
     out = got["slides.netflix.example_output_r1"]
-    assert out.value is False and "eccentricity 0.97" in out.note and "'no match'" in out.note
-    assert got["slides.netflix.bob_isolation"].value is False  # r2 scores best
-    low = ch.measure_worked_example(ch.worked_example(0.5), bob, 0.5)["slides.netflix.example_output_r1"]
-    assert low.value is True and "so the best record is output" in low.note
+    assert out.value is False and "eccentricity 0.97" in out.note  # 0.97 <= 1.5: no match
+    assert dict(out.alternatives) == {ch.EX_PHI_NS: False, ch.EX_PHI_BELOW: True}
+    bob_m = got["slides.netflix.bob_isolation"]
+    assert bob_m.value is False and set(bob_m.alternatives) == set(ch.BOB_SIMS)
+    assert not any(bob_m.alternatives.values())  # r2 best (linear, exponential); a three-way tie (0/1)
+    scores = ch.bob_readings(bob)
+    assert scores["Sim = 1 within ±1 star, else 0 (N-S's 0/1 test)"].tolist() == [0.5, 0.5, 0.5]
+    # the phi of the chapter does not move the recorded readings
+    assert ch.measure_worked_example(ch.worked_example(0.5), bob)["slides.netflix.example_output_r1"] == out
     glued = ex.glue_values(1.5)
     assert glued["ex_best"] == "r1" and glued["ex_scores"] == "0.519 / 0.406 / 0.235"
 
 
 def test_paper_values_come_from_the_ledger() -> None:
     v = ch.paper_values()
-    assert set(v) == {"paper_weights", "paper_scores", "paper_headline_8", "paper_headline_2"}
+    assert set(v) == {"paper_weights", "paper_scores", "paper_headline_8", "paper_headline_2", "detect_min"}
+    assert v["detect_min"] == "0.9"
     assert v["paper_headline_8"].endswith("%")
 
 
@@ -258,3 +300,7 @@ def test_synthetic_source_reuses_the_main_data() -> None:
     src = ch.ChapterData(RatingMatrix.from_dense(pd.DataFrame({"a": [1.0, 2.0]})), "x", [],
                          {"dataset": "synthetic", "users": 1000, "seed": 0})
     assert ch.synthetic_source(1000, 0, src) is src
+    prize = ch.ChapterData(src.data, "Netflix Prize", [], {"dataset": "netflix-prize", "path": "/x"})
+    assert ch.synthetic_source(1000, 0, prize) is prize  # the scale section runs on the Prize itself
+    h = pd.Series({"rate": 0.5, "ci_low": 0.4, "ci_high": 0.6, "n": 10})
+    assert ch.measure_headlines(h, h, 480_189, 1.5, "Netflix Prize")[ch.HEADLINE_8].note.startswith("Netflix Prize, 480,189")

@@ -152,6 +152,25 @@ def test_exclusion_removes_record_and_its_support(dated_db: RatingMatrix) -> Non
     assert s_in[1] == pytest.approx(1 / math.log(2))  # support 1 is given the weight of 2
 
 
+def test_scores_equal_a_plain_loop_over_records_and_exclusion_counts_each_record_once(
+        small_synth: RatingMatrix) -> None:
+    aux = nf.make_aux(small_synth, int(nf.eligible_targets(small_synth, 6)[0]), 6, rating_error=1,
+                      date_error=14, wrong_fraction=0.34, seed=3)
+    w = nf.attribute_weights(small_synth.support[aux.movies])
+    want = np.zeros(small_synth.n_users)
+    for u in range(small_synth.n_users):  # the formula, record by record
+        movies, stars, days = small_synth.record(u)
+        for j, i in enumerate(aux.movies):
+            hit = np.flatnonzero(movies == i)
+            if hit.size:
+                want[u] += w[j] * nf.attribute_similarity(aux.ratings[j:j + 1], stars[hit], aux.days[j:j + 1],
+                                                          days[hit])[0]
+    assert nf.scores(small_synth, aux) == pytest.approx(want, rel=1e-12)
+    t = aux.target
+    once, twice = nf.scores(small_synth, aux, exclude=t), nf.scores(small_synth, aux, exclude=[t, t])
+    assert np.array_equal(once, twice, equal_nan=True) and np.isnan(once[t])
+
+
 # --------------------------------------------------------------------------- eccentricity and matching
 
 

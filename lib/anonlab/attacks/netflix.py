@@ -26,12 +26,11 @@ lecture slides, "Weighted Scoring Algorithm" and "Main Result"):
   chosen attributes of the target, each with ``Sim >= 1 - eps``, the database
   can be ``(1 - eps - delta, 1 - eps)``-de-anonymised ([NS08] Theorem 1).
 
-The score of one ``aux`` against all N records is computed at once: the
-columns of the ``m`` aux movies are gathered from the column-ordered sparse
-matrix, the per-rating similarities form an ``N x m`` ``scipy.sparse`` matrix
-and its product with the weights is the score vector. There is no Python loop
-over records; the work is proportional to the number of ratings of the aux
-movies.
+The score of one ``aux`` against all N records is computed at once: for each
+of the ``m`` aux movies, the slice of its ratings in the column-ordered sparse
+matrix gives the similarities of every record that rated it, added (times the
+movie's weight) to those records' scores. There is no Python loop over
+records; the work is proportional to the number of ratings of the aux movies.
 
 The experiments (:func:`reidentification_trials`) are scored with the book's
 one protocol: :func:`attack_result` turns the trials of one aux size into an
@@ -192,14 +191,18 @@ def attribute_similarity(
     >>> attribute_similarity(np.array([3]), np.array([3]), np.array([10]), np.array([10]))
     array([2.])
     """
-    dr = np.abs(np.asarray(aux_rating, dtype=np.float64) - np.asarray(rating, dtype=np.float64))
+    # differences in float64 straight from the stored dtypes (uint8 stars, int16 days), in place
+    dr = np.asarray(np.subtract(aux_rating, rating, dtype=np.float64))
+    np.abs(dr, out=dr)
     use_dates = aux_day is not None and day is not None and similarity.date_scale is not None
-    dd = (np.abs(np.asarray(aux_day, dtype=np.float64) - np.asarray(day, dtype=np.float64))
-          if use_dates else None)
+    dd = None
+    if use_dates:
+        dd = np.asarray(np.subtract(aux_day, day, dtype=np.float64))
+        np.abs(dd, out=dd)
     if similarity.kind == "exponential":
-        out = np.exp(-dr / similarity.rating_scale)
+        out = np.exp(np.divide(dr, -similarity.rating_scale, out=dr), out=dr)  # exp(-|Δ| / ρ0)
         if dd is not None:
-            out += np.exp(-dd / similarity.date_scale)
+            out += np.exp(np.divide(dd, -similarity.date_scale, out=dd), out=dd)
         return out
     if similarity.kind == "threshold":
         ok = dr <= similarity.rating_scale + 1e-9
@@ -506,9 +509,11 @@ def scores(
 
     .. math:: \text{Score}(aux, r) = \sum_{i \in supp(aux)} w(i)\, \text{Sim}(aux_i, r_i)
 
-    A movie the record did not rate contributes 0. Computed as the product of
-    an ``N x m`` sparse matrix of ``Sim`` values (one column per aux movie,
-    gathered from the column-ordered data) with the vector of weights.
+    A movie the record did not rate contributes 0. Computed column by column:
+    for each aux movie, ``Sim`` of every record that rated it (one slice of the
+    column-ordered data) times ``w(i)``; one ``numpy.bincount`` then adds each
+    record's contributions in aux order. No loop over records, no ``N x m``
+    matrix.
 
     Parameters
     ----------
@@ -544,19 +549,53 @@ def scores(
     ...        normalize=True).round(3)
     array([0.519, 0.406, 0.235])
     """
-    excl = None if exclude is None else np.atleast_1d(np.asarray(exclude, dtype=np.int64))
-    if aux.m == 0:
-        out = np.zeros(data.n_users)
-    else:
-        rows, entry, sim, w = _similarities(data, aux, similarity, weights, excl)
-        indptr = np.concatenate([[0], np.cumsum(np.bincount(entry, minlength=aux.m))])
-        sim_matrix = sp.csc_matrix((sim, rows, indptr), shape=(data.n_users, aux.m))
-        out = sim_matrix @ w
+    excl = None if exclude is None else np.unique(np.asarray(exclude, dtype=np.int64))
+    if aux.m:
+        support = data.support[aux.movies]
+        if excl is not None and excl.size:
+            support = support - _rated_by(data, aux.movies, excl)
+        w = attribute_weights(support, weights)
+        indptr, indices = data.by_movie.indptr, data.by_movie.indices
+        rows = np.empty(int((indptr[aux.movies + 1] - indptr[aux.movies]).sum()), dtype=indices.dtype)
+        contrib = np.empty(rows.size)
+        pos = 0
+        for j, lo, hi, sim in _column_similarities(data, aux, similarity):
+            rows[pos:pos + hi - lo] = indices[lo:hi]
+            np.multiply(sim, w[j], out=contrib[pos:pos + hi - lo])
+            pos += hi - lo
+        # one pass adds each record's contributions in aux order, starting from 0
+        out = np.bincount(rows, weights=contrib, minlength=data.n_users)
         if normalize:
             out /= aux.m
+    else:
+        out = np.zeros(data.n_users)
     if excl is not None:
         out[excl] = np.nan
     return out
+
+
+def _rated_by(data: RatingMatrix, movies: np.ndarray, users: np.ndarray) -> np.ndarray:
+    """How many of ``users`` (distinct) rated each of ``movies``."""
+    indptr, indices = data.by_user.indptr, data.by_user.indices
+    count = np.zeros(len(movies), dtype=np.int64)
+    for u in users:
+        count += np.isin(movies, indices[indptr[u]:indptr[u + 1]])
+    return count
+
+
+def _column_similarities(data: RatingMatrix, aux: AuxRecord, similarity: Similarity):
+    """For each aux entry ``j``: its column's slice ``lo:hi`` of the column-ordered data and
+    ``Sim(aux_j, r_j)`` of every record that rated the movie (in column order)."""
+    use_dates = aux.days is not None and similarity.date_scale is not None
+    if use_dates and data.dates_by_movie is None:
+        raise ValueError("the aux has dates but the data have none")
+    indptr, vals, dates = data.by_movie.indptr, data.by_movie.data, data.dates_by_movie
+    for j, i in enumerate(aux.movies):
+        lo, hi = int(indptr[i]), int(indptr[i + 1])
+        sim = attribute_similarity(aux.ratings[j:j + 1], vals[lo:hi],
+                                   aux.days[j:j + 1] if use_dates else None,
+                                   dates[lo:hi] if use_dates else None, similarity)
+        yield j, lo, hi, sim
 
 
 def top_two(score: np.ndarray) -> tuple[int, float, float]:
@@ -591,7 +630,7 @@ def _top2_std(score: np.ndarray, skip: int | None) -> tuple[int, float, float, f
         score[skip] = 0.0
         n -= 1
     total = float(score.sum())
-    sq = float(np.dot(score, score))
+    sq = float(np.square(score).sum())
     if skip is not None:
         score[skip] = saved
     var = max(0.0, sq / n - (total / n) ** 2)

@@ -6,6 +6,15 @@ the user's Netflix Prize copy or synthetic Netflix-shaped data), the figures
 that need more than a few lines, and the tested functions that decide its
 claims (``measure_*``, each returning ``{claim id: Measurement}``).
 
+Where the sources leave a choice open the chapter measures every reading and
+the ledger's ``choices`` make the verdict computed: the per-movie similarity of
+the curves (:data:`SIM_PAPER`, N-S's Netflix scales, or :data:`SIM_MATCHED`, a
+0/1 test within the aux's own errors, :func:`matched_similarity`), the worked
+example's φ (:func:`example_readings`) and the Sim of Bob's cartoon
+(:func:`bob_readings`); :func:`with_readings` folds the readings into one
+measurement per claim and :func:`verdict_glue` turns the recorded verdicts into
+the phrases the prose quotes.
+
 The attack itself lives in :mod:`anonlab.attacks.netflix`; every attack run is
 scored through the one protocol (:func:`anonlab.attacks.netflix.attack_result`
 and :func:`anonlab.measures.score`).
@@ -33,7 +42,7 @@ from ..claims import Measurement
 from ..data.netflix_synthetic import NETFLIX_SHAPE, RatingMatrix, generate_netflix_like, shape_statistics
 from ..measures import score
 from ..validation import Param, ParameterError, ParameterSpec, check_random_state
-from . import Chapter
+from . import Chapter, Exercise
 
 __all__ = [
     "CHAPTER", "HEADLINE_8", "HEADLINE_2", "M_MAX", "Experiment", "Curves", "WorkedExample",
@@ -47,6 +56,20 @@ __all__ = [
 NAME = "03_netflix_eccentricity"
 HEADLINE_8 = "ns.abstract.eight_ratings_two_wrong_14_days"
 HEADLINE_2 = "ns.abstract.two_ratings_3_days"
+#: The two readings of the per-movie similarity (the ledger's ``choices`` of the curves' claims).
+SIM_PAPER = "N-S's Netflix Sim (1.5 stars, 30 days)"
+SIM_MATCHED = "Sim matched to the aux errors (1 within them, else 0)"
+SIM_READINGS = (SIM_PAPER, SIM_MATCHED)
+#: The two readings of the worked example's threshold (the slide gives no φ).
+NS_PHI = 1.5
+EX_PHI_NS = "φ = 1.5 (N-S's experiments)"
+EX_PHI_BELOW = "any φ below the example's eccentricity"
+#: The readings of Sim in Bob's cartoon (the slides define none).
+BOB_SIMS = {
+    "Sim = 1 − |Δ|/5 (the worked example's)": nf.Similarity("linear", 5.0, None),
+    "Sim = exp(−|Δ|/1.5) (N-S's Netflix Sim)": nf.Similarity("exponential", 1.5, None),
+    "Sim = 1 within ±1 star, else 0 (N-S's 0/1 test)": nf.Similarity("threshold", 1.0, None),
+}
 DATASETS = ("movielens100k", "netflix-prize", "synthetic")
 #: Largest aux size any experiment may use: every MovieLens 100K user rated at
 #: least 20 movies and several hundred rated 100 or more.
@@ -174,6 +197,71 @@ CHAPTER = Chapter(
     quick={"m_grid": [1, 2, 4, 8], "n_targets": 40, "synthetic_users": 5000, "synthetic_targets": 20,
            "synthetic_m_grid": [2, 8]},
     data=("movielens100k-ratings",),
+    goals=(
+        "Score every record of a sparse release against an adversary's partial knowledge "
+        "(Scoreboard-RH: weights for rare movies, a per-movie similarity, the eccentricity test).",
+        "Read a re-identification curve and the precision/coverage trade-off the threshold φ sets, "
+        "including for targets who are not in the release.",
+        "See how a choice the paper tuned to its data (the similarity's scales) moves the verdicts on other data.",
+    ),
+    assumes=("the mean and standard deviation of a list of numbers, and a table of users by items with "
+             "most cells empty; no privacy background."),
+    exercises=(
+        Exercise(
+            "slides_weights",
+            "**Predict** first: with the slides' weights 1/log2(|supp(i)| + 1) instead of N-S's "
+            "1/ln |supp(i)| (`weight_convention = \"slides\"`), will the share of MovieLens targets "
+            "re-identified from 8 known movies go up, go down or stay put, and the targets' mean "
+            "eccentricity at m = 1 and at m = 8? (Why can the weights never change the eccentricity of "
+            "a one-movie aux?) Then run it.",
+            {"weight_convention": "slides"},
+            {"rate_ref": "re-identified at m = 8 (exact ratings, dates ±14 d)",
+             "top1_ref": "best-scoring record is the target's (no threshold)",
+             "ecc_min_m": "mean eccentricity of the targets at m = 1",
+             "ecc_at": "mean eccentricity of the targets at m = 8"},
+        ),
+        Exercise(
+            "date_scale3",
+            "N-S's similarity forgives a date error over about 30 days (`date_scale = 30`). **Predict**: "
+            "if it expects dates within about three days (`date_scale = 3.0`), will the curve with dates "
+            "known to ±3 days rise or fall, and the curve with dates known to ±14 days? Then run it.",
+            {"date_scale": 3.0},
+            {"rate_few": "re-identified at m = 8, dates ±3 d",
+             "rate_ref": "re-identified at m = 8, dates ±14 d",
+             "fm_at": "removed targets falsely matched at m = 8"},
+        ),
+        Exercise(
+            "phi3",
+            "**Predict**: with a stricter threshold (`phi = 3.0` instead of 1.5), where do the share "
+            "of targets re-identified and the share of removed targets falsely matched go? Will the "
+            "precision when half the targets are absent reach 0.9? Then run it, and say which φ you "
+            "would choose for what use.",
+            {"phi": 3.0},
+            {"rate_ref": "re-identified at m = 8 (exact ratings, dates ±14 d)",
+             "fm_at": "removed targets falsely matched at m = 8",
+             "mixed_prec": "precision, half the targets absent",
+             "mixed_cov": "coverage, half the targets absent"},
+        ),
+        Exercise(
+            "rare_top2000",
+            "**Predict**: if \"rare\" means outside the 2,000 most-rated of 17,770 movies "
+            "(`rare_top = 2000`, scaled to MovieLens) instead of 500, does knowing only rare movies "
+            "still help when the ratings are approximate (±1 star)? Then run it.",
+            {"rare_top": 2000},
+            {"top_k": "most-rated movies excluded (scaled to MovieLens)",
+             "rare_gain": "mean gain of rare over uniformly chosen movies, across m"},
+        ),
+        Exercise(
+            "scale_n",
+            "The theorem's sufficient aux size grows with log N. **Predict**: with four times as many "
+            "synthetic subscribers (`synthetic_users = 20000` instead of the quick preset's 5,000), "
+            "will the headline settings re-identify more or fewer targets, and will removed targets be "
+            "falsely matched more often? Then run it.",
+            {"synthetic_users": 20_000},
+            {"syn_users": "synthetic users", "h8": "re-identified: 8 ratings, 2 wrong, dates ±14 d",
+             "h2": "re-identified: 2 ratings, dates ±3 d", "syn_fm": "removed targets falsely matched at m = 8"},
+        ),
+    ),
 )
 
 
@@ -188,6 +276,7 @@ def paper_values() -> dict[str, str]:
         "paper_scores": fmt([f"slides.netflix.score_r{i}" for i in (1, 2, 3)]),
         "paper_headline_8": f"{claims.reported(HEADLINE_8):.0%}",
         "paper_headline_2": f"{claims.reported(HEADLINE_2):.0%}",
+        "detect_min": f"{claims.reported('ns.empirical.detect_not_in_sample'):g}",
     }
 
 
@@ -223,9 +312,10 @@ def load_data(dataset: str, netflix_path: str | None, synthetic_users: int, seed
 
 
 def synthetic_source(synthetic_users: int, seed: int, source: ChapterData | None = None) -> ChapterData:
-    """The synthetic Netflix-shaped data of the scale section (``source`` if it is already that data)."""
+    """The data of the scale section: synthetic Netflix-shaped data (``source`` if it is already
+    that data), or the Netflix Prize itself when ``source`` is the user's copy of it."""
     key = {"dataset": "synthetic", "users": synthetic_users, "seed": seed}
-    if source is not None and dict(source.key) == key:
+    if source is not None and (dict(source.key) == key or source.key.get("dataset") == "netflix-prize"):
         return source
     return load_data("synthetic", None, synthetic_users, seed)
 
@@ -293,23 +383,57 @@ class Curves:
         return out
 
 
+def matched_similarity(rating_error: int, date_error: int | None) -> nf.Similarity:
+    """The per-movie Sim matched to the aux's noise: 1 within its errors, else 0.
+
+    [NS08] §4 define Sim as a 0/1 test within a tolerance; here the tolerance
+    is what :func:`anonlab.attacks.netflix.make_aux` applies to the aux (a
+    rating off by at most ``rating_error`` stars, a date by at most
+    ``date_error`` days; ``None``: dates unknown), so a true entry always has
+    Sim = 1 and nothing the aux's noise could not explain counts.
+
+    >>> matched_similarity(1, 14)
+    Similarity(kind='threshold', rating_scale=1.0, date_scale=14.0)
+    >>> matched_similarity(0, None).date_scale is None
+    True
+    """
+    return nf.Similarity("threshold", float(rating_error), None if date_error is None else float(date_error))
+
+
+def similarity_for(exp: Experiment, reading: str, rating_error: int, date_error: int | None) -> nf.Similarity:
+    """The Sim of one curve under ``reading`` (:data:`SIM_PAPER`: the experiment's; :data:`SIM_MATCHED`)."""
+    if reading not in SIM_READINGS:
+        raise ValueError(f"reading must be one of {SIM_READINGS}, got {reading!r}")
+    return exp.similarity if reading == SIM_PAPER else matched_similarity(rating_error, date_error)
+
+
 def main_curves(exp: Experiment, m_grid: Sequence[int], n_targets: int, date_errors: Sequence[int],
-                rating_error: int, top_k: int) -> Curves:
+                rating_error: int, top_k: int, reading: str = SIM_PAPER) -> Curves:
     """The [NS08] curves: exact ratings with each date error, no dates, approximate ratings,
-    approximate ratings on rare movies, and the targets removed from the release."""
+    approximate ratings on rare movies, and the targets removed from the release.
+
+    ``reading`` picks the per-movie Sim (:func:`similarity_for`): N-S's
+    (the experiment's) or, for each curve, the one matched to its aux errors.
+    The targets and their aux are the same under both readings.
+    """
     grid, d_ref = sorted(m_grid), max(date_errors)
     t_uni = exp.pick_targets(max(grid), n_targets)
     t_rare = exp.pick_targets(max(grid), n_targets, selection="rare", top_movies=top_k)
+    tag = "" if reading == SIM_PAPER else " (matched Sim)"
+
+    def run(targets: np.ndarray, label: str, *, date_error: int | None, **kw: Any) -> pd.DataFrame:
+        sim = similarity_for(exp, reading, kw.get("rating_error", 0), date_error)
+        return exp.run(targets, grid, label + tag, similarity=sim, date_error=date_error, **kw)
+
     tr: dict[str, pd.DataFrame] = {}
     for d in sorted(date_errors):
-        tr[f"exact ratings, dates ±{d} d"] = exp.run(t_uni, grid, f"exact, ±{d} d", date_error=d)
-    tr["exact ratings, no dates"] = exp.run(t_uni, grid, "no dates", date_error=None)
-    tr[f"ratings ±{rating_error}, dates ±{d_ref} d"] = exp.run(
-        t_uni, grid, "approximate ratings", rating_error=rating_error, date_error=d_ref)
-    tr[f"ratings ±{rating_error}, dates ±{d_ref} d, rare movies"] = exp.run(
-        t_rare, grid, "rare movies", rating_error=rating_error, date_error=d_ref,
-        selection="rare", top_movies=top_k)
-    absent = exp.run(t_uni, grid, "targets removed from the data", date_error=d_ref, member=False)
+        tr[f"exact ratings, dates ±{d} d"] = run(t_uni, f"exact, ±{d} d", date_error=d)
+    tr["exact ratings, no dates"] = run(t_uni, "no dates", date_error=None)
+    tr[f"ratings ±{rating_error}, dates ±{d_ref} d"] = run(
+        t_uni, "approximate ratings", rating_error=rating_error, date_error=d_ref)
+    tr[f"ratings ±{rating_error}, dates ±{d_ref} d, rare movies"] = run(
+        t_rare, "rare movies", rating_error=rating_error, date_error=d_ref, selection="rare", top_movies=top_k)
+    absent = run(t_uni, "targets removed from the data", date_error=d_ref, member=False)
     return Curves(tr, absent, exp.phi, t_uni, t_rare)
 
 
@@ -332,11 +456,16 @@ def synthetic_curves(exp: Experiment, grid: Sequence[int], n_targets: int, date_
     return Curves(tr, absent, exp.phi, ts, ts_rare)
 
 
-def wrong_entry_sweep(exp: Experiment, targets: np.ndarray, m: int, date_error: int | None) -> pd.DataFrame:
-    """Re-identification with 0, 1, ..., m // 2 of the m aux entries completely wrong ([NS08] §5)."""
+def wrong_entry_sweep(exp: Experiment, targets: np.ndarray, m: int, date_error: int | None,
+                      reading: str = SIM_PAPER) -> pd.DataFrame:
+    """Re-identification with 0, 1, ..., m // 2 of the m aux entries completely wrong ([NS08] §5)
+    (exact ratings, dates within ``date_error``; ``reading``: see :func:`main_curves`)."""
     rows = []
+    sim = similarity_for(exp, reading, 0, date_error)
+    tag = "" if reading == SIM_PAPER else " (matched Sim)"
     for k in range(0, m // 2 + 1):
-        tr = exp.run(targets, [m], f"{k} of {m} wrong", date_error=date_error, wrong_fraction=k / m)
+        tr = exp.run(targets, [m], f"{k} of {m} wrong{tag}", similarity=sim, date_error=date_error,
+                     wrong_fraction=k / m)
         r = nf.reidentification_rate(tr, exp.phi).iloc[0]
         rows.append({"wrong entries": k, "correct entries": m - k, "re-identified": r["rate"],
                      "ci_low": r["ci_low"], "ci_high": r["ci_high"], "best record is the target": r["top1"]})
@@ -365,7 +494,9 @@ def precision_coverage(members: pd.DataFrame, non_members: pd.DataFrame,
         One row per φ (sorted, distinct): ``coverage, precision,
         precision_ci_low, precision_ci_high, recall`` (members: re-identified /
         members), ``false_match_rate`` (removed targets given a record),
-        ``coverage_mixed, precision_mixed``.
+        ``coverage_mixed, precision_mixed`` with its interval
+        (``precision_mixed_ci_low, precision_mixed_ci_high``) and
+        ``answers_mixed`` (records named).
     """
     rows = []
     both = pd.concat([members, non_members], ignore_index=True)
@@ -376,7 +507,9 @@ def precision_coverage(members: pd.DataFrame, non_members: pd.DataFrame,
         rows.append({"phi": float(phi), "coverage": s.coverage, "precision": s.precision,
                      "precision_ci_low": s.precision_ci[0], "precision_ci_high": s.precision_ci[1],
                      "recall": s.prediction_rate, "false_match_rate": s_non.coverage,
-                     "coverage_mixed": s_mix.coverage, "precision_mixed": s_mix.precision})
+                     "coverage_mixed": s_mix.coverage, "precision_mixed": s_mix.precision,
+                     "precision_mixed_ci_low": s_mix.precision_ci[0],
+                     "precision_mixed_ci_high": s_mix.precision_ci[1], "answers_mixed": s_mix.n_predictions})
     return pd.DataFrame(rows)
 
 
@@ -512,11 +645,16 @@ class WorkedExample:
 
     def glue_values(self, phi: float) -> dict[str, Any]:
         m = self.match
+        paper = np.array([claims.reported(f"slides.netflix.score_r{i}") for i in (1, 2, 3)])
         return {"ex_weights": " / ".join(f"{w:.3f}" for w in self.weights),
+                "ex_score_gap": float(np.max(np.abs(self.scores - paper))),
+                "ex_w_ln": " / ".join(f"{w:.3f}" for w in nf.attribute_weights(self.data.support, "natural")),
+                "ex_w_log2": " / ".join(f"{w:.3g}" for w in 1 / np.log2(self.data.support)),
                 "ex_scores": " / ".join(f"{s:.3f}" for s in self.scores),
                 "ex_gap": m.best_score - m.second_score, "ex_sd": float(np.std(self.scores)),
                 "ex_ecc": m.eccentricity, "ex_half_gap": (m.best_score - m.second_score) / 2,
-                "phi": phi, "ex_best": str(self.data.user_ids[m.best])}
+                "phi": phi, "ex_best": str(self.data.user_ids[m.best]),
+                "ex_answer": "outputs " + str(self.data.user_ids[m.best]) if m.matched else "answers “no match”"}
 
 
 LINEAR5 = nf.Similarity("linear", rating_scale=5.0, date_scale=None)
@@ -546,27 +684,85 @@ def bob_example(phi: float) -> WorkedExample:
 # --------------------------------------------------------------------------- claim measurements
 
 
-def measure_worked_example(ex: WorkedExample, bob: WorkedExample, phi: float) -> dict[str, Measurement]:
+def example_readings(ex: WorkedExample) -> dict[str, nf.Match]:
+    """The worked example under each reading of its threshold (the slide gives no φ).
+
+    :data:`EX_PHI_NS`: N-S's φ = 1.5; :data:`EX_PHI_BELOW`: a φ below the
+    example's eccentricity e (run at e / 2; every φ in [0, e) outputs the
+    same record, since the test is ``e > φ``).
+    """
+    run = lambda phi: nf.scoreboard_rh(ex.data, ex.aux, phi=phi, similarity=LINEAR5,  # noqa: E731
+                                       weights="slides", normalize=True)
+    return {EX_PHI_NS: run(NS_PHI), EX_PHI_BELOW: run(ex.match.eccentricity / 2)}
+
+
+def bob_readings(bob: WorkedExample) -> dict[str, np.ndarray]:
+    """Scores of Bob's aux against the three anonymised records under each Sim of :data:`BOB_SIMS`."""
+    return {label: nf.scores(bob.data, bob.aux, similarity=sim, weights="slides", normalize=True)
+            for label, sim in BOB_SIMS.items()}
+
+
+def isolates_first(score: np.ndarray) -> bool:
+    """Whether record 0 scores strictly above every other record (the only way it can be output).
+
+    >>> isolates_first(np.array([0.5, 0.4])), isolates_first(np.array([0.5, 0.5]))
+    (True, False)
+    """
+    return bool(score[0] > np.max(score[1:]))
+
+
+def measure_worked_example(ex: WorkedExample, bob: WorkedExample) -> dict[str, Measurement]:
     """The slides' weights, scores, output statement and Bob's cartoon.
 
     * ``weight_v*``, ``score_r*``: the values under the slides' convention;
     * ``example_output_r1``: r1 is output, i.e. it scores best *and* passes the
-      eccentricity test at ``phi`` (gap over the population sd of the scores);
-    * ``bob_isolation``: Bob's aux scores r1 best.
+      eccentricity test (gap over the population sd of the scores), under each
+      reading of φ (:func:`example_readings`);
+    * ``bob_isolation``: Bob's aux scores r1 strictly best, under each reading
+      of Sim (:func:`bob_readings`; the first is the default).
     """
     out = {f"slides.netflix.weight_{n}": Measurement(float(w), note="convention 1/log2(|supp(i)|+1)")
            for n, w in zip(["v1", "v2", "v3"], ex.weights)}
     note = "weights 1/log2(|supp|+1), Sim = 1 - |Δ|/5, averaged over the m = 2 aux movies"
     out.update({f"slides.netflix.score_r{i + 1}": Measurement(float(s), note=note) for i, s in enumerate(ex.scores)})
-    m = ex.match
-    verdict = ("<= phi = {:g}, so 'no match' with the threshold of N-S" if m.record is None
-               else "> phi = {:g}, so the best record is output").format(phi)
+    ex_runs = example_readings(ex)
+    outs = {label: m.record == 0 for label, m in ex_runs.items()}
+    e = ex.match.eccentricity
     out["slides.netflix.example_output_r1"] = Measurement(
-        m.record == 0, note=f"best record {ex.data.user_ids[m.best]} (score {m.best_score:.3f}); eccentricity "
-                            f"{m.eccentricity:.2f} = gap / population sd {verdict}")
+        outs[EX_PHI_NS], alternatives=outs,
+        note=f"best record {ex.data.user_ids[ex.match.best]} (score {ex.match.best_score:.3f}); eccentricity "
+             f"{e:.2f} = gap / population sd: "
+             + "; ".join(f"{label}: {'r1 output' if o else 'no match'}" for label, o in outs.items()))
+    b_scores = bob_readings(bob)
+    isol = {label: isolates_first(sc) for label, sc in b_scores.items()}
+    default = next(iter(BOB_SIMS))
     out["slides.netflix.bob_isolation"] = Measurement(
-        bob.match.best == 0, note=f"the best record is {bob.data.user_ids[bob.match.best]} (every anonymised cell "
-                                  "is the original minus 1, so r2 is closer to Bob's aux than r1)")
+        isol[default], alternatives=isol,
+        note="scores of r1 / r2 / r3: " + "; ".join(
+            f"{label}: {' / '.join(f'{x:.3f}' for x in sc)}" for label, sc in b_scores.items())
+        + " (every anonymised cell is the original minus 1, so r2 is at least as close to Bob's aux as r1)")
+    return out
+
+
+def verdict_glue(verdicts: pd.DataFrame) -> dict[str, str]:
+    """Phrases for the prose, computed from the recorded verdicts (the ``record_all`` table).
+
+    ``v_<last part of the claim id>``: each claim's verdict; ``verdict_summary``:
+    the claims grouped by verdict, e.g. "reproduced: 3 claims; not reproduced:
+    bob_isolation".
+
+    >>> t = pd.DataFrame({"verdict": ["reproduced", "not reproduced"]}, index=["a.x", "b.y"])
+    >>> verdict_glue(t)["verdict_summary"]
+    'reproduced: x; not reproduced: y'
+    """
+    short = {cid: cid.rsplit(".", 1)[-1] for cid in verdicts.index}
+    out = {f"v_{short[cid]}": str(v) for cid, v in verdicts["verdict"].items()}
+    parts = []
+    for v in claims.VERDICTS:
+        ids = [short[cid] for cid in verdicts.index[verdicts["verdict"] == v]]
+        if ids:
+            parts.append(f"{v}: {', '.join(ids)}")
+    out["verdict_summary"] = "; ".join(parts)
     return out
 
 
@@ -598,7 +794,13 @@ def curve_glue(curves: Curves, at: int, rating_error: int, date_errors: Sequence
     k = _curve_names(rating_error, date_errors)
     r_ref, nodate = curves.rates[k["ref"]].loc[at], curves.rates[k["nodate"]]
     m50_nodates = first_m(nodate)
-    return {"at_m": at, "rate_ref": float(r_ref["rate"]),
+    d_few = min(date_errors)
+    ref_trials = curves.trials[k["ref"]]
+    m_min = int(ref_trials["m"].min())
+    return {"at_m": at, "rate_ref": float(r_ref["rate"]), "m_min": m_min,
+            "ecc_min_m": float(at_m(ref_trials, m_min)["eccentricity"].mean()),
+            "ecc_at": float(at_m(ref_trials, at)["eccentricity"].mean()),
+            "rate_few": float(curves.rates[f"exact ratings, dates ±{d_few} d"].loc[at, "rate"]),
             "rate_ref_ci": f"[{r_ref['ci_low']:.2f}, {r_ref['ci_high']:.2f}]", "top1_ref": float(r_ref["top1"]),
             "m50_dates": str(first_m(curves.rates[k["ref"]])),
             "m50_nodates": "never" if m50_nodates is None else str(m50_nodates),
@@ -659,28 +861,57 @@ def measure_detection(curves: Curves, pc: pd.DataFrame, at: int, date_errors: Se
                       data_name: str) -> dict[str, Measurement]:
     """Absent targets: can the eccentricity test tell them from present ones?
 
-    * ``detect_not_in_sample``: with half the targets removed, precision at φ
-      is at least 0.9 (at most one answer in ten wrong);
+    * ``detect_not_in_sample``: with half the targets removed, the precision
+      at φ (the share of named records that are the target's) with its 95 %
+      Wilson interval; the ledger accepts at least 0.9 (at most one answer in
+      ten wrong), and a miss whose interval reaches 0.9 is inconclusive;
     * ``eccentricity.rule``: the 95 % interval of members re-identified lies
       above that of removed targets matched (the intervals do not overlap).
     """
     phi = curves.phi
     ref = f"exact ratings, dates ±{max(date_errors)} d"
     r_ref = curves.rates[ref].loc[at]
-    mixed_prec = float(pc.set_index("phi").loc[phi, "precision_mixed"])
+    row = pc.set_index("phi").loc[phi]
+    mixed_prec = float(row["precision_mixed"])
     member_lo, absent_hi = r_ref["ci_low"], curves.absent_rate.loc[at, "match_ci_high"]
     n = len(at_m(curves.trials[ref], at)) + len(at_m(curves.absent, at))
     return {
         "ns.empirical.detect_not_in_sample": Measurement(
-            bool(mixed_prec >= 0.9),
-            note=f"{data_name}, m = {at}, phi = {phi:g}: precision {mixed_prec:.3f} when half the targets are "
-                 "absent; criterion: at least 0.9 (at most one answer in ten wrong)"),
+            mixed_prec, ci=(float(row["precision_mixed_ci_low"]), float(row["precision_mixed_ci_high"])),
+            n=int(row["answers_mixed"]),
+            note=f"{data_name}, m = {at}, phi = {phi:g}: precision {mixed_prec:.3f} of "
+                 f"{int(row['answers_mixed'])} answers when half of the {n} targets are absent "
+                 f"(coverage {row['coverage_mixed']:.3f})"),
         "ns.eccentricity.rule": Measurement(
             bool(member_lo > absent_hi), n=n,
             note=f"{data_name}, m = {at}, phi = {phi:g}: members re-identified {r_ref['rate']:.3f} (low end "
                  f"{member_lo:.3f}) vs absent targets matched {curves.absent_rate.loc[at, 'match_rate']:.3f} "
                  f"(high end {absent_hi:.3f}); criterion: the 95 % intervals do not overlap"),
     }
+
+
+def with_readings(by_reading: Mapping[str, Mapping[str, Measurement]],
+                  default: str = SIM_PAPER) -> dict[str, Measurement]:
+    """One measurement per claim carrying its value under every reading (the ledger's ``choices``).
+
+    ``by_reading`` maps each reading's label to the measurements made under
+    it (same claim ids). The result keeps the default reading's value,
+    interval, size and note, adds each other reading's note, and records
+    every reading's value as ``alternatives``.
+
+    >>> m = with_readings({"a": {"c": Measurement(True, note="x")}, "b": {"c": Measurement(False, note="y")}}, "a")
+    >>> m["c"].value, dict(m["c"].alternatives), m["c"].note
+    (True, {'a': True, 'b': False}, 'x | b: y')
+    """
+    if default not in by_reading:
+        raise ValueError(f"the default reading {default!r} is not among {list(by_reading)}")
+    base = by_reading[default]
+    out = {}
+    for cid, m in base.items():
+        others = " | ".join(f"{r}: {ms[cid].note}" for r, ms in by_reading.items() if r != default)
+        out[cid] = Measurement(m.value, ci=m.ci, n=m.n, note=f"{m.note} | {others}" if others else m.note,
+                               alternatives={r: ms[cid].value for r, ms in by_reading.items()})
+    return out
 
 
 def theorem_share(thm: pd.DataFrame, epsilon: float, delta: float) -> float:
@@ -702,9 +933,10 @@ def measure_theorem(thm: pd.DataFrame, epsilon: float, delta: float, data_name: 
              f"(needs >= {1 - epsilon:.2f}); eps = {epsilon}, delta = {delta}")}
 
 
-def measure_headlines(h8: pd.Series, h2: pd.Series, n_users: int, phi: float) -> dict[str, Measurement]:
-    """The two headline rates measured on synthetic data, with Wilson intervals."""
-    note = f"synthetic Netflix-shaped data, {n_users:,} users, phi = {phi:g}"
+def measure_headlines(h8: pd.Series, h2: pd.Series, n_users: int, phi: float,
+                      data_name: str = "synthetic Netflix-shaped data") -> dict[str, Measurement]:
+    """The two headline rates measured on the scale section's data, with Wilson intervals."""
+    note = f"{data_name.split(' (')[0]}, {n_users:,} users, phi = {phi:g}"
     return {cid: Measurement(float(r["rate"]), ci=(float(r["ci_low"]), float(r["ci_high"])), n=int(r["n"]),
                              note=note)
             for cid, r in ((HEADLINE_8, h8), (HEADLINE_2, h2))}
@@ -752,7 +984,8 @@ def plot_curves(curves: Curves, m_grid: Sequence[int], m_star: int, rating_error
     return fig
 
 
-def plot_synthetic(syn: Curves, d_ref: int, n_users: int, pc_m: int, few_m: int) -> Any:
+def plot_synthetic(syn: Curves, d_ref: int, n_users: int, pc_m: int, few_m: int,
+                   data_name: str = "synthetic Netflix-shaped data") -> Any:
     """The synthetic curves, the removed targets' false matches and the paper's headlines."""
     import matplotlib.pyplot as plt
 
@@ -766,7 +999,7 @@ def plot_synthetic(syn: Curves, d_ref: int, n_users: int, pc_m: int, few_m: int)
             label=f"target removed: false matches (±{d_ref} d)")
     _draw_headlines(ax, pc_m, few_m)
     ax.set(xlabel="m, movies known to the adversary", ylabel=f"share of targets re-identified (φ = {syn.phi:g})",
-           title=f"synthetic Netflix-shaped data, {n_users:,} users", ylim=(-0.02, 1.02))
+           title=f"{data_name.split(' (')[0]}, {n_users:,} users", ylim=(-0.02, 1.02))
     ax.legend(fontsize=7, loc="upper left")
     return fig
 
@@ -836,4 +1069,24 @@ def plot_amplification(amp: pd.DataFrame, m_grid: Sequence[int], data_name: str)
            title=f"{data_name}: predicting the target's other ratings to the star", ylim=(-0.02, 1.02))
     ax.set_xticks(sorted(m_grid), [str(m) for m in sorted(m_grid)])
     ax.legend(fontsize=8)
+    return fig
+
+
+def plot_readings(by_reading: Mapping[str, Curves], m_grid: Sequence[int], data_name: str) -> Any:
+    """The main curves under each reading of Sim, one panel per reading, same targets and aux."""
+    import matplotlib.pyplot as plt
+
+    from .. import plotting
+
+    fig, axes = plt.subplots(1, len(by_reading), figsize=(6.5 * len(by_reading), 4.4), sharey=True, squeeze=False)
+    for ax, (reading, cv) in zip(axes[0], by_reading.items()):
+        for k, r in cv.rates.items():
+            plotting.measured_band(ax, r.index, r["ci_low"], r["rate"], r["ci_high"], label=k)
+        a = cv.absent_rate
+        ax.plot(a.index, a["match_rate"], color="black", marker="x", linestyle=":", label="target removed: false matches")
+        ax.set(xlabel="m, movies known to the adversary", title=reading, xscale="log", ylim=(-0.02, 1.02))
+        ax.set_xticks(sorted(m_grid), [str(m) for m in sorted(m_grid)])
+        ax.legend(fontsize=7, loc="upper left")
+    axes[0][0].set_ylabel(f"share of targets re-identified (φ = {next(iter(by_reading.values())).phi:g})")
+    fig.suptitle(f"{data_name}: the same attacks under two readings of Sim", y=1.02)
     return fig
