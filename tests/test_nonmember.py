@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -272,3 +275,59 @@ def test_marginal_synthesizer_keeps_marginals_and_breaks_relations() -> None:
     assert abs((syn["coin"] == "h").mean() - (df["coin"] == "h").mean()) < 0.05
     same = (syn["degree"] == syn["job"].map({"prof": "phd", "clerk": "hs", "nurse": "ba"})).mean()
     assert same < 0.5  # degree no longer follows job
+
+
+# ---------------------------------------------------------------------------
+# the course: goals, exercises, the glue keys they read
+# ---------------------------------------------------------------------------
+
+NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "05_nonmember_framework.ipynb"
+
+
+def _glued_keys() -> set[str]:
+    """Glue keys the notebook glues: literal ``glue("key"`` calls and the ledger loop's keys."""
+    nb = json.loads(NOTEBOOK.read_text())
+    source = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    assert "for key, value in chapter.paper_values().items():" in source
+    return set(re.findall(r'glue\(\s*"([^"]+)"', source)) | set(ch.PAPER_VALUES)
+
+
+def test_goals_and_assumptions() -> None:
+    assert 1 <= len(ch.CHAPTER.goals) <= 3 and all(g.endswith(".") for g in ch.CHAPTER.goals)
+    assert ch.CHAPTER.assumes
+
+
+def test_exercises_validate_and_read_glued_values() -> None:
+    glued = _glued_keys()
+    assert {"a4_mean_cat", "a4_mean_cont", "pi_spread", "v_pi", "share_close8", "naive_pi_nb"} <= glued
+    assert len(ch.CHAPTER.exercises) >= 3
+    quick = ch.CHAPTER.parameters.validate(dict(ch.CHAPTER.quick))
+    for e in ch.CHAPTER.exercises:
+        variant = ch.CHAPTER.parameters.validate({**ch.CHAPTER.quick, **e.parameters})
+        assert variant != quick, e.key  # the exercise changes something
+        assert "Predict" in e.question, e.key  # prediction first
+        for name in e.parameters:  # the question names the change
+            assert f"`{name} = " in e.question, (e.key, name)
+        assert set(e.answer) <= glued, (e.key, set(e.answer) - glued)
+
+
+def test_fig4_findings_give_the_means_the_exercises_read() -> None:
+    f4 = pd.DataFrame({"secret": ["a", "a", "b", "b"], "kind": ["categorical", "categorical", "continuous", "continuous"],
+                       "known": ["all other attributes", "PII only"] * 2, "precision": [1.0, 0.5, 0.25, 0.75],
+                       "prediction_rate": [1.0] * 4})
+    f = ch.fig4_findings(f4)
+    assert (f["mean_categorical"], f["mean_continuous"], f["mean_all"], f["mean_pii"]) == (1.0, 0.25, 0.625, 0.625)
+    assert f["pii_higher"] == ["b"] and f["categorical_perfect"] == 1
+
+
+def test_the_notebook_includes_the_course_pages() -> None:
+    nb = json.loads(NOTEBOOK.read_text())
+    md = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"]
+    assert md[1].strip() == "```{include} _generated/chapters/05_nonmember_framework.header.md\n```"
+    exercises = next(m for m in md if m.startswith("## Exercises"))
+    assert "```{include} _generated/chapters/05_nonmember_framework.exercises.md" in exercises
+    assert "Predict" not in exercises  # the questions come from the declaration
+    prose = "\n".join(md)
+    for term in ("non-member baseline", "precision improvement", "precision", "coverage", "prediction rate",
+                 "base rate"):
+        assert "{term}`" + term in prose, term
