@@ -35,7 +35,8 @@ __all__ = [
     "settings_from", "fig4", "fig5", "fig6", "fig8", "complete_vs_relaxed", "pi_vs_tolerance",
     "naive_attack_vs_baseline", "outlier_attack", "replication_effects", "prior_gaps", "apparent_improvement",
     "fig4_findings", "threshold_tradeoff", "plot_fig4", "plot_fig5", "plot_fig6", "plot_fig8",
-    "measure_s1", "measure_s2", "measure_s4_3", "measure_adult", "measure_bankchurners",
+    "measure_s1", "measure_s2", "measure_s4_3", "measure_adult", "measure_bankchurners", "stand_in_checks",
+    "verdict_phrase", "more_or_less", "list_or_none", "pi_bound_phrase", "naive_phrase", "twin_phrase",
 ]
 
 NAME = "05_nonmember_framework"
@@ -749,6 +750,107 @@ def measure_bankchurners(raw: pd.DataFrame | None, *, f4: pd.DataFrame | None = 
             out["fw.fig8.total_revolving_bal.prior"] = Measurement(float(row["prior (synthetic)"]),
                                                                    note="synthesizer: sequential CART, not CTGAN")
     return {cid: out.get(cid, Measurement(None, note="not computed in this run")) for cid in BANKCHURNERS_IDS}
+
+
+def stand_in_checks(label: str, *, f4: pd.DataFrame, f5_summary: pd.DataFrame, f5_curves: pd.DataFrame,
+                    rep_effects: pd.DataFrame, f8: pd.DataFrame, min_predictions: int = 10) -> pd.DataFrame:
+    """The BankChurners claims' tests applied to a stand-in data set's figures (shown, never recorded).
+
+    The same decisions as :func:`measure_bankchurners`, on the figures made
+    from ``label`` (Adult by default): what the paper's statement gives on
+    other data, which says nothing about BankChurners itself (the ledger's
+    verdict stays "data unavailable"). Returns ``claim, paper, on <label>,
+    test on <label>`` ("passes"/"fails"), for the figure claims whose test
+    does not need BankChurners' own columns.
+    """
+    from ..claims import reported, verdict
+
+    out = measure_bankchurners(pd.DataFrame({"_": [0]}), f4=f4, f5_summary=f5_summary, f5_curves=f5_curves,
+                               rep_effects=rep_effects, f8=f8, min_predictions=min_predictions)
+    ids = ["fw.fig4.prediction_rate", "fw.fig4.some_baselines_high", "fw.fig4.all_vs_pii",
+           "fw.fig4.no_categorical_perfect", "fw.fig5.threshold_tradeoff", "fw.fig5.perfect_precision_count",
+           "fw.fig6.replication_effect", "fw.fig8.usually_close"]
+    return pd.DataFrame([{"claim": cid, "paper": reported(cid), f"on {label}": out[cid].value,
+                          f"test on {label}": "passes" if verdict(claim(cid), out[cid].value) == "reproduced"
+                          else "fails", "how": out[cid].note} for cid in ids])
+
+
+# ---------------------------------------------------------------------------
+# sentences of the prose that state a result: computed from it, never typed
+# ---------------------------------------------------------------------------
+
+
+def verdict_phrase(verdicts: pd.DataFrame, ids: Sequence[str]) -> str:
+    """How the recorded verdicts of ``ids`` came out, as a phrase ("all 3 reproduce", or counts by verdict).
+
+    >>> v = pd.DataFrame({"verdict": ["reproduced", "reproduced", "not reproduced"]}, index=["a", "b", "c"])
+    >>> verdict_phrase(v, ["a", "b"]), verdict_phrase(v, ["a", "b", "c"])
+    ('all 2 reproduce', '2 of 3 reproduce (not reproduced: c)')
+    """
+    got = verdicts.loc[list(ids), "verdict"]
+    ok = got == "reproduced"
+    if ok.all():
+        return f"all {len(got)} reproduce"
+    others = "; ".join(f"{v}: {', '.join(got.index[got == v])}" for v in dict.fromkeys(got[~ok]))
+    return f"{int(ok.sum())} of {len(got)} reproduce ({others})"
+
+
+def more_or_less(a: float, b: float, more: str, less: str, same: str = "makes no difference", eps: float = 1e-9) -> str:
+    """``more`` if a > b, ``less`` if a < b, else ``same`` (for a sentence comparing two measured values).
+
+    >>> more_or_less(0.8, 0.7, "helps", "hurts"), more_or_less(0.5, 0.5, "helps", "hurts")
+    ('helps', 'makes no difference')
+    """
+    return more if a > b + eps else less if a < b - eps else same
+
+
+def list_or_none(items: Sequence[str], none: str = "none") -> str:
+    """Items joined by commas, or ``none``.
+
+    >>> list_or_none([]), list_or_none(["a", "b"])
+    ('none', 'a, b')
+    """
+    return ", ".join(map(str, items)) or none
+
+
+def pi_bound_phrase(spread: float, close: float = CLOSE) -> str:
+    """Whether PI moved with the error bound: its spread over the bounds against ``close`` (§4.3).
+
+    >>> pi_bound_phrase(0.4), pi_bound_phrase(0.01)
+    ('PI moves with the bound', 'PI hardly moves with the bound')
+    """
+    return "PI moves with the bound" if spread > close else "PI hardly moves with the bound"
+
+
+def twin_phrase(gap: float, close: float = CLOSE) -> str:
+    """What the dependent/independent precision gap of Fig 6 says: is a target's twin recognised?
+
+    >>> twin_phrase(0.01)[:40]
+    'so what changes the baseline is mostly t'
+    """
+    if gap <= close:
+        return ("so what changes the baseline is mostly the larger (duplicated) training set, not a model that "
+                "recognises a target's twin: the regularised models do not memorise records")
+    return ("so the model does recognise some targets' twins among the members: a baseline fitted on data with "
+            "duplicates is partly a memorising one")
+
+
+def naive_phrase(pi_lr: float, pi_nb: float) -> str:
+    """What the naive attack's PI over the two non-member baselines says (Beyond the paper).
+
+    >>> naive_phrase(0.2, -0.05)
+    'improves on the logistic-regression baseline but not on the naive-Bayes analysis of the members: its apparent improvement comes from the strength of the analysis, not from the release'
+    >>> naive_phrase(0.3, 0.1)
+    'improves on both baselines: the release tells the attacker more than the members alone do'
+    """
+    if pi_nb > 0 and pi_lr > 0:
+        return "improves on both baselines: the release tells the attacker more than the members alone do"
+    if pi_lr > 0:
+        return ("improves on the logistic-regression baseline but not on the naive-Bayes analysis of the members: "
+                "its apparent improvement comes from the strength of the analysis, not from the release")
+    if pi_nb > 0:
+        return "improves on the naive-Bayes analysis of the members but not on the logistic regression"
+    return "improves on neither baseline"
 
 
 # ---------------------------------------------------------------------------
