@@ -36,7 +36,7 @@ __all__ = [
     "naive_attack_vs_baseline", "outlier_attack", "replication_effects", "prior_gaps", "apparent_improvement",
     "fig4_findings", "threshold_tradeoff", "plot_fig4", "plot_fig5", "plot_fig6", "plot_fig8",
     "measure_s1", "measure_s2", "measure_s4_3", "measure_adult", "measure_bankchurners", "stand_in_checks",
-    "verdict_phrase", "more_or_less", "list_or_none", "pi_bound_phrase", "naive_phrase", "twin_phrase",
+    "verdict_phrase", "more_or_less", "list_or_none", "pi_bound_phrase", "naive_phrase", "twin_gaps", "twin_phrase",
 ]
 
 NAME = "05_nonmember_framework"
@@ -822,17 +822,47 @@ def pi_bound_phrase(spread: float, close: float = CLOSE) -> str:
     return "PI moves with the bound" if spread > close else "PI hardly moves with the bound"
 
 
-def twin_phrase(gap: float, close: float = CLOSE) -> str:
-    """What the dependent/independent precision gap of Fig 6 says: is a target's twin recognised?
+def twin_gaps(rep: pd.DataFrame) -> pd.DataFrame:
+    """At the largest replication: precision on targets with a twin among the members vs without, per secret.
 
-    >>> twin_phrase(0.01)[:40]
+    ``gap`` = dependent − independent, ``z`` its two-proportion z statistic
+    (pooled); a gap means the model recognises twins only if it is both
+    larger than :data:`CLOSE` and beyond chance over all secrets
+    (Bonferroni: |z| above the two-sided 5 % point for that many tests).
+
+    >>> rep = pd.DataFrame({"fraction": [1.0, 1.0], "secret": ["a", "b"], "precision_dependent": [0.9, 0.5],
+    ...                     "precision_independent": [0.5, 0.49], "n_dependent": [500, 500], "targets": [1000, 1000]})
+    >>> twin_gaps(rep)["recognised"].tolist()
+    [True, False]
+    """
+    from scipy.stats import norm
+
+    top = rep[rep["fraction"] == rep["fraction"].max()]
+    n1 = top["n_dependent"].to_numpy(float)
+    n0 = top["targets"].to_numpy(float) - n1
+    p1, p0 = top["precision_dependent"].to_numpy(float), top["precision_independent"].to_numpy(float)
+    pooled = (p1 * n1 + p0 * n0) / np.maximum(n1 + n0, 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (p1 - p0) / np.sqrt(np.maximum(pooled * (1 - pooled), 1e-12) * (1 / n1 + 1 / n0))
+    crit = float(norm.ppf(1 - 0.025 / max(len(top), 1)))
+    gap = p1 - p0
+    return pd.DataFrame({"secret": top["secret"].to_numpy(), "gap": gap, "z": z,
+                         "recognised": (np.abs(gap) > CLOSE) & (np.abs(z) > crit)})
+
+
+def twin_phrase(gaps: pd.DataFrame) -> str:
+    """What :func:`twin_gaps` says, as the end of a sentence.
+
+    >>> twin_phrase(pd.DataFrame({"secret": ["a"], "recognised": [False]}))[:40]
     'so what changes the baseline is mostly t'
     """
-    if gap <= close:
-        return ("so what changes the baseline is mostly the larger (duplicated) training set, not a model that "
-                "recognises a target's twin: the regularised models do not memorise records")
-    return ("so the model does recognise some targets' twins among the members: a baseline fitted on data with "
-            "duplicates is partly a memorising one")
+    hit = gaps.loc[gaps["recognised"], "secret"].tolist()
+    if not hit:
+        return ("and no gap is both above 0.05 and beyond chance, so what changes the baseline is mostly the "
+                "larger (duplicated) training set, not a model that recognises a target's twin: the "
+                "regularised models do not memorise records")
+    return (f"and the gap is above 0.05 and beyond chance for {', '.join(hit)}: there the model recognises "
+            "targets' twins among the members, and the baseline is partly a memorising one")
 
 
 def naive_phrase(pi_lr: float, pi_nb: float) -> str:
