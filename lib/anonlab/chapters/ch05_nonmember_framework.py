@@ -854,7 +854,7 @@ def twin_phrase(gaps: pd.DataFrame) -> str:
     """What :func:`twin_gaps` says, as the end of a sentence.
 
     >>> twin_phrase(pd.DataFrame({"secret": ["a"], "recognised": [False]}))[:40]
-    'so what changes the baseline is mostly t'
+    'and no gap is both above 0.05 and beyond'
     """
     hit = gaps.loc[gaps["recognised"], "secret"].tolist()
     if not hit:
