@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -272,3 +275,123 @@ def test_marginal_synthesizer_keeps_marginals_and_breaks_relations() -> None:
     assert abs((syn["coin"] == "h").mean() - (df["coin"] == "h").mean()) < 0.05
     same = (syn["degree"] == syn["job"].map({"prof": "phd", "clerk": "hs", "nurse": "ba"})).mean()
     assert same < 0.5  # degree no longer follows job
+
+
+# ---------------------------------------------------------------------------
+# the course: goals, exercises, the glue keys they read
+# ---------------------------------------------------------------------------
+
+NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "05_nonmember_framework.ipynb"
+
+
+def _glued_keys() -> set[str]:
+    """Glue keys the notebook glues: literal ``glue("key"`` calls and the ledger loop's keys."""
+    nb = json.loads(NOTEBOOK.read_text())
+    source = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    assert "for key, value in chapter.paper_values().items():" in source
+    return set(re.findall(r'glue\(\s*"([^"]+)"', source)) | set(ch.PAPER_VALUES)
+
+
+def test_goals_and_assumptions() -> None:
+    assert 1 <= len(ch.CHAPTER.goals) <= 3 and all(g.endswith(".") for g in ch.CHAPTER.goals)
+    assert ch.CHAPTER.assumes
+
+
+def test_exercises_validate_and_read_glued_values() -> None:
+    glued = _glued_keys()
+    assert {"a4_mean_cat", "a4_mean_cont", "pi_spread", "v_pi", "share_close8", "naive_pi_nb"} <= glued
+    assert len(ch.CHAPTER.exercises) >= 3
+    quick = ch.CHAPTER.parameters.validate(dict(ch.CHAPTER.quick))
+    for e in ch.CHAPTER.exercises:
+        variant = ch.CHAPTER.parameters.validate({**ch.CHAPTER.quick, **e.parameters})
+        assert variant != quick, e.key  # the exercise changes something
+        assert "Predict" in e.question, e.key  # prediction first
+        for name in e.parameters:  # the question names the change
+            assert f"`{name} = " in e.question, (e.key, name)
+        assert set(e.answer) <= glued, (e.key, set(e.answer) - glued)
+
+
+def test_fig4_findings_give_the_means_the_exercises_read() -> None:
+    f4 = pd.DataFrame({"secret": ["a", "a", "b", "b"], "kind": ["categorical", "categorical", "continuous", "continuous"],
+                       "known": ["all other attributes", "PII only"] * 2, "precision": [1.0, 0.5, 0.25, 0.75],
+                       "prediction_rate": [1.0] * 4})
+    f = ch.fig4_findings(f4)
+    assert (f["mean_categorical"], f["mean_continuous"], f["mean_all"], f["mean_pii"]) == (1.0, 0.25, 0.625, 0.625)
+    assert f["pii_higher"] == ["b"] and f["categorical_perfect"] == 1
+
+
+def test_the_notebook_includes_the_course_pages() -> None:
+    nb = json.loads(NOTEBOOK.read_text())
+    md = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"]
+    assert md[1].strip() == "```{include} _generated/chapters/05_nonmember_framework.header.md\n```"
+    exercises = next(m for m in md if m.startswith("## Exercises"))
+    assert "```{include} _generated/chapters/05_nonmember_framework.exercises.md" in exercises
+    assert "Predict" not in exercises  # the questions come from the declaration
+    prose = "\n".join(md)
+    for term in ("non-member baseline", "precision improvement", "precision", "coverage", "prediction rate",
+                 "base rate"):
+        assert "{term}`" + term in prose, term
+
+
+# ---------------------------------------------------------------------------
+# speed: one fit per distinct input, independent fits on two processes, same results
+# ---------------------------------------------------------------------------
+
+
+def test_a_repeated_fit_is_served_from_the_store_with_the_same_predictions(monkeypatch) -> None:
+    df = _toy(600)
+    split = nm.split_members(df, 400, 200, seed=1)
+    first = nm.nonmember_baseline(df, "degree", members=split.members, targets=split.non_members, analysis="model")
+    calls = []
+    monkeypatch.setattr(nm, "_fit_model", lambda *a: calls.append(a) or (_ for _ in ()).throw(AssertionError))
+    again = nm.nonmember_baseline(df, "degree", members=split.members, targets=split.non_members, analysis="model")
+    assert not calls and np.array_equal(first.prediction, again.prediction)
+    assert np.array_equal(first.confidence, again.confidence)
+    again.prediction[:] = "changed"  # a caller's edit does not reach the store
+    third = nm.nonmember_baseline(df, "degree", members=split.members, targets=split.non_members, analysis="model")
+    assert np.array_equal(first.prediction, third.prediction)
+
+
+def test_the_tolerance_rule_is_not_part_of_a_fits_key() -> None:
+    df = _toy(300)
+    kinds = nm.attribute_kinds(df)
+    a = nm._fit_key(df, df, "age", ["job"], kinds, nm.ModelSettings(tolerance_basis="range"))
+    b = nm._fit_key(df, df, "age", ["job"], kinds, nm.ModelSettings(tolerance_basis="relative", tolerance=0.1))
+    c = nm._fit_key(df, df, "age", ["job"], kinds, nm.ModelSettings(alpha=0.5))
+    d = nm._fit_key(df.iloc[::-1], df, "age", ["job"], kinds, nm.ModelSettings())
+    assert a == b and a != c and a != d
+
+
+def test_parallel_fits_equal_the_sequential_loop() -> None:
+    df = _toy(800, seed=3)
+    kinds = nm.attribute_kinds(df)
+    split = nm.split_members(df, 500, 300, seed=2)
+    settings = nm.ModelSettings(C=0.5)
+    nm._FITS.clear()
+    one, _ = nm.framework_table(df.loc[split.members], df.loc[split.non_members], list(df.columns),
+                                {"all": None, "job only": ["job"]}, kinds=kinds, settings=settings, n_jobs=1)
+    nm._FITS.clear()
+    two, _ = nm.framework_table(df.loc[split.members], df.loc[split.non_members], list(df.columns),
+                                {"all": None, "job only": ["job"]}, kinds=kinds, settings=settings, n_jobs=2)
+    pd.testing.assert_frame_equal(one, two, check_exact=True)
+    targets = split.non_members[:6]
+    a = nm.leave_one_out_baseline(df, "age", targets, kinds=kinds, n_jobs=1)
+    b = nm.leave_one_out_baseline(df, "age", targets, kinds=kinds, n_jobs=2)
+    assert np.array_equal(a.prediction.astype(float), b.prediction.astype(float))
+    assert np.array_equal(a.targets, b.targets) and np.array_equal(a.is_correct(), b.is_correct())
+
+
+def test_stand_in_checks_apply_the_bankchurners_tests_without_recording() -> None:
+    f4 = pd.DataFrame({"secret": ["a", "a", "b", "b"], "kind": ["categorical", "categorical", "continuous", "continuous"],
+                       "known": ["all other attributes", "PII only"] * 2, "precision": [0.95, 0.5, 0.25, 0.2],
+                       "prediction_rate": [1.0] * 4})
+    s5 = pd.DataFrame({"secret": ["a"], "perfect (≥1 prediction)": [True], "perfect (≥10 predictions)": [True]})
+    c5 = pd.DataFrame({"secret": ["a", "a"], "threshold": [0.0, 0.9], "predictions": [100, 20],
+                       "prediction_rate": [1.0, 0.2], "precision": [0.9, 1.0]})
+    e6 = pd.DataFrame({"secret": ["a"], "kind": ["categorical"], "change": [0.0], "significant": [False]})
+    f8 = pd.DataFrame({"secret": ["a", "b"], "difference": [0.0, -0.3], "non-member": [0.95, 0.25],
+                       "prior (synthetic)": [0.95, 0.0]})
+    t = ch.stand_in_checks("Toy", f4=f4, f5_summary=s5, f5_curves=c5, rep_effects=e6, f8=f8)
+    got = t.set_index("claim")["test on Toy"]
+    assert got["fw.fig4.some_baselines_high"] == "passes" and got["fw.fig4.all_vs_pii"] == "passes"
+    assert set(got) <= {"passes", "fails"} and len(t) == 8

@@ -28,14 +28,15 @@ from ..measures import base_rates
 from ..measures import nonmember as nm
 from ..measures.protocol import majority_baseline
 from ..validation import Param, ParameterError, ParameterSpec
-from . import Chapter
+from . import Chapter, Exercise
 
 __all__ = [
     "CHAPTER", "ADULT_PII", "CENSUS_PII", "CENSUS_ATTRIBUTES", "BANKCHURNERS_PII", "load_table",
     "settings_from", "fig4", "fig5", "fig6", "fig8", "complete_vs_relaxed", "pi_vs_tolerance",
     "naive_attack_vs_baseline", "outlier_attack", "replication_effects", "prior_gaps", "apparent_improvement",
     "fig4_findings", "threshold_tradeoff", "plot_fig4", "plot_fig5", "plot_fig6", "plot_fig8",
-    "measure_s1", "measure_s2", "measure_s4_3", "measure_adult", "measure_bankchurners",
+    "measure_s1", "measure_s2", "measure_s4_3", "measure_adult", "measure_bankchurners", "stand_in_checks",
+    "verdict_phrase", "more_or_less", "list_or_none", "pi_bound_phrase", "naive_phrase", "twin_gaps", "twin_phrase",
 ]
 
 NAME = "05_nonmember_framework"
@@ -134,6 +135,68 @@ CHAPTER = Chapter(
     quick={"n_members": 1400, "n_non_members": 600, "complete_targets": 40, "replication": [0.5, 1.0],
            "thresholds": [0.0, 0.6, 0.8, 0.95, 0.99], "pi_tolerances": [0.02, 0.1]},
     data=("adult-train", "census-income-train"),
+    goals=(
+        "Measure what an analysis of a data set predicts about people who are not in it, and use that as "
+        "the allowed baseline an attack must beat.",
+        "Report an attack by precision together with its prediction rate, and against a baseline by "
+        "precision improvement on the same targets.",
+        "See how a baseline depends on what the attacker knows, on the model, on the tolerance rule and on "
+        "the data it is fitted on (members or a synthetic copy).",
+    ),
+    assumes="what precision is, what a logistic regression and a Lasso fit, and basic pandas.",
+    exercises=(
+        Exercise(
+            "more_iterations",
+            "The authors ran the logistic regression with 5,000 saga iterations; scikit-learn's default is "
+            "100. *Predict first:* with more iterations, do the categorical baselines of Fig 4 on Adult rise, "
+            "fall or stay, and do more categorical secrets reach precision 1.0 in Fig 5? Then run with "
+            "`max_iter = 1000`.",
+            {"max_iter": 1000},
+            {"a4_mean_cat": "mean baseline precision, categorical secrets, all other attributes known (Adult)",
+             "a4_mean_all": "mean baseline precision, every secret, all other attributes known (Adult)",
+             "n_perfect5": "categorical secrets reaching precision 1.0 (Fig 5)"},
+        ),
+        Exercise(
+            "relative_tolerance",
+            "The paper's text calls a continuous prediction correct \"within 5 % of the true value\"; the "
+            "authors' code uses 5 % of the targets' range. *Predict first:* under the text's rule, will the "
+            "continuous baselines rise or fall, and will PI still move with the error bound? Then run with "
+            "`tolerance_basis = \"relative\"`.",
+            {"tolerance_basis": "relative"},
+            {"a4_mean_cont": "mean baseline precision, continuous secrets, all other attributes known (Adult)",
+             "pi_spread": "largest spread of PI over the error bounds",
+             "pi_spread_secret": "the secret with that spread",
+             "v_pi": "verdict on 'PI is independent of the error bound'"},
+        ),
+        Exercise(
+            "smaller_pii",
+            "*Predict first:* if the attacker knows only age and sex, how far does the PII-only baseline fall, "
+            "and does it still beat all other attributes for some secrets? Then run with "
+            "`adult_pii = [\"age\", \"sex\"]`.",
+            {"adult_pii": ["age", "sex"]},
+            {"a4_mean_pii": "mean baseline precision, PII known (Adult)",
+             "a4_mean_all": "mean baseline precision, all other attributes known (Adult)",
+             "a4_pii_higher": "secrets where the PII-only baseline is higher"},
+        ),
+        Exercise(
+            "coarse_synthesizer",
+            "With larger leaves the CART synthesizer smooths the members' relations more. *Predict first:* "
+            "does the prior framework drift further from the non-member baseline (Fig 8)? Then run with "
+            "`synth_min_leaf = 200`.",
+            {"synth_min_leaf": 200},
+            {"share_close8": "share of secrets whose prior baseline is within 0.05 of the non-member one",
+             "drop8": "largest drop of the prior baseline", "drop8_secret": "for which secret"},
+        ),
+        Exercise(
+            "little_noise",
+            "*Predict first:* with almost no noise in the released counts, does the naive attack's PI over "
+            "the naive-Bayes non-member baseline become positive? What would that say about the release? "
+            "Then run with `naive_epsilon = 100`.",
+            {"naive_epsilon": 100.0},
+            {"naive_pi_nb": "PI over the naive-Bayes baseline (every target)",
+             "naive_pi_lr": "PI over the logistic-regression baseline (every target)"},
+        ),
+    ),
 )
 
 
@@ -599,6 +662,9 @@ def fig4_findings(f4: pd.DataFrame) -> dict[str, Any]:
             "mean_all": float(both["all other attributes"].mean()), "mean_pii": float(both["PII only"].mean()),
             "pii_higher": [str(s) for s in both.index[both["PII only"] > both["all other attributes"] + 1e-12]],
             "categorical_perfect": int((cat["precision"] >= 1 - 1e-12).sum()),
+            "mean_categorical": float(cat["precision"].mean()),
+            "mean_continuous": float(f4.loc[(f4["kind"] == nm.CONTINUOUS)
+                                            & (f4["known"] == "all other attributes"), "precision"].mean()),
             "prediction_rate": float(f4["prediction_rate"].min())}
 
 
@@ -684,6 +750,137 @@ def measure_bankchurners(raw: pd.DataFrame | None, *, f4: pd.DataFrame | None = 
             out["fw.fig8.total_revolving_bal.prior"] = Measurement(float(row["prior (synthetic)"]),
                                                                    note="synthesizer: sequential CART, not CTGAN")
     return {cid: out.get(cid, Measurement(None, note="not computed in this run")) for cid in BANKCHURNERS_IDS}
+
+
+def stand_in_checks(label: str, *, f4: pd.DataFrame, f5_summary: pd.DataFrame, f5_curves: pd.DataFrame,
+                    rep_effects: pd.DataFrame, f8: pd.DataFrame, min_predictions: int = 10) -> pd.DataFrame:
+    """The BankChurners claims' tests applied to a stand-in data set's figures (shown, never recorded).
+
+    The same decisions as :func:`measure_bankchurners`, on the figures made
+    from ``label`` (Adult by default): what the paper's statement gives on
+    other data, which says nothing about BankChurners itself (the ledger's
+    verdict stays "data unavailable"). Returns ``claim, paper, on <label>,
+    test on <label>`` ("passes"/"fails"), for the figure claims whose test
+    does not need BankChurners' own columns.
+    """
+    from ..claims import reported, verdict
+
+    out = measure_bankchurners(pd.DataFrame({"_": [0]}), f4=f4, f5_summary=f5_summary, f5_curves=f5_curves,
+                               rep_effects=rep_effects, f8=f8, min_predictions=min_predictions)
+    ids = ["fw.fig4.prediction_rate", "fw.fig4.some_baselines_high", "fw.fig4.all_vs_pii",
+           "fw.fig4.no_categorical_perfect", "fw.fig5.threshold_tradeoff", "fw.fig5.perfect_precision_count",
+           "fw.fig6.replication_effect", "fw.fig8.usually_close"]
+    return pd.DataFrame([{"claim": cid, "paper": reported(cid), f"on {label}": out[cid].value,
+                          f"test on {label}": "passes" if verdict(claim(cid), out[cid].value) == "reproduced"
+                          else "fails", "how": out[cid].note} for cid in ids])
+
+
+# ---------------------------------------------------------------------------
+# sentences of the prose that state a result: computed from it, never typed
+# ---------------------------------------------------------------------------
+
+
+def verdict_phrase(verdicts: pd.DataFrame, ids: Sequence[str]) -> str:
+    """How the recorded verdicts of ``ids`` came out, as a phrase ("all 3 reproduce", or counts by verdict).
+
+    >>> v = pd.DataFrame({"verdict": ["reproduced", "reproduced", "not reproduced"]}, index=["a", "b", "c"])
+    >>> verdict_phrase(v, ["a", "b"]), verdict_phrase(v, ["a", "b", "c"])
+    ('all 2 reproduce', '2 of 3 reproduce (not reproduced: c)')
+    """
+    got = verdicts.loc[list(ids), "verdict"]
+    ok = got == "reproduced"
+    if ok.all():
+        return f"all {len(got)} reproduce"
+    others = "; ".join(f"{v}: {', '.join(got.index[got == v])}" for v in dict.fromkeys(got[~ok]))
+    return f"{int(ok.sum())} of {len(got)} reproduce ({others})"
+
+
+def more_or_less(a: float, b: float, more: str, less: str, same: str = "makes no difference", eps: float = 1e-9) -> str:
+    """``more`` if a > b, ``less`` if a < b, else ``same`` (for a sentence comparing two measured values).
+
+    >>> more_or_less(0.8, 0.7, "helps", "hurts"), more_or_less(0.5, 0.5, "helps", "hurts")
+    ('helps', 'makes no difference')
+    """
+    return more if a > b + eps else less if a < b - eps else same
+
+
+def list_or_none(items: Sequence[str], none: str = "none") -> str:
+    """Items joined by commas, or ``none``.
+
+    >>> list_or_none([]), list_or_none(["a", "b"])
+    ('none', 'a, b')
+    """
+    return ", ".join(map(str, items)) or none
+
+
+def pi_bound_phrase(spread: float, close: float = CLOSE) -> str:
+    """Whether PI moved with the error bound: its spread over the bounds against ``close`` (§4.3).
+
+    >>> pi_bound_phrase(0.4), pi_bound_phrase(0.01)
+    ('PI moves with the bound', 'PI hardly moves with the bound')
+    """
+    return "PI moves with the bound" if spread > close else "PI hardly moves with the bound"
+
+
+def twin_gaps(rep: pd.DataFrame) -> pd.DataFrame:
+    """At the largest replication: precision on targets with a twin among the members vs without, per secret.
+
+    ``gap`` = dependent − independent, ``z`` its two-proportion z statistic
+    (pooled); a gap means the model recognises twins only if it is both
+    larger than :data:`CLOSE` and beyond chance over all secrets
+    (Bonferroni: |z| above the two-sided 5 % point for that many tests).
+
+    >>> rep = pd.DataFrame({"fraction": [1.0, 1.0], "secret": ["a", "b"], "precision_dependent": [0.9, 0.5],
+    ...                     "precision_independent": [0.5, 0.49], "n_dependent": [500, 500], "targets": [1000, 1000]})
+    >>> twin_gaps(rep)["recognised"].tolist()
+    [True, False]
+    """
+    from scipy.stats import norm
+
+    top = rep[rep["fraction"] == rep["fraction"].max()]
+    n1 = top["n_dependent"].to_numpy(float)
+    n0 = top["targets"].to_numpy(float) - n1
+    p1, p0 = top["precision_dependent"].to_numpy(float), top["precision_independent"].to_numpy(float)
+    pooled = (p1 * n1 + p0 * n0) / np.maximum(n1 + n0, 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (p1 - p0) / np.sqrt(np.maximum(pooled * (1 - pooled), 1e-12) * (1 / n1 + 1 / n0))
+    crit = float(norm.ppf(1 - 0.025 / max(len(top), 1)))
+    gap = p1 - p0
+    return pd.DataFrame({"secret": top["secret"].to_numpy(), "gap": gap, "z": z,
+                         "recognised": (np.abs(gap) > CLOSE) & (np.abs(z) > crit)})
+
+
+def twin_phrase(gaps: pd.DataFrame) -> str:
+    """What :func:`twin_gaps` says, as the end of a sentence.
+
+    >>> twin_phrase(pd.DataFrame({"secret": ["a"], "recognised": [False]}))[:40]
+    'and no gap is both above 0.05 and beyond'
+    """
+    hit = gaps.loc[gaps["recognised"], "secret"].tolist()
+    if not hit:
+        return ("and no gap is both above 0.05 and beyond chance, so what changes the baseline is mostly the "
+                "larger (duplicated) training set, not a model that recognises a target's twin: the "
+                "regularised models do not memorise records")
+    return (f"and the gap is above 0.05 and beyond chance for {', '.join(hit)}: there the model recognises "
+            "targets' twins among the members, and the baseline is partly a memorising one")
+
+
+def naive_phrase(pi_lr: float, pi_nb: float) -> str:
+    """What the naive attack's PI over the two non-member baselines says (Beyond the paper).
+
+    >>> naive_phrase(0.2, -0.05)
+    'improves on the logistic-regression baseline but not on the naive-Bayes analysis of the members: its apparent improvement comes from the strength of the analysis, not from the release'
+    >>> naive_phrase(0.3, 0.1)
+    'improves on both baselines: the release tells the attacker more than the members alone do'
+    """
+    if pi_nb > 0 and pi_lr > 0:
+        return "improves on both baselines: the release tells the attacker more than the members alone do"
+    if pi_lr > 0:
+        return ("improves on the logistic-regression baseline but not on the naive-Bayes analysis of the members: "
+                "its apparent improvement comes from the strength of the analysis, not from the release")
+    if pi_nb > 0:
+        return "improves on the naive-Bayes analysis of the members but not on the logistic regression"
+    return "improves on neither baseline"
 
 
 # ---------------------------------------------------------------------------

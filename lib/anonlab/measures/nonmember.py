@@ -52,9 +52,12 @@ feature enters the model):
 
 from __future__ import annotations
 
+import hashlib
 import math
+import os
 import time
 import warnings
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -83,6 +86,8 @@ __all__ = [
     "replication_test",
     "leave_one_out_baseline",
     "pi_across_tolerances",
+    "prefit",
+    "default_n_jobs",
 ]
 
 CATEGORICAL = "categorical"
@@ -254,6 +259,109 @@ def _pipeline(known: Sequence[str], kinds: Mapping[str, str], secret_kind: str, 
     return Pipeline([("features", pre), ("model", model)])
 
 
+# ---------------------------------------------------------------------------
+# the model fits: memoised by their inputs, run on several cores when independent
+# ---------------------------------------------------------------------------
+
+#: Fitted models' predictions ``{key: (prediction, p_max or None)}``, keyed by :func:`_fit_key`.
+_FITS: OrderedDict[str, tuple[np.ndarray, np.ndarray | None]] = OrderedDict()
+_FITS_MAX = 512
+
+
+def default_n_jobs() -> int:
+    """Worker processes for independent fits: ``ANONLAB_N_JOBS`` if set, else the CPU count, at most 2."""
+    env = os.environ.get("ANONLAB_N_JOBS")
+    if env:
+        return check_int("ANONLAB_N_JOBS", int(env), low=1, high=64)
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+def _fit_key(train: pd.DataFrame, targets: pd.DataFrame, secret: str, known: Sequence[str],
+             kinds: Mapping[str, str], settings: ModelSettings) -> str:
+    """A digest of everything a model fit depends on: the rows (in order), the known set, kinds, model settings.
+
+    The tolerance rule is not part of it (it judges predictions, it does not
+    make them), so the same fit serves both rules. Raw values are hashed;
+    :func:`_prepare` is a function of them and of the kinds.
+    """
+    h = hashlib.sha256()
+    for df in (train[list(known) + [secret]], targets[list(known)]):
+        h.update(repr([(c, str(df[c].dtype)) for c in df.columns]).encode())
+        h.update(pd.util.hash_pandas_object(df, index=False).to_numpy().tobytes())
+    h.update(repr(([kinds[c] for c in known], kinds[secret], settings.C, settings.alpha,
+                   settings.max_iter)).encode())
+    return h.hexdigest()
+
+
+def _fit_model(train: pd.DataFrame, targets: pd.DataFrame, secret: str, known: Sequence[str],
+               kinds: Mapping[str, str], settings: ModelSettings) -> tuple[np.ndarray, np.ndarray | None]:
+    """Fit the regression of :func:`_pipeline` on ``train``; predict ``targets``: (prediction, p_max)."""
+    known = list(known)
+    tr, te = _prepare(train[known + [secret]], kinds), _prepare(targets[known], kinds)
+    kind = kinds[secret]
+    pipe = _pipeline(known, kinds, kind, settings)
+    with warnings.catch_warnings():
+        from sklearn.exceptions import ConvergenceWarning
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        pipe.fit(tr[known], tr[secret].to_numpy())
+    if kind == CATEGORICAL:
+        proba = pipe.predict_proba(te[known])
+        classes = pipe.named_steps["model"].classes_
+        return classes[proba.argmax(axis=1)].astype(object), proba.max(axis=1)
+    return pipe.predict(te[known]).astype(float), None
+
+
+def _remember(key: str, value: tuple[np.ndarray, np.ndarray | None]) -> None:
+    _FITS[key] = value
+    _FITS.move_to_end(key)
+    while len(_FITS) > _FITS_MAX:
+        _FITS.popitem(last=False)
+
+
+def _model_predictions(train: pd.DataFrame, targets: pd.DataFrame, secret: str, known: Sequence[str],
+                       kinds: Mapping[str, str], settings: ModelSettings) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`_fit_model`, fitted once per distinct input (the chapter asks for the same fit up to four times)."""
+    key = _fit_key(train, targets, secret, known, kinds, settings)
+    if key not in _FITS:
+        _remember(key, _fit_model(train, targets, secret, known, kinds, settings))
+    pred, conf = _FITS[key]
+    return pred.copy(), None if conf is None else conf.copy()
+
+
+def _fit_many(tasks: Sequence[tuple], n_jobs: int) -> list[tuple[np.ndarray, np.ndarray | None]]:
+    """:func:`_fit_model` of each ``(train, targets, secret, known, kinds, settings)``, on ``n_jobs`` processes.
+
+    Each fit is deterministic (saga with a fixed ``random_state``, cyclic
+    coordinate descent), so the results are those of the sequential loop.
+    """
+    if n_jobs <= 1 or len(tasks) < 2:
+        return [_fit_model(*t) for t in tasks]
+    from joblib import Parallel, delayed
+
+    return Parallel(n_jobs=min(n_jobs, len(tasks)), backend="loky")(delayed(_fit_model)(*t) for t in tasks)
+
+
+def prefit(tasks: Sequence[tuple], n_jobs: int | None = None) -> int:
+    """Fit the models that tasks ``(train, targets, secret, known, kinds, settings)`` need, in parallel.
+
+    Fills the in-memory store :func:`fit_predict` reads, so a loop of
+    ``fit_predict`` calls that follows does no fitting. Tasks whose fit is
+    already stored, repeated tasks, and tasks without a model (no known
+    attribute, a single class) are skipped. Returns the number of fits made.
+    """
+    todo: dict[str, tuple] = {}
+    for train, targets, secret, known, kinds, settings in tasks:
+        known = _check_known(train, secret, known)
+        if not known or (kinds[secret] == CATEGORICAL and train[secret].nunique(dropna=False) < 2):
+            continue
+        key = _fit_key(train, targets, secret, known, kinds, settings)
+        if key not in _FITS and key not in todo:
+            todo[key] = (train, targets, secret, known, kinds, settings)
+    for key, value in zip(todo, _fit_many(list(todo.values()), default_n_jobs() if n_jobs is None else n_jobs)):
+        _remember(key, value)
+    return len(todo)
+
+
 def _check_known(data: pd.DataFrame, secret: str, known: Sequence[str] | None) -> list[str]:
     if secret not in data.columns:
         raise ParameterError(f"secret {secret!r} is not a column; available: {', '.join(map(str, data.columns))}")
@@ -310,8 +418,7 @@ def fit_predict(train: pd.DataFrame, targets: pd.DataFrame, secret: str, *,
     if len(train) == 0 or len(targets) == 0:
         raise ValueError("fit_predict needs at least one training row and one target")
     t0 = time.perf_counter()
-    cols = known + [secret]
-    tr, te = _prepare(train[cols], kinds), _prepare(targets[cols], kinds)
+    tr, te = _prepare(train[[secret]], kinds), _prepare(targets[[secret]], kinds)
     kind = kinds[secret]
     truth = te[secret].to_numpy()
     y = tr[secret].to_numpy()
@@ -327,18 +434,7 @@ def fit_predict(train: pd.DataFrame, targets: pd.DataFrame, secret: str, *,
     model_pred, conf = None, None
     single_class = kind == CATEGORICAL and counts.size < 2
     if analysis != "most_common" and known and not single_class:
-        pipe = _pipeline(known, kinds, kind, settings)
-        with warnings.catch_warnings():
-            from sklearn.exceptions import ConvergenceWarning
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            pipe.fit(tr[known], y)
-        if kind == CATEGORICAL:
-            proba = pipe.predict_proba(te[known])
-            classes = pipe.named_steps["model"].classes_
-            model_pred = classes[proba.argmax(axis=1)].astype(object)
-            conf = proba.max(axis=1)
-        else:
-            model_pred = pipe.predict(te[known]).astype(float)
+        model_pred, conf = _model_predictions(train, targets, secret, known, kinds, settings)
     if model_pred is None or analysis == "most_common":
         chosen, pred, conf, label = "most common value", common, None, "most common value"
     elif analysis == "model" or judge(model_pred).mean() >= judge(common).mean():
@@ -392,14 +488,20 @@ def nonmember_baseline(data: pd.DataFrame, secret: str, *, members: npt.ArrayLik
 def framework_table(train: pd.DataFrame, targets: pd.DataFrame, secrets: Sequence[str],
                     known_sets: Mapping[str, Sequence[str] | None], *, kinds: Mapping[str, str],
                     settings: ModelSettings = ModelSettings(), analysis: str = "best",
-                    framework: str = "non-member") -> tuple[pd.DataFrame, dict[tuple[str, str], AttackResult]]:
+                    framework: str = "non-member", n_jobs: int | None = None
+                    ) -> tuple[pd.DataFrame, dict[tuple[str, str], AttackResult]]:
     """Baseline precision per secret and known-attribute set (Fig 4; on synthetic ``train``, Fig 8).
 
     Returns a table (``framework, secret, kind, known, n_known, analysis,
     precision, precision_low, precision_high, prediction_rate, targets``)
     and the :class:`AttackResult` of each (secret, known set).
     A known set that leaves no attribute besides the secret is skipped.
+    The model fits are independent: they run on ``n_jobs`` processes
+    (default :func:`default_n_jobs`), with the results of the sequential loop.
     """
+    if analysis != "most_common":
+        prefit([(train, targets, secret, known, kinds, settings) for secret in secrets
+                for known in known_sets.values()], n_jobs)
     rows, results = [], {}
     for secret in secrets:
         for label, known in known_sets.items():
@@ -501,7 +603,7 @@ def replicate_records(data: pd.DataFrame, fraction: float, seed: int | np.random
 def replication_test(members: pd.DataFrame, secrets: Sequence[str], fractions: Sequence[float], *,
                      n_targets: int, kinds: Mapping[str, str], settings: ModelSettings = ModelSettings(),
                      known: Sequence[str] | None = None, analysis: str = "best",
-                     seed: int | np.random.Generator | None = 0) -> pd.DataFrame:
+                     seed: int | np.random.Generator | None = 0, n_jobs: int | None = None) -> pd.DataFrame:
     """Baseline precision when a share of records is duplicated ([FW24] §4.6, Fig 6).
 
     As in the authors' code: for each fraction, replicate that share of the
@@ -518,13 +620,18 @@ def replication_test(members: pd.DataFrame, secrets: Sequence[str], fractions: S
         precision_independent, n_dependent, targets``.
     """
     rng = check_random_state(seed)
-    rows = []
-    for frac in [0.0, *[f for f in fractions if f != 0.0]]:
+    cols = list(members.columns)
+    runs = []
+    for frac in [0.0, *[f for f in fractions if f != 0.0]]:  # the draws, in the order of the sequential loop
         table = replicate_records(members, frac, seed=rng)
         split = split_members(table, None, n_targets, seed=rng)
-        train, tgt = table.loc[split.members], table.loc[split.non_members]
+        runs.append((frac, table.loc[split.members], table.loc[split.non_members]))
+    if analysis != "most_common":  # every fit is independent: run them on n_jobs processes
+        prefit([(train[cols], tgt[cols], secret, known, kinds, settings) for _, train, tgt in runs
+                for secret in secrets], n_jobs)
+    rows = []
+    for frac, train, tgt in runs:
         dependent = tgt["_source"].isin(train["_source"]).to_numpy()
-        cols = [c for c in members.columns]
         for secret in secrets:
             res = fit_predict(train[cols], tgt[cols], secret, known=known, kinds=kinds, settings=settings,
                               analysis=analysis)
@@ -545,20 +652,27 @@ def replication_test(members: pd.DataFrame, secrets: Sequence[str], fractions: S
 def leave_one_out_baseline(data: pd.DataFrame, secret: str, targets: npt.ArrayLike, *,
                            known: Sequence[str] | None = None, kinds: Mapping[str, str],
                            settings: ModelSettings = ModelSettings(), analysis: str = "model",
-                           value_range: float | None = None) -> AttackResult:
+                           value_range: float | None = None, n_jobs: int | None = None) -> AttackResult:
     """The *complete* non-member baseline of [FW24] §4.2: one fit per target, on every other row.
 
     Compare with :func:`nonmember_baseline` on the same targets (the
     *relaxed* approach, one fit without all targets), which the paper says
     "should generally produce a baseline close enough". One model fit per
-    target: keep ``targets`` small.
+    target: keep ``targets`` small. The fits are independent: they run in
+    ``n_jobs`` processes (default :func:`default_n_jobs`), each on a share of
+    the targets, with the results of the sequential loop.
     """
     targets = np.asarray(targets)
-    parts = []
-    for t in targets:
-        rest = data.drop(index=[t])
-        parts.append(fit_predict(rest, data.loc[[t]], secret, known=known, kinds=kinds, settings=settings,
-                                 analysis=analysis, value_range=value_range))
+    n_jobs = default_n_jobs() if n_jobs is None else check_int("n_jobs", n_jobs, low=1)
+    args = dict(known=known, kinds=kinds, settings=settings, analysis=analysis, value_range=value_range)
+    chunks = [c for c in np.array_split(targets, min(n_jobs, max(targets.size, 1))) if c.size]
+    if len(chunks) > 1:
+        from joblib import Parallel, delayed
+
+        parts = [p for ps in Parallel(n_jobs=len(chunks), backend="loky")(
+            delayed(_leave_one_out_chunk)(data, secret, c, args) for c in chunks) for p in ps]
+    else:
+        parts = _leave_one_out_chunk(data, secret, targets, args)
     correct = np.concatenate([p.is_correct() for p in parts])
     conf = None if parts[0].confidence is None else np.concatenate([p.confidence for p in parts])
     return AttackResult(f"complete (leave-one-out) baseline: {secret}", targets,
@@ -566,6 +680,12 @@ def leave_one_out_baseline(data: pd.DataFrame, secret: str, targets: npt.ArrayLi
                         np.concatenate([p.prediction for p in parts]).astype(object), confidence=conf,
                         correct=correct if kinds[secret] == CONTINUOUS else None,
                         resources={"fits": float(targets.size)})
+
+
+def _leave_one_out_chunk(data: pd.DataFrame, secret: str, targets: np.ndarray,
+                         args: Mapping[str, Any]) -> list[AttackResult]:
+    """One :func:`fit_predict` per target, fitted on every other row (a worker's share of the targets)."""
+    return [fit_predict(data.drop(index=[t]), data.loc[[t]], secret, **args) for t in targets]
 
 
 def pi_across_tolerances(attack: AttackResult, baseline: AttackResult, tolerances: Sequence[float], *,
