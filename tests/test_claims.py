@@ -176,4 +176,16 @@ def test_the_recorder_needs_every_listed_alternative(mini_project: Path, monkeyp
     v = rec.record_all({"slides.t": claims.Measurement(0.5, alternatives={"random": 0.5, "stable": 0.8})})
     assert v.loc["slides.t", "verdict"] == "depends on an unstated choice"
     saved = json.loads(rec.path.read_text())["results"]["slides.t"]
-    assert saved["alternatives"]["stable"] == {"measured": 0.8, "verdict": "not reproduced"}
+    assert saved["alternatives"]["stable"] == {"measured": 0.8, "ci": None, "verdict": "not reproduced"}
+
+
+def test_real_data_lifts_a_stand_in_and_readings_keep_their_intervals() -> None:
+    c = _claim(stand_in="measured on synthetic data; the real data would decide it")
+    assert claims.decide(c, {"measured": 0.5}) == "inconclusive"
+    assert claims.decide(c, {"measured": 0.5, "real_data": True}) == "reproduced"
+    c = _claim(choices=[{"name": "reading", "alternatives": ["a", "b"]}])
+    # reading b misses, but its interval reaches the tolerance: undecided, not a failure
+    rec = {"measured": 0.5, "alternatives": {"a": {"measured": 0.5}, "b": {"measured": 0.65, "ci": [0.55, 0.7]}}}
+    assert claims.decide(c, rec) == "inconclusive"
+    rec["alternatives"]["b"]["ci"] = [0.62, 0.7]
+    assert claims.decide(c, rec) == "depends on an unstated choice"

@@ -95,8 +95,11 @@ class Measurement:
     not measured (not run, or data unavailable). ``ci`` is an optional
     (low, high) interval, ``n`` the sample size, ``note`` one line of context.
     ``alternatives`` maps each alternative reading the ledger lists for this
-    claim (its ``choices``) to the value measured under it; ``value`` is the
-    measurement under the chapter's default reading.
+    claim (its ``choices``) to the value measured under it (a number, or a
+    ``Measurement`` to give that reading its own interval); ``value`` is the
+    measurement under the chapter's default reading. ``real_data`` says the
+    value was measured on the paper's own data (e.g. the user's copy of the
+    Netflix Prize), which lifts the ledger's ``stand_in``.
     """
 
     value: Any
@@ -104,6 +107,7 @@ class Measurement:
     n: int | None = None
     note: str = ""
     alternatives: Mapping[str, Any] | None = None
+    real_data: bool = False
 
 
 class ClaimError(KeyError):
@@ -279,25 +283,39 @@ def decide(c: Claim, record: Mapping[str, Any] | None) -> str:
     """The verdict of a claim from its recorded measurement (see the module docstring).
 
     In order: nothing recorded -> ``not run`` / ``data unavailable``; NaN ->
-    ``not reproduced``; a stand-in measurement -> ``inconclusive``;
-    alternatives with different verdicts -> ``depends on an unstated
-    choice``; a miss whose interval reaches the accepted values ->
-    ``inconclusive``; otherwise :func:`verdict`.
+    ``not reproduced``; a stand-in measurement (not lifted by ``real_data``)
+    -> ``inconclusive``; each reading (the default and every alternative) is
+    judged by :func:`verdict` with the interval rule (a miss whose interval
+    reaches the accepted values is ``inconclusive``); readings that reproduce
+    and readings that fail -> ``depends on an unstated choice``; decided
+    readings beside undecidable ones -> ``inconclusive``; otherwise the
+    shared verdict.
     """
     measured = None if record is None else record.get("measured")
     if record is not None and record.get("is_nan"):
         return "not reproduced"
-    base = verdict(c, measured)
     if measured is None:
-        return base
-    if c.stand_in:
+        return verdict(c, None)
+    if c.stand_in and not record.get("real_data"):
         return "inconclusive"
-    alts = (record or {}).get("alternatives") or {}
-    readings = {base, *(verdict(c, a.get("measured")) if not a.get("is_nan") else "not reproduced"
-                        for a in alts.values())}
+    base = _reading_verdict(c, record)
+    alts = record.get("alternatives") or {}
+    readings = {base, *(_reading_verdict(c, a) for a in alts.values())}
     if len(readings) > 1:
-        return "depends on an unstated choice"
-    ci = (record or {}).get("ci")
+        decided = readings - {"inconclusive"}
+        return "depends on an unstated choice" if len(decided) > 1 else "inconclusive"
+    return base
+
+
+def _reading_verdict(c: Claim, reading: Mapping[str, Any]) -> str:
+    """The verdict of one measurement (the default reading or an alternative), with the interval rule.
+
+    A miss whose interval reaches into the accepted values is inconclusive.
+    """
+    if reading.get("is_nan"):
+        return "not reproduced"
+    base = verdict(c, reading.get("measured"))
+    ci = reading.get("ci")
     accepted = _accepted_interval(c)
     if base == "not reproduced" and ci and accepted and all(v is not None for v in ci):
         lo, hi = float(ci[0]), float(ci[1])
@@ -364,6 +382,7 @@ class Recorder:
         n: int | None = None,
         note: str = "",
         alternatives: Mapping[str, Any] | None = None,
+        real_data: bool = False,
     ) -> str:
         """Record the measured value of ``claim_id`` and return its verdict.
 
@@ -390,8 +409,14 @@ class Recorder:
             "note": note,
         }
         if alternatives:
-            entry["alternatives"] = {str(k): {"measured": _jsonable(v), "verdict": verdict(c, v)}
-                                     for k, v in alternatives.items()}
+            entry["alternatives"] = {}
+            for k, v in alternatives.items():
+                alt = {"measured": _jsonable(v.value), "ci": _jsonable(v.ci) if v.ci is not None else None} \
+                    if isinstance(v, Measurement) else {"measured": _jsonable(v), "ci": None}
+                alt["verdict"] = _reading_verdict(c, alt)
+                entry["alternatives"][str(k)] = alt
+        if real_data:
+            entry["real_data"] = True
         entry["verdict"] = decide(c, entry)
         self.results[claim_id] = entry
         self._save()
@@ -402,7 +427,8 @@ class Recorder:
         for cid, m in measurements.items():
             if not isinstance(m, Measurement):
                 m = Measurement(m)
-            self.record(cid, m.value, ci=m.ci, n=m.n, note=m.note, alternatives=m.alternatives)
+            self.record(cid, m.value, ci=m.ci, n=m.n, note=m.note, alternatives=m.alternatives,
+                        real_data=m.real_data)
         return self.table().set_index("id").loc[list(measurements), ["reported", "measured", "ci", "verdict"]]
 
     def record_attack(self, name: str, result: Any, baseline: Any = None) -> None:
@@ -458,8 +484,8 @@ def _readings(c: Claim, r: Mapping[str, Any] | None) -> str:
     """The verdict under each alternative reading, and why a stand-in cannot decide."""
     parts = []
     for label, a in ((r or {}).get("alternatives") or {}).items():
-        parts.append(f"{label}: {_fmt_measured(a)} ({verdict(c, a.get('measured'))})")
-    if c.stand_in:
+        parts.append(f"{label}: {_fmt_measured(a)} ({_reading_verdict(c, a)})")
+    if c.stand_in and not (r or {}).get("real_data"):
         parts.append(f"stand-in: {c.stand_in}")
     return "; ".join(parts)
 
