@@ -64,19 +64,23 @@ import pandas as pd
 from scipy import sparse
 
 from anonlab.attacks.naive_bayes import NaiveBayesModel, naive_bayes_from_counts, strictly_above
-from anonlab.mechanisms.anatomy import Anatomy, anatomy_groups, merge_groups
+from anonlab.mechanisms.anatomy import TIES, Anatomy, anatomy_groups, merge_groups
 from anonlab.mechanisms.dp import EncodedTable
 from anonlab.measures.protocol import AttackResult, score
 from anonlab.validation import check_choice, check_int, check_number, check_random_state
 
 __all__ = [
     "METHODS",
+    "QILayout",
+    "qi_layout",
+    "n_jobs_default",
     "DeFinettiResult",
     "DeFinettiSweep",
     "group_sa_counts",
     "initial_permutation",
     "definetti_attack",
     "definetti_sweep",
+    "definetti_sweeps",
     "replay_sweep_run",
     "summarize_sweep",
 ]
@@ -125,6 +129,57 @@ def initial_permutation(
     grp = np.repeat(g_idx, reps)
     order = np.lexsort((rng.random(len(sa_list)), grp))
     return sa_list[order]
+
+
+@dataclass(frozen=True, eq=False)
+class QILayout:
+    """The distinct QI combinations of a table and their cells (what every run on the table shares).
+
+    Attributes
+    ----------
+    combos : numpy.ndarray, shape (U, m)
+        The distinct QI combinations, in lexicographic order.
+    row_combo : numpy.ndarray, shape (n,)
+        Index into ``combos`` of each tuple (row order).
+    M : scipy.sparse.csr_matrix, shape (U, n_cells)
+        Combination -> its m cells of the stacked count table (m ones per row).
+    Mt : scipy.sparse.csr_matrix
+        ``M.T`` in CSR form.
+    """
+
+    combos: np.ndarray
+    row_combo: np.ndarray
+    M: sparse.csr_matrix
+    Mt: sparse.csr_matrix
+
+
+def qi_layout(table: EncodedTable) -> QILayout:
+    """Distinct QI combinations of ``table`` (as ``np.unique(..., axis=0)`` orders them) and their cells.
+
+    The rows are coded as one mixed-radix integer each (``sum_i x_i * prod_{j>i} |T_j|``),
+    whose order is the lexicographic order of the rows, so a 1-d ``np.unique``
+    gives the same combinations and codes as the row-wise one, faster.
+
+    Examples
+    --------
+    >>> from anonlab.mechanisms.dp import encode_table
+    >>> t = encode_table(pd.DataFrame({"a": ["x", "y", "x"], "b": ["u", "u", "v"], "s": [0, 1, 0]}), ["a", "b"], "s")
+    >>> lay = qi_layout(t)
+    >>> lay.combos.tolist(), lay.row_combo.tolist()
+    ([[0, 0], [0, 1], [1, 0]], [0, 2, 1])
+    """
+    codes = np.asarray(table.qi_codes, dtype=np.int64)
+    card = np.asarray(table.cardinalities, dtype=np.int64)
+    radix = np.concatenate([np.cumprod(card[::-1])[::-1][1:], [1]]).astype(np.int64)
+    keys = codes @ radix
+    ukeys, row_combo = np.unique(keys, return_inverse=True)
+    combos = (ukeys[:, None] // radix[None, :]) % card[None, :]
+    U, m = combos.shape
+    M = sparse.csr_matrix(
+        (np.ones(U * m), (np.repeat(np.arange(U), m), (combos + table.offsets[:-1]).ravel())),
+        shape=(U, table.n_cells),
+    )
+    return QILayout(combos=combos, row_combo=row_combo.reshape(-1), M=M, Mt=M.T.tocsr())
 
 
 @dataclass(frozen=True, eq=False)
@@ -222,6 +277,7 @@ def definetti_attack(
     moves_per_iteration: int = 1,
     laplace: float = 1.0,
     seed: int | np.random.Generator | None = None,
+    layout: QILayout | None = None,
 ) -> DeFinettiResult:
     """Run the deFinetti attack on an Anatomy release (see the module docstring).
 
@@ -248,6 +304,9 @@ def definetti_attack(
     laplace : float, default 1
         Additive correction of the counts.
     seed : int or numpy.random.Generator, optional
+    layout : QILayout, optional
+        :func:`qi_layout` of ``table``, when the caller runs the attack on
+        the same table many times (a sweep computes it once).
 
     Returns
     -------
@@ -274,17 +333,11 @@ def definetti_attack(
     perm = np.argsort(group, kind="stable")
     sizes = st.sum(axis=1)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    combos, ucode = np.unique(table.qi_codes[perm], axis=0, return_inverse=True)
-    ucode = ucode.reshape(-1)
-    U, m = combos.shape
+    lay = layout if layout is not None else qi_layout(table)
+    ucode = lay.row_combo[perm]
+    U, m = lay.combos.shape
     offsets = table.offsets
-    n_cells = table.n_cells
-    # M: combination -> its m cells of the stacked count table (U x n_cells, m ones per row)
-    M = sparse.csr_matrix(
-        (np.ones(U * m), (np.repeat(np.arange(U), m), (combos + offsets[:-1]).ravel())),
-        shape=(U, n_cells),
-    )
-    Mt = M.T.tocsr()
+    M, Mt = lay.M, lay.Mt
     n_s = st.sum(axis=0).astype(float)  # SA marginal (public: the ST)
     log_den = np.log(n_s[None, :] + laplace * table.cardinalities[:, None].astype(float))  # (m, S)
     log_den_rows = np.repeat(log_den, np.diff(offsets), axis=0)  # (n_cells, S)
@@ -390,19 +443,23 @@ class DeFinettiSweep:
         final_l1`` (mean L1 over the history window), ``seconds``.
     traces : pandas.DataFrame
         Convergence traces: ``l, multiplier, repetition, iteration, l1, acceptance``.
+    kept : dict
+        ``(l, multiplier, repetition) -> DeFinettiResult`` of the runs asked for with ``keep``.
     """
 
     results: pd.DataFrame
     traces: pd.DataFrame = field(repr=False)
+    kept: dict[tuple[int, int, int], DeFinettiResult] = field(default_factory=dict, repr=False)
 
 
 def _sweep_cell(table: EncodedTable, l: int, multipliers: Sequence[int], rng: np.random.Generator,  # noqa: E741
-                attack_kw: Mapping[str, Any]) -> Iterator[tuple[int, DeFinettiResult]]:
+                attack_kw: Mapping[str, Any], ties: str = "random",
+                layout: QILayout | None = None) -> Iterator[tuple[int, DeFinettiResult]]:
     """One repetition at one l: a fresh Anatomy, then the attack on each group size in turn (one generator)."""
-    tight = anatomy_groups(table.sa_codes, l, seed=rng)
+    tight = anatomy_groups(table.sa_codes, l, seed=rng, ties=ties)
     for mult in multipliers:
         group = tight if mult == 1 else merge_groups(tight, mult)
-        yield mult, definetti_attack(table, group, seed=rng, **attack_kw)
+        yield mult, definetti_attack(table, group, seed=rng, layout=layout, **attack_kw)
 
 
 def replay_sweep_run(
@@ -417,16 +474,17 @@ def replay_sweep_run(
     iterations: int = 1000,
     history: int = 100,
     moves_per_iteration: int = 1,
+    ties: str = "random",
     seed: int | None = None,
 ) -> DeFinettiResult:
     """Rerun one run of :func:`definetti_sweep` exactly, keeping its per-tuple predictions.
 
     The sweep keeps scores only (its cache would otherwise hold every run's
-    predictions); this replays the run at (``repetition``, ``l``,
-    ``multiplier``) with the same arguments and seed, so its
-    :meth:`DeFinettiResult.scores` are that run's row of the sweep. The
-    group sizes before ``multiplier`` in ``multipliers`` run first, as in the
-    sweep (they share one generator).
+    predictions; ask for the few runs you need with its ``keep``); this
+    replays the run at (``repetition``, ``l``, ``multiplier``) with the same
+    arguments and seed, so its :meth:`DeFinettiResult.scores` are that run's
+    row of the sweep. The group sizes before ``multiplier`` in
+    ``multipliers`` run first, as in the sweep (they share one generator).
     """
     ls = [int(x) for x in l_grid]
     mults = [int(x) for x in multipliers]
@@ -439,10 +497,56 @@ def replay_sweep_run(
     seqs = np.random.SeedSequence(seed).spawn(repetitions * len(ls))  # as definetti_sweep spawns them
     rng = np.random.default_rng(seqs[repetition * len(ls) + ls.index(l)])
     attack_kw = dict(iterations=iterations, history=history, moves_per_iteration=moves_per_iteration)
-    for mult, res in _sweep_cell(table, l, mults[: mults.index(multiplier) + 1], rng, attack_kw):
+    for mult, res in _sweep_cell(table, l, mults[: mults.index(multiplier) + 1], rng, attack_kw, ties):
         if mult == multiplier:
             return res
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def n_jobs_default() -> int:
+    """Worker processes of a sweep: ``$ANONLAB_JOBS`` if set, else the CPUs this process may use (at most 4)."""
+    import os
+
+    env = os.environ.get("ANONLAB_JOBS", "").strip()
+    if env:
+        return max(1, int(env))
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, 4))
+
+
+def _cell_job(table: EncodedTable, layout: QILayout, l: int, mults: Sequence[int],  # noqa: E741
+              seq: np.random.SeedSequence, attack_kw: Mapping[str, Any], ties: str, threshold: float,
+              keep: Sequence[int]) -> list[tuple[int, pd.DataFrame, np.ndarray, np.ndarray, DeFinettiResult | None]]:
+    """One (repetition, l) cell of a sweep: per group size its scores, trace, acceptance and (if kept) the run."""
+    rng = np.random.default_rng(seq)
+    out = []
+    for mult, res in _sweep_cell(table, l, mults, rng, attack_kw, ties, layout):
+        sc = res.scores(table.sa_codes, threshold)
+        sc["final_l1"] = float(res.trace[-attack_kw["history"]:].mean())
+        sc["seconds"] = res.seconds
+        out.append((mult, sc, res.trace, res.acceptance, res if mult in keep else None))
+    return out
+
+
+def _run_cells(jobs: list[tuple], n_jobs: int) -> list:
+    """``_cell_job(*job)`` for every job, in order; in ``n_jobs`` forked processes when more than one."""
+    import multiprocessing as mp
+
+    if n_jobs <= 1 or len(jobs) <= 1 or "fork" not in mp.get_all_start_methods():
+        return [_cell_job(*job) for job in jobs]
+    from concurrent.futures import ProcessPoolExecutor
+
+    # the longest cells (smallest l: most groups) first, so that the workers finish together
+    order = sorted(range(len(jobs)), key=lambda i: jobs[i][2])
+    out: list = [None] * len(jobs)
+    with ProcessPoolExecutor(max_workers=min(n_jobs, len(jobs)), mp_context=mp.get_context("fork")) as ex:
+        futures = {i: ex.submit(_cell_job, *jobs[i]) for i in order}
+        for i, f in futures.items():
+            out[i] = f.result()
+    return out
 
 
 def definetti_sweep(
@@ -455,9 +559,12 @@ def definetti_sweep(
     history: int = 100,
     moves_per_iteration: int = 1,
     threshold: float = 0.8,
+    ties: str = "random",
     seed: int | None = None,
+    keep: Sequence[tuple[int, int, int]] = (),
     progress: Callable[[str], None] | None = None,
     use_cache: bool = False,
+    n_jobs: int | None = None,
 ) -> DeFinettiSweep:
     """Cormode's Fig. 4 experiment: the deFinetti attack for every l and group size.
 
@@ -465,6 +572,9 @@ def definetti_sweep(
     (:func:`~anonlab.mechanisms.anatomy.anatomy_groups`); each multiplier
     merges adjacent groups (1: tight groups of size l, 2: larger groups of
     size 2l, 3: size 3l) and the attack runs from its own random start.
+    Each (repetition, l) has its own generator (spawned from ``seed``), so
+    the cells run in parallel processes and give the same numbers as in
+    sequence.
 
     Parameters
     ----------
@@ -478,7 +588,13 @@ def definetti_sweep(
         See :func:`definetti_attack`.
     threshold : float, default 0.8
         Belief above which a prediction is high-confidence.
+    ties : {"random", "stable"}, default "random"
+        Anatomy's tie-break between equally large buckets
+        (:func:`~anonlab.mechanisms.anatomy.anatomy_groups`).
     seed : int, optional
+    keep : sequence of (l, multiplier, repetition), optional
+        Runs whose whole :class:`DeFinettiResult` (per-tuple predictions) the
+        sweep keeps in ``kept``; the others keep their scores only.
     progress : callable, optional
         Called with a short message after each run (e.g. ``print``).
     use_cache : bool, default False
@@ -486,55 +602,128 @@ def definetti_sweep(
         keyed by a digest of the table (codes and domains), every argument above,
         the library source and the data manifest: a rerun with the same inputs
         loads it instead of recomputing, and any change recomputes.
+    n_jobs : int, optional
+        Worker processes (default :func:`n_jobs_default`); the results do not depend on it.
 
     Returns
     -------
     DeFinettiSweep
     """
-    key_args = dict(l_grid=[int(x) for x in l_grid], multipliers=[int(x) for x in multipliers],
-                    repetitions=repetitions, iterations=iterations, history=history,
-                    moves_per_iteration=moves_per_iteration, threshold=threshold, seed=seed)
+    return definetti_sweeps([dict(
+        table=table, l_grid=l_grid, multipliers=multipliers, repetitions=repetitions, iterations=iterations,
+        history=history, moves_per_iteration=moves_per_iteration, threshold=threshold, ties=ties, seed=seed,
+        keep=keep)], progress=progress, use_cache=use_cache, n_jobs=n_jobs)[0]
+
+
+_SWEEP_DEFAULTS: dict[str, Any] = dict(multipliers=(1, 2), repetitions=5, iterations=1000, history=100,
+                                       moves_per_iteration=1, threshold=0.8, ties="random", seed=None, keep=())
+
+
+def _sweep_key(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments of one sweep that its result depends on (its cache key, without the table)."""
+    key = dict(l_grid=[int(x) for x in spec["l_grid"]], multipliers=[int(x) for x in spec["multipliers"]],
+               repetitions=spec["repetitions"], iterations=spec["iterations"], history=spec["history"],
+               moves_per_iteration=spec["moves_per_iteration"], threshold=spec["threshold"], seed=spec["seed"])
+    if spec["ties"] != "random":  # the key of a default sweep stays what it was
+        key["ties"] = spec["ties"]
+    keep = sorted({(int(a), int(b), int(c)) for a, b, c in spec["keep"]})
+    if keep:
+        key["keep"] = [list(k) for k in keep]
+    return key
+
+
+def definetti_sweeps(
+    specs: Sequence[Mapping[str, Any]],
+    *,
+    progress: Callable[[str], None] | None = None,
+    use_cache: bool = False,
+    n_jobs: int | None = None,
+) -> list[DeFinettiSweep]:
+    """Several :func:`definetti_sweep`\\ s at once, their runs sharing one pool of worker processes.
+
+    Each spec holds :func:`definetti_sweep`'s arguments (``table`` and
+    ``l_grid`` required, the rest defaulting as there). With ``use_cache``,
+    sweeps found in the cache are loaded and the others computed (and
+    stored). The results are those of the sweeps run one by one.
+    """
+    full = [{**_SWEEP_DEFAULTS, **dict(spec)} for spec in specs]
+    for spec in full:
+        spec["ties"] = check_choice("ties", spec["ties"], TIES)
+        spec["repetitions"] = _check_positive_int("repetitions", spec["repetitions"])
+        for mult in spec["multipliers"]:
+            _check_positive_int("multiplier", mult)
+    out: list[DeFinettiSweep | None] = [None] * len(full)
+    todo = list(range(len(full)))
     if use_cache:
-        from anonlab.cache import cached
+        from anonlab.cache import cache_key, cached
 
-        def compute() -> DeFinettiSweep:
-            return definetti_sweep(table, l_grid, progress=progress, **{
-                k: v for k, v in key_args.items() if k != "l_grid"})
+        keys = [{"table": table_digest(sp["table"]), **_sweep_key(sp)} for sp in full]
+        computed: dict[int, DeFinettiSweep] = {}
 
-        return cached("definetti_sweep", {"table": table_digest(table), **key_args}, compute)
-    ls = [int(x) for x in l_grid]
-    mults = [int(x) for x in multipliers]
-    repetitions = _check_positive_int("repetitions", repetitions)
-    for mult in mults:
-        _check_positive_int("multiplier", mult)
-    seqs = np.random.SeedSequence(seed).spawn(repetitions * len(ls))
-    rows, traces = [], []
-    total = repetitions * len(ls) * len(mults)
-    done = 0
-    attack_kw = dict(iterations=iterations, history=history, moves_per_iteration=moves_per_iteration)
-    for r in range(repetitions):
-        for li, l in enumerate(ls):  # noqa: E741
-            rng = np.random.default_rng(seqs[r * len(ls) + li])
-            for mult, res in _sweep_cell(table, l, mults, rng, attack_kw):
-                sc = res.scores(table.sa_codes, threshold)
-                sc.insert(0, "repetition", r)
-                sc.insert(0, "group_size", l * mult)
-                sc.insert(0, "multiplier", mult)
-                sc.insert(0, "l", l)
-                sc["final_l1"] = float(res.trace[-history:].mean())
-                sc["seconds"] = res.seconds
-                rows.append(sc)
-                traces.append(pd.DataFrame({
-                    "l": l, "multiplier": mult, "repetition": r,
-                    "iteration": np.arange(1, iterations + 1),
-                    "l1": res.trace, "acceptance": res.acceptance,
-                }))
-                done += 1
-                if progress is not None:
-                    acc = ", ".join(f"{m} {a:.3f}" for m, a in zip(sc["method"], sc["accuracy"]))
-                    progress(f"[{done}/{total}] l={l} size {l * mult}x rep {r}: {acc} ({res.seconds:.1f} s)")
-    return DeFinettiSweep(results=pd.concat(rows, ignore_index=True),
-                          traces=pd.concat(traces, ignore_index=True))
+        def loader(i: int) -> Callable[[], DeFinettiSweep]:
+            def compute() -> DeFinettiSweep:  # only reached on a miss: compute every miss at once
+                if i not in computed:
+                    misses = [j for j in range(len(full)) if not _in_cache(cache_key("definetti_sweep", keys[j]))]
+                    if i not in misses:
+                        misses.append(i)
+                    computed.update(zip(misses, _compute_sweeps([full[j] for j in misses], progress, n_jobs)))
+                return computed[i]
+            return compute
+
+        return [cached("definetti_sweep", keys[i], loader(i)) for i in todo]
+    return _compute_sweeps(full, progress, n_jobs)
+
+
+def _in_cache(key: str) -> bool:
+    """Is a ``definetti_sweep`` result with this key in the result cache?"""
+    import os
+
+    from anonlab.cache import results_dir
+
+    if os.environ.get("ANONLAB_NO_CACHE"):
+        return False
+    return (results_dir() / "definetti_sweep" / f"{key}.pkl").exists()
+
+
+def _compute_sweeps(full: Sequence[Mapping[str, Any]], progress: Callable[[str], None] | None,
+                    n_jobs: int | None) -> list[DeFinettiSweep]:
+    """Run the sweeps' (repetition, l) cells in one pool and assemble each sweep."""
+    jobs, index = [], []
+    for si, sp in enumerate(full):
+        table, ls, mults = sp["table"], [int(x) for x in sp["l_grid"]], [int(x) for x in sp["multipliers"]]
+        keep = sorted({(int(a), int(b), int(c)) for a, b, c in sp["keep"]})
+        seqs = np.random.SeedSequence(sp["seed"]).spawn(sp["repetitions"] * len(ls))
+        attack_kw = dict(iterations=sp["iterations"], history=sp["history"],
+                         moves_per_iteration=sp["moves_per_iteration"])
+        layout = qi_layout(table)
+        for r in range(sp["repetitions"]):
+            for li, l in enumerate(ls):  # noqa: E741
+                jobs.append((table, layout, l, mults, seqs[r * len(ls) + li], attack_kw, sp["ties"],
+                             sp["threshold"], [k[1] for k in keep if k[0] == l and k[2] == r]))
+                index.append((si, r, l))
+    outputs = _run_cells(jobs, n_jobs_default() if n_jobs is None else int(n_jobs))
+    parts: list[tuple[list, list, dict]] = [([], [], {}) for _ in full]
+    for (si, r, l), out in zip(index, outputs):  # noqa: E741
+        rows, traces, kept = parts[si]
+        iterations = full[si]["iterations"]
+        for mult, sc, trace, acceptance, res in out:
+            sc.insert(0, "repetition", r)
+            sc.insert(0, "group_size", l * mult)
+            sc.insert(0, "multiplier", mult)
+            sc.insert(0, "l", l)
+            rows.append(sc)
+            traces.append(pd.DataFrame({
+                "l": l, "multiplier": mult, "repetition": r,
+                "iteration": np.arange(1, iterations + 1),
+                "l1": trace, "acceptance": acceptance,
+            }))
+            if res is not None:
+                kept[(l, mult, r)] = res
+            if progress is not None:
+                acc = ", ".join(f"{m} {a:.3f}" for m, a in zip(sc["method"], sc["accuracy"]))
+                progress(f"sweep {si}: l={l} size {l * mult}x rep {r}: {acc} ({sc['seconds'].iloc[0]:.1f} s)")
+    return [DeFinettiSweep(results=pd.concat(rows, ignore_index=True), traces=pd.concat(traces, ignore_index=True),
+                           kept=kept) for rows, traces, kept in parts]
 
 
 def table_digest(table: EncodedTable) -> str:

@@ -41,9 +41,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from anonlab.validation import check_int, check_random_state
+from anonlab.validation import check_choice, check_int, check_random_state
 
 __all__ = [
+    "TIES",
     "Anatomy",
     "max_l_diversity",
     "anatomize",
@@ -78,8 +79,13 @@ def max_l_diversity(sa_values: Sequence | np.ndarray | pd.Series) -> int:
     return int(len(vals) // vals.value_counts().max())
 
 
+#: How :func:`anatomy_groups` breaks ties between equally large buckets (Xiao & Tao do not say).
+TIES: tuple[str, ...] = ("random", "stable")
+
+
 def anatomy_groups(
-    sa_codes: np.ndarray, l: int, *, seed: int | np.random.Generator | None = None  # noqa: E741
+    sa_codes: np.ndarray, l: int, *, seed: int | np.random.Generator | None = None,  # noqa: E741
+    ties: str = "random",
 ) -> np.ndarray:
     """Group id of every tuple under Xiao & Tao's *Anatomize* (see the module docstring).
 
@@ -91,8 +97,13 @@ def anatomy_groups(
         Diversity parameter, ``2 <= l <= max_l_diversity(sa_codes)``
         (``l = 1`` puts every tuple in its own group).
     seed : int or numpy.random.Generator, optional
-        Picks which tuple of a bucket goes first and breaks ties between
-        equally large buckets.
+        Picks which tuple of a bucket goes first and (``ties="random"``)
+        breaks ties between equally large buckets.
+    ties : {"random", "stable"}, default "random"
+        Which of several equally large buckets give a tuple to the next group:
+        a random draw per group (``"random"``), or always the bucket of the
+        smallest SA code (``"stable"``). *Anatomize* picks "the l largest
+        buckets" without saying; the two readings give different groupings.
 
     Returns
     -------
@@ -121,18 +132,22 @@ def anatomy_groups(
             f"l = {l} is above the largest feasible l-diversity of this data, {l_max} "
             f"(the most frequent sensitive value covers {counts.max()} of {n} tuples, more than n/l)"
         )
+    ties = check_choice("ties", ties, TIES)
     rng = check_random_state(seed)
     if l == 1:
         return rng.permutation(n)
     k = len(values)
     g_max = n // l
-    ties = rng.random((g_max, k)) * 0.5  # counts are integers: only breaks ties
+    if ties == "random":
+        tie = rng.random((g_max, k)) * 0.5  # counts are integers: only breaks ties
+    else:  # a fixed preference below 1/2: the smallest code first among equal counts
+        tie = np.broadcast_to((k - 1 - np.arange(k)) / (2.0 * k), (g_max, k))
     chosen = np.empty((g_max, l), dtype=np.int64)
     left = counts.copy()
     g = 0
     # Loop over groups on the k bucket sizes (k = number of SA values), not over tuples.
     while np.count_nonzero(left) >= l:
-        top = np.argpartition(-(left + ties[g]), l - 1)[:l]
+        top = np.argpartition(-(left + tie[g]), l - 1)[:l]
         chosen[g] = top
         left[top] -= 1
         g += 1
