@@ -369,9 +369,14 @@ def test_naive_attack_records_are_draw_zero_of_fig1():
 def test_definetti_attack_records_replay_the_sweep():
     t = encode_table(_frame(300), ["a", "b"], "s")
     kw = dict(repetitions=2, iterations=12, history=4, moves_per_iteration=1, seed=3)
-    sweep = definetti_sweep(t, [2, 3], multipliers=[1, 2], threshold=0.8, **kw)
-    recs = ch.definetti_attack_records(t, [2, 3], [1, 2], **kw)
+    sweep = definetti_sweep(t, [2, 3], multipliers=[1, 2], threshold=0.8, keep=[ch.kept_run([2, 3], [1, 2])], **kw)
+    recs = ch.definetti_attack_records(t, sweep, [2, 3], [1, 2])
     assert len(recs) == 3
+    # the kept run is the run the replay gives
+    replay = replay_sweep_run(t, [2, 3], [1, 2], l=3, multiplier=1, repetition=0, **kw)
+    np.testing.assert_array_equal(replay.predictions["group"], sweep.kept[(3, 1, 0)].predictions["group"])
+    with pytest.raises(ValueError, match="did not keep"):
+        ch.definetti_attack_records(t, definetti_sweep(t, [2, 3], multipliers=[1, 2], **kw), [2, 3], [1, 2])
     row = sweep.results[(sweep.results["l"] == 3) & (sweep.results["multiplier"] == 1)
                         & (sweep.results["repetition"] == 0)].set_index("method")
     for name, (res, base) in recs.items():
@@ -423,3 +428,46 @@ def test_nonmember_table_uses_eq6():
     assert nm.loc[nm["epsilon"] == 1.0, "PI"].iloc[0] == pytest.approx(0.1 / 0.6)
     assert ch.nonmember_glue(nm)["pi_max"] == pytest.approx(max(0.1 / 0.7, 0.1 / 0.6))
     assert math.isnan(ch.nonmember_glue(pd.DataFrame())["pi_max"])
+
+
+def test_spread_readings_and_the_recorded_alternatives():
+    spread = pd.Series([0.0, 0.01, 0.02, 0.15], index=pd.MultiIndex.from_tuples(
+        [(1, 2, "group"), (1, 2, "open"), (1, 3, "group"), (3, 7, "group")], names=["multiplier", "l", "method"]))
+    r = ch.spread_readings(spread)
+    assert r == {ch.SPREAD_LARGEST: False, ch.SPREAD_MOST: True}
+    assert ch.spread_readings(spread.iloc[[0, 3]])[ch.SPREAD_MOST] is False  # half is not a majority
+    conv = pd.Series([True, True])
+    got = ch.measure_convergence(conv, spread, repetitions=2, paper_target=True)["cormode.s3_2.repetition_spread"]
+    assert got.value is False and got.alternatives == r and "75%" in got.note
+
+
+def test_with_choices_labels_match_the_ledger():
+    from anonlab import claims
+
+    measured = {cid: ch.Measurement(True) for cid in ch.CHOICE_CLAIMS}
+    alts = {label: {cid: ch.Measurement(False) for cid in ch.CHOICE_CLAIMS} for label in ch.ALTERNATIVE_RUNS}
+    got = ch.with_choices(measured, alts)
+    for cid in ch.CHOICE_CLAIMS:
+        assert sorted(got[cid].alternatives) == sorted(claims.claim(cid).alternatives())
+        assert got[cid].alternatives[ch.KNOWN_PAPER] is True and got[cid].alternatives[ch.TIES_STABLE] is False
+    assert ch.with_choices({"cormode.fig4a.l7_below_30pct": ch.Measurement(None)}, alts) == {}
+    assert sorted(claims.claim("cormode.s3_2.repetition_spread").alternatives()) == sorted(
+        [ch.SPREAD_LARGEST, ch.SPREAD_MOST])
+
+
+def test_verdict_glue_reads_the_record():
+    rec = {"cormode.fig4a.l7_below_30pct": {"verdict": "depends on an unstated choice", "alternatives": {
+        "ties: random": {"verdict": "not reproduced"}, "ties: stable": {"verdict": "reproduced"}}}}
+    g = ch.verdict_glue(rec)
+    assert g["v_l7"] == "depends on an unstated choice"
+    assert g["r_l7"] == "not reproduced under ties: random; reproduced under ties: stable"
+    assert g["v_noise"] == "not run" and set(g) == {f"{p}_{k}" for k in ch.VERDICT_KEYS for p in "vr"}
+
+
+def test_noise_by_epsilon_is_the_formula():
+    t = ch.noise_by_epsilon([0.1, 1.0], [3, 10])
+    # 1/sinh(eps/m): the mean |noise| of the two-sided geometric
+    np.testing.assert_allclose(t["m = 10"], [1 / np.sinh(0.01), 1 / np.sinh(0.1)])
+    g = ch.noise_glue(t)
+    assert g["noise_grid_m"] == 10 and g["noise_eps_double"] == 0.1 and g["noise_grid_hi"] > 99.99
+    assert ch.noise_by_epsilon([0.5], [4], "laplace")["m = 4"].iloc[0] == 8.0
