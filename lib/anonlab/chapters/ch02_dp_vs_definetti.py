@@ -55,7 +55,7 @@ from ..validation import (
     check_path,
     check_random_state,
 )
-from . import Chapter
+from . import Chapter, Exercise
 
 __all__ = [
     "CHAPTER", "PAPER", "ADULT_L_MAX", "TOLERANCES", "Settings", "settings", "paper_values",
@@ -249,6 +249,56 @@ CHAPTER = Chapter(
            "iterations": 30, "history": 10, "repetitions": 2, "tradeoff_epsilons": [1.0], "check_moves": 2,
            "use_cache": False},
     data=("adult-train", "adult-test"),
+    goals=(
+        "Build the naive Bayes attack on differentially private counts and read its accuracy against ε and "
+        "the majority baseline.",
+        "Run Kifer's deFinetti attack on Anatomy and see why its accuracy falls towards 1/l as groups grow.",
+        "Tell a claim that fails from one that turns on a choice the paper leaves open.",
+    ),
+    assumes="Bayes' rule and conditional independence, and k-anonymity and l-diversity as in chapter 1.",
+    exercises=(
+        Exercise(
+            "laplace",
+            "Predict first: Laplace noise with scale m/ε has about the same mean size as the two-sided "
+            "geometric noise of the paper but real values and heavier tails. Will the naive attack's accuracy "
+            "at the smallest ε go up, go down, or stay put? Then run it with `noise = \"laplace\"`.",
+            {"noise": "laplace"},
+            {"acc_low_first": "mean accuracy at the smallest ε, first target",
+             "acc_noiseless_first": "the noiseless classifier (unchanged by the noise)"}),
+        Exercise(
+            "dirichlet",
+            "Predict first: footnote 2 draws the classifier's parameters from Dirichlet posteriors instead of "
+            "using the noisy counts directly. Will the share of tuples with a belief above the threshold "
+            "shrink or grow, and what happens to the accuracy at the smallest ε? Then run it with "
+            "`dirichlet = True`.",
+            {"dirichlet": True},
+            {"conf_share_first": "share of tuples with belief > threshold (median over ε), first target",
+             "acc_low_first": "mean accuracy at the smallest ε, first target"}),
+        Exercise(
+            "drop_income",
+            "Predict first: without `income` occupation is predicted from m = 4 attributes, so each count "
+            "gets less noise but the classifier has less evidence. Better or worse at ε = 0.1? Then run it "
+            "with `quasi_identifiers = [\"workclass\", \"education\", \"occupation\", \"sex\", \"hours\"]`.",
+            {"quasi_identifiers": ["workclass", "education", "occupation", "sex", "hours"]},
+            {"acc_eps01_first": "mean accuracy at ε = 0.1, first target",
+             "acc_noiseless_first": "the noiseless classifier, first target"}),
+        Exercise(
+            "history1",
+            "Predict first: the permutation method votes over the last `history` assignments of the chain. "
+            "With `history = 1` (Kifer's single final permutation), will it keep its lead over the group "
+            "method at the largest l? Then run it with `history = 1`.",
+            {"history": 1},
+            {"df_pvg_top": "permutation − group accuracy at the largest l, tight groups",
+             "df_best_top": "best method at the largest l, tight groups"}),
+        Exercise(
+            "iterations",
+            "Predict first: will ten times more Markov-chain iterations pull the repetitions together "
+            "(a smaller spread) and move the accuracy at the largest l up or down? Then run it with "
+            "`iterations = 300` (the quick preset has 30).",
+            {"iterations": 300},
+            {"spread_max": "largest max − min accuracy over repetitions",
+             "df_best_top": "best method at the largest l, tight groups"}),
+    ),
 )
 
 
@@ -600,7 +650,9 @@ def fig1_glue(naive: Mapping[str, NaiveRun], tables: Mapping[str, tuple[EncodedT
               epsilons: Sequence[float]) -> dict[str, float]:
     """Numbers quoted after Fig. 1 (first target)."""
     first = next(iter(naive))
+    eps01 = at_eps(naive[first], 0.1)
     return {"acc_noiseless_first": noiseless(naive[first]),
+            "acc_eps01_first": float("nan") if eps01 is None else eps01,
             "acc_low_first": float(curve(naive[first])["accuracy_mean"].iloc[0]),
             "eps_low": float(min(epsilons)),
             "base_first": score(majority(tables[first][0])).precision}
@@ -885,6 +937,7 @@ def fig4_glue(f: Fig4) -> dict[str, float]:
     """Numbers quoted after Fig. 4."""
     L = f.l_grid
     return {"df_l_top": max(L), "df_best_top": f.best(1, max(L)) if f.tight else float("nan"),
+            "df_pvg_top": f.acc(1, max(L), "permutation") - f.acc(1, max(L), "group") if f.tight else float("nan"),
             "df_best_2": f.best(1, min(L)) if f.tight else float("nan"), "df_noiseless": f.noiseless}
 
 
