@@ -471,3 +471,16 @@ def test_noise_by_epsilon_is_the_formula():
     g = ch.noise_glue(t)
     assert g["noise_grid_m"] == 10 and g["noise_eps_double"] == 0.1 and g["noise_grid_hi"] > 99.99
     assert ch.noise_by_epsilon([0.5], [4], "laplace")["m = 4"].iloc[0] == 8.0
+
+
+def test_fig4_of_a_partial_sweep_reads_nan_where_not_run():
+    t = encode_table(_frame(300), ["a", "b"], "s")
+    kw = dict(repetitions=1, iterations=6, history=2, seed=3)
+    sweep = definetti_sweep(t, [2], multipliers=[2], **kw)
+    s = ch.Settings(dataset="adult", sensitive=["s"], qi_pool=["a", "b"], epsilons=[1.0], definetti_sensitive="s",
+                    l_grid=[2, 3], multipliers=[1, 2], tradeoff_epsilons=[1.0], tradeoff_attributes=["a"])
+    f = ch.fig4_of(sweep, t, s)
+    assert len(f.summary) == 2 * 2 * 3
+    assert math.isnan(f.acc(1, 2, "group")) and not math.isnan(f.acc(2, 2, "group"))
+    full = ch.fig4_of(definetti_sweep(t, [2, 3], multipliers=[1, 2], **kw), t, s)
+    assert list(full.summary.columns) == list(f.summary.columns)

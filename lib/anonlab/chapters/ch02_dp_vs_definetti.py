@@ -1122,35 +1122,80 @@ def alternative_tables(data: Data, s: Settings, table: EncodedTable) -> dict[str
     return out
 
 
+def alternative_configurations(l_grid: Sequence[int], multipliers: Sequence[int]) -> list[tuple[list[int], list[int]]]:
+    """The (l grid, multipliers) pairs an alternative reading runs: what :data:`CHOICE_CLAIMS` compare.
+
+    Merged groups (size 2l, 3l) at every l; tight groups only at the
+    smallest and the largest l (permutation vs group, l = 7). The tight runs
+    at the l in between feed no choice-dependent claim, and they are the
+    dearest (most groups), so the alternatives skip them.
+
+    >>> alternative_configurations([2, 3, 4, 5, 6, 7], [1, 2, 3])
+    [([2, 3, 4, 5, 6, 7], [2, 3]), ([2, 7], [1])]
+    >>> alternative_configurations([2, 3], [1])
+    [([2, 3], [1])]
+    """
+    L, mults = sorted(set(l_grid)), sorted(set(multipliers))
+    out = []
+    merged = [m for m in mults if m > 1]
+    if merged:
+        out.append((L, merged))
+    if 1 in mults:
+        out.append((sorted({L[0], L[-1]}), [1]))
+    return out
+
+
 def run_sweeps(data: Data, s: Settings, table: EncodedTable, *, repetitions: int, iterations: int, history: int,
                moves_per_iteration: int, check_moves: int, threshold: float, seed: int,
                use_cache: bool) -> Sweeps:
-    """Fig. 4's sweep, the same sweep under each alternative reading, and the ``check_moves`` rerun, in one pool.
+    """Fig. 4's sweep, the sweeps of each alternative reading, and the ``check_moves`` rerun, in one pool.
 
-    The alternatives use the main sweep's seed (the same repetitions and
-    chains as far as the choice allows); the rerun with ``check_moves``
-    proposals per group is the largest l with tight groups, seed ``seed + 1``.
-    The main sweep keeps its run :func:`kept_run` for the yardstick.
+    An alternative runs the configurations of :func:`alternative_configurations`
+    with the main protocol (repetitions, iterations, history, moves): its
+    merged groups from seed ``seed``, its tight groups from ``seed + 2``. The
+    rerun with ``check_moves`` proposals per group is the largest l with
+    tight groups, seed ``seed + 1``. The main sweep keeps its run
+    :func:`kept_run` for the yardstick.
     """
-    common = dict(repetitions=repetitions, iterations=iterations, history=history, threshold=threshold)
-    specs = [dict(table=table, l_grid=s.l_grid, multipliers=s.multipliers, moves_per_iteration=moves_per_iteration,
-                  seed=seed, keep=[kept_run(s.l_grid, s.multipliers)], **common)]
+    common = dict(repetitions=repetitions, iterations=iterations, history=history, threshold=threshold,
+                  moves_per_iteration=moves_per_iteration)
+    specs = [dict(table=table, l_grid=s.l_grid, multipliers=s.multipliers, seed=seed,
+                  keep=[kept_run(s.l_grid, s.multipliers)], **common)]
     alts = alternative_tables(data, s, table)
-    for tab, ties in alts.values():
-        specs.append(dict(table=tab, l_grid=s.l_grid, multipliers=s.multipliers,
-                          moves_per_iteration=moves_per_iteration, seed=seed, ties=ties, **common))
+    parts: list[tuple[str, int]] = []
+    for label, (tab, ties) in alts.items():
+        for L, mults in alternative_configurations(s.l_grid, s.multipliers):
+            specs.append(dict(table=tab, l_grid=L, multipliers=mults, ties=ties,
+                              seed=seed if mults != [1] else seed + 2, **common))
+            parts.append((label, len(specs) - 1))
     tight = 1 in s.multipliers
     if check_moves and tight:
-        specs.append(dict(table=table, l_grid=[max(s.l_grid)], multipliers=[1], moves_per_iteration=check_moves,
-                          seed=seed + 1, **common))
+        specs.append(dict(table=table, l_grid=[max(s.l_grid)], multipliers=[1], seed=seed + 1,
+                          **{**common, "moves_per_iteration": check_moves}))
     done = definetti_sweeps(specs, use_cache=use_cache)
-    return Sweeps(main=done[0], alternatives={lab: (tab, sw) for (lab, (tab, _)), sw in zip(alts.items(), done[1:])},
-                  more=done[-1] if check_moves and tight else None)
+    alternatives = {}
+    for label, (tab, _) in alts.items():
+        runs = [done[k] for lab, k in parts if lab == label]
+        alternatives[label] = (tab, DeFinettiSweep(
+            results=pd.concat([r.results for r in runs], ignore_index=True),
+            traces=pd.concat([r.traces for r in runs], ignore_index=True)))
+    return Sweeps(main=done[0], alternatives=alternatives, more=done[-1] if check_moves and tight else None)
 
 
 def fig4_of(sweep: DeFinettiSweep, table: EncodedTable, s: Settings) -> Fig4:
-    """:class:`Fig4` of a sweep on ``table`` (its noiseless classifier from ``table``'s exact counts)."""
-    return Fig4(summarize_sweep(sweep.results), noiseless_accuracy(table), s.l_grid, s.multipliers)
+    """:class:`Fig4` of a sweep on ``table`` (its noiseless classifier from ``table``'s exact counts).
+
+    Configurations (multiplier, l, method) the sweep did not run get NaN
+    rows, so that a lookup gives NaN rather than failing.
+    """
+    S = summarize_sweep(sweep.results)
+    full = pd.MultiIndex.from_product([s.multipliers, s.l_grid, sorted(METHODS)], names=["multiplier", "l", "method"])
+    if len(S) < len(full):
+        cols = list(S.columns)
+        S = S.set_index(["multiplier", "l", "method"]).reindex(full).reset_index()
+        S["group_size"] = S["multiplier"] * S["l"]
+        S = S[cols]
+    return Fig4(S, noiseless_accuracy(table), s.l_grid, s.multipliers)
 
 
 def measure_alternatives(sweeps: Sweeps, s: Settings, naive_summary: pd.DataFrame, *, draws: int, noise: str,
@@ -1239,8 +1284,10 @@ def choice_table(main: Fig4, naive_summary: pd.DataFrame, figs: Mapping[str, Fig
     return pd.DataFrame(cols)
 
 
-def choice_glue(table: pd.DataFrame) -> dict[str, float]:
-    """The range over readings of the best method at l = 7 (tight) and of the naive attack's low end."""
+def choice_glue(table: pd.DataFrame | None) -> dict[str, float]:
+    """The range over readings of the best method at l = 7 (tight) and of the naive attack's low end (NaN without)."""
+    if table is None:
+        return {k: float("nan") for k in ("choice_l7_lo", "choice_l7_hi", "choice_naive_lo", "choice_naive_hi")}
     r0, r1 = table.iloc[0], table.iloc[1]
     return {"choice_l7_lo": float(r0.min()), "choice_l7_hi": float(r0.max()),
             "choice_naive_lo": float(r1.min()), "choice_naive_hi": float(r1.max())}
@@ -1286,13 +1333,13 @@ def verdict_glue(results: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
 
     >>> g = verdict_glue({"cormode.fig4a.l7_below_30pct": {"verdict": "not reproduced"}})
     >>> g["v_l7"], g["v_spread"], g["r_l7"]
-    ('not reproduced', 'not run', '')
+    ('not reproduced', 'not run', 'no alternative reading recorded')
     """
     out = {}
     for key, cid in VERDICT_KEYS.items():
         entry = results.get(cid)
         out[f"v_{key}"] = entry["verdict"] if entry else "not run"
-        out[f"r_{key}"] = readings_phrase(entry)
+        out[f"r_{key}"] = readings_phrase(entry) or "no alternative reading recorded"
     return out
 
 
