@@ -8,10 +8,12 @@ by pytest; nothing here asserts a time). It prints, and writes to
    (a) one noise draw at ε = 0.1 on the training tuples, the library's
    classifier (evaluated once per distinct QI combination) against the
    NumPy version a competent user writes (clamp, +1, log-probability matrix,
-   one row per tuple), on the same noisy counts, cross-checked for identical
-   predictions; (b) the whole Fig. 1 grid (10 ε x 9 draws, train and test):
+   one row per tuple), on the same noisy counts, both giving accuracy,
+   high-confidence share and accuracy, cross-checked for the same accuracy;
+   (b) the whole Fig. 1 grid (10 ε x 9 draws, train and test):
    :func:`naive_attack` against that NumPy version in a loop over ε, draws
-   and files on the same releases, cross-checked for identical accuracies;
+   and files on the same releases (same seeds), cross-checked for identical
+   accuracies;
 2. the deFinetti attack on Adult occupation: one 1000-iteration run per
    l = 2..7 (tight groups), run by :func:`definetti_sweeps` in its pool of
    worker processes against the same runs one after another (the plain way
@@ -35,12 +37,11 @@ import pandas as pd
 from anonlab import paths
 from anonlab.attacks.definetti import (
     definetti_attack,
-    definetti_sweep,
     definetti_sweeps,
     initial_permutation,
     n_jobs_default,
 )
-from anonlab.attacks.naive_bayes import bucketize, evaluate_model, naive_attack, naive_bayes_from_counts
+from anonlab.attacks.naive_bayes import _seeds, bucketize, evaluate_model, naive_attack, naive_bayes_from_counts
 from anonlab.data import load_adult
 from anonlab.mechanisms.anatomy import anatomy_groups
 from anonlab.mechanisms.dp import EncodedTable, encode_table, release_counts
@@ -65,18 +66,29 @@ def adult_tables(sa: str) -> tuple[EncodedTable, EncodedTable]:
 # ----------------------------------------------------------------------------- naive attack reference
 
 
-def naive_reference_predict(counts: np.ndarray, offsets: np.ndarray, cell_codes: np.ndarray) -> np.ndarray:
+def naive_reference_scores(counts: np.ndarray, offsets: np.ndarray, cell_codes: np.ndarray) -> np.ndarray:
     """Cormode §2.2 as a competent NumPy user writes it: clamp, +1, Pr[s] from summed counts, per-tuple scores.
 
     ``counts`` is one noisy release (n_cells, S); ``cell_codes`` the (n, m)
-    cells of each tuple. Returns the predicted SA code of each tuple.
+    cells of each tuple. Returns the (n, S) log scores.
     """
     c = np.maximum(counts, 0) + 1.0  # clamp negative counts, Laplace's +1
     blocks = np.add.reduceat(c, offsets[:-1], axis=0)  # (m, S): each attribute's counts summed over its values
     log_prior = np.log(blocks.sum(axis=0) / blocks.sum())
     log_cond = np.log(c) - np.repeat(np.log(blocks), np.diff(offsets), axis=0)
-    scores = log_prior + log_cond[cell_codes].sum(axis=1)  # (n, m, S) -> (n, S)
-    return scores.argmax(axis=1)
+    return log_prior + log_cond[cell_codes].sum(axis=1)  # (n, m, S) -> (n, S)
+
+
+def naive_reference(counts: np.ndarray, offsets: np.ndarray, table: EncodedTable,
+                    threshold: float = 0.8) -> tuple[float, float, float]:
+    """Accuracy, share with belief > threshold and their accuracy: Fig. 1 and Fig. 3's numbers for one draw."""
+    scores = naive_reference_scores(counts, offsets, table.cell_codes)
+    pred = scores.argmax(axis=1)
+    post = np.exp(scores - scores.max(axis=1, keepdims=True))
+    belief = post.max(axis=1) / post.sum(axis=1)
+    right = pred == table.sa_codes
+    conf = belief > threshold
+    return float(right.mean()), float(conf.mean()), float(right[conf].mean()) if conf.any() else float("nan")
 
 
 def _timed(f, repeat: int = 3) -> tuple[float, object]:
@@ -93,46 +105,38 @@ def bench_naive(figures: list[dict]) -> None:
     print("== naive attack (Cormode 2011 §2.3): library vs a vectorised NumPy naive Bayes ==")
     for sa in ("occupation", "marital_status"):
         train, test = adult_tables(sa)
-        # (a) one draw at eps = 0.1, train tuples, same noisy counts
+        # (a) one draw at eps = 0.1, the training tuples, the same noisy counts, the same three numbers
         rel = release_counts(train, 0.1, draws=1, seed=3)
-        ref, ref_pred = _timed(lambda: naive_reference_predict(rel.counts[0], train.offsets, train.cell_codes))
-        lib, lib_pred = _timed(lambda: evaluate_model(naive_bayes_from_counts(rel), train)["accuracy"].iloc[0])
-        same = bool(np.isclose(np.mean(ref_pred == train.sa_codes), lib_pred))
+        ref, ref_out = _timed(lambda: naive_reference(rel.counts[0], train.offsets, train))
+        lib, lib_out = _timed(lambda: evaluate_model(naive_bayes_from_counts(rel), train).iloc[0])
+        same = bool(np.isclose(ref_out[0], lib_out["accuracy"], rtol=0, atol=1e-12))
         figures.append({"figure": f"naive attack, one draw, eps 0.1, {sa} (n = {train.n})", "library_s": lib,
                         "reference": "vectorised NumPy naive Bayes, one row per tuple", "reference_s": ref,
                         "ratio": ref / lib, "identical": same})
         print(f"  SA={sa:15s} n={train.n}: one draw: library {lib:.4f} s, NumPy reference {ref:.4f} s "
               f"-> ratio {ref / lib:.1f}x; same accuracy: {same}")
 
-        # (b) the whole grid: 10 eps x 9 draws x (train, test)
+        # (b) Fig. 1's grid: 10 eps x 9 draws x (train, test), the releases naive_attack draws (same seeds)
         def reference_grid() -> list[float]:
             accs = []
-            for k, eps in enumerate(EPSILONS):
-                r = release_counts(train, eps, draws=9, seed=100 + k)
-                for d in range(9):
-                    for t in (train, test):
-                        accs.append(float(np.mean(naive_reference_predict(r.counts[d], train.offsets, t.cell_codes)
-                                                  == t.sa_codes)))
+            for eps, rng in zip(EPSILONS, _seeds(1, len(EPSILONS))):
+                r = release_counts(train, eps, draws=9, seed=rng)
+                for t in (train, test):
+                    accs += [naive_reference(r.counts[d], train.offsets, t)[0] for d in range(9)]
             return accs
 
         def library_grid() -> list[float]:
-            accs = []
-            for k, eps in enumerate(EPSILONS):
-                model = naive_bayes_from_counts(release_counts(train, eps, draws=9, seed=100 + k))
-                res = {name: evaluate_model(model, t) for name, t in (("train", train), ("test", test))}
-                accs += [float(res[name]["accuracy"].iloc[d]) for d in range(9) for name in ("train", "test")]
-            return accs
+            res = naive_attack(train, EPSILONS, targets={"train": train, "test": test}, draws=9, seed=1)
+            return res["accuracy"].tolist()
 
         ref, ref_acc = _timed(reference_grid, repeat=1)
         lib, lib_acc = _timed(library_grid, repeat=1)
-        t_attack, _ = _timed(lambda: naive_attack(train, EPSILONS, targets={"train": train, "test": test}, draws=9,
-                                                  seed=1), repeat=1)
         same = bool(np.allclose(ref_acc, lib_acc, rtol=0, atol=1e-12))
         figures.append({"figure": f"naive attack, 10 eps x 9 draws x 2 files, {sa}", "library_s": lib,
-                        "reference": "the same loop over the vectorised NumPy naive Bayes", "reference_s": ref,
-                        "ratio": ref / lib, "identical": same, "naive_attack_s": t_attack})
-        print(f"    whole grid: library {lib:.2f} s (naive_attack with confidence columns: {t_attack:.2f} s), "
-              f"NumPy reference {ref:.2f} s -> ratio {ref / lib:.1f}x; same accuracies: {same}")
+                        "reference": "the same releases through the vectorised NumPy naive Bayes", "reference_s": ref,
+                        "ratio": ref / lib, "identical": same})
+        print(f"    whole grid: naive_attack {lib:.2f} s, NumPy reference {ref:.2f} s -> ratio {ref / lib:.1f}x; "
+              f"same accuracies: {same}")
 
 
 # ----------------------------------------------------------------------------- deFinetti reference
@@ -211,14 +215,13 @@ def bench_definetti(ref_iterations: int, figures: list[dict]) -> None:
     spec = dict(table=table, l_grid=list(range(2, 8)), multipliers=[1], repetitions=1, iterations=1000,
                 history=100, seed=7)
     t0 = time.perf_counter()
-    one_by_one = [definetti_sweep(**{**spec, "l_grid": [l]}, n_jobs=1) for l in spec["l_grid"]]  # noqa: E741
+    one_by_one = definetti_sweeps([spec], n_jobs=1)[0]
     serial = time.perf_counter() - t0
     t0 = time.perf_counter()
     pooled = definetti_sweeps([spec])[0]
     par = time.perf_counter() - t0
-    cols = ["l", "method", "accuracy"]
-    same = bool(np.array_equal(pd.concat([s.results[cols] for s in one_by_one]).to_numpy(),
-                               pooled.results[cols].to_numpy()))
+    cols = ["l", "method", "accuracy", "confident_share"]
+    same = bool(one_by_one.results[cols].equals(pooled.results[cols]))
     jobs = n_jobs_default()
     figures.append({"figure": "deFinetti sweep, l = 2..7, 1000 iterations, 1 repetition", "library_s": par,
                     "reference": "the same runs one after another", "reference_s": serial, "ratio": serial / par,

@@ -63,7 +63,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from anonlab.attacks.naive_bayes import NaiveBayesModel, naive_bayes_from_counts, strictly_above
+from anonlab.attacks.naive_bayes import NaiveBayesModel, distinct_combinations, naive_bayes_from_counts, strictly_above
 from anonlab.mechanisms.anatomy import TIES, Anatomy, anatomy_groups, merge_groups
 from anonlab.mechanisms.dp import EncodedTable
 from anonlab.measures.protocol import AttackResult, score
@@ -156,9 +156,7 @@ class QILayout:
 def qi_layout(table: EncodedTable) -> QILayout:
     """Distinct QI combinations of ``table`` (as ``np.unique(..., axis=0)`` orders them) and their cells.
 
-    The rows are coded as one mixed-radix integer each (``sum_i x_i * prod_{j>i} |T_j|``),
-    whose order is the lexicographic order of the rows, so a 1-d ``np.unique``
-    gives the same combinations and codes as the row-wise one, faster.
+    The combinations come from :func:`~anonlab.attacks.naive_bayes.distinct_combinations`.
 
     Examples
     --------
@@ -168,18 +166,13 @@ def qi_layout(table: EncodedTable) -> QILayout:
     >>> lay.combos.tolist(), lay.row_combo.tolist()
     ([[0, 0], [0, 1], [1, 0]], [0, 2, 1])
     """
-    codes = np.asarray(table.qi_codes, dtype=np.int64)
-    card = np.asarray(table.cardinalities, dtype=np.int64)
-    radix = np.concatenate([np.cumprod(card[::-1])[::-1][1:], [1]]).astype(np.int64)
-    keys = codes @ radix
-    ukeys, row_combo = np.unique(keys, return_inverse=True)
-    combos = (ukeys[:, None] // radix[None, :]) % card[None, :]
+    combos, row_combo = distinct_combinations(table)
     U, m = combos.shape
     M = sparse.csr_matrix(
         (np.ones(U * m), (np.repeat(np.arange(U), m), (combos + table.offsets[:-1]).ravel())),
         shape=(U, table.n_cells),
     )
-    return QILayout(combos=combos, row_combo=row_combo.reshape(-1), M=M, Mt=M.T.tocsr())
+    return QILayout(combos=combos, row_combo=row_combo, M=M, Mt=M.T.tocsr())
 
 
 @dataclass(frozen=True, eq=False)
