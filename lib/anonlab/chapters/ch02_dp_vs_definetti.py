@@ -1285,12 +1285,22 @@ def choice_table(main: Fig4, naive_summary: pd.DataFrame, figs: Mapping[str, Fig
 
 
 def choice_glue(table: pd.DataFrame | None) -> dict[str, float]:
-    """The range over readings of the best method at l = 7 (tight) and of the naive attack's low end (NaN without)."""
+    """Ranges over the readings: best method at l = 7 (tight), the naive attack's low end, and their margin.
+
+    ``table`` is :func:`choice_table`'s (rows 0 and 1); NaN without one.
+
+    >>> t = pd.DataFrame({"a": [0.31, 0.32], "b": [0.29, 0.33]})
+    >>> {k: round(v, 2) for k, v in choice_glue(t).items()}["choice_margin_hi"]
+    0.04
+    """
+    keys = ("choice_l7_lo", "choice_l7_hi", "choice_naive_lo", "choice_naive_hi", "choice_margin_lo",
+            "choice_margin_hi")
     if table is None:
-        return {k: float("nan") for k in ("choice_l7_lo", "choice_l7_hi", "choice_naive_lo", "choice_naive_hi")}
+        return {k: float("nan") for k in keys}
     r0, r1 = table.iloc[0], table.iloc[1]
-    return {"choice_l7_lo": float(r0.min()), "choice_l7_hi": float(r0.max()),
-            "choice_naive_lo": float(r1.min()), "choice_naive_hi": float(r1.max())}
+    margin = r1 - r0  # the naive attack's low end minus the deFinetti attack at l = 7, per reading
+    return dict(zip(keys, (float(r0.min()), float(r0.max()), float(r1.min()), float(r1.max()),
+                           float(margin.min()), float(margin.max()))))
 
 
 #: Glue keys of the verdict phrases the prose uses (``v_<key>``, and ``r_<key>`` for the readings).
