@@ -81,6 +81,8 @@ __all__ = [
     "definetti_attack",
     "definetti_sweep",
     "definetti_sweeps",
+    "start_sweeps",
+    "PendingSweeps",
     "replay_sweep_run",
     "summarize_sweep",
 ]
@@ -524,24 +526,6 @@ def _cell_job(table: EncodedTable, layout: QILayout, l: int, mults: Sequence[int
     return out
 
 
-def _run_cells(jobs: list[tuple], n_jobs: int) -> list:
-    """``_cell_job(*job)`` for every job, in order; in ``n_jobs`` forked processes when more than one."""
-    import multiprocessing as mp
-
-    if n_jobs <= 1 or len(jobs) <= 1 or "fork" not in mp.get_all_start_methods():
-        return [_cell_job(*job) for job in jobs]
-    from concurrent.futures import ProcessPoolExecutor
-
-    # the longest cells (smallest l: most groups) first, so that the workers finish together
-    order = sorted(range(len(jobs)), key=lambda i: jobs[i][2])
-    out: list = [None] * len(jobs)
-    with ProcessPoolExecutor(max_workers=min(n_jobs, len(jobs)), mp_context=mp.get_context("fork")) as ex:
-        futures = {i: ex.submit(_cell_job, *jobs[i]) for i in order}
-        for i, f in futures.items():
-            out[i] = f.result()
-    return out
-
-
 def definetti_sweep(
     table: EncodedTable,
     l_grid: Sequence[int],
@@ -639,32 +623,96 @@ def definetti_sweeps(
     sweeps found in the cache are loaded and the others computed (and
     stored). The results are those of the sweeps run one by one.
     """
+    return start_sweeps(specs, progress=progress, use_cache=use_cache, n_jobs=n_jobs).result()
+
+
+def start_sweeps(
+    specs: Sequence[Mapping[str, Any]],
+    *,
+    progress: Callable[[str], None] | None = None,
+    use_cache: bool = False,
+    n_jobs: int | None = None,
+) -> PendingSweeps:
+    """Start :func:`definetti_sweeps` in worker processes and return at once; ``.result()`` collects.
+
+    The caller can do other work while the chains run (the chapter runs the
+    naive attack meanwhile). With one worker (``n_jobs = 1``, or no
+    ``fork``) the runs happen in ``.result()``.
+    """
     full = [{**_SWEEP_DEFAULTS, **dict(spec)} for spec in specs]
     for spec in full:
         spec["ties"] = check_choice("ties", spec["ties"], TIES)
         spec["repetitions"] = _check_positive_int("repetitions", spec["repetitions"])
         for mult in spec["multipliers"]:
             _check_positive_int("multiplier", mult)
-    out: list[DeFinettiSweep | None] = [None] * len(full)
+    keys = None
     todo = list(range(len(full)))
     if use_cache:
-        from anonlab.cache import cache_key, cached
+        from anonlab.cache import cache_key
 
         keys = [{"table": table_digest(sp["table"]), **_sweep_key(sp)} for sp in full]
-        computed: dict[int, DeFinettiSweep] = {}
+        todo = [i for i in todo if not _in_cache(cache_key("definetti_sweep", keys[i]))]
+    return PendingSweeps(full, todo, keys, progress, n_jobs_default() if n_jobs is None else int(n_jobs))
 
-        def loader(i: int) -> Callable[[], DeFinettiSweep]:
-            def compute() -> DeFinettiSweep:  # only reached on a miss: compute every miss at once
-                if i not in computed:
-                    misses = [j for j in range(len(full)) if not _in_cache(cache_key("definetti_sweep", keys[j]))]
-                    if i not in misses:
-                        misses.append(i)
-                    computed.update(zip(misses, _compute_sweeps([full[j] for j in misses], progress, n_jobs)))
-                return computed[i]
+
+class PendingSweeps:
+    """Sweeps whose runs are under way in a pool of worker processes (see :func:`start_sweeps`)."""
+
+    def __init__(self, full: list[dict[str, Any]], todo: list[int], keys: list[dict] | None,
+                 progress: Callable[[str], None] | None, n_jobs: int) -> None:
+        import multiprocessing as mp
+
+        self._full, self._todo, self._keys, self._progress = full, todo, keys, progress
+        self._jobs, self._index = _sweep_jobs([full[i] for i in todo])
+        self._executor, self._futures = None, None
+        if n_jobs > 1 and len(self._jobs) > 1 and "fork" in mp.get_all_start_methods():
+            from concurrent.futures import ProcessPoolExecutor
+
+            self._executor = ProcessPoolExecutor(max_workers=min(n_jobs, len(self._jobs)),
+                                                 mp_context=mp.get_context("fork"))
+            # the dearest runs first, so that the workers finish together
+            order = sorted(range(len(self._jobs)), key=lambda k: -_job_cost(self._jobs[k]))
+            futures = {k: self._executor.submit(_cell_job, *self._jobs[k]) for k in order}
+            self._futures = [futures[k] for k in range(len(self._jobs))]
+
+    def result(self) -> list[DeFinettiSweep]:
+        """Wait for the runs and return the sweeps, in the order of the specs (cached ones loaded)."""
+        try:
+            if self._futures is not None:
+                outputs = [f.result() for f in self._futures]
+            else:
+                outputs = [_cell_job(*job) for job in self._jobs]
+        finally:
+            if self._executor is not None:
+                self._executor.shutdown()
+        computed = dict(zip(self._todo, _assemble([self._full[i] for i in self._todo], self._index, outputs,
+                                                  self._progress)))
+        if self._keys is None:
+            return [computed[i] for i in range(len(self._full))]
+        from anonlab.cache import cached
+
+        def load(i: int) -> Callable[[], DeFinettiSweep]:
+            def compute() -> DeFinettiSweep:
+                if i in computed:
+                    return computed[i]
+                # in the cache at the start, gone since: compute it now
+                return _assemble([self._full[i]], *_cells_in_order([self._full[i]]), self._progress)[0]
             return compute
 
-        return [cached("definetti_sweep", keys[i], loader(i)) for i in todo]
-    return _compute_sweeps(full, progress, n_jobs)
+        return [cached("definetti_sweep", self._keys[i], load(i)) for i in range(len(self._full))]
+
+
+def _cells_in_order(full: Sequence[Mapping[str, Any]]) -> tuple[list, list]:
+    """Run the cells of the sweeps in this process: (index, outputs) for :func:`_assemble`."""
+    jobs, index = _sweep_jobs(full)
+    return index, [_cell_job(*job) for job in jobs]
+
+
+def _job_cost(job: tuple) -> float:
+    """A rough cost of one cell: iterations x proposals x (groups over all multipliers + a fixed part)."""
+    table, _, l, mults, _, attack_kw = job[:6]  # noqa: E741
+    groups = sum(table.n / (l * mu) for mu in mults)
+    return attack_kw["iterations"] * attack_kw["moves_per_iteration"] * (groups + 3000 * len(mults))
 
 
 def _in_cache(key: str) -> bool:
@@ -678,23 +726,28 @@ def _in_cache(key: str) -> bool:
     return (results_dir() / "definetti_sweep" / f"{key}.pkl").exists()
 
 
-def _compute_sweeps(full: Sequence[Mapping[str, Any]], progress: Callable[[str], None] | None,
-                    n_jobs: int | None) -> list[DeFinettiSweep]:
-    """Run the sweeps' (repetition, l) cells in one pool and assemble each sweep."""
+def _sweep_jobs(full: Sequence[Mapping[str, Any]]) -> tuple[list[tuple], list[tuple[int, int, int]]]:
+    """The (repetition, l) cells of the sweeps as :func:`_cell_job` arguments, and (sweep, repetition, l) of each."""
     jobs, index = [], []
+    layouts: dict[int, QILayout] = {}
     for si, sp in enumerate(full):
         table, ls, mults = sp["table"], [int(x) for x in sp["l_grid"]], [int(x) for x in sp["multipliers"]]
         keep = sorted({(int(a), int(b), int(c)) for a, b, c in sp["keep"]})
         seqs = np.random.SeedSequence(sp["seed"]).spawn(sp["repetitions"] * len(ls))
         attack_kw = dict(iterations=sp["iterations"], history=sp["history"],
                          moves_per_iteration=sp["moves_per_iteration"])
-        layout = qi_layout(table)
+        layout = layouts.setdefault(id(table), qi_layout(table))
         for r in range(sp["repetitions"]):
             for li, l in enumerate(ls):  # noqa: E741
                 jobs.append((table, layout, l, mults, seqs[r * len(ls) + li], attack_kw, sp["ties"],
                              sp["threshold"], [k[1] for k in keep if k[0] == l and k[2] == r]))
                 index.append((si, r, l))
-    outputs = _run_cells(jobs, n_jobs_default() if n_jobs is None else int(n_jobs))
+    return jobs, index
+
+
+def _assemble(full: Sequence[Mapping[str, Any]], index: Sequence[tuple[int, int, int]], outputs: Sequence[list],
+              progress: Callable[[str], None] | None) -> list[DeFinettiSweep]:
+    """Each sweep's results and traces from its cells' outputs (in the order a serial sweep gives them)."""
     parts: list[tuple[list, list, dict]] = [([], [], {}) for _ in full]
     for (si, r, l), out in zip(index, outputs):  # noqa: E741
         rows, traces, kept = parts[si]

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..attacks.definetti import METHODS, DeFinettiResult, DeFinettiSweep, definetti_sweeps, summarize_sweep
+from ..attacks.definetti import METHODS, DeFinettiResult, DeFinettiSweep, summarize_sweep
 from ..attacks.naive_bayes import (
     bucketize,
     naive_attack,
@@ -1150,13 +1150,50 @@ def run_sweeps(data: Data, s: Settings, table: EncodedTable, *, repetitions: int
                use_cache: bool) -> Sweeps:
     """Fig. 4's sweep, the sweeps of each alternative reading, and the ``check_moves`` rerun, in one pool.
 
-    An alternative runs the configurations of :func:`alternative_configurations`
-    with the main protocol (repetitions, iterations, history, moves): its
-    merged groups from seed ``seed``, its tight groups from ``seed + 2``. The
-    rerun with ``check_moves`` proposals per group is the largest l with
-    tight groups, seed ``seed + 1``. The main sweep keeps its run
-    :func:`kept_run` for the yardstick.
+    :func:`launch_sweeps` and wait for them.
     """
+    return launch_sweeps(data, s, table, repetitions=repetitions, iterations=iterations, history=history,
+                         moves_per_iteration=moves_per_iteration, check_moves=check_moves, threshold=threshold,
+                         seed=seed, use_cache=use_cache).result()
+
+
+class PendingChapterSweeps:
+    """The chapter's deFinetti sweeps under way (:func:`launch_sweeps`); ``.result()`` gives :class:`Sweeps`."""
+
+    def __init__(self, pending: Any, alts: dict[str, tuple[EncodedTable, str]], parts: list[tuple[str, int]],
+                 more: bool) -> None:
+        self._pending, self._alts, self._parts, self._more = pending, alts, parts, more
+        self._done: Sweeps | None = None
+
+    def result(self) -> Sweeps:
+        if self._done is None:
+            done = self._pending.result()
+            alternatives = {}
+            for label, (tab, _) in self._alts.items():
+                runs = [done[k] for lab, k in self._parts if lab == label]
+                alternatives[label] = (tab, DeFinettiSweep(
+                    results=pd.concat([r.results for r in runs], ignore_index=True),
+                    traces=pd.concat([r.traces for r in runs], ignore_index=True)))
+            self._done = Sweeps(main=done[0], alternatives=alternatives, more=done[-1] if self._more else None)
+        return self._done
+
+
+def launch_sweeps(data: Data, s: Settings, table: EncodedTable, *, repetitions: int, iterations: int,
+                  history: int, moves_per_iteration: int, check_moves: int, threshold: float, seed: int,
+                  use_cache: bool) -> PendingChapterSweeps:
+    """Start Fig. 4's sweep, the alternative readings' sweeps and the ``check_moves`` rerun in worker processes.
+
+    Returns at once (:func:`~anonlab.attacks.definetti.start_sweeps`), so
+    the notebook runs the naive attack while the chains run; ``.result()``
+    waits. An alternative runs the configurations of
+    :func:`alternative_configurations` with the main protocol (repetitions,
+    iterations, history, moves): its merged groups from seed ``seed``, its
+    tight groups from ``seed + 2``. The rerun with ``check_moves`` proposals
+    per group is the largest l with tight groups, seed ``seed + 1``. The main
+    sweep keeps its run :func:`kept_run` for the yardstick.
+    """
+    from ..attacks.definetti import start_sweeps
+
     common = dict(repetitions=repetitions, iterations=iterations, history=history, threshold=threshold,
                   moves_per_iteration=moves_per_iteration)
     specs = [dict(table=table, l_grid=s.l_grid, multipliers=s.multipliers, seed=seed,
@@ -1168,18 +1205,11 @@ def run_sweeps(data: Data, s: Settings, table: EncodedTable, *, repetitions: int
             specs.append(dict(table=tab, l_grid=L, multipliers=mults, ties=ties,
                               seed=seed if mults != [1] else seed + 2, **common))
             parts.append((label, len(specs) - 1))
-    tight = 1 in s.multipliers
-    if check_moves and tight:
+    more = bool(check_moves) and 1 in s.multipliers
+    if more:
         specs.append(dict(table=table, l_grid=[max(s.l_grid)], multipliers=[1], seed=seed + 1,
                           **{**common, "moves_per_iteration": check_moves}))
-    done = definetti_sweeps(specs, use_cache=use_cache)
-    alternatives = {}
-    for label, (tab, _) in alts.items():
-        runs = [done[k] for lab, k in parts if lab == label]
-        alternatives[label] = (tab, DeFinettiSweep(
-            results=pd.concat([r.results for r in runs], ignore_index=True),
-            traces=pd.concat([r.traces for r in runs], ignore_index=True)))
-    return Sweeps(main=done[0], alternatives=alternatives, more=done[-1] if check_moves and tight else None)
+    return PendingChapterSweeps(start_sweeps(specs, use_cache=use_cache), alts, parts, more)
 
 
 def fig4_of(sweep: DeFinettiSweep, table: EncodedTable, s: Settings) -> Fig4:
