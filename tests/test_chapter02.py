@@ -484,3 +484,38 @@ def test_fig4_of_a_partial_sweep_reads_nan_where_not_run():
     assert math.isnan(f.acc(1, 2, "group")) and not math.isnan(f.acc(2, 2, "group"))
     full = ch.fig4_of(definetti_sweep(t, [2, 3], multipliers=[1, 2], **kw), t, s)
     assert list(full.summary.columns) == list(f.summary.columns)
+
+
+def test_run_sweeps_runs_the_alternatives_on_their_configurations():
+    rng = np.random.default_rng(5)
+    n = 420
+    df = pd.DataFrame({c: rng.integers(0, k, n).astype(str) for c, k in
+                       [("workclass", 3), ("education", 4), ("sex", 2), ("hours", 3), ("income", 2),
+                        ("marital_status", 3)]})
+    df["occupation"] = rng.integers(0, 7, n).astype(str)
+    data = ch.Data(df, None, [])
+    s = ch.Settings(dataset="adult", sensitive=["occupation"], qi_pool=ch.PAPER["adult"]["qis"], epsilons=[1.0],
+                    definetti_sensitive="occupation", l_grid=[2, 3, 4], multipliers=[1, 2],
+                    tradeoff_epsilons=[1.0], tradeoff_attributes=["education"])
+    table = ch.definetti_table(data, s)
+    kw = dict(repetitions=2, iterations=6, history=2, moves_per_iteration=1, threshold=0.8, seed=9)
+    sw = ch.run_sweeps(data, s, table, check_moves=2, use_cache=False, **kw)
+    assert set(sw.alternatives) == {ch.KNOWN_MARITAL, ch.TIES_STABLE}
+    tab_m, res_m = sw.alternatives[ch.KNOWN_MARITAL]
+    assert list(tab_m.qi_names) == list(table.qi_names) + ["marital_status"] and sw.alternatives[ch.TIES_STABLE][0] is table
+    ran = set(map(tuple, res_m.results[["multiplier", "l"]].drop_duplicates().to_numpy().tolist()))
+    assert ran == {(2, 2), (2, 3), (2, 4), (1, 2), (1, 4)}  # no tight groups at the l in between
+    # the main sweep is definetti_sweep's, and keeps the yardstick's run
+    main = definetti_sweep(table, [2, 3, 4], multipliers=[1, 2], keep=[(4, 1, 0)],
+                           **{k: v for k, v in kw.items()})
+    cols = ["l", "multiplier", "repetition", "method", "accuracy"]
+    pd.testing.assert_frame_equal(sw.main.results[cols], main.results[cols])
+    assert list(sw.main.kept) == [(4, 1, 0)]
+    assert set(sw.more.results["l"]) == {4} and set(sw.more.results["multiplier"]) == {1}
+    # the choices table and the claims under every reading
+    f4 = ch.fig4_of(sw.main, table, s)
+    nd = ch.headline_naive(table, [0.1, 1.0], draws=2, noise="geometric", seed=9)
+    figs, meas = ch.measure_alternatives(sw, s, nd, draws=2, noise="geometric", seed=9)
+    t = ch.choice_table(f4, nd, figs, meas)
+    assert list(t.columns)[1:] == [ch.KNOWN_MARITAL, ch.TIES_STABLE]
+    assert math.isnan(t.iloc[0, 0])  # no l = 7 in this grid
