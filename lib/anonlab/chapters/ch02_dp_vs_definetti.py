@@ -1184,8 +1184,9 @@ def launch_sweeps(data: Data, s: Settings, table: EncodedTable, *, repetitions: 
     """Start Fig. 4's sweep, the alternative readings' sweeps and the ``check_moves`` rerun in worker processes.
 
     Returns at once (:func:`~anonlab.attacks.definetti.start_sweeps`), so
-    the notebook runs the naive attack while the chains run; ``.result()``
-    waits. An alternative runs the configurations of
+    the notebook goes on (Anatomy's checks) while the chains run;
+    ``.result()`` waits. The notebook starts them after the naive attack's
+    timing, which would otherwise share the processors with them. An alternative runs the configurations of
     :func:`alternative_configurations` with the main protocol (repetitions,
     iterations, history, moves): its merged groups from seed ``seed``, its
     tight groups from ``seed + 2``. The rerun with ``check_moves`` proposals
