@@ -461,6 +461,7 @@ def test_verdict_glue_reads_the_record():
     g = ch.verdict_glue(rec)
     assert g["v_l7"] == "depends on an unstated choice"
     assert g["r_l7"] == "not reproduced under ties: random; reproduced under ties: stable"
+    assert ch.readings_phrase({"alternatives": {"x": {"verdict": "reproduced"}}}) == "the same under every reading"
     assert g["v_noise"] == "not run" and set(g) == {f"{p}_{k}" for k in ch.VERDICT_KEYS for p in "vr"}
 
 

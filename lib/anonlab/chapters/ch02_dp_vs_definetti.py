@@ -1349,20 +1349,24 @@ VERDICT_KEYS: dict[str, str] = {
 
 
 def readings_phrase(entry: Mapping[str, Any] | None) -> str:
-    """Which readings a recorded claim holds under, e.g. ``"reproduced under ties: stable; not reproduced under ..."``.
+    """Which readings a recorded claim holds under, e.g. ``"reproduced under a, c; not reproduced under b"``.
 
     ``entry`` is one claim of :attr:`anonlab.claims.Recorder.results`; ""
     when it has no alternatives.
 
     >>> readings_phrase({"alternatives": {"a": {"verdict": "reproduced"}, "b": {"verdict": "not reproduced"},
     ...                                   "c": {"verdict": "reproduced"}}})
-    'reproduced under a and c; not reproduced under b'
+    'reproduced under a, c; not reproduced under b'
+    >>> readings_phrase({"alternatives": {"a": {"verdict": "reproduced"}, "b": {"verdict": "reproduced"}}})
+    'the same under every reading'
     """
     alts = (entry or {}).get("alternatives") or {}
     by: dict[str, list[str]] = {}
     for label, a in alts.items():
         by.setdefault(a["verdict"], []).append(label)
-    return "; ".join(f"{v} under {' and '.join(labels)}" for v, labels in by.items())
+    if len(by) == 1:
+        return "the same under every reading"
+    return "; ".join(f"{v} under {', '.join(labels)}" for v, labels in by.items())
 
 
 def verdict_glue(results: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
