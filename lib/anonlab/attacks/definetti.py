@@ -344,8 +344,7 @@ def definetti_attack(
     g_start, g_size = starts[movable], sizes[movable]
     G = len(g_start)
     # float32 uniforms times float64 sizes: the products are exact, so floor(u * size) < size
-    g_size_f = g_size.astype(np.float64)
-    g_size_m1 = (g_size - 1).astype(np.float64)
+    sizes_ij = np.stack([g_size, g_size - 1]).astype(np.float64)  # (2, G): draws of i and of j
     base = ucode * S  # flat row offset of each position's combination in (U, S) arrays
     trace = np.empty(iterations)
     acceptance = np.empty(iterations)
@@ -360,28 +359,23 @@ def definetti_attack(
         LF = (M @ (np.log(C + laplace) - log_den_rows)).ravel()
         accepted = 0
         for _ in range(moves_per_iteration):
-            # one swap proposal in every group, all groups at once
+            # one swap proposal in every group, all groups at once: positions a (row 0) and b (row 1)
             u = rng.random((3, G), dtype=np.float32)
-            i_loc = (u[0] * g_size_f).astype(np.int64)
-            j_loc = (u[1] * g_size_m1).astype(np.int64)
-            j_loc += j_loc >= i_loc
-            a = g_start + i_loc
-            b = g_start + j_loc
-            sa, sb = assign[a], assign[b]
-            ba, bb = base[a], base[b]
-            delta = LF[ba + sb] + LF[bb + sa] - LF[ba + sa] - LF[bb + sb]
-            acc = np.flatnonzero((sa != sb) & (u[2] < np.exp(np.minimum(delta, 0.0))))
-            a, b, sa, sb, ba, bb = a[acc], b[acc], sa[acc], sb[acc], ba[acc], bb[acc]
-            assign[a] = sb
-            assign[b] = sa
-            k = len(acc)
-            accepted += k
-            ones = np.ones(k)
-            N += np.bincount(
-                np.concatenate([ba + sa, bb + sb, ba + sb, bb + sa]),
-                weights=np.concatenate([-ones, -ones, ones, ones]),
-                minlength=U * S,
-            ).reshape(U, S)
+            ij = (u[:2] * sizes_ij).astype(np.int64)
+            ij[1] += ij[1] >= ij[0]
+            ab = ij + g_start
+            s_ab = assign[ab]  # (s_a, s_b)
+            b_ab = base[ab]
+            same = b_ab + s_ab  # cells (a, s_a), (b, s_b) of the flat (U, S) tables
+            cross = b_ab + s_ab[::-1]  # cells (a, s_b), (b, s_a)
+            lf_c, lf_s = LF[cross], LF[same]
+            delta = lf_c[0] + lf_c[1] - lf_s[0] - lf_s[1]
+            acc = np.flatnonzero((s_ab[0] != s_ab[1]) & (u[2] < np.exp(np.minimum(delta, 0.0))))
+            assign[ab[:, acc]] = s_ab[::-1, acc]  # swap
+            accepted += len(acc)
+            # the counts are whole numbers (exact in float64), so the update's order does not matter
+            N += (np.bincount(cross[:, acc].ravel(), minlength=U * S)
+                  - np.bincount(same[:, acc].ravel(), minlength=U * S)).reshape(U, S)
         C_new = Mt @ N
         trace[it] = np.abs(C_new - C).sum() / (n * m)
         acceptance[it] = accepted / (G * moves_per_iteration) if G else 0.0

@@ -142,16 +142,8 @@ def anatomy_groups(
         tie = rng.random((g_max, k)) * 0.5  # counts are integers: only breaks ties
     else:  # a fixed preference below 1/2: the smallest code first among equal counts
         tie = np.broadcast_to((k - 1 - np.arange(k)) / (2.0 * k), (g_max, k))
-    chosen = np.empty((g_max, l), dtype=np.int64)
-    left = counts.copy()
-    g = 0
-    # Loop over groups on the k bucket sizes (k = number of SA values), not over tuples.
-    while np.count_nonzero(left) >= l:
-        top = np.argpartition(-(left + tie[g]), l - 1)[:l]
-        chosen[g] = top
-        left[top] -= 1
-        g += 1
-    chosen = chosen[:g]
+    chosen = _choose_buckets(counts, l, tie)
+    g = len(chosen)
     # Place tuples: the r-th pick of bucket b takes the r-th tuple of b in a random order.
     order = np.lexsort((rng.random(n), sa_idx))  # tuples by bucket, random within bucket
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
@@ -178,6 +170,43 @@ def anatomy_groups(
         group[t] = target
         grown[target] = True
     return group
+
+
+def _choose_buckets(counts: np.ndarray, l: int, tie: np.ndarray) -> np.ndarray:  # noqa: E741
+    """The buckets of each group of *Anatomize*: the l largest (ties by ``tie[g]``) while l are non-empty.
+
+    Row ``g`` holds the buckets group ``g`` takes a tuple from (as a set; the
+    order within a row carries no meaning). Counts are integers and
+    ``tie`` < 1/2, so while the smallest of the l largest buckets exceeds
+    every other by an integer gap d >= 1, the next d groups take the same
+    buckets whatever the tie-break: those steps are taken at once. Only steps
+    where equal counts straddle the cut are taken one at a time. The loop
+    runs on the k bucket sizes (k = number of SA values), never on tuples.
+
+    >>> _choose_buckets(np.array([3, 1, 2]), 2, np.array([[0, 0.2, 0.1]] * 3)).tolist()
+    [[0, 2], [0, 1], [2, 0]]
+    """
+    k = len(counts)
+    g_max = int(counts.sum()) // l
+    chosen = np.empty((g_max, l), dtype=np.int64)
+    left = [int(c) for c in counts]
+    nonzero = sum(c > 0 for c in left)
+    buckets = range(k)
+    g = 0
+    # k is small (14 for Adult occupation): plain Python on lists beats numpy calls per step
+    while g < g_max and nonzero >= l:
+        row = tie[g].tolist()
+        keys = [c + t for c, t in zip(left, row)]  # the same float64 sums as numpy's left + tie[g]
+        order = sorted(buckets, key=keys.__getitem__, reverse=True)
+        top = order[:l]
+        gap = left[order[l - 1]] - (left[order[l]] if k > l else 0)
+        d = min(gap, g_max - g) if gap >= 1 else 1  # gap >= 1: the same l buckets whatever the ties
+        chosen[g:g + d] = top
+        for b in top:
+            left[b] -= d
+            nonzero -= left[b] == 0
+        g += d
+    return chosen[:g]
 
 
 def merge_groups(group: np.ndarray, multiplier: int) -> np.ndarray:
