@@ -16,8 +16,10 @@ from anonlab.attacks.definetti import (
     METHODS,
     definetti_attack,
     definetti_sweep,
+    definetti_sweeps,
     group_sa_counts,
     initial_permutation,
+    qi_layout,
 )
 from anonlab.mechanisms.anatomy import (
     anatomize,
@@ -313,3 +315,46 @@ def test_definetti_result_is_scored_through_the_protocol():
         res.attack_result("vote", y)
     with pytest.raises(ValueError, match="entries"):
         res.attack_result("group", y[:-1])
+
+
+def test_stable_ties_keep_anatomy_promises_and_prefer_the_smallest_code():
+    # four values, eight tuples each: every round is a four-way tie
+    sa = np.repeat(np.arange(4), 8)
+    g = anatomy_groups(sa, 2, seed=0, ties="stable")
+    rep = check_anatomy(g, sa, 2)
+    assert rep["tight"] and rep["l_diverse"]
+    # equal counts, so the first group takes the two smallest codes
+    assert sorted(sa[g == 0].tolist()) == [0, 1]
+    # the grouping of values does not depend on the seed (only which tuple of a bucket goes where)
+    pairs = lambda grp: sorted(tuple(sorted(sa[grp == i])) for i in range(grp.max() + 1))  # noqa: E731
+    assert pairs(g) == pairs(anatomy_groups(sa, 2, seed=5, ties="stable"))
+    with pytest.raises(ValueError, match="ties"):
+        anatomy_groups(sa, 2, ties="alphabetical")
+
+
+def test_qi_layout_equals_the_row_wise_unique():
+    rng = np.random.default_rng(4)
+    df = pd.DataFrame({"a": rng.integers(0, 5, 300), "b": rng.integers(0, 3, 300), "c": rng.integers(0, 7, 300),
+                       "s": rng.integers(0, 4, 300)})
+    t = encode_table(df, ["a", "b", "c"], "s")
+    lay = qi_layout(t)
+    combos, inv = np.unique(t.qi_codes, axis=0, return_inverse=True)
+    np.testing.assert_array_equal(lay.combos, combos)
+    np.testing.assert_array_equal(lay.row_combo, inv.reshape(-1))
+    assert (lay.M.sum(axis=1) == 3).all()
+
+
+def test_sweeps_in_parallel_equal_the_sweeps_one_by_one():
+    rng = np.random.default_rng(2)
+    df = pd.DataFrame({"a": rng.integers(0, 4, 240), "b": rng.integers(0, 3, 240), "s": rng.integers(0, 6, 240)})
+    t = encode_table(df, ["a", "b"], "s")
+    kw = dict(repetitions=2, iterations=8, history=3, seed=1)
+    specs = [dict(table=t, l_grid=[2, 3], multipliers=[1, 2], **kw),
+             dict(table=t, l_grid=[3], multipliers=[1], ties="stable", keep=[(3, 1, 1)], **kw)]
+    par = definetti_sweeps(specs, n_jobs=2)
+    for spec, got in zip(specs, par):
+        one = definetti_sweep(n_jobs=1, **spec)
+        cols = [c for c in one.results.columns if c != "seconds"]
+        pd.testing.assert_frame_equal(one.results[cols], got.results[cols])
+        pd.testing.assert_frame_equal(one.traces, got.traces)
+    assert list(par[1].kept) == [(3, 1, 1)] and par[0].kept == {}

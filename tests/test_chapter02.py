@@ -369,9 +369,14 @@ def test_naive_attack_records_are_draw_zero_of_fig1():
 def test_definetti_attack_records_replay_the_sweep():
     t = encode_table(_frame(300), ["a", "b"], "s")
     kw = dict(repetitions=2, iterations=12, history=4, moves_per_iteration=1, seed=3)
-    sweep = definetti_sweep(t, [2, 3], multipliers=[1, 2], threshold=0.8, **kw)
-    recs = ch.definetti_attack_records(t, [2, 3], [1, 2], **kw)
+    sweep = definetti_sweep(t, [2, 3], multipliers=[1, 2], threshold=0.8, keep=[ch.kept_run([2, 3], [1, 2])], **kw)
+    recs = ch.definetti_attack_records(t, sweep, [2, 3], [1, 2])
     assert len(recs) == 3
+    # the kept run is the run the replay gives
+    replay = replay_sweep_run(t, [2, 3], [1, 2], l=3, multiplier=1, repetition=0, **kw)
+    np.testing.assert_array_equal(replay.predictions["group"], sweep.kept[(3, 1, 0)].predictions["group"])
+    with pytest.raises(ValueError, match="did not keep"):
+        ch.definetti_attack_records(t, definetti_sweep(t, [2, 3], multipliers=[1, 2], **kw), [2, 3], [1, 2])
     row = sweep.results[(sweep.results["l"] == 3) & (sweep.results["multiplier"] == 1)
                         & (sweep.results["repetition"] == 0)].set_index("method")
     for name, (res, base) in recs.items():
@@ -423,3 +428,95 @@ def test_nonmember_table_uses_eq6():
     assert nm.loc[nm["epsilon"] == 1.0, "PI"].iloc[0] == pytest.approx(0.1 / 0.6)
     assert ch.nonmember_glue(nm)["pi_max"] == pytest.approx(max(0.1 / 0.7, 0.1 / 0.6))
     assert math.isnan(ch.nonmember_glue(pd.DataFrame())["pi_max"])
+
+
+def test_spread_readings_and_the_recorded_alternatives():
+    spread = pd.Series([0.0, 0.01, 0.02, 0.15], index=pd.MultiIndex.from_tuples(
+        [(1, 2, "group"), (1, 2, "open"), (1, 3, "group"), (3, 7, "group")], names=["multiplier", "l", "method"]))
+    r = ch.spread_readings(spread)
+    assert r == {ch.SPREAD_LARGEST: False, ch.SPREAD_MOST: True}
+    assert ch.spread_readings(spread.iloc[[0, 3]])[ch.SPREAD_MOST] is False  # half is not a majority
+    conv = pd.Series([True, True])
+    got = ch.measure_convergence(conv, spread, repetitions=2, paper_target=True)["cormode.s3_2.repetition_spread"]
+    assert got.value is False and got.alternatives == r and "75%" in got.note
+
+
+def test_with_choices_labels_match_the_ledger():
+    from anonlab import claims
+
+    measured = {cid: ch.Measurement(True) for cid in ch.CHOICE_CLAIMS}
+    alts = {label: {cid: ch.Measurement(False) for cid in ch.CHOICE_CLAIMS} for label in ch.ALTERNATIVE_RUNS}
+    got = ch.with_choices(measured, alts)
+    for cid in ch.CHOICE_CLAIMS:
+        assert sorted(got[cid].alternatives) == sorted(claims.claim(cid).alternatives())
+        assert got[cid].alternatives[ch.KNOWN_PAPER] is True and got[cid].alternatives[ch.TIES_STABLE] is False
+    assert ch.with_choices({"cormode.fig4a.l7_below_30pct": ch.Measurement(None)}, alts) == {}
+    assert sorted(claims.claim("cormode.s3_2.repetition_spread").alternatives()) == sorted(
+        [ch.SPREAD_LARGEST, ch.SPREAD_MOST])
+
+
+def test_verdict_glue_reads_the_record():
+    rec = {"cormode.fig4a.l7_below_30pct": {"verdict": "depends on an unstated choice", "alternatives": {
+        "ties: random": {"verdict": "not reproduced"}, "ties: stable": {"verdict": "reproduced"}}}}
+    g = ch.verdict_glue(rec)
+    assert g["v_l7"] == "depends on an unstated choice"
+    assert g["r_l7"] == "not reproduced under ties: random; reproduced under ties: stable"
+    assert ch.readings_phrase({"alternatives": {"x": {"verdict": "reproduced"}}}) == "the same under every reading"
+    assert g["v_noise"] == "not run" and set(g) == {f"{p}_{k}" for k in ch.VERDICT_KEYS for p in "vr"}
+
+
+def test_noise_by_epsilon_is_the_formula():
+    t = ch.noise_by_epsilon([0.1, 1.0], [3, 10])
+    # 1/sinh(eps/m): the mean |noise| of the two-sided geometric
+    np.testing.assert_allclose(t["m = 10"], [1 / np.sinh(0.01), 1 / np.sinh(0.1)])
+    g = ch.noise_glue(t)
+    assert g["noise_grid_m"] == 10 and g["noise_eps_double"] == 0.1 and g["noise_grid_hi"] > 99.99
+    assert ch.noise_by_epsilon([0.5], [4], "laplace")["m = 4"].iloc[0] == 8.0
+
+
+def test_fig4_of_a_partial_sweep_reads_nan_where_not_run():
+    t = encode_table(_frame(300), ["a", "b"], "s")
+    kw = dict(repetitions=1, iterations=6, history=2, seed=3)
+    sweep = definetti_sweep(t, [2], multipliers=[2], **kw)
+    s = ch.Settings(dataset="adult", sensitive=["s"], qi_pool=["a", "b"], epsilons=[1.0], definetti_sensitive="s",
+                    l_grid=[2, 3], multipliers=[1, 2], tradeoff_epsilons=[1.0], tradeoff_attributes=["a"])
+    f = ch.fig4_of(sweep, t, s)
+    assert len(f.summary) == 2 * 2 * 3
+    assert math.isnan(f.acc(1, 2, "group")) and not math.isnan(f.acc(2, 2, "group"))
+    full = ch.fig4_of(definetti_sweep(t, [2, 3], multipliers=[1, 2], **kw), t, s)
+    assert list(full.summary.columns) == list(f.summary.columns)
+
+
+def test_run_sweeps_runs_the_alternatives_on_their_configurations():
+    rng = np.random.default_rng(5)
+    n = 420
+    df = pd.DataFrame({c: rng.integers(0, k, n).astype(str) for c, k in
+                       [("workclass", 3), ("education", 4), ("sex", 2), ("hours", 3), ("income", 2),
+                        ("marital_status", 3)]})
+    df["occupation"] = rng.integers(0, 7, n).astype(str)
+    data = ch.Data(df, None, [])
+    s = ch.Settings(dataset="adult", sensitive=["occupation"], qi_pool=ch.PAPER["adult"]["qis"], epsilons=[1.0],
+                    definetti_sensitive="occupation", l_grid=[2, 3, 4], multipliers=[1, 2],
+                    tradeoff_epsilons=[1.0], tradeoff_attributes=["education"])
+    table = ch.definetti_table(data, s)
+    kw = dict(repetitions=2, iterations=6, history=2, moves_per_iteration=1, threshold=0.8, seed=9)
+    sw = ch.run_sweeps(data, s, table, check_moves=2, use_cache=False, **kw)
+    assert set(sw.alternatives) == {ch.KNOWN_MARITAL, ch.TIES_STABLE}
+    tab_m, res_m = sw.alternatives[ch.KNOWN_MARITAL]
+    assert list(tab_m.qi_names) == list(table.qi_names) + ["marital_status"] and sw.alternatives[ch.TIES_STABLE][0] is table
+    ran = set(map(tuple, res_m.results[["multiplier", "l"]].drop_duplicates().to_numpy().tolist()))
+    assert ran == {(2, 2), (2, 3), (2, 4), (1, 2), (1, 4)}  # no tight groups at the l in between
+    # the main sweep is definetti_sweep's, and keeps the yardstick's run
+    main = definetti_sweep(table, [2, 3, 4], multipliers=[1, 2], keep=[(4, 1, 0)],
+                           **{k: v for k, v in kw.items()})
+    cols = ["l", "multiplier", "repetition", "method", "accuracy"]
+    pd.testing.assert_frame_equal(sw.main.results[cols], main.results[cols])
+    assert list(sw.main.kept) == [(4, 1, 0)]
+    assert set(sw.more.results["l"]) == {4} and set(sw.more.results["multiplier"]) == {1}
+    # the choices table and the claims under every reading
+    f4 = ch.fig4_of(sw.main, table, s)
+    nd = ch.headline_naive(table, [0.1, 1.0], draws=2, noise="geometric", seed=9)
+    figs, meas = ch.measure_alternatives(sw, s, nd, draws=2, noise="geometric", seed=9)
+    t = ch.choice_table(f4, nd, figs, meas)
+    assert list(t.columns)[1:] == [ch.KNOWN_MARITAL, ch.TIES_STABLE]
+    assert math.isnan(t.iloc[0, 0])  # no l = 7 in this grid

@@ -63,25 +63,51 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from anonlab.attacks.naive_bayes import NaiveBayesModel, naive_bayes_from_counts, strictly_above
-from anonlab.mechanisms.anatomy import Anatomy, anatomy_groups, merge_groups
+from anonlab.attacks.naive_bayes import NaiveBayesModel, distinct_combinations, naive_bayes_from_counts, strictly_above
+from anonlab.mechanisms.anatomy import TIES, Anatomy, anatomy_groups, merge_groups
 from anonlab.mechanisms.dp import EncodedTable
 from anonlab.measures.protocol import AttackResult, score
 from anonlab.validation import check_choice, check_int, check_number, check_random_state
 
 __all__ = [
     "METHODS",
+    "QILayout",
+    "qi_layout",
+    "n_jobs_default",
     "DeFinettiResult",
     "DeFinettiSweep",
     "group_sa_counts",
     "initial_permutation",
     "definetti_attack",
     "definetti_sweep",
+    "definetti_sweeps",
+    "start_sweeps",
+    "PendingSweeps",
     "replay_sweep_run",
     "summarize_sweep",
 ]
 
 METHODS: tuple[str, ...] = ("permutation", "group", "open")
+
+try:  # scipy's own kernel of ``csr_matrix @ dense``, without its per-call checks (the chain calls it twice an iteration)
+    from scipy.sparse._sparsetools import csr_matvecs as _csr_matvecs
+except ImportError:  # pragma: no cover - a scipy that moved it: fall back to the operator
+    _csr_matvecs = None
+
+
+def _spmm(A: sparse.csr_matrix, X: np.ndarray) -> np.ndarray:
+    """``A @ X`` for a float64 CSR matrix and a dense float64 matrix: the same kernel scipy's ``@`` runs.
+
+    >>> A = sparse.csr_matrix(np.array([[1.0, 0.0], [2.0, 3.0]]))
+    >>> _spmm(A, np.array([[1.0, 2.0], [3.0, 4.0]])).tolist()
+    [[1.0, 2.0], [11.0, 16.0]]
+    """
+    if _csr_matvecs is None or A.dtype != np.float64 or X.dtype != np.float64:
+        return A @ X
+    X = np.ascontiguousarray(X)
+    out = np.zeros((A.shape[0], X.shape[1]))
+    _csr_matvecs(A.shape[0], A.shape[1], X.shape[1], A.indptr, A.indices, A.data, X.ravel(), out.ravel())
+    return out
 
 
 def group_sa_counts(group: np.ndarray, sa_codes: np.ndarray, n_sa: int) -> np.ndarray:
@@ -125,6 +151,50 @@ def initial_permutation(
     grp = np.repeat(g_idx, reps)
     order = np.lexsort((rng.random(len(sa_list)), grp))
     return sa_list[order]
+
+
+@dataclass(frozen=True, eq=False)
+class QILayout:
+    """The distinct QI combinations of a table and their cells (what every run on the table shares).
+
+    Attributes
+    ----------
+    combos : numpy.ndarray, shape (U, m)
+        The distinct QI combinations, in lexicographic order.
+    row_combo : numpy.ndarray, shape (n,)
+        Index into ``combos`` of each tuple (row order).
+    M : scipy.sparse.csr_matrix, shape (U, n_cells)
+        Combination -> its m cells of the stacked count table (m ones per row).
+    Mt : scipy.sparse.csr_matrix
+        ``M.T`` in CSR form.
+    """
+
+    combos: np.ndarray
+    row_combo: np.ndarray
+    M: sparse.csr_matrix
+    Mt: sparse.csr_matrix
+
+
+def qi_layout(table: EncodedTable) -> QILayout:
+    """Distinct QI combinations of ``table`` (as ``np.unique(..., axis=0)`` orders them) and their cells.
+
+    The combinations come from :func:`~anonlab.attacks.naive_bayes.distinct_combinations`.
+
+    Examples
+    --------
+    >>> from anonlab.mechanisms.dp import encode_table
+    >>> t = encode_table(pd.DataFrame({"a": ["x", "y", "x"], "b": ["u", "u", "v"], "s": [0, 1, 0]}), ["a", "b"], "s")
+    >>> lay = qi_layout(t)
+    >>> lay.combos.tolist(), lay.row_combo.tolist()
+    ([[0, 0], [0, 1], [1, 0]], [0, 2, 1])
+    """
+    combos, row_combo = distinct_combinations(table)
+    U, m = combos.shape
+    M = sparse.csr_matrix(
+        (np.ones(U * m), (np.repeat(np.arange(U), m), (combos + table.offsets[:-1]).ravel())),
+        shape=(U, table.n_cells),
+    )
+    return QILayout(combos=combos, row_combo=row_combo, M=M, Mt=M.T.tocsr())
 
 
 @dataclass(frozen=True, eq=False)
@@ -222,6 +292,7 @@ def definetti_attack(
     moves_per_iteration: int = 1,
     laplace: float = 1.0,
     seed: int | np.random.Generator | None = None,
+    layout: QILayout | None = None,
 ) -> DeFinettiResult:
     """Run the deFinetti attack on an Anatomy release (see the module docstring).
 
@@ -248,6 +319,9 @@ def definetti_attack(
     laplace : float, default 1
         Additive correction of the counts.
     seed : int or numpy.random.Generator, optional
+    layout : QILayout, optional
+        :func:`qi_layout` of ``table``, when the caller runs the attack on
+        the same table many times (a sweep computes it once).
 
     Returns
     -------
@@ -274,17 +348,11 @@ def definetti_attack(
     perm = np.argsort(group, kind="stable")
     sizes = st.sum(axis=1)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    combos, ucode = np.unique(table.qi_codes[perm], axis=0, return_inverse=True)
-    ucode = ucode.reshape(-1)
-    U, m = combos.shape
+    lay = layout if layout is not None else qi_layout(table)
+    ucode = lay.row_combo[perm]
+    U, m = lay.combos.shape
     offsets = table.offsets
-    n_cells = table.n_cells
-    # M: combination -> its m cells of the stacked count table (U x n_cells, m ones per row)
-    M = sparse.csr_matrix(
-        (np.ones(U * m), (np.repeat(np.arange(U), m), (combos + offsets[:-1]).ravel())),
-        shape=(U, n_cells),
-    )
-    Mt = M.T.tocsr()
+    M, Mt = lay.M, lay.Mt
     n_s = st.sum(axis=0).astype(float)  # SA marginal (public: the ST)
     log_den = np.log(n_s[None, :] + laplace * table.cardinalities[:, None].astype(float))  # (m, S)
     log_den_rows = np.repeat(log_den, np.diff(offsets), axis=0)  # (n_cells, S)
@@ -296,8 +364,7 @@ def definetti_attack(
     g_start, g_size = starts[movable], sizes[movable]
     G = len(g_start)
     # float32 uniforms times float64 sizes: the products are exact, so floor(u * size) < size
-    g_size_f = g_size.astype(np.float64)
-    g_size_m1 = (g_size - 1).astype(np.float64)
+    sizes_ij = np.stack([g_size, g_size - 1]).astype(np.float64)  # (2, G): draws of i and of j
     base = ucode * S  # flat row offset of each position's combination in (U, S) arrays
     trace = np.empty(iterations)
     acceptance = np.empty(iterations)
@@ -305,36 +372,31 @@ def definetti_attack(
     vote_base = np.arange(n) * S
     N_hist = np.zeros_like(N)
     h0 = iterations - history
-    C = Mt @ N
+    C = _spmm(Mt, N)
     t0 = time.perf_counter()
     for it in range(iterations):
         # model of the current assignment: sum_i log Pr[x_i | s] for every combination (U, S)
-        LF = (M @ (np.log(C + laplace) - log_den_rows)).ravel()
+        LF = _spmm(M, np.log(C + laplace) - log_den_rows).ravel()
         accepted = 0
         for _ in range(moves_per_iteration):
-            # one swap proposal in every group, all groups at once
+            # one swap proposal in every group, all groups at once: positions a (row 0) and b (row 1)
             u = rng.random((3, G), dtype=np.float32)
-            i_loc = (u[0] * g_size_f).astype(np.int64)
-            j_loc = (u[1] * g_size_m1).astype(np.int64)
-            j_loc += j_loc >= i_loc
-            a = g_start + i_loc
-            b = g_start + j_loc
-            sa, sb = assign[a], assign[b]
-            ba, bb = base[a], base[b]
-            delta = LF[ba + sb] + LF[bb + sa] - LF[ba + sa] - LF[bb + sb]
-            acc = np.flatnonzero((sa != sb) & (u[2] < np.exp(np.minimum(delta, 0.0))))
-            a, b, sa, sb, ba, bb = a[acc], b[acc], sa[acc], sb[acc], ba[acc], bb[acc]
-            assign[a] = sb
-            assign[b] = sa
-            k = len(acc)
-            accepted += k
-            ones = np.ones(k)
-            N += np.bincount(
-                np.concatenate([ba + sa, bb + sb, ba + sb, bb + sa]),
-                weights=np.concatenate([-ones, -ones, ones, ones]),
-                minlength=U * S,
-            ).reshape(U, S)
-        C_new = Mt @ N
+            ij = (u[:2] * sizes_ij).astype(np.int64)
+            ij[1] += ij[1] >= ij[0]
+            ab = ij + g_start
+            s_ab = assign[ab]  # (s_a, s_b)
+            b_ab = base[ab]
+            same = b_ab + s_ab  # cells (a, s_a), (b, s_b) of the flat (U, S) tables
+            cross = b_ab + s_ab[::-1]  # cells (a, s_b), (b, s_a)
+            lf_c, lf_s = LF[cross], LF[same]
+            delta = lf_c[0] + lf_c[1] - lf_s[0] - lf_s[1]
+            acc = np.flatnonzero((s_ab[0] != s_ab[1]) & (u[2] < np.exp(np.minimum(delta, 0.0))))
+            assign[ab[:, acc]] = s_ab[::-1, acc]  # swap
+            accepted += len(acc)
+            # the counts are whole numbers (exact in float64), so the update's order does not matter
+            N += (np.bincount(cross[:, acc].ravel(), minlength=U * S)
+                  - np.bincount(same[:, acc].ravel(), minlength=U * S)).reshape(U, S)
+        C_new = _spmm(Mt, N)
         trace[it] = np.abs(C_new - C).sum() / (n * m)
         acceptance[it] = accepted / (G * moves_per_iteration) if G else 0.0
         C = C_new
@@ -390,19 +452,23 @@ class DeFinettiSweep:
         final_l1`` (mean L1 over the history window), ``seconds``.
     traces : pandas.DataFrame
         Convergence traces: ``l, multiplier, repetition, iteration, l1, acceptance``.
+    kept : dict
+        ``(l, multiplier, repetition) -> DeFinettiResult`` of the runs asked for with ``keep``.
     """
 
     results: pd.DataFrame
     traces: pd.DataFrame = field(repr=False)
+    kept: dict[tuple[int, int, int], DeFinettiResult] = field(default_factory=dict, repr=False)
 
 
 def _sweep_cell(table: EncodedTable, l: int, multipliers: Sequence[int], rng: np.random.Generator,  # noqa: E741
-                attack_kw: Mapping[str, Any]) -> Iterator[tuple[int, DeFinettiResult]]:
+                attack_kw: Mapping[str, Any], ties: str = "random",
+                layout: QILayout | None = None) -> Iterator[tuple[int, DeFinettiResult]]:
     """One repetition at one l: a fresh Anatomy, then the attack on each group size in turn (one generator)."""
-    tight = anatomy_groups(table.sa_codes, l, seed=rng)
+    tight = anatomy_groups(table.sa_codes, l, seed=rng, ties=ties)
     for mult in multipliers:
         group = tight if mult == 1 else merge_groups(tight, mult)
-        yield mult, definetti_attack(table, group, seed=rng, **attack_kw)
+        yield mult, definetti_attack(table, group, seed=rng, layout=layout, **attack_kw)
 
 
 def replay_sweep_run(
@@ -417,16 +483,17 @@ def replay_sweep_run(
     iterations: int = 1000,
     history: int = 100,
     moves_per_iteration: int = 1,
+    ties: str = "random",
     seed: int | None = None,
 ) -> DeFinettiResult:
     """Rerun one run of :func:`definetti_sweep` exactly, keeping its per-tuple predictions.
 
     The sweep keeps scores only (its cache would otherwise hold every run's
-    predictions); this replays the run at (``repetition``, ``l``,
-    ``multiplier``) with the same arguments and seed, so its
-    :meth:`DeFinettiResult.scores` are that run's row of the sweep. The
-    group sizes before ``multiplier`` in ``multipliers`` run first, as in the
-    sweep (they share one generator).
+    predictions; ask for the few runs you need with its ``keep``); this
+    replays the run at (``repetition``, ``l``, ``multiplier``) with the same
+    arguments and seed, so its :meth:`DeFinettiResult.scores` are that run's
+    row of the sweep. The group sizes before ``multiplier`` in
+    ``multipliers`` run first, as in the sweep (they share one generator).
     """
     ls = [int(x) for x in l_grid]
     mults = [int(x) for x in multipliers]
@@ -439,10 +506,38 @@ def replay_sweep_run(
     seqs = np.random.SeedSequence(seed).spawn(repetitions * len(ls))  # as definetti_sweep spawns them
     rng = np.random.default_rng(seqs[repetition * len(ls) + ls.index(l)])
     attack_kw = dict(iterations=iterations, history=history, moves_per_iteration=moves_per_iteration)
-    for mult, res in _sweep_cell(table, l, mults[: mults.index(multiplier) + 1], rng, attack_kw):
+    for mult, res in _sweep_cell(table, l, mults[: mults.index(multiplier) + 1], rng, attack_kw, ties):
         if mult == multiplier:
             return res
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def n_jobs_default() -> int:
+    """Worker processes of a sweep: ``$ANONLAB_JOBS`` if set, else the CPUs this process may use (at most 4)."""
+    import os
+
+    env = os.environ.get("ANONLAB_JOBS", "").strip()
+    if env:
+        return max(1, int(env))
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, 4))
+
+
+def _cell_job(table: EncodedTable, layout: QILayout, l: int, mults: Sequence[int],  # noqa: E741
+              seq: np.random.SeedSequence, attack_kw: Mapping[str, Any], ties: str, threshold: float,
+              keep: Sequence[int]) -> list[tuple[int, pd.DataFrame, np.ndarray, np.ndarray, DeFinettiResult | None]]:
+    """One (repetition, l) cell of a sweep: per group size its scores, trace, acceptance and (if kept) the run."""
+    rng = np.random.default_rng(seq)
+    out = []
+    for mult, res in _sweep_cell(table, l, mults, rng, attack_kw, ties, layout):
+        sc = res.scores(table.sa_codes, threshold)
+        sc["final_l1"] = float(res.trace[-attack_kw["history"]:].mean())
+        sc["seconds"] = res.seconds
+        out.append((mult, sc, res.trace, res.acceptance, res if mult in keep else None))
+    return out
 
 
 def definetti_sweep(
@@ -455,9 +550,12 @@ def definetti_sweep(
     history: int = 100,
     moves_per_iteration: int = 1,
     threshold: float = 0.8,
+    ties: str = "random",
     seed: int | None = None,
+    keep: Sequence[tuple[int, int, int]] = (),
     progress: Callable[[str], None] | None = None,
     use_cache: bool = False,
+    n_jobs: int | None = None,
 ) -> DeFinettiSweep:
     """Cormode's Fig. 4 experiment: the deFinetti attack for every l and group size.
 
@@ -465,6 +563,9 @@ def definetti_sweep(
     (:func:`~anonlab.mechanisms.anatomy.anatomy_groups`); each multiplier
     merges adjacent groups (1: tight groups of size l, 2: larger groups of
     size 2l, 3: size 3l) and the attack runs from its own random start.
+    Each (repetition, l) has its own generator (spawned from ``seed``), so
+    the cells run in parallel processes and give the same numbers as in
+    sequence.
 
     Parameters
     ----------
@@ -478,7 +579,13 @@ def definetti_sweep(
         See :func:`definetti_attack`.
     threshold : float, default 0.8
         Belief above which a prediction is high-confidence.
+    ties : {"random", "stable"}, default "random"
+        Anatomy's tie-break between equally large buckets
+        (:func:`~anonlab.mechanisms.anatomy.anatomy_groups`).
     seed : int, optional
+    keep : sequence of (l, multiplier, repetition), optional
+        Runs whose whole :class:`DeFinettiResult` (per-tuple predictions) the
+        sweep keeps in ``kept``; the others keep their scores only.
     progress : callable, optional
         Called with a short message after each run (e.g. ``print``).
     use_cache : bool, default False
@@ -486,55 +593,197 @@ def definetti_sweep(
         keyed by a digest of the table (codes and domains), every argument above,
         the library source and the data manifest: a rerun with the same inputs
         loads it instead of recomputing, and any change recomputes.
+    n_jobs : int, optional
+        Worker processes (default :func:`n_jobs_default`); the results do not depend on it.
 
     Returns
     -------
     DeFinettiSweep
     """
-    key_args = dict(l_grid=[int(x) for x in l_grid], multipliers=[int(x) for x in multipliers],
-                    repetitions=repetitions, iterations=iterations, history=history,
-                    moves_per_iteration=moves_per_iteration, threshold=threshold, seed=seed)
+    return definetti_sweeps([dict(
+        table=table, l_grid=l_grid, multipliers=multipliers, repetitions=repetitions, iterations=iterations,
+        history=history, moves_per_iteration=moves_per_iteration, threshold=threshold, ties=ties, seed=seed,
+        keep=keep)], progress=progress, use_cache=use_cache, n_jobs=n_jobs)[0]
+
+
+_SWEEP_DEFAULTS: dict[str, Any] = dict(multipliers=(1, 2), repetitions=5, iterations=1000, history=100,
+                                       moves_per_iteration=1, threshold=0.8, ties="random", seed=None, keep=())
+
+
+def _sweep_key(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments of one sweep that its result depends on (its cache key, without the table)."""
+    key = dict(l_grid=[int(x) for x in spec["l_grid"]], multipliers=[int(x) for x in spec["multipliers"]],
+               repetitions=spec["repetitions"], iterations=spec["iterations"], history=spec["history"],
+               moves_per_iteration=spec["moves_per_iteration"], threshold=spec["threshold"], seed=spec["seed"])
+    if spec["ties"] != "random":  # the key of a default sweep stays what it was
+        key["ties"] = spec["ties"]
+    keep = sorted({(int(a), int(b), int(c)) for a, b, c in spec["keep"]})
+    if keep:
+        key["keep"] = [list(k) for k in keep]
+    return key
+
+
+def definetti_sweeps(
+    specs: Sequence[Mapping[str, Any]],
+    *,
+    progress: Callable[[str], None] | None = None,
+    use_cache: bool = False,
+    n_jobs: int | None = None,
+) -> list[DeFinettiSweep]:
+    """Several :func:`definetti_sweep`\\ s at once, their runs sharing one pool of worker processes.
+
+    Each spec holds :func:`definetti_sweep`'s arguments (``table`` and
+    ``l_grid`` required, the rest defaulting as there). With ``use_cache``,
+    sweeps found in the cache are loaded and the others computed (and
+    stored). The results are those of the sweeps run one by one.
+    """
+    return start_sweeps(specs, progress=progress, use_cache=use_cache, n_jobs=n_jobs).result()
+
+
+def start_sweeps(
+    specs: Sequence[Mapping[str, Any]],
+    *,
+    progress: Callable[[str], None] | None = None,
+    use_cache: bool = False,
+    n_jobs: int | None = None,
+) -> PendingSweeps:
+    """Start :func:`definetti_sweeps` in worker processes and return at once; ``.result()`` collects.
+
+    The caller can do other work while the chains run (the chapter runs the
+    naive attack meanwhile). With one worker (``n_jobs = 1``, or no
+    ``fork``) the runs happen in ``.result()``.
+    """
+    full = [{**_SWEEP_DEFAULTS, **dict(spec)} for spec in specs]
+    for spec in full:
+        spec["ties"] = check_choice("ties", spec["ties"], TIES)
+        spec["repetitions"] = _check_positive_int("repetitions", spec["repetitions"])
+        for mult in spec["multipliers"]:
+            _check_positive_int("multiplier", mult)
+    keys = None
+    todo = list(range(len(full)))
     if use_cache:
+        from anonlab.cache import cache_key
+
+        keys = [{"table": table_digest(sp["table"]), **_sweep_key(sp)} for sp in full]
+        todo = [i for i in todo if not _in_cache(cache_key("definetti_sweep", keys[i]))]
+    return PendingSweeps(full, todo, keys, progress, n_jobs_default() if n_jobs is None else int(n_jobs))
+
+
+class PendingSweeps:
+    """Sweeps whose runs are under way in a pool of worker processes (see :func:`start_sweeps`)."""
+
+    def __init__(self, full: list[dict[str, Any]], todo: list[int], keys: list[dict] | None,
+                 progress: Callable[[str], None] | None, n_jobs: int) -> None:
+        import multiprocessing as mp
+
+        self._full, self._todo, self._keys, self._progress = full, todo, keys, progress
+        self._jobs, self._index = _sweep_jobs([full[i] for i in todo])
+        self._executor, self._futures = None, None
+        if n_jobs > 1 and len(self._jobs) > 1 and "fork" in mp.get_all_start_methods():
+            from concurrent.futures import ProcessPoolExecutor
+
+            self._executor = ProcessPoolExecutor(max_workers=min(n_jobs, len(self._jobs)),
+                                                 mp_context=mp.get_context("fork"))
+            # the dearest runs first, so that the workers finish together
+            order = sorted(range(len(self._jobs)), key=lambda k: -_job_cost(self._jobs[k]))
+            futures = {k: self._executor.submit(_cell_job, *self._jobs[k]) for k in order}
+            self._futures = [futures[k] for k in range(len(self._jobs))]
+
+    def result(self) -> list[DeFinettiSweep]:
+        """Wait for the runs and return the sweeps, in the order of the specs (cached ones loaded)."""
+        try:
+            if self._futures is not None:
+                outputs = [f.result() for f in self._futures]
+            else:
+                outputs = [_cell_job(*job) for job in self._jobs]
+        finally:
+            if self._executor is not None:
+                self._executor.shutdown()
+        computed = dict(zip(self._todo, _assemble([self._full[i] for i in self._todo], self._index, outputs,
+                                                  self._progress)))
+        if self._keys is None:
+            return [computed[i] for i in range(len(self._full))]
         from anonlab.cache import cached
 
-        def compute() -> DeFinettiSweep:
-            return definetti_sweep(table, l_grid, progress=progress, **{
-                k: v for k, v in key_args.items() if k != "l_grid"})
+        def load(i: int) -> Callable[[], DeFinettiSweep]:
+            def compute() -> DeFinettiSweep:
+                if i in computed:
+                    return computed[i]
+                # in the cache at the start, gone since: compute it now
+                return _assemble([self._full[i]], *_cells_in_order([self._full[i]]), self._progress)[0]
+            return compute
 
-        return cached("definetti_sweep", {"table": table_digest(table), **key_args}, compute)
-    ls = [int(x) for x in l_grid]
-    mults = [int(x) for x in multipliers]
-    repetitions = _check_positive_int("repetitions", repetitions)
-    for mult in mults:
-        _check_positive_int("multiplier", mult)
-    seqs = np.random.SeedSequence(seed).spawn(repetitions * len(ls))
-    rows, traces = [], []
-    total = repetitions * len(ls) * len(mults)
-    done = 0
-    attack_kw = dict(iterations=iterations, history=history, moves_per_iteration=moves_per_iteration)
-    for r in range(repetitions):
-        for li, l in enumerate(ls):  # noqa: E741
-            rng = np.random.default_rng(seqs[r * len(ls) + li])
-            for mult, res in _sweep_cell(table, l, mults, rng, attack_kw):
-                sc = res.scores(table.sa_codes, threshold)
-                sc.insert(0, "repetition", r)
-                sc.insert(0, "group_size", l * mult)
-                sc.insert(0, "multiplier", mult)
-                sc.insert(0, "l", l)
-                sc["final_l1"] = float(res.trace[-history:].mean())
-                sc["seconds"] = res.seconds
-                rows.append(sc)
-                traces.append(pd.DataFrame({
-                    "l": l, "multiplier": mult, "repetition": r,
-                    "iteration": np.arange(1, iterations + 1),
-                    "l1": res.trace, "acceptance": res.acceptance,
-                }))
-                done += 1
-                if progress is not None:
-                    acc = ", ".join(f"{m} {a:.3f}" for m, a in zip(sc["method"], sc["accuracy"]))
-                    progress(f"[{done}/{total}] l={l} size {l * mult}x rep {r}: {acc} ({res.seconds:.1f} s)")
-    return DeFinettiSweep(results=pd.concat(rows, ignore_index=True),
-                          traces=pd.concat(traces, ignore_index=True))
+        return [cached("definetti_sweep", self._keys[i], load(i)) for i in range(len(self._full))]
+
+
+def _cells_in_order(full: Sequence[Mapping[str, Any]]) -> tuple[list, list]:
+    """Run the cells of the sweeps in this process: (index, outputs) for :func:`_assemble`."""
+    jobs, index = _sweep_jobs(full)
+    return index, [_cell_job(*job) for job in jobs]
+
+
+def _job_cost(job: tuple) -> float:
+    """A rough cost of one cell: iterations x proposals x (groups over all multipliers + a fixed part)."""
+    table, _, l, mults, _, attack_kw = job[:6]  # noqa: E741
+    groups = sum(table.n / (l * mu) for mu in mults)
+    return attack_kw["iterations"] * attack_kw["moves_per_iteration"] * (groups + 3000 * len(mults))
+
+
+def _in_cache(key: str) -> bool:
+    """Is a ``definetti_sweep`` result with this key in the result cache?"""
+    import os
+
+    from anonlab.cache import results_dir
+
+    if os.environ.get("ANONLAB_NO_CACHE"):
+        return False
+    return (results_dir() / "definetti_sweep" / f"{key}.pkl").exists()
+
+
+def _sweep_jobs(full: Sequence[Mapping[str, Any]]) -> tuple[list[tuple], list[tuple[int, int, int]]]:
+    """The (repetition, l) cells of the sweeps as :func:`_cell_job` arguments, and (sweep, repetition, l) of each."""
+    jobs, index = [], []
+    layouts: dict[int, QILayout] = {}
+    for si, sp in enumerate(full):
+        table, ls, mults = sp["table"], [int(x) for x in sp["l_grid"]], [int(x) for x in sp["multipliers"]]
+        keep = sorted({(int(a), int(b), int(c)) for a, b, c in sp["keep"]})
+        seqs = np.random.SeedSequence(sp["seed"]).spawn(sp["repetitions"] * len(ls))
+        attack_kw = dict(iterations=sp["iterations"], history=sp["history"],
+                         moves_per_iteration=sp["moves_per_iteration"])
+        layout = layouts.setdefault(id(table), qi_layout(table))
+        for r in range(sp["repetitions"]):
+            for li, l in enumerate(ls):  # noqa: E741
+                jobs.append((table, layout, l, mults, seqs[r * len(ls) + li], attack_kw, sp["ties"],
+                             sp["threshold"], [k[1] for k in keep if k[0] == l and k[2] == r]))
+                index.append((si, r, l))
+    return jobs, index
+
+
+def _assemble(full: Sequence[Mapping[str, Any]], index: Sequence[tuple[int, int, int]], outputs: Sequence[list],
+              progress: Callable[[str], None] | None) -> list[DeFinettiSweep]:
+    """Each sweep's results and traces from its cells' outputs (in the order a serial sweep gives them)."""
+    parts: list[tuple[list, list, dict]] = [([], [], {}) for _ in full]
+    for (si, r, l), out in zip(index, outputs):  # noqa: E741
+        rows, traces, kept = parts[si]
+        iterations = full[si]["iterations"]
+        for mult, sc, trace, acceptance, res in out:
+            sc.insert(0, "repetition", r)
+            sc.insert(0, "group_size", l * mult)
+            sc.insert(0, "multiplier", mult)
+            sc.insert(0, "l", l)
+            rows.append(sc)
+            traces.append(pd.DataFrame({
+                "l": l, "multiplier": mult, "repetition": r,
+                "iteration": np.arange(1, iterations + 1),
+                "l1": trace, "acceptance": acceptance,
+            }))
+            if res is not None:
+                kept[(l, mult, r)] = res
+            if progress is not None:
+                acc = ", ".join(f"{m} {a:.3f}" for m, a in zip(sc["method"], sc["accuracy"]))
+                progress(f"sweep {si}: l={l} size {l * mult}x rep {r}: {acc} ({sc['seconds'].iloc[0]:.1f} s)")
+    return [DeFinettiSweep(results=pd.concat(rows, ignore_index=True), traces=pd.concat(traces, ignore_index=True),
+                           kept=kept) for rows, traces, kept in parts]
 
 
 def table_digest(table: EncodedTable) -> str:

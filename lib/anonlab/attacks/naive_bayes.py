@@ -52,6 +52,7 @@ from anonlab.mechanisms.dp import (
 __all__ = [
     "NaiveBayesModel",
     "bucketize",
+    "distinct_combinations",
     "naive_bayes_from_counts",
     "dirichlet_naive_bayes",
     "log_scores",
@@ -345,9 +346,36 @@ class _Compressed:
     counts: np.ndarray  # (U, S) tuples per (combo, true SA value)
 
 
+def distinct_combinations(table: EncodedTable) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct QI combinations of ``table`` and the index of each tuple's, as ``np.unique(axis=0)`` gives them.
+
+    Each row is coded as one mixed-radix integer :math:`\\sum_i x_i \\prod_{j>i} |T_j|`,
+    whose order is the rows' lexicographic order, so a 1-d ``np.unique``
+    gives the same combinations and indices as the row-wise one, several
+    times faster.
+
+    Returns
+    -------
+    combos : numpy.ndarray, shape (U, m)
+    inverse : numpy.ndarray, shape (n,)
+
+    Examples
+    --------
+    >>> from anonlab.mechanisms.dp import encode_table
+    >>> t = encode_table(pd.DataFrame({"a": ["x", "y", "x"], "b": ["u", "u", "v"], "s": [0, 1, 0]}), ["a", "b"], "s")
+    >>> combos, inv = distinct_combinations(t)
+    >>> combos.tolist(), inv.tolist()
+    ([[0, 0], [0, 1], [1, 0]], [0, 2, 1])
+    """
+    codes = np.asarray(table.qi_codes, dtype=np.int64)
+    card = np.asarray(table.cardinalities, dtype=np.int64)
+    radix = np.concatenate([np.cumprod(card[::-1])[::-1][1:], [1]]).astype(np.int64)
+    ukeys, inv = np.unique(codes @ radix, return_inverse=True)
+    return (ukeys[:, None] // radix[None, :]) % card[None, :], inv.reshape(-1)
+
+
 def _compress(table: EncodedTable) -> _Compressed:
-    combos, inv = np.unique(table.qi_codes, axis=0, return_inverse=True)
-    inv = inv.reshape(-1)
+    combos, inv = distinct_combinations(table)
     counts = np.bincount(inv * table.n_sa + table.sa_codes,
                          minlength=len(combos) * table.n_sa).reshape(len(combos), table.n_sa)
     return _Compressed(combos=combos, counts=counts)

@@ -41,9 +41,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from anonlab.validation import check_int, check_random_state
+from anonlab.validation import check_choice, check_int, check_random_state
 
 __all__ = [
+    "TIES",
     "Anatomy",
     "max_l_diversity",
     "anatomize",
@@ -78,8 +79,13 @@ def max_l_diversity(sa_values: Sequence | np.ndarray | pd.Series) -> int:
     return int(len(vals) // vals.value_counts().max())
 
 
+#: How :func:`anatomy_groups` breaks ties between equally large buckets (Xiao & Tao do not say).
+TIES: tuple[str, ...] = ("random", "stable")
+
+
 def anatomy_groups(
-    sa_codes: np.ndarray, l: int, *, seed: int | np.random.Generator | None = None  # noqa: E741
+    sa_codes: np.ndarray, l: int, *, seed: int | np.random.Generator | None = None,  # noqa: E741
+    ties: str = "random",
 ) -> np.ndarray:
     """Group id of every tuple under Xiao & Tao's *Anatomize* (see the module docstring).
 
@@ -91,8 +97,13 @@ def anatomy_groups(
         Diversity parameter, ``2 <= l <= max_l_diversity(sa_codes)``
         (``l = 1`` puts every tuple in its own group).
     seed : int or numpy.random.Generator, optional
-        Picks which tuple of a bucket goes first and breaks ties between
-        equally large buckets.
+        Picks which tuple of a bucket goes first and (``ties="random"``)
+        breaks ties between equally large buckets.
+    ties : {"random", "stable"}, default "random"
+        Which of several equally large buckets give a tuple to the next group:
+        a random draw per group (``"random"``), or always the bucket of the
+        smallest SA code (``"stable"``). *Anatomize* picks "the l largest
+        buckets" without saying; the two readings give different groupings.
 
     Returns
     -------
@@ -121,22 +132,18 @@ def anatomy_groups(
             f"l = {l} is above the largest feasible l-diversity of this data, {l_max} "
             f"(the most frequent sensitive value covers {counts.max()} of {n} tuples, more than n/l)"
         )
+    ties = check_choice("ties", ties, TIES)
     rng = check_random_state(seed)
     if l == 1:
         return rng.permutation(n)
     k = len(values)
     g_max = n // l
-    ties = rng.random((g_max, k)) * 0.5  # counts are integers: only breaks ties
-    chosen = np.empty((g_max, l), dtype=np.int64)
-    left = counts.copy()
-    g = 0
-    # Loop over groups on the k bucket sizes (k = number of SA values), not over tuples.
-    while np.count_nonzero(left) >= l:
-        top = np.argpartition(-(left + ties[g]), l - 1)[:l]
-        chosen[g] = top
-        left[top] -= 1
-        g += 1
-    chosen = chosen[:g]
+    if ties == "random":
+        tie = rng.random((g_max, k)) * 0.5  # counts are integers: only breaks ties
+    else:  # a fixed preference below 1/2: the smallest code first among equal counts
+        tie = np.broadcast_to((k - 1 - np.arange(k)) / (2.0 * k), (g_max, k))
+    chosen = _choose_buckets(counts, l, tie)
+    g = len(chosen)
     # Place tuples: the r-th pick of bucket b takes the r-th tuple of b in a random order.
     order = np.lexsort((rng.random(n), sa_idx))  # tuples by bucket, random within bucket
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
@@ -163,6 +170,43 @@ def anatomy_groups(
         group[t] = target
         grown[target] = True
     return group
+
+
+def _choose_buckets(counts: np.ndarray, l: int, tie: np.ndarray) -> np.ndarray:  # noqa: E741
+    """The buckets of each group of *Anatomize*: the l largest (ties by ``tie[g]``) while l are non-empty.
+
+    Row ``g`` holds the buckets group ``g`` takes a tuple from (as a set; the
+    order within a row carries no meaning). Counts are integers and
+    ``tie`` < 1/2, so while the smallest of the l largest buckets exceeds
+    every other by an integer gap d >= 1, the next d groups take the same
+    buckets whatever the tie-break: those steps are taken at once. Only steps
+    where equal counts straddle the cut are taken one at a time. The loop
+    runs on the k bucket sizes (k = number of SA values), never on tuples.
+
+    >>> _choose_buckets(np.array([3, 1, 2]), 2, np.array([[0, 0.2, 0.1]] * 3)).tolist()
+    [[0, 2], [0, 1], [2, 0]]
+    """
+    k = len(counts)
+    g_max = int(counts.sum()) // l
+    chosen = np.empty((g_max, l), dtype=np.int64)
+    left = [int(c) for c in counts]
+    nonzero = sum(c > 0 for c in left)
+    buckets = range(k)
+    g = 0
+    # k is small (14 for Adult occupation): plain Python on lists beats numpy calls per step
+    while g < g_max and nonzero >= l:
+        row = tie[g].tolist()
+        keys = [c + t for c, t in zip(left, row)]  # the same float64 sums as numpy's left + tie[g]
+        order = sorted(buckets, key=keys.__getitem__, reverse=True)
+        top = order[:l]
+        gap = left[order[l - 1]] - (left[order[l]] if k > l else 0)
+        d = min(gap, g_max - g) if gap >= 1 else 1  # gap >= 1: the same l buckets whatever the ties
+        chosen[g:g + d] = top
+        for b in top:
+            left[b] -= d
+            nonzero -= left[b] == 0
+        g += d
+    return chosen[:g]
 
 
 def merge_groups(group: np.ndarray, multiplier: int) -> np.ndarray:
