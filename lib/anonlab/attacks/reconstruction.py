@@ -427,7 +427,7 @@ def reconstruction_attack(reconstruction: Reconstruction, linkage: pd.DataFrame,
     prediction[person[made]] = _codes(guess[made])
     confidence[person[made]] = match[made, guess[made]] / size[made]
     truth = _codes(pop.people["group"].to_numpy())
-    return AttackResult(name, np.arange(n_people), truth, predicted, prediction, confidence=confidence,
+    return AttackResult(name, np.arange(n_people, dtype=np.int32), truth, predicted, prediction, confidence=confidence,
                         resources={"aux_records": int(len(linkage)),
                                    "seconds": float(reconstruction.wall_seconds)})
 
@@ -463,7 +463,7 @@ def block_majority_attack(publication: Publication, pop: BlockPopulation, *, sin
     prediction[predicted] = _codes(g.argmax(axis=1)[block[predicted]])
     truth = _codes(pop.people["group"].to_numpy())
     label = name or ("block majority, single-group blocks" if single_group_only else "block majority")
-    return AttackResult(label, np.arange(block.size), truth, predicted, prediction,
+    return AttackResult(label, np.arange(block.size, dtype=np.int32), truth, predicted, prediction,
                         resources={"aux_records": int(block.size)})
 
 

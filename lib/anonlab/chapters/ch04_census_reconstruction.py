@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -256,7 +256,8 @@ def _compute(params: Mapping[str, Any], n_workers: int, scheduler: str) -> Exper
     for j, e in enumerate(e for e in DP_CLAIM_EPSILONS if e not in params["epsilons"]):
         # the majority guess at the ledger's other ε (no reconstruction: the guess reads P5 only)
         pub = publish(pop, "dp", table_set=params["table_set"], epsilon=e, seed=params["seed"] + 100 + j)
-        run.baselines[(f"dp ε={e:g}", "majority")] = rc.block_majority_attack(pub, pop, name=f"block majority, dp ε={e:g}")
+        run.baselines[(f"dp ε={e:g}", "majority")] = rc.block_majority_attack(
+            pub, pop, name=f"block majority, dp ε={e:g}")
     run.table_sets = _table_set_comparison(pop, params, n_workers, scheduler, {params["table_set"]: exact_rec})
     return run
 
@@ -625,16 +626,13 @@ def recorded_attacks(run: ExperimentRun) -> dict[str, tuple[AttackResult, Attack
 
     One result per attack (reconstruction with public and with perfect
     linkage, each against the majority guess; the majority guess; its
-    single-group variant), with 32-bit targets, so the recorded file stays small.
+    single-group variant; targets are 32-bit), so the recorded file stays small.
     """
-    def compact(r: AttackResult) -> AttackResult:
-        return replace(r, targets=np.asarray(r.targets, dtype=np.int32))
-
-    maj = compact(run.baselines[("swapping", "majority")])
-    return {"reconstruction, public linkage": (compact(run.attacks[("swapping", "public")]), maj),
-            "reconstruction, perfect linkage": (compact(run.attacks[("swapping", "perfect")]), maj),
+    maj = run.baselines[("swapping", "majority")]
+    return {"reconstruction, public linkage": (run.attacks[("swapping", "public")], maj),
+            "reconstruction, perfect linkage": (run.attacks[("swapping", "perfect")], maj),
             "block majority": (maj, None),
-            "block majority, single-group blocks": (compact(run.baselines[("swapping", "single")]), None)}
+            "block majority, single-group blocks": (run.baselines[("swapping", "single")], None)}
 
 
 def verdict_phrases(results: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
