@@ -638,8 +638,9 @@ def recorded_attacks(run: ExperimentRun) -> dict[str, tuple[AttackResult, Attack
 def verdict_phrases(results: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
     """Short phrases for the Verdict prose, computed from the recorded verdicts (``Recorder.results``).
 
-    ``v_<claim tail>``: a claim's verdict; ``<claim tail>_alts``: its
-    alternatives whose criterion holds (``"none"`` if none).
+    ``v_<claim tail>``: a claim's verdict; ``<claim tail>_alts`` (claims whose
+    alternatives are yes/no criteria): the alternatives under which the
+    criterion holds (``"none"`` if none).
 
     >>> r = {"fw.s3_1.majority_same_under_dp": {"verdict": "inconclusive", "alternatives": {
     ...      "ε=1": {"measured": False}, "ε=4": {"measured": True}}}}
@@ -652,7 +653,7 @@ def verdict_phrases(results: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
         tail = cid.split(".", 2)[-1].replace(".", "_")
         out[f"v_{tail}"] = str(r["verdict"])
         alts = r.get("alternatives") or {}
-        if alts:
+        if alts and all(isinstance(a.get("measured"), bool) for a in alts.values()):
             out[f"{tail}_alts"] = ", ".join(k for k, a in alts.items() if a.get("measured") is True) or "none"
     return out
 
