@@ -266,3 +266,51 @@ def test_majority_claims_decisions() -> None:
     strong = rc.AttackResult.from_predictions("atk", truth, truth)
     assert chapter.majority_beats_reconstruction(weak, weak, majority).value is True
     assert chapter.majority_beats_reconstruction(weak, strong, majority).value is False
+
+
+def test_majority_claims_under_each_reading() -> None:
+    # the majority guess predicts for everyone (coverage 1) with precision 0.8, recall 0.8;
+    # the attack predicts for 9 of 10 people, all correctly (precision 1, recall 0.9, coverage 0.9)
+    truth = ["a"] * 8 + ["b"] * 2
+    majority = rc.AttackResult.from_predictions("maj", truth, ["a"] * 10)
+    attack = rc.AttackResult.from_predictions("atk", truth, truth[:9] + [None])
+    m = chapter.majority_beats_reconstruction(attack, attack, majority)
+    # R = correct / people: 0.8 < 0.9, the guess loses; R = predictions / people: 1.0 >= 0.9, but its
+    # precision 0.8 (Wilson upper bound about 0.94) is below the attack's 1.0: it loses too
+    assert m.alternatives == {"correct / people": False, "predictions / people": False}
+    assert chapter.majority_beats(attack, attack, majority, "coverage") is False
+    assert set(m.alternatives) == set(chapter.R_READINGS)
+
+
+def test_ledger_alternatives_match_the_chapter() -> None:
+    from anonlab import claims
+
+    eps = claims.claim("fw.s3_1.majority_same_under_dp").alternatives()
+    assert sorted(eps) == sorted(f"ε={e:g}" for e in chapter.DP_CLAIM_EPSILONS)
+    for cid in ("fw.s3_1.block_majority.recall", "fw.s3_1.majority_beats_reconstruction"):
+        assert sorted(claims.claim(cid).alternatives()) == sorted(chapter.R_READINGS)
+    # a stand-in measurement that matches the paper exactly is still only inconclusive
+    c = claims.claim("fw.s3_1.block_majority.precision")
+    assert claims.decide(c, {"measured": c.reported, "is_nan": False}) == "inconclusive"
+
+
+def test_identical_blocks_are_solved_once_with_the_same_answer() -> None:
+    # blocks 0 and 2 hold the same two people; block 1 someone else
+    pop = _population([(0, 0, 30, 0), (0, 1, 40, 3), (1, 1, 70, 5), (2, 0, 30, 0), (2, 1, 40, 3)], 3)
+    pub = publish(pop, "exact")
+    distinct, inverse = rc._distinct_rows(pub.tables)
+    assert distinct.shape[0] < pub.tables.shape[0]  # tiny blocks repeat their tables
+    assert (distinct[inverse] == pub.tables).all()
+    rec = rc.reconstruct(pub)
+    one_by_one = rc._solve_chunk(pub.tables, pub.spec.matrix, True, pub.spec.slices["P1"].start, True, 10.0)
+    assert (rec.counts == one_by_one[0]).all()
+    assert np.array_equal(rec.unique, one_by_one[1], equal_nan=True)
+
+
+def test_verdict_phrases_come_from_the_record() -> None:
+    r = {"fw.s3_1.election_example": {"verdict": "reproduced"},
+         "fw.s3_1.majority_beats_reconstruction": {"verdict": "inconclusive", "alternatives": {
+             "correct / people": {"measured": False}, "predictions / people": {"measured": False}}}}
+    p = chapter.verdict_phrases(r)
+    assert p == {"v_election_example": "reproduced", "v_majority_beats_reconstruction": "inconclusive",
+                 "majority_beats_reconstruction_alts": "none"}

@@ -234,7 +234,8 @@ class Reconstruction:
         Per block: L1 deviation from the published tables (0 for consistent tables).
     seconds
         Per block: CPU seconds of the solves (both solves; CPU time, so that a
-        busy machine does not inflate the throughput projection).
+        busy machine does not inflate the throughput projection). Blocks with
+        identical tables are solved once and each is charged that solve's time.
     mechanism
         The publication's mechanism.
     wall_seconds
@@ -289,7 +290,7 @@ def reconstruct(publication: Publication, *, check_unique: bool = True, n_worker
     """
     check_int("n_workers", n_workers, low=1)
     check_number("time_limit", time_limit, low=0, low_inclusive=False)
-    tables = publication.tables
+    tables, inverse = _distinct_rows(publication.tables)
     n = tables.shape[0]
     matrix = publication.spec.matrix
     total_cell = publication.spec.slices["P1"].start
@@ -315,8 +316,26 @@ def reconstruct(publication: Publication, *, check_unique: bool = True, n_worker
             parts = list(ex.map(_solve_chunk, [tables[s] for s in chunks], *[[a] * len(chunks) for a in args]))
         workers = f"{n_workers} local processes"
     wall = time.perf_counter() - t0
-    counts, unique, dev, secs = (np.concatenate([p[i] for p in parts]) for i in range(4))
+    counts, unique, dev, secs = (np.concatenate([p[i] for p in parts])[inverse] for i in range(4))
     return Reconstruction(counts, unique, dev, secs, publication.mechanism, wall, workers)
+
+
+def _distinct_rows(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``tables`` (first-occurrence order) and each row's index among them.
+
+    Blocks with identical tables have identical integer programs (HiGHS is
+    deterministic), so each distinct table is solved once: many tiny blocks
+    publish the same tables. ``tables[i]`` equals ``distinct[inverse[i]]``.
+
+    >>> d, inv = _distinct_rows(np.array([[1, 0], [2, 1], [1, 0]]))
+    >>> d.tolist(), inv.tolist()
+    ([[1, 0], [2, 1]], [0, 1, 0])
+    """
+    _, first, inverse = np.unique(tables, axis=0, return_index=True, return_inverse=True)
+    order = np.argsort(first)  # keep the blocks' order (chunks stay mixed in size as before)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return tables[first[order]], rank[np.ravel(inverse)]
 
 
 def _chunks(n: int, size: int) -> list[slice]:
@@ -408,7 +427,7 @@ def reconstruction_attack(reconstruction: Reconstruction, linkage: pd.DataFrame,
     prediction[person[made]] = _codes(guess[made])
     confidence[person[made]] = match[made, guess[made]] / size[made]
     truth = _codes(pop.people["group"].to_numpy())
-    return AttackResult(name, np.arange(n_people), truth, predicted, prediction, confidence=confidence,
+    return AttackResult(name, np.arange(n_people, dtype=np.int32), truth, predicted, prediction, confidence=confidence,
                         resources={"aux_records": int(len(linkage)),
                                    "seconds": float(reconstruction.wall_seconds)})
 
@@ -444,7 +463,7 @@ def block_majority_attack(publication: Publication, pop: BlockPopulation, *, sin
     prediction[predicted] = _codes(g.argmax(axis=1)[block[predicted]])
     truth = _codes(pop.people["group"].to_numpy())
     label = name or ("block majority, single-group blocks" if single_group_only else "block majority")
-    return AttackResult(label, np.arange(block.size), truth, predicted, prediction,
+    return AttackResult(label, np.arange(block.size, dtype=np.int32), truth, predicted, prediction,
                         resources={"aux_records": int(block.size)})
 
 
