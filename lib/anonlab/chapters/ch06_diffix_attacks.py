@@ -36,7 +36,7 @@ from ..attacks import diffix as atk
 from ..claims import Measurement
 from ..measures import AttackResult, wilson_interval
 from ..validation import Param, ParameterError, ParameterSpec
-from . import Chapter
+from . import Chapter, Exercise
 
 __all__ = [
     "CHAPTER", "Runs", "glue_all", "paper_glue", "MAX_COMPLETE_RECORDS", "PAPER_GLUE",
@@ -48,7 +48,7 @@ __all__ = [
     "fig4_table", "measure_fig4", "plot_fig4", "measure_value_unique_classes",
     "shuffled_comparison", "measure_shuffled", "table2", "measure_greedy", "greedy_glue",
     "tradeoff_table", "measure_double", "sigma_sweep_row", "plot_sigma_sweep", "sweep_text",
-    "unmeasured_claims", "verdict_glue", "census_secret_variant", "census_readings", "census_alternatives",
+    "unmeasured_claims", "verdict_glue", "census_secret_variant", "census_readings", "census_alternatives", "census_readings_text", "fig3_glue", "alternatives_table",
     "measure_value_unique_range", "query_count_table", "verdict_phrase", "verdict_key", "FIG3_READINGS", "CENSUS_SECRETS",
     "ADULT_ATTRIBUTE_CHOICES", "EXPLORATION_CHOICES", "FACTOR_READINGS", "yardstick_row", "yardstick_glue", "census_bias_text",
     "plot_yardstick", "attribute_choices",
@@ -68,6 +68,9 @@ PAPER_GLUE = {
     "paper_attackable": "gadotti.s5.double_test.adult_attackable_single",
     "paper_acc_pa": "gadotti.s3.cloning.acc_delta10", "paper_greedy_max": "gadotti.app_b.greedy_max_queries",
     "paper_greedy_targeted": "gadotti.app_b.greedy_targeted", "paper_greedy_acc": "gadotti.app_b.greedy_accuracy",
+    "paper_median_q": "gadotti.abstract.median_queries", "paper_vu_mean": "gadotti.s4.adult_value_unique_class_mean",
+    "paper_vu_max": "gadotti.s4.adult_value_unique_class_max", "paper_acc_double": "gadotti.s5.double_test.adult_acc_double",
+    "paper_att_double": "gadotti.s5.double_test.adult_attackable_double",
 }
 
 FIG3_CLAIMS = {"adult": "gadotti.fig3.adult_differential_acc", "census": "gadotti.fig3.census_differential_acc"}
@@ -174,6 +177,59 @@ CHAPTER = Chapter(
            "german_k_star": [4], "shuffled_users": 10, "double_test_users": 10, "tradeoff_sigma_stars": [1.0],
            "use_cache": False, "n_jobs": 1},
     data=("adult", "census_income", "german_credit"),
+    goals=(
+        "See how noise that depends on the query set leaks whether one person is in it, and turn that into "
+        "the differential and cloning attacks on Diffix.",
+        "Tell a mechanism's promise (sticky noise, bucket suppression) from what an attacker can still "
+        "compute with a few hundred well-chosen queries.",
+        "Score an attack by precision and coverage against a baseline, and report each reading of a paper "
+        "that leaves a choice open.",
+    ),
+    assumes="counting queries in SQL, the normal distribution and a likelihood-ratio test, and basic NumPy and "
+            "pandas.",
+    exercises=(
+        Exercise(
+            "no_rounding",
+            "Diffix rounds every answer. *Predict first:* without rounding, will the cloning attack on ADULT "
+            "become more or less accurate on the users it deems attackable, and will the differential attack "
+            "on Complete_k gain much? Then run with `rounding = False`.",
+            {"rounding": False},
+            {"adult_acc_pa": "cloning accuracy on predicted-attackable ADULT users",
+             "adult_attackable": "share of ADULT users predicted attackable",
+             "emp_acc_kmax": "differential attack on Complete_k, largest k run"},
+        ),
+        Exercise(
+            "no_suppression",
+            "*Predict first:* if Diffix did not suppress small counts, would the full differential attack on "
+            "ADULT reach more victims at the largest k*, and would its guesses be more accurate? What happens to "
+            "the cloning attack, whose ValueUnique test reads suppression as 'this record is rare'? Then run "
+            "with `bucket_suppression = False`.",
+            {"bucket_suppression": False},
+            {"adult_diff_attacked": "differential attack: share of ADULT victims attacked (largest k*)",
+             "adult_diff_precision": "differential attack: accuracy of its own guesses",
+             "adult_attackable": "cloning attack: share predicted attackable",
+             "adult_acc_pa": "cloning attack: accuracy on them"},
+        ),
+        Exercise(
+            "target_minority",
+            "The cloning queries ask about one secret value v. *Predict first:* with v = 1, the minority class "
+            "on ADULT (salary above 50K), will more or fewer users be predicted attackable, and will the "
+            "attack need more queries? Then run with `target_value = 1`.",
+            {"target_value": 1},
+            {"adult_attackable": "share of ADULT users predicted attackable",
+             "adult_acc_pa": "accuracy on them", "adult_median_q": "median queries per user"},
+        ),
+        Exercise(
+            "fewer_dummies",
+            "The variance test compares |Δ| differences with σ*. *Predict first:* with only four dummy "
+            "conditions and a lower cut-off, will the test miss more victims inside the s = v set, and will "
+            "the attack cost fewer queries? Then run with `n_dummy = 4` and `sigma_star = 0.3`.",
+            {"n_dummy": 4, "sigma_star": 0.3},
+            {"miss_expected": "the test's predicted miss rate (chi-square)",
+             "miss_measured": "measured miss rate", "adult_acc_pa": "cloning accuracy on ADULT",
+             "adult_median_q": "median queries per user"},
+        ),
+    ),
 )
 
 
@@ -497,6 +553,8 @@ def fig2_glue(curves: pd.DataFrame, empirical: Mapping[int, tuple[pd.DataFrame, 
     if empirical:
         out["supp_max"] = max(s["suppressed"] for r, s in empirical.values())
         out["pairs_min"] = min(s["pairs_used"] for r, s in empirical.values())
+        out["emp_acc_kmax"] = empirical[max(empirical)][1]["accuracy"]
+        out["emp_kmax"] = max(empirical)
     return out
 
 
@@ -557,15 +615,46 @@ def census_secret_variant(census: Any, reading: str) -> Any:
     return dc_replace(census, data=data, positive=reading)
 
 
-def census_readings(fig3_row_default: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """The CENSUS Fig. 3 point under each reading: bounds of the exploration and readings of the secret.
+def census_readings(runs: "Runs", census: Any, fig3_results: Mapping[tuple[str, int], tuple[pd.DataFrame, int]],
+                    k: int, n: int, bound: int, sweep: Sequence[int]) -> pd.DataFrame:
+    """The CENSUS Fig. 3 point at ``k`` under each reading: larger bounds of the search, other secrets.
 
-    ``rows`` are :func:`fig3_row` dicts with the extra keys ``secret`` and
-    ``bound``; the first row is the chapter's own run.
+    First row: the chapter's own run (``fig3_results[("census", k)]``, bound
+    ``bound``). Then, on ``n`` users: the chapter's bound and each larger
+    bound of ``sweep`` (the same users, so the attacked shares compare), and
+    the two other readings of the secret (:data:`CENSUS_SECRETS`) at ``bound``.
     """
+    res, nq = fig3_results[("census", k)]
+    rows = [{**fig3_row("census", k, res, nq), "secret": CENSUS_SECRETS[0], "bound": bound}]
+    for b in [bound, *sorted(b for b in set(sweep) if b != bound)]:
+        res, nq = runs.fig3(census, k, n, b)
+        rows.append({**fig3_row("census", k, res, nq), "secret": CENSUS_SECRETS[0], "bound": b})
+    for sec in CENSUS_SECRETS[1:]:
+        res, nq = runs.fig3(census, k, n, bound, secret=sec)
+        rows.append({**fig3_row("census", k, res, nq), "secret": sec, "bound": bound})
     cols = ["secret", "bound", "users", "unique", "attacked", "accuracy (unique)", "ci (unique)",
-            "precision of the attack's guesses", "median queries"]
-    return pd.DataFrame([{**fig3_row_default, "secret": CENSUS_SECRETS[0]}, *rows])[cols]
+            "precision of the attack's guesses", "median queries", "queries"]
+    return pd.DataFrame(rows)[cols]
+
+
+def census_readings_text(readings: pd.DataFrame) -> str:
+    """The CENSUS readings in two sentences: what a larger bound and another secret change."""
+    first = readings.iloc[0]
+    prec = FIG3_READINGS["attacked users only"]
+    same = readings.iloc[1:][readings.iloc[1:]["secret"] == CENSUS_SECRETS[0]].sort_values("bound")
+    text = (f"The chapter's run attacks {first['attacked']:.0%} of its {first['users']} victims "
+            f"({first['unique']:.0%} are unique) and is right on {first[prec]:.1%} "
+            f"of them, but {first['accuracy (unique)']:.1%} over all unique victims. ")
+    if len(same) > 1:
+        lo, hi = same.iloc[0], same.iloc[-1]
+        text += (f"On {lo['users']} victims, raising the bound from {lo['bound']} to {hi['bound']} unique subsets "
+                 f"takes the attacked share from {lo['attacked']:.0%} to {hi['attacked']:.0%} at "
+                 f"{hi['queries'] / max(lo['queries'], 1):.1f} times the queries. ")
+    others = readings[readings["secret"] != CENSUS_SECRETS[0]]
+    text += "With the secret read otherwise: " + "; ".join(
+        f"{r['secret']}, accuracy {r['accuracy (unique)']:.1%} ({r['attacked']:.0%} attacked)"
+        for _, r in others.iterrows()) + "."
+    return text
 
 
 def census_alternatives(readings: pd.DataFrame) -> dict[str, float]:
@@ -625,6 +714,26 @@ def measure_fig3(fig3: pd.DataFrame, census_alts: Mapping[str, float] | None = N
     else:
         out["gadotti.fig3.plateau"] = Measurement(None, note="needs at least three k* on CENSUS")
     return out
+
+
+def fig3_glue(fig3: pd.DataFrame) -> dict[str, Any]:
+    """The full differential attack on ADULT at the largest k* run: share attacked, precision of its guesses."""
+    a = fig3[fig3["data set"] == "adult"].sort_values("k*")
+    if not len(a):
+        return {"adult_diff_attacked": float("nan"), "adult_diff_precision": float("nan"), "adult_diff_k": 0}
+    r = a.iloc[-1]
+    return {"adult_diff_attacked": float(r["attacked"]),
+            "adult_diff_precision": float(r["precision of the attack's guesses"]), "adult_diff_k": int(r["k*"])}
+
+
+def alternatives_table(results: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
+    """Every recorded reading of the claims that list choices: claim, reading, measured, verdict.
+
+    ``results`` is :attr:`anonlab.claims.Recorder.results`.
+    """
+    rows = [{"claim": cid, "reading": alt, "measured": a["measured"], "verdict": a["verdict"]}
+            for cid, r in results.items() for alt, a in (r.get("alternatives") or {}).items()]
+    return pd.DataFrame(rows, columns=["claim", "reading", "measured", "verdict"]).set_index(["claim", "reading"])
 
 
 def plot_fig3(axes: Sequence[Any], fig3: pd.DataFrame) -> None:
@@ -1077,7 +1186,8 @@ def verdict_glue(verdict: pd.DataFrame, fig3: pd.DataFrame) -> dict[str, Any]:
     counts = verdict["verdict"].value_counts()
     out: dict[str, Any] = {f"n_{v.replace(' ', '_')}": int(counts.get(v, 0)) for v in claims.VERDICTS}
     out["n_claims"] = len(verdict)
-    out.update({verdict_key(cid): verdict_phrase(verdict, cid) for cid in verdict.index})
+    out.update({verdict_key(c.id): verdict_phrase(verdict, c.id) if c.id in verdict.index else "not run"
+                for c in claims.load_ledger() if c.chapter == CHAPTER.name})
     parts = []
     for name, cid in FIG3_CLAIMS.items():
         k_paper = claims.claim(cid).params["k_star"]
