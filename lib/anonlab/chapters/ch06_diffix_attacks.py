@@ -190,13 +190,25 @@ CHAPTER = Chapter(
     exercises=(
         Exercise(
             "no_rounding",
-            "Diffix rounds every answer. *Predict first:* without rounding, will the cloning attack on ADULT "
-            "become more or less accurate on the users it deems attackable, and will the differential attack "
-            "on Complete_k gain much? Then run with `rounding = False`.",
+            "Diffix rounds every answer, and §4 says rounding has close to no effect on the differential "
+            "attack. *Predict first:* without rounding, will the differential attack on Complete_k become more "
+            "accurate, and will the cloning attack deem more ADULT users attackable or be more accurate on "
+            "them? Then run with `rounding = False`.",
             {"rounding": False},
             {"adult_acc_pa": "cloning accuracy on predicted-attackable ADULT users",
              "adult_attackable": "share of ADULT users predicted attackable",
              "emp_acc_kmax": "differential attack on Complete_k, largest k run"},
+        ),
+        Exercise(
+            "another_salt",
+            "The salt is Diffix's secret: it seeds every noise value. *Predict first:* with another salt, which "
+            "of these numbers move, and by more than their intervals in the tables? Then run with `salt = 1`.",
+            {"salt": 1},
+            {"var3": "variance of 3-condition answers (Eq. 1: 6)",
+             "emp_acc_kmax": "differential attack on Complete_k, largest k run",
+             "adult_diff_precision": "differential attack on ADULT: accuracy of its own guesses",
+             "adult_attackable": "cloning attack: share of ADULT users predicted attackable",
+             "adult_acc_pa": "cloning attack: accuracy on them"},
         ),
         Exercise(
             "no_suppression",
