@@ -184,6 +184,10 @@ def test_measure_fig3() -> None:
     assert m["gadotti.fig3.census_differential_acc"].value == pytest.approx(0.61)
     assert m["gadotti.fig3.plateau"].value is True  # +0.01
     assert ch.measure_fig3(_fig3((0.5, 0.6, 0.7)))["gadotti.fig3.plateau"].value is False
+    alts = {label: 0.7 for label in claims.claim("gadotti.fig3.census_differential_acc").alternatives()}
+    with_alts = ch.measure_fig3(_fig3(), alts)["gadotti.fig3.census_differential_acc"]
+    assert with_alts.alternatives == alts and with_alts.value == pytest.approx(0.61)
+    assert "20% attacked" in with_alts.note
     only_adult = ch.measure_fig3(_fig3()[lambda d: d["data set"] == "adult"])
     assert only_adult["gadotti.fig3.census_differential_acc"].value is None
     assert only_adult["gadotti.fig3.plateau"].value is None
@@ -192,19 +196,37 @@ def test_measure_fig3() -> None:
 # ---------------------------------------------------------------------------- cloning attacks
 
 
-def test_measure_table1_takes_the_farthest_data_set() -> None:
+def test_measure_table1_records_one_accuracy_once() -> None:
     adult = cloning_res([0, 1, 0, 1], [0, 1, 0, 0], [True, True, True, True])  # accuracy_pa 0.75
     census = cloning_res([0, 0, 0, 0], [0, 0, 0, 0], [True, False, False, False])  # 1.0, attackable 0.25
     m = ch.measure_table1({"adult": (adult, 0), "census": (census, 0), "german (CREDIT stand-in)": (adult, 0)},
                           census_k=41, n_dummy=10, sigma_star=0.7, max_subsets_large=100)
-    assert m["gadotti.s3.cloning.acc_delta10"].value == 0.75 and m["gadotti.s3.cloning.acc_delta10"].n == 4
-    assert m["gadotti.abstract.cloning_share"].value == 1.0
-    assert "CENSUS (k* = 41" in m["gadotti.abstract.cloning_share"].note
-    lo, hi = claims.reported("gadotti.abstract.cloning_acc_range")
-    far = max([0.75, 1.0], key=lambda a: max(lo - a, a - hi, 0.0))
-    assert m["gadotti.abstract.cloning_acc_range"].value == far
+    one = m["gadotti.s5.double_test.adult_acc_single"]
+    assert one.value == 0.75 and one.n == 4
+    # the same run's accuracy is not scored again under the claims that repeat it
+    for cid in ("gadotti.s3.cloning.acc_delta10", "gadotti.abstract.cloning_acc_range",
+                "gadotti.s1.cloning_accuracy_all_range", "gadotti.abstract.cloning_share"):
+        assert m[cid].value is None and "not scored twice" in m[cid].note, cid
+        assert claims.verdict(claims.claim(cid), m[cid].value) == "not run"
+    assert "CENSUS (k* = 41" in m["gadotti.abstract.cloning_acc_range"].note
     assert "german" not in m["gadotti.abstract.cloning_acc_range"].note
+    assert m["gadotti.s5.double_test.adult_attackable_single"].value == 1.0
     assert m["gadotti.fig4.credit_k6_correct"].value is None
+
+
+def test_measure_value_unique_range_under_each_attribute_set() -> None:
+    adult = cloning_res([0, 1, 0, 1], [0, 1, 0, 0], [True] * 4, value_unique=[True, False, True, True])  # 0.75
+    census = cloning_res([0, 0], [0, 0], [True, True])  # value-unique 1.0
+    labels = list(ch.ADULT_ATTRIBUTE_CHOICES)
+    choices = pd.DataFrame({"value-unique": [0.9] + [0.99] * (len(labels) - 1)}, index=labels)
+    m = ch.measure_value_unique_range({"adult": (adult, 0), "census": (census, 0)}, choices)
+    r = m["gadotti.s1.value_unique_range"]
+    assert r.value == 0.75  # ADULT's run is the farthest from [0.93, 1]
+    assert r.alternatives[labels[0]] == 0.9 and r.alternatives[labels[1]] == 0.99
+    c = claims.claim("gadotti.s1.value_unique_range")
+    assert sorted(r.alternatives) == sorted(c.alternatives())
+    rec = {"measured": r.value, "alternatives": {k: {"measured": v} for k, v in r.alternatives.items()}}
+    assert claims.decide(c, rec) == "depends on an unstated choice"
 
 
 def test_measure_fig4() -> None:
@@ -217,9 +239,29 @@ def test_measure_fig4() -> None:
 
 
 def test_measure_value_unique_classes() -> None:
-    m = ch.measure_value_unique_classes(pd.Series([1, 1, 2, 4]))
-    assert m["gadotti.s4.adult_value_unique_class_mean"].value == 2.0
-    assert m["gadotti.s4.adult_value_unique_class_max"].value == 4
+    labels = list(ch.ADULT_ATTRIBUTE_CHOICES)
+    choices = pd.DataFrame({"class mean": [2.0] + [1.44] * (len(labels) - 1),
+                            "class max": [4] + [9] * (len(labels) - 1)}, index=labels)
+    m = ch.measure_value_unique_classes(pd.Series([1, 1, 2, 4]), choices)
+    mean, mx = m["gadotti.s4.adult_value_unique_class_mean"], m["gadotti.s4.adult_value_unique_class_max"]
+    assert mean.value == 2.0 and mx.value == 4
+    assert mean.alternatives[labels[1]] == 1.44 and mx.alternatives[labels[1]] == 9
+    for cid, meas in (("gadotti.s4.adult_value_unique_class_mean", mean), ("gadotti.s4.adult_value_unique_class_max", mx)):
+        c = claims.claim(cid)
+        assert sorted(meas.alternatives) == sorted(c.alternatives())
+        rec = {"measured": meas.value, "alternatives": {k: {"measured": v} for k, v in meas.alternatives.items()}}
+        assert claims.decide(c, rec) == "depends on an unstated choice"  # one set fits, another does not
+
+
+def test_attribute_choices_are_the_ledger_alternatives() -> None:
+    labels = list(ch.ADULT_ATTRIBUTE_CHOICES)
+    assert labels[0].startswith("ours") and set(ch.ADULT_ATTRIBUTE_CHOICES[labels[0]]) == set(
+        __import__("anonlab.data.diffix_datasets", fromlist=["x"]).ADULT_ATTRIBUTES)
+    assert claims.claim("gadotti.s4.adult_value_unique_class_mean").alternatives() == labels
+    tiny = pd.DataFrame({c: [0, 0, 1] for c in set().union(*ch.ADULT_ATTRIBUTE_CHOICES.values())}).assign(
+        income=[0, 1, 1])
+    t = ch.attribute_choices(tiny)
+    assert list(t.index) == labels and (t["unique"] == 1 / 3).all()
 
 
 def test_measure_shuffled() -> None:
@@ -232,10 +274,23 @@ def test_measure_shuffled() -> None:
 def test_measure_greedy_ratios() -> None:
     full = cloning_res([0, 1, 0], [0, 1, 0], [True] * 3, queries=[300, 320, 2000])
     greedy = cloning_res([0, 1, 0], [0, 1, 1], [True, True, True], queries=[30, 32, 32])
-    m = ch.measure_greedy(full, greedy, n_known=10, n_dummy=10, max_subsets=None, probe_queries=21,
-                          probe_value_unique=True)
+    bounded = cloning_res([0, 1, 0], [0, 1, 0], [True, True, False], queries=[300, 320, 640])
+    m = ch.measure_greedy(full, greedy, bounded, n_known=10, n_dummy=10, max_subsets=None, max_subsets_large=30,
+                          probe_queries=21, probe_value_unique=True)
+    e_all, e_b = ch.EXPLORATION_CHOICES
     assert m["gadotti.app_b.full_median_ratio"].value == 10.0  # 320 / 32
+    assert m["gadotti.app_b.full_median_ratio"].alternatives == {e_all: 10.0, e_b: 10.0}
     assert m["gadotti.app_b.full_max_ratio"].value == 2000 / 32
+    assert m["gadotti.app_b.full_max_ratio"].alternatives[e_b] == 20.0  # 640 / 32
+    assert m["gadotti.abstract.median_queries"].value == 320
+    f = m["gadotti.s3.median_reduction_factor"]
+    assert f.alternatives[ch.FACTOR_READINGS[1]] == 2000 / 32 and f.alternatives[ch.FACTOR_READINGS[0]] == 10.0
+    for cid in ("gadotti.app_b.full_median_ratio", "gadotti.app_b.full_max_ratio", "gadotti.abstract.median_queries",
+                "gadotti.s3.median_reduction_factor"):
+        assert sorted(m[cid].alternatives) == sorted(claims.claim(cid).alternatives()), cid
+    # §3.2's factor: 10 fails as the median, 62.5 fails as the maximum (100 ± 30): not reproduced either way
+    rec = {"measured": f.value, "alternatives": {k: {"measured": v} for k, v in f.alternatives.items()}}
+    assert claims.decide(claims.claim("gadotti.s3.median_reduction_factor"), rec) == "not reproduced"
     assert m["gadotti.app_b.greedy_max_queries"].value == 32 and "= 32" in m["gadotti.app_b.greedy_max_queries"].note
     assert m["gadotti.app_b.accuracy_almost_same"].value is False  # 1.0 vs 0.667
     assert m["gadotti.s3.cloning.queries_per_subset"].value == 21
@@ -321,3 +376,52 @@ def test_unmeasured_claims_exist_in_the_ledger() -> None:
         assert claims.claim(cid).chapter == "06_diffix_attacks" and m.value is None and m.note
     for cid in ch.PAPER_GLUE.values():
         claims.claim(cid)
+
+
+# ---------------------------------------------------------------------------- CENSUS readings
+
+
+def test_census_secret_variants() -> None:
+    data = pd.DataFrame({"wage_per_hour": [0, 5, 0, 0], "capital_gains": [0, 0, 0, 100],
+                         "dividends_from_stocks": [0, 0, 0, 0], "age": [1, 2, 3, 4], "income": [0, 1, 0, 0]})
+    census = atk_ds = __import__("anonlab.data.diffix_datasets", fromlist=["x"]).DiffixDataset(
+        name="census", data=data, attributes=["wage_per_hour", "capital_gains", "dividends_from_stocks", "age"],
+        secret="income", positive="50000+", sources=[])
+    s0, s1, s2 = ch.CENSUS_SECRETS
+    assert ch.census_secret_variant(census, s1).data["income"].tolist() == [1, 0, 1, 1]
+    assert ch.census_secret_variant(census, s2).data["income"].tolist() == [0, 1, 0, 1]
+    assert ch.census_secret_variant(census, s0).data["income"].tolist() == [0, 1, 0, 0]
+    assert atk_ds.data["income"].tolist() == [0, 1, 0, 0]  # the original is untouched
+    with pytest.raises(ValueError, match="reading must be one of"):
+        ch.census_secret_variant(census, "income > 0")
+
+
+def test_census_alternatives_and_verdict() -> None:
+    s0, s1, s2 = ch.CENSUS_SECRETS
+    r = pd.DataFrame({"secret": [s0, s0, s0, s1, s2], "bound": [10, 10, 40, 10, 10], "users": [200, 40, 40, 40, 40],
+                      "unique": [0.9] * 5, "attacked": [0.25, 0.2, 0.2, 0.3, 0.3], "queries": [1, 1, 4, 1, 1],
+                      "accuracy (unique)": [0.55, 0.5, 0.5, 0.7, 0.6], "precision of the attack's guesses":
+                      [0.83, 0.8, 0.8, 0.9, 0.9]})
+    alts = ch.census_alternatives(r)
+    cid = "gadotti.fig3.census_differential_acc"
+    assert sorted(alts) == sorted(claims.claim(cid).alternatives())
+    assert alts["attacked users only"] == 0.83 and alts[s0] == 0.55 and alts[s1] == 0.7 and alts[s2] == 0.6
+    rec = {"measured": 0.55, "alternatives": {k: {"measured": v} for k, v in alts.items()}}
+    assert claims.decide(claims.claim(cid), rec) == "depends on an unstated choice"  # 0.7 fits 0.688 ± 0.03
+    text = ch.census_readings_text(r)
+    assert "from 10 to 40" in text and "4.0 times the queries" in text and "83.0%" in text
+
+
+def test_verdict_glue_covers_every_claim_of_the_chapter() -> None:
+    v = pd.DataFrame({"verdict": ["reproduced"]}, index=["gadotti.s2.sticky_noise"])
+    g = ch.verdict_glue(v, pd.DataFrame(columns=["data set", "k*"]))
+    assert g["v_s2_sticky_noise"] == "reproduced" and g["v_fig3_plateau"] == "not run"
+    assert g["n_depends_on_an_unstated_choice"] == 0 and g["n_reproduced"] == 1
+    ids = [c.id for c in claims.load_ledger() if c.chapter == ch.CHAPTER.name]
+    assert all(ch.verdict_key(c) in g for c in ids)
+
+
+def test_exercises_change_parameters_of_the_declaration() -> None:
+    assert len(ch.CHAPTER.exercises) >= 3 and len(ch.CHAPTER.goals) <= 3 and ch.CHAPTER.assumes
+    for e in ch.CHAPTER.exercises:
+        assert "Predict" in e.question and e.answer
