@@ -737,3 +737,19 @@ def test_audit_is_the_owners_view_of_the_log(table: pd.DataFrame) -> None:
     assert (a.loc[a["suppressed"], "answer"] == 0).all() and (a.loc[~a["suppressed"], "answer"] != 0).all()
     assert a["true_count"].tolist() == [pandas_count(table, [("age", "=", x), ("zip", "=", z)])
                                         for x in range(20, 30) for z in (1, 2, 3)]
+
+
+def test_dummy_values_vectorised_equals_loop() -> None:
+    """The masked NumPy draw gives the loop's values, in the loop's order, for every kind of domain."""
+    from anonlab.attacks.diffix.cloning import _dummy_values_loop
+
+    domains = [np.arange(1000, dtype=np.int64), np.linspace(0.5, 9.5, 19), np.array(["a", "b", "c", "d"], dtype=object),
+               np.array(["x", "y", "z"]), np.array([3, 7])]
+    for dom in domains:
+        for value in (dom[0], dom[len(dom) // 2], dom[-1]):
+            for n in (2, 3, 10):
+                for seed in (0, 1, 7):
+                    got = atk.dummy_values(value, dom, n, seed)
+                    want = _dummy_values_loop(value, list(dom), n, np.random.default_rng(seed))
+                    assert got == want and [type(v) for v in got] == [type(v) for v in want]
+    assert atk.dummy_values(5, np.arange(10), 3, 0) != atk.dummy_values(4, np.arange(10), 3, 0)

@@ -56,10 +56,40 @@ def dummy_values(value: Any, domain: Sequence[Any], n_dummy: int,
     domain has too few other values, values outside it are added (numbers
     above the maximum, or tagged strings): "pragmatic" dummy conditions that
     hold for everyone (§5).
+
+    A NumPy ``domain`` (as :meth:`DiffixDataset.domains` gives) is filtered
+    with a mask instead of a Python loop: the same values in the same order,
+    and the same permutation of them, so the draw is identical
+    (:func:`_dummy_values_loop` is the loop, kept as the reference).
+
+    >>> dummy_values(3, np.arange(6), 3, 0) == dummy_values(3, list(range(6)), 3, 0)
+    True
     """
     n = _positive_int("n_dummy", n_dummy)
+    g = check_random_state(seed)
+    if not isinstance(domain, np.ndarray) or domain.ndim != 1:
+        return _dummy_values_loop(value, domain, n, g)
+    if domain.dtype.kind in "iub" and isinstance(value, (int, np.integer)) and not isinstance(value, bool) \
+            or domain.dtype.kind == "f" and isinstance(value, (int, float, np.integer, np.floating)) \
+            and not isinstance(value, bool):
+        others = domain[domain != value]
+    elif domain.dtype.kind in "OU" and isinstance(value, str):
+        others = domain[np.asarray(domain != value, dtype=bool)]  # object arrays: Python's != per element
+    else:  # mixed types: the loop's element-wise Python comparison
+        return _dummy_values_loop(value, list(domain), n, g)
+    picked = [_py(v) for v in others[g.permutation(others.size)[:n]]]
+    return _pad_dummies(picked, domain, n)
+
+
+def _dummy_values_loop(value: Any, domain: Sequence[Any], n: int, g: np.random.Generator) -> list[Any]:
+    """The reference draw of :func:`dummy_values`: the domain filtered in a Python loop."""
     others = [v for v in domain if v != value]
-    picked = [others[i] for i in check_random_state(seed).permutation(len(others))[:n]]
+    picked = [others[i] for i in g.permutation(len(others))[:n]]
+    return _pad_dummies([_py(v) for v in picked], domain, n)
+
+
+def _pad_dummies(picked: list[Any], domain: Sequence[Any], n: int) -> list[Any]:
+    """Add values outside the domain when it has fewer than ``n`` other values."""
     extra = n - len(picked)
     if extra > 0:
         if all(isinstance(v, (int, float, np.integer, np.floating)) for v in domain):
@@ -219,7 +249,9 @@ def _dummies(record: Mapping[str, Any], a_prime: list[str], dummies: Sequence[An
     if domains is None:
         raise ValueError("give either dummies (with dummy_attribute) or domains")
     d_attr = dummy_attribute or max(a_prime, key=lambda a: (len(domains[a]), -a_prime.index(a)))
-    return d_attr, dummy_values(_py(record[d_attr]), list(domains[d_attr]), n_dummy, g)
+    dom = domains[d_attr]
+    return d_attr, dummy_values(_py(record[d_attr]), dom if isinstance(dom, np.ndarray) else list(dom),
+                                n_dummy, g)
 
 
 @dataclass
