@@ -23,7 +23,7 @@ from anonlab.measures import AttackResult, wilson_interval
 from anonlab.mechanisms.diffix import DiffixProxy
 
 from ._common import _cloning_settings, _positive_int, _py
-from .cloning import full_cloning_attack, greedy_full_cloning_attack
+from .cloning import _full_cloning_steps, _greedy_full_cloning_steps, drive_many
 from .differential import UniquenessOracle, differential_attack_many, full_differential_attack
 
 __all__ = [
@@ -86,23 +86,40 @@ def _differential_user(ds: Any, proxy: DiffixProxy, oracle: UniquenessOracle, ro
 def _cloning_user(ds: Any, proxy: DiffixProxy, row: int, g: np.random.Generator, k: int,
                   params: Mapping[str, Any], domains: Mapping[str, Sequence[Any]],
                   oracle: UniquenessOracle, secret: np.ndarray) -> tuple:
+    return _cloning_users(ds, proxy, [row], [g], k, params, domains, oracle, secret)[0]
+
+
+def _cloning_users(ds: Any, proxy: DiffixProxy, rows: Sequence[int], rngs: Sequence[np.random.Generator],
+                   k: int, params: Mapping[str, Any], domains: Mapping[str, Sequence[Any]],
+                   oracle: UniquenessOracle, secret: np.ndarray,
+                   on_done: Callable[[int], None] | None = None) -> list[tuple]:
+    """The cloning attack on several users at once: their queries go to the proxy in shared batches.
+
+    Each user's ``A*`` and attack draw from her own generator, and every
+    answer is a function of its query alone, so the rows are those of one
+    user at a time (:func:`~anonlab.attacks.diffix.cloning.drive_many`).
+    """
     attrs = list(ds.attributes)
-    a_star = _known_attributes(attrs, k, g)
-    # ground truth (not the attacker's view): who shares the victim's x^(A*), and their secrets
-    share = np.logical_and.reduce([oracle.matches(a, ds.data[a].iat[row]) for a in a_star])
-    peers = secret[share]
-    vu, un = bool(np.all(peers == secret[row])), bool(peers.size == 1)
-    record = {a: _py(ds.data[a].iat[row]) for a in a_star}
-    common = dict(v=params["v"], n_dummy=params["n_dummy"], sigma_star=params["sigma_star"], seed=g,
-                  analyst="cloning")
-    if params["variant"] == "full":
-        out = full_cloning_attack(proxy, record, a_star, ds.secret, domains,
-                                  double_test=params["double_test"],
-                                  max_subsets=params["max_subsets"], **common)
-    else:
-        out = greedy_full_cloning_attack(proxy, record, a_star, ds.secret, domains, **common)
-    return (vu, un, out.attackable, -1 if out.guess is None else out.guess,
-            out.n_queries, out.n_subsets, len(out.a_prime), out.s2)
+    truths, attacks = [], []
+    for row, g in zip(rows, rngs):
+        a_star = _known_attributes(attrs, k, g)
+        # ground truth (not the attacker's view): who shares the victim's x^(A*), and their secrets
+        share = np.logical_and.reduce([oracle.matches(a, ds.data[a].iat[row]) for a in a_star])
+        peers = secret[share]
+        truths.append((bool(np.all(peers == secret[row])), bool(peers.size == 1)))
+        record = {a: _py(ds.data[a].iat[row]) for a in a_star}
+        if params["variant"] == "full":
+            attacks.append(_full_cloning_steps(proxy.table, record, a_star, ds.secret, domains, v=params["v"],
+                                               n_dummy=params["n_dummy"], sigma_star=params["sigma_star"],
+                                               double_test=params["double_test"],
+                                               max_subsets=params["max_subsets"], g=g))
+        else:
+            attacks.append(_greedy_full_cloning_steps(proxy.table, record, a_star, ds.secret, domains,
+                                                      v=params["v"], n_dummy=params["n_dummy"],
+                                                      sigma_star=params["sigma_star"], g=g))
+    outs = drive_many(proxy, attacks, analyst="cloning", on_done=on_done)
+    return [(vu, un, out.attackable, -1 if out.guess is None else out.guess, out.n_queries, out.n_subsets,
+             len(out.a_prime), out.s2) for (vu, un), out in zip(truths, outs)]
 
 
 _WORKER: dict[str, Any] = {}
@@ -123,14 +140,12 @@ def _worker_chunk(kind: str, positions: Sequence[int], users: Sequence[int], see
     analyst = "differential" if kind == "differential" else "cloning"
     proxy.reset_log()  # counters and log of this chunk only
     rngs = _user_rngs(seed, len(users))
-    out = []
-    for pos in positions:
-        if kind == "differential":
-            out.append(_differential_user(ds, proxy, _WORKER["oracle"], int(users[pos]), rngs[pos], k,
-                                          params["max_attacked"]))
-        else:
-            out.append(_cloning_user(ds, proxy, int(users[pos]), rngs[pos], k, params,
-                                     _WORKER["domains"], _WORKER["oracle"], _WORKER["secret"]))
+    if kind == "differential":
+        out = [_differential_user(ds, proxy, _WORKER["oracle"], int(users[pos]), rngs[pos], k,
+                                  params["max_attacked"]) for pos in positions]
+    else:
+        out = _cloning_users(ds, proxy, [int(users[pos]) for pos in positions], [rngs[pos] for pos in positions],
+                             k, params, _WORKER["domains"], _WORKER["oracle"], _WORKER["secret"])
     log = list(proxy.log()[["sql", "answer"]].itertuples(index=False, name=None)) if proxy.keep_log else []
     return out, proxy.n_queries(analyst), log
 
@@ -145,11 +160,18 @@ def _run_users(kind: str, ds: Any, proxy: DiffixProxy, users: np.ndarray, seed: 
         oracle = UniquenessOracle(ds.data[list(ds.attributes)])
         if kind != "differential":
             domains, secret = ds.domains(), ds.data[ds.secret].to_numpy()
+        if kind != "differential":
+            done = [0]
+
+            def finished(_: int) -> None:
+                done[0] += 1
+                if progress is not None:
+                    progress(done[0], n)
+
+            return _cloning_users(ds, proxy, [int(r) for r in users], rngs, k, params, domains, oracle, secret,
+                                  on_done=finished)
         for i, row in enumerate(users):
-            if kind == "differential":
-                out.append(_differential_user(ds, proxy, oracle, int(row), rngs[i], k, params["max_attacked"]))
-            else:
-                out.append(_cloning_user(ds, proxy, int(row), rngs[i], k, params, domains, oracle, secret))
+            out.append(_differential_user(ds, proxy, oracle, int(row), rngs[i], k, params["max_attacked"]))
             if progress is not None:
                 progress(i + 1, n)
         return out
