@@ -12,7 +12,10 @@ book's one scoring protocol.
 
 from __future__ import annotations
 
+import atexit
 import math
+import os
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -28,9 +31,12 @@ from .differential import UniquenessOracle, differential_attack_many, full_diffe
 
 __all__ = [
     "progress_printer",
+    "shutdown_pools",
     "run_differential_experiment",
     "run_complete_k",
     "run_cloning_experiment",
+    "rethreshold_cloning",
+    "run_cloning_sigma_sweep",
     "summarize_differential",
     "summarize_cloning",
     "differential_result",
@@ -125,9 +131,63 @@ def _cloning_users(ds: Any, proxy: DiffixProxy, rows: Sequence[int], rngs: Seque
 _WORKER: dict[str, Any] = {}
 
 
+#: A worker rebuilds its proxy (dropping the cached row sets) when its resident memory passes this many bytes.
+WORKER_MEMORY_CAP = 2 * 1024 ** 3
+#: Pools kept alive at once (one per data set object, proxy settings and worker count); the oldest is shut down.
+MAX_POOLS = 3
+_POOLS: "OrderedDict[tuple, tuple[Any, Any]]" = OrderedDict()
+
+
+def _rss_bytes() -> int:
+    """Resident memory of this process (0 where /proc is missing)."""
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _worker_pool(ds: Any, settings: Mapping[str, Any], n_jobs: int) -> Any:
+    """A process pool whose workers hold ``ds`` and a proxy with ``settings``, kept across experiments.
+
+    Starting workers (spawn, import, copying the data, building the proxy)
+    costs seconds; a chapter runs dozens of experiments on the same few data
+    sets, so a pool is kept per (data set object, settings, ``n_jobs``) —
+    with its workers' warm caches — up to :data:`MAX_POOLS` pools, and all
+    are shut down at exit (:func:`shutdown_pools`). The answers do not
+    depend on the caches, so results are those of fresh workers.
+    """
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    key = (id(ds), int(n_jobs), tuple(sorted((k, repr(v)) for k, v in settings.items())))
+    hit = _POOLS.get(key)
+    if hit is not None and hit[1] is ds:
+        _POOLS.move_to_end(key)
+        return hit[0]
+    while len(_POOLS) >= MAX_POOLS:
+        _, (old, _) = _POOLS.popitem(last=False)
+        old.shutdown(wait=True)
+    ex = ProcessPoolExecutor(n_jobs, mp_context=mp.get_context("spawn"), initializer=_init_worker,
+                             initargs=(ds, dict(settings)))
+    _POOLS[key] = (ex, ds)  # holding ds keeps its id from being reused
+    return ex
+
+
+def shutdown_pools() -> None:
+    """Shut down the worker pools kept by the experiments (also run at interpreter exit)."""
+    while _POOLS:
+        _, (ex, _) = _POOLS.popitem()
+        ex.shutdown(wait=True, cancel_futures=True)
+
+
+atexit.register(shutdown_pools)
+
+
 def _init_worker(ds: Any, settings: Mapping[str, Any]) -> None:
     """Worker process: its own proxy with the same salt and switches (same answers)."""
     _WORKER["ds"] = ds
+    _WORKER["settings"] = dict(settings)
     _WORKER["proxy"] = DiffixProxy(ds.data, **settings)
     _WORKER["oracle"] = UniquenessOracle(ds.data[list(ds.attributes)])
     _WORKER["domains"] = ds.domains()
@@ -147,7 +207,11 @@ def _worker_chunk(kind: str, positions: Sequence[int], users: Sequence[int], see
         out = _cloning_users(ds, proxy, [int(users[pos]) for pos in positions], [rngs[pos] for pos in positions],
                              k, params, _WORKER["domains"], _WORKER["oracle"], _WORKER["secret"])
     log = list(proxy.log()[["sql", "answer"]].itertuples(index=False, name=None)) if proxy.keep_log else []
-    return out, proxy.n_queries(analyst), log
+    n_q = proxy.n_queries(analyst)
+    if _rss_bytes() > WORKER_MEMORY_CAP:  # the cached row sets only save time: start afresh
+        _WORKER["proxy"] = None
+        _WORKER["proxy"] = DiffixProxy(ds.data, **_WORKER["settings"])
+    return out, n_q, log
 
 
 def _run_users(kind: str, ds: Any, proxy: DiffixProxy, users: np.ndarray, seed: int, k: int,
@@ -175,18 +239,18 @@ def _run_users(kind: str, ds: Any, proxy: DiffixProxy, users: np.ndarray, seed: 
             if progress is not None:
                 progress(i + 1, n)
         return out
-    import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import as_completed
 
-    chunks = [c.tolist() for c in np.array_split(np.arange(n), max(n_jobs, min(40, n // 10)))]
+    # the cloning attack batches a chunk's victims together: fewer, larger chunks
+    n_chunks = max(n_jobs, min(40, n // 10)) if kind == "differential" else max(n_jobs, min(4 * n_jobs, n // 25))
+    chunks = [c.tolist() for c in np.array_split(np.arange(n), n_chunks)]
     results: dict[int, list[tuple]] = {}
     done = 0
-    settings = proxy.settings()
     analyst = "differential" if kind == "differential" else "cloning"
-    with ProcessPoolExecutor(n_jobs, mp_context=mp.get_context("spawn"), initializer=_init_worker,
-                             initargs=(ds, settings)) as ex:
-        futures = {ex.submit(_worker_chunk, kind, c, users.tolist(), seed, k, dict(params)): i
-                   for i, c in enumerate(chunks)}
+    ex = _worker_pool(ds, proxy.settings(), n_jobs)
+    futures = {ex.submit(_worker_chunk, kind, c, users.tolist(), seed, k, dict(params)): i
+               for i, c in enumerate(chunks)}
+    try:
         for fut in as_completed(futures):
             rows, n_q, log = fut.result()
             results[futures[fut]] = rows
@@ -194,6 +258,11 @@ def _run_users(kind: str, ds: Any, proxy: DiffixProxy, users: np.ndarray, seed: 
             done += len(rows)
             if progress is not None:
                 progress(done, n)
+    except BaseException:
+        for f in futures:
+            f.cancel()
+        shutdown_pools()
+        raise
     return [r for i in range(len(chunks)) for r in results[i]]
 
 
@@ -370,6 +439,55 @@ def run_cloning_experiment(ds: Any, proxy: DiffixProxy, *, n_users: int = 1000, 
     df.insert(0, "user", users)
     df["correct"] = df["attackable"] & (df["guess"] == df["truth"])
     return df
+
+
+def rethreshold_cloning(res: pd.DataFrame, sigma_star: float, v: int = 0) -> pd.DataFrame:
+    """A single-test cloning experiment's results under another cut-off σ*.
+
+    In the single test σ* only thresholds the final sample variance ``S^2``
+    of the attacked subset (:func:`~anonlab.attacks.diffix.cloning_inference`):
+    which subsets are explored, the queries and ``S^2`` do not depend on it.
+    So ``rethreshold_cloning(run_cloning_experiment(..., sigma_star=a), b)``
+    equals ``run_cloning_experiment(..., sigma_star=b)``. Not valid for the
+    double test, whose exploration depends on σ*.
+
+    >>> res = pd.DataFrame({"user": [0, 1, 2], "truth": [1, 0, 0], "value_unique": True, "unique": True,
+    ...                     "attackable": [True, True, False], "guess": [1, 1, -1], "n_queries": 21,
+    ...                     "n_subsets": 1, "a_prime_size": 2, "s2": [0.5, 0.9, float("nan")],
+    ...                     "correct": [True, False, False]})
+    >>> rethreshold_cloning(res, 1.0)[["guess", "correct"]].values.tolist()
+    [[1, True], [1, False], [-1, False]]
+    >>> rethreshold_cloning(res, 0.3)["guess"].tolist()
+    [0, 0, -1]
+    """
+    _, sigma_star = _cloning_settings(2, sigma_star)
+    if v not in (0, 1):
+        raise ValueError(f"v must be 0 or 1, got {v!r}")
+    out = res.copy()
+    att = out["attackable"].to_numpy(dtype=bool)
+    guess = np.where(out["s2"].to_numpy() <= sigma_star, 1 - int(v), int(v))
+    out["guess"] = np.where(att, guess, -1).astype(res["guess"].dtype)
+    out["correct"] = out["attackable"] & (out["guess"] == out["truth"])
+    return out
+
+
+def run_cloning_sigma_sweep(ds: Any, proxy: DiffixProxy, sigma_stars: Sequence[float], **kwargs: Any
+                            ) -> dict[float, pd.DataFrame]:
+    """One single-test cloning experiment, thresholded at several σ*: ``{σ*: results}``.
+
+    Runs :func:`run_cloning_experiment` once (keyword arguments as there,
+    without ``sigma_star`` and ``double_test``) and re-thresholds its
+    variances (:func:`rethreshold_cloning`): the same tables as one run per
+    σ*, for the queries of one run (``proxy`` counts them once).
+    """
+    if kwargs.get("double_test") or "sigma_star" in kwargs:
+        raise ValueError("the σ* sweep is for the single test; give sigma_stars, not sigma_star or double_test")
+    sigmas = [_cloning_settings(2, s)[1] for s in sigma_stars]
+    if not sigmas:
+        raise ValueError("sigma_stars must hold at least one cut-off")
+    res = run_cloning_experiment(ds, proxy, sigma_star=sigmas[0], **kwargs)
+    v = kwargs.get("v", 0)
+    return {s: (res if i == 0 else rethreshold_cloning(res, s, v)) for i, s in enumerate(sigmas)}
 
 
 def summarize_differential(res: pd.DataFrame) -> dict[str, Any]:
