@@ -174,10 +174,17 @@ def _worker_pool(ds: Any, settings: Mapping[str, Any], n_jobs: int) -> Any:
     return ex
 
 
-def shutdown_pools() -> None:
-    """Shut down the worker pools kept by the experiments (also run at interpreter exit)."""
+def shutdown_pools(kill: bool = False) -> None:
+    """Shut down the worker pools kept by the experiments (also run at interpreter exit).
+
+    ``kill=True`` (after an interruption or an error) terminates the workers
+    instead of letting their current chunk finish.
+    """
     while _POOLS:
         _, (ex, _) = _POOLS.popitem()
+        if kill:
+            for proc in list((getattr(ex, "_processes", None) or {}).values()):
+                proc.terminate()
         ex.shutdown(wait=True, cancel_futures=True)
 
 
@@ -185,7 +192,14 @@ atexit.register(shutdown_pools)
 
 
 def _init_worker(ds: Any, settings: Mapping[str, Any]) -> None:
-    """Worker process: its own proxy with the same salt and switches (same answers)."""
+    """Worker process: its own proxy with the same salt and switches (same answers).
+
+    It ignores SIGINT: an interrupt (Ctrl-C, a Jupyter kernel's interrupt or
+    shutdown) is for the parent, which then shuts the pool down.
+    """
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER["ds"] = ds
     _WORKER["settings"] = dict(settings)
     _WORKER["proxy"] = DiffixProxy(ds.data, **settings)
@@ -261,7 +275,7 @@ def _run_users(kind: str, ds: Any, proxy: DiffixProxy, users: np.ndarray, seed: 
     except BaseException:
         for f in futures:
             f.cancel()
-        shutdown_pools()
+        shutdown_pools(kill=True)
         raise
     return [r for i in range(len(chunks)) for r in results[i]]
 
