@@ -3,7 +3,11 @@
 :func:`run_differential_experiment`, :func:`run_complete_k` and
 :func:`run_cloning_experiment` attack many users of a
 :class:`~anonlab.data.diffix_datasets.DiffixDataset` (in this process or in
-worker processes, with the same results); :func:`summarize_differential`
+worker processes, with the same results; the cloning attack sends all
+victims' pending queries in one batch per round, and the worker pools are
+kept across experiments until :func:`shutdown_pools` or exit);
+:func:`run_cloning_sigma_sweep` gives the single test at several cut-offs
+σ* from one run (:func:`rethreshold_cloning`); :func:`summarize_differential`
 and :func:`summarize_cloning` turn them into the paper's quantities with
 Wilson intervals; :func:`differential_result` and :func:`cloning_result`
 turn them into :class:`~anonlab.measures.AttackResult` objects for the
