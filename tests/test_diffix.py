@@ -737,3 +737,75 @@ def test_audit_is_the_owners_view_of_the_log(table: pd.DataFrame) -> None:
     assert (a.loc[a["suppressed"], "answer"] == 0).all() and (a.loc[~a["suppressed"], "answer"] != 0).all()
     assert a["true_count"].tolist() == [pandas_count(table, [("age", "=", x), ("zip", "=", z)])
                                         for x in range(20, 30) for z in (1, 2, 3)]
+
+
+def test_dummy_values_vectorised_equals_loop() -> None:
+    """The masked NumPy draw gives the loop's values, in the loop's order, for every kind of domain."""
+    from anonlab.attacks.diffix.cloning import _dummy_values_loop
+
+    domains = [np.arange(1000, dtype=np.int64), np.linspace(0.5, 9.5, 19), np.array(["a", "b", "c", "d"], dtype=object),
+               np.array(["x", "y", "z"]), np.array([3, 7])]
+    for dom in domains:
+        for value in (dom[0], dom[len(dom) // 2], dom[-1]):
+            for n in (2, 3, 10):
+                for seed in (0, 1, 7):
+                    got = atk.dummy_values(value, dom, n, seed)
+                    want = _dummy_values_loop(value, list(dom), n, np.random.default_rng(seed))
+                    assert got == want and [type(v) for v in got] == [type(v) for v in want]
+    assert atk.dummy_values(5, np.arange(10), 3, 0) != atk.dummy_values(4, np.arange(10), 3, 0)
+
+
+def test_sigma_sweep_equals_separate_runs(adult_ds) -> None:
+    """Re-thresholding one single-test run gives, for every σ*, exactly the run made with that σ*."""
+    sigmas = [0.3, 0.7, 1.5]
+    kw = dict(n_users=30, k_star=4, seed=3, max_subsets=20)
+    px = DiffixProxy(adult_ds.data, table="adult", salt=5, keep_log=False)
+    sweep = atk.run_cloning_sigma_sweep(adult_ds, px, sigmas, **kw)
+    for s in sigmas:
+        p1 = DiffixProxy(adult_ds.data, table="adult", salt=5, keep_log=False)
+        alone = atk.run_cloning_experiment(adult_ds, p1, sigma_star=s, **kw)
+        pd.testing.assert_frame_equal(sweep[s], alone, check_exact=True)
+        assert px.n_queries() == p1.n_queries()
+    assert not sweep[0.3]["guess"].equals(sweep[1.5]["guess"]) or sweep[0.3]["attackable"].sum() == 0
+    with pytest.raises(ValueError):
+        atk.run_cloning_sigma_sweep(adult_ds, px, sigmas, double_test=True, **kw)
+
+
+def test_batched_cloning_equals_one_victim_at_a_time(adult_ds) -> None:
+    """drive_many (the harness's batching) gives each victim the outcome of full_cloning_attack alone."""
+    from anonlab.attacks.diffix.cloning import _full_cloning_steps, drive_many
+
+    px = DiffixProxy(adult_ds.data, table="adult", salt=9, keep_log=False)
+    doms = adult_ds.domains()
+    recs = [adult_ds.data.iloc[i][adult_ds.attributes[:5]].to_dict() for i in range(12)]
+    alone = [atk.full_cloning_attack(px, r, adult_ds.attributes[:5], "income", doms, seed=i, max_subsets=8,
+                                     double_test=i % 2 == 1) for i, r in enumerate(recs)]
+    n_alone = px.n_queries()
+    px.reset_log()
+    gens = [_full_cloning_steps("adult", r, adult_ds.attributes[:5], "income", doms, v=0, n_dummy=10,
+                                sigma_star=0.7, double_test=i % 2 == 1, max_subsets=8, g=np.random.default_rng(i))
+            for i, r in enumerate(recs)]
+    together = drive_many(px, gens)
+    assert [(o.guess, o.a_prime, o.u, o.n_queries, o.n_subsets) for o in together] == \
+        [(o.guess, o.a_prime, o.u, o.n_queries, o.n_subsets) for o in alone]
+    assert np.allclose([o.s2 for o in together], [o.s2 for o in alone], equal_nan=True, rtol=0, atol=0)
+    assert px.n_queries() == n_alone
+
+
+def test_worker_pool_is_kept_across_experiments(german_ds) -> None:
+    """A second experiment on the same data set and settings reuses the workers (warm), with the same results."""
+    from anonlab.attacks.diffix import harness
+
+    harness.shutdown_pools()
+    p0 = DiffixProxy(german_ds.data, table="german", salt=4)
+    serial = atk.run_differential_experiment(german_ds, p0, n_users=20, k_star=4, seed=2)
+    runs = []
+    for _ in range(2):
+        p = DiffixProxy(german_ds.data, table="german", salt=4)
+        runs.append(atk.run_differential_experiment(german_ds, p, n_users=20, k_star=4, seed=2, n_jobs=2))
+        assert p.n_queries() == p0.n_queries()
+    assert len(harness._POOLS) == 1
+    for r in runs:
+        pd.testing.assert_frame_equal(r, serial)
+    harness.shutdown_pools()
+    assert not harness._POOLS

@@ -2,30 +2,46 @@
 
 Run: ``.venv/bin/python tests/benchmarks/bench_diffix.py [--users N] [--jobs J]``
 
-Measured in one run, on ADULT (30,162 records):
+The reference is what a competent user writes without the library's
+caching: one DuckDB statement per query (the proxy's ``mode="sql"``,
+``count(*)`` and ``bit_xor`` of the user hashes over the rows that satisfy
+the conditions). Every figure is queries per second, or seconds of a task,
+with the ratio ``reference time / library time`` (above 1: the library is
+faster). Measured on ADULT (30,162 records):
 
-1. a plain reference: Diffix in pure Python over a list of records (loop over
-   the rows for each query, SplitMix64 and Box-Muller in Python), written
-   here from the paper's §2 independently of the library;
-2. the library's proxy in ``mode="sql"`` (one DuckDB statement per query);
-3. the library's proxy in the default ``mode="cached"`` (DuckDB evaluates
-   each condition once; row sets as bitmaps), first and second pass.
+1. the proxy in the default ``mode="cached"`` (DuckDB evaluates each
+   condition once; row sets as bitmaps), first pass and with a new salt;
+2. the full cloning attack over ``--users`` victims, one batch per round of
+   all victims' pending queries (the harness) against the reference proxy
+   answering the same attack one victim at a time (only on a subset: it is
+   slow), and against the library's own one-victim-at-a-time driver;
+3. the dummy draw on CENSUS's largest domain (``instance_weight``, about
+   100,000 values): the masked NumPy draw against the Python loop it
+   replaced (same values);
+4. the cloning attack over ``--users`` victims with ``--jobs`` worker
+   processes, twice: the second run reuses the kept worker pool.
 
-All three must give the same answers (checked before timing is reported).
-Then the full cloning attack over ``--users`` ADULT victims with ``--jobs``
-worker processes, as the notebook runs it.
+A plain-Python Diffix (a loop over the records per query, written here from
+the paper's §2 independently of the library) checks the answers of both
+modes on a few queries; it is not a fair baseline and is not timed.
+Figures go to ``_build/benchmarks/diffix.json`` with the load average.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import math
+import os
 import time
 
 import numpy as np
 
+from anonlab import paths
 from anonlab.attacks import diffix as atk
+from anonlab.attacks.diffix import harness
+from anonlab.attacks.diffix.cloning import _dummy_values_loop, _full_cloning_steps, drive, drive_many
 from anonlab.data import diffix_datasets as dd
 from anonlab.mechanisms.diffix import DiffixProxy
 
@@ -89,7 +105,7 @@ def workload(ds, n_victims: int, rng: np.random.Generator) -> list[tuple[str, li
         a_prime = list(rng.choice(ds.attributes, size=6, replace=False))
         u = next(a for a in ds.attributes if a not in a_prime)
         d = max(a_prime, key=lambda a: len(domains[a]))
-        dummies = atk.dummy_values(rec[d], list(domains[d]), 10, rng)
+        dummies = atk.dummy_values(rec[d], domains[d], 10, rng)
         cq = atk.cloning_queries(ds.name, rec, a_prime, u, d, dummies, ds.secret, 0)
         out += [(cq.template_q, cq.rows_q), (cq.template_qbar, cq.rows_qbar)]
     return out
@@ -104,58 +120,124 @@ def conditions_of(template: str, row: tuple) -> list[tuple[str, str, object]]:
     return conds
 
 
+def figure(name: str, library: float, reference: float, what: str, unit: str = "s", **extra) -> dict:
+    """One figure: the library's and the reference's time, and ``reference / library``."""
+    fig = {"figure": name, "library_s": library, "reference": what, "reference_s": reference,
+           "ratio": reference / library, "load_average": list(os.getloadavg()), **extra}
+    print(f"  {name}: library {library:.4g} s, reference {reference:.4g} s ({what}): "
+          f"{fig['ratio']:.1f} x")
+    return fig
+
+
+def cloning_attacks(ds, users, seed: int = 0) -> list:
+    """The coroutines of FullCloningAttack (k* = all attributes) for ``users``, as the harness builds them."""
+    domains = ds.domains()
+    out = []
+    for i, row in enumerate(users):
+        rec = {a: ds.data[a].iat[int(row)] for a in ds.attributes}
+        rec = {a: (v.item() if isinstance(v, np.generic) else v) for a, v in rec.items()}
+        out.append(_full_cloning_steps(ds.name, rec, ds.attributes, ds.secret, domains, v=0, n_dummy=10,
+                                       sigma_star=0.7, double_test=False, max_subsets=None,
+                                       g=np.random.default_rng([seed, i])))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--users", type=int, default=1000, help="victims of the cloning attack timing")
-    ap.add_argument("--jobs", type=int, default=2, help="worker processes for the cloning attack")
+    ap.add_argument("--users", type=int, default=200, help="victims of the cloning attack timings")
+    ap.add_argument("--ref-users", type=int, default=20, help="victims for the (slow) reference cloning run")
+    ap.add_argument("--jobs", type=int, default=2, help="worker processes for the pooled cloning run")
     ap.add_argument("--victims", type=int, default=100, help="victims in the proxy workload (20 queries each)")
     args = ap.parse_args()
+    figures = []
 
     ds = dd.adult()
     rng = np.random.default_rng(0)
     work = workload(ds, args.victims, rng)
     n_q = sum(len(rows) for _, rows in work)
     salt = 12345
-
-    ref = ReferenceDiffix(ds.data.to_dict("records"), salt)
-    sub = work[: max(2, len(work) // 20)]  # the reference is slow: time it on 5% of the workload
-    n_sub = sum(len(rows) for _, rows in sub)
-    t = time.perf_counter()
-    ref_answers = [ref.answer(conditions_of(tp, r)) for tp, rows in sub for r in rows]
-    t_ref = (time.perf_counter() - t) / n_sub
-
     raw = dict(salt=salt, rounding=False, bucket_suppression=False, keep_log=False)
+
+    # correctness: a plain loop over the records, the reference and the library agree
+    ref = ReferenceDiffix(ds.data.to_dict("records"), salt)
+    check = work[:2]
+    loop_answers = [ref.answer(conditions_of(tp, r)) for tp, rows in check for r in rows]
     sql = DiffixProxy(ds.data, table="adult", mode="sql", **raw)
     t = time.perf_counter()
-    sql_answers = np.concatenate([sql.execute(tp, rows) for tp, rows in sub])
-    t_sql = (time.perf_counter() - t) / n_sub
-
+    sql_answers = np.concatenate([sql.execute(tp, rows) for tp, rows in work])
+    t_sql = time.perf_counter() - t
     cached = DiffixProxy(ds.data, table="adult", **raw)
     t = time.perf_counter()
     first = np.concatenate([cached.execute(tp, rows) for tp, rows in work])
-    t_first = (time.perf_counter() - t) / n_q
+    t_first = time.perf_counter() - t
     other = cached.with_salt(999)  # same queries, new noise: row sets already known
     t = time.perf_counter()
     np.concatenate([other.execute(tp, rows) for tp, rows in work])
-    t_warm = (time.perf_counter() - t) / n_q
+    t_warm = time.perf_counter() - t
+    assert np.allclose(loop_answers, sql_answers[: len(loop_answers)], rtol=0, atol=1e-9), "loop and sql disagree"
+    assert np.array_equal(sql_answers, first), "sql and cached modes disagree"
+    print(f"ADULT, {n_q:,} cloning-attack queries (6 known attributes + 9 dummy conditions each); answers of "
+          f"the sql and cached modes equal, and equal to a plain loop over the records on {len(loop_answers)}")
+    print(f"  reference, one DuckDB statement per query: {n_q / t_sql:,.0f} queries/s")
+    figures.append(figure("proxy cached, first pass", t_first, t_sql, "proxy mode='sql'", queries=n_q))
+    figures.append(figure("proxy cached, new salt", t_warm, t_sql, "proxy mode='sql'", queries=n_q))
 
-    assert np.allclose(ref_answers, sql_answers, rtol=0, atol=1e-9), "reference and sql mode disagree"
-    assert np.allclose(sql_answers, first[: n_sub], rtol=0, atol=1e-9), "sql and cached modes disagree"
-    print(f"ADULT, {n_q:,} cloning-attack queries (6 known attributes + 9 dummy conditions each); "
-          f"answers of the three implementations equal (checked on {n_sub} queries)")
-    print(f"  plain Python reference : {1 / t_ref:10,.0f} queries/s")
-    print(f"  proxy, mode='sql'      : {1 / t_sql:10,.0f} queries/s   ({t_ref / t_sql:6.1f} x reference)")
-    print(f"  proxy, cached, 1st pass: {1 / t_first:10,.0f} queries/s   ({t_ref / t_first:6.1f} x reference)")
-    print(f"  proxy, cached, new salt: {1 / t_warm:10,.0f} queries/s   ({t_ref / t_warm:6.1f} x reference)")
-
-    proxy = DiffixProxy(ds.data, table="adult", salt=salt, keep_log=False)
+    # the cloning attack: batched across victims vs one victim at a time
+    users = np.random.default_rng(1).choice(len(ds.data), args.users, replace=False)
+    lib = DiffixProxy(ds.data, table="adult", salt=salt, keep_log=False)
     t = time.perf_counter()
-    res = atk.run_cloning_experiment(ds, proxy, n_users=args.users, seed=0, n_jobs=args.jobs)
-    dt = time.perf_counter() - t
+    batched = drive_many(lib, cloning_attacks(ds, users), analyst="cloning")
+    t_batched = time.perf_counter() - t
+    n_att = lib.n_queries()
+    one = DiffixProxy(ds.data, table="adult", salt=salt, keep_log=False)
+    t = time.perf_counter()
+    alone = [drive(one, a, analyst="cloning") for a in cloning_attacks(ds, users)]
+    t_alone = time.perf_counter() - t
+    assert [(o.guess, o.n_queries) for o in alone] == [(o.guess, o.n_queries) for o in batched]
+    figures.append(figure(f"FullCloningAttack, {args.users} victims, batched", t_batched, t_alone,
+                          "the library one victim at a time", queries=n_att))
+    sub = users[: args.ref_users]
+    ref_px = DiffixProxy(ds.data, table="adult", salt=salt, keep_log=False, mode="sql")
+    t = time.perf_counter()
+    ref_out = [drive(ref_px, a, analyst="cloning") for a in cloning_attacks(ds, sub)]
+    t_ref = (time.perf_counter() - t) * len(users) / len(sub)
+    assert [(o.guess, o.n_queries) for o in ref_out] == [(o.guess, o.n_queries) for o in batched[: len(sub)]]
+    figures.append(figure(f"FullCloningAttack, {args.users} victims, batched", t_batched, t_ref,
+                          f"mode='sql', one victim at a time (timed on {len(sub)}, scaled)", queries=n_att))
+
+    # the dummy draw on a large domain
+    census = dd.census()
+    dom = census.domains()["instance_weight"]
+    values = census.data["instance_weight"].to_numpy()[:200]
+    t = time.perf_counter()
+    new = [atk.dummy_values(v.item(), dom, 10, np.random.default_rng(i)) for i, v in enumerate(values)]
+    t_new = time.perf_counter() - t
+    t = time.perf_counter()
+    old = [_dummy_values_loop(v.item(), list(dom), 10, np.random.default_rng(i)) for i, v in enumerate(values)]
+    t_old = time.perf_counter() - t
+    assert new == old
+    figures.append(figure(f"dummy draw, 200 x CENSUS instance_weight ({dom.size:,} values)", t_new, t_old,
+                          "Python loop over the domain (the former code)"))
+
+    # worker pools kept across experiments
+    times = []
+    for _ in range(2):
+        proxy = DiffixProxy(ds.data, table="adult", salt=salt, keep_log=False)
+        t = time.perf_counter()
+        res = atk.run_cloning_experiment(ds, proxy, n_users=args.users, seed=0, n_jobs=args.jobs)
+        times.append(time.perf_counter() - t)
+    harness.shutdown_pools()
+    figures.append(figure(f"run_cloning_experiment, {args.users} victims, {args.jobs} workers, pool kept",
+                          times[1], times[0], "the same run starting its workers"))
     s = atk.summarize_cloning(res)
-    print(f"FullCloningAttack, {s['n_users']} ADULT victims, {args.jobs} process(es): {dt:.1f} s, "
-          f"{proxy.n_queries():,} queries ({proxy.n_queries() / dt:,.0f}/s); attackable {s['attackable']:.3f}, "
-          f"accuracy_pa {s['accuracy_pa']:.3f}")
+    print(f"  attackable {s['attackable']:.3f}, accuracy_pa {s['accuracy_pa']:.3f}, "
+          f"{proxy.n_queries() / times[1]:,.0f} queries/s with the kept pool")
+
+    out = paths.project_root() / "_build" / "benchmarks" / "diffix.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"benchmark": "diffix", "cores": os.cpu_count(),
+                               "load_average": list(os.getloadavg()), "figures": figures}, indent=1))
+    print(f"written {out}")
 
 
 if __name__ == "__main__":

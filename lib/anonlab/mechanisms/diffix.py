@@ -642,14 +642,36 @@ def _fast_template(sql: str, table: str, columns: Mapping[str, ColumnKind]) -> t
         return None
     if _FAST_BODY.fullmatch(sql, m.end()) is None:
         return None
-    lookup = {c.lower(): c for c in columns}
+    lookup = _column_lookup(columns)
     slots: list[_Slot] = []
     for name, op in _FAST_COND.findall(sql, m.end()):
-        col = lookup.get(name[1:-1].replace('""', '"').lower())
+        col = lookup.get(name)
         if col is None:
-            return None  # let the parser produce the error message
-        slots.append(_Slot(col, "<>" if op == "!=" else op, None, len(slots)))
+            col = lookup.get(name[1:-1].replace('""', '"').lower())
+            if col is None:
+                return None  # let the parser produce the error message
+        slot = _SLOTS.get((col, op, len(slots)))
+        if slot is None:
+            slot = _SLOTS[(col, op, len(slots))] = _Slot(col, "<>" if op == "!=" else op, None, len(slots))
+        slots.append(slot)
     return tuple(slots)
+
+
+_SLOTS: dict[tuple[str, str, int], "_Slot"] = {}  # the placeholder slots, shared (they are immutable)
+_LOOKUPS: dict[tuple[str, ...], dict[str, str]] = {}
+
+
+def _column_lookup(columns: Mapping[str, ColumnKind]) -> dict[str, str]:
+    """Lower-cased and quoted spellings of each column, to its name (memoised per set of columns)."""
+    key = tuple(columns)
+    hit = _LOOKUPS.get(key)
+    if hit is None:
+        hit = {c.lower(): c for c in columns}
+        hit.update({'"' + c.replace('"', '""') + '"': c for c in columns})
+        if len(_LOOKUPS) > 64:
+            _LOOKUPS.clear()
+        _LOOKUPS[key] = hit
+    return hit
 
 
 # ---------------------------------------------------------------------------
@@ -809,9 +831,10 @@ class DiffixProxy:
         self._static_arr = np.zeros(0)              # per salt: static[C] of each condition id
         self._masks: dict[int, np.ndarray] = {}              # id -> row bitmap (uint64 words)
         self._nonzero_words: dict[int, np.ndarray] = {}      # id -> indices of words with a row
+        self._nnz: dict[int, int] = {}                       # id -> how many such words
         self._notnull_masks: dict[str, np.ndarray] = {}      # column -> rows where it is not NULL
         self._empty: np.ndarray | None = None                # the shared bitmap of no rows
-        self._id_of: dict[tuple[str, str, Any], int] = {}    # (column, op, bound value) -> id
+        self._id_of: dict[tuple[str, str], dict[Any, int]] = {}  # (column, op) -> bound value -> id
         self._templates: dict[str, tuple[tuple[_Slot, ...], int]] = {}
         self._set_memo: dict[tuple[int, ...], tuple[int, int]] = {}  # core ids -> (count, xor)
         self._counts: dict[str, int] = {}
@@ -881,20 +904,61 @@ class DiffixProxy:
         fixed = [(i, self._register(Condition(s.column, s.op, s.value)))
                  for i, s in enumerate(slots) if s.position < 0]
         holes = [(i, s.column, s.op, s.position) for i, s in enumerate(slots) if s.position >= 0]
-        base = [0] * len(slots)
-        for i, cid in fixed:
-            base[i] = cid
+        rows = rows if isinstance(rows, list) else list(rows)
         for row in rows:
             if len(row) != n:
                 raise DiffixQueryError(f"the statement has {n} placeholder(s), got {len(row)} "
                                        f"value(s): {tuple(row)!r}")
+        if not rows:
+            return
+        if len(rows) < 8:  # few rows (the differential attack's statements): row by row
+            self._bind_rows(slots, fixed, holes, rows, out)
+            return
+        # column by column: one dictionary per (column, op) maps each bound value to its condition id
+        cols: list[Any] = [None] * len(slots)
+        for i, cid in fixed:
+            cols[i] = itertools.repeat(cid, len(rows))
+        for i, col, op, pos in holes:
+            vals = [row[pos] for row in rows]
+            known = id_of.get((col, op))
+            got = list(map(known.get, vals)) if known is not None else [None] * len(vals)
+            if known is None or None in got or bool in set(map(type, vals)):
+                for j, value in enumerate(vals):
+                    if got[j] is not None and type(value) is not bool:
+                        continue
+                    cid = None if type(value) is bool or known is None else known.get(value)
+                    if cid is None:
+                        cid = self._register(Condition(col, op, _coerce(value, col, columns[col])))
+                        if type(value) is not bool:
+                            if known is None:
+                                known = id_of[(col, op)] = {}
+                            known[value] = cid
+                    got[j] = cid
+            cols[i] = got
+        if len(slots) == 0:
+            out.extend(() for _ in rows)
+            return
+        fromkeys = dict.fromkeys
+        out.extend(tuple(fromkeys(ids)) for ids in zip(*cols))
+
+    def _bind_rows(self, slots: tuple, fixed: list[tuple[int, int]], holes: list[tuple[int, str, str, int]],
+                   rows: list[Sequence[Any]], out: list[tuple[int, ...]]) -> None:
+        """:meth:`_bind` one row at a time (cheaper than column by column for a few rows)."""
+        id_of, columns = self._id_of, self.columns
+        base = [0] * len(slots)
+        for i, cid in fixed:
+            base[i] = cid
+        # (an empty dictionary left by a refused statement is dropped by _forget_conditions_from)
+        maps = [(i, col, op, pos, id_of.setdefault((col, op), {})) for i, col, op, pos in holes]
+        for row in rows:
             ids = base.copy()
-            for i, col, op, pos in holes:
+            for i, col, op, pos, known in maps:
                 value = row[pos]
-                cid = None if type(value) is bool else id_of.get((col, op, value))
+                cid = None if type(value) is bool else known.get(value)
                 if cid is None:
                     cid = self._register(Condition(col, op, _coerce(value, col, columns[col])))
-                    id_of[(col, op, value)] = cid
+                    if type(value) is not bool:
+                        known[value] = cid
                 ids[i] = cid
             out.append(tuple(dict.fromkeys(ids)))
 
@@ -1030,13 +1094,18 @@ class DiffixProxy:
 
     def _forget_conditions_from(self, n: int) -> None:
         """Drop every condition with id >= n and everything derived from it."""
+        for key in [k for k, known in self._id_of.items() if not known]:
+            del self._id_of[key]
         if len(self._conds) <= n:
             return
         for text in [t for t, cid in self._ids.items() if cid >= n]:
             del self._ids[text]
-        for key in [k for k, cid in self._id_of.items() if cid >= n]:
-            del self._id_of[key]
-        for table in (self._masks, self._nonzero_words):
+        for key, known in list(self._id_of.items()):
+            for value in [v for v, cid in known.items() if cid >= n]:
+                del known[value]
+            if not known:
+                del self._id_of[key]
+        for table in (self._masks, self._nonzero_words, self._nnz):
             for cid in [c for c in table if c >= n]:
                 del table[cid]
         del self._conds[n:]
@@ -1148,6 +1217,7 @@ class DiffixProxy:
             words = np.bitwise_and(np.invert(masks[eq]), self._not_null(self._conds[cid].column))
             masks[cid] = words
             self._nonzero_words[cid] = np.flatnonzero(words)
+            self._nnz[cid] = self._nonzero_words[cid].size
 
     def _store_tagged(self, cids: list[int], tags: np.ndarray, rows: np.ndarray) -> None:
         """Store the row sets of several conditions returned as (tag, row) pairs."""
@@ -1168,10 +1238,12 @@ class DiffixProxy:
                 self._empty.flags.writeable = False
             self._masks[cid] = self._empty
             self._nonzero_words[cid] = np.zeros(0, dtype=np.int64)
+            self._nnz[cid] = self._nonzero_words[cid].size
             return
         words = self._bitmap(rows)
         self._masks[cid] = words
         self._nonzero_words[cid] = np.flatnonzero(words)
+        self._nnz[cid] = self._nonzero_words[cid].size
 
     def _not_null(self, column: str) -> np.ndarray:
         """Bitmap of the rows where ``column`` is not NULL (padding bits are 0)."""
@@ -1239,7 +1311,8 @@ class DiffixProxy:
             return self.n_rows, self._xor_all
         masks, nzw = self._masks, self._nonzero_words
         # AND the bitmaps sparsest first, keeping only the words that still hold a row
-        order = sorted(ids, key=lambda i: nzw[i].size)
+        sizes = self._nnz
+        order = sorted(ids, key=sizes.__getitem__)
         idx = nzw[order[0]]
         if idx.size * 2 > self._n_words:  # dense: plain AND over all words
             w = masks[order[0]].copy()

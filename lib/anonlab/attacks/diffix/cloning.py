@@ -14,7 +14,7 @@ decides.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +27,8 @@ from ._common import _positive_int, _py, _template
 from .differential import subsets_by_decreasing_size
 
 __all__ = [
+    "drive",
+    "drive_many",
     "dummy_values",
     "CloningQueries",
     "cloning_queries",
@@ -43,6 +45,62 @@ __all__ = [
 ]
 
 # ---------------------------------------------------------------------------
+# Attacks as coroutines: many victims' queries in one batch
+# ---------------------------------------------------------------------------
+
+#: An attack written as a generator: it yields a list of prepared statements
+#: ``[(template, rows), ...]``, receives the list of their answer arrays (as
+#: :meth:`DiffixProxy.execute_batch` returns them) and finally returns its outcome.
+Steps = Generator[list[tuple[str, list[tuple[Any, ...]]]], list[np.ndarray], Any]
+
+
+def drive(proxy: DiffixProxy, steps: Steps, analyst: str = "attacker") -> Any:
+    """Run one attack coroutine against a proxy, one batch per step; return its outcome."""
+    try:
+        request = next(steps)
+        while True:
+            request = steps.send(proxy.execute_batch(request, analyst=analyst))
+    except StopIteration as stop:
+        return stop.value
+
+
+def drive_many(proxy: DiffixProxy, attacks: Sequence[Steps], analyst: str = "attacker",
+               on_done: Callable[[int], None] | None = None) -> list[Any]:
+    """Run many attack coroutines in lockstep: each round answers every pending step in one batch.
+
+    Each query gets the answer it would get alone (Diffix's noise is a
+    function of the query, not of the batch), and each attack draws from its
+    own generator, so the outcomes are those of :func:`drive` one by one;
+    only the per-call overhead of the proxy is paid once per round instead of
+    once per victim and step. ``on_done(i)`` is called when attack ``i`` ends.
+    """
+    results: list[Any] = [None] * len(attacks)
+    pending: dict[int, list] = {}
+
+    def advance(i: int, answers: list[np.ndarray] | None) -> None:
+        try:
+            pending[i] = next(attacks[i]) if answers is None else attacks[i].send(answers)
+        except StopIteration as stop:
+            pending.pop(i, None)
+            results[i] = stop.value
+            if on_done is not None:
+                on_done(i)
+
+    for i in range(len(attacks)):
+        advance(i, None)
+    while pending:
+        order = list(pending)
+        statements = [st for i in order for st in pending[i]]
+        answers = proxy.execute_batch(statements, analyst=analyst)
+        pos = 0
+        for i in order:
+            k = len(pending[i])
+            advance(i, answers[pos:pos + k])
+            pos += k
+    return results
+
+
+# ---------------------------------------------------------------------------
 # The cloning attack (§3.2)
 # ---------------------------------------------------------------------------
 
@@ -56,10 +114,40 @@ def dummy_values(value: Any, domain: Sequence[Any], n_dummy: int,
     domain has too few other values, values outside it are added (numbers
     above the maximum, or tagged strings): "pragmatic" dummy conditions that
     hold for everyone (§5).
+
+    A NumPy ``domain`` (as :meth:`DiffixDataset.domains` gives) is filtered
+    with a mask instead of a Python loop: the same values in the same order,
+    and the same permutation of them, so the draw is identical
+    (:func:`_dummy_values_loop` is the loop, kept as the reference).
+
+    >>> dummy_values(3, np.arange(6), 3, 0) == dummy_values(3, list(range(6)), 3, 0)
+    True
     """
     n = _positive_int("n_dummy", n_dummy)
+    g = check_random_state(seed)
+    if not isinstance(domain, np.ndarray) or domain.ndim != 1:
+        return _dummy_values_loop(value, domain, n, g)
+    if domain.dtype.kind in "iub" and isinstance(value, (int, np.integer)) and not isinstance(value, bool) \
+            or domain.dtype.kind == "f" and isinstance(value, (int, float, np.integer, np.floating)) \
+            and not isinstance(value, bool):
+        others = domain[domain != value]
+    elif domain.dtype.kind in "OU" and isinstance(value, str):
+        others = domain[np.asarray(domain != value, dtype=bool)]  # object arrays: Python's != per element
+    else:  # mixed types: the loop's element-wise Python comparison
+        return _dummy_values_loop(value, list(domain), n, g)
+    picked = [_py(v) for v in others[g.permutation(others.size)[:n]]]
+    return _pad_dummies(picked, domain, n)
+
+
+def _dummy_values_loop(value: Any, domain: Sequence[Any], n: int, g: np.random.Generator) -> list[Any]:
+    """The reference draw of :func:`dummy_values`: the domain filtered in a Python loop."""
     others = [v for v in domain if v != value]
-    picked = [others[i] for i in check_random_state(seed).permutation(len(others))[:n]]
+    picked = [others[i] for i in g.permutation(len(others))[:n]]
+    return _pad_dummies([_py(v) for v in picked], domain, n)
+
+
+def _pad_dummies(picked: list[Any], domain: Sequence[Any], n: int) -> list[Any]:
+    """Add values outside the domain when it has fewer than ``n`` other values."""
     extra = n - len(picked)
     if extra > 0:
         if all(isinstance(v, (int, float, np.integer, np.floating)) for v in domain):
@@ -183,6 +271,18 @@ def cloning_attack(proxy: DiffixProxy, record: Mapping[str, Any], a_prime: Seque
     sigma_star : float
         Variance cut-off (the paper: 0.7).
     """
+    g = check_random_state(seed)
+    return drive(proxy, _cloning_steps(proxy.table, record, a_prime, u, secret, v=v, dummies=dummies,
+                                       dummy_attribute=dummy_attribute, domains=domains, n_dummy=n_dummy,
+                                       sigma_star=sigma_star, check_value_unique=check_value_unique, g=g),
+                 analyst=analyst)
+
+
+def _cloning_steps(table: str, record: Mapping[str, Any], a_prime: Sequence[str], u: str, secret: str, *,
+                   v: int, dummies: Sequence[Any] | None, dummy_attribute: str | None,
+                   domains: Mapping[str, Sequence[Any]] | None, n_dummy: int, sigma_star: float,
+                   check_value_unique: bool, g: np.random.Generator) -> Steps:
+    """:func:`cloning_attack` as a coroutine: yields its statements, receives their answers (see :func:`drive`)."""
     a_prime = list(a_prime)
     if not a_prime:
         raise ValueError("A' must hold at least one attribute")
@@ -190,18 +290,16 @@ def cloning_attack(proxy: DiffixProxy, record: Mapping[str, Any], a_prime: Seque
         raise ValueError(f"u = {u!r} must not be in A' = {a_prime}")
     if v not in (0, 1):
         raise ValueError(f"v must be 0 or 1, got {v!r}")
-    g = check_random_state(seed)
     queries = 0
     if check_value_unique:
-        vu_t = _template(proxy.table, [(a, "=") for a in a_prime] + [(u, "=")])
-        ans = proxy.execute(vu_t, [tuple(_py(record[a]) for a in a_prime + [u])], analyst=analyst)[0]
+        vu_t = _template(table, [(a, "=") for a in a_prime] + [(u, "=")])
+        (ans,) = yield [(vu_t, [tuple(_py(record[a]) for a in a_prime + [u])])]
         queries += 1
-        if not value_unique(ans):
+        if not value_unique(ans[0]):
             return CloningOutcome(False, False, None, float("nan"), queries)
     d_attr, d_vals = _dummies(record, a_prime, dummies, dummy_attribute, domains, n_dummy, g)
-    cq = cloning_queries(proxy.table, record, a_prime, u, d_attr, d_vals, secret, v)
-    big, small = proxy.execute_batch([(cq.template_q, cq.rows_q), (cq.template_qbar, cq.rows_qbar)],
-                                     analyst=analyst)
+    cq = cloning_queries(table, record, a_prime, u, d_attr, d_vals, secret, v)
+    big, small = yield [(cq.template_q, cq.rows_q), (cq.template_qbar, cq.rows_qbar)]
     queries += 2 * len(d_vals)
     if not no_bucket_suppression(big, small):
         return CloningOutcome(True, False, None, float("nan"), queries)
@@ -219,7 +317,9 @@ def _dummies(record: Mapping[str, Any], a_prime: list[str], dummies: Sequence[An
     if domains is None:
         raise ValueError("give either dummies (with dummy_attribute) or domains")
     d_attr = dummy_attribute or max(a_prime, key=lambda a: (len(domains[a]), -a_prime.index(a)))
-    return d_attr, dummy_values(_py(record[d_attr]), list(domains[d_attr]), n_dummy, g)
+    dom = domains[d_attr]
+    return d_attr, dummy_values(_py(record[d_attr]), dom if isinstance(dom, np.ndarray) else list(dom),
+                                n_dummy, g)
 
 
 @dataclass
@@ -269,11 +369,22 @@ def full_cloning_attack(proxy: DiffixProxy, record: Mapping[str, Any], a_star: S
     kept only if they agree (otherwise the exploration continues).
     ``max_subsets`` bounds the subsets tried (default: all of them).
     """
+    g = check_random_state(seed)
+    return drive(proxy, _full_cloning_steps(proxy.table, record, a_star, secret, domains, v=v, n_dummy=n_dummy,
+                                            sigma_star=sigma_star, double_test=double_test,
+                                            max_subsets=max_subsets, g=g), analyst=analyst)
+
+
+def _full_cloning_steps(table: str, record: Mapping[str, Any], a_star: Sequence[str], secret: str,
+                        domains: Mapping[str, Sequence[Any]], *, v: int, n_dummy: int, sigma_star: float,
+                        double_test: bool, max_subsets: int | None, g: np.random.Generator) -> Steps:
+    """:func:`full_cloning_attack` as a coroutine (see :func:`drive`)."""
     a_star = list(a_star)
     if len(a_star) < 2:
         raise ValueError(f"A* needs at least 2 attributes (A' and u), got {a_star}")
-    g = check_random_state(seed)
     queries = tried = 0
+    common = dict(dummies=None, dummy_attribute=None, domains=domains, n_dummy=n_dummy, sigma_star=sigma_star,
+                  g=g)
     for subset in subsets_by_decreasing_size(a_star, g, max_size=len(a_star) - 1):
         if max_subsets is not None and tried >= max_subsets:
             break
@@ -281,20 +392,18 @@ def full_cloning_attack(proxy: DiffixProxy, record: Mapping[str, Any], a_star: S
         rest = [a for a in a_star if a not in subset]
         u = rest[int(g.integers(len(rest)))]
         if not double_test:
-            out = cloning_attack(proxy, record, subset, u, secret, v=v, domains=domains,
-                                 n_dummy=n_dummy, sigma_star=sigma_star, seed=g, analyst=analyst)
+            out = yield from _cloning_steps(table, record, subset, u, secret, v=v, check_value_unique=True,
+                                            **common)
             queries += out.n_queries
             if out.guess is not None:
                 return FullCloningOutcome(out.guess, tuple(subset), u, out.s2, tried, queries)
             continue
-        first = cloning_attack(proxy, record, subset, u, secret, v=0, domains=domains, n_dummy=n_dummy,
-                               sigma_star=sigma_star, seed=g, analyst=analyst)
+        first = yield from _cloning_steps(table, record, subset, u, secret, v=0, check_value_unique=True, **common)
         queries += first.n_queries
         if first.guess is None:
             continue
-        second = cloning_attack(proxy, record, subset, u, secret, v=1, domains=domains,
-                                n_dummy=n_dummy, sigma_star=sigma_star, check_value_unique=False,
-                                seed=g, analyst=analyst)
+        second = yield from _cloning_steps(table, record, subset, u, secret, v=1, check_value_unique=False,
+                                           **common)
         queries += second.n_queries
         if second.guess is not None and second.guess == first.guess:
             return FullCloningOutcome(first.guess, tuple(subset), u, first.s2, tried, queries)
@@ -318,15 +427,18 @@ def greedy_select_subset(proxy: DiffixProxy, record: Mapping[str, Any], a_star: 
     u : str
     n_queries : int
     """
+    return drive(proxy, _greedy_select_steps(proxy.table, record, a_star), analyst=analyst)
+
+
+def _greedy_select_steps(table: str, record: Mapping[str, Any], a_star: Sequence[str]) -> Steps:
+    """:func:`greedy_select_subset` as a coroutine: its ``|A*| + 1`` queries in one batch."""
     a_star = list(a_star)
     if len(a_star) < 2:
         raise ValueError(f"A* needs at least 2 attributes, got {a_star}")
-    n_est = float(proxy.execute(f"SELECT count(*) FROM {proxy.table}", [()], analyst=analyst)[0])
-    n_est = max(n_est, 1.0)
-    fractions = {}
-    for a in a_star:
-        ans = proxy.execute(_template(proxy.table, [(a, "=")]), [(_py(record[a]),)], analyst=analyst)[0]
-        fractions[a] = max(float(ans), 0.0) / n_est
+    answers = yield [(f"SELECT count(*) FROM {table}", [()])] + \
+        [(_template(table, [(a, "=")]), [(_py(record[a]),)]) for a in a_star]
+    n_est = max(float(answers[0][0]), 1.0)
+    fractions = {a: max(float(ans[0]), 0.0) / n_est for a, ans in zip(a_star, answers[1:])}
     order = sorted(a_star, key=lambda a: (fractions[a], a_star.index(a)))
     u = order[0]
     a_prime: list[str] = []
@@ -359,10 +471,18 @@ def greedy_full_cloning_attack(proxy: DiffixProxy, record: Mapping[str, Any], a_
     ``|A*| + 2|Delta| + 2`` queries.
     """
     g = check_random_state(seed)
-    a_prime, u, q0 = greedy_select_subset(proxy, record, a_star, analyst=analyst)
-    out = cloning_attack(proxy, record, a_prime, u, secret, v=v, domains=domains, n_dummy=n_dummy,
-                         sigma_star=sigma_star, seed=g, analyst=analyst)
+    return drive(proxy, _greedy_full_cloning_steps(proxy.table, record, a_star, secret, domains, v=v,
+                                                   n_dummy=n_dummy, sigma_star=sigma_star, g=g), analyst=analyst)
+
+
+def _greedy_full_cloning_steps(table: str, record: Mapping[str, Any], a_star: Sequence[str], secret: str,
+                               domains: Mapping[str, Sequence[Any]], *, v: int, n_dummy: int,
+                               sigma_star: float, g: np.random.Generator) -> Steps:
+    """:func:`greedy_full_cloning_attack` as a coroutine (see :func:`drive`)."""
+    a_prime, u, q0 = yield from _greedy_select_steps(table, record, a_star)
+    out = yield from _cloning_steps(table, record, a_prime, u, secret, v=v, dummies=None, dummy_attribute=None,
+                                    domains=domains, n_dummy=n_dummy, sigma_star=sigma_star,
+                                    check_value_unique=True, g=g)
     if out.guess is None:
         return FullCloningOutcome(None, (), None, float("nan"), 1, q0 + out.n_queries)
     return FullCloningOutcome(out.guess, tuple(a_prime), u, out.s2, 1, q0 + out.n_queries)
-

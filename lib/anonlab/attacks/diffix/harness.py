@@ -3,7 +3,11 @@
 :func:`run_differential_experiment`, :func:`run_complete_k` and
 :func:`run_cloning_experiment` attack many users of a
 :class:`~anonlab.data.diffix_datasets.DiffixDataset` (in this process or in
-worker processes, with the same results); :func:`summarize_differential`
+worker processes, with the same results; the cloning attack sends all
+victims' pending queries in one batch per round, and the worker pools are
+kept across experiments until :func:`shutdown_pools` or exit);
+:func:`run_cloning_sigma_sweep` gives the single test at several cut-offs
+σ* from one run (:func:`rethreshold_cloning`); :func:`summarize_differential`
 and :func:`summarize_cloning` turn them into the paper's quantities with
 Wilson intervals; :func:`differential_result` and :func:`cloning_result`
 turn them into :class:`~anonlab.measures.AttackResult` objects for the
@@ -12,7 +16,10 @@ book's one scoring protocol.
 
 from __future__ import annotations
 
+import atexit
 import math
+import os
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -23,14 +30,17 @@ from anonlab.measures import AttackResult, wilson_interval
 from anonlab.mechanisms.diffix import DiffixProxy
 
 from ._common import _cloning_settings, _positive_int, _py
-from .cloning import full_cloning_attack, greedy_full_cloning_attack
+from .cloning import _full_cloning_steps, _greedy_full_cloning_steps, drive_many
 from .differential import UniquenessOracle, differential_attack_many, full_differential_attack
 
 __all__ = [
     "progress_printer",
+    "shutdown_pools",
     "run_differential_experiment",
     "run_complete_k",
     "run_cloning_experiment",
+    "rethreshold_cloning",
+    "run_cloning_sigma_sweep",
     "summarize_differential",
     "summarize_cloning",
     "differential_result",
@@ -86,31 +96,116 @@ def _differential_user(ds: Any, proxy: DiffixProxy, oracle: UniquenessOracle, ro
 def _cloning_user(ds: Any, proxy: DiffixProxy, row: int, g: np.random.Generator, k: int,
                   params: Mapping[str, Any], domains: Mapping[str, Sequence[Any]],
                   oracle: UniquenessOracle, secret: np.ndarray) -> tuple:
+    return _cloning_users(ds, proxy, [row], [g], k, params, domains, oracle, secret)[0]
+
+
+def _cloning_users(ds: Any, proxy: DiffixProxy, rows: Sequence[int], rngs: Sequence[np.random.Generator],
+                   k: int, params: Mapping[str, Any], domains: Mapping[str, Sequence[Any]],
+                   oracle: UniquenessOracle, secret: np.ndarray,
+                   on_done: Callable[[int], None] | None = None) -> list[tuple]:
+    """The cloning attack on several users at once: their queries go to the proxy in shared batches.
+
+    Each user's ``A*`` and attack draw from her own generator, and every
+    answer is a function of its query alone, so the rows are those of one
+    user at a time (:func:`~anonlab.attacks.diffix.cloning.drive_many`).
+    """
     attrs = list(ds.attributes)
-    a_star = _known_attributes(attrs, k, g)
-    # ground truth (not the attacker's view): who shares the victim's x^(A*), and their secrets
-    share = np.logical_and.reduce([oracle.matches(a, ds.data[a].iat[row]) for a in a_star])
-    peers = secret[share]
-    vu, un = bool(np.all(peers == secret[row])), bool(peers.size == 1)
-    record = {a: _py(ds.data[a].iat[row]) for a in a_star}
-    common = dict(v=params["v"], n_dummy=params["n_dummy"], sigma_star=params["sigma_star"], seed=g,
-                  analyst="cloning")
-    if params["variant"] == "full":
-        out = full_cloning_attack(proxy, record, a_star, ds.secret, domains,
-                                  double_test=params["double_test"],
-                                  max_subsets=params["max_subsets"], **common)
-    else:
-        out = greedy_full_cloning_attack(proxy, record, a_star, ds.secret, domains, **common)
-    return (vu, un, out.attackable, -1 if out.guess is None else out.guess,
-            out.n_queries, out.n_subsets, len(out.a_prime), out.s2)
+    truths, attacks = [], []
+    for row, g in zip(rows, rngs):
+        a_star = _known_attributes(attrs, k, g)
+        # ground truth (not the attacker's view): who shares the victim's x^(A*), and their secrets
+        share = np.logical_and.reduce([oracle.matches(a, ds.data[a].iat[row]) for a in a_star])
+        peers = secret[share]
+        truths.append((bool(np.all(peers == secret[row])), bool(peers.size == 1)))
+        record = {a: _py(ds.data[a].iat[row]) for a in a_star}
+        if params["variant"] == "full":
+            attacks.append(_full_cloning_steps(proxy.table, record, a_star, ds.secret, domains, v=params["v"],
+                                               n_dummy=params["n_dummy"], sigma_star=params["sigma_star"],
+                                               double_test=params["double_test"],
+                                               max_subsets=params["max_subsets"], g=g))
+        else:
+            attacks.append(_greedy_full_cloning_steps(proxy.table, record, a_star, ds.secret, domains,
+                                                      v=params["v"], n_dummy=params["n_dummy"],
+                                                      sigma_star=params["sigma_star"], g=g))
+    outs = drive_many(proxy, attacks, analyst="cloning", on_done=on_done)
+    return [(vu, un, out.attackable, -1 if out.guess is None else out.guess, out.n_queries, out.n_subsets,
+             len(out.a_prime), out.s2) for (vu, un), out in zip(truths, outs)]
 
 
 _WORKER: dict[str, Any] = {}
 
 
+#: A worker rebuilds its proxy (dropping the cached row sets) when its resident memory passes this many bytes.
+WORKER_MEMORY_CAP = 2 * 1024 ** 3
+#: Pools kept alive at once (one per data set object, proxy settings and worker count); the oldest is shut down.
+MAX_POOLS = 3
+_POOLS: "OrderedDict[tuple, tuple[Any, Any]]" = OrderedDict()
+
+
+def _rss_bytes() -> int:
+    """Resident memory of this process (0 where /proc is missing)."""
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _worker_pool(ds: Any, settings: Mapping[str, Any], n_jobs: int) -> Any:
+    """A process pool whose workers hold ``ds`` and a proxy with ``settings``, kept across experiments.
+
+    Starting workers (spawn, import, copying the data, building the proxy)
+    costs seconds; a chapter runs dozens of experiments on the same few data
+    sets, so a pool is kept per (data set object, settings, ``n_jobs``) —
+    with its workers' warm caches — up to :data:`MAX_POOLS` pools, and all
+    are shut down at exit (:func:`shutdown_pools`). The answers do not
+    depend on the caches, so results are those of fresh workers.
+    """
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    key = (id(ds), int(n_jobs), tuple(sorted((k, repr(v)) for k, v in settings.items())))
+    hit = _POOLS.get(key)
+    if hit is not None and hit[1] is ds:
+        _POOLS.move_to_end(key)
+        return hit[0]
+    while len(_POOLS) >= MAX_POOLS:
+        _, (old, _) = _POOLS.popitem(last=False)
+        old.shutdown(wait=True)
+    ex = ProcessPoolExecutor(n_jobs, mp_context=mp.get_context("spawn"), initializer=_init_worker,
+                             initargs=(ds, dict(settings)))
+    _POOLS[key] = (ex, ds)  # holding ds keeps its id from being reused
+    return ex
+
+
+def shutdown_pools(kill: bool = False) -> None:
+    """Shut down the worker pools kept by the experiments (also run at interpreter exit).
+
+    ``kill=True`` (after an interruption or an error) terminates the workers
+    instead of letting their current chunk finish.
+    """
+    while _POOLS:
+        _, (ex, _) = _POOLS.popitem()
+        if kill:
+            for proc in list((getattr(ex, "_processes", None) or {}).values()):
+                proc.terminate()
+        ex.shutdown(wait=True, cancel_futures=True)
+
+
+atexit.register(shutdown_pools)
+
+
 def _init_worker(ds: Any, settings: Mapping[str, Any]) -> None:
-    """Worker process: its own proxy with the same salt and switches (same answers)."""
+    """Worker process: its own proxy with the same salt and switches (same answers).
+
+    It ignores SIGINT: an interrupt (Ctrl-C, a Jupyter kernel's interrupt or
+    shutdown) is for the parent, which then shuts the pool down.
+    """
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER["ds"] = ds
+    _WORKER["settings"] = dict(settings)
     _WORKER["proxy"] = DiffixProxy(ds.data, **settings)
     _WORKER["oracle"] = UniquenessOracle(ds.data[list(ds.attributes)])
     _WORKER["domains"] = ds.domains()
@@ -123,16 +218,18 @@ def _worker_chunk(kind: str, positions: Sequence[int], users: Sequence[int], see
     analyst = "differential" if kind == "differential" else "cloning"
     proxy.reset_log()  # counters and log of this chunk only
     rngs = _user_rngs(seed, len(users))
-    out = []
-    for pos in positions:
-        if kind == "differential":
-            out.append(_differential_user(ds, proxy, _WORKER["oracle"], int(users[pos]), rngs[pos], k,
-                                          params["max_attacked"]))
-        else:
-            out.append(_cloning_user(ds, proxy, int(users[pos]), rngs[pos], k, params,
-                                     _WORKER["domains"], _WORKER["oracle"], _WORKER["secret"]))
+    if kind == "differential":
+        out = [_differential_user(ds, proxy, _WORKER["oracle"], int(users[pos]), rngs[pos], k,
+                                  params["max_attacked"]) for pos in positions]
+    else:
+        out = _cloning_users(ds, proxy, [int(users[pos]) for pos in positions], [rngs[pos] for pos in positions],
+                             k, params, _WORKER["domains"], _WORKER["oracle"], _WORKER["secret"])
     log = list(proxy.log()[["sql", "answer"]].itertuples(index=False, name=None)) if proxy.keep_log else []
-    return out, proxy.n_queries(analyst), log
+    n_q = proxy.n_queries(analyst)
+    if _rss_bytes() > WORKER_MEMORY_CAP:  # the cached row sets only save time: start afresh
+        _WORKER["proxy"] = None
+        _WORKER["proxy"] = DiffixProxy(ds.data, **_WORKER["settings"])
+    return out, n_q, log
 
 
 def _run_users(kind: str, ds: Any, proxy: DiffixProxy, users: np.ndarray, seed: int, k: int,
@@ -145,26 +242,33 @@ def _run_users(kind: str, ds: Any, proxy: DiffixProxy, users: np.ndarray, seed: 
         oracle = UniquenessOracle(ds.data[list(ds.attributes)])
         if kind != "differential":
             domains, secret = ds.domains(), ds.data[ds.secret].to_numpy()
+        if kind != "differential":
+            done = [0]
+
+            def finished(_: int) -> None:
+                done[0] += 1
+                if progress is not None:
+                    progress(done[0], n)
+
+            return _cloning_users(ds, proxy, [int(r) for r in users], rngs, k, params, domains, oracle, secret,
+                                  on_done=finished)
         for i, row in enumerate(users):
-            if kind == "differential":
-                out.append(_differential_user(ds, proxy, oracle, int(row), rngs[i], k, params["max_attacked"]))
-            else:
-                out.append(_cloning_user(ds, proxy, int(row), rngs[i], k, params, domains, oracle, secret))
+            out.append(_differential_user(ds, proxy, oracle, int(row), rngs[i], k, params["max_attacked"]))
             if progress is not None:
                 progress(i + 1, n)
         return out
-    import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import as_completed
 
-    chunks = [c.tolist() for c in np.array_split(np.arange(n), max(n_jobs, min(40, n // 10)))]
+    # the cloning attack batches a chunk's victims together: fewer, larger chunks
+    n_chunks = max(n_jobs, min(40, n // 10)) if kind == "differential" else max(n_jobs, min(4 * n_jobs, n // 25))
+    chunks = [c.tolist() for c in np.array_split(np.arange(n), n_chunks)]
     results: dict[int, list[tuple]] = {}
     done = 0
-    settings = proxy.settings()
     analyst = "differential" if kind == "differential" else "cloning"
-    with ProcessPoolExecutor(n_jobs, mp_context=mp.get_context("spawn"), initializer=_init_worker,
-                             initargs=(ds, settings)) as ex:
-        futures = {ex.submit(_worker_chunk, kind, c, users.tolist(), seed, k, dict(params)): i
-                   for i, c in enumerate(chunks)}
+    ex = _worker_pool(ds, proxy.settings(), n_jobs)
+    futures = {ex.submit(_worker_chunk, kind, c, users.tolist(), seed, k, dict(params)): i
+               for i, c in enumerate(chunks)}
+    try:
         for fut in as_completed(futures):
             rows, n_q, log = fut.result()
             results[futures[fut]] = rows
@@ -172,6 +276,11 @@ def _run_users(kind: str, ds: Any, proxy: DiffixProxy, users: np.ndarray, seed: 
             done += len(rows)
             if progress is not None:
                 progress(done, n)
+    except BaseException:
+        for f in futures:
+            f.cancel()
+        shutdown_pools(kill=True)
+        raise
     return [r for i in range(len(chunks)) for r in results[i]]
 
 
@@ -348,6 +457,55 @@ def run_cloning_experiment(ds: Any, proxy: DiffixProxy, *, n_users: int = 1000, 
     df.insert(0, "user", users)
     df["correct"] = df["attackable"] & (df["guess"] == df["truth"])
     return df
+
+
+def rethreshold_cloning(res: pd.DataFrame, sigma_star: float, v: int = 0) -> pd.DataFrame:
+    """A single-test cloning experiment's results under another cut-off σ*.
+
+    In the single test σ* only thresholds the final sample variance ``S^2``
+    of the attacked subset (:func:`~anonlab.attacks.diffix.cloning_inference`):
+    which subsets are explored, the queries and ``S^2`` do not depend on it.
+    So ``rethreshold_cloning(run_cloning_experiment(..., sigma_star=a), b)``
+    equals ``run_cloning_experiment(..., sigma_star=b)``. Not valid for the
+    double test, whose exploration depends on σ*.
+
+    >>> res = pd.DataFrame({"user": [0, 1, 2], "truth": [1, 0, 0], "value_unique": True, "unique": True,
+    ...                     "attackable": [True, True, False], "guess": [1, 1, -1], "n_queries": 21,
+    ...                     "n_subsets": 1, "a_prime_size": 2, "s2": [0.5, 0.9, float("nan")],
+    ...                     "correct": [True, False, False]})
+    >>> rethreshold_cloning(res, 1.0)[["guess", "correct"]].values.tolist()
+    [[1, True], [1, False], [-1, False]]
+    >>> rethreshold_cloning(res, 0.3)["guess"].tolist()
+    [0, 0, -1]
+    """
+    _, sigma_star = _cloning_settings(2, sigma_star)
+    if v not in (0, 1):
+        raise ValueError(f"v must be 0 or 1, got {v!r}")
+    out = res.copy()
+    att = out["attackable"].to_numpy(dtype=bool)
+    guess = np.where(out["s2"].to_numpy() <= sigma_star, 1 - int(v), int(v))
+    out["guess"] = np.where(att, guess, -1).astype(res["guess"].dtype)
+    out["correct"] = out["attackable"] & (out["guess"] == out["truth"])
+    return out
+
+
+def run_cloning_sigma_sweep(ds: Any, proxy: DiffixProxy, sigma_stars: Sequence[float], **kwargs: Any
+                            ) -> dict[float, pd.DataFrame]:
+    """One single-test cloning experiment, thresholded at several σ*: ``{σ*: results}``.
+
+    Runs :func:`run_cloning_experiment` once (keyword arguments as there,
+    without ``sigma_star`` and ``double_test``) and re-thresholds its
+    variances (:func:`rethreshold_cloning`): the same tables as one run per
+    σ*, for the queries of one run (``proxy`` counts them once).
+    """
+    if kwargs.get("double_test") or "sigma_star" in kwargs:
+        raise ValueError("the σ* sweep is for the single test; give sigma_stars, not sigma_star or double_test")
+    sigmas = [_cloning_settings(2, s)[1] for s in sigma_stars]
+    if not sigmas:
+        raise ValueError("sigma_stars must hold at least one cut-off")
+    res = run_cloning_experiment(ds, proxy, sigma_star=sigmas[0], **kwargs)
+    v = kwargs.get("v", 0)
+    return {s: (res if i == 0 else rethreshold_cloning(res, s, v)) for i, s in enumerate(sigmas)}
 
 
 def summarize_differential(res: pd.DataFrame) -> dict[str, Any]:
