@@ -32,6 +32,17 @@ SMALL: dict[str, dict[str, object]] = {n: dict(chapters.get(n).quick) for n in N
 MAX_CELL_LINES = 15
 
 
+def _selected_chapters() -> list[str]:
+    """The chapters named in ANONLAB_TEST_CHAPTERS (empty: all)."""
+    return [n for n in os.environ.get("ANONLAB_TEST_CHAPTERS", "").split(",") if n]
+
+
+def _skip_unless_selected(name: str) -> None:
+    only = _selected_chapters()
+    if only and name not in only:
+        pytest.skip("not among ANONLAB_TEST_CHAPTERS")
+
+
 def _code_cells(name: str) -> list[dict]:
     nb = json.loads((ROOT / "notebooks" / f"{name}.ipynb").read_text())
     return [c for c in nb["cells"] if c["cell_type"] == "code"]
@@ -114,7 +125,7 @@ def executed_book(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("ANONLAB_ROOT", str(root))
         mp.delenv("ANONLAB_OUTPUT_DIR", raising=False)
-        only = [n for n in os.environ.get("ANONLAB_TEST_CHAPTERS", "").split(",") if n]
+        only = _selected_chapters()
         for name in runner.toc_notebooks():
             if not only or name in only:
                 runner.run_notebook(name, SMALL.get(name, {}), progress=False, force=True)
@@ -124,9 +135,7 @@ def executed_book(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 @pytest.mark.notebook
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_notebook_records_sane_results(executed_book: Path, name: str) -> None:
-    only = [n for n in os.environ.get("ANONLAB_TEST_CHAPTERS", "").split(",") if n]
-    if only and name not in only:
-        pytest.skip("not among ANONLAB_TEST_CHAPTERS")
+    _skip_unless_selected(name)
     out = executed_book / "book"
     assert (out / f"{name}.ipynb").exists()
     meta = json.loads((out / f"{name}.params.json").read_text())
@@ -203,9 +212,7 @@ def test_prose_contradiction_check_can_fail() -> None:
 @pytest.mark.notebook
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_prose_never_contradicts_the_record(executed_book: Path, name: str) -> None:
-    only = [n for n in os.environ.get("ANONLAB_TEST_CHAPTERS", "").split(",") if n]
-    if only and name not in only:
-        pytest.skip("not among ANONLAB_TEST_CHAPTERS")
+    _skip_unless_selected(name)
     out = executed_book / "book"
     results = json.loads((out / f"{name}.results.json").read_text())["results"]
     table = claims.verdict_table(out).set_index("id")["verdict"]
@@ -221,9 +228,7 @@ def test_every_exercise_answer_is_a_value_the_chapter_glues(executed_book: Path,
     """A computed solution shows glued values: each one an exercise names must exist in a run."""
     from anonlab.course import glued_outputs
 
-    only = [n for n in os.environ.get("ANONLAB_TEST_CHAPTERS", "").split(",") if n]
-    if only and name not in only:
-        pytest.skip("not among ANONLAB_TEST_CHAPTERS")
+    _skip_unless_selected(name)
     glued = glued_outputs(executed_book / "book" / f"{name}.ipynb")
     for e in chapters.get(name).exercises:
         missing = [k for k in e.answer if k not in glued]
