@@ -17,6 +17,7 @@ book's one scoring protocol.
 from __future__ import annotations
 
 import atexit
+import functools
 import math
 import os
 from collections import OrderedDict
@@ -508,6 +509,13 @@ def run_cloning_sigma_sweep(ds: Any, proxy: DiffixProxy, sigma_stars: Sequence[f
     return {s: (res if i == 0 else rethreshold_cloning(res, s, v)) for i, s in enumerate(sigmas)}
 
 
+def _rate(out: dict[str, Any], name: str, succ: int, tot: int) -> None:
+    """``out[name]`` = succ / tot (NaN when tot = 0) and ``out[name + "_ci"]`` its Wilson interval."""
+    out[name] = succ / tot if tot else float("nan")
+    lo, hi = wilson_interval(succ, tot)
+    out[name + "_ci"] = (float(lo), float(hi))
+
+
 def summarize_differential(res: pd.DataFrame) -> dict[str, Any]:
     """The Fig. 2 / Fig. 3 quantities of one differential experiment, with Wilson intervals.
 
@@ -521,11 +529,7 @@ def summarize_differential(res: pd.DataFrame) -> dict[str, Any]:
 
     n = len(res)
     out: dict[str, Any] = {"n_users": n}
-
-    def rate(name: str, succ: int, tot: int) -> None:
-        out[name] = succ / tot if tot else float("nan")
-        lo, hi = wilson_interval(succ, tot)
-        out[name + "_ci"] = (float(lo), float(hi))
+    rate = functools.partial(_rate, out)
 
     rate("accuracy", int(res["correct"].sum()), n)
     u = res[res["unique"]]
@@ -554,11 +558,7 @@ def summarize_cloning(res: pd.DataFrame) -> dict[str, Any]:
 
     n = len(res)
     out: dict[str, Any] = {"n_users": n}
-
-    def rate(name: str, succ: int, tot: int) -> None:
-        out[name] = succ / tot if tot else float("nan")
-        lo, hi = wilson_interval(succ, tot)
-        out[name + "_ci"] = (float(lo), float(hi))
+    rate = functools.partial(_rate, out)
 
     rate("value_unique", int(res["value_unique"].sum()), n)
     rate("unique", int(res["unique"].sum()), n)
