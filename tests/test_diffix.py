@@ -768,7 +768,49 @@ def test_sigma_sweep_equals_separate_runs(adult_ds) -> None:
         assert px.n_queries() == p1.n_queries()
     assert not sweep[0.3]["guess"].equals(sweep[1.5]["guess"]) or sweep[0.3]["attackable"].sum() == 0
     with pytest.raises(ValueError):
-        atk.run_cloning_sigma_sweep(adult_ds, px, sigmas, double_test=True, **kw)
+        atk.run_cloning_sigma_sweep(adult_ds, px, sigmas, sigma_star=0.7, **kw)
+    with pytest.raises(ValueError):
+        atk.run_cloning_sigma_sweep(adult_ds, px, sigmas, variant="greedy", **kw)
+    with pytest.raises(ValueError):
+        atk.run_cloning_sigma_sweep(adult_ds, px, [], **kw)
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_double_test_sigma_sweep_equals_separate_runs(adult_ds, n_jobs) -> None:
+    """One exploration of the double test gives, for every σ*, exactly the run made with that σ*.
+
+    The cut-offs are chosen so that they stop at different subsets (the
+    test fails if every σ* stops at the first one), with and without a cap.
+    """
+    sigmas = [0.05, 0.7, 4.0]
+    for cap in (None, 3):
+        kw = dict(n_users=24, k_star=6, seed=11, max_subsets=cap, n_jobs=n_jobs)
+        sweep = atk.run_cloning_sigma_sweep(adult_ds, DiffixProxy(adult_ds.data, table="adult", salt=5,
+                                                                  keep_log=False), sigmas, double_test=True, **kw)
+        for s in sigmas:
+            alone = atk.run_cloning_experiment(adult_ds, DiffixProxy(adult_ds.data, table="adult", salt=5,
+                                                                     keep_log=False),
+                                               double_test=True, sigma_star=s, **kw)
+            pd.testing.assert_frame_equal(sweep[s], alone, check_exact=True)
+        if cap is None:
+            assert len({tuple(sweep[s]["n_subsets"]) for s in sigmas}) > 1
+
+
+def test_double_test_sweep_of_one_victim() -> None:
+    """double_test_sigma_sweep equals full_cloning_attack(double_test=True) at each σ*, one victim."""
+    rng = np.random.default_rng(2)
+    data = pd.DataFrame({"a": rng.integers(0, 4, 300), "b": rng.integers(0, 5, 300), "c": rng.integers(0, 3, 300),
+                         "s": rng.integers(0, 2, 300)})
+    px = DiffixProxy(data, table="t", salt=1, keep_log=False)
+    doms = {c: np.unique(data[c].to_numpy()) for c in "abc"}
+    for i in range(10):
+        rec = {c: int(data[c].iat[i]) for c in "abc"}
+        sweep = atk.double_test_sigma_sweep(px, rec, list("abc"), "s", doms, [0.2, 1.0], seed=i)
+        for s in (0.2, 1.0):
+            alone = atk.full_cloning_attack(px, rec, list("abc"), "s", doms, double_test=True, sigma_star=s, seed=i)
+            assert (sweep[s].guess, sweep[s].a_prime, sweep[s].u, sweep[s].n_subsets, sweep[s].n_queries) == \
+                (alone.guess, alone.a_prime, alone.u, alone.n_subsets, alone.n_queries)
+            assert sweep[s].s2 == alone.s2 or (np.isnan(sweep[s].s2) and np.isnan(alone.s2))
 
 
 def test_batched_cloning_equals_one_victim_at_a_time(adult_ds) -> None:

@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 from . import paths
 from .fileio import atomic_write
 
-__all__ = ["cached", "cache_key", "library_fingerprint", "results_dir", "clear"]
+__all__ = ["cached", "is_cached", "cache_key", "library_fingerprint", "results_dir", "clear"]
 
 T = TypeVar("T")
 
@@ -88,6 +88,13 @@ def cached(name: str, params: Mapping[str, Any], compute: Callable[[], T]) -> T:
     except OSError as exc:  # a read-only cache: the result is still right, it is just not kept
         _warn_unwritable(path.parent, exc)
     return result
+
+
+def is_cached(name: str, params: Mapping[str, Any]) -> bool:
+    """Would :func:`cached` with this name and these parameters load a stored result (not compute)?"""
+    if os.environ.get("ANONLAB_NO_CACHE"):
+        return False
+    return (results_dir() / name / f"{cache_key(name, params)}.pkl").exists()
 
 
 _WARNED: set[str] = set()

@@ -293,9 +293,16 @@ class Runs:
 
     def cached(self, name: str, compute: Callable[[], T], **key: Any) -> T:
         """``compute()`` once per parameter set, or always when ``use_cache`` is False."""
-        full = {"salt": self.salt, "rounding": self.rounding, "bucket_suppression": self.bucket_suppression,
-                "seed": self.seed, **key}
+        full = self._key(**key)
         return cache.cached(name, full, compute) if self.use_cache else compute()
+
+    def is_cached(self, name: str, **key: Any) -> bool:
+        """Would :meth:`cached` load ``name`` with this key from the result cache?"""
+        return self.use_cache and cache.is_cached(name, self._key(**key))
+
+    def _key(self, **key: Any) -> dict[str, Any]:
+        return {"salt": self.salt, "rounding": self.rounding, "bucket_suppression": self.bucket_suppression,
+                "seed": self.seed, **key}
 
     def proxy(self, ds: Any) -> Any:
         """A fresh proxy over a data set, with this run's settings."""
@@ -371,8 +378,35 @@ class Runs:
                                              progress=atk.progress_printer(label, 250))
             return res, proxy.n_queries()
 
-        return self.cached("diffix_cloning", run, data=ds.name, k=k, n=n, cap=cap, variant=variant, double=double,
-                           shuffled=shuffled, n_dummy=self.n_dummy, sigma_star=s_star, v=self.target_value)
+        return self.cached("diffix_cloning", run, **self._cloning_key(ds, k, n, cap, variant, double, shuffled, s_star))
+
+    def _cloning_key(self, ds: Any, k: int, n: int, cap: int | None, variant: str, double: bool, shuffled: bool,
+                     sigma: float) -> dict[str, Any]:
+        """The cache key of one cloning experiment (besides the proxy's settings and the seed)."""
+        return dict(data=ds.name, k=k, n=n, cap=cap, variant=variant, double=double, shuffled=shuffled,
+                    n_dummy=self.n_dummy, sigma_star=sigma, v=self.target_value)
+
+    def sigma_sweep(self, ds: Any, k: int, n: int, cap: int | None, sigmas: Sequence[float],
+                    double: bool = False) -> dict[float, pd.DataFrame]:
+        """The full cloning attack at each σ* of ``sigmas``: ``{σ*: results}``, as :meth:`cloning` gives them.
+
+        The σ* not in the result cache come from one exploration
+        (:func:`~anonlab.attacks.diffix.run_cloning_sigma_sweep`: the same
+        tables as one run per σ*, for the queries of one run). Each is cached
+        under :meth:`cloning`'s key, with the queries a run of its own sends
+        (the sum over victims), so the two methods share results.
+        """
+        keys = {s: self._cloning_key(ds, k, n, cap, "full", double, False, s) for s in sigmas}
+        todo = [s for s in keys if not self.is_cached("diffix_cloning", **keys[s])]
+        fresh: dict[float, pd.DataFrame] = {}
+        if todo:
+            label = f"{ds.name} σ* sweep{' double' if double else ''} k*={k}"
+            fresh = atk.run_cloning_sigma_sweep(ds, self.proxy(ds), todo, double_test=double, n_users=n, k_star=k,
+                                                v=self.target_value, n_dummy=self.n_dummy, max_subsets=cap,
+                                                seed=self.seed, n_jobs=self.n_jobs,
+                                                progress=atk.progress_printer(label, 250))
+        return {s: self.cached("diffix_cloning", lambda s=s: (fresh[s], int(fresh[s]["n_queries"].sum())),
+                               **keys[s])[0] for s in keys}
 
 
 # ---------------------------------------------------------------------------
@@ -1126,6 +1160,17 @@ def measure_double(double: pd.DataFrame) -> dict[str, Measurement]:
         "gadotti.s5.double_test.adult_attackable_double": Measurement(
             sd["attackable"], ci=sd["attackable_ci"], n=sd["n_users"]),
     }
+
+
+def sigma_sweep_table(runs: Runs, ds: Any, n: int, cap: int | None, sigmas: Sequence[float]) -> pd.DataFrame:
+    """§5's trade-off: the single and the double test at every σ* of ``sigmas``, one row per (σ*, test).
+
+    The victims know every attribute of ``ds``; each test explores once for
+    all σ* (:meth:`Runs.sigma_sweep`). Rows as :func:`sigma_sweep_row`.
+    """
+    k = len(ds.attributes)
+    by_test = {dbl: runs.sigma_sweep(ds, k, n, cap, sigmas, double=dbl) for dbl in (False, True)}
+    return pd.DataFrame([sigma_sweep_row(ds, by_test[dbl][s], s, dbl) for s in sigmas for dbl in (False, True)])
 
 
 def sigma_sweep_row(ds: Any, res: pd.DataFrame, sigma: float, double: bool) -> dict[str, Any]:

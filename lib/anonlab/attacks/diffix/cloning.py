@@ -35,10 +35,12 @@ __all__ = [
     "no_bucket_suppression",
     "value_unique",
     "cloning_inference",
+    "cloning_guess",
     "CloningOutcome",
     "cloning_attack",
     "FullCloningOutcome",
     "full_cloning_attack",
+    "double_test_sigma_sweep",
     "greedy_select_subset",
     "greedy_query_bound",
     "greedy_full_cloning_attack",
@@ -230,7 +232,16 @@ def cloning_inference(q_answers: Any, qbar_answers: Any, sigma_star: float, v: i
     """
     q = np.asarray(q_answers, dtype=float) - np.asarray(qbar_answers, dtype=float)
     s2 = float(np.var(q, ddof=1))
-    return (1 - int(v) if s2 <= sigma_star else int(v)), s2
+    return cloning_guess(s2, sigma_star, v), s2
+
+
+def cloning_guess(s2: float, sigma_star: float, v: int) -> int:
+    """CloningAttack's guess from the sample variance: ``1 - v`` if ``S^2 <= sigma*``, else ``v`` ([G19] §3.2).
+
+    >>> cloning_guess(0.2, 0.7, 0), cloning_guess(3.0, 0.7, 0), cloning_guess(0.2, 0.7, 1)
+    (1, 0, 0)
+    """
+    return 1 - int(v) if s2 <= sigma_star else int(v)
 
 
 @dataclass
@@ -408,6 +419,73 @@ def _full_cloning_steps(table: str, record: Mapping[str, Any], a_star: Sequence[
         if second.guess is not None and second.guess == first.guess:
             return FullCloningOutcome(first.guess, tuple(subset), u, first.s2, tried, queries)
     return FullCloningOutcome(None, (), None, float("nan"), tried, queries)
+
+
+def double_test_sigma_sweep(proxy: DiffixProxy, record: Mapping[str, Any], a_star: Sequence[str], secret: str,
+                            domains: Mapping[str, Sequence[Any]], sigma_stars: Sequence[float], *,
+                            n_dummy: int = 10, max_subsets: int | None = None,
+                            seed: np.random.Generator | int | None = 0,
+                            analyst: str = "attacker") -> dict[float, FullCloningOutcome]:
+    """FullCloningAttack with the double test (§5) at several cut-offs σ*, from one exploration.
+
+    ``{σ*: outcome}``, each equal to :func:`full_cloning_attack` with
+    ``double_test=True`` and that ``sigma_star`` (same seed): see
+    :func:`_double_test_sweep_steps`.
+    """
+    g = check_random_state(seed)
+    return drive(proxy, _double_test_sweep_steps(proxy.table, record, a_star, secret, domains, n_dummy=n_dummy,
+                                                 sigma_stars=sigma_stars, max_subsets=max_subsets, g=g),
+                 analyst=analyst)
+
+
+def _double_test_sweep_steps(table: str, record: Mapping[str, Any], a_star: Sequence[str], secret: str,
+                             domains: Mapping[str, Sequence[Any]], *, n_dummy: int, sigma_stars: Sequence[float],
+                             max_subsets: int | None, g: np.random.Generator) -> Steps:
+    """:func:`double_test_sigma_sweep` as a coroutine (see :func:`drive`).
+
+    In the double test σ* decides only whether the inferences for ``v = 0``
+    and ``v = 1`` agree, i.e. at which subset a run stops: the subsets
+    explored, the random draws (subsets, ``u``, dummy values), the queries
+    and the variances ``S^2`` up to that point do not depend on it (whether
+    the second test runs depends on ValueUnique and NoBucketSuppression
+    alone). So the exploration of :func:`_full_cloning_steps` goes on until
+    every σ* has stopped, and each σ* gets the outcome (subsets tried,
+    queries) of its own stopping point.
+    """
+    a_star = list(a_star)
+    if len(a_star) < 2:
+        raise ValueError(f"A* needs at least 2 attributes (A' and u), got {a_star}")
+    open_ = list(dict.fromkeys(float(s) for s in sigma_stars))
+    if not open_:
+        raise ValueError("sigma_stars must hold at least one cut-off")
+    done: dict[float, FullCloningOutcome] = {}
+    queries = tried = 0
+    common = dict(dummies=None, dummy_attribute=None, domains=domains, n_dummy=n_dummy, sigma_star=open_[0], g=g)
+    for subset in subsets_by_decreasing_size(a_star, g, max_size=len(a_star) - 1):
+        if max_subsets is not None and tried >= max_subsets:
+            break
+        tried += 1
+        rest = [a for a in a_star if a not in subset]
+        u = rest[int(g.integers(len(rest)))]
+        first = yield from _cloning_steps(table, record, subset, u, secret, v=0, check_value_unique=True, **common)
+        queries += first.n_queries
+        if first.guess is None:
+            continue
+        second = yield from _cloning_steps(table, record, subset, u, secret, v=1, check_value_unique=False,
+                                           **common)
+        queries += second.n_queries
+        if second.guess is None:
+            continue
+        for s in open_:
+            guess = cloning_guess(first.s2, s, 0)
+            if guess == cloning_guess(second.s2, s, 1):
+                done[s] = FullCloningOutcome(guess, tuple(subset), u, first.s2, tried, queries)
+        open_ = [s for s in open_ if s not in done]
+        if not open_:
+            break
+    for s in open_:
+        done[s] = FullCloningOutcome(None, (), None, float("nan"), tried, queries)
+    return done
 
 
 def greedy_select_subset(proxy: DiffixProxy, record: Mapping[str, Any], a_star: Sequence[str], *,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import inspect
 import math
 import os
 from collections import OrderedDict
@@ -31,7 +32,7 @@ from anonlab.measures import AttackResult, wilson_interval
 from anonlab.mechanisms.diffix import DiffixProxy
 
 from ._common import _cloning_settings, _positive_int, _py
-from .cloning import _full_cloning_steps, _greedy_full_cloning_steps, drive_many
+from .cloning import _double_test_sweep_steps, _full_cloning_steps, _greedy_full_cloning_steps, drive_many
 from .differential import UniquenessOracle, differential_attack_many, full_differential_attack
 
 __all__ = [
@@ -119,7 +120,11 @@ def _cloning_users(ds: Any, proxy: DiffixProxy, rows: Sequence[int], rngs: Seque
         peers = secret[share]
         truths.append((bool(np.all(peers == secret[row])), bool(peers.size == 1)))
         record = {a: _py(ds.data[a].iat[row]) for a in a_star}
-        if params["variant"] == "full":
+        if params.get("sigma_stars"):  # the double test at several σ*, one exploration
+            attacks.append(_double_test_sweep_steps(proxy.table, record, a_star, ds.secret, domains,
+                                                    n_dummy=params["n_dummy"], sigma_stars=params["sigma_stars"],
+                                                    max_subsets=params["max_subsets"], g=g))
+        elif params["variant"] == "full":
             attacks.append(_full_cloning_steps(proxy.table, record, a_star, ds.secret, domains, v=params["v"],
                                                n_dummy=params["n_dummy"], sigma_star=params["sigma_star"],
                                                double_test=params["double_test"],
@@ -129,8 +134,14 @@ def _cloning_users(ds: Any, proxy: DiffixProxy, rows: Sequence[int], rngs: Seque
                                                       v=params["v"], n_dummy=params["n_dummy"],
                                                       sigma_star=params["sigma_star"], g=g))
     outs = drive_many(proxy, attacks, analyst="cloning", on_done=on_done)
-    return [(vu, un, out.attackable, -1 if out.guess is None else out.guess, out.n_queries, out.n_subsets,
-             len(out.a_prime), out.s2) for (vu, un), out in zip(truths, outs)]
+
+    def row(vu: bool, un: bool, out: Any) -> tuple:
+        return (vu, un, out.attackable, -1 if out.guess is None else out.guess, out.n_queries, out.n_subsets,
+                len(out.a_prime), out.s2)
+
+    if params.get("sigma_stars"):  # one row per σ* and user
+        return [tuple(row(vu, un, out[float(s)]) for s in params["sigma_stars"]) for (vu, un), out in zip(truths, outs)]
+    return [row(vu, un, out) for (vu, un), out in zip(truths, outs)]
 
 
 _WORKER: dict[str, Any] = {}
@@ -432,6 +443,16 @@ def run_cloning_experiment(ds: Any, proxy: DiffixProxy, *, n_users: int = 1000, 
         ``attackable``, ``guess`` (-1 if none), ``correct``, ``n_queries``,
         ``n_subsets``, ``a_prime_size``, ``s2``.
     """
+    return _cloning_experiment(ds, proxy, n_users=n_users, k_star=k_star, variant=variant, double_test=double_test,
+                               v=v, n_dummy=n_dummy, sigma_star=sigma_star, max_subsets=max_subsets, seed=seed,
+                               n_jobs=n_jobs, progress=progress)
+
+
+def _cloning_experiment(ds: Any, proxy: DiffixProxy, *, n_users: int, k_star: int | None, variant: str,
+                        double_test: bool, v: int, n_dummy: int, sigma_star: float, max_subsets: int | None,
+                        seed: int, n_jobs: int, progress: ProgressFn | None,
+                        sigma_stars: Sequence[float] = ()) -> Any:
+    """:func:`run_cloning_experiment`; with ``sigma_stars`` (double test only) ``{σ*: results}`` from one run."""
     if variant not in ("full", "greedy"):
         raise ValueError(f"variant must be 'full' or 'greedy', got {variant!r}")
     if double_test and variant != "full":
@@ -449,11 +470,19 @@ def run_cloning_experiment(ds: Any, proxy: DiffixProxy, *, n_users: int = 1000, 
     users = _sample_users(len(data), n_users, seed)
     truth = data[ds.secret].to_numpy()[users].astype(int)
     params = {"variant": variant, "double_test": double_test, "v": v, "n_dummy": n_dummy,
-              "sigma_star": sigma_star, "max_subsets": max_subsets}
+              "sigma_star": sigma_star, "max_subsets": max_subsets,
+              "sigma_stars": tuple(_cloning_settings(n_dummy, x)[1] for x in sigma_stars)}
     rows = _run_users("cloning", ds, proxy, users, seed + 1, k, params, _positive_int("n_jobs", n_jobs),
                       progress)
-    df = pd.DataFrame(rows, columns=["value_unique", "unique", "attackable", "guess", "n_queries",
-                                     "n_subsets", "a_prime_size", "s2"])
+    if params.get("sigma_stars"):  # run_cloning_sigma_sweep's double test: one table per σ*
+        return {s: _cloning_frame([r[i] for r in rows], users, truth) for i, s in enumerate(params["sigma_stars"])}
+    return _cloning_frame(rows, users, truth)
+
+
+def _cloning_frame(rows: Sequence[tuple], users: np.ndarray, truth: np.ndarray) -> pd.DataFrame:
+    """One row per user of a cloning experiment (see :func:`run_cloning_experiment`)."""
+    df = pd.DataFrame(list(rows), columns=["value_unique", "unique", "attackable", "guess", "n_queries",
+                                           "n_subsets", "a_prime_size", "s2"])
     df.insert(0, "truth", truth)
     df.insert(0, "user", users)
     df["correct"] = df["attackable"] & (df["guess"] == df["truth"])
@@ -490,20 +519,27 @@ def rethreshold_cloning(res: pd.DataFrame, sigma_star: float, v: int = 0) -> pd.
     return out
 
 
-def run_cloning_sigma_sweep(ds: Any, proxy: DiffixProxy, sigma_stars: Sequence[float], **kwargs: Any
-                            ) -> dict[float, pd.DataFrame]:
-    """One single-test cloning experiment, thresholded at several σ*: ``{σ*: results}``.
+def run_cloning_sigma_sweep(ds: Any, proxy: DiffixProxy, sigma_stars: Sequence[float], *,
+                            double_test: bool = False, **kwargs: Any) -> dict[float, pd.DataFrame]:
+    """One full cloning experiment at several cut-offs σ*: ``{σ*: results}``, the tables of one run per σ*.
 
-    Runs :func:`run_cloning_experiment` once (keyword arguments as there,
-    without ``sigma_star`` and ``double_test``) and re-thresholds its
-    variances (:func:`rethreshold_cloning`): the same tables as one run per
-    σ*, for the queries of one run (``proxy`` counts them once).
+    Keyword arguments as :func:`run_cloning_experiment` (without
+    ``sigma_star``). The single test runs once and re-thresholds its
+    variances (:func:`rethreshold_cloning`). The double test explores each
+    victim's subsets once, until every σ* has stopped
+    (:func:`~anonlab.attacks.diffix.cloning.double_test_sigma_sweep`). Either
+    way ``proxy`` counts the queries of the one exploration.
     """
-    if kwargs.get("double_test") or "sigma_star" in kwargs:
-        raise ValueError("the σ* sweep is for the single test; give sigma_stars, not sigma_star or double_test")
-    sigmas = [_cloning_settings(2, s)[1] for s in sigma_stars]
+    if "sigma_star" in kwargs or kwargs.get("variant", "full") != "full":
+        raise ValueError("the σ* sweep is of the full cloning attack; give sigma_stars, not sigma_star")
+    sigmas = list(dict.fromkeys(_cloning_settings(2, s)[1] for s in sigma_stars))
     if not sigmas:
         raise ValueError("sigma_stars must hold at least one cut-off")
+    if double_test:
+        defaults = {name: p.default for name, p in inspect.signature(run_cloning_experiment).parameters.items()
+                    if p.kind is inspect.Parameter.KEYWORD_ONLY}
+        settings = {**defaults, **kwargs, "double_test": True, "sigma_star": sigmas[0]}
+        return _cloning_experiment(ds, proxy, sigma_stars=sigmas, **settings)
     res = run_cloning_experiment(ds, proxy, sigma_star=sigmas[0], **kwargs)
     v = kwargs.get("v", 0)
     return {s: (res if i == 0 else rethreshold_cloning(res, s, v)) for i, s in enumerate(sigmas)}
