@@ -851,3 +851,42 @@ def test_worker_pool_is_kept_across_experiments(german_ds) -> None:
         pd.testing.assert_frame_equal(r, serial)
     harness.shutdown_pools()
     assert not harness._POOLS
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_differential_bound_sweep_equals_separate_runs(adult_ds, n_jobs) -> None:
+    """One exploration per victim gives, for every bound, exactly the run made with that bound.
+
+    The bounds must stop some victims at different points (else the test
+    could not tell the bounds apart).
+    """
+    bounds = [1, 2, 5, None]
+    kw = dict(n_users=40, k_star=6, seed=4, n_jobs=n_jobs)
+    px = DiffixProxy(adult_ds.data, table="adult", salt=5, keep_log=False)
+    sweep = atk.run_differential_bound_sweep(adult_ds, px, bounds, **kw)
+    for b in bounds:
+        p1 = DiffixProxy(adult_ds.data, table="adult", salt=5, keep_log=False)
+        alone = atk.run_differential_experiment(adult_ds, p1, max_attacked=b, **kw)
+        pd.testing.assert_frame_equal(sweep[b], alone, check_exact=True)
+        assert p1.n_queries() == int(alone["n_queries"].sum())
+    assert len({tuple(sweep[b]["n_queries"]) for b in bounds}) > 1
+    with pytest.raises(ValueError):
+        atk.run_differential_bound_sweep(adult_ds, px, [], **kw)
+
+
+def test_full_differential_bounds_of_one_victim() -> None:
+    """full_differential_attack_bounds equals full_differential_attack at each bound, max_checked included."""
+    rng = np.random.default_rng(5)
+    data = pd.DataFrame({c: rng.integers(0, 3, 200) for c in "abcde"} | {"s": rng.integers(0, 2, 200)})
+    px = DiffixProxy(data, table="t", salt=2, keep_log=False)
+    oracle = atk.UniquenessOracle(data[list("abcde")])
+    bounds = [1, 3, None]
+    for i in range(20):
+        rec = {c: int(data[c].iat[i]) for c in "abcde"}
+        for max_checked in (3, 5000):
+            got = atk.full_differential_attack_bounds(px, rec, list("abcde"), "s", oracle, bounds, seed=i,
+                                                      max_checked=max_checked)
+            for b in bounds:
+                want = atk.full_differential_attack(px, rec, list("abcde"), "s", oracle, seed=i, max_attacked=b,
+                                                    max_checked=max_checked)
+                assert got[b] == want

@@ -37,6 +37,7 @@ __all__ = [
     "subsets_by_decreasing_size",
     "FullDifferentialOutcome",
     "full_differential_attack",
+    "full_differential_attack_bounds",
 ]
 
 # ---------------------------------------------------------------------------
@@ -300,3 +301,50 @@ def full_differential_attack(proxy: DiffixProxy, record: Mapping[str, Any], a_st
     return FullDifferentialOutcome(None, (), checked, attacked, queries, 0)
 
 
+def full_differential_attack_bounds(proxy: DiffixProxy, record: Mapping[str, Any], a_star: Sequence[str],
+                                    secret: str, oracle: UniquenessOracle, bounds: Sequence[int | None], *,
+                                    seed: np.random.Generator | int | None = 0, max_checked: int = 5000,
+                                    analyst: str = "attacker") -> dict[int | None, FullDifferentialOutcome]:
+    """:func:`full_differential_attack` under several bounds ``max_attacked``, from one exploration.
+
+    The bound only says when the search gives up: the subsets drawn, the
+    oracle's answers and the queries before that do not depend on it. So the
+    search runs once with the largest bound (``None``: unbounded), and a
+    smaller bound ``b`` gets the success if it came within ``b`` attacked
+    subsets, else NonAttackable with the counters after the ``b``-th attacked
+    subset, exactly what a run with ``max_attacked=b`` returns.
+    """
+    bounds = list(dict.fromkeys(None if b is None else int(b) for b in bounds))
+    if not bounds:
+        raise ValueError("bounds must hold at least one bound")
+    g = check_random_state(seed)
+    unique = oracle.for_record(record, a_star)
+    if not unique(a_star):  # no subset of a non-unique restricted record is unique
+        return {b: FullDifferentialOutcome(None, (), 1, 0, 0, 0) for b in bounds}
+    largest = None if None in bounds else max(bounds)
+    checked = attacked = queries = 0
+    after: list[tuple[int, int]] = []  # (checked, queries) after each attacked subset without samples
+    success: FullDifferentialOutcome | None = None
+    for subset in subsets_by_decreasing_size(list(a_star), g):
+        if checked >= max_checked or (largest is not None and attacked >= largest):
+            break
+        checked += 1
+        if not unique(subset):
+            continue
+        attacked += 1
+        res = differential_attack(proxy, record, subset, secret, analyst=analyst)
+        queries += res.n_queries
+        if res.guess is not None:
+            success = FullDifferentialOutcome(res.guess, tuple(subset), checked, attacked, queries,
+                                              int(res.q.size + res.r.size))
+            break
+        after.append((checked, queries))
+    out = {}
+    for b in bounds:
+        if success is not None and (b is None or success.n_subsets_attacked <= b):
+            out[b] = success
+        elif b is not None and b <= len(after):  # gave up after the b-th attacked subset
+            out[b] = FullDifferentialOutcome(None, (), after[b - 1][0], b, after[b - 1][1], 0)
+        else:  # the search ended (subsets or max_checked exhausted) before reaching the bound
+            out[b] = FullDifferentialOutcome(None, (), checked, attacked, queries, 0)
+    return out

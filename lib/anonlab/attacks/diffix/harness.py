@@ -33,12 +33,14 @@ from anonlab.mechanisms.diffix import DiffixProxy
 
 from ._common import _cloning_settings, _positive_int, _py
 from .cloning import _double_test_sweep_steps, _full_cloning_steps, _greedy_full_cloning_steps, drive_many
-from .differential import UniquenessOracle, differential_attack_many, full_differential_attack
+from .differential import (UniquenessOracle, differential_attack_many, full_differential_attack,
+                           full_differential_attack_bounds)
 
 __all__ = [
     "progress_printer",
     "shutdown_pools",
     "run_differential_experiment",
+    "run_differential_bound_sweep",
     "run_complete_k",
     "run_cloning_experiment",
     "rethreshold_cloning",
@@ -93,6 +95,26 @@ def _differential_user(ds: Any, proxy: DiffixProxy, oracle: UniquenessOracle, ro
     out = full_differential_attack(proxy, record, a_star, ds.secret, oracle, seed=g,
                                    max_attacked=max_attacked, analyst="differential")
     return (unique, out.guess, out.n_queries, len(out.subset), out.n_samples)
+
+
+def _differential_bounds_user(ds: Any, proxy: DiffixProxy, oracle: UniquenessOracle, row: int,
+                              g: np.random.Generator, k: int, bounds: Sequence[int | None]) -> tuple:
+    """:func:`_differential_user` under each bound of ``bounds``, from one exploration: one row per bound."""
+    attrs = list(ds.attributes)
+    a_star = _known_attributes(attrs, k, g)
+    record = {a: _py(ds.data[a].iat[row]) for a in a_star}
+    unique = oracle(record, a_star)
+    outs = full_differential_attack_bounds(proxy, record, a_star, ds.secret, oracle, bounds, seed=g,
+                                           analyst="differential")
+    return tuple((unique, o.guess, o.n_queries, len(o.subset), o.n_samples) for o in (outs[b] for b in bounds))
+
+
+def _differential_row(ds: Any, proxy: DiffixProxy, oracle: UniquenessOracle, row: int, g: np.random.Generator,
+                      k: int, params: Mapping[str, Any]) -> tuple:
+    """One victim of the full differential attack: one bound (``max_attacked``) or several (``bounds``)."""
+    if params.get("bounds"):
+        return _differential_bounds_user(ds, proxy, oracle, row, g, k, params["bounds"])
+    return _differential_user(ds, proxy, oracle, row, g, k, params["max_attacked"])
 
 
 def _cloning_user(ds: Any, proxy: DiffixProxy, row: int, g: np.random.Generator, k: int,
@@ -231,8 +253,8 @@ def _worker_chunk(kind: str, positions: Sequence[int], users: Sequence[int], see
     proxy.reset_log()  # counters and log of this chunk only
     rngs = _user_rngs(seed, len(users))
     if kind == "differential":
-        out = [_differential_user(ds, proxy, _WORKER["oracle"], int(users[pos]), rngs[pos], k,
-                                  params["max_attacked"]) for pos in positions]
+        out = [_differential_row(ds, proxy, _WORKER["oracle"], int(users[pos]), rngs[pos], k, params)
+               for pos in positions]
     else:
         out = _cloning_users(ds, proxy, [int(users[pos]) for pos in positions], [rngs[pos] for pos in positions],
                              k, params, _WORKER["domains"], _WORKER["oracle"], _WORKER["secret"])
@@ -265,7 +287,7 @@ def _run_users(kind: str, ds: Any, proxy: DiffixProxy, users: np.ndarray, seed: 
             return _cloning_users(ds, proxy, [int(r) for r in users], rngs, k, params, domains, oracle, secret,
                                   on_done=finished)
         for i, row in enumerate(users):
-            out.append(_differential_user(ds, proxy, oracle, int(row), rngs[i], k, params["max_attacked"]))
+            out.append(_differential_row(ds, proxy, oracle, int(row), rngs[i], k, params))
             if progress is not None:
                 progress(i + 1, n)
         return out
@@ -347,19 +369,53 @@ def run_differential_experiment(ds: Any, proxy: DiffixProxy, *, n_users: int = 1
         rows = _run_users("differential", ds, proxy, users, seed + 1, k,
                           {"max_attacked": None if max_attacked is None else _positive_int("max_attacked", max_attacked)},
                           _positive_int("n_jobs", n_jobs), progress)
-        uniq = np.array([r[0] for r in rows], dtype=bool)
-        guesses = [r[1] for r in rows]
-        queries = [r[2] for r in rows]
-        sizes = [r[3] for r in rows]
-        samples = [r[4] for r in rows]
+        return _differential_frame(rows, users, truth, guess_rng)
+    return _differential_frame(list(zip(uniq, guesses, queries, sizes, samples)), users, truth, guess_rng)
+
+
+def _differential_frame(rows: Sequence[tuple], users: np.ndarray, truth: np.ndarray,
+                        guess_rng: np.random.Generator) -> pd.DataFrame:
+    """One row per user of a differential experiment (see :func:`run_differential_experiment`).
+
+    Users without a guess of the attack's own get one from ``guess_rng``
+    (one draw per user, attacked or not).
+    """
+    uniq = np.array([r[0] for r in rows], dtype=bool)
+    guesses = [r[1] for r in rows]
     attacked = np.array([gs is not None for gs in guesses])
     random_guess = guess_rng.integers(0, 2, size=len(users))
     final = np.where(attacked, [gs if gs is not None else -1 for gs in guesses], random_guess)
     return pd.DataFrame({
         "user": users, "truth": truth, "unique": uniq, "attacked": attacked,
-        "guess": final.astype(int), "correct": final == truth, "n_queries": queries,
-        "subset_size": sizes, "n_samples": samples,
+        "guess": final.astype(int), "correct": final == truth, "n_queries": [r[2] for r in rows],
+        "subset_size": [r[3] for r in rows], "n_samples": [r[4] for r in rows],
     })
+
+
+def run_differential_bound_sweep(ds: Any, proxy: DiffixProxy, bounds: Sequence[int | None], *, n_users: int = 1000,
+                                 k_star: int | None = None, seed: int = 0, n_jobs: int = 1,
+                                 progress: ProgressFn | None = None) -> dict[int | None, pd.DataFrame]:
+    """The full differential attack under several bounds ``max_attacked``: ``{bound: results}``.
+
+    The tables of one :func:`run_differential_experiment` per bound (same
+    users, seed and ``A*``), from one exploration per victim
+    (:func:`~anonlab.attacks.diffix.full_differential_attack_bounds`);
+    ``proxy`` counts the queries of that one exploration.
+    """
+    bounds = list(dict.fromkeys(None if b is None else _positive_int("max_attacked", b) for b in bounds))
+    if not bounds:
+        raise ValueError("bounds must hold at least one bound")
+    data = ds.data
+    attrs = list(ds.attributes)
+    users = _sample_users(len(data), n_users, seed)
+    truth = data[ds.secret].to_numpy()[users].astype(int)
+    k = len(attrs) if k_star is None else _positive_int("k_star", k_star)
+    if k > len(attrs):
+        raise ValueError(f"k_star must be <= {len(attrs)} (attributes of {ds.name}), got {k}")
+    rows = _run_users("differential", ds, proxy, users, seed + 1, k, {"max_attacked": None, "bounds": tuple(bounds)},
+                      _positive_int("n_jobs", n_jobs), progress)
+    return {b: _differential_frame([r[i] for r in rows], users, truth, np.random.default_rng([seed, 7]))
+            for i, b in enumerate(bounds)}
 
 
 def run_complete_k(k: int, *, B: int = 12, n_users: int = 1000, salt: int | str = 0, rounding: bool = True,
