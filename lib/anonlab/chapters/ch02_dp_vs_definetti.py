@@ -366,8 +366,8 @@ def paper_values() -> dict[str, float]:
 
 
 def glue_all(values: Mapping[str, Any]) -> None:
-    """``myst_nb.glue`` every value (as a plain Python number: numpy scalars break ``-W`` builds)."""
-    from myst_nb import glue
+    """``anonlab.glue.glue`` every value (as a plain Python number: numpy scalars break ``-W`` builds)."""
+    from ..glue import glue
 
     for key, val in values.items():
         if isinstance(val, (np.integer, np.floating, np.bool_)):

@@ -247,7 +247,7 @@ CHAPTER = Chapter(
 
 def glue_all(values: Mapping[str, Any]) -> None:
     """Glue values for the prose (myst-nb), numpy scalars as plain Python numbers."""
-    from myst_nb import glue
+    from ..glue import glue
 
     for name, value in values.items():
         glue(name, value.item() if isinstance(value, np.generic) else value, display=False)

@@ -243,7 +243,7 @@ def plain(value: Any) -> Any:
 
 def glue_all(values: Mapping[str, Any]) -> None:
     """Glue every value for the prose (``{glue:text}`` / ``{glue:md}``), as plain Python objects."""
-    from myst_nb import glue
+    from ..glue import glue
 
     for k, v in values.items():
         glue(k, plain(v), display=False)
