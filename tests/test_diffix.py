@@ -10,6 +10,7 @@ small tables whose counts are known.
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 
@@ -849,6 +850,12 @@ def test_worker_pool_is_kept_across_experiments(german_ds) -> None:
     assert len(harness._POOLS) == 1
     for r in runs:
         pd.testing.assert_frame_equal(r, serial)
+    other = copy.copy(german_ds)  # another data set object: its own pool, released alone
+    atk.run_differential_experiment(other, DiffixProxy(other.data, table="german", salt=4), n_users=20, k_star=4,
+                                    seed=2, n_jobs=2)
+    assert len(harness._POOLS) == 2
+    harness.shutdown_pools(ds=other)
+    assert [held for _, held in harness._POOLS.values()] == [german_ds]
     harness.shutdown_pools()
     assert not harness._POOLS
 

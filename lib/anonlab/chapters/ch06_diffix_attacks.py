@@ -354,9 +354,13 @@ class Runs:
         def run() -> tuple[pd.DataFrame, int]:
             data = ds if secret == CENSUS_SECRETS[0] else census_secret_variant(ds, secret)
             proxy = self.proxy(data)
-            res = atk.run_differential_experiment(data, proxy, n_users=n, k_star=k, seed=self.seed,
-                                                  max_attacked=budget, n_jobs=self.n_jobs,
-                                                  progress=atk.progress_printer(f"{ds.name} k*={k}", 250))
+            try:
+                res = atk.run_differential_experiment(data, proxy, n_users=n, k_star=k, seed=self.seed,
+                                                      max_attacked=budget, n_jobs=self.n_jobs,
+                                                      progress=atk.progress_printer(f"{ds.name} k*={k}", 250))
+            finally:
+                if data is not ds:  # a one-off variant: free its workers for the pools the next runs reuse
+                    atk.shutdown_pools(ds=data)
             return res, proxy.n_queries()
 
         return self.cached("diffix_fig3", run, data=ds.name, k=k, n=n, max_attacked=budget, secret=secret)
@@ -392,10 +396,14 @@ class Runs:
             data = dd.shuffle_secret(ds, seed=self.seed) if shuffled else ds
             proxy = self.proxy(data)  # a shuffled copy keeps the name
             label = f"{ds.name} {variant}{' double' if double else ''} k*={k}"
-            res = atk.run_cloning_experiment(data, proxy, n_users=n, k_star=k, variant=variant, double_test=double,
-                                             v=self.target_value, n_dummy=self.n_dummy, max_subsets=cap,
-                                             sigma_star=s_star, seed=self.seed, n_jobs=self.n_jobs,
-                                             progress=atk.progress_printer(label, 250))
+            try:
+                res = atk.run_cloning_experiment(data, proxy, n_users=n, k_star=k, variant=variant,
+                                                 double_test=double, v=self.target_value, n_dummy=self.n_dummy,
+                                                 max_subsets=cap, sigma_star=s_star, seed=self.seed,
+                                                 n_jobs=self.n_jobs, progress=atk.progress_printer(label, 250))
+            finally:
+                if data is not ds:  # a one-off variant: free its workers for the pools the next runs reuse
+                    atk.shutdown_pools(ds=data)
             return res, proxy.n_queries()
 
         return self.cached("diffix_cloning", run, **self._cloning_key(ds, k, n, cap, variant, double, shuffled, s_star))

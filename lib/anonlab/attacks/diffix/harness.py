@@ -172,7 +172,7 @@ _WORKER: dict[str, Any] = {}
 #: A worker rebuilds its proxy (dropping the cached row sets) when its resident memory passes this many bytes.
 WORKER_MEMORY_CAP = 2 * 1024 ** 3
 #: Pools kept alive at once (one per data set object, proxy settings and worker count); the oldest is shut down.
-MAX_POOLS = 3
+MAX_POOLS = 4
 _POOLS: "OrderedDict[tuple, tuple[Any, Any]]" = OrderedDict()
 
 
@@ -212,14 +212,17 @@ def _worker_pool(ds: Any, settings: Mapping[str, Any], n_jobs: int) -> Any:
     return ex
 
 
-def shutdown_pools(kill: bool = False) -> None:
+def shutdown_pools(kill: bool = False, ds: Any | None = None) -> None:
     """Shut down the worker pools kept by the experiments (also run at interpreter exit).
 
     ``kill=True`` (after an interruption or an error) terminates the workers
-    instead of letting their current chunk finish.
+    instead of letting their current chunk finish. ``ds``: only the pools
+    serving that data set object (a one-off variant, such as a data set with
+    its secret shuffled, whose pool would otherwise push out a pool that the
+    next experiments reuse).
     """
-    while _POOLS:
-        _, (ex, _) = _POOLS.popitem()
+    for key in [k for k, (_, held) in _POOLS.items() if ds is None or held is ds]:
+        ex, _ = _POOLS.pop(key)
         if kill:
             for proc in list((getattr(ex, "_processes", None) or {}).values()):
                 proc.terminate()
