@@ -415,7 +415,8 @@ def _markov_chain(
     h0 = iterations - history
     uij = np.empty((2, G))
     ab = np.empty((2, G), dtype=np.int64)
-    later = np.empty(G, dtype=bool)
+    later, ok, differ = (np.empty(G, dtype=bool) for _ in range(3))
+    cells = np.empty((4, G), dtype=np.int64)  # cross (a, s_b), (b, s_a), then same (a, s_a), (b, s_b)
     C = _spmm(Mt, N)
     for it in range(iterations):
         # model of the current assignment: sum_i log Pr[x_i | s] for every combination (U, S)
@@ -431,17 +432,23 @@ def _markov_chain(
             ab += g_start
             s_ab = assign[ab]  # (s_a, s_b)
             b_ab = base[ab]
-            same = b_ab + s_ab  # cells (a, s_a), (b, s_b) of the flat (U, S) tables
-            cross = b_ab + s_ab[::-1]  # cells (a, s_b), (b, s_a)
-            lf_c, lf_s = LF[cross], LF[same]
-            delta = lf_c[0] + lf_c[1] - lf_s[0] - lf_s[1]
-            acc = np.flatnonzero((s_ab[0] != s_ab[1]) & (u[2] < np.exp(np.minimum(delta, 0.0))))
+            np.add(b_ab, s_ab[::-1], out=cells[:2])  # cross: (a, s_b), (b, s_a) in the flat (U, S) tables
+            np.add(b_ab, s_ab, out=cells[2:])  # same: (a, s_a), (b, s_b)
+            lf = LF[cells]
+            delta = lf[0] + lf[1] - lf[2] - lf[3]
+            np.minimum(delta, 0.0, out=delta)
+            np.exp(delta, out=delta)
+            np.less(u[2], delta, out=ok)
+            np.not_equal(s_ab[0], s_ab[1], out=differ)
+            ok &= differ
+            acc = np.flatnonzero(ok)
             assign[ab[0].take(acc)] = s_ab[1].take(acc)  # swap (a != b, and groups are disjoint)
             assign[ab[1].take(acc)] = s_ab[0].take(acc)
             accepted += len(acc)
             # the counts are whole numbers (exact in float64), so the update's order does not matter
-            np.add.at(N_flat, cross.take(acc, axis=1), 1.0)
-            np.subtract.at(N_flat, same.take(acc, axis=1), 1.0)
+            moved = cells.take(acc, axis=1)
+            np.add.at(N_flat, moved[:2], 1.0)
+            np.subtract.at(N_flat, moved[2:], 1.0)
         C_new = _spmm(Mt, N)
         trace[it] = np.abs(C_new - C).sum() / (n * m)
         acceptance[it] = accepted / (G * moves_per_iteration) if G else 0.0
