@@ -373,18 +373,18 @@ def _chain_table(seed: int, n_groups: int, l: int, n_sa: int, n_qi_values: int) 
         np.repeat(np.arange(n_groups), l)[order]
 
 
-@pytest.mark.parametrize("seed, n_groups, l, mult, moves, history, iterations", [
-    (0, 60, 2, 1, 1, 1, 30),
-    (1, 45, 3, 2, 1, 10, 40),
-    (2, 30, 4, 3, 2, 5, 25),
-    (3, 70, 2, 2, 3, 25, 25),
-    (4, 1, 5, 1, 1, 3, 12),  # a single group
+@pytest.mark.parametrize("seed, n_groups, l, mult, moves, history, iterations, n_sa", [
+    (0, 60, 2, 1, 1, 1, 30, 6),
+    (1, 45, 3, 2, 1, 10, 40, 6),
+    (2, 30, 4, 3, 2, 5, 25, 8),  # S a power of two: no padding column
+    (3, 70, 2, 2, 3, 25, 25, 17),  # S just above a power of two: 15 padding columns
+    (4, 1, 5, 1, 1, 3, 12, 5),  # a single group
 ])
 def test_fast_chain_equals_the_reference_chain_exactly(monkeypatch, seed, n_groups, l, mult, moves, history,  # noqa: E741
-                                                       iterations):
+                                                       iterations, n_sa):
     import anonlab.attacks.definetti as D
 
-    table, group = _chain_table(seed, n_groups, l, n_sa=6, n_qi_values=4)
+    table, group = _chain_table(seed, n_groups, l, n_sa=n_sa, n_qi_values=4)
     if mult > 1:
         group = merge_groups(group, mult)
     kw = dict(iterations=iterations, history=history, moves_per_iteration=moves, seed=100 + seed)

@@ -393,34 +393,47 @@ def _markov_chain(
         ``N`` summed over the history window.
 
     The numbers are those of :func:`_markov_chain_reference`, bit for bit (the
-    same draws and the same floating-point operations); it is faster because
-    it gathers with ``take`` (1-D rows, never the slow ``x[:, idx]`` of a 2-D
-    array), swaps and counts only the accepted pairs (``np.add.at`` on a
-    flat view of ``N`` instead of two ``bincount``\\ s over all U * S cells)
-    and reuses its buffers.
+    same draws and the same floating-point operations on the same values). It
+    is faster because each position carries its cell ``combination * K + SA
+    value`` in tables of K >= S columns (K a power of two, the extra columns
+    zero and never read), so one gather gives a pair's cells and the SA values
+    are their low bits; it gathers 1-D rows with ``take`` (never the slow
+    ``x[:, idx]``), swaps and counts only the accepted pairs (``np.add.at``
+    instead of two ``bincount``\\ s over all cells) and reuses its buffers.
+    Padding changes no number: the model's columns are computed independently
+    (:func:`_spmm` sums each column in the same order), and the trace sums
+    whole numbers, exact in any order.
     """
-    M, Mt, log_den_rows, laplace = setup.M, setup.Mt, setup.log_den_rows, setup.laplace
-    g_start, base, m = setup.g_start, setup.base, setup.m
+    M, Mt, laplace = setup.M, setup.Mt, setup.laplace
+    g_start, m = setup.g_start, setup.m
     n = len(assign)
     G = len(g_start)
-    S = N.shape[1]
-    N_flat = N.reshape(-1)  # a view: updating it updates N
+    U, S = N.shape
+    K = 1 << (S - 1).bit_length()  # the padded width: a power of two >= S
+    low = K - 1  # the SA value of a cell code is its low bits
+    ucode = setup.base // S
+    code = ucode * K + assign  # each position's cell in the flat (U, K) tables
+    N_pad = np.zeros((U, K))
+    N_pad[:, :S] = N
+    N_flat = N_pad.reshape(-1)  # a view: updating it updates N_pad
+    log_den_pad = np.zeros((setup.log_den_rows.shape[0], K))
+    log_den_pad[:, :S] = setup.log_den_rows
     # float32 uniforms times float64 sizes: the products are exact, so floor(u * size) < size
     sizes_ij = np.stack([setup.g_size, setup.g_size - 1]).astype(np.float64)  # (2, G): draws of i and of j
     trace = np.empty(iterations)
     acceptance = np.empty(iterations)
-    votes = np.zeros(n * S, dtype=np.int32)  # (n, S) flattened: history of assignments
-    vote_base = np.arange(n) * S
-    N_hist = np.zeros_like(N)
+    votes = np.zeros(n * K, dtype=np.int32)  # (n, K) flattened: history of assignments
+    vote_shift = (np.arange(n) - ucode) * K  # code + vote_shift = position * K + SA value
+    N_hist = np.zeros_like(N_pad)
     h0 = iterations - history
     uij = np.empty((2, G))
     ab = np.empty((2, G), dtype=np.int64)
+    cross = np.empty((2, G), dtype=np.int64)
     later, ok, differ = (np.empty(G, dtype=bool) for _ in range(3))
-    cells = np.empty((4, G), dtype=np.int64)  # cross (a, s_b), (b, s_a), then same (a, s_a), (b, s_b)
-    C = _spmm(Mt, N)
+    C = _spmm(Mt, N_pad)
     for it in range(iterations):
-        # model of the current assignment: sum_i log Pr[x_i | s] for every combination (U, S)
-        LF = _spmm(M, np.log(C + laplace) - log_den_rows).ravel()
+        # model of the current assignment: sum_i log Pr[x_i | s] for every combination (U, K)
+        LF = _spmm(M, np.log(C + laplace) - log_den_pad).ravel()
         accepted = 0
         for _ in range(moves_per_iteration):
             # one swap proposal in every group, all groups at once: positions a (row 0) and b (row 1)
@@ -430,33 +443,35 @@ def _markov_chain(
             np.greater_equal(ab[1], ab[0], out=later)
             ab[1] += later
             ab += g_start
-            s_ab = assign[ab]  # (s_a, s_b)
-            b_ab = base[ab]
-            np.add(b_ab, s_ab[::-1], out=cells[:2])  # cross: (a, s_b), (b, s_a) in the flat (U, S) tables
-            np.add(b_ab, s_ab, out=cells[2:])  # same: (a, s_a), (b, s_b)
-            lf = LF[cells]
-            delta = lf[0] + lf[1] - lf[2] - lf[3]
+            same = code[ab]  # cells (a, s_a), (b, s_b)
+            s_ab = same & low  # (s_a, s_b)
+            np.bitwise_xor(same, s_ab, out=cross)
+            cross |= s_ab[::-1]  # cells (a, s_b), (b, s_a)
+            lf_c, lf_s = LF[cross], LF[same]
+            delta = lf_c[0] + lf_c[1] - lf_s[0] - lf_s[1]
             np.minimum(delta, 0.0, out=delta)
             np.exp(delta, out=delta)
             np.less(u[2], delta, out=ok)
             np.not_equal(s_ab[0], s_ab[1], out=differ)
             ok &= differ
             acc = np.flatnonzero(ok)
-            assign[ab[0].take(acc)] = s_ab[1].take(acc)  # swap (a != b, and groups are disjoint)
-            assign[ab[1].take(acc)] = s_ab[0].take(acc)
+            moved = cross.take(acc, axis=1)
+            code[ab[0].take(acc)] = moved[0]  # swap (a != b, and groups are disjoint)
+            code[ab[1].take(acc)] = moved[1]
             accepted += len(acc)
             # the counts are whole numbers (exact in float64), so the update's order does not matter
-            moved = cells.take(acc, axis=1)
-            np.add.at(N_flat, moved[:2], 1.0)
-            np.subtract.at(N_flat, moved[2:], 1.0)
-        C_new = _spmm(Mt, N)
+            np.add.at(N_flat, moved, 1.0)
+            np.subtract.at(N_flat, same.take(acc, axis=1), 1.0)
+        C_new = _spmm(Mt, N_pad)
         trace[it] = np.abs(C_new - C).sum() / (n * m)
         acceptance[it] = accepted / (G * moves_per_iteration) if G else 0.0
         C = C_new
         if it >= h0:
-            votes[vote_base + assign] += 1
-            N_hist += N
-    return trace, acceptance, votes, N_hist
+            votes[code + vote_shift] += 1
+            N_hist += N_pad
+    np.bitwise_and(code, low, out=assign)
+    N[...] = N_pad[:, :S]
+    return trace, acceptance, votes.reshape(n, K)[:, :S].reshape(-1), np.ascontiguousarray(N_hist[:, :S])
 
 
 def definetti_attack(
