@@ -427,6 +427,11 @@ def _markov_chain(
     N_hist = np.zeros_like(N_pad)
     h0 = iterations - history
     uij = np.empty((2, G))
+    # the positions in int32 while they are computed (numpy casts floats to int32 several times faster
+    # than to int64, with the same truncation), in int64 to index (numpy's fast gathers take int64)
+    small = np.int32 if n < 2**31 else np.int64
+    ij = np.empty((2, G), dtype=small)
+    g_start_ij = g_start.astype(small)
     ab = np.empty((2, G), dtype=np.int64)
     cross = np.empty((2, G), dtype=np.int64)
     later, ok, differ = (np.empty(G, dtype=bool) for _ in range(3))
@@ -439,10 +444,11 @@ def _markov_chain(
             # one swap proposal in every group, all groups at once: positions a (row 0) and b (row 1)
             u = rng.random((3, G), dtype=np.float32)
             np.multiply(u[:2], sizes_ij, out=uij)
-            np.copyto(ab, uij, casting="unsafe")  # truncation, as astype(np.int64)
-            np.greater_equal(ab[1], ab[0], out=later)
-            ab[1] += later
-            ab += g_start
+            np.copyto(ij, uij, casting="unsafe")  # truncation, as astype(np.int64)
+            np.greater_equal(ij[1], ij[0], out=later)
+            ij[1] += later
+            ij += g_start_ij
+            np.copyto(ab, ij)
             same = code[ab]  # cells (a, s_a), (b, s_b)
             s_ab = same & low  # (s_a, s_b)
             np.bitwise_xor(same, s_ab, out=cross)
