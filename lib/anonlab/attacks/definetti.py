@@ -435,6 +435,7 @@ def _markov_chain(
     ab = np.empty((2, G), dtype=np.int64)
     cross = np.empty((2, G), dtype=np.int64)
     later, ok, differ = (np.empty(G, dtype=bool) for _ in range(3))
+    delta = np.empty(G)
     C = _spmm(Mt, N_pad)
     for it in range(iterations):
         # model of the current assignment: sum_i log Pr[x_i | s] for every combination (U, K)
@@ -454,7 +455,9 @@ def _markov_chain(
             np.bitwise_xor(same, s_ab, out=cross)
             cross |= s_ab[::-1]  # cells (a, s_b), (b, s_a)
             lf_c, lf_s = LF[cross], LF[same]
-            delta = lf_c[0] + lf_c[1] - lf_s[0] - lf_s[1]
+            np.add(lf_c[0], lf_c[1], out=delta)  # (lf_c[0] + lf_c[1] - lf_s[0]) - lf_s[1], in that order
+            np.subtract(delta, lf_s[0], out=delta)
+            np.subtract(delta, lf_s[1], out=delta)
             np.minimum(delta, 0.0, out=delta)
             np.exp(delta, out=delta)
             np.less(u[2], delta, out=ok)
