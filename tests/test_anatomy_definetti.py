@@ -380,8 +380,8 @@ def _chain_table(seed: int, n_groups: int, l: int, n_sa: int, n_qi_values: int) 
     (3, 70, 2, 2, 3, 25, 25, 17),  # S just above a power of two: 15 padding columns
     (4, 1, 5, 1, 1, 3, 12, 5),  # a single group
 ])
-def test_fast_chain_equals_the_reference_chain_exactly(monkeypatch, seed, n_groups, l, mult, moves, history,  # noqa: E741
-                                                       iterations, n_sa):
+def test_fast_chain_equals_the_reference_chain_exactly(monkeypatch, seed, n_groups, l,  # noqa: E741
+                                                       mult, moves, history, iterations, n_sa):
     import anonlab.attacks.definetti as D
 
     table, group = _chain_table(seed, n_groups, l, n_sa=n_sa, n_qi_values=4)
