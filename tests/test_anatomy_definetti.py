@@ -380,7 +380,7 @@ def _chain_table(seed: int, n_groups: int, l: int, n_sa: int, n_qi_values: int) 
     (3, 70, 2, 2, 3, 25, 25, 17),  # S just above a power of two: 15 padding columns
     (4, 1, 5, 1, 1, 3, 12, 5),  # a single group
 ])
-def test_fast_chain_equals_the_reference_chain_exactly(monkeypatch, seed, n_groups, l,  # noqa: E741
+def test_fast_chain_and_predictors_equal_the_reference_ones_exactly(monkeypatch, seed, n_groups, l,  # noqa: E741
                                                        mult, moves, history, iterations, n_sa):
     import anonlab.attacks.definetti as D
 
@@ -390,6 +390,7 @@ def test_fast_chain_equals_the_reference_chain_exactly(monkeypatch, seed, n_grou
     kw = dict(iterations=iterations, history=history, moves_per_iteration=moves, seed=100 + seed)
     fast = definetti_attack(table, group, **kw)
     monkeypatch.setattr(D, "_markov_chain", D._markov_chain_reference)
+    monkeypatch.setattr(D, "_predictions", D._predictions_reference)
     ref = definetti_attack(table, group, **kw)
     for m in METHODS:
         assert np.array_equal(fast.predictions[m], ref.predictions[m])

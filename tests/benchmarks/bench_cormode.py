@@ -18,8 +18,9 @@ by pytest; nothing here asserts a time). It prints, and writes to
    l = 2..7 (tight groups), run by :func:`definetti_sweeps` in its pool of
    worker processes against the same runs one after another (the plain way
    to run them), cross-checked for identical results; one 1000-iteration run
-   at l = 2 and 7 with the library's chain against the first vectorised chain
-   (kept as ``_markov_chain_reference``), in the same process, cross-checked
+   at l = 2 and 7 with the library's chain and predictors against the first
+   vectorised ones (kept as ``_markov_chain_reference`` and
+   ``_predictions_reference``), in the same process, cross-checked
    for identical predictions, confidences, traces and assignments; and a
    per-group Python loop of the chain, run for ``--ref-iterations``
    iterations only to check that the vectorised chain is the same chain (not
@@ -220,21 +221,22 @@ def _same_run(a, b) -> bool:
 
 
 def bench_chain(table: EncodedTable, figures: list[dict]) -> None:
-    """One 1000-iteration run at l = 2 and 7: the library's chain against the first vectorised chain, same process."""
-    fast_chain = definetti_module._markov_chain
+    """One 1000-iteration run at l = 2 and 7: the library's chain and predictors against the first ones."""
+    fast = definetti_module._markov_chain, definetti_module._predictions
+    first = definetti_module._markov_chain_reference, definetti_module._predictions_reference
     for l in (2, 7):  # noqa: E741
         group = anatomy_groups(table.sa_codes, l, seed=l)
         times, runs = {}, {}
-        for name, chain in (("reference", definetti_module._markov_chain_reference), ("library", fast_chain)):
-            definetti_module._markov_chain = chain
+        for name, (chain, predictions) in (("reference", first), ("library", fast)):
+            definetti_module._markov_chain, definetti_module._predictions = chain, predictions
             try:
                 times[name], runs[name] = _timed(lambda: definetti_attack(table, group, seed=30 + l))
             finally:
-                definetti_module._markov_chain = fast_chain
+                definetti_module._markov_chain, definetti_module._predictions = fast
         same = _same_run(runs["reference"], runs["library"])
         ratio = times["reference"] / times["library"]
         figures.append({"figure": f"deFinetti run, l = {l}, 1000 iterations", "library_s": times["library"],
-                        "reference": "the first vectorised chain (_markov_chain_reference)",
+                        "reference": "the first vectorised chain and predictors (_reference functions)",
                         "reference_s": times["reference"], "ratio": ratio, "identical": same})
         print(f"  one run at l = {l}: library {times['library']:.3f} s, first vectorised chain "
               f"{times['reference']:.3f} s -> ratio {ratio:.2f}x; identical results: {same}")

@@ -483,6 +483,79 @@ def _markov_chain(
     return trace, acceptance, votes.reshape(n, K)[:, :S].reshape(-1), np.ascontiguousarray(N_hist[:, :S])
 
 
+def _predictions_reference(
+    scores: np.ndarray, ucode: np.ndarray, present: np.ndarray, votes: np.ndarray, history: int,
+    inverse: np.ndarray,
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """The predictors as first written (posteriors per tuple): the reference :func:`_predictions` must equal."""
+    scores_t = scores[ucode]  # per tuple, group-sorted order
+    post = np.exp(scores_t - scores_t.max(axis=1, keepdims=True))
+    post /= post.sum(axis=1, keepdims=True)
+    post_g = np.where(present, post, 0.0)
+    post_g /= post_g.sum(axis=1, keepdims=True)
+
+    def back(x: np.ndarray) -> np.ndarray:
+        return x[inverse]
+
+    pred = {
+        "permutation": back(votes.argmax(axis=1)),
+        "group": back(post_g.argmax(axis=1)),
+        "open": back(post.argmax(axis=1)),
+    }
+    conf = {
+        "permutation": back(votes.max(axis=1) / history),
+        "group": back(post_g.max(axis=1)),
+        "open": back(post.max(axis=1)),
+    }
+    return pred, conf
+
+
+def _predictions(
+    scores: np.ndarray, ucode: np.ndarray, present: np.ndarray, votes: np.ndarray, history: int,
+    inverse: np.ndarray,
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Predictions and beliefs of the three methods of :data:`METHODS`, in row order.
+
+    Parameters
+    ----------
+    scores : numpy.ndarray, shape (U, S)
+        NB log-scores of each QI combination.
+    ucode : numpy.ndarray, shape (n,)
+        Combination of each group-sorted position.
+    present : numpy.ndarray of bool, shape (n, S)
+        SA values present in each position's group.
+    votes : numpy.ndarray, shape (n, S)
+        Iterations of the history window with each assignment.
+    history : int
+    inverse : numpy.ndarray, shape (n,)
+        Sorted position of each row.
+
+    The numbers are those of :func:`_predictions_reference`, bit for bit; the
+    open posterior is computed once per combination (U rows, not n; each row
+    is reduced on its own, so the values are the same) and gathered.
+    """
+    post_u = np.exp(scores - scores.max(axis=1, keepdims=True))
+    post_u /= post_u.sum(axis=1, keepdims=True)
+    post_g = np.where(present, post_u[ucode], 0.0)
+    post_g /= post_g.sum(axis=1, keepdims=True)
+    row_combo = ucode[inverse]
+
+    def back(x: np.ndarray) -> np.ndarray:
+        return x[inverse]
+
+    pred = {
+        "permutation": back(votes.argmax(axis=1)),
+        "group": back(post_g.argmax(axis=1)),
+        "open": post_u.argmax(axis=1)[row_combo],
+    }
+    conf = {
+        "permutation": back(votes.max(axis=1) / history),
+        "group": back(post_g.max(axis=1)),
+        "open": post_u.max(axis=1)[row_combo],
+    }
+    return pred, conf
+
+
 def definetti_attack(
     table: EncodedTable,
     release: Anatomy | np.ndarray,
@@ -572,33 +645,13 @@ def definetti_attack(
     C_avg = Mt @ (N_hist / history)
     model = naive_bayes_from_counts(C_avg, offsets, laplace=laplace)
     scores = M @ model.log_cond[0] + model.log_prior[0][None, :]  # (U, S)
-    scores_t = scores[ucode]  # per tuple, group-sorted order
-    post = np.exp(scores_t - scores_t.max(axis=1, keepdims=True))
-    post /= post.sum(axis=1, keepdims=True)
     present = st[np.repeat(np.arange(len(sizes)), sizes)] > 0  # (n, S)
-    post_g = np.where(present, post, 0.0)
-    post_g /= post_g.sum(axis=1, keepdims=True)
-
     inverse = np.empty(n, dtype=np.int64)
     inverse[perm] = np.arange(n)  # row r sits at sorted position inverse[r]
-
-    def back(x: np.ndarray) -> np.ndarray:
-        return x[inverse]
-
-    votes = votes.reshape(n, S)
-    pred = {
-        "permutation": back(votes.argmax(axis=1)),
-        "group": back(post_g.argmax(axis=1)),
-        "open": back(post.argmax(axis=1)),
-    }
-    conf = {
-        "permutation": back(votes.max(axis=1) / history),
-        "group": back(post_g.max(axis=1)),
-        "open": back(post.max(axis=1)),
-    }
+    pred, conf = _predictions(scores, ucode, present, votes.reshape(n, S), history, inverse)
     return DeFinettiResult(
         predictions=pred, confidence=conf, trace=trace, acceptance=acceptance, model=model,
-        assignment=back(assign), iterations=iterations, history=history, seconds=seconds,
+        assignment=assign[inverse], iterations=iterations, history=history, seconds=seconds,
     )
 
 
