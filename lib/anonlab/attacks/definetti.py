@@ -395,9 +395,9 @@ def _markov_chain(
     The numbers are those of :func:`_markov_chain_reference`, bit for bit (the
     same draws and the same floating-point operations on the same values). It
     is faster because each position carries its cell ``combination * K + SA
-    value`` in tables of K >= S columns (K a power of two, the extra columns
-    zero and never read), so one gather gives a pair's cells and the SA values
-    are their low bits; it gathers 1-D rows with ``take`` (never the slow
+    value`` in tables of K >= S columns (K a power of two; the extra columns
+    of the counts stay zero, those of the model are never read), so one
+    gather gives a pair's cells and the SA values are their low bits; it gathers 1-D rows with ``take`` (never the slow
     ``x[:, idx]``), swaps and counts only the accepted pairs (``np.add.at``
     instead of two ``bincount``\\ s over all cells) and reuses its buffers.
     Padding changes no number: the model's columns are computed independently
@@ -445,7 +445,7 @@ def _markov_chain(
             # one swap proposal in every group, all groups at once: positions a (row 0) and b (row 1)
             u = rng.random((3, G), dtype=np.float32)
             np.multiply(u[:2], sizes_ij, out=uij)
-            np.copyto(ij, uij, casting="unsafe")  # truncation, as astype(np.int64)
+            np.copyto(ij, uij, casting="unsafe")  # truncation toward zero, as the reference's astype
             np.greater_equal(ij[1], ij[0], out=later)
             ij[1] += later
             ij += g_start_ij
