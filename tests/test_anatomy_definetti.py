@@ -434,3 +434,22 @@ def test_fast_chain_equals_the_reference_chain_on_edge_cases(groups):
         outs.append((*res, assign, N))
     for a, b in zip(*outs):
         assert a.dtype == b.dtype and np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("case", ["random", "equal keys", "keys near 1 and 0", "one group", "empty"])
+def test_order_within_groups_is_lexsort(case):
+    from anonlab.attacks.definetti import _order_within_groups
+
+    rng = np.random.default_rng(11)
+    grp = np.sort(rng.integers(0, 400, 3000))
+    key = rng.random(grp.size)
+    if case == "equal keys":  # exact ties within groups: lexsort breaks them by position
+        key = rng.integers(0, 3, grp.size) / 4
+    elif case == "keys near 1 and 0":  # g + key rounds to g + 1, next to keys 0.0 of group g + 1
+        key[::2] = 1 - 2.0**-53
+        key[1::2] = 0.0
+    elif case == "one group":
+        grp = np.zeros(grp.size, dtype=np.int64)
+    elif case == "empty":
+        grp, key = grp[:0], key[:0]
+    assert np.array_equal(_order_within_groups(grp, key), np.lexsort((key, grp)))

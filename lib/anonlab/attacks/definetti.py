@@ -149,8 +149,27 @@ def initial_permutation(
     reps = st_counts[g_idx, s_idx]
     sa_list = np.repeat(s_idx, reps)
     grp = np.repeat(g_idx, reps)
-    order = np.lexsort((rng.random(len(sa_list)), grp))
-    return sa_list[order]
+    return sa_list[_order_within_groups(grp, rng.random(len(sa_list)))]
+
+
+def _order_within_groups(grp: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """``np.lexsort((key, grp))`` for integer groups ``grp`` and keys in [0, 1), about 3x faster.
+
+    One ``argsort`` of ``grp + key`` (a float, so rounding may merge keys or
+    touch the next group); the result is kept only if it orders the pairs
+    (group, key) strictly, which makes it the one order lexsort gives, and
+    lexsort runs otherwise (equal keys in a group, or rounding).
+
+    >>> grp, key = np.array([0, 0, 1, 1, 1]), np.array([0.5, 0.25, 0.9, 0.0, 0.9])
+    >>> _order_within_groups(grp, key).tolist(), np.lexsort((key, grp)).tolist()
+    ([1, 0, 3, 2, 4], [1, 0, 3, 2, 4])
+    """
+    order = np.argsort(grp + key)
+    g, k = grp[order], key[order]
+    in_group = g[1:] == g[:-1]
+    if np.all(g[1:] >= g[:-1]) and np.all(k[1:][in_group] > k[:-1][in_group]):
+        return order
+    return np.lexsort((key, grp))
 
 
 @dataclass(frozen=True, eq=False)
