@@ -423,7 +423,7 @@ def test_fast_chain_equals_the_reference_chain_on_edge_cases(groups):
     U, S = len(lay.combos), table.n_sa
     log_den_rows = rng.normal(size=(table.n_cells, S))
     setup = D._ChainSetup(M=lay.M, Mt=lay.Mt, log_den_rows=log_den_rows, laplace=0.5, g_start=starts[sizes >= 2],
-                          g_size=sizes[sizes >= 2], base=ucode * S, m=table.m)
+                          g_size=sizes[sizes >= 2], ucode=ucode, m=table.m)
     outs = []
     for chain in (D._markov_chain, D._markov_chain_reference):
         start_rng = np.random.default_rng(4)

@@ -315,8 +315,8 @@ class _ChainSetup:
     laplace : float
     g_start, g_size : numpy.ndarray, shape (G,)
         First position and size of each group of at least two tuples (group-sorted positions).
-    base : numpy.ndarray, shape (n,)
-        ``combination * S`` of each position: its row offset in the flat (U, S) count table.
+    ucode : numpy.ndarray, shape (n,)
+        QI combination of each position (a row of the (U, S) count table).
     m : int
         Number of QIs (the trace divides by ``n * m``).
     """
@@ -327,7 +327,7 @@ class _ChainSetup:
     laplace: float
     g_start: np.ndarray
     g_size: np.ndarray
-    base: np.ndarray
+    ucode: np.ndarray
     m: int
 
 
@@ -342,10 +342,11 @@ def _markov_chain_reference(
     ``bincount``\\ s per move).
     """
     M, Mt, log_den_rows, laplace = setup.M, setup.Mt, setup.log_den_rows, setup.laplace
-    g_start, g_size, base, m = setup.g_start, setup.g_size, setup.base, setup.m
+    g_start, g_size, m = setup.g_start, setup.g_size, setup.m
     n = len(assign)
     U, S = N.shape
     G = len(g_start)
+    base = setup.ucode * S  # flat row offset of each position's combination in (U, S) arrays
     # float32 uniforms times float64 sizes: the products are exact, so floor(u * size) < size
     sizes_ij = np.stack([g_size, g_size - 1]).astype(np.float64)  # (2, G): draws of i and of j
     trace = np.empty(iterations)
@@ -430,7 +431,7 @@ def _markov_chain(
     U, S = N.shape
     K = 1 << (S - 1).bit_length()  # the padded width: a power of two >= S
     low = K - 1  # the SA value of a cell code is its low bits
-    ucode = setup.base // S
+    ucode = setup.ucode
     code = ucode * K + assign  # each position's cell in the flat (U, K) tables
     N_pad = np.zeros((U, K))
     N_pad[:, :S] = N
@@ -656,7 +657,7 @@ def definetti_attack(
     t0 = time.perf_counter()
     trace, acceptance, votes, N_hist = _markov_chain(
         _ChainSetup(M=M, Mt=Mt, log_den_rows=log_den_rows, laplace=laplace, g_start=starts[movable],
-                    g_size=sizes[movable], base=ucode * S, m=m),
+                    g_size=sizes[movable], ucode=ucode, m=m),
         assign, N, rng, iterations=iterations, history=history, moves_per_iteration=moves_per_iteration)
     seconds = time.perf_counter() - t0
 
