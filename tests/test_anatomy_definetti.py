@@ -358,3 +358,98 @@ def test_sweeps_in_parallel_equal_the_sweeps_one_by_one():
         pd.testing.assert_frame_equal(one.results[cols], got.results[cols])
         pd.testing.assert_frame_equal(one.traces, got.traces)
     assert list(par[1].kept) == [(3, 1, 1)] and par[0].kept == {}
+
+
+def _chain_table(seed: int, n_groups: int, l: int, n_sa: int, n_qi_values: int) -> tuple:  # noqa: E741
+    """A small table whose QIs are noisy copies of the SA, grouped l-diverse (l distinct SA values a group)."""
+    rng = np.random.default_rng(seed)
+    sa = np.concatenate([rng.choice(n_sa, l, replace=False) for _ in range(n_groups)])
+    df = pd.DataFrame({"a": (sa + (rng.random(len(sa)) < 0.3)) % n_sa,
+                       "b": rng.integers(0, n_qi_values, len(sa)),
+                       "c": (sa // 2 + rng.integers(0, 2, len(sa))) % n_qi_values,
+                       "s": sa})
+    order = rng.permutation(len(sa))  # the groups are not contiguous in row order
+    return encode_table(df.iloc[order].reset_index(drop=True), ["a", "b", "c"], "s"), \
+        np.repeat(np.arange(n_groups), l)[order]
+
+
+@pytest.mark.parametrize("seed, n_groups, l, mult, moves, history, iterations, n_sa", [
+    (0, 60, 2, 1, 1, 1, 30, 6),
+    (1, 45, 3, 2, 1, 10, 40, 6),
+    (2, 30, 4, 3, 2, 5, 25, 8),  # S a power of two: no padding column
+    (3, 70, 2, 2, 3, 25, 25, 17),  # S just above a power of two: 15 padding columns
+    (4, 1, 5, 1, 1, 3, 12, 5),  # a single group
+])
+def test_fast_chain_and_predictors_equal_the_reference_ones_exactly(monkeypatch, seed, n_groups, l,  # noqa: E741
+                                                       mult, moves, history, iterations, n_sa):
+    import anonlab.attacks.definetti as D
+
+    table, group = _chain_table(seed, n_groups, l, n_sa=n_sa, n_qi_values=4)
+    if mult > 1:
+        group = merge_groups(group, mult)
+    kw = dict(iterations=iterations, history=history, moves_per_iteration=moves, seed=100 + seed)
+    fast = definetti_attack(table, group, **kw)
+    monkeypatch.setattr(D, "_markov_chain", D._markov_chain_reference)
+    monkeypatch.setattr(D, "_predictions", D._predictions_reference)
+    ref = definetti_attack(table, group, **kw)
+    for m in METHODS:
+        assert np.array_equal(fast.predictions[m], ref.predictions[m])
+        assert np.array_equal(fast.confidence[m], ref.confidence[m])
+    for name in ("trace", "acceptance", "assignment"):
+        a, b = getattr(fast, name), getattr(ref, name)
+        assert a.dtype == b.dtype and np.array_equal(a, b), name
+    assert np.array_equal(fast.model.log_cond[0], ref.model.log_cond[0])
+    assert np.array_equal(fast.model.log_prior[0], ref.model.log_prior[0])
+
+
+@pytest.mark.parametrize("groups", [
+    "singletons",  # no group can move: G = 0
+    "duplicates",  # groups holding one SA value several times: many proposals swap equal values
+])
+def test_fast_chain_equals_the_reference_chain_on_edge_cases(groups):
+    import anonlab.attacks.definetti as D
+
+    rng = np.random.default_rng(9)
+    n = 90
+    df = pd.DataFrame({"a": rng.integers(0, 4, n), "b": rng.integers(0, 3, n), "s": rng.integers(0, 3, n)})
+    table = encode_table(df, ["a", "b"], "s")
+    group = np.arange(n) if groups == "singletons" else rng.integers(0, 12, n)
+    st_counts = group_sa_counts(group, table.sa_codes, table.n_sa)
+    perm = np.argsort(group, kind="stable")
+    sizes = st_counts.sum(axis=1)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    lay = qi_layout(table)
+    ucode = lay.row_combo[perm]
+    U, S = len(lay.combos), table.n_sa
+    log_den_rows = rng.normal(size=(table.n_cells, S))
+    setup = D._ChainSetup(M=lay.M, Mt=lay.Mt, log_den_rows=log_den_rows, laplace=0.5, g_start=starts[sizes >= 2],
+                          g_size=sizes[sizes >= 2], ucode=ucode, m=table.m)
+    outs = []
+    for chain in (D._markov_chain, D._markov_chain_reference):
+        start_rng = np.random.default_rng(4)
+        assign = initial_permutation(starts, st_counts, start_rng)
+        N = np.bincount(ucode * S + assign, minlength=U * S).reshape(U, S).astype(float)
+        res = chain(setup, assign, N, start_rng, iterations=20, history=7,
+                    moves_per_iteration=2)
+        outs.append((*res, assign, N))
+    for a, b in zip(*outs):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("case", ["random", "equal keys", "keys near 1 and 0", "one group", "empty"])
+def test_order_within_groups_is_lexsort(case):
+    from anonlab.attacks.definetti import _order_within_groups
+
+    rng = np.random.default_rng(11)
+    grp = np.sort(rng.integers(0, 400, 3000))
+    key = rng.random(grp.size)
+    if case == "equal keys":  # exact ties within groups: lexsort breaks them by position
+        key = rng.integers(0, 3, grp.size) / 4
+    elif case == "keys near 1 and 0":  # g + key rounds to g + 1, next to keys 0.0 of group g + 1
+        key[::2] = 1 - 2.0**-53
+        key[1::2] = 0.0
+    elif case == "one group":
+        grp = np.zeros(grp.size, dtype=np.int64)
+    elif case == "empty":
+        grp, key = grp[:0], key[:0]
+    assert np.array_equal(_order_within_groups(grp, key), np.lexsort((key, grp)))

@@ -17,9 +17,14 @@ by pytest; nothing here asserts a time). It prints, and writes to
 2. the deFinetti attack on Adult occupation: one 1000-iteration run per
    l = 2..7 (tight groups), run by :func:`definetti_sweeps` in its pool of
    worker processes against the same runs one after another (the plain way
-   to run them), cross-checked for identical results; and a per-group Python
-   loop of the chain, run for ``--ref-iterations`` iterations only to check
-   that the vectorised chain is the same chain (not a speed reference).
+   to run them), cross-checked for identical results; one 1000-iteration run
+   at l = 2 and 7 with the library's chain and predictors against the first
+   vectorised ones (kept as ``_markov_chain_reference`` and
+   ``_predictions_reference``), in the same process, cross-checked
+   for identical predictions, confidences, traces and assignments; and a
+   per-group Python loop of the chain, run for ``--ref-iterations``
+   iterations only to check that the vectorised chain is the same chain (not
+   a speed reference).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from anonlab import paths
+from anonlab.attacks import definetti as definetti_module
 from anonlab.attacks.definetti import (
     definetti_attack,
     definetti_sweeps,
@@ -207,6 +213,35 @@ def definetti_reference(table: EncodedTable, group: np.ndarray, iterations: int,
     return trace, out
 
 
+def _same_run(a, b) -> bool:
+    """Do two runs (:class:`DeFinettiResult`) hold exactly the same numbers?"""
+    return (all(np.array_equal(a.predictions[k], b.predictions[k]) and np.array_equal(a.confidence[k], b.confidence[k])
+                for k in a.predictions)
+            and all(np.array_equal(getattr(a, k), getattr(b, k)) for k in ("trace", "acceptance", "assignment")))
+
+
+def bench_chain(table: EncodedTable, figures: list[dict]) -> None:
+    """One 1000-iteration run at l = 2 and 7: the library's chain and predictors against the first ones."""
+    fast = definetti_module._markov_chain, definetti_module._predictions
+    first = definetti_module._markov_chain_reference, definetti_module._predictions_reference
+    for l in (2, 7):  # noqa: E741
+        group = anatomy_groups(table.sa_codes, l, seed=l)
+        times, runs = {}, {}
+        for name, (chain, predictions) in (("reference", first), ("library", fast)):
+            definetti_module._markov_chain, definetti_module._predictions = chain, predictions
+            try:
+                times[name], runs[name] = _timed(lambda: definetti_attack(table, group, seed=30 + l))
+            finally:
+                definetti_module._markov_chain, definetti_module._predictions = fast
+        same = _same_run(runs["reference"], runs["library"])
+        ratio = times["reference"] / times["library"]
+        figures.append({"figure": f"deFinetti run, l = {l}, 1000 iterations", "library_s": times["library"],
+                        "reference": "the first vectorised chain and predictors (_reference functions)",
+                        "reference_s": times["reference"], "ratio": ratio, "identical": same})
+        print(f"  one run at l = {l}: library {times['library']:.3f} s, first vectorised chain "
+              f"{times['reference']:.3f} s -> ratio {ratio:.2f}x; identical results: {same}")
+
+
 def bench_definetti(ref_iterations: int, figures: list[dict]) -> None:
     print("== deFinetti attack (Cormode 2011 §3.2): Adult occupation, 1000 iterations, l = 2..7, tight groups ==")
     tr = load_adult("train", drop_missing="occupation")
@@ -228,6 +263,7 @@ def bench_definetti(ref_iterations: int, figures: list[dict]) -> None:
                     "identical": same, "workers": jobs})
     print(f"  pooled ({jobs} workers) {par:.1f} s, one after another {serial:.1f} s -> ratio {serial / par:.2f}x; "
           f"identical results: {same}")
+    bench_chain(table, figures)
     checks = []
     for l in (2, 7):  # noqa: E741
         group = anatomy_groups(table.sa_codes, l, seed=l)

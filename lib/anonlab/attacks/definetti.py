@@ -149,8 +149,27 @@ def initial_permutation(
     reps = st_counts[g_idx, s_idx]
     sa_list = np.repeat(s_idx, reps)
     grp = np.repeat(g_idx, reps)
-    order = np.lexsort((rng.random(len(sa_list)), grp))
-    return sa_list[order]
+    return sa_list[_order_within_groups(grp, rng.random(len(sa_list)))]
+
+
+def _order_within_groups(grp: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """``np.lexsort((key, grp))`` for integer groups ``grp`` and keys in [0, 1), about 3x faster.
+
+    One ``argsort`` of ``grp + key`` (a float, so rounding may merge keys or
+    touch the next group); the result is kept only if it orders the pairs
+    (group, key) strictly, which makes it the one order lexsort gives, and
+    lexsort runs otherwise (equal keys in a group, or rounding).
+
+    >>> grp, key = np.array([0, 0, 1, 1, 1]), np.array([0.5, 0.25, 0.9, 0.0, 0.9])
+    >>> _order_within_groups(grp, key).tolist(), np.lexsort((key, grp)).tolist()
+    ([1, 0, 3, 2, 4], [1, 0, 3, 2, 4])
+    """
+    order = np.argsort(grp + key)
+    g, k = grp[order], key[order]
+    in_group = g[1:] == g[:-1]
+    if np.all(g[1:] >= g[:-1]) and np.all(k[1:][in_group] > k[:-1][in_group]):
+        return order
+    return np.lexsort((key, grp))
 
 
 @dataclass(frozen=True, eq=False)
@@ -283,6 +302,280 @@ def _check_positive_int(name: str, v: int) -> int:
     return check_int(name, int(v) if isinstance(v, np.integer) else v, low=1)
 
 
+@dataclass(frozen=True, eq=False)
+class _ChainSetup:
+    """What the Markov chain of :func:`definetti_attack` reads and never changes.
+
+    Attributes
+    ----------
+    M, Mt : scipy.sparse.csr_matrix
+        :class:`QILayout`'s combination -> cells matrix and its transpose.
+    log_den_rows : numpy.ndarray, shape (n_cells, S)
+        Log of the NB denominators :math:`n_s + |T_i|` (times ``laplace``), one row per cell.
+    laplace : float
+    g_start, g_size : numpy.ndarray, shape (G,)
+        First position and size of each group of at least two tuples (group-sorted positions).
+    ucode : numpy.ndarray, shape (n,)
+        QI combination of each position (a row of the (U, S) count table).
+    m : int
+        Number of QIs (the trace divides by ``n * m``).
+    """
+
+    M: sparse.csr_matrix
+    Mt: sparse.csr_matrix
+    log_den_rows: np.ndarray
+    laplace: float
+    g_start: np.ndarray
+    g_size: np.ndarray
+    ucode: np.ndarray
+    m: int
+
+
+def _markov_chain_reference(
+    setup: _ChainSetup, assign: np.ndarray, N: np.ndarray, rng: np.random.Generator, *,
+    iterations: int, history: int, moves_per_iteration: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The chain as first written: the reference that :func:`_markov_chain` must equal exactly.
+
+    Same arguments and results as :func:`_markov_chain` (kept for its unit test
+    and the benchmark; slower: 2-D fancy indexing and two full-length
+    ``bincount``\\ s per move).
+    """
+    M, Mt, log_den_rows, laplace = setup.M, setup.Mt, setup.log_den_rows, setup.laplace
+    g_start, g_size, m = setup.g_start, setup.g_size, setup.m
+    n = len(assign)
+    U, S = N.shape
+    G = len(g_start)
+    base = setup.ucode * S  # flat row offset of each position's combination in (U, S) arrays
+    # float32 uniforms times float64 sizes: the products are exact, so floor(u * size) < size
+    sizes_ij = np.stack([g_size, g_size - 1]).astype(np.float64)  # (2, G): draws of i and of j
+    trace = np.empty(iterations)
+    acceptance = np.empty(iterations)
+    votes = np.zeros(n * S, dtype=np.int32)  # (n, S) flattened: history of assignments
+    vote_base = np.arange(n) * S
+    N_hist = np.zeros_like(N)
+    h0 = iterations - history
+    C = _spmm(Mt, N)
+    for it in range(iterations):
+        # model of the current assignment: sum_i log Pr[x_i | s] for every combination (U, S)
+        LF = _spmm(M, np.log(C + laplace) - log_den_rows).ravel()
+        accepted = 0
+        for _ in range(moves_per_iteration):
+            # one swap proposal in every group, all groups at once: positions a (row 0) and b (row 1)
+            u = rng.random((3, G), dtype=np.float32)
+            ij = (u[:2] * sizes_ij).astype(np.int64)
+            ij[1] += ij[1] >= ij[0]
+            ab = ij + g_start
+            s_ab = assign[ab]  # (s_a, s_b)
+            b_ab = base[ab]
+            same = b_ab + s_ab  # cells (a, s_a), (b, s_b) of the flat (U, S) tables
+            cross = b_ab + s_ab[::-1]  # cells (a, s_b), (b, s_a)
+            lf_c, lf_s = LF[cross], LF[same]
+            delta = lf_c[0] + lf_c[1] - lf_s[0] - lf_s[1]
+            acc = np.flatnonzero((s_ab[0] != s_ab[1]) & (u[2] < np.exp(np.minimum(delta, 0.0))))
+            assign[ab[:, acc]] = s_ab[::-1, acc]  # swap
+            accepted += len(acc)
+            # the counts are whole numbers (exact in float64), so the update's order does not matter
+            N += (np.bincount(cross[:, acc].ravel(), minlength=U * S)
+                  - np.bincount(same[:, acc].ravel(), minlength=U * S)).reshape(U, S)
+        C_new = _spmm(Mt, N)
+        trace[it] = np.abs(C_new - C).sum() / (n * m)
+        acceptance[it] = accepted / (G * moves_per_iteration) if G else 0.0
+        C = C_new
+        if it >= h0:
+            votes[vote_base + assign] += 1
+            N_hist += N
+    return trace, acceptance, votes, N_hist
+
+
+def _markov_chain(
+    setup: _ChainSetup, assign: np.ndarray, N: np.ndarray, rng: np.random.Generator, *,
+    iterations: int, history: int, moves_per_iteration: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Run the deFinetti Markov chain (steps 2-4 of the module docstring) from ``assign``.
+
+    Parameters
+    ----------
+    setup : _ChainSetup
+    assign : numpy.ndarray, shape (n,)
+        SA code of each group-sorted position; updated in place (the final permutation).
+    N : numpy.ndarray, shape (U, S), float
+        Counts of (combination, SA value) pairs of ``assign``; updated in place.
+    rng : numpy.random.Generator
+        Draws ``rng.random((3, G), dtype=float32)`` per move: the two positions and the acceptance.
+
+    Returns
+    -------
+    trace, acceptance : numpy.ndarray, shape (iterations,)
+    votes : numpy.ndarray, shape (n * S,), int32
+        Per (position, SA value): iterations of the history window with that assignment.
+    N_hist : numpy.ndarray, shape (U, S)
+        ``N`` summed over the history window.
+
+    The numbers are those of :func:`_markov_chain_reference`, bit for bit (the
+    same draws and the same floating-point operations on the same values). It
+    is faster because each position carries its cell ``combination * K + SA
+    value`` in tables of K >= S columns (K a power of two; the extra columns
+    of the counts stay zero, those of the model are never read), so one
+    gather gives a pair's cells and the SA values are their low bits; it gathers 1-D rows with ``take`` (never the slow
+    ``x[:, idx]``), swaps and counts only the accepted pairs (``np.add.at``
+    instead of two ``bincount``\\ s over all cells) and reuses its buffers.
+    Padding changes no number: the model's columns are computed independently
+    (:func:`_spmm` sums each column in the same order), and the trace sums
+    whole numbers, exact in any order.
+    """
+    M, Mt, laplace = setup.M, setup.Mt, setup.laplace
+    g_start, m = setup.g_start, setup.m
+    n = len(assign)
+    G = len(g_start)
+    U, S = N.shape
+    K = 1 << (S - 1).bit_length()  # the padded width: a power of two >= S
+    low = K - 1  # the SA value of a cell code is its low bits
+    ucode = setup.ucode
+    code = ucode * K + assign  # each position's cell in the flat (U, K) tables
+    N_pad = np.zeros((U, K))
+    N_pad[:, :S] = N
+    N_flat = N_pad.reshape(-1)  # a view: updating it updates N_pad
+    log_den_pad = np.zeros((setup.log_den_rows.shape[0], K))
+    log_den_pad[:, :S] = setup.log_den_rows
+    # float32 uniforms times float64 sizes: the products are exact, so floor(u * size) < size
+    sizes_ij = np.stack([setup.g_size, setup.g_size - 1]).astype(np.float64)  # (2, G): draws of i and of j
+    trace = np.empty(iterations)
+    acceptance = np.empty(iterations)
+    votes = np.zeros(n * K, dtype=np.int32)  # (n, K) flattened: history of assignments
+    vote_shift = (np.arange(n) - ucode) * K  # code + vote_shift = position * K + SA value
+    N_hist = np.zeros_like(N_pad)
+    h0 = iterations - history
+    uij = np.empty((2, G))
+    # the positions in int32 while they are computed (numpy casts floats to int32 several times faster
+    # than to int64, with the same truncation), in int64 to index (numpy's fast gathers take int64)
+    small = np.int32 if n < 2**31 else np.int64
+    ij = np.empty((2, G), dtype=small)
+    g_start_ij = g_start.astype(small)
+    ab = np.empty((2, G), dtype=np.int64)
+    cross = np.empty((2, G), dtype=np.int64)
+    later, ok, differ = (np.empty(G, dtype=bool) for _ in range(3))
+    delta = np.empty(G)
+    C = _spmm(Mt, N_pad)
+    for it in range(iterations):
+        # model of the current assignment: sum_i log Pr[x_i | s] for every combination (U, K)
+        LF = _spmm(M, np.log(C + laplace) - log_den_pad).ravel()
+        accepted = 0
+        for _ in range(moves_per_iteration):
+            # one swap proposal in every group, all groups at once: positions a (row 0) and b (row 1)
+            u = rng.random((3, G), dtype=np.float32)
+            np.multiply(u[:2], sizes_ij, out=uij)
+            np.copyto(ij, uij, casting="unsafe")  # truncation toward zero, as the reference's astype
+            np.greater_equal(ij[1], ij[0], out=later)
+            ij[1] += later
+            ij += g_start_ij
+            np.copyto(ab, ij)
+            same = code[ab]  # cells (a, s_a), (b, s_b)
+            s_ab = same & low  # (s_a, s_b)
+            np.bitwise_xor(same, s_ab, out=cross)
+            cross |= s_ab[::-1]  # cells (a, s_b), (b, s_a)
+            lf_c, lf_s = LF[cross], LF[same]
+            np.add(lf_c[0], lf_c[1], out=delta)  # (lf_c[0] + lf_c[1] - lf_s[0]) - lf_s[1], in that order
+            np.subtract(delta, lf_s[0], out=delta)
+            np.subtract(delta, lf_s[1], out=delta)
+            np.minimum(delta, 0.0, out=delta)
+            np.exp(delta, out=delta)
+            np.less(u[2], delta, out=ok)
+            np.not_equal(s_ab[0], s_ab[1], out=differ)
+            ok &= differ
+            acc = np.flatnonzero(ok)
+            moved = cross.take(acc, axis=1)
+            code[ab[0].take(acc)] = moved[0]  # swap (a != b, and groups are disjoint)
+            code[ab[1].take(acc)] = moved[1]
+            accepted += len(acc)
+            # the counts are whole numbers (exact in float64), so the update's order does not matter
+            np.add.at(N_flat, moved, 1.0)
+            np.subtract.at(N_flat, same.take(acc, axis=1), 1.0)
+        C_new = _spmm(Mt, N_pad)
+        trace[it] = np.abs(C_new - C).sum() / (n * m)
+        acceptance[it] = accepted / (G * moves_per_iteration) if G else 0.0
+        C = C_new
+        if it >= h0:
+            votes[code + vote_shift] += 1
+            N_hist += N_pad
+    np.bitwise_and(code, low, out=assign)
+    N[...] = N_pad[:, :S]
+    return trace, acceptance, votes.reshape(n, K)[:, :S].reshape(-1), np.ascontiguousarray(N_hist[:, :S])
+
+
+def _predictions_reference(
+    scores: np.ndarray, ucode: np.ndarray, present: np.ndarray, votes: np.ndarray, history: int,
+    inverse: np.ndarray,
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """The predictors as first written (posteriors per tuple): the reference :func:`_predictions` must equal."""
+    scores_t = scores[ucode]  # per tuple, group-sorted order
+    post = np.exp(scores_t - scores_t.max(axis=1, keepdims=True))
+    post /= post.sum(axis=1, keepdims=True)
+    post_g = np.where(present, post, 0.0)
+    post_g /= post_g.sum(axis=1, keepdims=True)
+
+    def back(x: np.ndarray) -> np.ndarray:
+        return x[inverse]
+
+    pred = {
+        "permutation": back(votes.argmax(axis=1)),
+        "group": back(post_g.argmax(axis=1)),
+        "open": back(post.argmax(axis=1)),
+    }
+    conf = {
+        "permutation": back(votes.max(axis=1) / history),
+        "group": back(post_g.max(axis=1)),
+        "open": back(post.max(axis=1)),
+    }
+    return pred, conf
+
+
+def _predictions(
+    scores: np.ndarray, ucode: np.ndarray, present: np.ndarray, votes: np.ndarray, history: int,
+    inverse: np.ndarray,
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Predictions and beliefs of the three methods of :data:`METHODS`, in row order.
+
+    Parameters
+    ----------
+    scores : numpy.ndarray, shape (U, S)
+        NB log-scores of each QI combination.
+    ucode : numpy.ndarray, shape (n,)
+        Combination of each group-sorted position.
+    present : numpy.ndarray of bool, shape (n, S)
+        SA values present in each position's group.
+    votes : numpy.ndarray, shape (n, S)
+        Iterations of the history window with each assignment.
+    history : int
+    inverse : numpy.ndarray, shape (n,)
+        Sorted position of each row.
+
+    The numbers are those of :func:`_predictions_reference`, bit for bit; the
+    open posterior is computed once per combination (U rows, not n; each row
+    is reduced on its own, so the values are the same) and gathered.
+    """
+    post_u = np.exp(scores - scores.max(axis=1, keepdims=True))
+    post_u /= post_u.sum(axis=1, keepdims=True)
+    post_g = np.where(present, post_u[ucode], 0.0)
+    post_g /= post_g.sum(axis=1, keepdims=True)
+    row_combo = ucode[inverse]
+
+    def back(x: np.ndarray) -> np.ndarray:
+        return x[inverse]
+
+    pred = {
+        "permutation": back(votes.argmax(axis=1)),
+        "group": back(post_g.argmax(axis=1)),
+        "open": post_u.argmax(axis=1)[row_combo],
+    }
+    conf = {
+        "permutation": back(votes.max(axis=1) / history),
+        "group": back(post_g.max(axis=1)),
+        "open": post_u.max(axis=1)[row_combo],
+    }
+    return pred, conf
+
+
 def definetti_attack(
     table: EncodedTable,
     release: Anatomy | np.ndarray,
@@ -361,81 +654,24 @@ def definetti_attack(
     N = np.bincount(ucode * S + assign, minlength=U * S).reshape(U, S).astype(float)
 
     movable = sizes >= 2
-    g_start, g_size = starts[movable], sizes[movable]
-    G = len(g_start)
-    # float32 uniforms times float64 sizes: the products are exact, so floor(u * size) < size
-    sizes_ij = np.stack([g_size, g_size - 1]).astype(np.float64)  # (2, G): draws of i and of j
-    base = ucode * S  # flat row offset of each position's combination in (U, S) arrays
-    trace = np.empty(iterations)
-    acceptance = np.empty(iterations)
-    votes = np.zeros(n * S, dtype=np.int32)  # (n, S) flattened: history of assignments
-    vote_base = np.arange(n) * S
-    N_hist = np.zeros_like(N)
-    h0 = iterations - history
-    C = _spmm(Mt, N)
     t0 = time.perf_counter()
-    for it in range(iterations):
-        # model of the current assignment: sum_i log Pr[x_i | s] for every combination (U, S)
-        LF = _spmm(M, np.log(C + laplace) - log_den_rows).ravel()
-        accepted = 0
-        for _ in range(moves_per_iteration):
-            # one swap proposal in every group, all groups at once: positions a (row 0) and b (row 1)
-            u = rng.random((3, G), dtype=np.float32)
-            ij = (u[:2] * sizes_ij).astype(np.int64)
-            ij[1] += ij[1] >= ij[0]
-            ab = ij + g_start
-            s_ab = assign[ab]  # (s_a, s_b)
-            b_ab = base[ab]
-            same = b_ab + s_ab  # cells (a, s_a), (b, s_b) of the flat (U, S) tables
-            cross = b_ab + s_ab[::-1]  # cells (a, s_b), (b, s_a)
-            lf_c, lf_s = LF[cross], LF[same]
-            delta = lf_c[0] + lf_c[1] - lf_s[0] - lf_s[1]
-            acc = np.flatnonzero((s_ab[0] != s_ab[1]) & (u[2] < np.exp(np.minimum(delta, 0.0))))
-            assign[ab[:, acc]] = s_ab[::-1, acc]  # swap
-            accepted += len(acc)
-            # the counts are whole numbers (exact in float64), so the update's order does not matter
-            N += (np.bincount(cross[:, acc].ravel(), minlength=U * S)
-                  - np.bincount(same[:, acc].ravel(), minlength=U * S)).reshape(U, S)
-        C_new = _spmm(Mt, N)
-        trace[it] = np.abs(C_new - C).sum() / (n * m)
-        acceptance[it] = accepted / (G * moves_per_iteration) if G else 0.0
-        C = C_new
-        if it >= h0:
-            votes[vote_base + assign] += 1
-            N_hist += N
+    trace, acceptance, votes, N_hist = _markov_chain(
+        _ChainSetup(M=M, Mt=Mt, log_den_rows=log_den_rows, laplace=laplace, g_start=starts[movable],
+                    g_size=sizes[movable], ucode=ucode, m=m),
+        assign, N, rng, iterations=iterations, history=history, moves_per_iteration=moves_per_iteration)
     seconds = time.perf_counter() - t0
 
     # --- predictors ------------------------------------------------------------
     C_avg = Mt @ (N_hist / history)
     model = naive_bayes_from_counts(C_avg, offsets, laplace=laplace)
     scores = M @ model.log_cond[0] + model.log_prior[0][None, :]  # (U, S)
-    scores_t = scores[ucode]  # per tuple, group-sorted order
-    post = np.exp(scores_t - scores_t.max(axis=1, keepdims=True))
-    post /= post.sum(axis=1, keepdims=True)
     present = st[np.repeat(np.arange(len(sizes)), sizes)] > 0  # (n, S)
-    post_g = np.where(present, post, 0.0)
-    post_g /= post_g.sum(axis=1, keepdims=True)
-
     inverse = np.empty(n, dtype=np.int64)
     inverse[perm] = np.arange(n)  # row r sits at sorted position inverse[r]
-
-    def back(x: np.ndarray) -> np.ndarray:
-        return x[inverse]
-
-    votes = votes.reshape(n, S)
-    pred = {
-        "permutation": back(votes.argmax(axis=1)),
-        "group": back(post_g.argmax(axis=1)),
-        "open": back(post.argmax(axis=1)),
-    }
-    conf = {
-        "permutation": back(votes.max(axis=1) / history),
-        "group": back(post_g.max(axis=1)),
-        "open": back(post.max(axis=1)),
-    }
+    pred, conf = _predictions(scores, ucode, present, votes.reshape(n, S), history, inverse)
     return DeFinettiResult(
         predictions=pred, confidence=conf, trace=trace, acceptance=acceptance, model=model,
-        assignment=back(assign), iterations=iterations, history=history, seconds=seconds,
+        assignment=assign[inverse], iterations=iterations, history=history, seconds=seconds,
     )
 
 
