@@ -97,3 +97,18 @@ def test_bad_results_are_refused() -> None:
         AttackResult("x", np.array([1, 1]), np.zeros(2), np.ones(2, bool), np.zeros(2))
     with pytest.raises(ValueError, match="boolean"):
         AttackResult("x", np.arange(2), np.zeros(2), np.ones(2), np.zeros(2))
+
+
+def test_distinct_check_agrees_with_python_set() -> None:
+    """The fast distinct-targets check answers as len(set(...)) does, for every kind of integer array."""
+    from anonlab.measures.protocol import _all_distinct
+
+    rng = np.random.default_rng(0)
+    for _ in range(3000):
+        n = int(rng.integers(0, 60))
+        v = rng.integers(-5 if rng.random() < 0.3 else 0, int(rng.integers(1, 300)), n)
+        if rng.random() < 0.1:
+            v = v * 10**11
+        if rng.random() < 0.1:
+            v = v.astype(np.uint16)
+        assert _all_distinct(v) == (len(set(v.tolist())) == v.size)
