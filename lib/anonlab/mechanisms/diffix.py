@@ -139,6 +139,8 @@ _M1 = _U64(0xBF58476D1CE4E5B9)
 _M2 = _U64(0x94D049BB133111EB)
 _MASK64 = (1 << 64) - 1
 _LANES = np.arange(64)
+_FEW_WORDS = 16  # _intersect: from this many candidate words down, AND them as Python integers
+_FEW_ROWS = 32  # _intersect: up to this many rows, XOR their hashes in Python
 
 
 class DiffixQueryError(ValueError):
@@ -810,6 +812,7 @@ class DiffixProxy:
         self.n_rows = len(frame)
         self._uid_hash = uid_hashes(uids)
         self._xor_all = int(np.bitwise_xor.reduce(self._uid_hash))
+        self._uid_hash_py: list[int] | None = None
 
         self._con = duckdb.connect(config={"threads": 2})
         try:  # no progress bars on the console for long scans (inside Jupyter this may be refused)
@@ -1306,7 +1309,86 @@ class DiffixProxy:
         return tuple(sorted(keep))
 
     def _intersect(self, ids: tuple[int, ...]) -> tuple[int, int]:
-        """Count and XOR of user hashes of the rows satisfying every condition (bitmap AND)."""
+        """Count and XOR of user hashes of the rows satisfying every condition (bitmap AND).
+
+        The bitmaps are ANDed sparsest first over the words that still hold a
+        row. Once at most :data:`_FEW_WORDS` words are left (on CENSUS that is
+        usually after the second condition of forty), the remaining
+        conditions are ANDed word by word as Python integers, which costs a
+        tenth of a NumPy call per condition. The same bits as
+        :meth:`_intersect_reference` (an AND is exact in any order).
+        """
+        if not ids:
+            return self.n_rows, self._xor_all
+        masks, nzw = self._masks, self._nonzero_words
+        order = sorted(ids, key=self._nnz.__getitem__)
+        idx = nzw[order[0]]
+        if idx.size * 2 > self._n_words:  # dense: plain AND over all words
+            w = masks[order[0]].copy()
+            for i in order[1:]:
+                np.bitwise_and(w, masks[i], out=w)
+            idx = np.flatnonzero(w)
+            return self._rows_summary(idx, w[idx])
+        w = masks[order[0]][idx]
+        for step in range(1, len(order)):
+            if idx.size <= _FEW_WORDS:
+                return self._intersect_few(idx.tolist(), w.tolist(), order[step:])
+            np.bitwise_and(w, masks[order[step]][idx], out=w)
+            if idx.size > 16:
+                keep = np.flatnonzero(w)
+                if keep.size < idx.size:
+                    idx, w = idx[keep], w[keep]
+        keep = np.flatnonzero(w)
+        return self._rows_summary(idx[keep], w[keep])
+
+    def _intersect_few(self, idx: list[int], words: list[int], rest: Sequence[int]) -> tuple[int, int]:
+        """Finish :meth:`_intersect` on a few words as Python integers: AND the ``rest`` conditions.
+
+        Word by word, stopping at the first condition that empties the word
+        (most candidate words hold no row of the final set).
+        """
+        rest_masks = list(map(self._masks.__getitem__, rest))
+        live_idx, live = [], []
+        for j, x in zip(idx, words):
+            for m in rest_masks:
+                x &= m.item(j)
+                if not x:
+                    break
+            else:
+                if x:
+                    live_idx.append(j)
+                    live.append(x)
+        if not live:
+            return 0, 0
+        n = sum(x.bit_count() for x in live)
+        if n > _FEW_ROWS:
+            return self._rows_summary(np.array(live_idx, dtype=np.int64), np.array(live, dtype=_U64))
+        hashes = self._uid_hash_list()
+        xor = 0
+        for j, x in zip(live_idx, live):
+            base = j * 64 - 1
+            while x:
+                low = x & -x
+                xor ^= hashes[base + low.bit_length()]
+                x ^= low
+        return n, xor
+
+    def _uid_hash_list(self) -> list[int]:
+        """The users' hashes as Python integers (built on first use; for XORs of a few rows)."""
+        if self._uid_hash_py is None:
+            self._uid_hash_py = self._uid_hash.tolist()
+        return self._uid_hash_py
+
+    def _rows_summary(self, idx: np.ndarray, w: np.ndarray) -> tuple[int, int]:
+        """Count and XOR of user hashes of the rows set in words ``w`` (at word positions ``idx``)."""
+        if idx.size == 0:
+            return 0, 0
+        bits = np.unpackbits(w.view(np.uint8), bitorder="little").view(bool)
+        rows = (idx[:, None] * 64 + _LANES).ravel()[bits]
+        return int(rows.size), int(np.bitwise_xor.reduce(self._uid_hash[rows]))
+
+    def _intersect_reference(self, ids: tuple[int, ...]) -> tuple[int, int]:
+        """The plain algorithm of :meth:`_intersect` (one NumPy AND per condition), kept as its reference."""
         if not ids:
             return self.n_rows, self._xor_all
         masks, nzw = self._masks, self._nonzero_words
