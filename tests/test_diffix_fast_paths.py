@@ -182,3 +182,16 @@ def test_fast_pairs_reads_the_attacks_templates() -> None:
     assert _fast_pairs(_template("t", conds), "t", FAST_COLUMNS) == tuple(conds)
     # an AND inside a quoted name: left to the regular expressions
     assert _fast_pairs(_template("t", [("a AND b", "=")]), "t", FAST_COLUMNS) is None
+
+
+def test_template_text_is_the_plain_formula() -> None:
+    from anonlab.attacks.diffix._common import _template
+
+    def plain(table: str, conditions: list[tuple[str, str]]) -> str:
+        where = " AND ".join('"' + c.replace('"', '""') + f'" {op} ?' for c, op in conditions)
+        return f"SELECT count(*) FROM {table}" + (f" WHERE {where}" if where else "")
+
+    for conds in ([], [("age", "=")], [("age", "="), ('we"ird', "<>"), ("age", "<>")] * 3,
+                  [["zip", ">="], ["city", "="]]):
+        assert _template("adult", conds) == plain("adult", conds)
+        assert _template("adult", conds) is _template("adult", list(conds))  # memoised

@@ -1036,9 +1036,7 @@ class DiffixProxy:
             out.extend(() for _ in rows)
             keys.extend(() for _ in rows)
             return
-        raw = self._bind_known(plan, rows) if plan.in_order else None
-        if raw is None:
-            raw = self._bind_by_column(plan, fixed, rows)
+        raw = self._bind_in_order(plan, rows) if plan.in_order else self._bind_by_column(plan, fixed, rows)
         ids_rows = list(map(tuple, map(dict.fromkeys, raw))) if plan.dedupe else raw
         out.extend(ids_rows)
         if plan.conflicts:
@@ -1046,19 +1044,24 @@ class DiffixProxy:
         else:
             keys.extend(map(tuple, map(sorted, ids_rows)))
 
-    def _bind_known(self, plan: _Plan, rows: list[Sequence[Any]]) -> list[tuple[int, ...]] | None:
-        """Each row's condition ids in slot order, if every value of an in-order statement was seen before.
+    def _bind_in_order(self, plan: _Plan, rows: list[Sequence[Any]]) -> list[tuple[int, ...]]:
+        """Each row's condition ids in slot order, for a statement whose k-th slot takes the k-th value.
 
-        All rows in one pass of dictionary lookups (the k-th value through the
-        k-th slot's dictionary); ``None`` when a value is new or a ``bool``.
+        All values of all rows in one pass of dictionary lookups (the k-th
+        value through the k-th slot's dictionary); only when some value is
+        new (or a ``bool``) do the slots holding one go to
+        :meth:`_bind_new_values`.
         """
-        knowns = list(map(self._id_of.get, plan.pairs))
-        if None in knowns:
-            return None
+        n = len(plan.pairs)
+        knowns = [{} if k is None else k for k in map(self._id_of.get, plan.pairs)]
         flat = list(map(dict.get, itertools.cycle(knowns), itertools.chain.from_iterable(rows)))
-        if None in flat or bool in set(map(type, itertools.chain.from_iterable(rows))):
-            return None
-        return list(zip(*[iter(flat)] * len(knowns)))
+        has_bool = bool in set(map(type, itertools.chain.from_iterable(rows)))
+        if None not in flat and not has_bool:
+            return list(zip(*[iter(flat)] * n))
+        cols = [flat[i::n] for i in range(n)]
+        missing = [(i, c, op, i) for i, (c, op) in enumerate(plan.pairs) if has_bool or None in cols[i]]
+        self._bind_new_values(missing, list(zip(*rows)), cols, len(rows) < 8)
+        return list(zip(*cols))
 
     def _bind_by_column(self, plan: _Plan, fixed: list[tuple[int, int]],
                         rows: list[Sequence[Any]]) -> list[tuple[int, ...]]:
