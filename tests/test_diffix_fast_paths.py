@@ -195,3 +195,21 @@ def test_template_text_is_the_plain_formula() -> None:
                   [["zip", ">="], ["city", "="]]):
         assert _template("adult", conds) == plain("adult", conds)
         assert _template("adult", conds) is _template("adult", list(conds))  # memoised
+
+
+@pytest.mark.parametrize("dummies", [[1, 2, 3, 4, 5], [1, 2, 3, 4, 7], [1, 1, 2, 3, 4], [7, 8, 9, 10, 11]])
+def test_bind_cloning_statements(dummies: list[int]) -> None:
+    """The cloning attack's Q_j (one dummy left out per row): shared keys, kept dummies, repeated dummies."""
+    data = _table(3, 300)
+    template = ('SELECT count(*) FROM t WHERE "bit" = ? AND "mid" = ? AND ' + " AND ".join(['"mid" <> ?'] * 4)
+                + ' AND "city" = ?')
+    for base in ([1, 7], [0, 5]):
+        rows = [tuple(base + [d for i, d in enumerate(dummies) if i != j] + ["a"]) for j in range(len(dummies))]
+        rows += [tuple(base + dummies[:4] + ["b"])]  # one row unlike the others
+        for subset in (rows[:-1], rows):
+            fast, slow = DiffixProxy(data, table="t", salt=1), DiffixProxy(data, table="t", salt=1)
+            for _ in range(2):  # values new, then known
+                ids, keys, ref = [], [], []
+                fast._bind(template, subset, ids, keys)
+                slow._bind_reference(template, subset, ref)
+                assert ids == ref and keys == [fast._core(i) for i in ids]

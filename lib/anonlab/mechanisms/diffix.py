@@ -336,14 +336,15 @@ class _Plan:
     is a ``?`` and the k-th slot takes the k-th value, so a row of values is
     already in slot order (the attacks' statements). ``dedupe``: two slots
     share a column and an operator, so a row can bind one condition twice
-    (the duplicate is dropped). ``conflicts``: for each column with both
+    (the duplicate is dropped); ``dup_groups``: the indices of the slots of
+    each repeated pair. ``conflicts``: for each column with both
     ``=`` and ``<>`` slots, the indices of those slots; only then can
     :meth:`DiffixProxy._core` drop a condition from a query. ``slots`` (the
     :class:`_Slot` objects) and ``holes`` (``(slot index, column, op,
     placeholder index)`` of each ``?``) are built when first needed.
     """
 
-    __slots__ = ("pairs", "n_placeholders", "in_order", "dedupe", "conflicts", "_slots", "_holes")
+    __slots__ = ("pairs", "n_placeholders", "in_order", "dedupe", "dup_groups", "conflicts", "_slots", "_holes")
 
     def __init__(self, pairs: tuple[tuple[str, str], ...], n_placeholders: int, in_order: bool,
                  slots: tuple[_Slot, ...] | None = None) -> None:
@@ -351,6 +352,7 @@ class _Plan:
         self.n_placeholders = n_placeholders
         self.in_order = in_order
         self.dedupe = len(set(pairs)) < len(pairs)
+        self.dup_groups = _groups_of_repeats(pairs) if self.dedupe else ()
         self.conflicts = _conflicts(pairs)
         self._slots = slots
         self._holes: tuple[tuple[int, str, str, int], ...] | None = None
@@ -383,6 +385,23 @@ class _Plan:
     def fixed(self) -> list[_Slot]:
         """The slots holding a literal value (none in an in-order statement)."""
         return [] if self.in_order else [s for s in self.slots if s.position < 0]
+
+
+def _groups_of_repeats(pairs: tuple[tuple[str, str], ...]) -> tuple[tuple[int, ...], ...]:
+    """The slot indices of each ``(column, op)`` pair that occurs more than once."""
+    where: dict[tuple[str, str], list[int]] = {}
+    for i, pair in enumerate(pairs):
+        where.setdefault(pair, []).append(i)
+    return tuple(tuple(g) for g in where.values() if len(g) > 1)
+
+
+def _no_repeats(groups: tuple[tuple[int, ...], ...], by_slot: list[tuple[int, ...]], n_rows: int) -> bool:
+    """No row binds one condition twice: within each group of slots, a row's ids are all different."""
+    for group in groups:
+        sizes = list(map(len, map(set, zip(*(by_slot[k] for k in group)))))
+        if sizes.count(len(group)) != n_rows:
+            return False
+    return True
 
 
 def _conflicts(pairs: tuple[tuple[str, str], ...]) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
@@ -1037,10 +1056,13 @@ class DiffixProxy:
             keys.extend(() for _ in rows)
             return
         raw = self._bind_in_order(plan, rows) if plan.in_order else self._bind_by_column(plan, fixed, rows)
-        ids_rows = list(map(tuple, map(dict.fromkeys, raw))) if plan.dedupe else raw
+        by_slot = list(zip(*raw)) if plan.dedupe or plan.conflicts else []
+        ids_rows = raw
+        if plan.dedupe and not _no_repeats(plan.dup_groups, by_slot, len(raw)):
+            ids_rows = list(map(tuple, map(dict.fromkeys, raw)))
         out.extend(ids_rows)
         if plan.conflicts:
-            keys.extend(map(self._row_core, itertools.repeat(plan.conflicts), raw, ids_rows))
+            keys.extend(self._conflict_keys(plan.conflicts, raw, ids_rows, by_slot))
         else:
             keys.extend(map(tuple, map(sorted, ids_rows)))
 
@@ -1106,6 +1128,53 @@ class DiffixProxy:
                         known = id_of[(col, op)] = {}
                     known[value] = cid
             cols[i][j] = cid
+
+    def _conflict_keys(self, conflicts: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...],
+                       raw: list[tuple[int, ...]], ids_rows: list[tuple[int, ...]],
+                       by_slot: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
+        """:meth:`_row_core` of every row of a statement, the ``<>`` slots compared column by column.
+
+        With one ``=`` slot per conflicting column (the cloning attack's
+        statements): when every ``<>`` slot is dropped in every row and every
+        other slot holds one condition in all rows (the cloning attack's
+        ``Q_j``, which differ only in their dummy conditions), all rows share
+        one key; otherwise each ``<>`` slot's column of ids becomes the ids to
+        drop (``-1`` where kept) in one list comprehension. With several
+        ``=`` slots on a column, row by row. ``by_slot``: the ids by slot.
+        """
+        if any(len(eq) > 1 for eq, _ in conflicts):
+            return list(map(self._row_core, itertools.repeat(conflicts), raw, ids_rows))
+        value_of = operator.attrgetter("value")
+        conds = self._conds
+        shared = self._shared_key(conflicts, by_slot)
+        if shared is not None:
+            return [shared] * len(raw)
+        drop_cols = []
+        for (eq_slot,), ne_slots in conflicts:
+            eq_values = list(map(value_of, map(conds.__getitem__, by_slot[eq_slot])))
+            for k in ne_slots:
+                ne_ids = by_slot[k]
+                drop_cols.append([c if v != e else -1 for c, v, e in
+                                  zip(ne_ids, map(value_of, map(conds.__getitem__, ne_ids)), eq_values)])
+        return [tuple(sorted(set(ids).difference(drop))) for ids, drop in zip(ids_rows, zip(*drop_cols))]
+
+    def _shared_key(self, conflicts: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...],
+                    by_slot: list[tuple[int, ...]]) -> tuple[int, ...] | None:
+        """The key all rows share, if every ``<>`` slot of ``conflicts`` is dropped in every row and
+        every other slot holds the same condition in every row; else ``None``."""
+        value_of = operator.attrgetter("value")
+        conds = self._conds
+        ne_slots = set()
+        for (eq_slot,), ne in conflicts:
+            eq_values = list(map(value_of, map(conds.__getitem__, by_slot[eq_slot])))
+            for k in ne:
+                if not all(map(operator.ne, map(value_of, map(conds.__getitem__, by_slot[k])), eq_values)):
+                    return None
+            ne_slots.update(ne)
+        kept = [by_slot[k] for k in range(len(by_slot)) if k not in ne_slots]
+        if any(col.count(col[0]) != len(col) for col in kept):
+            return None
+        return tuple(sorted({col[0] for col in kept}))
 
     def _row_core(self, conflicts: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...],
                   raw: tuple[int, ...], ids: tuple[int, ...]) -> tuple[int, ...]:
