@@ -370,21 +370,18 @@ class _Plan:
 
     @property
     def slots(self) -> tuple[_Slot, ...]:
+        """The :class:`_Slot` of each condition (for a statement read by :func:`_fast_pairs`, built now)."""
         if self._slots is None:
             self._slots = tuple(_placeholder_slot(c, op, i) for i, (c, op) in enumerate(self.pairs))
         return self._slots
 
     @property
     def holes(self) -> tuple[tuple[int, str, str, int], ...]:
+        """``(slot index, column, op, placeholder index)`` of each ``?``."""
         if self._holes is None:
             self._holes = tuple((i, s.column, s.op, s.position) for i, s in enumerate(self.slots)
                                 if s.position >= 0)
         return self._holes
-
-    @property
-    def fixed(self) -> list[_Slot]:
-        """The slots holding a literal value (none in an in-order statement)."""
-        return [] if self.in_order else [s for s in self.slots if s.position < 0]
 
 
 def _groups_of_repeats(pairs: tuple[tuple[str, str], ...]) -> tuple[tuple[int, ...], ...]:
@@ -745,8 +742,10 @@ def _fast_template(sql: str, table: str, columns: Mapping[str, ColumnKind]) -> t
 
 
 def _fast_pairs(sql: str, table: str, columns: Mapping[str, ColumnKind]) -> tuple[tuple[str, str], ...] | None:
-    """The ``(column, op)`` pairs of ``SELECT count(*) FROM t WHERE "c1" op ? AND "c2" op ? ...`` as written by
-    the attacks (:func:`anonlab.attacks.diffix._common._template`), else ``None``.
+    """The ``(column, op)`` pairs of a statement as the attacks write it, else ``None``.
+
+    The attacks (:func:`anonlab.attacks.diffix._common._template`) write
+    ``SELECT count(*) FROM t WHERE "c1" op ? AND "c2" op ? ...``.
 
     The conditions after ``WHERE`` are split at ``" AND "`` and each piece is
     looked up in a table of every ``"column" op ?`` spelled with single spaces:
@@ -776,8 +775,10 @@ def _placeholder_slot(column: str, op: str, position: int) -> _Slot:
 
 
 def _condition_lookup(columns: Mapping[str, ColumnKind]) -> dict[str, tuple[str, str]]:
-    """``'"column" op ?'`` (quoted, single spaces) to ``(column, op)`` for every column and operator
-    (memoised per set of columns)."""
+    """``'"column" op ?'`` (quoted, single spaces) to ``(column, op)``, every column and operator.
+
+    Memoised per set of columns.
+    """
     key = tuple(columns)
     hit = _CONDITION_LOOKUPS.get(key)
     if hit is None:
@@ -1032,12 +1033,14 @@ class DiffixProxy:
         """Bind every row of values to the template.
 
         Appends each query's condition ids to ``out`` and its set-memo key
-        (:meth:`_core`) to ``keys``. Column by column: one dictionary per
-        (column, op) maps each bound value to its condition id, so a
-        statement whose values were all seen before binds without a Python
-        loop over its rows. New values are registered in the order of
+        (:meth:`_core`) to ``keys``. One dictionary per (column, op) maps
+        each bound value to its condition id; the attacks' statements look
+        up all their values in one pass (:meth:`_bind_in_order`), others
+        column by column. New values are registered in the order of
         :meth:`_bind_reference` (row by row below 8 rows, else column by
-        column), so every condition gets the same id.
+        column), so every condition gets the same id. The keys come from
+        the statement's plan: sorted ids unless ``=`` and ``<>`` slots share
+        a column (:meth:`_conflict_keys`).
         """
         plan = self._template(template)
         n = plan.n_placeholders
@@ -1144,11 +1147,11 @@ class DiffixProxy:
         """
         if any(len(eq) > 1 for eq, _ in conflicts):
             return list(map(self._row_core, itertools.repeat(conflicts), raw, ids_rows))
-        value_of = operator.attrgetter("value")
-        conds = self._conds
         shared = self._shared_key(conflicts, by_slot)
         if shared is not None:
             return [shared] * len(raw)
+        value_of = operator.attrgetter("value")
+        conds = self._conds
         drop_cols = []
         for (eq_slot,), ne_slots in conflicts:
             eq_values = list(map(value_of, map(conds.__getitem__, by_slot[eq_slot])))
@@ -1160,8 +1163,12 @@ class DiffixProxy:
 
     def _shared_key(self, conflicts: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...],
                     by_slot: list[tuple[int, ...]]) -> tuple[int, ...] | None:
-        """The key all rows share, if every ``<>`` slot of ``conflicts`` is dropped in every row and
-        every other slot holds the same condition in every row; else ``None``."""
+        """The key all rows share, else ``None``.
+
+        All rows share one key when every ``<>`` slot of ``conflicts`` is
+        dropped in every row (its value differs from the ``=`` slot's) and
+        every other slot holds the same condition in every row.
+        """
         value_of = operator.attrgetter("value")
         conds = self._conds
         ne_slots = set()
@@ -1564,9 +1571,9 @@ class DiffixProxy:
         (:meth:`_bind` computes them per statement, more cheaply).
         """
         n = len(ids_list)
-        counts = np.zeros(n, dtype=np.int64)
-        xors = np.zeros(n, dtype=_U64)
         if self.mode == "sql":
+            counts = np.zeros(n, dtype=np.int64)
+            xors = np.zeros(n, dtype=_U64)
             for i, ids in enumerate(ids_list):
                 where = " AND ".join(self._conds[c].sql() for c in ids)
                 sql = f'SELECT count(*), bit_xor("__uid_hash") FROM "{self.table}"' + \
