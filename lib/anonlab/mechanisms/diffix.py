@@ -1169,18 +1169,16 @@ class DiffixProxy:
         dropped in every row (its value differs from the ``=`` slot's) and
         every other slot holds the same condition in every row.
         """
-        value_of = operator.attrgetter("value")
-        conds = self._conds
-        ne_slots = set()
-        for (eq_slot,), ne in conflicts:
-            eq_values = list(map(value_of, map(conds.__getitem__, by_slot[eq_slot])))
-            for k in ne:
-                if not all(map(operator.ne, map(value_of, map(conds.__getitem__, by_slot[k])), eq_values)):
-                    return None
-            ne_slots.update(ne)
+        ne_slots = {k for _, ne in conflicts for k in ne}
         kept = [by_slot[k] for k in range(len(by_slot)) if k not in ne_slots]
         if any(col.count(col[0]) != len(col) for col in kept):
             return None
+        conds = self._conds
+        for (eq_slot,), ne in conflicts:  # the = slot holds one condition in every row: one value
+            value = conds[by_slot[eq_slot][0]].value
+            ne_ids = set(itertools.chain.from_iterable(by_slot[k] for k in ne))
+            if any(conds[c].value == value for c in ne_ids):
+                return None
         return tuple(sorted({col[0] for col in kept}))
 
     def _row_core(self, conflicts: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...],
@@ -1587,12 +1585,19 @@ class DiffixProxy:
             memo.clear()
         if keys is None:
             keys = list(map(self._core, ids_list))
-        todo = [key for key in dict.fromkeys(keys) if key not in memo]
+        known = dict.fromkeys(keys)  # each distinct key once, in order of first use
+        todo = []
+        for key in known:
+            hit = memo.get(key)
+            if hit is None:
+                todo.append(key)
+            else:
+                known[key] = hit
         if todo:
             self._ensure_masks({c for key in todo for c in key})
             for key in todo:
-                memo[key] = self._intersect(key)
-        found = list(map(memo.__getitem__, keys))
+                known[key] = memo[key] = self._intersect(key)
+        found = list(map(known.__getitem__, keys))
         counts = np.fromiter(map(operator.itemgetter(0), found), dtype=np.int64, count=n)
         xors = np.fromiter(map(operator.itemgetter(1), found), dtype=_U64, count=n)
         return counts, xors
@@ -1749,7 +1754,7 @@ class DiffixProxy:
         if n == 0:
             return np.zeros(0)
         counts, xors = self._query_sets(ids_list, keys)
-        sizes = [len(t) for t in ids_list]
+        sizes = list(map(len, ids_list))
         flat = np.fromiter(itertools.chain.from_iterable(ids_list), dtype=np.int64, count=sum(sizes))
         owner = np.repeat(np.arange(n), sizes)
         seed_arr, static_arr = self._noise_tables()
