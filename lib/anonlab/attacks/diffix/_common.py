@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -18,9 +20,25 @@ def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+@lru_cache(maxsize=4096)
+def _placeholder_condition(column: str, op: str) -> str:
+    """``"column" op ?``: one condition of a prepared statement (memoised: the attacks reuse a few)."""
+    return f"{_ident(column)} {op} ?"
+
+
 def _template(table: str, conditions: Sequence[tuple[str, str]]) -> str:
-    """``SELECT count(*) FROM table WHERE c1 op ? AND ...`` for (column, op) pairs."""
-    where = " AND ".join(f"{_ident(c)} {op} ?" for c, op in conditions)
+    """``SELECT count(*) FROM table WHERE c1 op ? AND ...`` for (column, op) pairs.
+
+    Memoised on the pairs: an attack sends the same statement shapes many
+    times, and the proxy finds a text it has seen (the same string object)
+    in its cache of statements at once.
+    """
+    return _template_of(table, tuple(map(tuple, conditions)))
+
+
+@lru_cache(maxsize=1 << 14)
+def _template_of(table: str, conditions: tuple[tuple[str, str], ...]) -> str:
+    where = " AND ".join(itertools.starmap(_placeholder_condition, conditions))
     return f"SELECT count(*) FROM {table}" + (f" WHERE {where}" if where else "")
 
 
