@@ -241,6 +241,8 @@ def test_every_exercise_answer_is_a_value_the_chapter_glues(executed_book: Path,
 def test_the_book_builds_without_warnings_and_links_resolve(
     executed_book: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    if _selected_chapters():  # the whole book needs every chapter executed
+        pytest.skip("ANONLAB_TEST_CHAPTERS runs some chapters only: the whole-book build is skipped")
     monkeypatch.setenv("ANONLAB_ROOT", str(executed_book))
     book.generate_pages()
     html = book.build_html(executed_book)
