@@ -740,20 +740,44 @@ def test_audit_is_the_owners_view_of_the_log(table: pd.DataFrame) -> None:
                                         for x in range(20, 30) for z in (1, 2, 3)]
 
 
-def test_dummy_values_vectorised_equals_loop() -> None:
-    """The masked NumPy draw gives the loop's values, in the loop's order, for every kind of domain."""
-    from anonlab.attacks.diffix.cloning import _dummy_values_loop
-
+def test_dummy_values_same_draw_for_arrays_and_lists() -> None:
+    """A NumPy domain and the same values as a list give the same draw, for every kind of domain."""
     domains = [np.arange(1000, dtype=np.int64), np.linspace(0.5, 9.5, 19), np.array(["a", "b", "c", "d"], dtype=object),
-               np.array(["x", "y", "z"]), np.array([3, 7])]
+               np.array(["x", "y", "z"]), np.array([3, 7]), np.array([2, 2, 5, 9, 5])]
     for dom in domains:
-        for value in (dom[0], dom[len(dom) // 2], dom[-1]):
+        for value in (dom[0], dom[len(dom) // 2], dom[-1], "absent" if dom.dtype.kind in "OU" else 10**6):
             for n in (2, 3, 10):
                 for seed in (0, 1, 7):
                     got = atk.dummy_values(value, dom, n, seed)
-                    want = _dummy_values_loop(value, list(dom), n, np.random.default_rng(seed))
+                    want = atk.dummy_values(value, list(dom), n, np.random.default_rng(seed))
                     assert got == want and [type(v) for v in got] == [type(v) for v in want]
+                    inside = [v for v in got if v in set(dom.tolist())]
+                    assert value not in inside
+                    if len(set(dom.tolist())) == len(dom):  # a domain of distinct values (what domains() gives)
+                        assert len(set(inside)) == len(inside)
+                        assert len(inside) == min(n, sum(v != value for v in dom.tolist()))
     assert atk.dummy_values(5, np.arange(10), 3, 0) != atk.dummy_values(4, np.arange(10), 3, 0)
+
+
+def test_dummy_values_are_uniform_over_the_other_values() -> None:
+    """Every other value is drawn about equally often (chi-square test at 0.1%), the victim's never."""
+    from scipy import stats
+
+    rng = np.random.default_rng(0)
+    counts = np.zeros(20)
+    for _ in range(4000):
+        counts[atk.dummy_values(7, np.arange(20), 3, rng)] += 1
+    assert counts[7] == 0
+    assert stats.chisquare(np.delete(counts, 7)).pvalue > 1e-3
+
+
+def test_former_permutation_draw_kept_for_the_benchmark() -> None:
+    """The former draw (a permutation of the whole domain) still answers with distinct other values."""
+    from anonlab.attacks.diffix.cloning import _dummy_values_permutation
+
+    got = _dummy_values_permutation(3, np.arange(50), 10, 0)
+    assert len(set(got)) == 10 and 3 not in got
+    assert _dummy_values_permutation("F", ["F", "M"], 3, 0) == ["M", "~none0", "~none1"]
 
 
 def test_sigma_sweep_equals_separate_runs(adult_ds) -> None:
