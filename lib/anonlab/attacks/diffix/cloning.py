@@ -445,7 +445,14 @@ def full_cloning_attack(proxy: DiffixProxy, record: Mapping[str, Any], a_star: S
 def _full_cloning_steps(table: str, record: Mapping[str, Any], a_star: Sequence[str], secret: str,
                         domains: Mapping[str, Sequence[Any]], *, v: int, n_dummy: int, sigma_star: float,
                         double_test: bool, max_subsets: int | None, g: np.random.Generator) -> Steps:
-    """:func:`full_cloning_attack` as a coroutine (see :func:`drive`)."""
+    """:func:`full_cloning_attack` as a coroutine (see :func:`drive`).
+
+    The double test is :func:`_double_test_sweep_steps` at the one cut-off.
+    """
+    if double_test:
+        outcomes = yield from _double_test_sweep_steps(table, record, a_star, secret, domains, n_dummy=n_dummy,
+                                                       sigma_stars=[sigma_star], max_subsets=max_subsets, g=g)
+        return outcomes[float(sigma_star)]
     a_star = list(a_star)
     if len(a_star) < 2:
         raise ValueError(f"A* needs at least 2 attributes (A' and u), got {a_star}")
@@ -458,22 +465,10 @@ def _full_cloning_steps(table: str, record: Mapping[str, Any], a_star: Sequence[
         tried += 1
         rest = [a for a in a_star if a not in subset]
         u = rest[int(g.integers(len(rest)))]
-        if not double_test:
-            out = yield from _cloning_steps(table, record, subset, u, secret, v=v, check_value_unique=True,
-                                            **common)
-            queries += out.n_queries
-            if out.guess is not None:
-                return FullCloningOutcome(out.guess, tuple(subset), u, out.s2, tried, queries)
-            continue
-        first = yield from _cloning_steps(table, record, subset, u, secret, v=0, check_value_unique=True, **common)
-        queries += first.n_queries
-        if first.guess is None:
-            continue
-        second = yield from _cloning_steps(table, record, subset, u, secret, v=1, check_value_unique=False,
-                                           **common)
-        queries += second.n_queries
-        if second.guess is not None and second.guess == first.guess:
-            return FullCloningOutcome(first.guess, tuple(subset), u, first.s2, tried, queries)
+        out = yield from _cloning_steps(table, record, subset, u, secret, v=v, check_value_unique=True, **common)
+        queries += out.n_queries
+        if out.guess is not None:
+            return FullCloningOutcome(out.guess, tuple(subset), u, out.s2, tried, queries)
     return FullCloningOutcome(None, (), None, float("nan"), tried, queries)
 
 

@@ -279,26 +279,12 @@ def full_differential_attack(proxy: DiffixProxy, record: Mapping[str, Any], a_st
     stops at the first subset that yields samples. The paper does not bound
     the exploration (the default, ``max_attacked=None``); ``max_attacked``
     bounds the unique subsets attacked and ``max_checked`` the subsets put to
-    the oracle, after which the victim is NonAttackable.
+    the oracle, after which the victim is NonAttackable. One search, that of
+    :func:`full_differential_attack_bounds` with the one bound.
     """
-    g = check_random_state(seed)
-    unique = oracle.for_record(record, a_star)
-    checked = attacked = queries = 0
-    if not unique(a_star):  # no subset of a non-unique restricted record is unique
-        return FullDifferentialOutcome(None, (), 1, 0, 0, 0)
-    for subset in subsets_by_decreasing_size(list(a_star), g):
-        if checked >= max_checked or (max_attacked is not None and attacked >= max_attacked):
-            break
-        checked += 1
-        if not unique(subset):
-            continue
-        attacked += 1
-        res = differential_attack(proxy, record, subset, secret, analyst=analyst)
-        queries += res.n_queries
-        if res.guess is not None:
-            return FullDifferentialOutcome(res.guess, tuple(subset), checked, attacked, queries,
-                                           int(res.q.size + res.r.size))
-    return FullDifferentialOutcome(None, (), checked, attacked, queries, 0)
+    bound = None if max_attacked is None else int(max_attacked)
+    return full_differential_attack_bounds(proxy, record, a_star, secret, oracle, [bound], seed=seed,
+                                           max_checked=max_checked, analyst=analyst)[bound]
 
 
 def full_differential_attack_bounds(proxy: DiffixProxy, record: Mapping[str, Any], a_star: Sequence[str],
