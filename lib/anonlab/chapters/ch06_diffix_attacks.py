@@ -55,6 +55,7 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+K = TypeVar("K")
 
 #: Complete_k with more records than this is refused (B**k; 12**6 = 2,985,984).
 MAX_COMPLETE_RECORDS = 3_000_000
@@ -391,14 +392,22 @@ class Runs:
         over victims), so the two methods share results.
         """
         keys = {b: dict(data=ds.name, k=k, n=n, max_attacked=b, secret=CENSUS_SECRETS[0]) for b in bounds}
-        todo = [b for b in keys if not self.is_cached("diffix_fig3", **keys[b])]
-        fresh: dict[int | None, pd.DataFrame] = {}
-        if todo:
-            fresh = atk.run_differential_bound_sweep(ds, self.proxy(ds), todo, n_users=n, k_star=k, seed=self.seed,
-                                                     n_jobs=self.n_jobs,
-                                                     progress=atk.progress_printer(f"{ds.name} k*={k} bounds", 250))
-        return {b: self.cached("diffix_fig3", lambda b=b: (fresh[b], int(fresh[b]["n_queries"].sum())), **keys[b])
-                for b in keys}
+        return self._each_cached("diffix_fig3", keys, lambda todo: atk.run_differential_bound_sweep(
+            ds, self.proxy(ds), todo, n_users=n, k_star=k, seed=self.seed, n_jobs=self.n_jobs,
+            progress=atk.progress_printer(f"{ds.name} k*={k} bounds", 250)))
+
+    def _each_cached(self, name: str, keys: Mapping[K, Mapping[str, Any]],
+                     sweep: Callable[[list[K]], Mapping[K, pd.DataFrame]]) -> dict[K, tuple[pd.DataFrame, int]]:
+        """``{setting: (results, queries)}``, the settings not in the result cache from one ``sweep(todo)``.
+
+        Each setting is cached under ``name`` with its own key, as the
+        experiment run alone would be, with the queries that run sends (the
+        sum over victims).
+        """
+        todo = [s for s in keys if not self.is_cached(name, **keys[s])]
+        fresh = sweep(todo) if todo else {}
+        return {s: self.cached(name, lambda s=s: (fresh[s], int(fresh[s]["n_queries"].sum())), **keys[s])
+                for s in keys}
 
     def cloning(self, ds: Any, k: int, n: int, cap: int | None, variant: str = "full", double: bool = False,
                 shuffled: bool = False, sigma: float | None = None) -> tuple[pd.DataFrame, int]:
@@ -440,16 +449,12 @@ class Runs:
         (the sum over victims), so the two methods share results.
         """
         keys = {s: self._cloning_key(ds, k, n, cap, "full", double, False, s) for s in sigmas}
-        todo = [s for s in keys if not self.is_cached("diffix_cloning", **keys[s])]
-        fresh: dict[float, pd.DataFrame] = {}
-        if todo:
-            label = f"{ds.name} σ* sweep{' double' if double else ''} k*={k}"
-            fresh = atk.run_cloning_sigma_sweep(ds, self.proxy(ds), todo, double_test=double, n_users=n, k_star=k,
-                                                v=self.target_value, n_dummy=self.n_dummy, max_subsets=cap,
-                                                seed=self.seed, n_jobs=self.n_jobs,
-                                                progress=atk.progress_printer(label, 250))
-        return {s: self.cached("diffix_cloning", lambda s=s: (fresh[s], int(fresh[s]["n_queries"].sum())),
-                               **keys[s])[0] for s in keys}
+        label = f"{ds.name} σ* sweep{' double' if double else ''} k*={k}"
+        runs = self._each_cached("diffix_cloning", keys, lambda todo: atk.run_cloning_sigma_sweep(
+            ds, self.proxy(ds), todo, double_test=double, n_users=n, k_star=k, v=self.target_value,
+            n_dummy=self.n_dummy, max_subsets=cap, seed=self.seed, n_jobs=self.n_jobs,
+            progress=atk.progress_printer(label, 250)))
+        return {s: res for s, (res, _) in runs.items()}
 
 
 # ---------------------------------------------------------------------------

@@ -33,8 +33,7 @@ from anonlab.mechanisms.diffix import DiffixProxy
 
 from ._common import _cloning_settings, _positive_int, _py
 from .cloning import _double_test_sweep_steps, _full_cloning_steps, _greedy_full_cloning_steps, drive_many
-from .differential import (UniquenessOracle, differential_attack_many, full_differential_attack,
-                           full_differential_attack_bounds)
+from .differential import UniquenessOracle, differential_attack_many, full_differential_attack_bounds
 
 __all__ = [
     "progress_printer",
@@ -88,13 +87,8 @@ def progress_printer(label: str, every: int = 100) -> ProgressFn:
 
 def _differential_user(ds: Any, proxy: DiffixProxy, oracle: UniquenessOracle, row: int,
                        g: np.random.Generator, k: int, max_attacked: int | None) -> tuple:
-    attrs = list(ds.attributes)
-    a_star = _known_attributes(attrs, k, g)
-    record = {a: _py(ds.data[a].iat[row]) for a in a_star}
-    unique = oracle(record, a_star)
-    out = full_differential_attack(proxy, record, a_star, ds.secret, oracle, seed=g,
-                                   max_attacked=max_attacked, analyst="differential")
-    return (unique, out.guess, out.n_queries, len(out.subset), out.n_samples)
+    """One victim of the full differential attack: ``(unique, guess, queries, subset size, samples)``."""
+    return _differential_bounds_user(ds, proxy, oracle, row, g, k, [max_attacked])[0]
 
 
 def _differential_bounds_user(ds: Any, proxy: DiffixProxy, oracle: UniquenessOracle, row: int,
