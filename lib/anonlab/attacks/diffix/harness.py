@@ -347,27 +347,17 @@ def run_differential_experiment(ds: Any, proxy: DiffixProxy, *, n_users: int = 1
         or the random one), ``correct``, ``n_queries``, ``subset_size``,
         ``n_samples``.
     """
+    if full:  # the bound sweep at the one bound
+        (res,) = run_differential_bound_sweep(ds, proxy, [max_attacked], n_users=n_users, k_star=k_star, seed=seed,
+                                              n_jobs=n_jobs, progress=progress).values()
+        return res
     data = ds.data
     attrs = list(ds.attributes)
     users = _sample_users(len(data), n_users, seed)
-    guess_rng = np.random.default_rng([seed, 7])
     truth = data[ds.secret].to_numpy()[users].astype(int)
-    if not full:
-        outs = differential_attack_many(proxy, data.iloc[users], attrs, ds.secret, analyst="differential")
-        guesses = [o.guess for o in outs]
-        uniq = np.ones(len(users), dtype=bool)
-        queries = [o.n_queries for o in outs]
-        sizes = [len(attrs)] * len(users)
-        samples = [o.q.size + o.r.size for o in outs]
-    else:
-        k = len(attrs) if k_star is None else _positive_int("k_star", k_star)
-        if k > len(attrs):
-            raise ValueError(f"k_star must be <= {len(attrs)} (attributes of {ds.name}), got {k}")
-        rows = _run_users("differential", ds, proxy, users, seed + 1, k,
-                          {"max_attacked": None if max_attacked is None else _positive_int("max_attacked", max_attacked)},
-                          _positive_int("n_jobs", n_jobs), progress)
-        return _differential_frame(rows, users, truth, guess_rng)
-    return _differential_frame(list(zip(uniq, guesses, queries, sizes, samples)), users, truth, guess_rng)
+    outs = differential_attack_many(proxy, data.iloc[users], attrs, ds.secret, analyst="differential")
+    rows = [(True, o.guess, o.n_queries, len(attrs), o.q.size + o.r.size) for o in outs]
+    return _differential_frame(rows, users, truth, np.random.default_rng([seed, 7]))
 
 
 def _differential_frame(rows: Sequence[tuple], users: np.ndarray, truth: np.ndarray,
