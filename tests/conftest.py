@@ -18,7 +18,7 @@ MINI_LEDGER = """
   unit: fraction
   compare: approx
   tolerance: 0.1
-  chapter: 01_syntactic_anonymity
+  chapter: 00_mini_chapter
   data: none
 - id: slides.mini.unavailable
   paper: cmu18734slides2019
@@ -29,7 +29,7 @@ MINI_LEDGER = """
   unit: count
   compare: at_least
   tolerance: 0
-  chapter: 01_syntactic_anonymity
+  chapter: 00_mini_chapter
   data: unavailable
 """
 

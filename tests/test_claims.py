@@ -98,8 +98,8 @@ def test_numpy_values_are_accepted() -> None:
 # --- recorder and verdict page (on the miniature project) ------------------------------------
 
 def test_recorder_writes_results_and_rejects_unknown_ids(mini_project: Path) -> None:
-    rec = Recorder("01_syntactic_anonymity")
-    assert rec.path == mini_project / "book" / "01_syntactic_anonymity.results.json"
+    rec = Recorder("00_mini_chapter")
+    assert rec.path == mini_project / "book" / "00_mini_chapter.results.json"
     assert rec.record("slides.mini.approx", 0.45, ci=(0.4, 0.5), n=100) == "reproduced"
     payload = json.loads(rec.path.read_text())
     assert payload["results"]["slides.mini.approx"]["ci"] == [0.4, 0.5]
@@ -111,12 +111,12 @@ def test_recorder_writes_results_and_rejects_unknown_ids(mini_project: Path) -> 
 def test_recorder_respects_the_runner_output_dir(mini_project: Path, tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANONLAB_OUTPUT_DIR", str(tmp_path / "run"))
-    rec = Recorder("01_syntactic_anonymity")
+    rec = Recorder("00_mini_chapter")
     assert rec.path.parent == tmp_path / "run"
 
 
 def test_verdict_page_counts_match_the_ledger(mini_project: Path, tmp_path: Path) -> None:
-    rec = Recorder("01_syntactic_anonymity")
+    rec = Recorder("00_mini_chapter")
     rec.record("slides.mini.approx", float("nan"))
     table = claims.write_verdict_pages(tmp_path / "gen")
     counts = claims.verdict_counts(table)
@@ -168,15 +168,28 @@ def test_a_miss_whose_interval_reaches_the_tolerance_is_inconclusive() -> None:
 
 
 def test_the_recorder_needs_every_listed_alternative(mini_project: Path, monkeypatch) -> None:
-    monkeypatch.setattr(claims, "claim", lambda cid: _claim(
-        id=cid, choices=[{"name": "tie-breaking", "alternatives": ["random", "stable"]}]))
-    rec = Recorder("01_syntactic_anonymity")
+    fake = lambda cid: _claim(id=cid, choices=[{"name": "tie-breaking", "alternatives": ["random", "stable"]}])  # noqa: E731
+    for module in (claims.recorder, claims.pages):
+        monkeypatch.setattr(module, "claim", fake)
+    rec = Recorder(fake("slides.t").chapter)
     with pytest.raises(claims.ClaimError, match="each alternative"):
         rec.record("slides.t", 0.5, alternatives={"random": 0.5})
     v = rec.record_all({"slides.t": claims.Measurement(0.5, alternatives={"random": 0.5, "stable": 0.8})})
     assert v.loc["slides.t", "verdict"] == "depends on an unstated choice"
     saved = json.loads(rec.path.read_text())["results"]["slides.t"]
-    assert saved["alternatives"]["stable"] == {"measured": 0.8, "ci": None, "verdict": "not reproduced"}
+    assert saved["alternatives"]["stable"] == {"measured": 0.8, "ci": None}  # measurements only, no verdict
+    assert rec.results["slides.t"]["alternatives"]["stable"]["verdict"] == "not reproduced"  # computed
+
+
+def test_the_recorder_touches_no_file_until_it_records_and_refuses_other_chapters(mini_project: Path) -> None:
+    stale = mini_project / "book" / "00_mini_chapter.attacks.pkl"
+    stale.write_bytes(b"old")
+    rec = Recorder("00_mini_chapter")
+    assert not rec.path.exists() and stale.read_bytes() == b"old"
+    with pytest.raises(claims.ClaimError, match="belongs to chapter"):
+        Recorder("01_syntactic_anonymity").record("slides.mini.approx", 0.5)
+    assert rec.record("slides.mini.approx", 0.5) == "reproduced"
+    assert "verdict" not in json.loads(rec.path.read_text())["results"]["slides.mini.approx"]
 
 
 def test_real_data_lifts_a_stand_in_and_readings_keep_their_intervals() -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from anonlab import claims
 from anonlab import runner
 from anonlab.runner import RunError, parse_cli_value, run_notebook
 
@@ -59,7 +60,7 @@ def test_a_run_publishes_notebook_results_and_parameters(mini_project: Path) -> 
     assert res.notebook == book / f"{NB}.ipynb" and res.notebook.exists()
     results = read_json(book / f"{NB}.results.json")["results"]
     assert results["slides.mini.approx"]["measured"] == 0.55
-    assert results["slides.mini.approx"]["verdict"] == "reproduced"
+    assert claims.collect_results(book)["slides.mini.approx"]["verdict"] == "reproduced"
     meta = read_json(book / f"{NB}.params.json")
     assert meta["parameters"] == {"x": 0.55}
     assert not list(book.glob(".run-*")), "temporary run folders must be cleaned up"
@@ -70,8 +71,7 @@ def test_an_unchanged_run_is_served_from_the_cache(mini_project: Path) -> None:
     second = run_notebook(NB, {"x": 0.5}, progress=False)
     third = run_notebook(NB, {"x": 0.9}, progress=False)
     assert (first.cached, second.cached, third.cached) == (False, True, False)
-    results = read_json(mini_project / "book" / f"{NB}.results.json")["results"]
-    assert results["slides.mini.approx"]["verdict"] == "not reproduced"
+    assert claims.collect_results(mini_project / "book")["slides.mini.approx"]["verdict"] == "not reproduced"
 
 
 def test_a_failed_run_keeps_the_published_notebook(mini_project: Path) -> None:

@@ -157,11 +157,13 @@ def run_sweep(
         where = f"Dask scheduler {scheduler}" if scheduler else f"{workers} local worker process(es)"
         print(f"[anonlab] sweep {name}: {len(points)} point(s) on {where}", file=sys.stderr)
     outputs = _run_all(args, workers, scheduler, progress)
+    from .claims import with_verdicts
+
     rows = []
     for out in outputs:
         for cid, r in out["results"].items():
             rows.append({**{k: _cell(v) for k, v in out["parameters"].items()}, "claim": cid,
-                         "measured": r.get("measured"), "verdict": r.get("verdict"),
+                         "measured": r.get("measured"), "verdict": with_verdicts(cid, r)["verdict"],
                          "seconds": out["seconds"]})
     table = pd.DataFrame(rows)
     table.to_csv(folder / "sweep.csv", index=False)

@@ -29,9 +29,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..validation import ParameterError, ParameterSpec
+from ..validation import Param, ParameterError, ParameterSpec
 
-__all__ = ["Chapter", "Exercise", "SPINE", "get", "module_name", "has_chapter"]
+__all__ = ["Chapter", "Exercise", "SPINE", "USE_CACHE", "get", "module_name", "has_chapter"]
+
+#: The result cache's one switch, which every chapter takes (:class:`Chapter` adds it to the declaration).
+USE_CACHE = Param("use_cache", "bool", True,
+                  "reuse results computed before with identical parameters, library and data")
 
 #: The headings (H2) of every chapter, in order (see the book's introduction).
 #: A heading matches when it starts with the entry ("Beyond the paper",
@@ -114,6 +118,9 @@ class Chapter:
     exercises: tuple[Exercise, ...] = ()
 
     def __post_init__(self) -> None:
+        if "use_cache" not in self.parameters.names:
+            object.__setattr__(self, "parameters", ParameterSpec([*self.parameters.params, USE_CACHE],
+                                                                 self.parameters.checks))
         try:
             self.parameters.validate(dict(self.quick))
         except ParameterError as exc:

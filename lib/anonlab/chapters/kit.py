@@ -1,0 +1,215 @@
+"""The chapter kit: the jobs every chapter shares, each done once.
+
+A chapter notebook starts with one call and then uses the run it returns for
+everything that is not specific to its paper::
+
+    from anonlab.chapters import kit, ch01_syntactic_anonymity as chapter
+    run = kit.start(chapter.CHAPTER, globals())   # check the parameters, set the book's style
+
+    run.glue_paper(chapter.PAPER)                 # the ledger's reported values, for the prose
+    table = run.cached("ladder", lambda: build(...), rows=run.p["adult_rows"])   # an expensive step
+    run.glue("k_fig2", 4)                         # a measured value, for the prose
+    run.record(chapter.measure_claims(...))       # claim measurements -> the chapter's verdict table
+    run.glue_verdicts(chapter.VERDICT_GLUE)       # each verdict in the rules' own words
+    run.provenance()                              # versions, data checksums, parameters
+
+The jobs:
+
+declare
+    :class:`~anonlab.chapters.Chapter` (parameters, quick preset, goals,
+    exercises); every chapter also takes :data:`USE_CACHE`, the one switch of
+    the result cache. The notebook's ``parameters`` cell is generated from the
+    declaration (:func:`parameters_cell`), so each parameter is described once.
+glue
+    :meth:`ChapterRun.glue` / :meth:`ChapterRun.glue_all`: a value for the
+    prose (strings become Markdown), never shown in the notebook;
+    :meth:`ChapterRun.glue_paper`: the ledger's reported values beside them.
+phrase a verdict
+    :meth:`ChapterRun.verdict` and :meth:`ChapterRun.phrase` ask the verdict
+    rules (:mod:`anonlab.claims.rules`); a chapter never compares a measured
+    value with a paper value itself.
+cache
+    :meth:`ChapterRun.cached`: the result cache (:mod:`anonlab.cache`) under
+    the chapter's name, keyed by the step's own inputs; off when
+    ``use_cache`` is False.
+record
+    :meth:`ChapterRun.record` (claim measurements) and
+    :meth:`ChapterRun.record_attack` (an attack for the yardstick).
+
+``tests/test_house_style.py`` fails when a chapter module or notebook does
+one of these jobs its own way (a local glue helper, a hand-built cache key,
+its own verdict wording, a comparison with a reported value).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
+
+import pandas as pd
+
+from .. import cache, claims
+from ..claims import Measurement
+from . import USE_CACHE
+
+__all__ = ["USE_CACHE", "ChapterRun", "start", "parameters_cell", "Measurement"]
+
+T = TypeVar("T")
+
+def _literal(value: Any) -> str:
+    """A parameter's default as Python source (lists and strings with double quotes)."""
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(_literal(v) for v in value)
+        return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_literal(k)}: {_literal(v)}" for k, v in value.items()) + "}"
+    return repr(value)
+
+
+def parameters_cell(chapter: Any) -> str:
+    """The source of a chapter notebook's ``parameters`` cell, generated from its declaration.
+
+    One line per parameter, ``name = default  # meaning``: the same text
+    ``--list-parameters``, the chapter's Parameters section and the course
+    plan read (``tests/test_house_style.py`` checks every notebook's cell
+    word for word; ``python -m anonlab parameters --write`` rewrites them).
+
+    >>> from anonlab.chapters import Chapter
+    >>> from anonlab.validation import Param, ParameterSpec
+    >>> print(parameters_cell(Chapter("00_x", "X", ParameterSpec([Param("k", "int", 4, "smallest class")]))))
+    k = 4  # smallest class
+    use_cache = True  # reuse results computed before with identical parameters, library and data
+    """
+    return "\n".join(f"{p.name} = {_literal(p.default)}  # {p.help}" for p in chapter.parameters.params)
+
+
+class ChapterRun:
+    """One run of a chapter: its checked parameters, its glue, its result cache and its record.
+
+    Made by :func:`start`; see the module docstring for the jobs.
+
+    Attributes
+    ----------
+    chapter
+        The chapter's declaration.
+    p
+        The run's parameters, checked against the declaration.
+    recorder
+        The :class:`~anonlab.claims.Recorder` of the chapter's claims.
+    """
+
+    def __init__(self, chapter: Any, parameters: Mapping[str, Any]) -> None:
+        self.chapter = chapter
+        self.p: dict[str, Any] = dict(parameters)
+        self.recorder = claims.Recorder(chapter.name)
+
+    # -- glue ---------------------------------------------------------------
+    def glue(self, key: str, value: Any) -> None:
+        """Store ``value`` for the prose (``{glue:text}`key```); a string is pasted as Markdown."""
+        from IPython.display import Markdown
+
+        from ..glue import glue
+
+        glue(key, Markdown(value) if isinstance(value, str) else value, display=False)
+
+    def glue_all(self, values: Mapping[str, Any]) -> None:
+        """:meth:`glue` every ``{key: value}``."""
+        for key, value in values.items():
+            self.glue(key, value)
+
+    def paper(self, claim_id: str) -> Any:
+        """The value the paper reports for ``claim_id`` (from the ledger)."""
+        return claims.reported(claim_id)
+
+    def glue_paper(self, keys: Mapping[str, str]) -> None:
+        """Glue the reported value of each ``{glue key: claim id}`` (numbers as they are in the ledger)."""
+        for key, cid in keys.items():
+            self.glue(key, self.paper(cid))
+
+    # -- cache --------------------------------------------------------------
+    def cache_key(self, step: str, **key: Any) -> dict[str, Any]:
+        """The cache key of a step: the chapter, the step and its own inputs."""
+        return {"chapter": self.chapter.name, "step": step, **key}
+
+    def cached(self, step: str, compute: Callable[[], T], **key: Any) -> T:
+        """``compute()`` once per ``key`` (every input that changes the result), unless ``use_cache`` is off."""
+        if not self.p.get("use_cache", True):
+            return compute()
+        return cache.cached(_cache_name(self.chapter.name, step), self.cache_key(step, **key), compute)
+
+    def is_cached(self, step: str, **key: Any) -> bool:
+        """Would :meth:`cached` load this step's result instead of computing it?"""
+        return bool(self.p.get("use_cache", True)) and cache.is_cached(
+            _cache_name(self.chapter.name, step), self.cache_key(step, **key))
+
+    def cached_each(self, step: str, keys: Mapping[Any, Mapping[str, Any]],
+                    compute_missing: Callable[[list[Any]], Mapping[Any, T]]) -> dict[Any, T]:
+        """Several settings of one step, each cached under its own key, the missing ones computed together.
+
+        ``keys`` maps each setting to its key; ``compute_missing(settings)``
+        computes the settings not in the cache at once (one sweep) and
+        returns ``{setting: result}``.
+        """
+        todo = [s for s in keys if not self.is_cached(step, **keys[s])]
+        fresh = dict(compute_missing(todo)) if todo else {}
+        return {s: self.cached(step, lambda s=s: fresh[s], **keys[s]) for s in keys}
+
+    # -- record and verdicts -------------------------------------------------
+    def record(self, measurements: Mapping[str, Measurement | Any]) -> pd.DataFrame:
+        """Record claim measurements; return their verdicts (id -> reported, measured, ci, verdict)."""
+        return self.recorder.record_all(measurements)
+
+    def record_attack(self, name: str, result: Any, baseline: Any = None) -> None:
+        """Keep an attack's result (and its baseline) for the yardstick."""
+        self.recorder.record_attack(name, result, baseline)
+
+    def verdict(self, claim_id: str) -> str:
+        """The verdict of a recorded claim (``not run`` when it was not recorded), by the rules."""
+        return claims.decide(claims.claim(claim_id), self.recorder._entries.get(claim_id))
+
+    def phrase(self, claim_id: str) -> str:
+        """The verdict of a recorded claim in the rules' words, with the readings where they disagree."""
+        return claims.phrase(claims.claim(claim_id), self.recorder._entries.get(claim_id))
+
+    def glue_verdicts(self, keys: Mapping[str, str]) -> None:
+        """Glue :meth:`phrase` of each ``{glue key: claim id}``."""
+        for key, cid in keys.items():
+            self.glue(key, self.phrase(cid))
+
+    def verdicts(self, claim_ids: Iterable[str] | None = None) -> pd.Series:
+        """Claim id -> verdict, for these claims (default: every recorded one)."""
+        ids = list(self.recorder._entries) if claim_ids is None else list(claim_ids)
+        return pd.Series({cid: self.verdict(cid) for cid in ids}, dtype=object, name="verdict")
+
+    def parameters_table(self) -> pd.DataFrame:
+        """The run's parameters: name, value and the declared meaning (the chapter's Parameters section)."""
+        rows = [{"parameter": q.name, "value": repr(self.p[q.name]), "meaning": q.help}
+                for q in self.chapter.parameters.params]
+        return pd.DataFrame(rows).set_index("parameter")
+
+    def verdict_table(self) -> pd.DataFrame:
+        """The chapter's recorded claims as the book shows them."""
+        return self.recorder.table()[["id", "statement", "reported", "measured", "ci", "verdict", "readings"]]
+
+    # -- provenance -----------------------------------------------------------
+    def provenance(self) -> None:
+        """Show the run's provenance: versions, data checksums, parameters."""
+        from .. import provenance
+
+        provenance.show(parameters=self.p, data=list(self.chapter.data))
+
+
+def _cache_name(chapter: str, step: str) -> str:
+    """``ch01_<step>``: the folder of a step's results in the cache."""
+    return f"ch{chapter.split('_', 1)[0]}_{step}"
+
+
+def start(chapter: Any, namespace: Mapping[str, Any]) -> ChapterRun:
+    """Check a notebook's parameters against the declaration, set the book's figure style, return the run."""
+    from .. import plotting
+
+    run = ChapterRun(chapter, chapter.check(namespace))
+    plotting.book_style()
+    return run

@@ -1,0 +1,36 @@
+"""Claims: the ledger of what the papers report, the verdict rules, the record of what the book measured.
+
+Four modules, one job each:
+
+:mod:`~anonlab.claims.ledger`
+    ``data/claims.yaml`` read and validated (:func:`claim`, :func:`reported`);
+:mod:`~anonlab.claims.rules`
+    the verdict rules (:func:`decide`, :func:`verdict`) and their wording
+    (:func:`phrase`), the one source of a verdict;
+:mod:`~anonlab.claims.recorder`
+    a chapter's measurements (:class:`Measurement`, :class:`Recorder`) and
+    attack results, and reading them back (:func:`collect_results`,
+    :func:`attack_table`);
+:mod:`~anonlab.claims.pages`
+    the verdict tables and pages of the book.
+
+This package re-exports their public names, so ``from anonlab import
+claims; claims.reported(...)`` reads as before.
+"""
+
+from __future__ import annotations
+
+from .ledger import COMPARISONS, DATA_STATES, Claim, ClaimError, chapter_claims, claim, describe_reported, \
+    ledger, load_ledger, reported
+from .pages import verdict_counts, verdict_html_table, verdict_summary_html, verdict_table, write_verdict_pages
+from .recorder import ATTACKS_SUFFIX, RESULTS_SUFFIX, Measurement, Recorder, attack_table, collect_results, \
+    load_attacks, with_verdicts
+from .rules import SHORT_VERDICT, VERDICTS, decide, phrase, reading_verdict, verdict
+
+__all__ = [
+    "COMPARISONS", "DATA_STATES", "Claim", "ClaimError", "chapter_claims", "claim", "describe_reported", "ledger",
+    "load_ledger", "reported", "verdict_counts", "verdict_html_table", "verdict_summary_html", "verdict_table",
+    "write_verdict_pages", "ATTACKS_SUFFIX", "RESULTS_SUFFIX", "Measurement", "Recorder", "attack_table",
+    "collect_results", "load_attacks", "with_verdicts", "SHORT_VERDICT", "VERDICTS", "decide", "phrase",
+    "reading_verdict", "verdict",
+]

@@ -1,0 +1,250 @@
+"""The record of what a chapter measured: ``<chapter>.results.json`` and ``<chapter>.attacks.pkl``.
+
+A chapter's library module turns its results into :class:`Measurement`
+objects and the chapter records them all with one call (through the chapter
+kit, :func:`anonlab.chapters.kit.start`)::
+
+    rec = Recorder("02_dp_vs_definetti")
+    rec.record_all({"cormode.fig1.occupation.majority_baseline": Measurement(0.127, ci=(0.123, 0.131))})
+
+which writes ``<chapter>.results.json`` beside the executed notebook. The
+file holds measurements only; verdicts are computed from them by
+:func:`anonlab.claims.rules.decide` wherever they are shown (one source of
+truth). :meth:`Recorder.record_attack` keeps an attack's full
+:class:`~anonlab.measures.AttackResult` (and its baseline) in
+``<chapter>.attacks.pkl``, so that :func:`attack_table` can score any
+chapter's attacks on the common yardstick later.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import pickle
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .. import paths
+from ..fileio import atomic_write
+from .ledger import ClaimError, claim
+from .rules import decide, reading_verdict
+
+__all__ = ["RESULTS_SUFFIX", "ATTACKS_SUFFIX", "Measurement", "Recorder", "with_verdicts", "collect_results",
+           "load_attacks", "attack_table"]
+
+RESULTS_SUFFIX = ".results.json"
+ATTACKS_SUFFIX = ".attacks.pkl"
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """The measured value of one claim, as a chapter's library function computes it.
+
+    ``value`` is in the claim's unit (rates as fractions); ``None`` means
+    not measured (not run, or data unavailable). ``ci`` is an optional
+    (low, high) interval, ``n`` the sample size, ``note`` one line of context.
+    ``alternatives`` maps each alternative reading the ledger lists for this
+    claim (its ``choices``) to the value measured under it (a number, or a
+    ``Measurement`` to give that reading its own interval); ``value`` is the
+    measurement under the chapter's default reading. ``real_data`` says the
+    value was measured on the paper's own data (e.g. the user's copy of the
+    Netflix Prize), which lifts the ledger's ``stand_in``.
+    """
+
+    value: Any
+    ci: Sequence[float] | None = None
+    n: int | None = None
+    note: str = ""
+    alternatives: Mapping[str, Any] | None = None
+    real_data: bool = False
+
+
+
+def _jsonable(x: Any) -> Any:
+    """Convert numpy scalars/arrays and tuples into plain JSON values (NaN -> None)."""
+    if x is None or isinstance(x, (str, bool)):
+        return x
+    if hasattr(x, "item") and getattr(x, "ndim", 0) == 0:
+        x = x.item()
+    if isinstance(x, bool):
+        return x
+    if isinstance(x, int):
+        return x
+    if isinstance(x, float):
+        return None if math.isnan(x) else x
+    if isinstance(x, Mapping):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (Sequence, set)) or hasattr(x, "tolist"):
+        seq = x.tolist() if hasattr(x, "tolist") else list(x)
+        return [_jsonable(v) for v in seq]
+    return str(x)
+
+
+def _atomic_write_json(path: Path, payload: Any) -> None:
+    atomic_write(path, lambda fh: json.dump(payload, fh, indent=1, sort_keys=True))
+
+
+def with_verdicts(claim_id: str, entry: Mapping[str, Any]) -> dict[str, Any]:
+    """A recorded entry with its verdict (and each alternative's) computed by the rules, never stored."""
+    c = claim(claim_id)
+    out = dict(entry)
+    if entry.get("alternatives"):
+        out["alternatives"] = {k: dict(a, verdict=reading_verdict(c, a)) for k, a in entry["alternatives"].items()}
+    out["verdict"] = decide(c, entry)
+    return out
+
+
+class Recorder:
+    """Records a chapter's measurements of its ledger claims.
+
+    Parameters
+    ----------
+    notebook
+        The chapter's name, e.g. ``"01_syntactic_anonymity"``; only claims
+        the ledger assigns to this chapter can be recorded.
+    out_dir
+        Folder of the results file; default :func:`anonlab.paths.output_dir`
+        (``book/``, or the runner's temporary folder during a run).
+
+    Creating a recorder touches no file: the first :meth:`record` writes the
+    results file afresh (one run of a chapter, one set of results), the
+    first :meth:`record_attack` the attacks file.
+    """
+
+    def __init__(self, notebook: str, out_dir: str | Path | None = None) -> None:
+        if not notebook or "/" in notebook or notebook.endswith(".ipynb"):
+            raise ValueError(f"notebook must be a bare name like '01_syntactic_anonymity', got {notebook!r}")
+        self.notebook = notebook
+        self.path = Path(out_dir or paths.output_dir()) / f"{notebook}{RESULTS_SUFFIX}"
+        self._entries: dict[str, dict[str, Any]] = {}
+        self.attacks: dict[str, dict[str, Any]] = {}
+
+    @property
+    def results(self) -> dict[str, dict[str, Any]]:
+        """Claim id -> the recorded entry, with its verdict computed by the rules."""
+        return {cid: with_verdicts(cid, e) for cid, e in self._entries.items()}
+
+    def record(
+        self,
+        claim_id: str,
+        measured: Any,
+        *,
+        ci: Sequence[float] | None = None,
+        n: int | None = None,
+        note: str = "",
+        alternatives: Mapping[str, Any] | None = None,
+        real_data: bool = False,
+    ) -> str:
+        """Record the measured value of ``claim_id`` and return its verdict.
+
+        ``measured`` is in the claim's unit (rates as fractions in [0, 1]);
+        ``ci`` an optional (low, high) interval; ``n`` the sample size;
+        ``alternatives`` the value under each alternative reading the ledger
+        lists (every listed alternative, no other).
+        """
+        c = claim(claim_id)
+        if c.chapter != self.notebook:
+            raise ClaimError(f"claim {claim_id!r} belongs to chapter {c.chapter}, not {self.notebook}: "
+                             "record it there")
+        listed = c.alternatives()
+        if alternatives is not None or listed:
+            given = sorted(map(str, alternatives or {}))
+            if measured is not None and given != sorted(listed):
+                raise ClaimError(f"claim {claim_id!r}: record a value for each alternative the ledger lists "
+                                 f"({sorted(listed)}), got {given}")
+        is_nan = measured is not None and _jsonable(measured) is None  # NaN
+        entry: dict[str, Any] = {
+            "measured": _jsonable(measured),
+            "is_nan": is_nan,
+            "ci": _jsonable(ci) if ci is not None else None,
+            "n": _jsonable(n),
+            "note": note,
+        }
+        if alternatives:
+            entry["alternatives"] = {
+                str(k): ({"measured": _jsonable(v.value), "ci": _jsonable(v.ci) if v.ci is not None else None}
+                         if isinstance(v, Measurement) else {"measured": _jsonable(v), "ci": None})
+                for k, v in alternatives.items()}
+        if real_data:
+            entry["real_data"] = True
+        self._entries[claim_id] = entry
+        _atomic_write_json(self.path, {"notebook": self.notebook, "results": self._entries})
+        return decide(c, entry)
+
+    def record_all(self, measurements: Mapping[str, "Measurement | Any"]) -> pd.DataFrame:
+        """Record every claim of ``measurements`` (``Measurement`` or a bare value); return the verdicts."""
+        for cid, m in measurements.items():
+            if not isinstance(m, Measurement):
+                m = Measurement(m)
+            self.record(cid, m.value, ci=m.ci, n=m.n, note=m.note, alternatives=m.alternatives,
+                        real_data=m.real_data)
+        return self.table().set_index("id").loc[list(measurements), ["reported", "measured", "ci", "verdict"]]
+
+    def record_attack(self, name: str, result: Any, baseline: Any = None) -> None:
+        """Keep an attack's :class:`~anonlab.measures.AttackResult` (and its baseline) for the yardstick."""
+        if not name:
+            raise ValueError("record_attack needs a name")
+        self.attacks[name] = {"result": result, "baseline": baseline}
+        path = self.path.with_name(f"{self.notebook}{ATTACKS_SUFFIX}")
+        atomic_write(path, lambda fh: pickle.dump(self.attacks, fh, protocol=pickle.HIGHEST_PROTOCOL),
+                     binary=True)
+
+    def table(self) -> pd.DataFrame:
+        """This chapter's recorded claims: id, where, statement, reported, measured, verdict, readings."""
+        from .pages import claim_rows
+
+        return claim_rows(self._entries)
+
+
+def load_attacks(chapter: str, results_dir: str | Path | None = None) -> dict[str, dict[str, Any]]:
+    """The attack results a chapter recorded: ``{name: {"result": ..., "baseline": ...}}``."""
+    d = Path(results_dir) if results_dir is not None else paths.book_dir()
+    path = d / f"{chapter}{ATTACKS_SUFFIX}"
+    if not path.exists():
+        return {}
+    with open(path, "rb") as fh:
+        return pickle.load(fh)
+
+
+def attack_table(chapters: Sequence[str] | str, results_dir: str | Path | None = None,
+                 confidence: float = 0.95) -> pd.DataFrame:
+    """Every recorded attack of these chapters on one yardstick.
+
+    Precision, coverage, recall, baseline precision on the same targets and
+    PI, each with its interval (:func:`anonlab.measures.score`)::
+
+        attack_table(["02_dp_vs_definetti", "06_diffix_attacks"])
+    """
+    from .measures import score
+
+    names = [chapters] if isinstance(chapters, str) else list(chapters)
+    rows = []
+    for ch in names:
+        for name, item in load_attacks(ch, results_dir).items():
+            row = score(item["result"], item.get("baseline"), confidence=confidence).as_dict()
+            row.update(chapter=ch, name=name)
+            rows.append(row)
+    if not rows:
+        return pd.DataFrame()
+    return pd.DataFrame(rows).set_index(["chapter", "name"])
+
+
+def collect_results(results_dir: str | Path | None = None) -> dict[str, dict[str, Any]]:
+    """All recorded results under ``results_dir`` (default ``book/``), by claim id, with their verdicts."""
+    d = Path(results_dir) if results_dir is not None else paths.book_dir()
+    out: dict[str, dict[str, Any]] = {}
+    for f in sorted(d.glob(f"*{RESULTS_SUFFIX}")):
+        payload = json.loads(f.read_text(encoding="utf-8"))
+        for cid, r in payload.get("results", {}).items():
+            out[cid] = dict(r, notebook=payload.get("notebook"))
+            try:
+                out[cid] = with_verdicts(cid, out[cid])
+            except ClaimError:
+                pass  # an id the ledger no longer has: verdict_table names it
+    return out
+
+

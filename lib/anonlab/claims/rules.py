@@ -1,0 +1,208 @@
+"""The verdict rules: how a recorded measurement is judged against its claim (one place).
+
+Verdicts
+--------
+``reproduced``
+    the measured value satisfies the claim's comparison within tolerance;
+``not reproduced``
+    it does not (or the measurement is undefined, NaN), under every reading
+    of the paper the ledger lists;
+``depends on an unstated choice``
+    the paper leaves a choice open (the ledger's ``choices``: an attribute
+    set, a tie-break, a scale, a reading of a sentence) and the claim holds
+    under one reasonable alternative and fails under another; the record
+    keeps the measurement under each alternative;
+``inconclusive``
+    the evidence cannot decide: the claim is about data the book can only
+    stand in for (the ledger's ``stand_in`` says with what, and what would
+    decide it), or the measurement misses the tolerance while its interval
+    reaches into it (the tolerance already allows for noise; such a run
+    cannot be called a failure);
+``not run``
+    no notebook has recorded the claim (yet, or with these parameters);
+``data unavailable``
+    not run because the data it needs cannot be had here.
+
+A verdict is never stored: :func:`decide` computes it from the ledger and
+the recorded measurement whenever it is needed (the chapter's prose, the
+verdict pages, the pins), so a ledger edit takes effect without a rerun and
+there is one source of truth. :func:`phrase` words it, the same way in every
+chapter.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from .ledger import Claim, ClaimError
+
+__all__ = ["VERDICTS", "SHORT_VERDICT", "verdict", "decide", "reading_verdict", "reading_verdicts",
+           "accepted_interval", "phrase", "join_words"]
+
+VERDICTS = ("reproduced", "not reproduced", "depends on an unstated choice", "inconclusive", "not run",
+            "data unavailable")
+
+SHORT_VERDICT = {"reproduced": "reproduced", "not reproduced": "not reproduced",
+                 "depends on an unstated choice": "depends on a choice", "inconclusive": "inconclusive",
+                 "not run": "not run", "data unavailable": "no data"}
+
+def _as_number(x: Any) -> float:
+    return float(x)
+
+
+def verdict(c: Claim, measured: Any) -> str:
+    """Compare a measurement with a claim.
+
+    ``approx``: ``|m − r| ≤ tol``; ``at_least``: ``m ≥ r − tol``;
+    ``at_most``: ``m ≤ r + tol``; ``range``: ``lo − tol ≤ m ≤ hi + tol``;
+    ``exact``: equal (numbers within ``tol``, default 1e-9);
+    ``holds``: ``bool(m) == bool(r)``. A missing measurement is ``not run``
+    (or ``data unavailable`` when the ledger says so); NaN is ``not reproduced``.
+    """
+    if measured is None:
+        return "data unavailable" if c.data == "unavailable" else "not run"
+    if c.compare == "holds":
+        return "reproduced" if bool(measured) == bool(c.reported) else "not reproduced"
+    if c.compare == "exact" and not isinstance(c.reported, (int, float)):
+        return "reproduced" if measured == c.reported else "not reproduced"
+    m = _as_number(measured)
+    if math.isnan(m):
+        return "not reproduced"
+    tol = float(c.tolerance or 0.0)
+    if c.compare == "approx":
+        ok = abs(m - _as_number(c.reported)) <= tol + 1e-12
+    elif c.compare == "at_least":
+        ok = m >= _as_number(c.reported) - tol
+    elif c.compare == "at_most":
+        ok = m <= _as_number(c.reported) + tol
+    elif c.compare == "range":
+        lo, hi = (_as_number(v) for v in c.reported)
+        ok = lo - tol <= m <= hi + tol
+    elif c.compare == "exact":
+        ok = abs(m - _as_number(c.reported)) <= max(tol, 1e-9)
+    else:  # pragma: no cover - the schema forbids it
+        raise ClaimError(f"claim {c.id!r} has unknown comparison {c.compare!r}")
+    return "reproduced" if ok else "not reproduced"
+
+
+def accepted_interval(c: Claim) -> tuple[float, float] | None:
+    """The values a numeric claim accepts, as an interval (``None`` for non-numeric comparisons)."""
+    tol = float(c.tolerance or 0.0)
+    try:
+        if c.compare == "approx":
+            r = float(c.reported)
+            return (r - tol, r + tol)
+        if c.compare == "at_least":
+            return (float(c.reported) - tol, math.inf)
+        if c.compare == "at_most":
+            return (-math.inf, float(c.reported) + tol)
+        if c.compare == "range":
+            lo, hi = (float(v) for v in c.reported)
+            return (lo - tol, hi + tol)
+    except (TypeError, ValueError):
+        return None
+    return None
+
+
+def decide(c: Claim, record: Mapping[str, Any] | None) -> str:
+    """The verdict of a claim from its recorded measurement (see the module docstring).
+
+    In order: nothing recorded -> ``not run`` / ``data unavailable``; NaN ->
+    ``not reproduced``; a stand-in measurement (not lifted by ``real_data``)
+    -> ``inconclusive``; each reading (the default and every alternative) is
+    judged by :func:`verdict` with the interval rule (a miss whose interval
+    reaches the accepted values is ``inconclusive``); readings that reproduce
+    and readings that fail -> ``depends on an unstated choice``; decided
+    readings beside undecidable ones -> ``inconclusive``; otherwise the
+    shared verdict.
+    """
+    measured = None if record is None else record.get("measured")
+    if record is not None and record.get("is_nan"):
+        return "not reproduced"
+    if measured is None:
+        return verdict(c, None)
+    if c.stand_in and not record.get("real_data"):
+        return "inconclusive"
+    base = reading_verdict(c, record)
+    alts = record.get("alternatives") or {}
+    readings = {base, *(reading_verdict(c, a) for a in alts.values())}
+    if len(readings) > 1:
+        decided = readings - {"inconclusive"}
+        return "depends on an unstated choice" if len(decided) > 1 else "inconclusive"
+    return base
+
+
+def reading_verdict(c: Claim, reading: Mapping[str, Any]) -> str:
+    """The verdict of one measurement (the default reading or an alternative), with the interval rule.
+
+    A miss whose interval reaches into the accepted values is inconclusive.
+    """
+    if reading.get("is_nan"):
+        return "not reproduced"
+    base = verdict(c, reading.get("measured"))
+    ci = reading.get("ci")
+    accepted = accepted_interval(c)
+    if base == "not reproduced" and ci and accepted and all(v is not None for v in ci):
+        lo, hi = float(ci[0]), float(ci[1])
+        if lo <= accepted[1] + 1e-12 and hi >= accepted[0] - 1e-12:
+            return "inconclusive"
+    return base
+
+
+
+def reading_verdicts(c: Claim, record: Mapping[str, Any] | None) -> dict[str, str]:
+    """The verdict under each alternative reading the record holds (``{}`` without alternatives)."""
+    alts = (record or {}).get("alternatives") or {}
+    return {str(label): reading_verdict(c, a) for label, a in alts.items()}
+
+
+def join_words(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``.
+
+    >>> join_words(["x"]), join_words(["x", "y", "z"])
+    ('x', 'x, y and z')
+    """
+    items = list(items)
+    if not items:
+        return ""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _short_value(x: Any) -> str:
+    if isinstance(x, bool):
+        return "holds" if x else "does not hold"
+    if isinstance(x, float):
+        return f"{x:.3g}"
+    return str(x)
+
+
+def phrase(c: Claim, record: Mapping[str, Any] | None) -> str:
+    """The verdict of a claim in words (Markdown), naming the readings where they disagree.
+
+    The one wording of a verdict in the book: the verdict itself, and for a
+    claim that depends on an unstated choice the readings (the ledger's
+    alternatives, the default among them) under which it is reproduced and
+    those under which it is not, each with its value::
+
+        depends on an unstated choice: reproduced with *y* (0.28); not reproduced with *x* (0.3)
+
+    >>> from anonlab.claims.ledger import Claim
+    >>> c = Claim(id="a", paper="p", source="s", where="w", statement="s", reported=0.3, unit="fraction",
+    ...           compare="approx", chapter="ch", data="available", tolerance=0.05,
+    ...           choices=[{"name": "n", "alternatives": ["x", "y"], "default": "x"}])
+    >>> phrase(c, {"measured": 0.31, "alternatives": {"x": {"measured": 0.31}, "y": {"measured": 0.5}}})
+    'depends on an unstated choice: reproduced with *x* (0.31); not reproduced with *y* (0.5)'
+    >>> phrase(c, None)
+    'not run'
+    """
+    v = decide(c, record)
+    alts = (record or {}).get("alternatives") or {}
+    if v != "depends on an unstated choice" or not alts:
+        return v
+    groups: dict[str, list[str]] = {}
+    for label, a in alts.items():
+        groups.setdefault(reading_verdict(c, a), []).append(f"*{label}* ({_short_value(a.get('measured'))})")
+    ordered = sorted(groups.items(), key=lambda kv: (kv[0] != "reproduced", kv[0]))
+    return v + ": " + "; ".join(f"{g} with {join_words(xs)}" for g, xs in ordered)
