@@ -169,7 +169,7 @@ def test_a_miss_whose_interval_reaches_the_tolerance_is_inconclusive() -> None:
 
 def test_the_recorder_needs_every_listed_alternative(mini_project: Path, monkeypatch) -> None:
     fake = lambda cid: _claim(id=cid, choices=[{"name": "tie-breaking", "alternatives": ["random", "stable"]}])  # noqa: E731
-    for module in (claims.recorder, claims.pages):
+    for module in (claims.recorder, claims.rows):
         monkeypatch.setattr(module, "claim", fake)
     rec = Recorder(fake("slides.t").chapter)
     with pytest.raises(claims.ClaimError, match="each alternative"):

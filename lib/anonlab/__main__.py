@@ -1,4 +1,4 @@
-"""Command line: ``python -m anonlab {run,book,sweep,data,claims}``.
+"""Command line: ``python -m anonlab {run,book,sweep,data,claims,parameters}``.
 
 Examples
 --------
@@ -66,6 +66,11 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_argument("--status", action="store_true", help="only show what is cached")
 
     sub.add_parser("claims", help="print the verdict counts of the recorded results")
+
+    params = sub.add_parser("parameters", help="check (or --write) each notebook's parameters cell against "
+                                               "its chapter's declaration")
+    params.add_argument("notebooks", nargs="*", help="chapter names (default: every notebook)")
+    params.add_argument("--write", action="store_true", help="rewrite the cells that differ")
     return parser
 
 
@@ -106,6 +111,15 @@ def main(argv: list[str] | None = None) -> int:
             if not args.status:
                 fetch_all()
             print(data_status().to_string(index=False))
+        elif args.command == "parameters":
+            from . import paths
+            from .chapters.kit import sync_parameters_cell
+
+            names = args.notebooks or sorted(p.stem for p in paths.notebooks_dir().glob("*.ipynb"))
+            stale = [n for n in names if not sync_parameters_cell(paths.notebooks_dir() / f"{n}.ipynb", args.write)]
+            for n in stale:
+                print(f"{n}: parameters cell {'rewritten' if args.write else 'differs from the declaration'}")
+            return 1 if stale and not args.write else 0
         elif args.command == "claims":
             from .claims import verdict_counts, verdict_table
 

@@ -52,7 +52,7 @@ from .. import cache, claims
 from ..claims import Measurement
 from . import USE_CACHE
 
-__all__ = ["USE_CACHE", "ChapterRun", "start", "parameters_cell", "Measurement"]
+__all__ = ["USE_CACHE", "ChapterRun", "start", "parameters_cell", "sync_parameters_cell", "Measurement"]
 
 T = TypeVar("T")
 
@@ -83,6 +83,30 @@ def parameters_cell(chapter: Any) -> str:
     use_cache = True  # reuse results computed before with identical parameters, library and data
     """
     return "\n".join(f"{p.name} = {_literal(p.default)}  # {p.help}" for p in chapter.parameters.params)
+
+
+def sync_parameters_cell(notebook: Any, write: bool = False) -> bool:
+    """Is the notebook's ``parameters`` cell the one generated from its chapter's declaration?
+
+    With ``write``, rewrite it when it is not (outputs stay stripped). Returns
+    whether the cell was already up to date.
+    """
+    import nbformat
+
+    from . import get
+
+    path = notebook if hasattr(notebook, "stem") else __import__("pathlib").Path(notebook)
+    nb = nbformat.read(path, as_version=4)
+    cells = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+    if not cells:
+        raise ValueError(f"{path.name} has no cell tagged 'parameters'")
+    want = parameters_cell(get(path.stem))
+    if cells[0].source == want:
+        return True
+    if write:
+        cells[0].source = want
+        nbformat.write(nb, path)
+    return False
 
 
 class ChapterRun:

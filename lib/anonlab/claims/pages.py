@@ -15,64 +15,13 @@ from typing import Any
 
 import pandas as pd
 
-from .ledger import Claim, ClaimError, claim, load_ledger
+from .ledger import ClaimError, load_ledger
 from .recorder import collect_results
-from .rules import SHORT_VERDICT, VERDICTS, decide, reading_verdict
+from .rows import COLUMNS, claim_row
+from .rules import SHORT_VERDICT, VERDICTS
 
-__all__ = ["COLUMNS", "claim_rows", "verdict_table", "verdict_counts", "verdict_html_table",
+__all__ = ["verdict_table", "verdict_counts", "verdict_html_table",
            "verdict_summary_html", "write_verdict_pages"]
-
-COLUMNS = ["id", "chapter", "where", "statement", "reported", "measured", "ci", "verdict", "readings"]
-
-def _fmt_measured(r: Mapping[str, Any] | None) -> str:
-    if not r:
-        return ""
-    m = r.get("measured")
-    if m is None:
-        return "nan" if r.get("is_nan") else ""
-    if isinstance(m, bool):
-        return "holds" if m else "does not hold"
-    if isinstance(m, float):
-        return f"{m:.4g}"
-    return str(m)
-
-
-def _fmt_ci(r: Mapping[str, Any] | None) -> str:
-    ci = (r or {}).get("ci")
-    if not ci or any(v is None for v in ci):
-        return ""
-    return f"[{ci[0]:.3g}, {ci[1]:.3g}]"
-
-
-def _readings(c: Claim, r: Mapping[str, Any] | None) -> str:
-    """The verdict under each alternative reading, and why a stand-in cannot decide."""
-    parts = []
-    for label, a in ((r or {}).get("alternatives") or {}).items():
-        parts.append(f"{label}: {_fmt_measured(a)} ({reading_verdict(c, a)})")
-    if c.stand_in and not (r or {}).get("real_data"):
-        parts.append(f"stand-in: {c.stand_in}")
-    return "; ".join(parts)
-
-
-def _row(c: Claim, r: Mapping[str, Any] | None) -> dict[str, Any]:
-    v = decide(c, r)
-    return {
-        "id": c.id,
-        "chapter": c.chapter,
-        "where": c.where,
-        "statement": c.statement,
-        "reported": c.describe_reported(),
-        "measured": _fmt_measured(r),
-        "ci": _fmt_ci(r),
-        "verdict": v,
-        "readings": _readings(c, r),
-    }
-
-
-def claim_rows(results: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
-    """One row (:data:`COLUMNS`) per recorded claim, in the order given."""
-    return pd.DataFrame([_row(claim(cid), r) for cid, r in results.items()], columns=COLUMNS)
-
 
 def verdict_table(results_dir: str | Path | None = None) -> pd.DataFrame:
     """Every ledger claim with reported value, measured value and verdict.
@@ -85,7 +34,7 @@ def verdict_table(results_dir: str | Path | None = None) -> pd.DataFrame:
     stray = sorted(set(results) - known)
     if stray:
         raise ClaimError(f"results record ids that are not in the ledger: {stray}")
-    rows = [_row(c, results.get(c.id)) for c in load_ledger()]
+    rows = [claim_row(c, results.get(c.id)) for c in load_ledger()]
     return pd.DataFrame(rows, columns=COLUMNS)
 
 

@@ -31,6 +31,7 @@ import pandas as pd
 from .. import paths
 from ..fileio import atomic_write
 from .ledger import ClaimError, claim
+from .rows import claim_rows
 from .rules import decide, reading_verdict
 
 __all__ = ["RESULTS_SUFFIX", "ATTACKS_SUFFIX", "Measurement", "Recorder", "with_verdicts", "collect_results",
@@ -195,8 +196,6 @@ class Recorder:
 
     def table(self) -> pd.DataFrame:
         """This chapter's recorded claims: id, where, statement, reported, measured, verdict, readings."""
-        from .pages import claim_rows
-
         return claim_rows(self._entries)
 
 
@@ -219,7 +218,7 @@ def attack_table(chapters: Sequence[str] | str, results_dir: str | Path | None =
 
         attack_table(["02_dp_vs_definetti", "06_diffix_attacks"])
     """
-    from .measures import score
+    from ..measures import score
 
     names = [chapters] if isinstance(chapters, str) else list(chapters)
     rows = []
