@@ -34,6 +34,37 @@ MINI_LEDGER = """
 """
 
 
+MINI_CHAPTER = """
+from anonlab.chapters import Chapter
+from anonlab.validation import Param, ParameterSpec
+
+CHAPTER = Chapter(
+    name="00_mini_chapter",
+    title="A mini chapter",
+    parameters=ParameterSpec([
+        Param("x", "float", 0.5, "the value to record", low=0, high=1),
+        Param("fail", "bool", False, "raise in the third cell"),
+        Param("label", "str", "a", "a label"),
+    ]),
+)
+"""
+
+
+def add_chapter_module(folder: Path, name: str, source: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make ``anonlab.chapters.ch<name>`` importable from ``folder``, here and in the kernels the runner starts."""
+    import importlib
+    import sys
+
+    import anonlab.chapters
+
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"ch{name}.py").write_text(source)
+    monkeypatch.setenv("ANONLAB_CHAPTERS_PATH", str(folder))
+    monkeypatch.setattr(anonlab.chapters, "__path__", [*anonlab.chapters.__path__, str(folder)])
+    monkeypatch.delitem(sys.modules, f"anonlab.chapters.ch{name}", raising=False)
+    importlib.invalidate_caches()
+
+
 def make_notebook(path: Path, params_src: str, body: list[str]) -> Path:
     """Write a small notebook with a `parameters` cell followed by code cells."""
     nb = nbformat.v4.new_notebook()
@@ -51,7 +82,7 @@ def make_notebook(path: Path, params_src: str, body: list[str]) -> Path:
 
 @pytest.fixture
 def mini_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A throw-away project root (ANONLAB_ROOT) with a two-claim ledger and one notebook."""
+    """A throw-away project root (ANONLAB_ROOT) with a two-claim ledger and one declared chapter."""
     root = tmp_path / "project"
     (root / "data").mkdir(parents=True)
     (root / "book").mkdir()
@@ -60,7 +91,7 @@ def mini_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         root / "notebooks" / "00_mini_chapter.ipynb",
         "x = 0.5  # the value to record\nfail = False  # raise in the third cell\nlabel = 'a'\n",
         [
-            "from anonlab import validation, claims\nvalidation.check_number('x', x, low=0, high=1)\n",
+            "from anonlab import validation, claims\nvalidation.check_number('x', x, low=0, high=0.95)  # stricter than the declaration\n",
             "rec = claims.Recorder('00_mini_chapter')\nrec.record('slides.mini.approx', x)\n",
             "if fail:\n    raise RuntimeError('asked to fail')\n",
         ],
@@ -68,6 +99,7 @@ def mini_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (root / "_toc.yml").write_text(
         "format: jb-book\nroot: intro\nchapters:\n  - file: 00_mini_chapter\n  - file: missing_page\n"
     )
+    add_chapter_module(root / "chapters", "00_mini_chapter", MINI_CHAPTER, monkeypatch)
     monkeypatch.setenv("ANONLAB_ROOT", str(root))
     monkeypatch.delenv("ANONLAB_OUTPUT_DIR", raising=False)
     return root

@@ -8,7 +8,6 @@ formula in the library cannot also be on the expected side.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
@@ -17,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from anonlab.measures import (
-    AttackScore,
+    attack_score,
     accuracy,
     baseline_precision,
     baseline_precision_at_skew,
@@ -31,7 +30,6 @@ from anonlab.measures import (
     prediction_rate,
     recall,
     roc_to_precision_recall,
-    score_predictions,
     true_positive_rate,
     wilson_interval,
 )
@@ -78,9 +76,7 @@ class TestSection1BaseRateExample:
     def test_one_percent_members_from_predictions(self) -> None:
         # The same example as individual predictions: 20 members all
         # flagged, 99 of the 1980 non-members wrongly flagged.
-        y_true = np.array([True] * 20 + [False] * 1980)
-        y_pred = np.array([True] * 20 + [True] * 99 + [False] * 1881)
-        s = score_predictions(y_true, y_pred, positive=True)
+        s = attack_score(2000, 20 + 99, 20, n_positives=20)
         assert (s.n_predictions, s.n_correct, s.n_positives) == (119, 20, 20)
         assert s.precision == pytest.approx(20 / 119)
         assert s.recall == 1.0
@@ -91,9 +87,7 @@ def test_section1_allowed_inference_example() -> None:
     # [FW24] §1: predicting sex = 'male' for every 'Computer Scientist' gives
     # 80% precision; the same guess made without the data about anyone (the
     # baseline) is as good, so it is no loss of anonymity: PI = 0.
-    y_true = np.array(["male"] * 8 + ["female"] * 2)
-    y_pred = np.array(["male"] * 10)
-    attack = score_predictions(y_true, y_pred)
+    attack = attack_score(10, 10, 8)  # 10 predictions "male", 8 of them right
     assert attack.precision == pytest.approx(8 / 10)
     assert attack.coverage == 1.0
     assert precision_improvement(attack.precision, 8 / 10) == 0.0
@@ -419,124 +413,5 @@ def test_wilson_contains_estimate_inside_unit_interval(data, n: int, confidence:
 
 
 # ---------------------------------------------------------------------------
-# score_predictions / AttackScore
-# ---------------------------------------------------------------------------
 
 
-def test_score_with_abstentions_as_missing() -> None:
-    y_true = ["a", "b", "a", "b", "a"]
-    y_pred = ["a", None, "b", float("nan"), "a"]  # 3 predictions, 2 correct
-    s = score_predictions(y_true, y_pred)
-    assert isinstance(s, AttackScore)
-    assert (s.n_targets, s.n_predictions, s.n_correct) == (5, 3, 2)
-    assert (s.n_wrong, s.n_abstained) == (1, 2)
-    assert s.precision == pytest.approx(2 / 3)
-    assert s.coverage == pytest.approx(3 / 5)
-    assert s.prediction_rate == pytest.approx(2 / 5)
-    assert s.recall is None and s.recall_ci is None and s.n_positives is None
-    assert s.precision_ci == pytest.approx(_wilson_by_hand(2, 3))
-    assert s.coverage_ci == pytest.approx(_wilson_by_hand(3, 5))
-    assert s.prediction_rate_ci == pytest.approx(_wilson_by_hand(2, 5))
-
-
-def test_score_with_mask() -> None:
-    y_true = np.array([1, 2, 3, 4])
-    y_pred = np.array([1, 0, 3, 0])  # values at unmasked positions are ignored
-    mask = np.array([True, False, True, True])
-    s = score_predictions(y_true, y_pred, predicted_mask=mask)
-    assert (s.n_predictions, s.n_correct) == (3, 2)
-    assert s.precision == pytest.approx(2 / 3)
-    assert s.coverage == pytest.approx(3 / 4)
-
-
-def test_score_membership_with_positive_label() -> None:
-    # 3 members, 5 non-members; TP = 2, FN = 1, FP = 1.
-    y_true = np.array([True, True, True, False, False, False, False, False])
-    y_pred = np.array([True, True, False, True, False, False, False, False])
-    s = score_predictions(y_true, y_pred, positive=True)
-    assert (s.n_predictions, s.n_correct, s.n_positives) == (3, 2, 3)
-    assert s.precision == pytest.approx(2 / 3)
-    assert s.recall == pytest.approx(2 / 3)
-    assert s.coverage == pytest.approx(3 / 8)
-    assert s.recall_ci == pytest.approx(_wilson_by_hand(2, 3))
-
-
-def test_score_attribute_value_cast_to_binary() -> None:
-    # [FW24] §2: recall for the value 'college'; other predictions and
-    # abstentions are negative.
-    y_true = ["college", "college", "phd", "college", "masters"]
-    y_pred = ["college", "phd", "college", None, "masters"]
-    s = score_predictions(y_true, y_pred, positive="college")
-    assert (s.n_predictions, s.n_correct, s.n_positives) == (2, 1, 3)
-    assert s.precision == pytest.approx(1 / 2)
-    assert s.recall == pytest.approx(1 / 3)
-
-
-def test_score_no_predictions_is_nan() -> None:
-    s = score_predictions([1, 2, 3], [None, None, None])
-    assert s.n_predictions == 0
-    assert math.isnan(s.precision)
-    assert all(math.isnan(x) for x in s.precision_ci)
-    assert s.coverage == 0.0
-    assert s.prediction_rate == 0.0
-
-
-def test_score_all_correct_and_all_wrong() -> None:
-    good = score_predictions([1, 2, 3], [1, 2, 3])
-    assert good.precision == 1.0 and good.precision_ci[1] == 1.0 and good.precision_ci[0] < 1.0
-    bad = score_predictions([1, 2, 3], [3, 1, 2])
-    assert bad.precision == 0.0 and bad.precision_ci[0] == 0.0 and bad.precision_ci[1] > 0.0
-
-
-def test_score_empty_input() -> None:
-    s = score_predictions([], [])
-    assert s.n_targets == 0
-    assert math.isnan(s.precision) and math.isnan(s.coverage)
-
-
-def test_score_tolerance_for_continuous_secrets() -> None:
-    y_true = np.array([10.0, 20.0, 30.0])
-    y_pred = np.array([11.0, 25.0, np.nan])  # |err| 1 -> correct, 5 -> wrong, nan -> abstain
-    s = score_predictions(y_true, y_pred, tolerance=2.0)
-    assert (s.n_predictions, s.n_correct) == (2, 1)
-    assert s.precision == pytest.approx(1 / 2)
-    exact = score_predictions(y_true, y_pred)
-    assert exact.n_correct == 0
-
-
-def test_score_is_frozen() -> None:
-    s = score_predictions([1], [1])
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        s.precision = 0.0  # type: ignore[misc]
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "message"),
-    [
-        ({"y_true": [1, 2], "y_pred": [1]}, r"same length"),
-        ({"y_true": [1, None], "y_pred": [1, 2]}, r"y_true must not contain missing values"),
-        ({"y_true": [[1]], "y_pred": [[1]]}, r"one-dimensional"),
-        ({"y_true": [1, 2], "y_pred": [1, None], "predicted_mask": [True, True]}, r"missing at 1 position"),
-        ({"y_true": [1, 2], "y_pred": [1, 2], "predicted_mask": [1, 0]}, r"predicted_mask must be boolean"),
-        ({"y_true": [1, 2], "y_pred": [1, 2], "predicted_mask": [True]}, r"predicted_mask and y_pred"),
-        ({"y_true": [1, 2], "y_pred": [1, 2], "tolerance": -1}, r"tolerance must be"),
-        ({"y_true": ["a"], "y_pred": ["a"], "tolerance": 1}, r"tolerance needs numeric"),
-    ],
-)
-def test_score_validation(kwargs, message) -> None:
-    with pytest.raises(ValueError, match=message):
-        score_predictions(**kwargs)
-
-
-@given(
-    outcomes=st.lists(st.sampled_from(["right", "wrong", "abstain"]), max_size=60),
-)
-def test_score_precision_times_coverage_is_prediction_rate(outcomes: list[str]) -> None:
-    y_true = np.zeros(len(outcomes), dtype=int)
-    y_pred = np.array([{"right": 0.0, "wrong": 1.0, "abstain": np.nan}[o] for o in outcomes])
-    s = score_predictions(y_true, y_pred)
-    assert s.n_correct == outcomes.count("right")
-    assert s.n_predictions == len(outcomes) - outcomes.count("abstain")
-    if s.n_predictions:
-        assert s.precision * s.coverage == pytest.approx(s.prediction_rate)
-    assert s.precision_ci[0] <= s.precision <= s.precision_ci[1] or math.isnan(s.precision)

@@ -23,22 +23,29 @@ def test_parameters_are_read_from_the_tagged_cell(mini_project: Path) -> None:
 
 
 def test_unknown_parameter_is_refused_before_execution(mini_project: Path) -> None:
-    with pytest.raises(RunError, match=r"unknown parameter\(s\) y; this notebook takes: x, fail, label"):
+    with pytest.raises(RunError, match=r"unknown parameter\(s\) y; this chapter takes: x, fail, label, use_cache"):
         run_notebook(NB, {"y": 1}, progress=False)
     assert not (mini_project / "book" / f"{NB}.ipynb").exists()
 
 
 @pytest.mark.parametrize(
     "name, value",
-    [("x", "high"), ("fail", 1), ("label", 3), ("x", True), ("x", [0.1])],
+    [("x", "high"), ("fail", 1), ("label", 3), ("x", True), ("x", [0.1]), ("x", 1.5)],
 )
 def test_ill_typed_parameter_is_refused(mini_project: Path, name: str, value: object) -> None:
-    with pytest.raises(RunError, match=f"parameter '{name}' must be of type"):
+    with pytest.raises(RunError, match=f"parameter '{name}' must be"):
         run_notebook(NB, {name: value}, progress=False)
 
 
 def test_int_is_accepted_for_a_float_parameter(mini_project: Path) -> None:
     assert runner.validate_parameters(runner.resolve_notebook(NB), {"x": 1}) == {"x": 1}
+
+
+def test_a_notebook_without_a_declaration_is_refused(mini_project: Path) -> None:
+    src = mini_project / "notebooks" / "00_mini_chapter.ipynb"
+    src.rename(src.with_name("09_undeclared.ipynb"))
+    with pytest.raises(RunError, match="no chapter declaration anonlab.chapters.ch09_undeclared"):
+        run_notebook("09_undeclared", {}, progress=False)
 
 
 def test_unknown_notebook_lists_the_available_ones(mini_project: Path) -> None:
@@ -90,9 +97,9 @@ def test_a_failed_run_keeps_the_published_notebook(mini_project: Path) -> None:
 
 def test_a_parameter_error_names_the_parameter(mini_project: Path) -> None:
     with pytest.raises(RunError) as err:
-        run_notebook(NB, {"x": 2.0}, progress=False)
+        run_notebook(NB, {"x": 0.97}, progress=False)  # the declaration allows it, the notebook's own check not
     msg = str(err.value)
-    assert "ParameterError" in msg and "parameter 'x' must be <= 1" in msg
+    assert "ParameterError" in msg and "parameter 'x' must be <= 0.95" in msg
     assert "parameter at fault: x" in msg
 
 

@@ -22,7 +22,7 @@ def test_grid_parsing_and_points() -> None:
 
 
 def test_a_bad_point_is_refused_before_any_run(mini_project: Path) -> None:
-    with pytest.raises(RunError, match="must be of type float"):
+    with pytest.raises(RunError, match="parameter 'x' must be a number"):
         run_sweep(NB, {"x": [0.1, "high"]}, workers=1, progress=False)
     assert not (mini_project / "_build" / "sweeps" / NB / "sweep.csv").exists()
 

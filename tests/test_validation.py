@@ -73,6 +73,5 @@ def test_every_declared_chapter_has_a_valid_quick_preset() -> None:
 
 
 def test_runner_refuses_a_bad_value_before_running(mini_project) -> None:
-    # the mini project's notebook has no declaration: the type fallback applies
-    with pytest.raises(runner.RunError, match="must be of type float"):
+    with pytest.raises(runner.RunError, match="parameter 'x' must be a number"):
         runner.run_notebook("00_mini_chapter", {"x": "high"}, progress=False)

@@ -14,17 +14,9 @@ from typing import Any
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 
-__all__ = ["book_style", "paper_hline", "paper_points", "measured_band", "verdict_colors"]
+__all__ = ["book_style", "paper_hline", "paper_points", "measured_band"]
 
 PAPER_STYLE: dict[str, Any] = dict(color="black", linestyle="--", linewidth=1.2)
-VERDICT_COLORS = {
-    "reproduced": "#2e7d32",
-    "not reproduced": "#c62828",
-    "not run": "#9e9e9e",
-    "data unavailable": "#6d4c41",
-}
-
-
 def book_style() -> None:
     """Apply the book's matplotlib defaults (readable sizes, light grid, no top/right spines)."""
     plt.rcParams.update({
@@ -57,8 +49,3 @@ def measured_band(ax: Axes, x: Sequence[float], low: Sequence[float], mid: Seque
     """A measured curve (mean) with a shaded band (min–max or an interval)."""
     (line,) = ax.plot(x, mid, marker=".", label=label, **kw)
     ax.fill_between(x, low, high, color=line.get_color(), alpha=0.2, linewidth=0)
-
-
-def verdict_colors() -> dict[str, str]:
-    """Colours used for verdicts in tables and plots."""
-    return dict(VERDICT_COLORS)

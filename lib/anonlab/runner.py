@@ -3,8 +3,9 @@
 papermill on its own only *warns* about unknown parameter names and writes
 the output notebook even when a cell fails. This runner is stricter:
 
-* parameters are checked against the notebook's ``parameters`` cell before
-  anything runs: unknown names and values of the wrong type are refused;
+* parameters are checked against the chapter's declaration
+  (:mod:`anonlab.chapters`) before anything runs: unknown names, values of
+  the wrong type and values out of range are refused;
 * the notebook executes into a temporary folder (its results file too, via
   ``ANONLAB_OUTPUT_DIR``) and is moved into ``book/`` only on success, so a
   failed run never replaces a good executed notebook; the failed notebook is
@@ -110,89 +111,42 @@ def notebook_parameters(path: Path) -> dict[str, Any]:
     return out
 
 
-def _type_name(v: Any) -> str:
-    return type(v).__name__
-
-
-def _compatible(default: Any, value: Any) -> bool:
-    """Is ``value`` of the same kind as the parameter's default?"""
-    if default is None or value is None:
-        return True
-    if isinstance(default, bool) or isinstance(value, bool):
-        return isinstance(default, bool) and isinstance(value, bool)
-    if isinstance(default, float):
-        return isinstance(value, (int, float))
-    if isinstance(default, int):
-        return isinstance(value, int)
-    if isinstance(default, str):
-        return isinstance(value, str)
-    if isinstance(default, (list, tuple)):
-        if not isinstance(value, (list, tuple)):
-            return False
-        kinds = [x for x in default if x is not None]
-        return all(_compatible(kinds[0], x) for x in value) if kinds else True
-    if isinstance(default, dict):
-        return isinstance(value, dict)
-    return True
-
-
 def validate_parameters(path: Path, parameters: Mapping[str, Any]) -> dict[str, Any]:
-    """Check a run's parameters before anything executes.
+    """Check a run's parameters against the chapter's declaration before anything executes.
 
-    A chapter with a declaration (:mod:`anonlab.chapters`) is checked in full
-    against it: names, types, ranges, choices and the cross-checks, so a bad
-    value is refused in a second with one message naming the parameter.
-    A notebook without one falls back to its ``parameters`` cell: unknown
-    names and values whose type differs from the default's are refused
-    (integers are accepted where the default is a float). Returns the
-    parameters (unchanged) when they are acceptable.
+    Names, types, ranges, choices and the cross-checks (:mod:`anonlab.chapters`),
+    so a bad value is refused in a second with one message naming the
+    parameter. Returns the parameters (unchanged) when they are acceptable.
     """
     from .chapters import get, has_chapter
     from .validation import ParameterError
 
-    if has_chapter(path.stem):
-        try:
-            get(path.stem).parameters.validate(parameters)
-        except ParameterError as exc:
-            raise RunError(f"{path.name}: {exc}") from None
-        return dict(parameters)
-    declared = notebook_parameters(path)
-    unknown = sorted(set(parameters) - set(declared))
-    if unknown:
-        raise RunError(
-            f"{path.name}: unknown parameter(s) {', '.join(unknown)}; "
-            f"this notebook takes: {', '.join(declared)}"
-        )
-    for name, value in parameters.items():
-        default = declared[name]
-        if not _compatible(default, value):
-            raise RunError(
-                f"{path.name}: parameter {name!r} must be of type {_type_name(default)} "
-                f"like its default {default!r}; got {value!r} ({_type_name(value)})"
-            )
+    if not has_chapter(path.stem):
+        raise RunError(f"{path.name}: no chapter declaration anonlab.chapters.ch{path.stem} "
+                       "(every notebook is a declared chapter: see the guide to adding a chapter)")
+    try:
+        get(path.stem).parameters.validate(parameters)
+    except ParameterError as exc:
+        raise RunError(f"{path.name}: {exc}") from None
     return dict(parameters)
 
 
 def describe_parameters(notebook: str | Path) -> str:
     """The parameters of a chapter with defaults, allowed values and meanings."""
-    from .chapters import get, has_chapter
+    from .chapters import get
 
-    src = resolve_notebook(notebook)
-    if has_chapter(src.stem):
-        chapter = get(src.stem)
-        text = chapter.parameters.describe()
-        if chapter.quick:
-            text += "\n\n--quick sets: " + ", ".join(f"{k}={v!r}" for k, v in chapter.quick.items())
-        return text
-    return "\n".join(f"{k} = {v!r}" for k, v in notebook_parameters(src).items())
+    chapter = get(resolve_notebook(notebook).stem)
+    text = chapter.parameters.describe()
+    if chapter.quick:
+        text += "\n\n--quick sets: " + ", ".join(f"{k}={v!r}" for k, v in chapter.quick.items())
+    return text
 
 
 def quick_parameters(notebook: str | Path) -> dict[str, Any]:
-    """The chapter's quick preset (classroom and test settings); empty without a declaration."""
-    from .chapters import get, has_chapter
+    """The chapter's quick preset (classroom and test settings)."""
+    from .chapters import get
 
-    src = resolve_notebook(notebook)
-    return dict(get(src.stem).quick) if has_chapter(src.stem) else {}
+    return dict(get(resolve_notebook(notebook).stem).quick)
 
 
 def _yaml12_loader() -> type:

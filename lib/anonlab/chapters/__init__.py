@@ -25,13 +25,19 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..validation import Param, ParameterError, ParameterSpec
 
-__all__ = ["Chapter", "Exercise", "SPINE", "USE_CACHE", "get", "module_name", "has_chapter"]
+__all__ = ["Chapter", "Exercise", "SPINE", "USE_CACHE", "CHAPTERS_PATH_ENV", "get", "module_name", "has_chapter"]
+
+#: Extra folders searched for chapter modules ``ch<name>.py`` (``os.pathsep``-separated): a course's
+#: own chapters, or the worked example of the guide to adding a chapter. Read when the package is imported.
+CHAPTERS_PATH_ENV = "ANONLAB_CHAPTERS_PATH"
+__path__ += [p for p in os.environ.get(CHAPTERS_PATH_ENV, "").split(os.pathsep) if p and p not in __path__]
 
 #: The result cache's one switch, which every chapter takes (:class:`Chapter` adds it to the declaration).
 USE_CACHE = Param("use_cache", "bool", True,

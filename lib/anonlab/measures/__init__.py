@@ -53,7 +53,6 @@ from .rates import (
     prediction_rate,
     recall,
     roc_to_precision_recall,
-    score_predictions,
     true_positive_rate,
     wilson_interval,
 )
@@ -98,7 +97,6 @@ __all__ = [
     "prediction_rate",
     "recall",
     "roc_to_precision_recall",
-    "score_predictions",
     "true_positive_rate",
     "wilson_interval",
 ]

@@ -32,14 +32,12 @@ The base-rate example of [FW24] §1 (FPR 0.05, FNR 0, 2000 people):
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 from scipy.stats import norm
 
 __all__ = [
@@ -59,7 +57,6 @@ __all__ = [
     "precision_improvement_at_skew",
     "parse_skew",
     "wilson_interval",
-    "score_predictions",
 ]
 
 ArrayLike: TypeAlias = npt.ArrayLike
@@ -669,7 +666,7 @@ def wilson_interval(
 class AttackScore:
     """Precision, coverage and recall of one attack, with Wilson intervals.
 
-    Built by :func:`score_predictions`. The attacker attacks ``n_targets``
+    Built by :func:`attack_score`. The attacker attacks ``n_targets``
     targets (the paper's :math:`\\mathbb{T}`), makes a prediction for
     ``n_predictions`` of them (:math:`\\mathbb{P}`) and abstains on the rest.
 
@@ -727,135 +724,9 @@ class AttackScore:
         return self.n_targets - self.n_predictions
 
 
-def _one_d(name: str, value: Any, dtype: Any = None) -> np.ndarray:
-    arr = np.asarray(value, dtype=dtype)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
-    return arr
-
-
-def _equal(a: np.ndarray, b: Any) -> np.ndarray:
-    """Elementwise ``a == b`` as a boolean array of ``a``'s shape."""
-    eq = np.asarray(a == b, dtype=bool)
-    if eq.shape != a.shape:  # numpy gave up on mixed types: compare as objects
-        other = b.astype(object) if isinstance(b, np.ndarray) else b
-        eq = np.asarray(a.astype(object) == other, dtype=bool)
-    return np.broadcast_to(eq, a.shape)
-
-
 def _interval(successes: int, n: int, confidence: float) -> tuple[float, float]:
     low, high = wilson_interval(successes, n, confidence)
     return float(low), float(high)
-
-
-def score_predictions(
-    y_true: npt.ArrayLike,
-    y_pred: npt.ArrayLike,
-    predicted_mask: npt.ArrayLike | None = None,
-    *,
-    positive: Any = None,
-    tolerance: float | None = None,
-    confidence: float = 0.95,
-) -> AttackScore:
-    """Score an attack that may abstain: precision, coverage, recall.
-
-    Implements the procedure of [FW24] §4.3: each target gets a prediction or
-    none; coverage is the fraction of targets with a prediction, precision is
-    measured over the predictions made (Eq 2), and the prediction rate of
-    Eq 4 is the fraction of targets predicted correctly.
-
-    Parameters
-    ----------
-    y_true : array_like, shape (n,)
-        True secret value (or membership) of each target. Must not contain
-        missing values.
-    y_pred : array_like, shape (n,)
-        The attacker's prediction for each target. Without
-        ``predicted_mask``, a missing value (``None``, ``nan``, ``pd.NA``)
-        means the attacker abstained.
-    predicted_mask : array_like of bool, shape (n,), optional
-        ``True`` where the attacker made a prediction. When given it decides
-        abstention, and ``y_pred`` must not be missing where it is ``True``.
-    positive : optional
-        If given, cast to binary as in [FW24] §2: only predictions equal to
-        ``positive`` count as (positive) predictions, any other prediction
-        or abstention is negative, and recall (Eq 3) over the targets whose
-        true value is ``positive`` is reported. Use ``positive=True`` for
-        membership attacks with boolean labels.
-    tolerance : float, optional
-        For numeric secrets: a prediction is correct when
-        ``abs(y_pred - y_true) <= tolerance`` ([FW24] §2 and §4.3, "within a
-        certain error"). Default: exact equality.
-    confidence : float, default 0.95
-        Level of the Wilson intervals.
-
-    Returns
-    -------
-    AttackScore
-
-    Raises
-    ------
-    ValueError
-        On mismatched lengths, missing ``y_true`` values, a non-boolean
-        mask, a missing prediction marked as made, or a negative tolerance.
-
-    Examples
-    --------
-    >>> s = score_predictions(["a", "b", "a", "b"], ["a", None, "b", None])
-    >>> s.precision, s.coverage, s.prediction_rate
-    (0.5, 0.5, 0.25)
-    """
-    yt = _one_d("y_true", y_true)
-    yp = _one_d("y_pred", y_pred)
-    if yt.shape != yp.shape:
-        raise ValueError(f"y_true and y_pred must have the same length, got {len(yt)} and {len(yp)}")
-    if np.any(pd.isna(yt)):
-        raise ValueError("y_true must not contain missing values")
-    if tolerance is not None and not (
-        isinstance(tolerance, (int, float, np.floating, np.integer))
-        and math.isfinite(tolerance)
-        and tolerance >= 0
-    ):
-        raise ValueError(f"tolerance must be a finite number >= 0, got {tolerance!r}")
-
-    missing = np.asarray(pd.isna(yp), dtype=bool)
-    if predicted_mask is None:
-        predicted = ~missing
-    else:
-        mask = _one_d("predicted_mask", predicted_mask)
-        if mask.shape != yp.shape:
-            raise ValueError(
-                f"predicted_mask and y_pred must have the same length, got {len(mask)} and {len(yp)}"
-            )
-        if mask.dtype != bool:
-            raise ValueError(f"predicted_mask must be boolean, got dtype {mask.dtype}")
-        if np.any(mask & missing):
-            raise ValueError(
-                f"y_pred is missing at {int(np.sum(mask & missing))} position(s) where predicted_mask is True"
-            )
-        predicted = mask
-
-    made = np.flatnonzero(predicted)
-    pred_vals, true_vals = yp[made], yt[made]
-    if tolerance is None:
-        correct_made = _equal(pred_vals, true_vals)
-    else:
-        try:
-            diff = np.abs(pred_vals.astype(float) - true_vals.astype(float))
-        except (TypeError, ValueError):
-            raise ValueError("tolerance needs numeric y_true and y_pred") from None
-        correct_made = diff <= tolerance
-
-    n_positives: int | None = None
-    if positive is not None:
-        is_pos_pred = _equal(pred_vals, positive)
-        correct_made = correct_made & is_pos_pred
-        n_made = int(np.sum(is_pos_pred))
-        n_positives = int(np.sum(_equal(yt, positive)))
-    else:
-        n_made = int(made.size)
-
-    return attack_score(int(yt.size), n_made, int(np.sum(correct_made)), n_positives, confidence)
 
 
 def attack_score(
