@@ -22,7 +22,7 @@ __all__ = ["generate_pages", "build_html", "check_internal_links", "find_browser
            "browser_check", "build_book", "checked_pages"]
 
 #: Hand-written pages every build renders in the browser check (besides the chapters).
-FIXED_PAGES = ("intro", "verdicts", "course", "glossary")
+FIXED_PAGES = ("intro", "verdicts", "course", "glossary", "adding_a_chapter")
 
 
 def checked_pages(chapters: list[str]) -> list[str]:

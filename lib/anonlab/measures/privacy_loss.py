@@ -56,7 +56,6 @@ __all__ = [
     "privacy_loss_distribution",
     "log_delta",
     "delta",
-    "log_delta_pair",
     "same_privacy_loss",
     "PartialKnowledgeDelta",
     "partial_knowledge_delta",
@@ -185,11 +184,6 @@ def _log_delta(pld: PrivacyLossDistribution, eps: np.ndarray, tolerance: float =
 def delta(pld: PrivacyLossDistribution, epsilons: Iterable[float]) -> np.ndarray:
     """δ(ε) in linear space (values below ~1e-308 become 0: use :func:`log_delta` for those)."""
     return np.exp(log_delta(pld, epsilons))
-
-
-def log_delta_pair(log_p: np.ndarray, log_q: np.ndarray, epsilons: Iterable[float]) -> np.ndarray:
-    """log δ(ε) between two output distributions on common atoms (P against Q)."""
-    return log_delta(privacy_loss_distribution(log_p, log_q), epsilons)
 
 
 def same_privacy_loss(a: PrivacyLossDistribution, b: PrivacyLossDistribution,
