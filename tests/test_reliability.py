@@ -49,6 +49,55 @@ def test_stale_run_folders_are_removed_at_start(mini_project: Path) -> None:
     assert _run_folders(mini_project) == []
 
 
+def test_stale_run_folders_are_removed_even_when_the_chapter_is_up_to_date(mini_project: Path) -> None:
+    run_notebook(NB, progress=False)
+    stale = mini_project / "book" / f".run-{NB}-dead"
+    stale.mkdir()
+    (stale / "pid").write_text("999999999")
+    (stale / f"{NB}.results.json").write_text('{"results": {')
+    assert run_notebook(NB, progress=False).cached
+    assert _run_folders(mini_project) == []
+
+
+def test_a_truncated_published_file_makes_the_chapter_stale(mini_project: Path) -> None:
+    run_notebook(NB, progress=False)
+    results = mini_project / "book" / f"{NB}.results.json"
+    results.write_text(results.read_text()[:20])
+    from anonlab import claims
+
+    with pytest.raises(claims.ClaimError, match=f"cannot read the recorded results .*{NB}.results.json"):
+        claims.collect_results(mini_project / "book")
+    res = run_notebook(NB, progress=False)
+    assert not res.cached and read_json(results)["results"]
+
+
+def test_ctrl_c_exits_130_with_one_line_and_no_traceback(mini_project: Path) -> None:
+    """A Ctrl-C in a terminal: SIGINT to the runner's process group (the kernel has its own session)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from .conftest import make_notebook
+
+    make_notebook(mini_project / "notebooks" / f"{NB}.ipynb", "x = 0.5\nfail = False\nlabel = 'a'\n",
+                  ["import time\ntime.sleep(60)\n"])
+    proc = subprocess.Popen([sys.executable, "-m", "anonlab", "run", NB], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 60
+    while not list((mini_project / "book").glob(f".run-{NB}-*/pid")) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(3)  # the kernel is in the sleeping cell
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    lines = [ln for ln in err.decode().splitlines() if ln.strip() and not ln.startswith("Executing")]
+    assert proc.returncode == 130
+    assert "Traceback" not in err.decode()
+    assert lines[-1].startswith(f"{NB}: interrupted; nothing was published"), lines
+    assert not (mini_project / "book" / f"{NB}.ipynb").exists() and _run_folders(mini_project) == []
+
+
 def test_a_deleted_results_file_is_recreated(mini_project: Path) -> None:
     run_notebook(NB, progress=False)
     results = mini_project / "book" / f"{NB}.results.json"

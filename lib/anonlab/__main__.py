@@ -76,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from .runner import RunError
+    from .runner import RunError, RunInterrupted
 
     try:
         if args.command == "run":
@@ -124,12 +124,12 @@ def main(argv: list[str] | None = None) -> int:
             from .claims import verdict_counts, verdict_table
 
             print(verdict_counts(verdict_table()).to_string())
+    except (RunInterrupted, KeyboardInterrupt) as exc:
+        print(str(exc) or "interrupted: nothing half-written was published", file=sys.stderr)
+        return 130
     except (RunError, RuntimeError, ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("interrupted: nothing half-written was published", file=sys.stderr)
-        return 130
     return 0
 
 

@@ -36,6 +36,8 @@ from .fileio import atomic_write, default_file_mode
 
 __all__ = [
     "RunError",
+    "RunInterrupted",
+    "kernel_log",
     "RunResult",
     "notebook_parameters",
     "validate_parameters",
@@ -52,6 +54,10 @@ KERNEL_NAME = "python3"
 
 class RunError(RuntimeError):
     """A notebook could not be run: bad parameters, or a cell failed."""
+
+
+class RunInterrupted(RunError):
+    """The user interrupted a run (Ctrl-C); nothing was published."""
 
 
 @dataclass(frozen=True)
@@ -227,7 +233,19 @@ def _is_fresh(out_dir: Path, name: str, key: str) -> bool:
     except (OSError, ValueError):
         return False
     published = meta.get("published", [f"{name}.ipynb", f"{name}.results.json"])
-    return meta.get("cache_key") == key and all((out_dir / f).exists() for f in published)
+    return meta.get("cache_key") == key and all(_readable(out_dir / f) for f in published)
+
+
+def _readable(path: Path) -> bool:
+    """Does a published file exist and, for JSON and notebooks, parse? (A truncated one is stale.)"""
+    if not path.exists():
+        return False
+    if path.suffix in (".json", ".ipynb"):
+        try:
+            json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return False
+    return True
 
 
 def _failure_message(name: str, exc: Exception, parameters: Mapping[str, Any],
@@ -251,7 +269,32 @@ def _failure_message(name: str, exc: Exception, parameters: Mapping[str, Any],
         msg += f"\n  parameters of this run: {shown}"
     if kept is not None:
         msg += f"\n  the failed notebook is kept at {kept}; the published one is unchanged"
+        msg += f"\n  the kernel's own messages: {kernel_log(name)}"
     return msg
+
+
+def kernel_log(name: str) -> Path:
+    """``_build/logs/<name>.kernel.log``: what the chapter's kernel process itself printed (warnings, crashes)."""
+    return paths.project_root() / "_build" / "logs" / f"{name}.kernel.log"
+
+
+def _quiet_kernel_manager(log: Any) -> type:
+    """A kernel manager whose kernel writes its own messages to ``log``, not to the terminal.
+
+    The kernel's start-up warnings and, when a run is interrupted, the
+    tracebacks of its closing sockets are noise on the console; they are kept
+    in :func:`kernel_log` instead. Cell outputs are unaffected (they travel
+    over the kernel's messages).
+    """
+    from jupyter_client import AsyncKernelManager
+
+    class QuietKernelManager(AsyncKernelManager):
+        async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
+            kw.setdefault("stdout", log)
+            kw.setdefault("stderr", log)
+            await super()._async_launch_kernel(kernel_cmd, **kw)
+
+    return QuietKernelManager
 
 
 def _remove_stale_run_folders(dest_dir: Path, name: str) -> None:
@@ -281,11 +324,14 @@ def _execute_and_publish(src: Path, name: str, params: Mapping[str, Any], full_p
         shown = " ".join(f"{k}={v!r}" for k, v in params.items()) or "defaults"
         print(f"[anonlab] running {name} ({shown})", file=sys.stderr)
     start = time.perf_counter()
+    log_path = kernel_log(name)
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    log = open(log_path, "wb")  # noqa: SIM115 - closed in finally, after the kernel has stopped
     try:
         pm.execute_notebook(
             str(src), str(out_nb), parameters=dict(params), kernel_name=kernel_name,
             progress_bar=progress, cwd=str(src.parent), execution_timeout=timeout,
-            log_output=False,
+            log_output=False, kernel_manager_class=_quiet_kernel_manager(log),
         )
     except Exception as exc:  # papermill raises PapermillExecutionError for a failing cell
         kept = None
@@ -296,6 +342,7 @@ def _execute_and_publish(src: Path, name: str, params: Mapping[str, Any], full_p
             shutil.move(str(out_nb), kept)
         raise RunError(_failure_message(name, exc, params, kept)) from None
     finally:
+        log.close()
         for k, v in env_before.items():
             if v is None:
                 os.environ.pop(k, None)
@@ -358,25 +405,27 @@ def run_notebook(
     name = src.stem
     dest_dir = Path(out_dir) if out_dir is not None else paths.book_dir()
     dest_dir.mkdir(parents=True, exist_ok=True)
-    full_params = {**notebook_parameters(src), **params}
+    from .chapters import get
+
+    full_params = get(name).parameters.validate(params)
     key = cache_key(src, full_params)  # a default passed explicitly is the same run
     dest_nb = dest_dir / f"{name}.ipynb"
     dest_results = dest_dir / f"{name}.results.json"
+    _remove_stale_run_folders(dest_dir, name)  # also when the published copy is up to date
     if not force and _is_fresh(dest_dir, name, key):
         if progress:
             print(f"[anonlab] {name}: up to date (cache key {key[:12]}), not rerun", file=sys.stderr)
         return RunResult(name, dest_nb, dest_results if dest_results.exists() else None,
                          params, 0.0, True)
 
-    _remove_stale_run_folders(dest_dir, name)
     tmp = Path(tempfile.mkdtemp(prefix=f".run-{name}-", dir=dest_dir))
     try:
         (tmp / "pid").write_text(str(os.getpid()))
         seconds = _execute_and_publish(src, name, params, full_params, key, tmp, dest_dir,
                                        kernel_name=kernel_name, progress=progress, timeout=timeout)
     except KeyboardInterrupt:
-        raise RunError(f"{name}: interrupted; nothing was published (the previous copy, if any, "
-                       "is unchanged)") from None
+        raise RunInterrupted(f"{name}: interrupted; nothing was published (the previous copy, if any, "
+                             "is unchanged)") from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if progress:

@@ -237,7 +237,11 @@ def collect_results(results_dir: str | Path | None = None) -> dict[str, dict[str
     d = Path(results_dir) if results_dir is not None else paths.book_dir()
     out: dict[str, dict[str, Any]] = {}
     for f in sorted(d.glob(f"*{RESULTS_SUFFIX}")):
-        payload = json.loads(f.read_text(encoding="utf-8"))
+        try:
+            payload = json.loads(f.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ClaimError(f"cannot read the recorded results {f} ({exc}); rerun the chapter "
+                             f"(python -m anonlab run {f.name[:-len(RESULTS_SUFFIX)]})") from None
         for cid, r in payload.get("results", {}).items():
             out[cid] = dict(r, notebook=payload.get("notebook"))
             try:
