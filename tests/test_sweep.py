@@ -41,3 +41,26 @@ def test_sweep_on_a_dask_local_cluster(mini_project: Path) -> None:
         res = run_sweep(NB, {"x": [0.5, 0.7]}, scheduler=client, progress=False)
     assert sorted(res.table["x"]) == [0.5, 0.7]
     assert set(res.table["claim"]) == {"slides.mini.approx"}
+
+
+def test_a_grid_too_large_is_refused_at_once_with_its_size(mini_project: Path) -> None:
+    import time
+
+    from anonlab.sweep import MAX_POINTS
+
+    start = time.perf_counter()
+    with pytest.raises(RunError, match=r"the grid has 1,000,000 points \(1000 x 1000\); a sweep runs at most"):
+        run_sweep(NB, {"x": [i / 1000 for i in range(1000)], "label": [str(i) for i in range(1000)]},
+                  workers=1, progress=False)
+    assert time.perf_counter() - start < 2 and MAX_POINTS < 10**6
+
+
+@pytest.mark.parametrize("address, message", [
+    ("bogus", "must be a Dask scheduler address like tcp://host:8786, got 'bogus'"),
+    ("tcp://127.0.0.1:1", "cannot reach the Dask scheduler at tcp://127.0.0.1:1"),
+])
+def test_an_unreachable_scheduler_is_one_clear_error_before_any_run(mini_project: Path, address, message) -> None:
+    with pytest.raises(RunError, match=message.replace("(", r"\(").replace(")", r"\)")) as err:
+        run_sweep(NB, {"x": [0.1, 0.2]}, scheduler=address, progress=False)
+    assert "\n" not in str(err.value)
+    assert not (mini_project / "_build" / "sweeps" / NB / "sweep.csv").exists()

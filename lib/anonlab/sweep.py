@@ -37,7 +37,10 @@ import pandas as pd
 from . import paths
 from .runner import RunError, parse_cli_value, resolve_notebook, validate_parameters
 
-__all__ = ["parse_grid", "grid_points", "run_sweep", "SweepResult", "sweep_figure"]
+__all__ = ["MAX_POINTS", "parse_grid", "grid_points", "run_sweep", "SweepResult", "sweep_figure"]
+
+#: The most grid points one sweep runs (each is a whole chapter run); a larger grid is refused at once.
+MAX_POINTS = 1000
 
 
 def _split_top_level(text: str) -> list[str]:
@@ -144,11 +147,21 @@ def run_sweep(
     """
     src = resolve_notebook(notebook)
     name = src.stem
-    points = grid_points(grid, fixed)
-    for p in points:  # refuse a bad point before any work starts
-        validate_parameters(src, p)
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         raise RunError(f"workers must be an integer >= 1, got {workers!r}")
+    size = 1
+    for values in grid.values():
+        size *= len(values)
+    if size > MAX_POINTS:
+        raise RunError(f"the grid has {size:,} points ({' x '.join(str(len(v)) for v in grid.values())}); "
+                       f"a sweep runs at most {MAX_POINTS:,} (each point is a whole chapter run): "
+                       "split it into several sweeps")
+    client = connect_scheduler(scheduler) if scheduler is not None else None
+    points = grid_points(grid, fixed)
+    if progress:
+        print(f"[anonlab] sweep {name}: checking {len(points)} point(s)", file=sys.stderr)
+    for p in points:  # refuse a bad point before any work starts
+        validate_parameters(src, p)
     folder = Path(out_dir) if out_dir else paths.project_root() / "_build" / "sweeps" / name
     folder.mkdir(parents=True, exist_ok=True)
     root = str(paths.project_root())
@@ -156,7 +169,11 @@ def run_sweep(
     if progress:
         where = f"Dask scheduler {scheduler}" if scheduler else f"{workers} local worker process(es)"
         print(f"[anonlab] sweep {name}: {len(points)} point(s) on {where}", file=sys.stderr)
-    outputs = _run_all(args, workers, scheduler, progress)
+    try:
+        outputs = _run_all(args, workers, client, progress)
+    finally:
+        if client is not None and client is not scheduler:
+            client.close()
     from .claims import with_verdicts
 
     rows = []
@@ -180,17 +197,36 @@ def _cell(v: Any) -> Any:
     return json.dumps(v) if isinstance(v, (list, dict)) else v
 
 
-def _run_all(args: list[tuple], workers: int, scheduler: Any, progress: bool) -> list[dict[str, Any]]:
-    if scheduler is not None:
-        from distributed import Client
+def connect_scheduler(scheduler: Any, timeout: float = 10.0) -> Any:
+    """A ``distributed.Client`` for a scheduler address (or the client given), or one clear error.
 
-        client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
-        try:
-            futures = [client.submit(_run_point, *a, pure=False) for a in args]
-            return client.gather(futures)
-        finally:
-            if client is not scheduler:
-                client.close()
+    Raises
+    ------
+    RunError
+        ``cannot reach the Dask scheduler at tcp://...`` when the address is
+        malformed or nothing answers there within ``timeout`` seconds.
+    """
+    from distributed import Client
+
+    if isinstance(scheduler, Client):
+        return scheduler
+    from .validation import ParameterError, check_scheduler_address
+
+    try:
+        address = check_scheduler_address("scheduler", scheduler)
+    except ParameterError as exc:
+        raise RunError(str(exc)) from None
+    try:
+        return Client(address, timeout=timeout)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise RunError(f"cannot reach the Dask scheduler at {address} ({type(exc).__name__}: "
+                       f"{str(exc).splitlines()[0] if str(exc) else 'no answer'}); is it running?") from None
+
+
+def _run_all(args: list[tuple], workers: int, client: Any, progress: bool) -> list[dict[str, Any]]:
+    if client is not None:
+        futures = [client.submit(_run_point, *a, pure=False) for a in args]
+        return client.gather(futures)
     if workers == 1:
         out = []
         for i, a in enumerate(args, 1):

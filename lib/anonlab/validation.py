@@ -45,6 +45,7 @@ __all__ = [
     "Param",
     "ParameterSpec",
     "check_random_state",
+    "check_scheduler_address",
     "check_path",
     "check_choice",
     "check_int",
@@ -250,6 +251,25 @@ def check_path(name: str, value: Any, *, must_exist: bool = True) -> str:
     check_str(name, value)
     if must_exist and not Path(value).expanduser().exists():
         raise ParameterError(f"parameter {name!r}: no file or folder at {value!r}")
+    return value
+
+
+def check_scheduler_address(name: str, value: Any) -> str:
+    """Check that ``value`` is a Dask scheduler address, ``protocol://host:port`` (``tcp``, ``tls``, ``ws``, ``inproc``).
+
+    >>> check_scheduler_address("scheduler", "tcp://127.0.0.1:8786")
+    'tcp://127.0.0.1:8786'
+    >>> check_scheduler_address("scheduler", "bogus")
+    Traceback (most recent call last):
+    ...
+    anonlab.validation.ParameterError: parameter 'scheduler' must be a Dask scheduler address like tcp://host:8786, got 'bogus'
+    """
+    import re
+
+    if not isinstance(value, str) or not re.fullmatch(r"(tcp|tls|ws|wss|inproc)://[^\s:/]+(:\d{1,5})?/?", value) \
+            or (value.startswith(("tcp", "tls", "ws")) and not re.search(r":\d{1,5}/?$", value)):
+        raise ParameterError(f"parameter {name!r} must be a Dask scheduler address like tcp://host:8786, "
+                             f"got {_fmt(value)}")
     return value
 
 
