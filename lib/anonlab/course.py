@@ -176,6 +176,11 @@ def chapter_header(chapter: str) -> str:
     return "\n".join(lines)
 
 
+def exercise_changes(ch: chapters.Chapter, e: chapters.Exercise) -> str:
+    """What an exercise changes, in the declaration's own words: ``name = value`` (its meaning), joined."""
+    return "; ".join(f"`{k} = {json.dumps(v)}` ({ch.parameters[k].help})" for k, v in e.parameters.items())
+
+
 def chapter_exercises(chapter: str, figure_dir: Path) -> str:
     """The exercises of a chapter, each with its computed solution in a dropdown."""
     ch = chapters.get(chapter)
@@ -189,6 +194,7 @@ def chapter_exercises(chapter: str, figure_dir: Path) -> str:
         parts.append(f"{i}. {e.question.strip()}\n")
         parts.append(f"   ::::{{dropdown}} Solution (computed by this build)\n")
         parts.append(f"   `python -m anonlab run {chapter} --quick {flags}`\n\n")
+        parts.append(f"   Changes {exercise_changes(ch, e)}.\n\n")
         if not nb.exists():
             parts.append("   The solution run was not part of this build "
                          "(`python -m anonlab book` computes it).\n   ::::\n\n")
@@ -225,7 +231,7 @@ def course_plan(names: list[str]) -> str:
             if ch.assumes:
                 lines.append(f"**Assumes:** {ch.assumes}\n")
             if ch.exercises:
-                keys = ", ".join(f"{i} (`{e.key}`)" for i, e in enumerate(ch.exercises, 1))
+                keys = "; ".join(f"{i}, which changes {exercise_changes(ch, e)}" for i, e in enumerate(ch.exercises, 1))
                 lines.append(f"**Exercises to assign:** {keys} — each asks for a prediction first; the "
                              "solutions are in the chapter, computed by the build.\n")
             lines.append(f"**Run time:** {_fmt_seconds(default)} at the defaults, {_fmt_seconds(quick)} "
