@@ -381,7 +381,7 @@ def test_the_disease_t_verdict_is_computed_from_every_reading(slides, run):
 
 def test_the_verdicts_the_prose_lists_are_the_rules_words(slides, run):
     measured = ch.measure_slides_claims(slides)
-    assert list(ch.VERDICT_GLUE.values()) == list(ch.CLAIMS.values()) == list(measured)
+    assert list(ch.VERDICTS.values()) == list(ch.CLAIMS.values()) == list(measured)
     assert set(ch.PAPER.values()) <= set(measured)
     run.record(measured)
     assert run.phrase("slides.tclose.disease_t") == (
@@ -445,11 +445,11 @@ def _glued_keys() -> set[str]:
             elif node.func.attr == "glue_all" and isinstance(arg, ast.Dict):
                 keys |= {k.value for k in arg.keys if isinstance(k, ast.Constant)}
     assert "run.glue_paper(chapter.PAPER)" in source
-    assert "run.glue_verdicts(chapter.VERDICT_GLUE)" in source
+    assert "run.glue_verdicts(chapter.VERDICTS)" in source
     assert "**chapter.sweep_findings(sweep, k_target)" in source
     sweep = pd.DataFrame({"k": [1, 2, 5, 6], "suppressed": [0.5, 0.2, 0.0, 1.0], "t": [0.4, 0.3, 0.2, 0.1],
                           "l_distinct_after": [1, 2, 3, np.nan], "l_entropy_after": [1.0, 1.5, 2.5, np.nan]})
-    return keys | set(ch.PAPER) | set(ch.VERDICT_GLUE) | set(ch.sweep_findings(sweep, 4))
+    return keys | set(ch.PAPER) | set(ch.VERDICTS) | set(ch.sweep_findings(sweep, 4))
 
 
 def test_every_glue_key_of_the_prose_is_glued():

@@ -68,7 +68,7 @@ CLAIMS = {"fig2_k": "slides.kanon.fig2.k", "linking": "slides.kanon.linking_yiel
 PAPER = {f"rep_{k}": CLAIMS[k] for k in ("fig2_k", "ldiv_k", "salary_t", "disease_t", "linking", "unique")}
 
 #: Glue keys of the verdicts the prose lists -> claim ids (``run.glue_verdicts``).
-VERDICT_GLUE = {f"verdict_{k}": cid for k, cid in CLAIMS.items()}
+VERDICTS = {f"verdict_{k}": cid for k, cid in CLAIMS.items()}
 
 #: The class of Fig. 2 that is all Cancer, and the first class of the
 #: 3-diverse salary/disease table (all stomach diseases), as the slides print them.
