@@ -8,6 +8,7 @@ starts, with a message naming the problem.
 
 from __future__ import annotations
 
+import ast
 import json
 import math
 import re
@@ -20,6 +21,8 @@ import pytest
 
 from anonlab import runner
 from anonlab.chapters import ch01_syntactic_anonymity as ch
+from anonlab.chapters import kit
+from anonlab.figures import syntactic as figures
 from anonlab.data import tables
 from anonlab.measures import syntactic as ms
 from anonlab.mechanisms import syntactic as syn
@@ -37,6 +40,13 @@ def slides() -> ch.SlideTables:
     return ch.slide_tables()
 
 
+@pytest.fixture()
+def run(tmp_path, monkeypatch) -> kit.ChapterRun:
+    """A run of the chapter at its defaults that records into ``tmp_path``."""
+    monkeypatch.setenv("ANONLAB_OUTPUT_DIR", str(tmp_path))
+    return kit.ChapterRun(ch.CHAPTER, ch.CHAPTER.parameters.defaults())
+
+
 # ---------------------------------------------------------------------------
 # the declaration
 # ---------------------------------------------------------------------------
@@ -48,9 +58,9 @@ def test_declaration_defaults_and_quick_preset():
     assert spec.defaults() == runner.notebook_parameters(NOTEBOOK)
     assert dict(ch.CHAPTER.quick) == {"table": "adult", "adult_rows": 3000}
     assert ch.CHAPTER.data == ("adult-train",)
-    for p in spec.params:  # every parameter: a meaning, and a range or choices
+    for p in spec.params:  # every parameter: a meaning, and a range or choices (or a switch)
         assert p.help
-        assert p.choices is not None or p.high is not None, p.name
+        assert p.choices is not None or p.high is not None or p.kind == "bool", p.name
 
 
 def test_sensitive_attribute_that_is_a_quasi_identifier_is_named_as_such():
@@ -157,7 +167,7 @@ def test_similarity_claim_can_fail(slides):
     flat = {"*": {"g1": ["gastric ulcer", "flu"], "g2": ["gastritis", "bronchitis"],
                   "g3": ["stomach cancer", "pneumonia"]}}
     sim = ch.similarity_table(slides.sd3, flat)
-    assert ch.class_row(sim, **ch.SD3_FIRST_CLASS)["n_distinct_group"] == 3
+    assert ms.class_row(sim, **ch.SD3_FIRST_CLASS)["n_distinct_group"] == 3
     assert ch.measure_similarity_claim(slides.sd3, flat)["slides.ldiv.similarity_attack"].value is False
 
 
@@ -169,13 +179,13 @@ def test_t_closeness_table_and_the_taller_hierarchy(slides):
     assert t["disease (hierarchical)"].max() == pytest.approx(8 / 27)
     assert t["disease (equal)"].max() == pytest.approx(5 / 9)
     assert t["disease (one level taller)"].max() == pytest.approx(5 / 18)
-    taller = ch.taller_hierarchy(slides.hierarchy)
+    taller = ms.taller_hierarchy(slides.hierarchy)
     assert ms.hierarchy_height(taller) == ms.hierarchy_height(slides.hierarchy) + 1 == 4
     # same leaves, same groups; only the systems gain a parent
     assert ms.as_parent_map(taller)["flu"] == "respiratory infection"
     assert ms.t_closeness(slides.sdt, SQI, "disease", hierarchy=taller) == pytest.approx(5 / 18)
     # the nested-tree form gives the same taller tree
-    assert ch.taller_hierarchy({"*": {"a": ["x"]}}) == {"*": None, "a": "a (extra level)",
+    assert ms.taller_hierarchy({"*": {"a": ["x"]}}) == {"*": None, "a": "a (extra level)",
                                                           "x": "a", "a (extra level)": "*"}
 
 
@@ -183,14 +193,11 @@ def test_small_text_helpers(slides):
     assert ch.fraction_text(5 / 18) == "5/18"
     assert ch.linking_range_text(pd.Series([4, 4, 4])) == "4"
     assert ch.linking_range_text(pd.Series([3, 5])) == "between 3 and 5"
-    assert ch.score_text(0.5, 0.125).startswith("Its predictions are right for 50.0%")
-    assert "12.5%" in ch.score_text(0.5, 0.125)
-    assert ch.score_text(math.nan, math.nan) == "It discloses no one, so there is nothing to score."
     ec = ms.equivalence_classes(slides.fig2, tables.INPATIENT_QUASI_IDENTIFIERS, "condition")
     with pytest.raises(ValueError, match="no equivalence class has"):
-        ch.class_row(ec, zip_code="999**")
+        ms.class_row(ec, zip_code="999**")
     with pytest.raises(ValueError, match=r"no column\(s\) \['zip'\]"):
-        ch.class_row(ec, zip="130**")
+        ms.class_row(ec, zip="130**")
 
 
 # ---------------------------------------------------------------------------
@@ -288,13 +295,14 @@ def test_the_attack_is_recorded_through_the_protocol(slides):
 def test_figures_draw(slides, toy_adult):
     import matplotlib.pyplot as plt
 
-    fig = ch.plot_t_closeness(ch.t_closeness_table(slides.sdt, slides.hierarchy), 0.167, 0.278)
+    fig = figures.plot_t_closeness(ch.t_closeness_table(slides.sdt, slides.hierarchy), 0.167, 0.278,
+                                   ch.DISEASE_T_COLUMNS)
     assert len(fig.axes) == 2 and fig.axes[0].get_ylim()[1] == pytest.approx(1.35 * 5 / 9)
     assert len(fig.axes[1].patches) == 3 * 3  # three readings x three classes
     assert [t.get_text() for t in fig.axes[1].get_legend().get_texts()] == ["slides: t", *ch.DISEASE_T_READINGS]
     qis = ["age", "sex", "race", "native_country"]
     sweep = syn.generalisation_sweep(toy_adult, qis, "occupation", ch.adult_ladder(toy_adult, 10), k=2)
-    fig2 = ch.plot_sweep(sweep, 2)
+    fig2 = figures.plot_sweep(sweep, 2)
     assert fig2.axes[1].get_ylabel() == "records suppressed to reach k = 2 (%)"
     plt.close("all")
 
@@ -320,46 +328,41 @@ def test_the_readings_are_the_ledgers_choices():
 
 
 def test_disease_t_readings_exact_values(slides):
-    r = ch.disease_t_readings(slides.sdt, slides.hierarchy)
-    assert list(r) == list(ch.DISEASE_T_READINGS)
-    assert r == pytest.approx(dict(zip(ch.DISEASE_T_READINGS, [8 / 27, 5 / 18, 5 / 9])), abs=1e-15)
-    # the hierarchical reading is the maximum of the per-class column the chapter shows
     t = ch.t_closeness_table(slides.sdt, slides.hierarchy)
-    assert r["Li et al. (height 3)"] == t["disease (hierarchical)"].max()
-    assert r["one level taller (height 4)"] == pytest.approx(t["disease (one level taller)"].max())
-    assert r["no hierarchy (equal distance)"] == pytest.approx(t["disease (equal)"].max())
+    r = ch.disease_t_readings(t)
+    assert list(r) == list(ch.DISEASE_T_READINGS) == list(ch.DISEASE_T_COLUMNS)
+    assert r == pytest.approx(dict(zip(ch.DISEASE_T_READINGS, [8 / 27, 5 / 18, 5 / 9])), abs=1e-15)
+    # each reading is the t-closeness of the table under that distance (the maximum of its column)
+    sqi = tables.SALARY_DISEASE_QUASI_IDENTIFIERS
+    assert r["Li et al. (height 3)"] == ms.t_closeness(slides.sdt, sqi, "disease", hierarchy=slides.hierarchy)
+    assert r["one level taller (height 4)"] == ms.t_closeness(
+        slides.sdt, sqi, "disease", hierarchy=ms.taller_hierarchy(slides.hierarchy))
+    assert r["no hierarchy (equal distance)"] == ms.t_closeness(slides.sdt, sqi, "disease", distance="equal")
     # a flat hierarchy (every disease a child of the root) is the equal distance
     flat = {"*": sorted(set(slides.sdt["disease"]))}
-    assert ch.disease_t_readings(slides.sdt, flat)["Li et al. (height 3)"] == pytest.approx(5 / 9)
+    assert ch.disease_t_readings(ch.t_closeness_table(slides.sdt, flat))["Li et al. (height 3)"] == \
+        pytest.approx(5 / 9)
 
 
 def test_disease_t_readings_table(slides):
-    t = ch.disease_t_readings_table(slides.sdt, slides.hierarchy)
+    t = ch.disease_t_readings_table(ch.disease_t_readings(ch.t_closeness_table(slides.sdt, slides.hierarchy)))
     assert list(t.index) == list(ch.DISEASE_T_READINGS)
     assert t["exact"].tolist() == ["8/27", "5/18", "5/9"]
-    assert t["within tolerance"].tolist() == [False, True, False]
-    assert (t["reported"] == 0.278).all()
+    assert list(t.columns) == ["t", "exact"]
 
 
-def _record(tmp_path, measurements):
+def test_the_disease_t_verdict_is_computed_from_every_reading(slides, run):
     from anonlab import claims
 
-    rec = claims.Recorder(ch.NAME, out_dir=tmp_path)
-    rec.record_all(measurements)
-    return rec
-
-
-def test_the_disease_t_verdict_is_computed_from_every_reading(slides, tmp_path):
-    from anonlab import claims
-
-    rec = _record(tmp_path, ch.measure_slides_claims(slides))
-    entry = rec.results["slides.tclose.disease_t"]
-    assert entry["verdict"] == "depends on an unstated choice"
+    table = run.record(ch.measure_slides_claims(slides))
+    assert table.loc["slides.tclose.disease_t", "verdict"] == "depends on an unstated choice"
+    entry = run.recorder.results["slides.tclose.disease_t"]
     assert {k: a["verdict"] for k, a in entry["alternatives"].items()} == {
         "Li et al. (height 3)": "not reproduced", "one level taller (height 4)": "reproduced",
         "no hierarchy (equal distance)": "not reproduced"}
     # every other claim of the slides keeps its verdict
-    verdicts = {cid: r["verdict"] for cid, r in rec.results.items()}
+    verdicts = run.verdicts().to_dict()
+    assert verdicts == table["verdict"].to_dict()
     assert verdicts["slides.linking.zip_gender_dob_unique"] == "data unavailable"
     assert [v for cid, v in verdicts.items() if cid not in (
         "slides.tclose.disease_t", "slides.linking.zip_gender_dob_unique")] == ["reproduced"] * 7
@@ -372,25 +375,23 @@ def test_the_disease_t_verdict_is_computed_from_every_reading(slides, tmp_path):
     # a reading missing from the measurement is refused
     bad = ch.measure_slides_claims(slides)["slides.tclose.disease_t"]
     with pytest.raises(claims.ClaimError, match="each alternative"):
-        rec.record("slides.tclose.disease_t", bad.value, alternatives={"Li et al. (height 3)": bad.value})
+        run.record({"slides.tclose.disease_t": kit.Measurement(
+            bad.value, alternatives={"Li et al. (height 3)": bad.value})})
 
 
-def test_verdict_summary_is_generated_from_the_record(slides, tmp_path):
-    rec = _record(tmp_path, ch.measure_slides_claims(slides))
-    text = ch.verdict_summary(rec.results)
-    assert text.startswith("Reproduced: k of Figure 2, ")
-    assert ("Depends on an unstated choice: the Disease t — reproduced with *one level taller "
-            "(height 4)* (0.278); not reproduced with *Li et al. (height 3)* (0.296) and "
-            "*no hierarchy (equal distance)* (0.556).") in text
-    assert text.endswith("Data unavailable: the US uniqueness figure.")
-    assert "Not reproduced:" not in text
-    for label in ch.CLAIM_LABELS.values():
-        assert text.count(label) == 1, label
-    assert set(ch.CLAIM_LABELS) == set(rec.results)
-    # a changed record changes the text (nothing typed)
-    results = dict(rec.results)
-    results["slides.ldiv.table.k"] = dict(results["slides.ldiv.table.k"], verdict="not reproduced")
-    assert "Not reproduced: k of the l-diversity table." in ch.verdict_summary(results)
+def test_the_verdicts_the_prose_lists_are_the_rules_words(slides, run):
+    measured = ch.measure_slides_claims(slides)
+    assert list(ch.VERDICTS.values()) == list(ch.CLAIMS.values()) == list(measured)
+    assert set(ch.PAPER.values()) <= set(measured)
+    run.record(measured)
+    assert run.phrase("slides.tclose.disease_t") == (
+        "depends on an unstated choice: reproduced with *one level taller (height 4)* (0.278); "
+        "not reproduced with *Li et al. (height 3)* (0.296) and *no hierarchy (equal distance)* (0.556)")
+    assert run.phrase("slides.linking.zip_gender_dob_unique") == "data unavailable"
+    assert run.phrase("slides.kanon.fig2.k") == "reproduced"
+    # a changed measurement changes the words (nothing typed)
+    run.record({"slides.ldiv.table.k": 3})
+    assert run.phrase("slides.ldiv.table.k") == "not reproduced"
 
 
 # ---------------------------------------------------------------------------
@@ -429,15 +430,34 @@ def test_salary_similarity_table(slides, width, n_bands):
 
 
 def _glued_keys() -> set[str]:
-    """Glue keys the notebook glues: literal ``glue("key"`` calls, and the keys of the glue loops."""
+    """Glue keys the notebook glues: ``run.glue("key", ...)``, the keys of ``run.glue_all({...})`` dict
+    literals, and the keys of the chapter's mappings the run glues (paper values, verdicts, sweep findings)."""
     nb = json.loads(NOTEBOOK.read_text())
-    source = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
-    keys = set(re.findall(r'glue\(\s*"([^"]+)"', source))
-    assert "for key, cid in chapter.REPORTED_GLUE.items():" in source
-    assert "chapter.sweep_findings(sweep, k_target).items()" in source
+    source = "\n".join("".join(c["source"]) for c in nb["cells"]
+                       if c["cell_type"] == "code" and "parameters" not in c["metadata"].get("tags", []))
+    keys: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "run":
+            arg = node.args[0]
+            if node.func.attr == "glue" and isinstance(arg, ast.Constant):
+                keys.add(arg.value)
+            elif node.func.attr == "glue_all" and isinstance(arg, ast.Dict):
+                keys |= {k.value for k in arg.keys if isinstance(k, ast.Constant)}
+    assert "run.glue_paper(chapter.PAPER)" in source
+    assert "run.glue_verdicts(chapter.VERDICTS)" in source
+    assert "**chapter.sweep_findings(sweep, k_target)" in source
     sweep = pd.DataFrame({"k": [1, 2, 5, 6], "suppressed": [0.5, 0.2, 0.0, 1.0], "t": [0.4, 0.3, 0.2, 0.1],
                           "l_distinct_after": [1, 2, 3, np.nan], "l_entropy_after": [1.0, 1.5, 2.5, np.nan]})
-    return keys | set(ch.REPORTED_GLUE) | set(ch.sweep_findings(sweep, 4))
+    return keys | set(ch.PAPER) | set(ch.VERDICTS) | set(ch.sweep_findings(sweep, 4))
+
+
+def test_every_glue_key_of_the_prose_is_glued():
+    nb = json.loads(NOTEBOOK.read_text())
+    md = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    used = set(re.findall(r"\{glue:(?:text|md)\}`([^`:]+)", md))
+    assert used - _glued_keys() == set()
+    assert {"verdict_disease_t", "rep_disease_t", "attack_precision"} <= used
 
 
 def test_goals_and_assumptions():
@@ -447,7 +467,7 @@ def test_goals_and_assumptions():
 
 def test_exercises_validate_and_read_glued_values():
     glued = _glued_keys()
-    assert {"attack_fraction", "supp_level3", "t_disease_h4", "verdict_summary"} <= glued
+    assert {"attack_fraction", "supp_level3", "t_disease_h4", "verdict_disease_t"} <= glued
     assert len(ch.CHAPTER.exercises) >= 3
     quick = ch.CHAPTER.quick_parameters()
     for e in ch.CHAPTER.exercises:

@@ -1,35 +1,15 @@
-"""Chapter 1, syntactic anonymity: parameters, the Adult ladder and the claim measurements.
+"""Chapter 1, syntactic anonymity: parameters, the slides' claims and the Adult ladder.
 
-The chapter reproduces the numbers of the lecture slides (CMU 18-734, Fall
-2019, *Database privacy: k-anonymity and de-anonymization attacks*) on their
-printed tables (:mod:`anonlab.data.tables`), then applies the same measures
-to UCI Adult. This module holds
-
-* :data:`CHAPTER`, the declared parameters, the quick preset, the learning
-  goals and the predict-first exercises;
-* the slides' tables in one bundle (:func:`slide_tables`) and the functions
-  that decide the slides' claims (:func:`measure_slides_claims`, one
-  function per section: :func:`measure_fig2_claims`,
-  :func:`measure_ldiv_claims`, :func:`measure_similarity_claim`,
-  :func:`measure_t_closeness_claims`, :func:`measure_linking_uniqueness_claim`);
-* the Disease t under each reading of the hierarchy the slides leave
-  unstated (:func:`disease_t_readings`, recorded as the claim's
-  alternatives), the similarity check on Salary bands
-  (:func:`salary_similarity_table`) and the verdict paragraph generated
-  from the record (:func:`verdict_summary`);
-* the Adult side: the sample (:func:`sample_adult`), the generalisation
-  ladder (:func:`adult_ladder`, :func:`describe_ladder`), the table the
-  homogeneity attack targets (:func:`attacked_table`) and what the ladder's
-  sweep says (:func:`sweep_findings`);
-* the two figures (:func:`plot_t_closeness`, :func:`plot_sweep`).
-
-Everything the notebook states in prose is computed here or in the four
-rooms; the notebook only calls, shows and records.
+The lecture slides (CMU 18-734, Fall 2019, *Database privacy: k-anonymity and
+de-anonymization attacks*) recomputed from their printed tables
+(:mod:`anonlab.data.tables`), then the same measures on UCI Adult. Here:
+:data:`CHAPTER`, the claim measurements (:func:`measure_slides_claims`; the
+Disease t under each reading of the hierarchy the slides leave unstated,
+:func:`disease_t_readings`) and the Adult ladder. Figures: :mod:`anonlab.figures.syntactic`.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -39,56 +19,13 @@ import numpy as np
 import pandas as pd
 
 from ..attacks.homogeneity import homogeneity_attack
-from ..claims import Measurement, claim, verdict
+from ..claims import Measurement, claim
 from ..data import tables
 from ..data.loaders import ADULT_COLUMNS
 from ..measures import syntactic as ms
 from ..mechanisms import syntactic as syn
 from ..validation import Param, ParameterError, ParameterSpec, check_choice, check_int
 from . import Chapter, Exercise
-
-__all__ = [
-    "CHAPTER",
-    "ADULT_TRAIN_COMPLETE_ROWS",
-    "CLAIM_LABELS",
-    "DISEASE_T_READINGS",
-    "LADDER_COLUMNS",
-    "LADDER_LEVELS",
-    "REPORTED_GLUE",
-    "FIG2_HOMOGENEOUS_CLASS",
-    "SD3_FIRST_CLASS",
-    "AttackedTable",
-    "SlideTables",
-    "adult_hierarchies",
-    "adult_ladder",
-    "attacked_table",
-    "class_row",
-    "describe_ladder",
-    "disease_t_readings",
-    "disease_t_readings_table",
-    "fig2_recoding",
-    "fraction_text",
-    "linking_candidates",
-    "linking_range_text",
-    "measure_fig2_claims",
-    "measure_ldiv_claims",
-    "measure_linking_uniqueness_claim",
-    "measure_similarity_claim",
-    "measure_slides_claims",
-    "measure_t_closeness_claims",
-    "plot_sweep",
-    "plot_t_closeness",
-    "salary_bands",
-    "salary_similarity_table",
-    "sample_adult",
-    "score_text",
-    "similarity_table",
-    "slide_tables",
-    "sweep_findings",
-    "t_closeness_table",
-    "taller_hierarchy",
-    "verdict_summary",
-]
 
 NAME = "01_syntactic_anonymity"
 
@@ -116,38 +53,29 @@ SALARY_SPAN = SALARY_MAX - SALARY_MIN + 1000
 DISEASE_T_READINGS = ("Li et al. (height 3)", "one level taller (height 4)",
                       "no hierarchy (equal distance)")
 
-#: Short names of the slides' claims, for sentences generated from the record.
-CLAIM_LABELS: dict[str, str] = {
-    "slides.kanon.fig2.k": "k of Figure 2",
-    "slides.kanon.linking_yields_4": "the 4 candidate records a link returns",
-    "slides.kanon.homogeneity_attack": "the homogeneity attack",
-    "slides.ldiv.table.k": "k of the l-diversity table",
-    "slides.ldiv.table.l": "its distinct l (3)",
-    "slides.ldiv.similarity_attack": "the similarity attack",
-    "slides.tclose.salary_t": "the Salary t",
-    "slides.tclose.disease_t": "the Disease t",
-    "slides.linking.zip_gender_dob_unique": "the US uniqueness figure",
-}
+#: The column of :func:`t_closeness_table` that holds the Disease EMD under each reading.
+DISEASE_T_COLUMNS = dict(zip(DISEASE_T_READINGS, ("disease (hierarchical)", "disease (one level taller)",
+                                                  "disease (equal)")))
 
-#: Glue keys of the reported values quoted in the prose -> claim ids.
-REPORTED_GLUE: dict[str, str] = {
-    "rep_fig2_k": "slides.kanon.fig2.k",
-    "rep_ldiv_k": "slides.ldiv.table.k",
-    "rep_salary_t": "slides.tclose.salary_t",
-    "rep_disease_t": "slides.tclose.disease_t",
-    "rep_linking": "slides.kanon.linking_yields_4",
-    "rep_unique": "slides.linking.zip_gender_dob_unique",
-}
+#: The slides' claims, in the chapter's order, by a short name.
+CLAIMS = {"fig2_k": "slides.kanon.fig2.k", "linking": "slides.kanon.linking_yields_4",
+          "homogeneity": "slides.kanon.homogeneity_attack", "ldiv_k": "slides.ldiv.table.k",
+          "ldiv_l": "slides.ldiv.table.l", "similarity": "slides.ldiv.similarity_attack",
+          "salary_t": "slides.tclose.salary_t", "disease_t": "slides.tclose.disease_t",
+          "unique": "slides.linking.zip_gender_dob_unique"}
+
+#: Glue keys of the reported values quoted in the prose -> claim ids (``run.glue_paper``).
+PAPER = {f"rep_{k}": CLAIMS[k] for k in ("fig2_k", "ldiv_k", "salary_t", "disease_t", "linking", "unique")}
+
+#: Glue keys of the verdicts the prose lists -> claim ids (``run.glue_verdicts``).
+VERDICTS = {f"verdict_{k}": cid for k, cid in CLAIMS.items()}
 
 #: The class of Fig. 2 that is all Cancer, and the first class of the
 #: 3-diverse salary/disease table (all stomach diseases), as the slides print them.
 FIG2_HOMOGENEOUS_CLASS = {"zip_code": "130**", "age": "3*"}
 SD3_FIRST_CLASS = {"zip_code": "476**", "age": "2*"}
 
-
-# ---------------------------------------------------------------------------
-# parameters
-# ---------------------------------------------------------------------------
+# -- parameters ---------------------------------------------------------------
 
 
 def _sensitive_is_not_a_quasi_identifier(values: Mapping[str, Any]) -> None:
@@ -186,20 +114,21 @@ CHAPTER = Chapter(
                   "Adult columns the attacker knows (distinct column names)",
                   choices=tuple(ADULT_COLUMNS), max_len=len(ADULT_COLUMNS) - 1),
             Param("sensitive_attribute", "choice", "occupation",
-                  "Adult column to protect (not a quasi-identifier, not coarsened by the ladder)",
+                  "Adult column to protect (not a quasi-identifier; not age, race or native_country, "
+                  "which the ladder coarsens)",
                   choices=tuple(ADULT_COLUMNS)),
             Param("k_target", "int", 4,
                   "k enforced on Adult by suppressing small classes (records per class); "
                   "4 as on the slides", low=1, high=ADULT_TRAIN_COMPLETE_ROWS),
             Param("adult_rows", "int", 0,
-                  "Adult records used: 0 = every complete record of the training file "
+                  "Adult records used: 0 means every complete record of the training file "
                   f"({ADULT_TRAIN_COMPLETE_ROWS:,}), n > 0 a random sample of n records",
                   low=0, high=ADULT_TRAIN_COMPLETE_ROWS),
             Param("age_bucket_width", "int", 10,
                   "years per age range at ladder level 1 (doubled at level 4, x4 at levels 5-6)",
                   low=1, high=100),
             Param("attack_level", "int", 3,
-                  "ladder level of Adult attacked when table is 'adult'",
+                  "ladder level of Adult attacked when table is 'adult' (see 'What generalisation reaches')",
                   low=0, high=LADDER_LEVELS - 1),
             Param("seed", "int", 0,
                   "random seed of the Adult sample (used only when adult_rows > 0)",
@@ -279,25 +208,17 @@ CHAPTER = Chapter(
 )
 
 
-# ---------------------------------------------------------------------------
-# the slides' tables and their claims
-# ---------------------------------------------------------------------------
+# -- the slides' tables and their claims --------------------------------------
 
 
 @dataclass(frozen=True)
 class SlideTables:
-    """The slides' worked tables (see :mod:`anonlab.data.tables`).
+    """The slides' worked tables (:mod:`anonlab.data.tables`).
 
-    Attributes
-    ----------
-    micro, fig2, ldiv
-        Inpatient microdata (Fig. 1), its 4-anonymous release (Fig. 2) and
-        the l-diversity slide's re-generalised release.
-    sd3, sdt
-        The salary/disease tables of the l-diversity problem and of the
-        t-closeness slide.
-    hierarchy
-        The disease hierarchy of Li, Li & Venkatasubramanian (2007).
+    ``micro``, ``fig2``, ``ldiv``: the inpatient microdata (Fig. 1), its 4-anonymous release (Fig. 2)
+    and the l-diversity slide's re-generalised release; ``sd3``, ``sdt``: the salary/disease tables
+    of the l-diversity problem and of the t-closeness slide; ``hierarchy``: the disease hierarchy of
+    Li, Li & Venkatasubramanian (2007).
     """
 
     micro: pd.DataFrame
@@ -320,25 +241,6 @@ def slide_tables() -> SlideTables:
         ldiv=tables.inpatient_3_diverse(), sd3=tables.salary_disease_3_diverse(),
         sdt=tables.salary_disease_t_close(), hierarchy=tables.disease_hierarchy(),
     )
-
-
-def class_row(classes: pd.DataFrame, **values: Any) -> pd.Series:
-    """The row of an equivalence-class table whose quasi-identifiers have ``values``.
-
-    >>> ec = ms.equivalence_classes(tables.inpatient_4_anonymous(),
-    ...                             tables.INPATIENT_QUASI_IDENTIFIERS, "condition")
-    >>> class_row(ec, zip_code="130**", age="3*")["top_value"]
-    'Cancer'
-    """
-    unknown = [c for c in values if c not in classes.columns]
-    if unknown:
-        raise ValueError(f"no column(s) {unknown} in the class table; it has {list(classes.columns)}")
-    mask = np.ones(len(classes), dtype=bool)
-    for col, value in values.items():
-        mask &= (classes[col] == value).to_numpy()
-    if not mask.any():
-        raise ValueError(f"no equivalence class has {values}")
-    return classes.loc[mask].iloc[0]
 
 
 def fig2_recoding(micro: pd.DataFrame) -> pd.DataFrame:
@@ -364,11 +266,7 @@ def linking_candidates(micro: pd.DataFrame, fig2: pd.DataFrame) -> pd.Series:
     Recodes the microdata as Fig. 2 was made (:func:`fig2_recoding`), checks
     that this gives Fig. 2 exactly, and links each patient against the
     release (the size of the class the homogeneity attack finds for them).
-
-    Raises
-    ------
-    ValueError
-        If the recoding does not reproduce ``fig2``.
+    Raises ``ValueError`` if the recoding does not reproduce ``fig2``.
 
     >>> s = slide_tables()
     >>> linking_candidates(s.micro, s.fig2).unique().tolist()
@@ -404,7 +302,7 @@ def measure_fig2_claims(micro: pd.DataFrame, fig2: pd.DataFrame) -> dict[str, Me
     """
     qis = tables.INPATIENT_QUASI_IDENTIFIERS
     linking = linking_candidates(micro, fig2)
-    hom = class_row(ms.equivalence_classes(fig2, qis, INPATIENT_SENSITIVE), **FIG2_HOMOGENEOUS_CLASS)
+    hom = ms.class_row(ms.equivalence_classes(fig2, qis, INPATIENT_SENSITIVE), **FIG2_HOMOGENEOUS_CLASS)
     where = ", ".join(FIG2_HOMOGENEOUS_CLASS.values())
     return {
         "slides.kanon.fig2.k": Measurement(ms.k_anonymity(fig2, qis)),
@@ -453,7 +351,7 @@ def similarity_table(sd3: pd.DataFrame, hierarchy: ms.Hierarchy) -> pd.DataFrame
 
 def measure_similarity_claim(sd3: pd.DataFrame, hierarchy: ms.Hierarchy) -> dict[str, Measurement]:
     """``slides.ldiv.similarity_attack``: the first class has >= 3 diseases but one disease group."""
-    first = class_row(similarity_table(sd3, hierarchy), **SD3_FIRST_CLASS)
+    first = ms.class_row(similarity_table(sd3, hierarchy), **SD3_FIRST_CLASS)
     where = ", ".join(SD3_FIRST_CLASS.values())
     return {
         "slides.ldiv.similarity_attack": Measurement(
@@ -503,9 +401,17 @@ def t_closeness_table(sdt: pd.DataFrame, hierarchy: ms.Hierarchy) -> pd.DataFram
     """Per class of the t-closeness table: the EMD to the whole table for Salary and Disease.
 
     Columns ``zip_code``, ``age``, ``size``, ``salary (ordered)`` (ordered
-    distance), ``disease (hierarchical)`` (with ``hierarchy``), ``disease
-    (one level taller)`` (with :func:`taller_hierarchy` of it) and ``disease
-    (equal)`` (no hierarchy). The t of each is the column's maximum.
+    distance) and the Disease EMD under each reading of the hierarchy the
+    slides leave unstated (:data:`DISEASE_T_COLUMNS`, the ledger's readings):
+
+    - ``disease (hierarchical)``: the tree of Li, Li & Venkatasubramanian
+      (2007), ``hierarchy``; ground distance level/height (their Sec. 4.2);
+    - ``disease (one level taller)``: the same tree with one extra level
+      between each system and the root (:func:`~anonlab.measures.syntactic.taller_hierarchy`);
+    - ``disease (equal)``: every two diseases at distance 1 (half the L1
+      distance, their Sec. 4.2 "equal distance").
+
+    The t of each (:func:`~anonlab.measures.syntactic.t_closeness`) is the column's maximum.
 
     >>> s = slide_tables()
     >>> t = t_closeness_table(s.sdt, s.hierarchy)
@@ -515,29 +421,10 @@ def t_closeness_table(sdt: pd.DataFrame, hierarchy: ms.Hierarchy) -> pd.DataFram
     qis = tables.SALARY_DISEASE_QUASI_IDENTIFIERS
     table = ms.equivalence_classes(sdt, qis, "salary", distance="ordered")[["zip_code", "age", "size", "emd"]]
     table = table.rename(columns={"emd": "salary (ordered)"})
-    table["disease (hierarchical)"] = ms.emd_by_class(sdt, qis, "disease", hierarchy=hierarchy).to_numpy()
-    table["disease (one level taller)"] = ms.emd_by_class(
-        sdt, qis, "disease", hierarchy=taller_hierarchy(hierarchy)).to_numpy()
-    table["disease (equal)"] = ms.emd_by_class(sdt, qis, "disease", distance="equal").to_numpy()
+    readings = [{"hierarchy": hierarchy}, {"hierarchy": ms.taller_hierarchy(hierarchy)}, {"distance": "equal"}]
+    for column, how in zip(DISEASE_T_COLUMNS.values(), readings):
+        table[column] = ms.emd_by_class(sdt, qis, "disease", **how).to_numpy()
     return table
-
-
-def taller_hierarchy(hierarchy: ms.Hierarchy) -> dict[str, str | None]:
-    """The hierarchy with one extra level between each child of the root and the root.
-
-    A diagnostic for the slides' Disease t: two leaves that shared a group
-    (distance 1/3 in a tree of height 3) are 1/4 apart in the taller tree.
-
-    >>> h = taller_hierarchy({"*": {"a": ["a1", "a2"]}})
-    >>> h["a"], h["a (extra level)"], ms.hierarchy_height(h)
-    ('a (extra level)', '*', 3)
-    """
-    parents = ms.as_parent_map(hierarchy)
-    root = next(node for node, parent in parents.items() if parent is None)
-    taller = dict(parents)
-    for child in [node for node, parent in parents.items() if parent == root]:
-        taller[child], taller[child + " (extra level)"] = child + " (extra level)", root
-    return taller
 
 
 def fraction_text(x: float) -> str:
@@ -549,86 +436,47 @@ def fraction_text(x: float) -> str:
     return str(Fraction(x).limit_denominator(1000))
 
 
-def disease_t_readings(sdt: pd.DataFrame, hierarchy: ms.Hierarchy) -> dict[str, float]:
-    """The Disease t of the t-closeness table under each reading of the unstated hierarchy.
+def disease_t_readings(t_table: pd.DataFrame) -> dict[str, float]:
+    """The Disease t under each reading of the unstated hierarchy (:data:`DISEASE_T_READINGS`).
 
-    The slides print no hierarchy for the Disease distance. The readings
-    (:data:`DISEASE_T_READINGS`, as the ledger lists them):
-
-    - ``"Li et al. (height 3)"``: the tree of Li, Li & Venkatasubramanian
-      (2007), ``hierarchy``; ground distance level/height (their Sec. 4.2);
-    - ``"one level taller (height 4)"``: the same tree with one extra level
-      between each system and the root (:func:`taller_hierarchy`);
-    - ``"no hierarchy (equal distance)"``: every two diseases at distance 1
-      (half the L1 distance, their Sec. 4.2 "equal distance").
-
-    t is the largest Earth Mover's Distance between a class and the whole
-    table (:func:`~anonlab.measures.syntactic.t_closeness`).
+    ``t_table`` is :func:`t_closeness_table`; t is the largest Earth Mover's
+    Distance between a class and the whole table.
 
     >>> s = slide_tables()
-    >>> {k: fraction_text(v) for k, v in disease_t_readings(s.sdt, s.hierarchy).items()}
+    >>> {k: fraction_text(v) for k, v in disease_t_readings(t_closeness_table(s.sdt, s.hierarchy)).items()}
     {'Li et al. (height 3)': '8/27', 'one level taller (height 4)': '5/18', 'no hierarchy (equal distance)': '5/9'}
     """
-    qis = tables.SALARY_DISEASE_QUASI_IDENTIFIERS
-    h3, h4, equal = DISEASE_T_READINGS
-    return {
-        h3: float(ms.t_closeness(sdt, qis, "disease", hierarchy=hierarchy)),
-        h4: float(ms.t_closeness(sdt, qis, "disease", hierarchy=taller_hierarchy(hierarchy))),
-        equal: float(ms.t_closeness(sdt, qis, "disease", distance="equal")),
-    }
+    return {reading: float(t_table[column].max()) for reading, column in DISEASE_T_COLUMNS.items()}
 
 
-def disease_t_readings_table(sdt: pd.DataFrame, hierarchy: ms.Hierarchy,
-                             claim_id: str = "slides.tclose.disease_t") -> pd.DataFrame:
-    """One row per reading of the Disease hierarchy: t, its exact fraction, the gap to the slides.
-
-    Columns ``t``, ``exact`` (:func:`fraction_text`), ``reported`` (the
-    ledger's value) and ``within tolerance`` (:func:`anonlab.claims.verdict`
-    of the claim at that t is ``reproduced``); index ``reading``.
-
-    >>> s = slide_tables()
-    >>> disease_t_readings_table(s.sdt, s.hierarchy)["within tolerance"].tolist()
-    [False, True, False]
-    """
-    c = claim(claim_id)
-    readings = disease_t_readings(sdt, hierarchy)
-    return pd.DataFrame(
-        {"t": list(readings.values()),
-         "exact": [fraction_text(t) for t in readings.values()],
-         "reported": c.reported,
-         "within tolerance": [verdict(c, t) == "reproduced" for t in readings.values()]},
-        index=pd.Index(list(readings), name="reading"))
+def disease_t_readings_table(readings: Mapping[str, float]) -> pd.DataFrame:
+    """One row per reading of the Disease hierarchy: t and its exact fraction (:func:`fraction_text`)."""
+    return pd.DataFrame({"t": list(readings.values()), "exact": [fraction_text(t) for t in readings.values()]},
+                        index=pd.Index(list(readings), name="reading"))
 
 
 def measure_t_closeness_claims(sdt: pd.DataFrame, hierarchy: ms.Hierarchy) -> dict[str, Measurement]:
-    """The t-closeness slide: t for Salary (ordered distance) and for Disease (hierarchical).
+    """The t-closeness slide: t for Salary (ordered distance) and for Disease.
 
     The Disease t is measured under every reading of the hierarchy the slides
     leave unstated (:func:`disease_t_readings`); the value under the default
     reading is Li et al.'s own tree, and the note gives the exact fractions.
     """
     t_table = t_closeness_table(sdt, hierarchy)
-    readings = disease_t_readings(sdt, hierarchy)
-    default = DISEASE_T_READINGS[0]
+    readings = disease_t_readings(t_table)
     return {
         "slides.tclose.salary_t": Measurement(float(t_table["salary (ordered)"].max())),
         "slides.tclose.disease_t": Measurement(
-            readings[default], alternatives=readings,
+            readings[DISEASE_T_READINGS[0]], alternatives=readings,
             note="hierarchical EMD; t = " + ", ".join(f"{fraction_text(t)} ({label})"
                                                      for label, t in readings.items())),
     }
 
 
-def measure_linking_uniqueness_claim() -> dict[str, Measurement]:
-    """``slides.linking.zip_gender_dob_unique``: not measurable here (needs US population data)."""
-    return {
-        "slides.linking.zip_gender_dob_unique": Measurement(
-            None, note="needs US population data; see the Adult uniqueness rate in 'Beyond the slides'"),
-    }
-
-
 def measure_slides_claims(slides: SlideTables) -> dict[str, Measurement]:
     """Every claim of the slides, in the chapter's order: ``{claim id: Measurement}``.
+
+    ``slides.linking.zip_gender_dob_unique`` is not measurable here (it needs US population data).
 
     >>> m = measure_slides_claims(slide_tables())
     >>> m["slides.kanon.fig2.k"].value, m["slides.ldiv.table.l"].value
@@ -639,59 +487,12 @@ def measure_slides_claims(slides: SlideTables) -> dict[str, Measurement]:
         **measure_ldiv_claims(slides.ldiv),
         **measure_similarity_claim(slides.sd3, slides.hierarchy),
         **measure_t_closeness_claims(slides.sdt, slides.hierarchy),
-        **measure_linking_uniqueness_claim(),
+        "slides.linking.zip_gender_dob_unique": Measurement(
+            None, note="needs US population data; see the Adult uniqueness rate in 'Beyond the slides'"),
     }
 
 
-def _join(items: Sequence[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    items = list(items)
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def verdict_summary(results: Mapping[str, Mapping[str, Any]],
-                    labels: Mapping[str, str] | None = None) -> str:
-    """The verdict paragraph, generated from the recorded results (Markdown).
-
-    ``results`` is :attr:`anonlab.claims.Recorder.results` (claim id -> the
-    recorded entry, with ``verdict`` and, for a claim with open choices,
-    ``alternatives``: reading -> ``{measured, verdict}``). One sentence per
-    verdict, in the order claims were recorded; a claim that depends on an
-    unstated choice names the readings under which it reproduces and those
-    under which it does not.
-
-    >>> r = {"a": {"verdict": "reproduced"}, "b": {"verdict": "reproduced"},
-    ...      "c": {"verdict": "depends on an unstated choice", "alternatives": {
-    ...          "x": {"measured": 0.3, "verdict": "not reproduced"},
-    ...          "y": {"measured": 0.28, "verdict": "reproduced"}}},
-    ...      "d": {"verdict": "data unavailable"}}
-    >>> print(verdict_summary(r, {"a": "A", "b": "B", "c": "C", "d": "D"}))
-    Reproduced: A and B. Depends on an unstated choice: C — reproduced with *y* (0.28); not reproduced with *x* (0.3). Data unavailable: D.
-    """
-    labels = dict(CLAIM_LABELS if labels is None else labels)
-    by_verdict: dict[str, list[str]] = {}
-    for cid, r in results.items():
-        by_verdict.setdefault(r["verdict"], []).append(cid)
-    sentences = []
-    for v, ids in by_verdict.items():
-        parts = []
-        for cid in ids:
-            text = labels.get(cid, cid)
-            alts = results[cid].get("alternatives") or {}
-            if v == "depends on an unstated choice" and alts:
-                groups: dict[str, list[str]] = {}
-                for label, a in alts.items():
-                    groups.setdefault(a["verdict"], []).append(f"*{label}* ({a['measured']:.3g})")
-                text += " — " + "; ".join(f"{g} with {_join(xs)}" for g, xs in
-                                          sorted(groups.items(), key=lambda kv: kv[0] != "reproduced"))
-            parts.append(text)
-        sentences.append(f"{v[0].upper()}{v[1:]}: {_join(parts)}.")
-    return " ".join(sentences)
-
-
-# ---------------------------------------------------------------------------
-# Adult: sample, ladder, attacked table, sweep
-# ---------------------------------------------------------------------------
+# -- Adult: sample, ladder, attacked table, sweep -----------------------------
 
 
 def sample_adult(adult_all: pd.DataFrame, adult_rows: int, seed: int) -> pd.DataFrame:
@@ -767,14 +568,9 @@ def adult_ladder(adult: pd.DataFrame, width: int) -> list[dict[str, Any]]:
 def _level_text(hierarchy: ms.Hierarchy, levels: int) -> str:
     """The values a column takes ``levels`` steps up a hierarchy whose leaves are at one depth."""
     parents = ms.as_parent_map(hierarchy)
-    depth = {}
-    for node in parents:
-        d, cur = 0, node
-        while parents[cur] is not None:
-            cur, d = parents[cur], d + 1  # type: ignore[assignment]
-        depth[node] = d
-    target = max(0, max(depth.values()) - levels)
-    return " / ".join(n for n in parents if depth[n] == target)
+    depth = lambda node: 0 if parents[node] is None else 1 + depth(parents[node])  # noqa: E731
+    target = max(0, ms.hierarchy_height(hierarchy) - levels)
+    return " / ".join(n for n in parents if depth(n) == target)
 
 
 def describe_ladder(ladder: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
@@ -823,20 +619,6 @@ def attacked_table(table: str, slides: SlideTables, adult: pd.DataFrame,
                          list(quasi_identifiers), sensitive_attribute)
 
 
-def score_text(precision: float, baseline_precision: float) -> str:
-    """One sentence: the attack's precision and the majority guess's on the same targets.
-
-    >>> score_text(1.0, 0.25)
-    'Its predictions are right for 100.0% of them; guessing the most common value for everyone is right for 25.0% of those same targets.'
-    >>> score_text(math.nan, math.nan)
-    'It discloses no one, so there is nothing to score.'
-    """
-    if math.isnan(precision):
-        return "It discloses no one, so there is nothing to score."
-    return (f"Its predictions are right for {precision:.1%} of them; guessing the most common "
-            f"value for everyone is right for {baseline_precision:.1%} of those same targets.")
-
-
 def sweep_findings(sweep: pd.DataFrame, k_target: int, level: int = 3) -> dict[str, Any]:
     """What the ladder's sweep says, for the prose: glue key -> value (str = Markdown).
 
@@ -864,64 +646,3 @@ def sweep_findings(sweep: pd.DataFrame, k_target: int, level: int = 3) -> dict[s
         "lent_after_level3": float(sweep.loc[level, "l_entropy_after"]) if kept else float("nan"),
         "t_level3": float(sweep.loc[level, "t"]),
     }
-
-
-# ---------------------------------------------------------------------------
-# figures
-# ---------------------------------------------------------------------------
-
-
-def plot_t_closeness(t_table: pd.DataFrame, reported_salary: float, reported_disease: float) -> Any:
-    """Bar charts of each class's EMD with the slides' t as a dashed line.
-
-    Left: Salary (ordered distance). Right: Disease under each reading of the
-    unstated hierarchy (Li et al.'s tree, the same tree one level taller, no
-    hierarchy), side by side per class.
-    """
-    import matplotlib.pyplot as plt
-
-    from .. import plotting
-
-    fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.6), sharey=True)
-    labels = (t_table["zip_code"] + " / " + t_table["age"]).tolist()
-    x = np.arange(len(labels))
-    axes[0].bar(x, t_table["salary (ordered)"], color="tab:blue", label="measured, per class")
-    axes[0].set_title("salary (ordered distance)")
-    readings = [("disease (hierarchical)", DISEASE_T_READINGS[0], "tab:blue"),
-                ("disease (one level taller)", DISEASE_T_READINGS[1], "tab:orange"),
-                ("disease (equal)", DISEASE_T_READINGS[2], "tab:gray")]
-    width = 0.8 / len(readings)
-    for j, (col, label, color) in enumerate(readings):
-        axes[1].bar(x + (j - 1) * width, t_table[col], width=width, color=color, label=label)
-    axes[1].set_title("disease, by reading of the hierarchy")
-    for ax, reported in [(axes[0], reported_salary), (axes[1], reported_disease)]:
-        plotting.paper_hline(ax, reported, label="slides: t")
-        ax.set_xticks(x, labels)
-        ax.set_xlabel("equivalence class (ZIP / age)")
-    axes[0].set_ylabel("EMD to the whole table")
-    top = t_table[["salary (ordered)"] + [c for c, _, _ in readings]].max().max()
-    axes[0].set_ylim(0, 1.35 * max(top, reported_disease))
-    axes[0].legend(loc="upper left", fontsize=8)
-    axes[1].legend(loc="upper left", fontsize=8)
-    fig.tight_layout()
-    return fig
-
-
-def plot_sweep(sweep: pd.DataFrame, k_target: int) -> Any:
-    """k and l along the ladder (log scale) and the suppression cost of reaching ``k_target``."""
-    import matplotlib.pyplot as plt
-
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.4))
-    ax1.plot(sweep.index, sweep["k"], marker="o", label="k (no suppression)")
-    ax1.plot(sweep.index, sweep["k_after"], marker="o", label=f"k after suppression to {k_target}")
-    ax1.plot(sweep.index, sweep["l_distinct_after"], marker="s", label="distinct l after suppression")
-    ax1.plot(sweep.index, sweep["l_entropy_after"], marker="^", label="entropy l after suppression")
-    ax1.set_yscale("log")
-    ax1.set_xlabel("generalisation level")
-    ax1.set_ylabel("value (log scale)")
-    ax1.legend(fontsize=8)
-    ax2.plot(sweep.index, 100 * sweep["suppressed"], marker="o", color="tab:red")
-    ax2.set_xlabel("generalisation level")
-    ax2.set_ylabel(f"records suppressed to reach k = {k_target} (%)")
-    fig.tight_layout()
-    return fig

@@ -64,6 +64,7 @@ __all__ = [
     "as_parent_map",
     "check_release",
     "class_ids",
+    "class_row",
     "distinct_l_diversity",
     "emd_by_class",
     "emd_equal",
@@ -76,6 +77,7 @@ __all__ = [
     "privacy_report",
     "recursive_cl_diversity",
     "t_closeness",
+    "taller_hierarchy",
 ]
 
 Distance = Literal["auto", "ordered", "equal", "hierarchical"]
@@ -290,6 +292,24 @@ def hierarchy_height(hierarchy: Hierarchy) -> int:
     return tree.height[tree.root]
 
 
+def taller_hierarchy(hierarchy: Hierarchy) -> dict[str, str | None]:
+    """The hierarchy with one extra level between each child of the root and the root.
+
+    Two leaves that shared a group (distance 1/3 in a tree of height 3) are
+    1/4 apart in the taller tree (a reading of the slides' Disease t, chapter 1).
+
+    >>> h = taller_hierarchy({"*": {"a": ["a1", "a2"]}})
+    >>> h["a"], h["a (extra level)"], hierarchy_height(h)
+    ('a (extra level)', '*', 3)
+    """
+    parents = as_parent_map(hierarchy)
+    root = next(node for node, parent in parents.items() if parent is None)
+    taller = dict(parents)
+    for child in [node for node, parent in parents.items() if parent == root]:
+        taller[child], taller[child + " (extra level)"] = child + " (extra level)", root
+    return taller
+
+
 # ---------------------------------------------------------------------------
 # equivalence classes
 # ---------------------------------------------------------------------------
@@ -410,6 +430,25 @@ def equivalence_classes(
     if distance is not None:
         table["emd"] = emd_by_class(df, qis, sa, distance=distance, hierarchy=hierarchy).to_numpy()
     return table
+
+
+def class_row(classes: pd.DataFrame, **values: Any) -> pd.Series:
+    """The row of an :func:`equivalence_classes` table whose quasi-identifiers have ``values``.
+
+    >>> from anonlab.data import tables
+    >>> ec = equivalence_classes(tables.inpatient_4_anonymous(), tables.INPATIENT_QUASI_IDENTIFIERS, "condition")
+    >>> class_row(ec, zip_code="130**", age="3*")["top_value"]
+    'Cancer'
+    """
+    unknown = [c for c in values if c not in classes.columns]
+    if unknown:
+        raise ValueError(f"no column(s) {unknown} in the class table; it has {list(classes.columns)}")
+    mask = np.ones(len(classes), dtype=bool)
+    for col, value in values.items():
+        mask &= (classes[col] == value).to_numpy()
+    if not mask.any():
+        raise ValueError(f"no equivalence class has {values}")
+    return classes.loc[mask].iloc[0]
 
 
 # ---------------------------------------------------------------------------

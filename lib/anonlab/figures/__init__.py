@@ -1,0 +1,1 @@
+"""Figures of the book, one module per topic."""

@@ -1,0 +1,61 @@
+"""Figures of syntactic anonymity (chapter 1): the t-closeness bars and the generalisation ladder's sweep."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from .. import plotting
+
+
+def plot_t_closeness(t_table: pd.DataFrame, reported_salary: float, reported_disease: float,
+                     disease_columns: Mapping[str, str]) -> Any:
+    """Bar charts of each class's EMD with the slides' t as a dashed line.
+
+    Left: Salary (column ``salary (ordered)``). Right: Disease under each
+    reading of the unstated hierarchy (``disease_columns``: reading -> column
+    of ``t_table``), side by side per class.
+    """
+    fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.6), sharey=True)
+    labels = (t_table["zip_code"] + " / " + t_table["age"]).tolist()
+    x = np.arange(len(labels))
+    axes[0].bar(x, t_table["salary (ordered)"], color="tab:blue", label="measured, per class")
+    axes[0].set_title("salary (ordered distance)")
+    width = 0.8 / len(disease_columns)
+    colors = ["tab:blue", "tab:orange", "tab:gray"]
+    for j, ((label, col), color) in enumerate(zip(disease_columns.items(), colors)):
+        axes[1].bar(x + (j - 1) * width, t_table[col], width=width, color=color, label=label)
+    axes[1].set_title("disease, by reading of the hierarchy")
+    for ax, reported in [(axes[0], reported_salary), (axes[1], reported_disease)]:
+        plotting.paper_hline(ax, reported, label="slides: t")
+        ax.set_xticks(x, labels)
+        ax.set_xlabel("equivalence class (ZIP / age)")
+    axes[0].set_ylabel("EMD to the whole table")
+    top = t_table[["salary (ordered)", *disease_columns.values()]].max().max()
+    axes[0].set_ylim(0, 1.35 * max(top, reported_disease))
+    axes[0].legend(loc="upper left", fontsize=8)
+    axes[1].legend(loc="upper left", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plot_sweep(sweep: pd.DataFrame, k_target: int) -> Any:
+    """k and l along the ladder (log scale) and the suppression cost of reaching ``k_target``."""
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.4))
+    ax1.plot(sweep.index, sweep["k"], marker="o", label="k (no suppression)")
+    ax1.plot(sweep.index, sweep["k_after"], marker="o", label=f"k after suppression to {k_target}")
+    ax1.plot(sweep.index, sweep["l_distinct_after"], marker="s", label="distinct l after suppression")
+    ax1.plot(sweep.index, sweep["l_entropy_after"], marker="^", label="entropy l after suppression")
+    ax1.set_yscale("log")
+    ax1.set_xlabel("generalisation level")
+    ax1.set_ylabel("value (log scale)")
+    ax1.legend(fontsize=8)
+    ax2.plot(sweep.index, 100 * sweep["suppressed"], marker="o", color="tab:red")
+    ax2.set_xlabel("generalisation level")
+    ax2.set_ylabel(f"records suppressed to reach k = {k_target} (%)")
+    fig.tight_layout()
+    return fig
