@@ -124,6 +124,14 @@ def test_the_parameters_cell_is_generated_from_the_declaration(name: str) -> Non
         f"{name}: run `python -m anonlab parameters --write {name}`"
 
 
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_each_parameter_meaning_is_one_line_papermill_can_read(name: str) -> None:
+    """papermill reads a parameters-cell line with a second ``=`` as unparseable (and then warns that
+    every value passed for it is an unknown parameter): a meaning says "0 means all", not "0 = all"."""
+    bad = [p.name for p in get(name).parameters.params if "=" in p.help or "\n" in p.help or "=" in repr(p.default)]
+    assert bad == []
+
+
 def test_chapter_modules_fit_their_budget() -> None:
     sizes = {m.stem: len(m.read_text(encoding="utf-8").splitlines()) for m in MODULES}
     over = {m: n for m, n in sizes.items() if n > MAX_MODULE_LINES}

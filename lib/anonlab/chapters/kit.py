@@ -10,7 +10,7 @@ everything that is not specific to its paper::
     table = run.cached("ladder", lambda: build(...), rows=run.p["adult_rows"])   # an expensive step
     run.glue("k_fig2", 4)                         # a measured value, for the prose
     run.record(chapter.measure_claims(...))       # claim measurements -> the chapter's verdict table
-    run.glue_verdicts(chapter.VERDICT_GLUE)       # each verdict in the rules' own words
+    run.glue_verdicts(chapter.VERDICTS)          # each verdict in the rules' own words
     run.provenance()                              # versions, data checksums, parameters
 
 The jobs:
