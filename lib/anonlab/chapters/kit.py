@@ -8,7 +8,7 @@ everything that is not specific to its paper::
 
     run.glue_paper(chapter.PAPER)                 # the ledger's reported values, for the prose
     table = run.cached("ladder", lambda: build(...), rows=run.p["adult_rows"])   # an expensive step
-    run.glue("k_fig2", 4)                         # a measured value, for the prose
+    run.glue("k_fig2", 4)                         # a measured value, for the prose ({glue:text}`k_fig2`)
     run.record(chapter.measure_claims(...))       # claim measurements -> the chapter's verdict table
     run.glue_verdicts(chapter.VERDICTS)          # each verdict in the rules' own words
     run.provenance()                              # versions, data checksums, parameters
@@ -131,12 +131,20 @@ class ChapterRun:
 
     # -- glue ---------------------------------------------------------------
     def glue(self, key: str, value: Any) -> None:
-        """Store ``value`` for the prose (``{glue:text}`key```); a string is pasted as Markdown."""
-        from IPython.display import Markdown
+        """Store ``value`` for the prose, never shown in the notebook.
 
+        A string is stored as text and as Markdown, so both ``{glue:text}`key```
+        and ``{glue:md}`key``` paste it (the latter renders its Markdown); a
+        NumPy scalar is stored as the Python number it holds, so a format such
+        as ``{glue:text}`key:.1%``` applies to it.
+        """
         from ..glue import glue
 
-        glue(key, Markdown(value) if isinstance(value, str) else value, display=False)
+        if isinstance(value, str):
+            value = Prose(value)
+        elif hasattr(value, "item") and getattr(value, "ndim", None) == 0:
+            value = value.item()
+        glue(key, value, display=False)
 
     def glue_all(self, values: Mapping[str, Any]) -> None:
         """:meth:`glue` every ``{key: value}``."""
@@ -223,6 +231,19 @@ class ChapterRun:
         from .. import provenance
 
         provenance.show(parameters=self.p, data=list(self.chapter.data))
+
+
+class Prose:
+    """A string for the prose: displayed as itself in plain text and as Markdown (see :meth:`ChapterRun.glue`)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        p.text(self.text)
+
+    def _repr_markdown_(self) -> str:
+        return self.text
 
 
 def _cache_name(chapter: str, step: str) -> str:
