@@ -1,0 +1,1 @@
+"""Figures of the chapters that need more than a few lines, one module per topic."""
