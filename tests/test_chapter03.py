@@ -14,7 +14,9 @@ import pytest
 
 from anonlab.attacks import netflix as nf
 from anonlab.claims import Measurement
+from anonlab import claims
 from anonlab.chapters import ch03_netflix_eccentricity as ch
+from anonlab.chapters import kit
 from anonlab.data.netflix_synthetic import RatingMatrix, generate_netflix_like
 from anonlab.measures import score
 from anonlab.validation import ParameterError
@@ -91,12 +93,12 @@ def _trials(hits: dict[int, tuple[int, int]], member: bool = True, start: int = 
     return pd.DataFrame(rows)
 
 
-def _curves(ref: dict, nodate: dict, uni: dict, rare: dict, absent: dict, d: int = 14, r: int = 1) -> ch.Curves:
+def _curves(ref: dict, nodate: dict, uni: dict, rare: dict, absent: dict, d: int = 14, r: int = 1) -> nf.Curves:
     trials = {f"exact ratings, dates ±{d} d": _trials(ref), "exact ratings, no dates": _trials(nodate),
               f"ratings ±{r}, dates ±{d} d": _trials(uni),
               f"ratings ±{r}, dates ±{d} d, rare movies": _trials(rare)}
     n = max(v[1] for v in ref.values())
-    return ch.Curves(trials, _trials(absent, member=False), 1.5, np.arange(n), np.arange(n))
+    return nf.Curves(trials, _trials(absent, member=False), 1.5, np.arange(n), np.arange(n))
 
 
 GOOD = dict(ref={1: (1, 4), 2: (2, 4), 8: (4, 4)}, nodate={1: (0, 4), 2: (1, 4), 8: (3, 4)},
@@ -108,8 +110,8 @@ def test_curves_rates_and_summary() -> None:
     c = _curves(**GOOD)
     assert c.rates["exact ratings, dates ±14 d"]["rate"].tolist() == [0.25, 0.5, 1.0]
     assert c.summary()["target removed: false matches"].tolist() == [0.0, 0.0, 0.0]
-    assert ch.first_m(c.rates["exact ratings, dates ±14 d"]) == 2  # 0.5 reaches one half
-    assert ch.first_m(c.rates["ratings ±1, dates ±14 d"], 0.9) is None
+    assert nf.first_m(c.rates["exact ratings, dates ±14 d"]) == 2  # 0.5 reaches one half
+    assert nf.first_m(c.rates["ratings ±1, dates ±14 d"], 0.9) is None
     assert ch.reference_m(c, 8) == 8 and ch.reference_m(c, 5) == 8
 
 
@@ -135,21 +137,21 @@ def test_measure_aux_errors_by_hand() -> None:
     assert got.value is True and "0.900 with no wrong entry, 0.100 with 4 wrong" in got.note
     wrong.loc[2, "re-identified"] = 0.5  # 2 of 8 wrong (the paper's setting) must stay above one half
     assert ch.measure_aux_errors(wrong, 8, 0.25, "toy")["ns.empirical.aux_errors"].value is False
-    assert ch.wrong_glue(wrong, 8, 0.25) == {"wrong_k": 2, "wrong_rate": 0.5}
-    assert math.isnan(ch.wrong_glue(wrong.iloc[:2], 8, 0.25)["wrong_rate"])
+    assert ch.wrong_values(wrong, 8, 0.25) == {"wrong_k": 2, "wrong_rate": 0.5}
+    assert math.isnan(ch.wrong_values(wrong.iloc[:2], 8, 0.25)["wrong_rate"])
 
 
 def test_precision_coverage_by_hand() -> None:
     mem = _trials({8: (3, 4)})  # 3 answered and right, one not answered
     non = _trials({8: (1, 4)}, member=False, start=0)  # one removed target answered (wrongly)
-    pc = ch.precision_coverage(mem, non, [1.5, 0.0, 1.5]).set_index("phi")
+    pc = nf.precision_coverage(mem, non, [1.5, 0.0, 1.5]).set_index("phi")
     assert pc.index.tolist() == [0.0, 1.5]
     row = pc.loc[1.5]
     assert (row["coverage"], row["precision"], row["recall"]) == (0.75, 1.0, 0.75)
     assert row["false_match_rate"] == 0.25
     assert row["coverage_mixed"] == 0.5 and row["precision_mixed"] == 0.75
     assert pc.loc[0.0, "coverage_mixed"] == 1.0 and pc.loc[0.0, "precision_mixed"] == 3 / 8
-    assert ch.pc_glue(pc.reset_index(), 1.5) == {"mixed_prec": 0.75, "mixed_cov": 0.5, "member_prec_min": 0.75}
+    assert ch.pc_values(pc.reset_index(), 1.5) == {"mixed_prec": 0.75, "mixed_cov": 0.5, "member_prec_min": 0.75}
     assert row["answers_mixed"] == 4 and row["precision_mixed_ci_low"] < 0.75 < row["precision_mixed_ci_high"]
 
 
@@ -178,17 +180,17 @@ def test_with_readings_keeps_the_default_and_every_reading() -> None:
 
 
 def test_matched_similarity_is_one_within_the_aux_errors() -> None:
-    sim = ch.matched_similarity(1, 14)
+    sim = nf.matched_similarity(1, 14)
     got = nf.attribute_similarity(np.array([3, 3, 3, 3]), np.array([4, 2, 5, 3]), np.array([0, 0, 0, 0]),
                                   np.array([14, -14, 0, 15]), sim)
     assert got.tolist() == [1.0, 1.0, 0.0, 0.0]  # 2 stars off; 15 days off
-    assert ch.matched_similarity(0, None).date_scale is None
+    assert nf.matched_similarity(0, None).date_scale is None
 
 
 def test_measure_detection_by_hand() -> None:
     c = _curves(**dict(GOOD, ref={8: (40, 40)}, nodate={8: (1, 40)}, uni={8: (1, 40)}, rare={8: (1, 40)},
                        absent={8: (2, 40)}))
-    pc = ch.precision_coverage(ch.at_m(c.trials["exact ratings, dates ±14 d"], 8), ch.at_m(c.absent, 8), [1.5])
+    pc = nf.precision_coverage(nf.at_m(c.trials["exact ratings, dates ±14 d"], 8), nf.at_m(c.absent, 8), [1.5])
     got = ch.measure_detection(c, pc, 8, [3, 14], "toy")
     det = got["ns.empirical.detect_not_in_sample"]
     assert det.value == pytest.approx(40 / 42) and det.n == 42  # 40 right of 42 answers
@@ -196,7 +198,7 @@ def test_measure_detection_by_hand() -> None:
     assert got["ns.eccentricity.rule"].value is True and got["ns.eccentricity.rule"].n == 80
     c = _curves(**dict(GOOD, ref={8: (10, 40)}, nodate={8: (1, 40)}, uni={8: (1, 40)}, rare={8: (1, 40)},
                        absent={8: (8, 40)}))
-    pc = ch.precision_coverage(ch.at_m(c.trials["exact ratings, dates ±14 d"], 8), ch.at_m(c.absent, 8), [1.5])
+    pc = nf.precision_coverage(nf.at_m(c.trials["exact ratings, dates ±14 d"], 8), nf.at_m(c.absent, 8), [1.5])
     got = ch.measure_detection(c, pc, 8, [3, 14], "toy")
     assert got["ns.empirical.detect_not_in_sample"].value == pytest.approx(10 / 18)
     assert got["ns.eccentricity.rule"].value is False  # 0.25 vs 0.2: the intervals overlap
@@ -253,27 +255,31 @@ def test_measure_worked_example_by_hand() -> None:
     assert scores["Sim = 1 within ±1 star, else 0 (N-S's 0/1 test)"].tolist() == [0.5, 0.5, 0.5]
     # the phi of the chapter does not move the recorded readings
     assert ch.measure_worked_example(ch.worked_example(0.5), bob)["slides.netflix.example_output_r1"] == out
-    glued = ex.glue_values(1.5)
+    glued = ex.prose_values(1.5, claims.reported)
     assert glued["ex_best"] == "r1" and glued["ex_scores"] == "0.519 / 0.406 / 0.235"
 
 
-def test_paper_values_come_from_the_ledger() -> None:
-    v = ch.paper_values()
-    assert set(v) == {"paper_weights", "paper_scores", "paper_headline_8", "paper_headline_2", "detect_min"}
-    assert v["detect_min"] == "0.9"
-    assert v["paper_headline_8"].endswith("%")
+def test_the_quoted_claims_are_this_chapters() -> None:
+    """Every claim the prose quotes (reported values, verdicts) is a ledger claim of this chapter."""
+    ids = {c.id for c in claims.load_ledger() if c.chapter == ch.NAME}
+    assert set(ch.PAPER.values()) | set(ch.VERDICT_GLUE.values()) <= ids
+    assert ch.VERDICT_GLUE["v_example_output_r1"] == "slides.netflix.example_output_r1"
+    assert claims.reported(ch.PAPER["detect_min"]) == 0.9
+    ex = ch.worked_example(1.5)
+    assert ex.score_table(claims.reported)["slide"].tolist() == [claims.reported(ch.PAPER[f"paper_s{i}"])
+                                                                 for i in (1, 2, 3)]
 
 
 # --------------------------------------------------------------------------- the experiment
 
 
 @pytest.fixture(scope="module")
-def small() -> ch.ChapterData:
-    return ch.ChapterData(generate_netflix_like(2_000, 400, seed=2), "small", [], {"dataset": "test-small"})
+def small() -> nf.Release:
+    return nf.Release(generate_netflix_like(2_000, 400, seed=2), "small", {"dataset": "test-small"})
 
 
-def test_pick_targets_draws_as_before(small: ch.ChapterData) -> None:
-    exp = ch.Experiment(small, nf.Similarity(), "natural", 1.5, 7, verbose=False)
+def test_pick_targets_draws_as_before(small: nf.Release) -> None:
+    exp = nf.Experiment(small, nf.Similarity(), "natural", 1.5, 7, verbose=False)
     pool = nf.eligible_targets(small.data, 6)
     want = np.sort(np.random.default_rng(7).choice(pool, size=30, replace=False))
     assert np.array_equal(exp.pick_targets(6, 30), want)
@@ -281,26 +287,47 @@ def test_pick_targets_draws_as_before(small: ch.ChapterData) -> None:
         exp.pick_targets(10_000, 30)
 
 
-def test_run_caches_trials(small: ch.ChapterData, tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("use_cache", [True, False])
+def test_run_caches_trials_through_the_kit(small: nf.Release, tmp_path, monkeypatch: pytest.MonkeyPatch,
+                                           use_cache: bool) -> None:
     monkeypatch.setenv("ANONLAB_DATA_DIR", str(tmp_path))
     monkeypatch.delenv("ANONLAB_NO_CACHE", raising=False)
-    exp = ch.Experiment(small, nf.Similarity(), "natural", 1.5, 0, verbose=False)
+    run = kit.ChapterRun(ch.CHAPTER, {"use_cache": use_cache})
+    exp = nf.Experiment(small, nf.Similarity(), "natural", 1.5, 0, cached=run.cached, verbose=False)
+    stored = lambda: len(list((tmp_path / "results" / "ch03_trials").glob("*.pkl")))  # noqa: E731
     t = exp.pick_targets(4, 5)
     a = exp.run(t, [2, 4], "x", date_error=14)
-    assert len(list((tmp_path / "results" / "netflix_trials").glob("*.pkl"))) == 1
+    assert stored() == int(use_cache)
     b = exp.run(t, [4, 2], "x", date_error=14)  # same settings: read from the cache
-    assert a.equals(b)
+    assert a.equals(b) and stored() == int(use_cache)
     direct = nf.reidentification_trials(small.data, t, [2, 4], date_error=14, seed=0)
     assert a.equals(direct)
     exp.run(t, [2, 4], "x", date_error=3)
-    assert len(list((tmp_path / "results" / "netflix_trials").glob("*.pkl"))) == 2
+    assert stored() == 2 * int(use_cache)
+
+
+def test_reidentification_curves_settings(small: nf.Release) -> None:
+    """The main curves, and with wrong_fraction the headlines' curve instead of the approximate ratings."""
+    exp = nf.Experiment(small, nf.Similarity(), "natural", 1.5, 0, verbose=False)
+    main = ch.reidentification_curves(exp, [2, 4], 10, [3, 14], 1, 40)
+    assert list(main.trials) == ["exact ratings, dates ±3 d", "exact ratings, dates ±14 d", "exact ratings, no dates",
+                                 "ratings ±1, dates ±14 d", "ratings ±1, dates ±14 d, rare movies"]
+    assert len(main.targets) == 10 and not main.absent["member"].any()
+    syn = ch.reidentification_curves(exp, [2, 4], 10, [3, 14], 1, 40, wrong_fraction=0.25)
+    assert list(syn.trials)[2:4] == ["exact ratings, dates ±14 d, 25% wrong", "exact ratings, no dates"]
+    assert "ratings ±1, dates ±14 d" not in syn.trials
+    assert syn.trials["exact ratings, no dates"].equals(main.trials["exact ratings, no dates"])
+    matched = ch.reidentification_curves(exp, [2, 4], 10, [3, 14], 1, 40, reading=ch.SIM_MATCHED)
+    assert np.array_equal(matched.targets, main.targets)  # same targets and aux, another Sim
+    with pytest.raises(ValueError, match="reading must be one of"):
+        ch.reidentification_curves(exp, [2, 4], 10, [3, 14], 1, 40, reading="another")
 
 
 def test_synthetic_source_reuses_the_main_data() -> None:
-    src = ch.ChapterData(RatingMatrix.from_dense(pd.DataFrame({"a": [1.0, 2.0]})), "x", [],
-                         {"dataset": "synthetic", "users": 1000, "seed": 0})
+    src = nf.Release(RatingMatrix.from_dense(pd.DataFrame({"a": [1.0, 2.0]})), "x",
+                     {"dataset": "synthetic", "users": 1000, "seed": 0})
     assert ch.synthetic_source(1000, 0, src) is src
-    prize = ch.ChapterData(src.data, "Netflix Prize", [], {"dataset": "netflix-prize", "path": "/x"})
+    prize = nf.Release(src.data, "Netflix Prize", {"dataset": "netflix-prize", "path": "/x"})
     assert ch.synthetic_source(1000, 0, prize) is prize  # the scale section runs on the Prize itself
     h = pd.Series({"rate": 0.5, "ci_low": 0.4, "ci_high": 0.6, "n": 10})
     assert ch.measure_headlines(h, h, 480_189, 1.5, "Netflix Prize")[ch.HEADLINE_8].note.startswith("Netflix Prize, 480,189")

@@ -44,8 +44,9 @@ re-identification rate with their intervals.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -54,7 +55,8 @@ import scipy.sparse as sp
 
 from anonlab.data.netflix_synthetic import RatingMatrix
 from anonlab.measures import AttackResult, score
-from anonlab.validation import check_choice, check_int, check_number, check_number_list, check_random_state
+from anonlab.validation import (ParameterError, check_choice, check_int, check_number, check_number_list,
+                                check_random_state)
 
 __all__ = [
     "WEIGHT_CONVENTIONS",
@@ -75,6 +77,13 @@ __all__ = [
     "eligible_targets",
     "reidentification_trials",
     "reidentification_rate",
+    "at_m",
+    "first_m",
+    "precision_coverage",
+    "Release",
+    "Experiment",
+    "Curves",
+    "matched_similarity",
     "attack_result",
     "amplification",
     "amplification_summary",
@@ -886,6 +895,148 @@ def reidentification_rate(trials: pd.DataFrame, phi: float = 1.5,
                      "ci_high": s.prediction_rate_ci[1], "match_rate": s.coverage,
                      "match_ci_low": s.coverage_ci[0], "match_ci_high": s.coverage_ci[1]})
     return pd.DataFrame(rows).set_index("m")
+
+
+def at_m(trials: pd.DataFrame, m: int) -> pd.DataFrame:
+    """The trials of one aux size."""
+    return trials[trials["m"] == m]
+
+
+def first_m(rate: pd.DataFrame, level: float = 0.5) -> int | None:
+    """Smallest m whose re-identification rate (:func:`reidentification_rate`) reaches ``level`` (None: never).
+
+    >>> first_m(pd.DataFrame({"rate": [0.2, 0.6, 0.9]}, index=[1, 2, 4]))
+    2
+    """
+    hit = rate.index[rate["rate"] >= level]
+    return int(hit[0]) if len(hit) else None
+
+
+def precision_coverage(members: pd.DataFrame, non_members: pd.DataFrame,
+                       phis: Sequence[float]) -> pd.DataFrame:
+    """Precision and coverage as φ is swept, scored with :func:`anonlab.measures.score`.
+
+    Francis & Wagner (2024) §2, §4.3: coverage is the share of targets given
+    a record, precision the share of those records that are the target's.
+    ``members`` are trials of targets in the release, ``non_members`` of the
+    same targets removed from it (their truth is "no record", so any answer
+    for them is wrong); "mixed" attacks both populations at once.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per φ (sorted, distinct): ``coverage, precision,
+        precision_ci_low, precision_ci_high, recall`` (members: re-identified /
+        members), ``false_match_rate`` (removed targets given a record),
+        ``coverage_mixed, precision_mixed`` with its interval
+        (``precision_mixed_ci_low, precision_mixed_ci_high``) and
+        ``answers_mixed`` (records named).
+    """
+    rows = []
+    both = pd.concat([members, non_members], ignore_index=True)
+    for phi in sorted(set(phis)):
+        s = score(attack_result(members, phi))
+        s_non = score(attack_result(non_members, phi))
+        s_mix = score(attack_result(both, phi))
+        rows.append({"phi": float(phi), "coverage": s.coverage, "precision": s.precision,
+                     "precision_ci_low": s.precision_ci[0], "precision_ci_high": s.precision_ci[1],
+                     "recall": s.prediction_rate, "false_match_rate": s_non.coverage,
+                     "coverage_mixed": s_mix.coverage, "precision_mixed": s_mix.precision,
+                     "precision_mixed_ci_low": s_mix.precision_ci[0],
+                     "precision_mixed_ci_high": s_mix.precision_ci[1], "answers_mixed": s_mix.n_predictions})
+    return pd.DataFrame(rows)
+
+
+@dataclass(frozen=True)
+class Release:
+    """The released records an experiment attacks, with a name and a cache identity (``key``)."""
+
+    data: RatingMatrix
+    name: str
+    key: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """Scoreboard-RH on one data set with fixed similarity, weights, threshold and seed.
+
+    :meth:`run` is :func:`reidentification_trials`, through ``cached`` when
+    given (a chapter run's :meth:`~anonlab.chapters.kit.ChapterRun.cached`:
+    ``cached(step, compute, **key)``, keyed by the data's identity, the
+    targets and every setting).
+    """
+
+    data: Release
+    similarity: Similarity
+    weights: str
+    phi: float
+    seed: int
+    cached: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
+    verbose: bool = True
+
+    def pick_targets(self, m_max: int, n: int, **kw: Any) -> np.ndarray:
+        """``n`` targets drawn uniformly (seeded) among users eligible for an aux of size ``m_max``."""
+        pool = eligible_targets(self.data.data, m_max, **kw)
+        if pool.size == 0:
+            raise ParameterError(f"no user of {self.data.name} has the {m_max} movies an aux of size "
+                                 f"{m_max} needs ({kw or 'any movies'}); lower the aux sizes")
+        rng = check_random_state(self.seed)
+        return np.sort(rng.choice(pool, size=min(n, len(pool)), replace=False))
+
+    def run(self, targets: np.ndarray, grid: Sequence[int], label: str, *,
+            similarity: Similarity | None = None, **kw: Any) -> pd.DataFrame:
+        """Trials of ``targets`` at the aux sizes ``grid`` (see ``reidentification_trials``)."""
+        sim = similarity or self.similarity
+        t0 = time.perf_counter()
+        compute = lambda: reidentification_trials(  # noqa: E731
+            self.data.data, targets, grid, similarity=sim, weights=self.weights, seed=self.seed, **kw)
+        out = compute() if self.cached is None else self.cached(
+            "trials", compute, data=dict(self.data.key), targets=[int(t) for t in targets],
+            grid=sorted({int(m) for m in grid}), similarity=[sim.kind, sim.rating_scale, sim.date_scale],
+            weights=self.weights, seed=self.seed, **kw)
+        if self.verbose:
+            print(f"{label}: {len(targets)} targets x {len(set(grid))} aux sizes, {time.perf_counter() - t0:.1f} s")
+        return out
+
+
+@dataclass
+class Curves:
+    """Re-identification curves: trials per setting, the removed-target run, their rates."""
+
+    trials: dict[str, pd.DataFrame]
+    absent: pd.DataFrame
+    phi: float
+    targets: np.ndarray
+    rare_targets: np.ndarray
+    rates: dict[str, pd.DataFrame] = field(init=False)
+    absent_rate: pd.DataFrame = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.rates = {k: reidentification_rate(v, self.phi) for k, v in self.trials.items()}
+        self.absent_rate = reidentification_rate(self.absent, self.phi)
+
+    def summary(self) -> pd.DataFrame:
+        """Share re-identified per m and setting, and the false-match rate of removed targets."""
+        out = pd.DataFrame({k: v["rate"] for k, v in self.rates.items()})
+        out["target removed: false matches"] = self.absent_rate["match_rate"]
+        return out
+
+
+def matched_similarity(rating_error: int, date_error: int | None) -> Similarity:
+    """The per-movie Sim matched to the aux's noise: 1 within its errors, else 0.
+
+    [NS08] §4 define Sim as a 0/1 test within a tolerance; here the tolerance
+    is what :func:`make_aux` applies to the aux (a
+    rating off by at most ``rating_error`` stars, a date by at most
+    ``date_error`` days; ``None``: dates unknown), so a true entry always has
+    Sim = 1 and nothing the aux's noise could not explain counts.
+
+    >>> matched_similarity(1, 14)
+    Similarity(kind='threshold', rating_scale=1.0, date_scale=14.0)
+    >>> matched_similarity(0, None).date_scale is None
+    True
+    """
+    return Similarity("threshold", float(rating_error), None if date_error is None else float(date_error))
 
 
 # --------------------------------------------------------------------------- information amplification

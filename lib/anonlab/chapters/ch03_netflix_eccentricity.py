@@ -2,22 +2,18 @@
 
 The declaration of the notebook ``03_netflix_eccentricity`` (its parameters
 and quick preset), the experiments it runs (Scoreboard-RH on MovieLens 100K,
-the user's Netflix Prize copy or synthetic Netflix-shaped data), the figures
-that need more than a few lines, and the tested functions that decide its
-claims (``measure_*``, each returning ``{claim id: Measurement}``).
+the user's Netflix Prize copy or synthetic Netflix-shaped data) and the tested
+functions that measure its claims (``measure_*``, each returning ``{claim id:
+Measurement}``). The figures are in :mod:`anonlab.figures.netflix`, the attack
+in :mod:`anonlab.attacks.netflix`; every attack run is scored through the one
+protocol (:func:`anonlab.attacks.netflix.attack_result`).
 
 Where the sources leave a choice open the chapter measures every reading and
 the ledger's ``choices`` make the verdict computed: the per-movie similarity of
 the curves (:data:`SIM_PAPER`, N-S's Netflix scales, or :data:`SIM_MATCHED`, a
-0/1 test within the aux's own errors, :func:`matched_similarity`), the worked
-example's φ (:func:`example_readings`) and the Sim of Bob's cartoon
-(:func:`bob_readings`); :func:`with_readings` folds the readings into one
-measurement per claim and :func:`verdict_glue` turns the recorded verdicts into
-the phrases the prose quotes.
-
-The attack itself lives in :mod:`anonlab.attacks.netflix`; every attack run is
-scored through the one protocol (:func:`anonlab.attacks.netflix.attack_result`
-and :func:`anonlab.measures.score`).
+0/1 test within the aux's own errors), the worked example's φ
+(:func:`example_readings`) and the Sim of Bob's cartoon (:func:`bob_readings`);
+:func:`with_readings` folds the readings into one measurement per claim.
 
 [NS08] A. Narayanan and V. Shmatikov, "Robust de-anonymization of large sparse
 datasets", IEEE S&P 2008.
@@ -26,9 +22,8 @@ datasets", IEEE S&P 2008.
 from __future__ import annotations
 
 import math
-import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,21 +32,10 @@ import pandas as pd
 
 from .. import claims
 from ..attacks import netflix as nf
-from ..cache import cached
 from ..claims import Measurement
-from ..data.netflix_synthetic import NETFLIX_SHAPE, RatingMatrix, generate_netflix_like, shape_statistics
-from ..measures import score
-from ..validation import Param, ParameterError, ParameterSpec, check_random_state
+from ..data.netflix_synthetic import NETFLIX_SHAPE, RatingMatrix, generate_netflix_like
+from ..validation import Param, ParameterError, ParameterSpec
 from . import Chapter, Exercise
-
-__all__ = [
-    "CHAPTER", "HEADLINE_8", "HEADLINE_2", "M_MAX", "Experiment", "Curves", "WorkedExample",
-    "paper_values", "load_data", "synthetic_source", "theorem_m", "wrong_glue", "pc_glue",
-    "scaled_top_k", "worked_example", "bob_example", "main_curves",
-    "synthetic_curves", "wrong_entry_sweep", "precision_coverage", "theorem_bounds", "theorem_trials",
-    "shape_comparison", "headline_rates", "attack_results", "measure_worked_example", "measure_curves",
-    "measure_aux_errors", "measure_detection", "measure_theorem", "measure_headlines",
-]
 
 NAME = "03_netflix_eccentricity"
 HEADLINE_8 = "ns.abstract.eight_ratings_two_wrong_14_days"
@@ -147,20 +131,20 @@ def _check_rare_top(v: Mapping[str, Any]) -> None:
 
 
 PARAMETERS = ParameterSpec([
-    Param("dataset", "choice", "movielens100k",
-          "data of the main curves: MovieLens 100K (real, fetched), your Netflix Prize copy, or synthetic",
-          choices=DATASETS),
+    Param("dataset", "choice", "movielens100k", "data of the main curves: MovieLens 100K (real, fetched), "
+          "your Netflix Prize copy (see netflix_path) or synthetic", choices=DATASETS),
     Param("netflix_path", "path", None,
-          "your Netflix Prize copy: the training_set folder or a combined_data file (only with dataset 'netflix-prize')", nullable=True),
+          "your Netflix Prize copy: the training_set folder or a combined_data file (only with dataset "
+          "'netflix-prize'); None: not available", nullable=True),
     Param("m_grid", "int_list", [1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20],
-          "aux sizes m: movies the adversary knows", low=1, high=M_MAX, max_len=40),
-    Param("n_targets", "int", 500, "targets attacked per curve (without replacement)", low=10, high=5_000),
+          "aux sizes m (movies the adversary knows)", low=1, high=M_MAX, max_len=40),
+    Param("n_targets", "int", 500, "targets attacked per curve, drawn without replacement", low=10, high=5_000),
     Param("phi", "float", 1.5, "eccentricity threshold φ ([NS08]: 1.5)", low=0, high=100),
     Param("phi_grid", "float_list", [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0],
           "thresholds swept for precision and coverage", low=0, high=100, max_len=40),
-    Param("rating_scale", "float", 1.5, "ρ0 of Sim = exp(-|Δrating|/ρ0), stars ([NS08]: 1.5)",
+    Param("rating_scale", "float", 1.5, "ρ0 of the Netflix similarity exp(-|Δrating|/ρ0), stars ([NS08]: 1.5)",
           low=0, high=10, low_inclusive=False),
-    Param("date_scale", "float", 30.0, "d0 of Sim = exp(-|Δdays|/d0), days ([NS08]: 30)",
+    Param("date_scale", "float", 30.0, "d0 of the Netflix similarity exp(-|Δdays|/d0), days ([NS08]: 30)",
           low=0, high=3_000, low_inclusive=False),
     Param("weight_convention", "choice", "natural",
           "attribute weight: 'natural' 1/ln|supp(i)| ([NS08]) or 'slides' 1/log2(|supp(i)|+1)",
@@ -168,16 +152,16 @@ PARAMETERS = ParameterSpec([
     Param("date_errors", "int_list", [3, 14],
           "date errors of the aux for the exact-ratings curves, days ([NS08]: 3 and 14)",
           low=0, high=2_000, max_len=6),
-    Param("rating_error", "int", 1, "rating error of the aux for the approximate curves, stars ([NS08]: 1)",
+    Param("rating_error", "int", 1, "rating error of the aux for the approximate-ratings curves, stars ([NS08]: 1)",
           low=0, high=4),
     Param("wrong_fraction", "float", 0.25, "share of completely wrong aux entries ([NS08]: 2 of 8)",
           low=0, high=0.9),
-    Param("rare_top", "int", 500, "'rare movies' lie outside the rare_top most rated of 17,770 (scaled)",
-          low=1, high=NETFLIX_SHAPE["n_movies"] - 1),
+    Param("rare_top", "int", 500, "'rare movies': outside the rare_top most-rated of 17,770 movies "
+          "([NS08]: 500), scaled to the data's movie count", low=1, high=NETFLIX_SHAPE["n_movies"] - 1),
     Param("few_m", "int", 2, "aux size of the second headline (2 ratings, dates within 3 days)",
           low=1, high=M_MAX),
-    Param("pc_m", "int", 8, "aux size of the error sweep, histograms, precision/coverage, amplification",
-          low=2, high=M_MAX),
+    Param("pc_m", "int", 8, "aux size of the error sweep, histograms, precision/coverage and amplification "
+          "([NS08]: 8)", low=2, high=M_MAX),
     Param("theorem_epsilon", "float", 0.05, "ε of [NS08] Theorem 1", low=0, high=1,
           low_inclusive=False, high_inclusive=False),
     Param("theorem_delta", "float", 0.5, "δ of [NS08] Theorem 1", low=0, high=1,
@@ -265,53 +249,39 @@ CHAPTER = Chapter(
 )
 
 
-# --------------------------------------------------------------------------- the paper's values
-
-
-def paper_values() -> dict[str, str]:
-    """The paper's numbers the prose quotes, from the ledger, as text for ``glue``."""
-    fmt = lambda ids: " / ".join(f"{claims.reported(i):g}" for i in ids)  # noqa: E731
-    return {
-        "paper_weights": fmt([f"slides.netflix.weight_v{i}" for i in (1, 2, 3)]),
-        "paper_scores": fmt([f"slides.netflix.score_r{i}" for i in (1, 2, 3)]),
-        "paper_headline_8": f"{claims.reported(HEADLINE_8):.0%}",
-        "paper_headline_2": f"{claims.reported(HEADLINE_2):.0%}",
-        "detect_min": f"{claims.reported('ns.empirical.detect_not_in_sample'):g}",
-    }
+#: The paper's values the prose quotes: glue key -> claim id (``run.glue_paper``).
+PAPER = {**{f"paper_w{i}": f"slides.netflix.weight_v{i}" for i in (1, 2, 3)},
+         **{f"paper_s{i}": f"slides.netflix.score_r{i}" for i in (1, 2, 3)},
+         "paper_headline_8": HEADLINE_8, "paper_headline_2": HEADLINE_2,
+         "detect_min": "ns.empirical.detect_not_in_sample"}
+#: The verdicts the prose quotes, in the rules' words: glue key -> claim id (``run.glue_verdicts``).
+VERDICT_GLUE = {f"v_{cid.rsplit('.', 1)[-1]}": cid for cid in (
+    "slides.netflix.example_output_r1", "slides.netflix.bob_isolation", "ns.empirical.detect_not_in_sample",
+    HEADLINE_8, HEADLINE_2)}
 
 
 # --------------------------------------------------------------------------- data and experiments
 
 
-@dataclass(frozen=True)
-class ChapterData:
-    """The released records the chapter attacks, with a name and a cache identity."""
-
-    data: RatingMatrix
-    name: str
-    manifest: list[str]
-    key: Mapping[str, Any]
-
-
-def load_data(dataset: str, netflix_path: str | None, synthetic_users: int, seed: int) -> ChapterData:
+def load_data(dataset: str, netflix_path: str | None, synthetic_users: int, seed: int) -> nf.Release:
     """MovieLens 100K (fetched), the user's Netflix Prize copy, or synthetic Netflix-shaped data."""
     from ..data import load_movielens100k, load_netflix_prize
 
     if dataset == "movielens100k":
         data = RatingMatrix.from_frame(load_movielens100k().ratings)
-        return ChapterData(data, "MovieLens 100K", ["movielens100k-ratings"], {"dataset": dataset})
+        return nf.Release(data, "MovieLens 100K", {"dataset": dataset})
     if dataset == "netflix-prize":
         p = Path(str(netflix_path)).expanduser().resolve()
         data = RatingMatrix.from_frame(load_netflix_prize(p))
         st = p.stat()
-        return ChapterData(data, "Netflix Prize", [],
-                           {"dataset": dataset, "path": str(p), "size": st.st_size, "mtime": st.st_mtime})
+        return nf.Release(data, "Netflix Prize",
+                          {"dataset": dataset, "path": str(p), "size": st.st_size, "mtime": st.st_mtime})
     data = generate_netflix_like(synthetic_users, seed=seed)
-    return ChapterData(data, f"synthetic Netflix-shaped data ({synthetic_users:,} users)", [],
-                       {"dataset": "synthetic", "users": synthetic_users, "seed": seed})
+    return nf.Release(data, f"synthetic Netflix-shaped data ({synthetic_users:,} users)",
+                      {"dataset": "synthetic", "users": synthetic_users, "seed": seed})
 
 
-def synthetic_source(synthetic_users: int, seed: int, source: ChapterData | None = None) -> ChapterData:
+def synthetic_source(synthetic_users: int, seed: int, source: nf.Release | None = None) -> nf.Release:
     """The data of the scale section: synthetic Netflix-shaped data (``source`` if it is already
     that data), or the Netflix Prize itself when ``source`` is the user's copy of it."""
     key = {"dataset": "synthetic", "users": synthetic_users, "seed": seed}
@@ -320,101 +290,25 @@ def synthetic_source(synthetic_users: int, seed: int, source: ChapterData | None
     return load_data("synthetic", None, synthetic_users, seed)
 
 
-@dataclass(frozen=True)
-class Experiment:
-    """Scoreboard-RH on one data set with fixed similarity, weights, threshold and seed.
-
-    :meth:`run` is :func:`anonlab.attacks.netflix.reidentification_trials`
-    through the result cache (keyed by the data's identity, the targets and
-    every setting).
-    """
-
-    data: ChapterData
-    similarity: nf.Similarity
-    weights: str
-    phi: float
-    seed: int
-    verbose: bool = True
-
-    def pick_targets(self, m_max: int, n: int, **kw: Any) -> np.ndarray:
-        """``n`` targets drawn uniformly (seeded) among users eligible for an aux of size ``m_max``."""
-        pool = nf.eligible_targets(self.data.data, m_max, **kw)
-        if pool.size == 0:
-            raise ParameterError(f"no user of {self.data.name} has the {m_max} movies an aux of size "
-                                 f"{m_max} needs ({kw or 'any movies'}); lower the aux sizes")
-        rng = check_random_state(self.seed)
-        return np.sort(rng.choice(pool, size=min(n, len(pool)), replace=False))
-
-    def run(self, targets: np.ndarray, grid: Sequence[int], label: str, *,
-            similarity: nf.Similarity | None = None, **kw: Any) -> pd.DataFrame:
-        """Trials of ``targets`` at the aux sizes ``grid`` (see ``reidentification_trials``)."""
-        sim = similarity or self.similarity
-        params = {"data": dict(self.data.key), "targets": [int(t) for t in targets],
-                  "grid": sorted({int(m) for m in grid}), "similarity": [sim.kind, sim.rating_scale, sim.date_scale],
-                  "weights": self.weights, "seed": self.seed, **kw}
-        t0 = time.perf_counter()
-        out = cached("netflix_trials", params, lambda: nf.reidentification_trials(
-            self.data.data, targets, grid, similarity=sim, weights=self.weights, seed=self.seed, **kw))
-        if self.verbose:
-            print(f"{label}: {len(targets)} targets x {len(set(grid))} aux sizes, {time.perf_counter() - t0:.1f} s")
-        return out
-
-
-@dataclass
-class Curves:
-    """Re-identification curves: trials per setting, the removed-target run, their rates."""
-
-    trials: dict[str, pd.DataFrame]
-    absent: pd.DataFrame
-    phi: float
-    targets: np.ndarray
-    rare_targets: np.ndarray
-    rates: dict[str, pd.DataFrame] = field(init=False)
-    absent_rate: pd.DataFrame = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.rates = {k: nf.reidentification_rate(v, self.phi) for k, v in self.trials.items()}
-        self.absent_rate = nf.reidentification_rate(self.absent, self.phi)
-
-    def summary(self) -> pd.DataFrame:
-        """Share re-identified per m and setting, and the false-match rate of removed targets."""
-        out = pd.DataFrame({k: v["rate"] for k, v in self.rates.items()})
-        out["target removed: false matches"] = self.absent_rate["match_rate"]
-        return out
-
-
-def matched_similarity(rating_error: int, date_error: int | None) -> nf.Similarity:
-    """The per-movie Sim matched to the aux's noise: 1 within its errors, else 0.
-
-    [NS08] §4 define Sim as a 0/1 test within a tolerance; here the tolerance
-    is what :func:`anonlab.attacks.netflix.make_aux` applies to the aux (a
-    rating off by at most ``rating_error`` stars, a date by at most
-    ``date_error`` days; ``None``: dates unknown), so a true entry always has
-    Sim = 1 and nothing the aux's noise could not explain counts.
-
-    >>> matched_similarity(1, 14)
-    Similarity(kind='threshold', rating_scale=1.0, date_scale=14.0)
-    >>> matched_similarity(0, None).date_scale is None
-    True
-    """
-    return nf.Similarity("threshold", float(rating_error), None if date_error is None else float(date_error))
-
-
-def similarity_for(exp: Experiment, reading: str, rating_error: int, date_error: int | None) -> nf.Similarity:
+def similarity_for(exp: nf.Experiment, reading: str, rating_error: int, date_error: int | None) -> nf.Similarity:
     """The Sim of one curve under ``reading`` (:data:`SIM_PAPER`: the experiment's; :data:`SIM_MATCHED`)."""
     if reading not in SIM_READINGS:
         raise ValueError(f"reading must be one of {SIM_READINGS}, got {reading!r}")
-    return exp.similarity if reading == SIM_PAPER else matched_similarity(rating_error, date_error)
+    return exp.similarity if reading == SIM_PAPER else nf.matched_similarity(rating_error, date_error)
 
 
-def main_curves(exp: Experiment, m_grid: Sequence[int], n_targets: int, date_errors: Sequence[int],
-                rating_error: int, top_k: int, reading: str = SIM_PAPER) -> Curves:
+def reidentification_curves(exp: nf.Experiment, m_grid: Sequence[int], n_targets: int, date_errors: Sequence[int],
+                            rating_error: int, top_k: int, *, reading: str = SIM_PAPER,
+                            wrong_fraction: float | None = None) -> nf.Curves:
     """The [NS08] curves: exact ratings with each date error, no dates, approximate ratings,
-    approximate ratings on rare movies, and the targets removed from the release.
+    approximate ratings on rare movies (outside the ``top_k`` most rated), and the targets removed
+    from the release.
 
     ``reading`` picks the per-movie Sim (:func:`similarity_for`): N-S's
-    (the experiment's) or, for each curve, the one matched to its aux errors.
-    The targets and their aux are the same under both readings.
+    (the experiment's) or, for each curve, the one matched to its aux errors;
+    the targets and their aux are the same under both. With ``wrong_fraction``
+    (the scale section's headlines) the curve with that share of wrong entries
+    replaces the approximate ratings on uniformly chosen movies.
     """
     grid, d_ref = sorted(m_grid), max(date_errors)
     t_uni = exp.pick_targets(max(grid), n_targets)
@@ -423,43 +317,26 @@ def main_curves(exp: Experiment, m_grid: Sequence[int], n_targets: int, date_err
 
     def run(targets: np.ndarray, label: str, *, date_error: int | None, **kw: Any) -> pd.DataFrame:
         sim = similarity_for(exp, reading, kw.get("rating_error", 0), date_error)
-        return exp.run(targets, grid, label + tag, similarity=sim, date_error=date_error, **kw)
+        return exp.run(targets, grid, f"{exp.data.name}: {label}{tag}", similarity=sim, date_error=date_error, **kw)
 
-    tr: dict[str, pd.DataFrame] = {}
-    for d in sorted(date_errors):
-        tr[f"exact ratings, dates ±{d} d"] = run(t_uni, f"exact, ±{d} d", date_error=d)
+    tr = {f"exact ratings, dates ±{d} d": run(t_uni, f"exact, ±{d} d", date_error=d) for d in sorted(date_errors)}
+    if wrong_fraction is not None:
+        tr[f"exact ratings, dates ±{d_ref} d, {wrong_fraction:.0%} wrong"] = run(
+            t_uni, "wrong entries", date_error=d_ref, wrong_fraction=wrong_fraction)
     tr["exact ratings, no dates"] = run(t_uni, "no dates", date_error=None)
-    tr[f"ratings ±{rating_error}, dates ±{d_ref} d"] = run(
-        t_uni, "approximate ratings", rating_error=rating_error, date_error=d_ref)
+    if wrong_fraction is None:
+        tr[f"ratings ±{rating_error}, dates ±{d_ref} d"] = run(
+            t_uni, "approximate ratings", rating_error=rating_error, date_error=d_ref)
     tr[f"ratings ±{rating_error}, dates ±{d_ref} d, rare movies"] = run(
         t_rare, "rare movies", rating_error=rating_error, date_error=d_ref, selection="rare", top_movies=top_k)
     absent = run(t_uni, "targets removed from the data", date_error=d_ref, member=False)
-    return Curves(tr, absent, exp.phi, t_uni, t_rare)
+    return nf.Curves(tr, absent, exp.phi, t_uni, t_rare)
 
 
-def synthetic_curves(exp: Experiment, grid: Sequence[int], n_targets: int, date_errors: Sequence[int],
-                     rating_error: int, wrong_fraction: float, rare_top: int) -> Curves:
-    """The headline settings on synthetic Netflix-shaped data (17,770 movies, so ``rare_top`` as is)."""
-    grid, d_ref = sorted(grid), max(date_errors)
-    ts = exp.pick_targets(max(grid), n_targets)
-    ts_rare = exp.pick_targets(max(grid), n_targets, selection="rare", top_movies=rare_top)
-    tr: dict[str, pd.DataFrame] = {}
-    for d in sorted(date_errors):
-        tr[f"exact ratings, dates ±{d} d"] = exp.run(ts, grid, f"synthetic, exact, ±{d} d", date_error=d)
-    tr[f"exact ratings, dates ±{d_ref} d, {wrong_fraction:.0%} wrong"] = exp.run(
-        ts, grid, "synthetic, wrong entries", date_error=d_ref, wrong_fraction=wrong_fraction)
-    tr["exact ratings, no dates"] = exp.run(ts, grid, "synthetic, no dates", date_error=None)
-    tr[f"ratings ±{rating_error}, dates ±{d_ref} d, rare movies"] = exp.run(
-        ts_rare, grid, "synthetic, rare", rating_error=rating_error, date_error=d_ref, selection="rare",
-        top_movies=rare_top)
-    absent = exp.run(ts, grid, "synthetic, targets removed", date_error=d_ref, member=False)
-    return Curves(tr, absent, exp.phi, ts, ts_rare)
-
-
-def wrong_entry_sweep(exp: Experiment, targets: np.ndarray, m: int, date_error: int | None,
+def wrong_entry_sweep(exp: nf.Experiment, targets: np.ndarray, m: int, date_error: int | None,
                       reading: str = SIM_PAPER) -> pd.DataFrame:
     """Re-identification with 0, 1, ..., m // 2 of the m aux entries completely wrong ([NS08] §5)
-    (exact ratings, dates within ``date_error``; ``reading``: see :func:`main_curves`)."""
+    (exact ratings, dates within ``date_error``; ``reading``: see :func:`reidentification_curves`)."""
     rows = []
     sim = similarity_for(exp, reading, 0, date_error)
     tag = "" if reading == SIM_PAPER else " (matched Sim)"
@@ -472,57 +349,17 @@ def wrong_entry_sweep(exp: Experiment, targets: np.ndarray, m: int, date_error: 
     return pd.DataFrame(rows).set_index("wrong entries")
 
 
-def wrong_glue(wrong: pd.DataFrame, m: int, wrong_fraction: float) -> dict[str, Any]:
+def wrong_values(wrong: pd.DataFrame, m: int, wrong_fraction: float) -> dict[str, Any]:
     """The paper's number of wrong entries for an aux of size ``m`` and the rate measured with it."""
     k = nf.wrong_count(m, wrong_fraction)
     return {"wrong_k": k, "wrong_rate": float(wrong.loc[k, "re-identified"]) if k in wrong.index else math.nan}
 
 
-def precision_coverage(members: pd.DataFrame, non_members: pd.DataFrame,
-                       phis: Sequence[float]) -> pd.DataFrame:
-    """Precision and coverage as φ is swept, scored with :func:`anonlab.measures.score`.
-
-    Francis & Wagner (2024) §2, §4.3: coverage is the share of targets given
-    a record, precision the share of those records that are the target's.
-    ``members`` are trials of targets in the release, ``non_members`` of the
-    same targets removed from it (their truth is "no record", so any answer
-    for them is wrong); "mixed" attacks both populations at once.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per φ (sorted, distinct): ``coverage, precision,
-        precision_ci_low, precision_ci_high, recall`` (members: re-identified /
-        members), ``false_match_rate`` (removed targets given a record),
-        ``coverage_mixed, precision_mixed`` with its interval
-        (``precision_mixed_ci_low, precision_mixed_ci_high``) and
-        ``answers_mixed`` (records named).
-    """
-    rows = []
-    both = pd.concat([members, non_members], ignore_index=True)
-    for phi in sorted(set(phis)):
-        s = score(nf.attack_result(members, phi))
-        s_non = score(nf.attack_result(non_members, phi))
-        s_mix = score(nf.attack_result(both, phi))
-        rows.append({"phi": float(phi), "coverage": s.coverage, "precision": s.precision,
-                     "precision_ci_low": s.precision_ci[0], "precision_ci_high": s.precision_ci[1],
-                     "recall": s.prediction_rate, "false_match_rate": s_non.coverage,
-                     "coverage_mixed": s_mix.coverage, "precision_mixed": s_mix.precision,
-                     "precision_mixed_ci_low": s_mix.precision_ci[0],
-                     "precision_mixed_ci_high": s_mix.precision_ci[1], "answers_mixed": s_mix.n_predictions})
-    return pd.DataFrame(rows)
-
-
-def pc_glue(pc: pd.DataFrame, phi: float) -> dict[str, float]:
+def pc_values(pc: pd.DataFrame, phi: float) -> dict[str, float]:
     """Precision and coverage at φ when half the targets are absent, and the members' lowest precision."""
     row = pc.set_index("phi").loc[phi]
     return {"mixed_prec": float(row["precision_mixed"]), "mixed_cov": float(row["coverage_mixed"]),
             "member_prec_min": float(pc["precision"].min())}
-
-
-def at_m(trials: pd.DataFrame, m: int) -> pd.DataFrame:
-    """The trials of one aux size."""
-    return trials[trials["m"] == m]
 
 
 def theorem_bounds(data_name: str, n_records: int, epsilon: float, delta: float) -> pd.DataFrame:
@@ -532,7 +369,7 @@ def theorem_bounds(data_name: str, n_records: int, epsilon: float, delta: float)
                          for name, n in [(data_name, n_records), ("Netflix Prize", NETFLIX_SHAPE["n_users"])]])
 
 
-def theorem_trials(exp: Experiment, epsilon: float, delta: float, n_targets: int) -> pd.DataFrame:
+def theorem_trials(exp: nf.Experiment, epsilon: float, delta: float, n_targets: int) -> pd.DataFrame:
     """Exact aux of the theorem's size m* = ⌈bound⌉ (Sim = 1 on every entry), and Sim(r, r').
 
     Adds ``record_similarity``: :func:`anonlab.attacks.netflix.record_similarity`
@@ -549,47 +386,27 @@ def theorem_trials(exp: Experiment, epsilon: float, delta: float, n_targets: int
     return thm.assign(record_similarity=np.asarray(rsim, dtype=np.float64))
 
 
-def shape_comparison(synth: RatingMatrix) -> pd.DataFrame:
-    """The synthetic data's shape beside the Netflix Prize's published figures."""
-    published = pd.Series({k: NETFLIX_SHAPE[k] for k in ("n_users", "n_movies", "n_ratings", "first_date",
-                                                         "last_date")})
-    published["ratings_per_user_mean"] = NETFLIX_SHAPE["n_ratings"] / NETFLIX_SHAPE["n_users"]
-    published["raters_per_movie_mean"] = NETFLIX_SHAPE["n_ratings"] / NETFLIX_SHAPE["n_movies"]
-    syn_shape = shape_statistics(synth)
-    return pd.DataFrame({"synthetic": syn_shape,
-                         "Netflix Prize (published)": published.reindex(syn_shape.index)})
-
-
-def headline_keys(d_ref: int, d_few: int, wrong_fraction: float) -> tuple[str, str]:
-    """Names of the synthetic curves of the two headlines (8 ratings, 2 wrong; 2 ratings, ±3 d)."""
-    return f"exact ratings, dates ±{d_ref} d, {wrong_fraction:.0%} wrong", f"exact ratings, dates ±{d_few} d"
-
-
-def headline_rates(syn: Curves, pc_m: int, few_m: int, date_errors: Sequence[int],
+def headline_rates(syn: nf.Curves, pc_m: int, few_m: int, date_errors: Sequence[int],
                    wrong_fraction: float) -> tuple[pd.Series, pd.Series]:
     """The rate rows of the two headline settings: ``pc_m`` with wrong entries, ``few_m`` at the small date error."""
-    k8, k2 = headline_keys(max(date_errors), min(date_errors), wrong_fraction)
-    return syn.rates[k8].loc[pc_m], syn.rates[k2].loc[few_m]
+    k8 = f"exact ratings, dates ±{max(date_errors)} d, {wrong_fraction:.0%} wrong"
+    return syn.rates[k8].loc[pc_m], syn.rates[f"exact ratings, dates ±{min(date_errors)} d"].loc[few_m]
 
 
 def headline_table(h8: pd.Series, h2: pd.Series, pc_m: int, few_m: int, date_errors: Sequence[int],
-                   wrong_fraction: float) -> pd.DataFrame:
-    """Paper beside measured for the two headlines."""
-    d_ref, d_few = max(date_errors), min(date_errors)
-    rows = []
-    for cid, r, setting in [
-        (HEADLINE_8, h8, f"{pc_m} ratings, {nf.wrong_count(pc_m, wrong_fraction)} wrong, dates ±{d_ref} d"),
-        (HEADLINE_2, h2, f"{few_m} ratings, dates ±{d_few} d"),
-    ]:
-        rows.append({"setting": setting, "paper (Netflix Prize)": claims.reported(cid),
-                     "measured (synthetic)": r["rate"], "95 % interval": f"[{r['ci_low']:.2f}, {r['ci_high']:.2f}]",
-                     "best record is the target": r["top1"]})
-    return pd.DataFrame(rows)
+                   wrong_fraction: float, paper: Callable[[str], Any]) -> pd.DataFrame:
+    """The paper's two headlines (``paper``: claim id -> reported value, e.g. ``run.paper``) beside the measured."""
+    settings = {HEADLINE_8: (h8, f"{pc_m} ratings, {nf.wrong_count(pc_m, wrong_fraction)} wrong, "
+                                 f"dates ±{max(date_errors)} d"),
+                HEADLINE_2: (h2, f"{few_m} ratings, dates ±{min(date_errors)} d")}
+    return pd.DataFrame([{"setting": setting, "paper (Netflix Prize)": paper(cid), "measured (synthetic)": r["rate"],
+                          "95 % interval": f"[{r['ci_low']:.2f}, {r['ci_high']:.2f}]",
+                          "best record is the target": r["top1"]} for cid, (r, setting) in settings.items()])
 
 
-def attack_results(curves: Curves, m: int, data_name: str, phi: float,
+def attack_results(curves: nf.Curves, m: int, data_name: str, phi: float,
                    date_errors: Sequence[int]) -> dict[str, nf.AttackResult]:
-    """Every curve's attack at aux size ``m`` as an AttackResult (for ``Recorder.record_attack``).
+    """Every curve's attack at aux size ``m`` as an AttackResult (for ``run.record_attack``).
 
     Adds the removed targets alone and, with them, the same targets in the
     release (exact ratings, dates within the larger error, the setting the
@@ -597,10 +414,10 @@ def attack_results(curves: Curves, m: int, data_name: str, phi: float,
     sample" experiment in the protocol's terms.
     """
     ref = f"exact ratings, dates ±{max(date_errors)} d"
-    runs = {f"{data_name}: {k}, m = {m}": at_m(tr, m) for k, tr in curves.trials.items()}
-    runs[f"{data_name}: targets removed ({ref}), m = {m}"] = at_m(curves.absent, m)
+    runs = {f"{data_name}: {k}, m = {m}": nf.at_m(tr, m) for k, tr in curves.trials.items()}
+    runs[f"{data_name}: targets removed ({ref}), m = {m}"] = nf.at_m(curves.absent, m)
     runs[f"{data_name}: half the targets removed ({ref}), m = {m}"] = pd.concat(
-        [at_m(curves.trials[ref], m), at_m(curves.absent, m)], ignore_index=True)
+        [nf.at_m(curves.trials[ref], m), nf.at_m(curves.absent, m)], ignore_index=True)
     return {name: nf.attack_result(tr, phi, name=name) for name, tr in runs.items()}
 
 
@@ -628,26 +445,27 @@ class WorkedExample:
     def scores(self) -> np.ndarray:
         return self.match.scores
 
-    def conventions(self) -> pd.DataFrame:
-        """The slide's weights beside three readings of ``1/log |supp(i)|``."""
+    def conventions(self, paper: Callable[[str], Any]) -> pd.DataFrame:
+        """The slide's weights (``paper``: claim id -> reported value) beside three readings of ``1/log |supp(i)|``."""
         return pd.DataFrame({
-            "slide": [claims.reported(f"slides.netflix.weight_v{i}") for i in (1, 2, 3)],
+            "slide": [paper(f"slides.netflix.weight_v{i}") for i in (1, 2, 3)],
             "1/log2(|supp|+1)": self.weights,
             "1/ln|supp|": nf.attribute_weights(self.data.support, "natural"),
             "1/log2|supp|": 1 / np.log2(self.data.support),
         }, index=self.data.movie_ids).rename_axis("weight of")
 
-    def score_table(self) -> pd.DataFrame:
+    def score_table(self, paper: Callable[[str], Any]) -> pd.DataFrame:
+        """The slide's scores beside the measured ones."""
         return pd.DataFrame({
-            "slide": [claims.reported(f"slides.netflix.score_r{i}") for i in (1, 2, 3)],
+            "slide": [paper(f"slides.netflix.score_r{i}") for i in (1, 2, 3)],
             "measured: mean of w(i)(1 - |Δ|/5)": self.scores,
         }, index=self.data.user_ids).rename_axis("Score(aux, r)")
 
-    def glue_values(self, phi: float) -> dict[str, Any]:
+    def prose_values(self, phi: float, paper: Callable[[str], Any]) -> dict[str, Any]:
+        """The numbers the prose quotes about the example (strings: Markdown)."""
         m = self.match
-        paper = np.array([claims.reported(f"slides.netflix.score_r{i}") for i in (1, 2, 3)])
-        return {"ex_weights": " / ".join(f"{w:.3f}" for w in self.weights),
-                "ex_score_gap": float(np.max(np.abs(self.scores - paper))),
+        gap = float(np.max(np.abs(self.scores - self.score_table(paper)["slide"].to_numpy(dtype=float))))
+        return {"ex_weights": " / ".join(f"{w:.3f}" for w in self.weights), "ex_score_gap": gap,
                 "ex_w_ln": " / ".join(f"{w:.3f}" for w in nf.attribute_weights(self.data.support, "natural")),
                 "ex_w_log2": " / ".join(f"{w:.3g}" for w in 1 / np.log2(self.data.support)),
                 "ex_scores": " / ".join(f"{s:.3f}" for s in self.scores),
@@ -744,39 +562,7 @@ def measure_worked_example(ex: WorkedExample, bob: WorkedExample) -> dict[str, M
     return out
 
 
-def verdict_glue(verdicts: pd.DataFrame) -> dict[str, str]:
-    """Phrases for the prose, computed from the recorded verdicts (the ``record_all`` table).
-
-    ``v_<last part of the claim id>``: each claim's verdict; ``verdict_summary``:
-    the claims grouped by verdict, e.g. "reproduced: 3 claims; not reproduced:
-    bob_isolation".
-
-    >>> t = pd.DataFrame({"verdict": ["reproduced", "not reproduced"]}, index=["a.x", "b.y"])
-    >>> verdict_glue(t)["verdict_summary"]
-    'reproduced: x; not reproduced: y'
-    """
-    short = {cid: cid.rsplit(".", 1)[-1] for cid in verdicts.index}
-    out = {f"v_{short[cid]}": str(v) for cid, v in verdicts["verdict"].items()}
-    parts = []
-    for v in claims.VERDICTS:
-        ids = [short[cid] for cid in verdicts.index[verdicts["verdict"] == v]]
-        if ids:
-            parts.append(f"{v}: {', '.join(ids)}")
-    out["verdict_summary"] = "; ".join(parts)
-    return out
-
-
-def first_m(rate: pd.DataFrame, level: float = 0.5) -> int | None:
-    """Smallest m whose re-identification rate reaches ``level`` (None: never).
-
-    >>> first_m(pd.DataFrame({"rate": [0.2, 0.6, 0.9]}, index=[1, 2, 4]))
-    2
-    """
-    hit = rate.index[rate["rate"] >= level]
-    return int(hit[0]) if len(hit) else None
-
-
-def reference_m(curves: Curves, pc_m: int) -> int:
+def reference_m(curves: nf.Curves, pc_m: int) -> int:
     """The aux size the chapter reads the curves at: ``pc_m`` if on the grid, else the largest m."""
     idx = next(iter(curves.rates.values())).index
     return pc_m if pc_m in idx else int(idx.max())
@@ -789,20 +575,20 @@ def _curve_names(rating_error: int, date_errors: Sequence[int]) -> dict[str, str
             "rare": f"ratings ±{rating_error}, dates ±{d_ref} d, rare movies"}
 
 
-def curve_glue(curves: Curves, at: int, rating_error: int, date_errors: Sequence[int]) -> dict[str, Any]:
+def curve_values(curves: nf.Curves, at: int, rating_error: int, date_errors: Sequence[int]) -> dict[str, Any]:
     """Numbers the prose quotes about the main curves."""
     k = _curve_names(rating_error, date_errors)
     r_ref, nodate = curves.rates[k["ref"]].loc[at], curves.rates[k["nodate"]]
-    m50_nodates = first_m(nodate)
+    m50_nodates = nf.first_m(nodate)
     d_few = min(date_errors)
     ref_trials = curves.trials[k["ref"]]
     m_min = int(ref_trials["m"].min())
     return {"at_m": at, "rate_ref": float(r_ref["rate"]), "m_min": m_min,
-            "ecc_min_m": float(at_m(ref_trials, m_min)["eccentricity"].mean()),
-            "ecc_at": float(at_m(ref_trials, at)["eccentricity"].mean()),
+            "ecc_min_m": float(nf.at_m(ref_trials, m_min)["eccentricity"].mean()),
+            "ecc_at": float(nf.at_m(ref_trials, at)["eccentricity"].mean()),
             "rate_few": float(curves.rates[f"exact ratings, dates ±{d_few} d"].loc[at, "rate"]),
             "rate_ref_ci": f"[{r_ref['ci_low']:.2f}, {r_ref['ci_high']:.2f}]", "top1_ref": float(r_ref["top1"]),
-            "m50_dates": str(first_m(curves.rates[k["ref"]])),
+            "m50_dates": str(nf.first_m(curves.rates[k["ref"]])),
             "m50_nodates": "never" if m50_nodates is None else str(m50_nodates),
             "nodate_max": float(nodate["rate"].iloc[-1]),
             "rare_gain": float((curves.rates[k["rare"]]["rate"] - curves.rates[k["uni"]]["rate"]).mean()),
@@ -810,7 +596,7 @@ def curve_glue(curves: Curves, at: int, rating_error: int, date_errors: Sequence
             "n_rare": len(curves.rare_targets)}
 
 
-def measure_curves(curves: Curves, at: int, rating_error: int, date_errors: Sequence[int],
+def measure_curves(curves: nf.Curves, at: int, rating_error: int, date_errors: Sequence[int],
                    data_name: str) -> dict[str, Measurement]:
     """The empirical claims read off the main curves (criteria in each note).
 
@@ -823,7 +609,7 @@ def measure_curves(curves: Curves, at: int, rating_error: int, date_errors: Sequ
     k = _curve_names(rating_error, date_errors)
     r_ref, nodate = curves.rates[k["ref"]].loc[at], curves.rates[k["nodate"]]
     uni, rare = curves.rates[k["uni"]], curves.rates[k["rare"]]
-    m50_dates, m50_nodates = first_m(curves.rates[k["ref"]]), first_m(nodate)
+    m50_dates, m50_nodates = nf.first_m(curves.rates[k["ref"]]), nf.first_m(nodate)
     m_max, gain = int(nodate.index.max()), (rare["rate"] - uni["rate"]).mean()
     return {
         "ns.empirical.exact_ratings_approx_dates": Measurement(
@@ -857,7 +643,7 @@ def measure_aux_errors(wrong: pd.DataFrame, m: int, wrong_fraction: float,
                  f"{wrong.index[-1]} wrong; criterion: decreasing, and above one half with {k} wrong")}
 
 
-def measure_detection(curves: Curves, pc: pd.DataFrame, at: int, date_errors: Sequence[int],
+def measure_detection(curves: nf.Curves, pc: pd.DataFrame, at: int, date_errors: Sequence[int],
                       data_name: str) -> dict[str, Measurement]:
     """Absent targets: can the eccentricity test tell them from present ones?
 
@@ -874,7 +660,7 @@ def measure_detection(curves: Curves, pc: pd.DataFrame, at: int, date_errors: Se
     row = pc.set_index("phi").loc[phi]
     mixed_prec = float(row["precision_mixed"])
     member_lo, absent_hi = r_ref["ci_low"], curves.absent_rate.loc[at, "match_ci_high"]
-    n = len(at_m(curves.trials[ref], at)) + len(at_m(curves.absent, at))
+    n = len(nf.at_m(curves.trials[ref], at)) + len(nf.at_m(curves.absent, at))
     return {
         "ns.empirical.detect_not_in_sample": Measurement(
             mixed_prec, ci=(float(row["precision_mixed_ci_low"]), float(row["precision_mixed_ci_high"])),
@@ -941,153 +727,3 @@ def measure_headlines(h8: pd.Series, h2: pd.Series, n_users: int, phi: float,
     return {cid: Measurement(float(r["rate"]), ci=(float(r["ci_low"]), float(r["ci_high"])), n=int(r["n"]),
                              note=note, real_data=real)
             for cid, r in ((HEADLINE_8, h8), (HEADLINE_2, h2))}
-
-
-# --------------------------------------------------------------------------- figures
-
-
-def _draw_headlines(ax: Any, pc_m: int, few_m: int) -> None:
-    from .. import plotting
-
-    plotting.paper_points(ax, [pc_m], [claims.reported(HEADLINE_8)], label=f"paper, Netflix: {pc_m} ratings, 2 wrong, ±14 d")
-    plotting.paper_points(ax, [few_m], [claims.reported(HEADLINE_2)], marker="s",
-                          label=f"paper, Netflix: {few_m} ratings, ±3 d")
-
-
-def plot_curves(curves: Curves, m_grid: Sequence[int], m_star: int, rating_error: int,
-                date_errors: Sequence[int], data_name: str, pc_m: int, few_m: int) -> Any:
-    """Three panels: exact ratings (dates known or not), approximate ratings, removed targets."""
-    import matplotlib.pyplot as plt
-
-    from .. import plotting
-
-    d_ref, rates = max(date_errors), curves.rates
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.4), sharey=True)
-    groups = [[k for k in rates if k.startswith("exact")], [k for k in rates if k.startswith("ratings ±")]]
-    for ax, keys in zip(axes[:2], groups):
-        for k in keys:
-            r = rates[k]
-            plotting.measured_band(ax, r.index, r["ci_low"], r["rate"], r["ci_high"], label=k)
-    r, a = rates[f"exact ratings, dates ±{d_ref} d"], curves.absent_rate
-    plotting.measured_band(axes[2], r.index, r["ci_low"], r["rate"], r["ci_high"], label="target in the data: re-identified")
-    plotting.measured_band(axes[2], a.index, a["match_ci_low"], a["match_rate"], a["match_ci_high"],
-                           label="target removed: a (false) match is output")
-    _draw_headlines(axes[0], pc_m, few_m)
-    titles = ["exact ratings, approximate or no dates", f"approximate ratings (±{rating_error}), dates ±{d_ref} d",
-              f"target not in the data (exact ratings, ±{d_ref} d)"]
-    for ax, title in zip(axes, titles):
-        ax.axvline(m_star, color="grey", linestyle=":", label=f"theorem bound m ≥ {m_star}")
-        ax.set(xlabel="m, movies known to the adversary", title=title, xscale="log", ylim=(-0.02, 1.02))
-        ax.set_xticks(sorted(m_grid), [str(m) for m in sorted(m_grid)])
-        ax.legend(fontsize=8, loc="upper left")
-    axes[0].set_ylabel(f"share of targets (φ = {curves.phi:g})")
-    fig.suptitle(f"{data_name}: Scoreboard-RH re-identification rate", y=1.02)
-    return fig
-
-
-def plot_synthetic(syn: Curves, d_ref: int, n_users: int, pc_m: int, few_m: int,
-                   data_name: str = "synthetic Netflix-shaped data") -> Any:
-    """The synthetic curves, the removed targets' false matches and the paper's headlines."""
-    import matplotlib.pyplot as plt
-
-    from .. import plotting
-
-    fig, ax = plt.subplots(figsize=(8, 4.6))
-    for k, r in syn.rates.items():
-        plotting.measured_band(ax, r.index, r["ci_low"], r["rate"], r["ci_high"], label=k)
-    a = syn.absent_rate
-    ax.plot(a.index, a["match_rate"], color="black", marker="x", linestyle=":",
-            label=f"target removed: false matches (±{d_ref} d)")
-    _draw_headlines(ax, pc_m, few_m)
-    ax.set(xlabel="m, movies known to the adversary", ylabel=f"share of targets re-identified (φ = {syn.phi:g})",
-           title=f"{data_name.split(' (')[0]}, {n_users:,} users", ylim=(-0.02, 1.02))
-    ax.legend(fontsize=7, loc="upper left")
-    return fig
-
-
-def plot_wrong_entries(wrong: pd.DataFrame, m: int, d_ref: int, wrong_fraction: float, data_name: str) -> Any:
-    """Re-identification against the number of wrong aux entries, with the paper's headline."""
-    import matplotlib.pyplot as plt
-
-    from .. import plotting
-
-    fig, ax = plt.subplots()
-    plotting.measured_band(ax, wrong.index, wrong["ci_low"], wrong["re-identified"], wrong["ci_high"],
-                           label=f"{data_name}, m = {m}, exact ratings, ±{d_ref} d")
-    ax.plot(wrong.index, wrong["best record is the target"], linestyle="--", marker="x",
-            label="best record is the target (no threshold)")
-    plotting.paper_points(ax, [nf.wrong_count(m, wrong_fraction)], [claims.reported(HEADLINE_8)],
-                          label="paper, Netflix: 8 ratings, 2 wrong, ±14 d")
-    ax.set(xlabel=f"wrong entries among the {m} known movies", ylabel="share of targets", ylim=(-0.02, 1.02))
-    ax.set_xticks(wrong.index)
-    ax.legend(fontsize=8)
-    return fig
-
-
-def plot_eccentricity(curves: Curves, at: int, d_ref: int, data_name: str) -> Any:
-    """Histograms of the eccentricity of targets in the data and of removed targets."""
-    import matplotlib.pyplot as plt
-
-    mem = at_m(curves.trials[f"exact ratings, dates ±{d_ref} d"], at)["eccentricity"]
-    absent = at_m(curves.absent, at)["eccentricity"]
-    fig, ax = plt.subplots()
-    bins = np.linspace(0, max(mem.max(), absent.max()) * 1.02, 40)
-    ax.hist(mem, bins=bins, alpha=0.6, label="target in the data")
-    ax.hist(absent, bins=bins, alpha=0.6, label="target removed from the data")
-    ax.axvline(curves.phi, color="black", linestyle=":", label=f"φ = {curves.phi:g}")
-    ax.set(xlabel="eccentricity (max − max₂) / σ", ylabel="targets",
-           title=f"{data_name}, m = {at}, exact ratings, dates ±{d_ref} d")
-    ax.legend()
-    return fig
-
-
-def plot_precision_coverage(pc: pd.DataFrame, n_records: int, title: str) -> Any:
-    """Precision against coverage for each φ, members only and half the targets removed."""
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots()
-    ax.plot(pc["coverage"], pc["precision"], marker="o", label="targets in the data")
-    ax.plot(pc["coverage_mixed"], pc["precision_mixed"], marker="s", label="half of the targets absent")
-    for _, row in pc.iterrows():
-        ax.annotate(f"φ={row['phi']:g}", (row["coverage_mixed"], row["precision_mixed"]), fontsize=7,
-                    xytext=(3, -10), textcoords="offset points")
-    ax.axhline(1 / n_records, color="grey", linestyle=":", label="random record (1/N)")
-    ax.set(xlabel="coverage (share of targets with an answer)", ylabel="precision", title=title,
-           xlim=(-0.02, 1.02), ylim=(-0.02, 1.02))
-    ax.legend(fontsize=8, loc="lower left")
-    return fig
-
-
-def plot_amplification(amp: pd.DataFrame, m_grid: Sequence[int], data_name: str) -> Any:
-    """Share of the targets' other ratings predicted to the star, with and without the match."""
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots()
-    ax.plot(amp.index, amp["attack_exact"], marker="o", label="after the match")
-    ax.plot(amp.index, amp["baseline_exact"], marker="s", label="baseline without the match")
-    ax.plot(amp.index, amp["history_recall"], linestyle="--", label="share of held-out movies revealed")
-    ax.set(xscale="log", xlabel="m, movies known to the adversary", ylabel="share of the target's other ratings",
-           title=f"{data_name}: predicting the target's other ratings to the star", ylim=(-0.02, 1.02))
-    ax.set_xticks(sorted(m_grid), [str(m) for m in sorted(m_grid)])
-    ax.legend(fontsize=8)
-    return fig
-
-
-def plot_readings(by_reading: Mapping[str, Curves], m_grid: Sequence[int], data_name: str) -> Any:
-    """The main curves under each reading of Sim, one panel per reading, same targets and aux."""
-    import matplotlib.pyplot as plt
-
-    from .. import plotting
-
-    fig, axes = plt.subplots(1, len(by_reading), figsize=(6.5 * len(by_reading), 4.4), sharey=True, squeeze=False)
-    for ax, (reading, cv) in zip(axes[0], by_reading.items()):
-        for k, r in cv.rates.items():
-            plotting.measured_band(ax, r.index, r["ci_low"], r["rate"], r["ci_high"], label=k)
-        a = cv.absent_rate
-        ax.plot(a.index, a["match_rate"], color="black", marker="x", linestyle=":", label="target removed: false matches")
-        ax.set(xlabel="m, movies known to the adversary", title=reading, xscale="log", ylim=(-0.02, 1.02))
-        ax.set_xticks(sorted(m_grid), [str(m) for m in sorted(m_grid)])
-        ax.legend(fontsize=7, loc="upper left")
-    axes[0][0].set_ylabel(f"share of targets re-identified (φ = {next(iter(by_reading.values())).phi:g})")
-    fig.suptitle(f"{data_name}: the same attacks under two readings of Sim", y=1.02)
-    return fig

@@ -52,6 +52,7 @@ __all__ = [
     "RatingMatrix",
     "generate_netflix_like",
     "shape_statistics",
+    "shape_comparison",
 ]
 
 #: The published shape of the Netflix Prize training set (Bennett & Lanning 2007).
@@ -636,3 +637,14 @@ def shape_statistics(data: RatingMatrix) -> pd.Series:
                      date_span_years=float((last - first).astype(int) / 365.25))
     stats["memory_mb"] = data.nbytes() / 2**20
     return pd.Series(stats)
+
+
+def shape_comparison(synth: RatingMatrix) -> pd.DataFrame:
+    """A rating matrix's :func:`shape_statistics` beside the Netflix Prize's published figures."""
+    published = pd.Series({k: NETFLIX_SHAPE[k] for k in ("n_users", "n_movies", "n_ratings", "first_date",
+                                                         "last_date")})
+    published["ratings_per_user_mean"] = NETFLIX_SHAPE["n_ratings"] / NETFLIX_SHAPE["n_users"]
+    published["raters_per_movie_mean"] = NETFLIX_SHAPE["n_ratings"] / NETFLIX_SHAPE["n_movies"]
+    syn_shape = shape_statistics(synth)
+    return pd.DataFrame({"synthetic": syn_shape,
+                         "Netflix Prize (published)": published.reindex(syn_shape.index)})

@@ -1,1 +1,1 @@
-"""Figures of the book, one module per topic."""
+"""Figures of the book that need more than a few lines, one module per topic."""
