@@ -226,11 +226,15 @@ class ChapterRun:
         return self.recorder.table()[["id", "statement", "reported", "measured", "ci", "verdict", "readings"]]
 
     # -- provenance -----------------------------------------------------------
-    def provenance(self) -> None:
-        """Show the run's provenance: versions, data checksums, parameters."""
+    def provenance(self, data: Iterable[str] | None = None) -> None:
+        """Show the run's provenance: versions, the checksums of the data sets it read, its parameters.
+
+        ``data`` names the manifest's data sets this run read, where that
+        depends on its parameters; default: the chapter's declared ``data``.
+        """
         from .. import provenance
 
-        provenance.show(parameters=self.p, data=list(self.chapter.data))
+        provenance.show(parameters=self.p, data=list(self.chapter.data if data is None else data))
 
 
 class Prose:
