@@ -1,0 +1,1 @@
+"""Figures of the chapters, one module per topic; nothing in the library depends on them."""
