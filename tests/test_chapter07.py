@@ -15,6 +15,7 @@ import pytest
 from anonlab import claims
 from anonlab.attacks import membership as mm
 from anonlab.chapters import ch07_membership_base_rates as ch
+from anonlab.figures import membership as figures
 from anonlab.measures import base_rates as br
 from anonlab.measures import score
 from anonlab.validation import ParameterError
@@ -33,7 +34,7 @@ def _values(**kw):
 
 def test_quick_preset_is_the_small_test_parameters() -> None:
     assert dict(ch.CHAPTER.quick) == {"n_members": 1000, "n_shadow_models": 4, "n_target_models": 1,
-                                      "sweep_max_depths": [4, None], "cache": False}
+                                      "sweep_max_depths": [4, None], "use_cache": False}
     assert ch.CHAPTER.quick_parameters()["n_members"] == 1000
 
 
@@ -133,12 +134,7 @@ def test_the_ledgers_fig10_gives_two_curves_and_fourteen_inputs() -> None:
 
 
 def test_chapter_7_records_no_fw_s1_claim() -> None:
-    cv = ch.curves(ch.fig10_points())
-    shokri = ch.measure_shokri(cv)
-    ids = set(ch.measure_inputs()) | set(ch.measure_skews().measurements) \
-        | set(ch.measure_skew_effect(cv).measurements) | set(shokri.measurements) \
-        | set(ch.measure_carlini(cv).measurements) \
-        | set(ch.measure_full_recall(ch.fig10_points(), shokri.values["k40"]).measurements) | set(ch.measure_eq11())
+    ids = _recorded_ids()
     assert not [i for i in ids if i.startswith("fw.s1.")]
     assert all(claims.claim(i).chapter == ch.NAME for i in ids)
 
@@ -163,14 +159,20 @@ def test_skews_by_hand() -> None:
     assert len(f.table) == 5
 
 
-@pytest.mark.parametrize("measured", [29.0, 28.5, 31.2])
-def test_the_skew_sentence_follows_the_recorded_verdict(measured) -> None:
-    c = claims.claim("fw.s5.skew_hospitals")
-    v = claims.verdict(c, measured)
-    text = ch.skew_hospitals_phrase(v, measured, c.reported, c.tolerance)
-    assert f"*{v}*" in text
-    assert ("within that tolerance" in text) == (v == "reproduced")
-    assert ("outside" in text) == (v != "reproduced")
+def _recorded_ids() -> set[str]:
+    cv = ch.curves(ch.fig10_points())
+    shokri = ch.measure_shokri(cv)
+    return set(ch.measure_inputs()) | set(ch.measure_skews().measurements) \
+        | set(ch.measure_skew_effect(cv).measurements) | set(shokri.measurements) \
+        | set(ch.measure_carlini(cv).measurements) \
+        | set(ch.measure_full_recall(ch.fig10_points(), shokri.values["k40"]).measurements) | set(ch.measure_eq11())
+
+
+def test_the_glued_verdicts_and_paper_values_name_ledger_claims() -> None:
+    recorded = _recorded_ids()
+    assert set(ch.VERDICT_GLUE.values()) <= recorded  # a verdict the chapter glues is one it records
+    assert all(claims.claim(cid).reported is not None for cid in ch.PAPER.values())
+    assert not set(ch.VERDICT_GLUE) & set(ch.PAPER)
 
 
 def test_skew_effect_on_a_hand_worked_curve() -> None:
@@ -231,11 +233,11 @@ def test_eq11_agrees_with_counting() -> None:
 
 def test_recommended_table_and_plain() -> None:
     cv = {"a": (np.array([0.01, 0.1]), np.array([0.5, 0.9]))}
-    ch.NAMES.setdefault("a", "a")
     t = ch.recommended_table(cv, np.array([1.0]))
     assert list(t.columns) == ["precision 1:1", "pi 1:1"]
     assert t["precision 1:1"].tolist() == pytest.approx([0.5 / 0.51, 0.9])
-    assert type(ch.plain(np.float64(0.5))) is float and ch.plain("x") == "x"
+    assert type(ch.plain({"x": np.float64(0.5)})["x"]) is float and ch.plain({"s": "x"}) == {"s": "x"}
+    assert type(ch.Findings(values={"n": np.int64(3)}).values["n"]) is int  # glued values are plain numbers
     assert ch.one_in(8000.2) == "1 in 8,000" and ch.one_in(math.inf) == "never"
 
 
@@ -346,12 +348,13 @@ def test_figures_draw() -> None:
 
     cv = ch.curves(ch.fig10_points())
     shokri, carlini = ch.measure_shokri(cv), ch.measure_carlini(cv)
-    figs = [ch.plot_worked_example(2000, 0.05, 0.0), ch.plot_fig9(cv, np.array([1.0, 30.0])),
-            ch.plot_statements(cv, shokri, carlini), ch.plot_live_rocs(mm.attack_rocs(_scores())),
-            ch.plot_pr_at_skews(mm.attack_rocs(_scores()), np.array([1.0, 2.0, 5.0, 10.0, 50.0])),
-            ch.plot_sweep(pd.DataFrame({"gap": [0.1, 0.2], "AUC": [0.6, 0.7], "max_depth": [4, "None"]}))]
+    figs = [figures.plot_worked_example(2000, 0.05, 0.0), figures.plot_fig9(cv, np.array([1.0, 30.0])),
+            figures.plot_statements(cv, shokri.values["k40"], carlini.values["k_star"]),
+            figures.plot_live_rocs(mm.attack_rocs(_scores())),
+            figures.plot_pr_at_skews(mm.attack_rocs(_scores()), np.array([1.0, 2.0, 5.0, 10.0, 50.0])),
+            figures.plot_sweep(pd.DataFrame({"gap": [0.1, 0.2], "AUC": [0.6, 0.7], "max_depth": [4, "None"]}))]
     assert all(f is not None for f in figs)
-    assert ch.plot_sweep(pd.DataFrame()) is None
+    assert figures.plot_sweep(pd.DataFrame()) is None
     plt.close("all")
 
 
@@ -469,42 +472,8 @@ def test_recommended_values_at_the_largest_skew() -> None:
 
 
 # ---------------------------------------------------------------------------
-# Sentences that state a verdict follow the record
+# Readings of the 95 % statement, the cache key of the models, the figures' thinning
 # ---------------------------------------------------------------------------
-
-
-def _summary_values() -> dict:
-    cv = ch.curves(ch.fig10_points())
-    shokri = ch.measure_shokri(cv)
-    return {**ch.measure_skews().values, **shokri.values, **ch.measure_carlini(cv).values,
-            **ch.measure_full_recall(ch.fig10_points(), shokri.values["k40"]).values}
-
-
-def test_verdict_summary_is_generated_from_the_verdicts() -> None:
-    values = _summary_values()
-    ids = [c.id for c in claims.load_ledger() if c.chapter == ch.NAME]
-    verdicts = {cid: "data unavailable" if cid.startswith("fw.fig10") or cid == "fw.s5.texas.n_records"
-                else "reproduced" for cid in ids}
-    text = ch.verdict_summary(verdicts, values)
-    assert "*Reproduced* (10 of 10)" in text and "Not reproduced" not in text and "15 inputs" in text
-    verdicts["fw.s5.carlini.precision_95_targets"] = "not reproduced"
-    verdicts["fw.s5.skew_lowers_precision"] = "inconclusive"
-    text = ch.verdict_summary(verdicts, values)
-    assert "*Reproduced* (8 of 10)" in text and "*Not reproduced* (1 of 10): Carlini et al.'s 95%" in text
-    assert "*Inconclusive* (1 of 10): that skew markedly lowers" in text
-    assert "central point, that precision" not in text  # not claimed when its claim is not reproduced
-
-
-def test_statement_phrases_follow_the_verdicts() -> None:
-    ids = ["fw.s5.balanced_impossible", "fw.s5.skew_texas", "fw.s5.skew_lowers_precision", "fw.s5.shokri.precision_40",
-           "fw.s5.carlini.precision_95_targets", "fw.s5.carlini.precision_80_targets",
-           "fw.s5.no_better_than_all_member"]
-    yes = {k: str(v.data) for k, v in ch.statement_phrases(dict.fromkeys(ids, "reproduced")).items()}
-    no = {k: str(v.data) for k, v in ch.statement_phrases(dict.fromkeys(ids, "not reproduced")).items()}
-    assert yes.keys() == no.keys() and len(yes) == len(ids)
-    assert all("*reproduced*" in t for t in yes.values()) and all("*not reproduced*" in t for t in no.values())
-    assert "does not follow" in no["c95_phrase"] and "does not follow" not in yes["c95_phrase"]
-    assert "*depends on an unstated choice*" in str(ch.says("depends on an unstated choice", "a", "b"))
 
 
 def test_readings_of_the_95_statement() -> None:
@@ -514,11 +483,51 @@ def test_readings_of_the_95_statement() -> None:
     assert v["c95_readings_within"] == 0
 
 
+def test_readings_within_counts_what_the_rules_accept() -> None:
+    c = claims.claim("fw.s5.carlini.precision_95_targets")
+    rng = np.random.default_rng(0)
+    one_in = 1 / rng.uniform(0, 3 * c.reported, 200)
+    recall = rng.uniform(0, 3 * c.reported, 200)
+    t = pd.DataFrame({"min_precision": 0.95, "one_in_targets": one_in, "recall": recall})
+    within, n = ch.readings_within(t, c.id)
+    assert n == 400
+    assert within == sum(claims.verdict(c, float(x)) == "reproduced" for x in np.r_[1 / one_in, recall])
+    assert 0 < within < n
+
+
+class _FakeRun:
+    """What shadow_models and depth_sweep need of a run: its parameters and its cache."""
+
+    def __init__(self, **p) -> None:
+        self.p = {**SPEC.defaults(), **p}
+        self.keys: list[tuple[str, dict]] = []
+
+    def cached(self, step, compute, **key):
+        self.keys.append((step, key))
+        return compute()
+
+
+def test_shadow_models_are_cached_under_every_input() -> None:
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3)).astype(np.float32)
+
+    class Data:
+        n_records, categorical = 200, np.zeros(3, dtype=bool)
+
+    Data.X, Data.y = X, (X[:, 0] > 0).astype(np.int64)
+    run = _FakeRun(model="logistic_regression", seed=3)
+    models = ch.shadow_models(run, Data, None, 3)
+    assert models.proba.shape[0] == 3
+    assert run.keys == [("shadow_models", {"dataset": "adult", "n_records": 200, "model": "logistic_regression",
+                                           "max_depth": None, "n_models": 3, "member_fraction": 0.5, "seed": 3})]
+    assert ch.depth_sweep(run, Data).empty  # logistic regression has no depth
+
+
 def test_thin_roc_keeps_the_ends_of_every_cell_and_the_curve_within_a_cell() -> None:
     rng = np.random.default_rng(0)
     member = rng.random(20_000) < 0.5
     roc = br.roc_from_scores(rng.normal(size=20_000) + member, member)
-    keep = ch.thin_roc(roc.fpr, roc.tpr)
+    keep = figures.thin_roc(roc.fpr, roc.tpr)
     assert keep[0] == 0 and keep[-1] == roc.fpr.size - 1 and np.all(np.diff(keep) > 0)
     assert keep.size < roc.fpr.size / 2
     # every dropped point lies between two kept neighbours within one cell (1/200 decade) on both axes

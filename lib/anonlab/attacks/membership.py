@@ -76,6 +76,8 @@ from anonlab.validation import check_choice, check_int, check_number, check_rand
 
 __all__ = [
     "ATTACKS",
+    "LABELS",
+    "PAPERS",
     "DATASETS",
     "MODELS",
     "MembershipData",
@@ -112,6 +114,13 @@ MODELS = ("random_forest", "gradient_boosting", "logistic_regression")
 
 ATTACKS = ("loss", "confidence", "shokri", "lira_offline", "lira_online")
 """Attack names, in the order they are usually shown."""
+
+LABELS = {"loss": "loss (Yeom)", "confidence": "confidence", "shokri": "shadow models (Shokri)",
+          "lira_offline": "LiRA offline", "lira_online": "LiRA online"}
+"""Display names of the attacks (tables, figures)."""
+
+PAPERS = {"shokri": "Shokri et al.", "carlini": "Carlini et al. (LiRA)"}
+"""Display names of the two attacks whose ROC curves [FW24] Fig. 10 gives (arXiv:2403.06595)."""
 
 Variance = Literal["global", "per_example"]
 

@@ -1,14 +1,13 @@
-"""Chapter 7, membership inference and base rates: parameters, claim decisions and figures.
+"""Chapter 7, membership inference and base rates: parameters and claim measurements.
 
 The chapter checks the quantitative statements of P. Francis and D. Wagner,
 "Towards more accurate and useful data anonymity vulnerability measures",
 arXiv:2403.06595 (2024), §5 (cited *[FW24]*), against the paper's own
 Fig. 10 and Eqs 7-11, and runs real membership attacks
-(:mod:`anonlab.attacks.membership`) reported the way §5 recommends. The
-functions below decide each claim (``{claim id: Measurement}``) and compute
-the quantities the prose quotes, so the notebook only calls, shows and
-records. The six ``fw.s1.base_rate.*`` claims belong to chapter 5; this
-chapter only shows the §1 computation.
+(:mod:`anonlab.attacks.membership`) reported the way §5 recommends; its
+figures are in :mod:`anonlab.figures.membership`. The six
+``fw.s1.base_rate.*`` claims belong to chapter 5; this chapter only shows
+the §1 computation.
 """
 
 from __future__ import annotations
@@ -23,11 +22,14 @@ import pandas as pd
 
 from .. import claims
 from ..attacks import membership
+from ..attacks.membership import LABELS
 from ..claims import Measurement
+from ..claims.rules import accepted_interval
 from ..measures import base_rates
 from ..measures.rates import parse_skew
 from ..validation import ParameterError, ParameterSpec, Param, check_random_state
 from . import Chapter, Exercise
+from .kit import ChapterRun
 
 NAME = "07_membership_base_rates"
 
@@ -124,42 +126,48 @@ CHAPTER = Chapter(
     name=NAME,
     title="Membership inference and base rates",
     parameters=ParameterSpec([
-        Param("dataset", "choice", "adult", "table for the live attacks", choices=membership.DATASETS),
-        Param("model", "choice", "random_forest", "target and shadow models", choices=membership.MODELS),
-        Param("max_depth", "int", None, "tree depth (capacity knob), None for unlimited; None for logistic_regression",
-              low=1, high=MAX_DEPTH, nullable=True),
-        Param("n_members", "int", 10000, "training-set size of the target and of every shadow model, records",
+        Param("dataset", "choice", "adult", 'table for the live attacks: "adult" or "census_income"',
+              choices=membership.DATASETS),
+        Param("model", "choice", "random_forest",
+              'target and shadow models: "random_forest", "gradient_boosting", "logistic_regression"',
+              choices=membership.MODELS),
+        Param("max_depth", "int", None, "tree depth (capacity knob): None for unlimited (memorises) or an integer of "
+              "at least 1; None for logistic_regression", low=1, high=MAX_DEPTH, nullable=True),
+        Param("n_members", "int", 10000,
+              "training-set size of the target and of every shadow model, in records, at least 100",
               low=100, high=membership.DATASET_ROWS["census_income"] - 1),
-        Param("member_fraction", "float", 0.5, "share of the record pool each model trains on (members / pool)",
+        Param("member_fraction", "float", 0.5,
+              "share of the record pool each model trains on (members / pool), in (0, 1)",
               low=0, high=1, low_inclusive=False, high_inclusive=False),
-        Param("n_shadow_models", "int", 16, "shadow / reference models per target (Shokri, LiRA)", low=2, high=256),
-        Param("n_target_models", "int", 4, "models attacked in turn, results pooled (<= n_shadow_models + 1)",
-              low=1, high=257),
+        Param("n_shadow_models", "int", 16,
+              "shadow / reference models per target (Shokri, LiRA), integer in [2, 256]", low=2, high=256),
+        Param("n_target_models", "int", 4,
+              "models attacked in turn, results pooled; integer in [1, n_shadow_models + 1]", low=1, high=257),
         Param("skews", "any", ["1:1", "1:30", "1:240"],
-              "member:non-member skews of Fig. 9 (right): 'M:N' strings or numbers (non-members per member), > 0"),
+              'member:non-member skews of Fig. 9 (right): "M:N" strings or numbers (non-members per member), > 0'),
         Param("recommended_skews", "any", ["1:2", "1:5", "1:10", "1:50"],
               "the skews the paper recommends reporting, same format"),
-        Param("low_fprs", "float_list", [0.001, 0.0001],
-              "FPRs at which TPR is reported (Carlini et al.); the first is the recorded operating point",
-              low=0, high=1, low_inclusive=False, max_len=10),
+        Param("low_fprs", "float_list", [0.001, 0.0001], "FPRs at which TPR is reported (Carlini et al.), each in "
+              "(0, 1]; the first sets the recorded operating point", low=0, high=1, low_inclusive=False, max_len=10),
         Param("precision_bars", "float_list", [0.5, 0.8, 0.95],
-              "precisions for the high-precision / low-recall tables", low=0, high=1, low_inclusive=False,
-              max_len=10),
+              "precisions for the high-precision / low-recall tables, each in (0, 1]", low=0, high=1,
+              low_inclusive=False, max_len=10),
         Param("sweep_max_depths", "any", [4, 8, 16, None],
-              "capacity sweep (loss attack only): tree depths (integers in [1, 64] or None); [] skips it"),
-        Param("example_population", "float", 2000, "§1 worked example: people tested", low=0, high=1e12,
+              "capacity sweep (loss attack only): tree depths (integers in [1, 64] or None); an empty list skips it"),
+        Param("example_population", "float", 2000, "§1 worked example: people tested, positive", low=0, high=1e12,
               low_inclusive=False),
-        Param("example_fpr", "float", 0.05, "§1 worked example: false positive rate of the attack", low=0, high=1),
-        Param("example_fnr", "float", 0.0, "§1 worked example: false negative rate of the attack", low=0, high=1),
+        Param("example_fpr", "float", 0.05, "§1 worked example: false positive rate of the attack, in [0, 1]",
+              low=0, high=1),
+        Param("example_fnr", "float", 0.0, "§1 worked example: false negative rate of the attack, in [0, 1]",
+              low=0, high=1),
         Param("example_member_shares", "float_list", [0.5, 0.01],
-              "§1 worked example: shares of members among those tested", low=0, high=1, max_len=100),
-        Param("seed", "int", 0, "seeds the data sample, the training sets, the models and the attack models",
-              low=0, high=2**32 - 1),
-        Param("cache", "bool", True, "reuse trained shadow models from the shared result cache"),
+              "§1 worked example: shares of members among those tested, each in [0, 1]", low=0, high=1, max_len=100),
+        Param("seed", "int", 0, "seeds the data sample, the training sets, the models and the attack models; "
+              "integer of at least 0", low=0, high=2**32 - 1),
     ], checks=[_check_combinations]),
     quick={"n_members": 1000, "n_shadow_models": 4, "n_target_models": 1, "sweep_max_depths": [4, None],
-           "cache": False},
-    data=("adult-train", "adult-test"),
+           "use_cache": False},
+    data=("adult-train", "adult-test", "census-income-train", "census-income-test"),  # dataset picks one pair
     goals=(
         "Turn an attack's ROC point into precision at any member:non-member skew (Eq 11), and see why "
         "balanced evaluations overstate the risk.",
@@ -220,40 +228,40 @@ CHAPTER = Chapter(
     ),
 )
 
-#: Display names of the paper's two attacks and of the live attacks.
-NAMES = {"shokri": "Shokri et al.", "carlini": "Carlini et al. (LiRA)"}
-LABELS = {"loss": "loss (Yeom)", "confidence": "confidence", "shokri": "shadow models (Shokri)",
-          "lira_offline": "LiRA offline", "lira_online": "LiRA online"}
+#: The ledger's reported values the prose quotes, ``{glue key: claim id}`` (``run.glue_paper``).
+PAPER = {"paper_s1_balanced": "fw.s1.base_rate.balanced.precision",
+         "paper_s1_skewed": "fw.s1.base_rate.skewed.precision", "paper_shokri_precision": "fw.s5.shokri.precision_40",
+         "paper_skew_hospitals": "fw.s5.skew_hospitals", "paper_skew_texas": "fw.s5.skew_texas"}
+
+#: The verdicts the prose states, ``{glue key: claim id}`` (``run.glue_verdicts``, in the rules' words).
+VERDICT_GLUE = {"eq11_verdict": "fw.s5.eq11.precision_from_roc", "train_fraction_verdict": "fw.s5.shokri.train_fraction",
+                "skew_hospitals_verdict": "fw.s5.skew_hospitals", "skew_texas_verdict": "fw.s5.skew_texas",
+                "balanced_verdict": "fw.s5.balanced_impossible", "effect_verdict": "fw.s5.skew_lowers_precision",
+                "shokri_verdict": "fw.s5.shokri.precision_40", "c95_verdict": "fw.s5.carlini.precision_95_targets",
+                "c80_verdict": "fw.s5.carlini.precision_80_targets",
+                "full_recall_verdict": "fw.s5.no_better_than_all_member", "inputs_verdict": "fw.s5.texas.n_records"}
+
+
+def plain(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Numpy scalars as plain Python numbers (a glued numpy scalar reads ``np.float64(...)`` and breaks ``-W`` builds).
+
+    >>> plain({"x": np.float64(0.5), "s": "1:30"})
+    {'x': 0.5, 's': '1:30'}
+    """
+    return {k: v.item() if isinstance(v, np.generic) else v for k, v in values.items()}
 
 
 @dataclass
 class Findings:
-    """What a section computes: claim measurements, values the prose quotes, tables to show."""
+    """What a section computes: claim measurements, values the prose quotes (plain numbers), tables to show."""
 
     measurements: dict[str, Measurement] = field(default_factory=dict)
     values: dict[str, Any] = field(default_factory=dict)
     table: pd.DataFrame | None = None
     more: dict[str, pd.DataFrame] = field(default_factory=dict)
 
-
-def plain(value: Any) -> Any:
-    """A numpy scalar as a plain Python number (a glued numpy scalar breaks ``-W`` builds)."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
-def glue_all(values: Mapping[str, Any]) -> None:
-    """Glue every value for the prose (``{glue:text}`` / ``{glue:md}``), as plain Python objects."""
-    from ..glue import glue
-
-    for k, v in values.items():
-        glue(k, plain(v), display=False)
-
-
-def markdown(text: str) -> Any:
-    """Text for ``{glue:md}``."""
-    from IPython.display import Markdown
-
-    return Markdown(text)
+    def __post_init__(self) -> None:
+        self.values = plain(self.values)
 
 
 # ---------------------------------------------------------------------------
@@ -281,6 +289,11 @@ def measure_inputs(ledger: Sequence[claims.Claim] | None = None) -> dict[str, Me
             if c.id.startswith("fw.fig10.") or c.id == "fw.s5.texas.n_records"}
 
 
+def fig9_skews() -> np.ndarray:
+    """The skews of Fig. 9 (right), from the ledger."""
+    return base_rates.as_skews(claims.claim("fw.s5.skew_lowers_precision").params["skews"])
+
+
 # ---------------------------------------------------------------------------
 # §1: the worked example (chapter 5 records it; shown here)
 # ---------------------------------------------------------------------------
@@ -294,35 +307,13 @@ def s1_example() -> Findings:
         ex = base_rates.worked_example(p["population"], p["fpr"], p["fnr"], p["member_share"]).iloc[0]
         for what in ("tp", "fp", "precision"):
             rows.append({"members": f"{p['member_share']:.0%}", "quantity": what,
-                         "paper": claims.reported(f"fw.s1.base_rate.{key}.{what}"), "recomputed": ex[what]})
+                         "paper": claims.claim(f"fw.s1.base_rate.{key}.{what}").reported, "recomputed": ex[what]})
     table = pd.DataFrame(rows)
     p_bal, p_skw = (claims.claim(f"fw.s1.base_rate.{k}.precision").params for k in ("balanced", "skewed"))
-    values = {"paper_s1_balanced": claims.reported("fw.s1.base_rate.balanced.precision"),
-              "s1_fpr": p_bal["fpr"], "s1_population": p_bal["population"],
+    values = {"s1_fpr": p_bal["fpr"], "s1_population": p_bal["population"],
               "s1_share_balanced": p_bal["member_share"], "s1_share_skewed": p_skw["member_share"],
-              "paper_s1_skewed": claims.reported("fw.s1.base_rate.skewed.precision"),
               "s1_skewed_exact": table.loc[table.quantity.eq("precision"), "recomputed"].iloc[1]}
     return Findings(values=values, table=table)
-
-
-def plot_worked_example(population: float, fpr: float, fnr: float) -> Any:
-    """Precision of one attack against the share of members tested, with §1's two points."""
-    import matplotlib.pyplot as plt
-
-    from .. import plotting
-
-    curve = base_rates.worked_example(population, fpr, fnr, np.geomspace(1e-4, 0.5, 200))
-    fig, ax = plt.subplots()
-    ax.plot(curve["member_share"], curve["precision"], label=f"attack (FPR {fpr:g}, FNR {fnr:g})")
-    ax.plot(curve["member_share"], curve["baseline_precision"], ":", color="grey",
-            label="everyone is a member (= random guessing)")
-    keys = ("balanced", "skewed")
-    plotting.paper_points(ax, [claims.claim(f"fw.s1.base_rate.{k}.precision").params["member_share"] for k in keys],
-                          [claims.reported(f"fw.s1.base_rate.{k}.precision") for k in keys], label="paper (§1)")
-    ax.set(xscale="log", xlabel="share of members among those tested", ylabel="precision",
-           title="The same attack, different base rates")
-    ax.legend()
-    return fig
 
 
 def example_values(population: float, fpr: float, fnr: float, member_shares: Sequence[float]) -> dict[str, Any]:
@@ -346,40 +337,9 @@ def example_values(population: float, fpr: float, fnr: float, member_shares: Seq
 # ---------------------------------------------------------------------------
 
 
-def plot_fig9(cv: Mapping[str, tuple[np.ndarray, np.ndarray]], skews: np.ndarray) -> Any:
-    """Fig. 10's curves on log-log axes, and precision against recall at each skew (Eq 11)."""
-    import matplotlib.pyplot as plt
-
-    from .. import plotting
-
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4.2))
-    ax = axes[0]
-    for a, (f, t) in cv.items():
-        gf, gt = base_rates.roc_grid(f, t)
-        ax.plot(gf, gt, label=NAMES[a])
-        plotting.paper_points(ax, f, t, label="paper (Fig. 10)" if a == "carlini" else "_")
-    ax.plot([1e-5, 1], [1e-5, 1], ":", color="grey", label="chance")
-    ax.set(xscale="log", yscale="log", xlabel="FPR", ylabel="TPR", title="ROC, log-log (Fig. 9 middle)")
-    ax.legend()
-    for ax, a in zip(axes[1:], ("shokri", "carlini")):
-        f, t = cv[a]
-        gf, gt = base_rates.roc_grid(f, t)
-        dense = base_rates.precision_recall_at_skews(gf, gt, skews)
-        points = base_rates.precision_recall_at_skews(f, t, skews)
-        for (lab, d), (_, p) in zip(dense.groupby("skew", sort=True), points.groupby("skew", sort=True)):
-            (line,) = ax.plot(d["recall"], d["precision"], label=d["skew_label"].iloc[0])
-            ax.axhline(d["baseline_precision"].iloc[0], color=line.get_color(), linestyle=":", linewidth=1)
-            plotting.paper_points(ax, p["recall"], p["precision"],
-                                  label="paper points, Eq 11" if lab == skews.max() else "_")
-        ax.set(xscale="log", xlabel="recall (TPR)", ylabel="precision", ylim=(0, 1.02), title=NAMES[a])
-        ax.legend(title="member:non-member", fontsize=8)
-    fig.tight_layout()
-    return fig
-
-
 def recommended_table(cv: Mapping[str, tuple[np.ndarray, np.ndarray]], skews: np.ndarray) -> pd.DataFrame:
     """Fig. 10 at the recommended skews: precision and PI (Eq 6) per point, one column per skew."""
-    tab = pd.concat({NAMES[a]: base_rates.precision_recall_at_skews(*cv[a], skews) for a in cv},
+    tab = pd.concat({membership.PAPERS.get(a, a): base_rates.precision_recall_at_skews(*cv[a], skews) for a in cv},
                     names=["attack", None]).reset_index(level=0)
     show = tab.pivot_table(index=["attack", "fpr", "recall"], columns="skew_label", values=["precision", "pi"],
                            sort=False)
@@ -397,7 +357,7 @@ def recommended_values(cv: Mapping[str, tuple[np.ndarray, np.ndarray]], skews: n
     (0.8, 0.0004)
     """
     k = float(np.max(skews))
-    values: dict[str, Any] = {"rec_max_skew_md": markdown(base_rates.skew_label(k)), "rec_max_skew": k}
+    values: dict[str, Any] = {"rec_max_skew_md": base_rates.skew_label(k), "rec_max_skew": k}
     for a, (f, t) in cv.items():
         i = int(np.argmin(np.where(np.asarray(f) > 0, f, np.inf)))
         values[f"rec_{a}_lowest_fpr"] = float(f[i])
@@ -453,49 +413,26 @@ def measure_skews() -> Findings:
     return Findings(m, values, table)
 
 
-def skew_hospitals_phrase(verdict: str, measured: float, reported: float, tolerance: float) -> str:
-    """The sentence on the hospital skew's verdict, generated from the recorded verdict.
-
-    >>> skew_hospitals_phrase("reproduced", 29.0, 30, 1)
-    "lies 1 from the paper's 30, within that tolerance, so the verdict table says *reproduced*"
-    >>> skew_hospitals_phrase("not reproduced", 28.5, 30, 1)
-    'lands 0.500 outside that tolerance, so the verdict table says *not reproduced* for what is a rounding matter'
-    """
-    miss = abs(measured - reported) - tolerance
-    if verdict == "reproduced":
-        return (f"lies {abs(measured - reported):.3g} from the paper's {reported:g}, within that tolerance, "
-                f"so the verdict table says *{verdict}*")
-    return (f"lands {max(miss, 0.0):.3f} outside that tolerance, so the verdict table says *{verdict}* "
-            "for what is a rounding matter")
-
-
-# ---------------------------------------------------------------------------
-# §5: "skew has a marked effect"
-# ---------------------------------------------------------------------------
-
-
 def measure_skew_effect(cv: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> Findings:
-    """Does precision fall from skew to skew at every Fig. 10 point (Eq 11)? With the median factor first/last."""
-    fig9_skews = base_rates.as_skews(claims.claim("fw.s5.skew_lowers_precision").params["skews"])
+    """§5's "skew has a marked effect": does precision fall from skew to skew at every Fig. 10 point (Eq 11)?
+
+    With the median factor between the first and the last skew.
+    """
+    skews = fig9_skews()
     falls, ratios = True, []
     for f, t in cv.values():
-        pr = base_rates.precision_recall_at_skews(f, t, fig9_skews)
-        p = pr["precision"].to_numpy().reshape(len(fig9_skews), -1)[:, f > 0]
+        pr = base_rates.precision_recall_at_skews(f, t, skews)
+        p = pr["precision"].to_numpy().reshape(len(skews), -1)[:, f > 0]
         falls &= bool(np.all(np.diff(p, axis=0) < 0))
         with np.errstate(invalid="ignore", divide="ignore"):
             ratios.append(p[0] / p[-1])
     ratio = float(np.median(np.concatenate(ratios)))
-    first, last = base_rates.skew_label(fig9_skews[0]), base_rates.skew_label(fig9_skews[-1])
+    first, last = base_rates.skew_label(skews[0]), base_rates.skew_label(skews[-1])
     m = {"fw.s5.skew_lowers_precision": Measurement(
         falls, note=f"precision falls at every Fig. 10 point; median factor {ratio:.1f} from {first} to {last}")}
     values = {"skew_ratio": ratio, "skews_fall": falls,
-              "fig9_skews_md": markdown(", ".join(base_rates.skew_label(k) for k in fig9_skews))}
+              "fig9_skews_md": ", ".join(base_rates.skew_label(k) for k in skews)}
     return Findings(m, values)
-
-
-def fig9_skews() -> np.ndarray:
-    """The skews of Fig. 9 (right), from the ledger."""
-    return base_rates.as_skews(claims.claim("fw.s5.skew_lowers_precision").params["skews"])
 
 
 # ---------------------------------------------------------------------------
@@ -528,9 +465,29 @@ def measure_shokri(cv: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> Findings:
                                                       "1:30, log-log interpolation of Fig. 10")}
     values = {"shokri_targets_precision": as_targets.precision, "shokri_recall_precision": as_recall.precision,
               "shokri_40_recall": at_40.recall, "shokri_40_fpr": at_40.fpr, "shokri_40_one_in": at_40.one_in,
-              "shokri_best": best, "paper_shokri_precision": c.reported, "paper_shokri_one_in": 1 / frac40,
-              "paper_shokri_skew": markdown(base_rates.skew_label(k40)), "k40": k40, "frac40": frac40}
+              "shokri_best": best, "paper_shokri_one_in": 1 / frac40,
+              "paper_shokri_skew": base_rates.skew_label(k40), "k40": k40, "frac40": frac40}
     return Findings(m, values, table)
+
+
+def readings_within(table: pd.DataFrame, claim_id: str) -> tuple[int, int]:
+    """How many readings of :func:`measure_carlini`'s table the claim accepts, of how many.
+
+    A reading is a (skew, interpolation scale, meaning of "targets") at the
+    claim's precision bar: the share of everyone observed, ``1/one_in_targets``,
+    or the recall. The values a claim accepts are the verdict rules'
+    (:func:`anonlab.claims.rules.accepted_interval`: the reported value within tolerance).
+
+    >>> t = pd.DataFrame({"min_precision": [0.95, 0.95], "one_in_targets": [8000.0, 100.0],
+    ...                   "recall": [0.5, 0.2]})
+    >>> readings_within(t, "fw.s5.carlini.precision_95_targets")
+    (1, 4)
+    """
+    c = claims.claim(claim_id)
+    low, high = accepted_interval(c)
+    rows = table[np.isclose(table["min_precision"], c.params["precision"])]
+    values = np.r_[1.0 / rows["one_in_targets"].to_numpy(dtype=float), rows["recall"].to_numpy(dtype=float)]
+    return int(np.sum((values >= low - 1e-12) & (values <= high + 1e-12))), int(values.size)
 
 
 def measure_carlini(cv: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> Findings:
@@ -565,35 +522,10 @@ def measure_carlini(cv: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> Findings
               "paper_c95_prec": c95.params["precision"], "paper_c80_prec": c80.params["precision"],
               "c95_step_one_in": q95["one_in_targets"].iloc[0],
               "c95_1_30_one_in": q30["one_in_targets"].iloc[0] if 30 in skews else math.nan,
-              "k_star_md": markdown(lab), "k_star": k_star}
+              "k_star_md": lab, "k_star": k_star}
     values["c95_readings_within"], values["c95_readings"] = readings_within(tab, c95.id)
     cols = ["skew_label", "min_precision", "scale", "fpr", "recall", "precision", "one_in_targets", "one_in_members"]
     return Findings(m, values, tab[cols])
-
-
-def plot_statements(cv: Mapping[str, tuple[np.ndarray, np.ndarray]], shokri: Findings, carlini: Findings) -> Any:
-    """Precision against the share of everyone observed correctly flagged, with the §5 statements as markers."""
-    import matplotlib.pyplot as plt
-
-    from .. import plotting
-
-    c = claims.claim("fw.s5.shokri.precision_40")
-    c95, c80 = claims.claim("fw.s5.carlini.precision_95_targets"), claims.claim("fw.s5.carlini.precision_80_targets")
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
-    for ax, a, k, marks in [
-        (axes[0], "shokri", shokri.values["k40"], [(shokri.values["frac40"], c.reported)]),
-        (axes[1], "carlini", carlini.values["k_star"],
-         [(c95.reported, c95.params["precision"]), (c80.reported, c80.params["precision"])]),
-    ]:
-        gf, gt = base_rates.roc_grid(*cv[a])
-        d = base_rates.precision_recall_at_skews(gf, gt, k)
-        ax.plot(d["targets_fraction"], d["precision"], label=f"Fig. 10, log-log, {base_rates.skew_label(k)}")
-        plotting.paper_points(ax, [m[0] for m in marks], [m[1] for m in marks], label="paper (§5 text)")
-        ax.set(xscale="log", xlabel="share of everyone observed correctly flagged, TP/(M+N)", ylabel="precision",
-               ylim=(0, 1.02), xlim=(1e-6, 1e-1), title=NAMES[a])
-        ax.legend()
-    fig.tight_layout()
-    return fig
 
 
 # ---------------------------------------------------------------------------
@@ -661,28 +593,24 @@ def load_data(p: Mapping[str, Any]) -> tuple[membership.MembershipData, dict[str
     """The pool of records of the live attacks and the values the prose quotes."""
     n_pool = membership.pool_size(p["dataset"], p["n_members"], p["member_fraction"])
     data = membership.load_membership_data(p["dataset"], n_records=n_pool, seed=p["seed"])
-    values = {"n_pool": data.n_records, "dataset_name": markdown(f"`{p['dataset']}`"),
+    values = {"n_pool": data.n_records, "dataset_name": f"`{p['dataset']}`",
               "n_members": p["n_members"], "n_models_trained": p["n_shadow_models"] + 1,
               "adult_rows": membership.DATASET_ROWS["adult"], "n_duplicates": data.n_duplicate_rows}
-    return data, values
+    return data, plain(values)
 
 
-def shadow_models(data: membership.MembershipData, p: Mapping[str, Any], depth: int | None, n_models: int,
+def shadow_models(run: ChapterRun, data: membership.MembershipData, depth: int | None, n_models: int,
                   progress: bool = False) -> membership.ShadowModels:
-    """Train (or, with ``p["cache"]``, reuse through :func:`anonlab.cache.cached`) ``n_models`` models."""
-    from ..cache import cached
-
+    """Train ``n_models`` models at tree depth ``depth``, or reuse them from the result cache (``run.cached``)."""
+    p = run.p
     spec = membership.ModelSpec(p["model"], max_depth=depth, categorical=tuple(np.flatnonzero(data.categorical)),
                                 n_jobs=-1)
-
-    def run() -> membership.ShadowModels:
-        return membership.train_shadow_models(data.X, data.y, spec, n_models=n_models,
-                                              member_fraction=p["member_fraction"], seed=p["seed"],
-                                              progress=progress)
-
-    key = {"dataset": p["dataset"], "n_records": data.n_records, "model": p["model"], "max_depth": depth,
-           "n_models": n_models, "member_fraction": p["member_fraction"], "seed": p["seed"]}
-    return cached("membership_shadow_models", key, run) if p["cache"] else run()
+    return run.cached(
+        "shadow_models", lambda: membership.train_shadow_models(
+            data.X, data.y, spec, n_models=n_models, member_fraction=p["member_fraction"], seed=p["seed"],
+            progress=progress),
+        dataset=p["dataset"], n_records=data.n_records, model=p["model"], max_depth=depth, n_models=n_models,
+        member_fraction=p["member_fraction"], seed=p["seed"])
 
 
 def accuracy_summary(models: membership.ShadowModels) -> Findings:
@@ -718,51 +646,6 @@ def observation_counts(scores: pd.DataFrame) -> dict[str, int]:
     return {"n_obs_members": int(n[True]), "n_obs_non": int(n[False])}
 
 
-def thin_roc(fpr: np.ndarray, tpr: np.ndarray, per_decade: int = 200) -> np.ndarray:
-    """Indices of the ROC points worth drawing: the first and last of each run in one log-log cell.
-
-    An ROC curve from tens of thousands of continuous scores has as many
-    points, far more than a figure has pixels, and drawing them costs
-    seconds. Cutting both axes into ``per_decade`` cells per decade and
-    keeping the first and last point of each run of points in the same cell
-    changes the drawn curve by less than a cell (1/200 decade: under 1.2 %
-    in FPR and TPR, so under 2.4 % in the ratio that sets precision). Only
-    figures use it; every number is computed from all points.
-
-    >>> f = np.r_[0.0, np.linspace(0.1, 0.1001, 50), 1.0]
-    >>> thin_roc(f, f).tolist()
-    [0, 1, 50, 51]
-    """
-    f, t = np.asarray(fpr, dtype=float), np.asarray(tpr, dtype=float)
-    if f.size <= 2:
-        return np.arange(f.size)
-    with np.errstate(divide="ignore"):
-        cells = np.stack([np.floor(np.log10(f) * per_decade), np.floor(np.log10(t) * per_decade)])
-    new = np.r_[True, np.any(cells[:, 1:] != cells[:, :-1], axis=0)]
-    starts = np.flatnonzero(new)
-    return np.unique(np.r_[starts, starts[1:] - 1, f.size - 1])
-
-
-def plot_live_rocs(rocs: Mapping[str, base_rates.RocCurve]) -> Any:
-    """The live attacks' ROC curves on linear and log-log axes (drawn through :func:`thin_roc`)."""
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.4))
-    for a, r in rocs.items():
-        keep = thin_roc(r.fpr, r.tpr)
-        for ax in axes:
-            ax.plot(r.fpr[keep], r.tpr[keep], label=f"{LABELS[a]} (AUC {r.auc:.3f})", drawstyle="steps-post")
-    lo = 0.5 / next(iter(rocs.values())).n_non_members
-    for ax, scale in zip(axes, ("linear", "log")):
-        ax.plot([lo, 1], [lo, 1], ":", color="grey", label="chance")
-        ax.set(xscale=scale, yscale=scale, xlabel="FPR", ylabel="TPR")
-    axes[0].set_title("ROC, linear axes")
-    axes[1].set(title="ROC, log-log axes (Carlini et al.)", xlim=(lo, 1), ylim=(lo, 1))
-    axes[0].legend(fontsize=8)
-    fig.tight_layout()
-    return fig
-
-
 def low_fpr_tables(rocs: Mapping[str, base_rates.RocCurve], low_fprs: Sequence[float],
                    skews: np.ndarray) -> Findings:
     """TPR at each low FPR (``table``) and, at each skew, that point's precision with its interval (``more["precision"]``)."""
@@ -776,37 +659,8 @@ def low_fpr_tables(rocs: Mapping[str, base_rates.RocCurve], low_fprs: Sequence[f
     prec_tab = pd.DataFrame({lab: [f"{p:.3f} [{lo:.3f}, {hi:.3f}]" for p, lo, hi in zip(
         prec["precision", lab], prec["precision_low", lab], prec["precision_high", lab])]
         for lab in [base_rates.skew_label(k) for k in skews]}, index=prec.index)
-    values = {"best_attack": markdown(best["attack"]), "best_tpr_low_fpr": best["tpr"],
-              "lowest_fpr": min(low_fprs)}
+    values = {"best_attack": best["attack"], "best_tpr_low_fpr": best["tpr"], "lowest_fpr": min(low_fprs)}
     return Findings(values=values, table=tpr_tab, more={"precision": prec_tab})
-
-
-def plot_pr_at_skews(rocs: Mapping[str, base_rates.RocCurve], skews: np.ndarray) -> Any:
-    """Every threshold of every attack at each skew (Eq 11), with its conservative interval shaded.
-
-    Drawn through :func:`thin_roc` (the thresholds a figure can show).
-    """
-    import matplotlib.pyplot as plt
-
-    ncol = min(4, len(skews))
-    nrow = int(math.ceil(len(skews) / ncol))
-    fig, axes = plt.subplots(nrow, ncol, figsize=(3.4 * ncol, 3.2 * nrow), sharey=True, squeeze=False)
-    for ax, k in zip(axes.ravel(), skews):
-        for a, r in rocs.items():
-            keep = thin_roc(r.fpr, r.tpr)[1:]  # without the first point, which flags no one
-            d = base_rates.precision_recall_at_skews(r.fpr[keep], r.tpr[keep], k)
-            lo_, hi_ = base_rates.precision_interval_at_skew(r.tp[keep], r.n_members, r.fp[keep], r.n_non_members, k)
-            (line,) = ax.plot(d["recall"], d["precision"], label=LABELS[a], linewidth=1)
-            ax.fill_between(d["recall"], lo_, hi_, color=line.get_color(), alpha=0.15, linewidth=0)
-        ax.axhline(float(base_rates.everyone_is_member(k)["precision"].iloc[0]), color="grey", linestyle=":")
-        ax.set(xscale="log", ylim=(0, 1.02), title=base_rates.skew_label(k), xlabel="recall")
-    for ax in axes.ravel()[len(skews):]:
-        ax.set_visible(False)
-    for ax in axes[:, 0]:
-        ax.set_ylabel("precision")
-    axes[0, 0].legend(fontsize=7)
-    fig.tight_layout()
-    return fig
 
 
 def one_in(v: float) -> str:
@@ -863,14 +717,15 @@ def counted_check(scores: pd.DataFrame, rocs: Mapping[str, base_rates.RocCurve],
     return Findings(values={"n_inside": int(check["inside"].sum()), "n_checks": len(check)}, table=check)
 
 
-def depth_sweep(data: membership.MembershipData, p: Mapping[str, Any]) -> pd.DataFrame:
+def depth_sweep(run: ChapterRun, data: membership.MembershipData) -> pd.DataFrame:
     """The loss attack against tree depth: one pair of models per depth of ``sweep_max_depths``."""
+    p = run.p
     if p["model"] == "logistic_regression" or not p["sweep_max_depths"]:
         print("no depth sweep (logistic regression has no depth, or sweep_max_depths is empty)")
         return pd.DataFrame()
     rows = []
     for d in p["sweep_max_depths"]:
-        sm = shadow_models(data, p, d, 2)
+        sm = shadow_models(run, data, d, 2)
         rr = membership.attack_rocs(membership.run_attacks(sm, n_targets=2, attacks=["loss"]))["loss"]
         ac = sm.accuracy().mean()
         at = base_rates.low_fpr_table(rr, [1e-2, 1e-1])
@@ -879,161 +734,3 @@ def depth_sweep(data: membership.MembershipData, p: Mapping[str, Any]) -> pd.Dat
                      "TPR at FPR 1e-2": at.tpr.iloc[0], "TPR at FPR 1e-1": at.tpr.iloc[1]})
         print(f"max_depth={d}: done")
     return pd.DataFrame(rows)
-
-
-def plot_sweep(sweep: pd.DataFrame) -> Any:
-    """Loss-attack AUC against the generalisation gap, one point per depth (nothing for an empty sweep)."""
-    import matplotlib.pyplot as plt
-
-    if sweep.empty:
-        return None
-    fig, ax = plt.subplots(figsize=(5.5, 3.6))
-    ax.plot(sweep["gap"], sweep["AUC"], "o-")
-    for _, row in sweep.iterrows():
-        ax.annotate(f"depth {row['max_depth']}", (row["gap"], row["AUC"]), fontsize=8,
-                    textcoords="offset points", xytext=(4, -10))
-    ax.set(xlabel="generalisation gap (train - test accuracy)", ylabel="loss attack AUC",
-           title="More capacity, more memorisation")
-    return fig
-
-
-# ---------------------------------------------------------------------------
-# Sentences that state a verdict: generated from the record, never typed
-# ---------------------------------------------------------------------------
-
-#: The order in which the verdict summary lists the verdicts.
-VERDICT_ORDER = ("reproduced", "depends on an unstated choice", "inconclusive", "not reproduced", "not run")
-
-
-def says(verdict: str, reproduced: str, not_reproduced: str) -> str:
-    """The sentence that fits the recorded ``verdict``, naming it; any other verdict points to the table.
-
-    >>> says("reproduced", "It holds", "It fails")
-    'It holds (verdict: *reproduced*)'
-    >>> says("not reproduced", "It holds", "It fails")
-    'It fails (verdict: *not reproduced*)'
-    >>> says("inconclusive", "It holds", "It fails")
-    'The verdict table says *inconclusive* (see its note)'
-    """
-    if verdict == "reproduced":
-        return f"{reproduced} (verdict: *{verdict}*)"
-    if verdict == "not reproduced":
-        return f"{not_reproduced} (verdict: *{verdict}*)"
-    return f"The verdict table says *{verdict}* (see its note)"
-
-
-def statement_phrases(verdicts: Mapping[str, str]) -> dict[str, Any]:
-    """The sentences of the reproduction section that state a verdict, from ``{claim id: verdict}``.
-
-    Each is glued as markdown (``{glue:md}``), so the prose follows the
-    record when a measurement or the ledger changes.
-    """
-    v = verdicts
-    phrases = {
-        "balanced_phrase": says(v["fw.s5.balanced_impossible"], "The balanced 1:1 case is indeed impossible",
-                                "The balanced 1:1 case is not shown to be impossible"),
-        "texas_phrase": says(v["fw.s5.skew_texas"], "The Texas skew follows from the stated population",
-                             "The Texas skew does not follow from the stated population"),
-        "effect_phrase": says(v["fw.s5.skew_lowers_precision"],
-                              "Yes: at every point of Fig. 10 precision falls from skew to skew",
-                              "No: not at every point of Fig. 10 does precision fall from skew to skew"),
-        "shokri_phrase": says(v["fw.s5.shokri.precision_40"], "the statement holds",
-                              "the statement does not hold"),
-        "c95_phrase": says(v["fw.s5.carlini.precision_95_targets"],
-                           "**this statement follows from the paper's table**",
-                           "**this statement does not follow from the paper's table**"),
-        "c80_phrase": says(v["fw.s5.carlini.precision_80_targets"],
-                           "close to the paper's number: the sentence uses \"recall\" for \"fraction of targets\"",
-                           "still not the paper's number"),
-        "full_recall_phrase": says(v["fw.s5.no_better_than_all_member"],
-                                   "So **the statement follows from Fig. 10**",
-                                   "So **the statement does not follow from Fig. 10**"),
-    }
-    return {k: markdown(text) for k, text in phrases.items()}
-
-
-def readings_within(table: pd.DataFrame, claim_id: str) -> tuple[int, int]:
-    """How many readings of :func:`measure_carlini`'s table reach the claim's value within tolerance, of how many.
-
-    A reading is a (skew, interpolation scale, meaning of "targets") at the
-    claim's precision bar: the share of everyone observed, ``1/one_in_targets``,
-    or the recall.
-
-    >>> t = pd.DataFrame({"min_precision": [0.95, 0.95], "one_in_targets": [8000.0, 100.0],
-    ...                   "recall": [0.5, 0.2]})
-    >>> readings_within(t, "fw.s5.carlini.precision_95_targets")
-    (1, 4)
-    """
-    c = claims.claim(claim_id)
-    rows = table[np.isclose(table["min_precision"], c.params["precision"])]
-    values = np.r_[1.0 / rows["one_in_targets"].to_numpy(dtype=float), rows["recall"].to_numpy(dtype=float)]
-    hits = sum(claims.verdict(c, float(x)) == "reproduced" for x in values if np.isfinite(x))
-    return int(hits), int(values.size)
-
-
-def _claim_words(v: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
-    """Per claim: what it says (neutral, no verdict) and the evidence to quote when it does not reproduce."""
-    pct = lambda x: f"{x:.0%}"  # noqa: E731
-    return {
-        "fw.s5.eq11.precision_from_roc": ("the conversion of an ROC point into precision (Eq 11)", ""),
-        "fw.s5.shokri.train_fraction": ("Shokri et al.'s training share", ""),
-        "fw.s5.skew_hospitals": (f"the hospital skew 1:{claims.reported('fw.s5.skew_hospitals'):g}",
-                                 f"measured 1:{v['skew_h']:.2f}"),
-        "fw.s5.skew_texas": (f"the Texas skew 1:{claims.reported('fw.s5.skew_texas'):g}",
-                             f"measured 1:{v['skew_t']:.0f}"),
-        "fw.s5.balanced_impossible": ("that a balanced 1:1 evaluation cannot happen in practice", ""),
-        "fw.s5.skew_lowers_precision": ("that skew markedly lowers precision, the paper's central point",
-                                        "not at every Fig. 10 point"),
-        "fw.s5.shokri.precision_40": (
-            f"Shokri et al.'s {pct(claims.reported('fw.s5.shokri.precision_40'))} precision for one in "
-            f"{v['paper_shokri_one_in']:,.0f} targets (reading \"targets\" as everyone observed)",
-            f"the table gives {v['shokri_targets_precision']:.3f}"),
-        "fw.s5.carlini.precision_80_targets": (
-            f"Carlini et al.'s one in {v['c80_paper_one_in']:,.0f} at {pct(v['paper_c80_prec'])} precision "
-            "(reading \"recall\" as a share of everyone observed)",
-            f"the table gives one in {v['c80_one_in']:,.0f} at {base_rates.skew_label(v['k_star'])}"),
-        "fw.s5.carlini.precision_95_targets": (
-            f"Carlini et al.'s {pct(v['paper_c95_prec'])} precision for only one in "
-            f"{v['c95_paper_one_in']:,.0f} targets",
-            f"the table gives about one in {v['c95_one_in']:,.0f} at {base_rates.skew_label(v['k_star'])}, "
-            f"and {v['c95_readings_within']} of the {v['c95_readings']} readings of it reach the paper's number"),
-        "fw.s5.no_better_than_all_member": (
-            "that neither attack beats predicting that everyone is a member at recall 1.0",
-            f"Carlini et al.'s column reaches TPR 1.0 at FPR {v['fpr_full_recall']:g}, probably a misreading "
-            "of a log axis"),
-    }
-
-
-def verdict_summary(verdicts: Mapping[str, str], values: Mapping[str, Any]) -> str:
-    """The verdict section's prose, one sentence per verdict, generated from ``{claim id: verdict}``.
-
-    ``values`` holds the quantities the sentences quote (the chapter's
-    glued values). Claims recorded as *data unavailable* are counted, not
-    listed.
-    """
-    words = _claim_words(values)
-    groups: dict[str, list[str]] = {}
-    for cid, verdict in verdicts.items():
-        if cid in words:
-            groups.setdefault(verdict, []).append(cid)
-    sentences = []
-    for verdict in [*VERDICT_ORDER, *sorted(set(groups) - set(VERDICT_ORDER))]:
-        ids = groups.get(verdict, [])
-        if not ids:
-            continue
-        items = []
-        for cid in ids:
-            what, evidence = words[cid]
-            items.append(f"{what} ({evidence})" if verdict != "reproduced" and evidence else what)
-        sentences.append(f"*{verdict.capitalize()}* ({len(ids)} of {sum(map(len, groups.values()))}): "
-                         + "; ".join(items) + ".")
-    unavailable = sum(v == "data unavailable" for v in verdicts.values())
-    if unavailable:
-        sentences.append(f"The Texas data are not available, so {unavailable} inputs (Fig. 10's points and the "
-                         "data's size) are recorded as *data unavailable*: inputs here, not results.")
-    central = verdicts.get("fw.s5.skew_lowers_precision")
-    if central == "reproduced":
-        sentences.append("The paper's central point, that precision at realistic skews is far lower than "
-                         "balanced ROC curves suggest, holds for the paper's numbers; the live attacks above "
-                         "show the same fall.")
-    return " ".join(sentences)
