@@ -203,7 +203,7 @@ def test_person_flags_and_decomposition() -> None:
     assert flags["majority"].tolist() == [True, True, False]
     assert flags["unique_sex_age"].tolist() == [False, False, True]
     res = rc.reconstruction_attack(rc.reconstruct(publish(pop, "exact")), rc.linkage_records(pop), pop)
-    d = chapter.decomposition(res, rc.person_flags(pop, rc.reconstruct(publish(pop, "exact"))))
+    d = rc.decomposition(res, rc.person_flags(pop, rc.reconstruct(publish(pop, "exact"))))
     assert d.loc["block-majority people", "share of correct"] == pytest.approx(2 / 3)
     assert d.loc["block-minority people", "precision"] == 1.0
 
@@ -307,10 +307,25 @@ def test_identical_blocks_are_solved_once_with_the_same_answer() -> None:
     assert np.array_equal(rec.unique, one_by_one[1], equal_nan=True)
 
 
-def test_verdict_phrases_come_from_the_record() -> None:
-    r = {"fw.s3_1.election_example": {"verdict": "reproduced"},
-         "fw.s3_1.majority_beats_reconstruction": {"verdict": "inconclusive", "alternatives": {
-             "correct / people": {"measured": False}, "predictions / people": {"measured": False}}}}
-    p = chapter.verdict_phrases(r)
-    assert p == {"v_election_example": "reproduced", "v_majority_beats_reconstruction": "inconclusive",
-                 "majority_beats_reconstruction_alts": "none"}
+def test_the_experiment_is_cached_through_the_run_by_the_parameters_that_change_it() -> None:
+    calls = []
+
+    def cached(step, compute, **key):
+        calls.append((step, key))
+        return "from the cache"
+
+    params = {**chapter.CHAPTER.quick_parameters(), "n_workers": 3, "scheduler": "tcp://h:1"}
+    assert chapter.run_experiment(params, cached) == "from the cache"
+    (step, key), = calls
+    assert step == "experiment" and key["n_blocks"] == 200 and key["epsilons"] == [1.0, 4.0]
+    assert not {"n_workers", "scheduler", "use_cache", "trace_people", "warfarin_patients"} & set(key)
+    with pytest.raises(ParameterError, match="'epsilon'"):
+        chapter.run_experiment({"epsilon": 3.0}, cached)
+
+
+def test_trace_summary() -> None:
+    from anonlab.attacks.traces import trace_summary
+
+    t = trace_summary(200, 10.0, 8.0, seed=0)
+    assert t["arithmetic"] == 0.75 and 0.6 < t["home_work_hours"] < 0.9
+    assert t["guess_accuracy"] < t["home_work_hours"]

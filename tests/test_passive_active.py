@@ -240,7 +240,7 @@ def test_chapter_refuses_bad_parameters_by_name():
 
 @pytest.fixture(scope="module")
 def small_run():
-    eps = ch._grid([0.0, 1.0, 2.0], 1.0)
+    eps = ch.epsilon_grid([0.0, 1.0, 2.0], 1.0)
     ps = [1e-4, 0.1, 0.5]
     sweep = ch.example7_sweep(200, 20, 20, ps, eps, 1.0)
     return eps, ps, sweep
@@ -316,8 +316,10 @@ def test_certain_vote_attack_is_always_right_and_covers_as_predicted():
     assert r.resources == {"aux_records": 20, "controlled_records": 20}
 
 
-def test_attack_results_pairs_each_attack_with_a_baseline():
-    out = ch.attack_results(120, 10, 10, [0.001], 2000, 0)
+def test_certain_vote_attacks_pair_each_attack_with_a_baseline():
+    from anonlab.attacks.passive_active import certain_vote_attacks
+
+    out = certain_vote_attacks(120, 10, 10, [0.001], 2000, 0)
     assert set(out) == {"passive attacker, p = 0.001", "active attacker, p = 0.001"}
     for res, base in out.values():
         assert base.n_targets == res.n_targets and base.predicted.all()
@@ -343,32 +345,40 @@ def test_measure_example7_records_every_reading(small_run):
     assert m["desfontaines.ex7.active_gap"].alternatives == {"p = 0.0001": True, "p = 0.5": False}
     assert m["desfontaines.ex7.passive_private"].alternatives["p = 0.0001"] is True
     # the value under the default reading is the value at p_example
-    for cid, v in ch.example7_at(sweep, 1e-4, 1.0, 1e-6, 0.5).items():
+    for cid, v in ch.example7_at(ch.example7_table(sweep, 1.0, 1e-6, 0.5), 1e-4).items():
         assert m[cid].value is v
     with pytest.raises(KeyError, match="not in the sweep"):
         ch.measure_example7(sweep, 1e-4, 20, 20, 1.0, 1e-6, 0.5, readings={"p = 0.3": 0.3})
-    t = ch.readings_table(m)
-    assert t.set_index("claim").loc["desfontaines.ex7.active_gap", "p = 0.5"] == "fails"
 
 
-def test_mixed_readings_give_depends_on_an_unstated_choice(small_run, tmp_path):
+def test_mixed_readings_give_depends_on_an_unstated_choice(small_run, tmp_path, monkeypatch):
+    from anonlab.chapters import kit
+
     eps, ps, sweep = small_run
     sweep = {**sweep, **ch.example7_sweep(200, 20, 20, [1e-5, 1e-3, 1e-2], eps, None)}
     m = ch.measure_example7(sweep, 1e-4, 20, 20, 1.0, 1e-6, 0.5, readings=ch.p_readings())
-    rec = claims.Recorder("08_passive_active", out_dir=tmp_path)
-    table = rec.record_all(m)
-    verdicts = {cid: a["verdict"] for cid, a in
-                rec.results["desfontaines.ex7.active_defeats_threshold"]["alternatives"].items()}
+    monkeypatch.setenv("ANONLAB_OUTPUT_DIR", str(tmp_path))
+    run = kit.ChapterRun(ch.CHAPTER, ch.CHAPTER.quick_parameters())
+    table = run.record(m)
+    defeats = "desfontaines.ex7.active_defeats_threshold"
+    verdicts = {cid: a["verdict"] for cid, a in run.recorder.results[defeats]["alternatives"].items()}
     assert len(set(verdicts.values())) == 2  # holds for the smallest p, not for p = 0.01 (200 voters)
-    assert table.loc["desfontaines.ex7.active_defeats_threshold", "verdict"] == "depends on an unstated choice"
-    phrase = ch.verdict_phrase(rec.results["desfontaines.ex7.active_defeats_threshold"])
-    assert phrase.startswith("depends on an unstated choice (") and "p = 0.01" in phrase
-    assert ch.verdict_phrase(rec.results["desfontaines.ex7.passive_private"]).startswith(
-        f"{table.loc['desfontaines.ex7.passive_private', 'verdict']}")
+    assert table.loc[defeats, "verdict"] == "depends on an unstated choice"
+    phrase = run.phrase(defeats)
+    assert phrase.startswith("depends on an unstated choice: reproduced with *p = 1e-05*") and "*p = 0.01*" in phrase
+    assert run.phrase("desfontaines.ex7.passive_private") == table.loc["desfontaines.ex7.passive_private", "verdict"]
+    assert "p = 0.01: does not hold" in run.verdict_table().set_index("id").loc[defeats, "readings"]
 
 
-def test_verdict_summary_and_first_zero_epsilon(small_run):
-    assert ch.verdict_summary({"a": {"verdict": "reproduced"}}, ["a", "b"]) == "1 reproduced, 1 not run"
+def test_paper_settings_and_claims_come_from_the_ledger():
+    settings = ch.paper_settings()
+    assert settings["paper_voters"] == 1000 and settings["paper_ref_known_yes"] == 500
+    table = ch.claims_table()
+    assert set(table.index) == {c.id for c in claims.load_ledger() if c.chapter == "08_passive_active"}
+    assert list(table.columns) == ["where", "statement"]
+
+
+def test_first_zero_epsilon(small_run):
     eps, ps, sweep = small_run
     # the noisy count is ε_N-DP (ε_N = 1): δ = 0 from ε = 1 on; the noisy threshold never reaches 0
     assert ch.first_zero_epsilon(sweep["noisy count, thresholded", 1e-4]) == "1"
@@ -387,18 +397,22 @@ def _notebook() -> dict:
 
 
 def _glued_keys() -> set[str]:
-    """Keys the notebook glues: literal ``note("key"`` calls and the keys of its glue loops."""
-    import re
+    """Keys the notebook glues: the literal keys of its ``run.glue*`` calls and the keys of its glue loops."""
+    import ast
 
     source = "\n".join("".join(c["source"]) for c in _notebook()["cells"] if c["cell_type"] == "code")
-    keys = set(re.findall(r'note\(\s*"([^"]+)"', source))
+    keys = set(ch.paper_settings())
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr.startswith("glue"):
+            arg = node.args[0]
+            named = [arg] if isinstance(arg, ast.Constant) else arg.keys if isinstance(arg, ast.Dict) else \
+                arg.args[0].args[0].elts if getattr(getattr(arg, "func", None), "id", "") == "dict" else []
+            keys |= {n.value for n in named if isinstance(n, ast.Constant)}
     loops = {
-        'for k in ("log10_delta_passive", "delta_active", "settled_active", "worst_known_yes", "gap_orders"):':
-            {f"ex_{k}" for k in ("log10_delta_passive", "delta_active", "settled_active", "worst_known_yes",
-                                 "gap_orders")},
-        'for short, cid in zip(("defeats", "private", "gap"), chapter.EX7_CLAIMS):':
-            {f"ex7_{s}_at_p" for s in ("defeats", "private", "gap")}
-            | {f"verdict_ex7_{s}" for s in ("defeats", "private", "gap")},
+        '{f"ex_{k}": float(row[k]) for k in ("log10_delta_passive", "delta_active", "settled_active", "gap_orders")}':
+            {f"ex_{k}" for k in ("log10_delta_passive", "delta_active", "settled_active", "gap_orders")},
+        'for short, cid in zip(("defeats", "private", "gap"), chapter.EX7_CLAIMS)':
+            {f"ex7_{s}_at_p" for s in ("defeats", "private", "gap")},
         'for name, short in (("noisy count, thresholded", "nc"), ("noisy threshold (Diffix-like)", "nt")):':
             {f"{s}_{k}" for s in ("nc", "nt") for k in ("log10_passive", "delta_active", "first_zero")},
     }

@@ -38,7 +38,7 @@ import pandas as pd
 
 from anonlab import paths
 from anonlab.attacks import reconstruction as rc
-from anonlab.chapters.ch04_census_reconstruction import US_POPULATED_BLOCKS
+from anonlab.attacks.reconstruction import US_POPULATED_BLOCKS
 from anonlab.data.census_blocks import N_TYPES, calibrate_alpha, generate_blocks
 from anonlab.mechanisms.census import publish, table_spec, tabulate
 

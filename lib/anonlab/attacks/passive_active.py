@@ -19,13 +19,15 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from ..measures.protocol import AttackResult
-from ..mechanisms.thresholding import CountingMechanism, privacy_loss_of_outputs, sample_outputs
+from ..measures.protocol import AttackResult, majority_baseline
+from ..mechanisms.thresholding import CountingMechanism, thresholded_tally, privacy_loss_of_outputs, sample_outputs
 from ..validation import check_int, check_number, check_random_state
 
-__all__ = ["certain_vote_attack", "VOTES"]
+__all__ = ["certain_vote_attack", "certain_vote_attacks", "VOTES"]
 
 VOTES = ("No", "Yes")
 
@@ -65,3 +67,17 @@ def certain_vote_attack(mech: CountingMechanism, n_voters: int, p: float, known:
         name or f"certain vote, {mech.label}, {who}, p={p:g}", truth, prediction,
         predicted=certain, confidence=np.abs(loss + np.log(p / (1 - p))),
         resources={"aux_records": k, "controlled_records": 0 if known_yes is None else k})
+
+
+def certain_vote_attacks(n_voters: int, threshold: int, known_votes: int, p_values: Sequence[float],
+                         n_targets: int, seed: int) -> dict[str, tuple[AttackResult, AttackResult]]:
+    """:func:`certain_vote_attack` on the thresholded tally, passive and active (every known vote Yes), at
+    each p, with the majority-guess baseline on the same targets: ``{name: (result, baseline)}``."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for p in p_values:
+        for who, b in (("passive", None), ("active", known_votes)):
+            r = certain_vote_attack(thresholded_tally(threshold), n_voters, float(p), known_votes, n_targets, rng,
+                                    known_yes=b, name=f"{who} attacker, p = {float(p):g}")
+            out[r.attack] = (r, majority_baseline(r.truth, targets=r.targets))
+    return out

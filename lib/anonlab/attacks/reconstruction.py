@@ -50,9 +50,10 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -60,8 +61,10 @@ import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
 
 from ..data.census_blocks import N_AGE_BINS, N_GROUPS, N_TYPES, BlockPopulation, age_bin  # noqa: F401 (doctests)
+from ..data.census_blocks import calibrate_alpha, generate_blocks, majority_share
 from ..measures.protocol import AttackResult
-from ..mechanisms.census import Publication
+from ..measures.rates import wilson_interval
+from ..mechanisms.census import TABLE_SETS, Publication, publish
 from ..validation import check_int, check_number, check_random_state, check_str
 
 __all__ = [
@@ -74,6 +77,11 @@ __all__ = [
     "reconstruction_attack",
     "block_majority_attack",
     "person_flags",
+    "CensusExperiment",
+    "census_experiment",
+    "decomposition",
+    "projection",
+    "US_POPULATED_BLOCKS",
 ]
 
 
@@ -491,3 +499,195 @@ def person_flags(pop: BlockPopulation, reconstruction: Reconstruction | None = N
     else:
         uniq = (np.nan_to_num(reconstruction.unique, nan=0.0) == 1.0)[block]
     return pd.DataFrame({"majority": majority, "unique_sex_age": unique_sa, "unique_solution": uniq})
+
+
+# ---------------------------------------------------------------------------
+# The experiment of chapter 4 and who its correct inferences are about
+# ---------------------------------------------------------------------------
+
+@dataclass
+class CensusExperiment:
+    """Everything :func:`census_experiment` computed for one set of parameters.
+
+    ``attacks[(mechanism, linkage)]`` and ``baselines[(mechanism, kind)]``
+    are :class:`~anonlab.measures.AttackResult` objects, ``mechanism`` being
+    ``"exact"``, ``"swapping"`` or ``"dp ε=4"``; ``flags`` holds per-person
+    booleans (:func:`~anonlab.attacks.reconstruction.person_flags`) per
+    mechanism; ``solver`` one row per mechanism (blocks, unique share,
+    exact-match rate, seconds).
+    """
+
+    alpha: float
+    population: pd.Series
+    attacks: dict[tuple[str, str], AttackResult] = field(default_factory=dict)
+    baselines: dict[tuple[str, str], AttackResult] = field(default_factory=dict)
+    flags: dict[str, pd.DataFrame] = field(default_factory=dict)
+    solver: pd.DataFrame = field(default_factory=pd.DataFrame)
+    epsilons: tuple[float, ...] = ()
+    table_sets: pd.DataFrame = field(default_factory=pd.DataFrame)
+    block_sizes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+
+def _mechanisms(params: Mapping[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    out = [("exact", "exact", {}), ("swapping", "swapping", {"swap_rate": params["swap_rate"]})]
+    out += [(f"dp ε={e:g}", "dp", {"epsilon": e}) for e in params["epsilons"]]
+    return out
+
+
+def _population(params: Mapping[str, Any]) -> tuple[BlockPopulation, float]:
+    size_kw = {"mean_block_size": params["mean_block_size"], "size_shape": params["block_size_shape"],
+               "max_block_size": params["max_block_size"]}
+    alpha = params["homogeneity"]
+    if alpha is None:
+        alpha = calibrate_alpha(params["majority_share"], n_blocks=2000, seed=params["seed"] + 1, **size_kw)
+    return generate_blocks(params["n_blocks"], alpha=alpha, seed=params["seed"], **size_kw), float(alpha)
+
+
+def _describe(pop: BlockPopulation, alpha: float) -> pd.Series:
+    g = pop.group_counts()
+    single = (g > 0).sum(axis=1) == 1
+    s = pop.block_sizes
+    return pd.Series({"blocks": pop.n_blocks, "people": int(s.sum()), "alpha (homogeneity)": alpha,
+                      "mean block size": float(s.mean()), "median block size": float(np.median(s)),
+                      "blocks with at most 5 people": float(np.mean(s <= 5)),
+                      "largest block": int(s.max()), "people in their block's majority group": majority_share(g),
+                      "people in single-group blocks": float(s[single].sum() / s.sum())})
+
+
+def census_experiment(params: Mapping[str, Any], extra_majority_epsilons: Sequence[float] = (), n_workers: int = 1,
+                      scheduler: str | None = None) -> CensusExperiment:
+    """F&W §3.1 on synthetic blocks: publish, reconstruct, link, and the block-majority baselines beside.
+
+    Draws the block population of ``params`` (chapter 4's parameters),
+    publishes its tables exactly, after swapping and with DP noise at each of
+    ``params["epsilons"]``, reconstructs every block, links the reconstruction
+    to commercial-style and to perfect records, and runs the block-majority
+    baselines on each publication; the majority guess alone also at each ε of
+    ``extra_majority_epsilons`` not swept; and the exact tables of every table
+    set (:data:`~anonlab.mechanisms.census.TABLE_SETS`) for comparison.
+    """
+    pop, alpha = _population(params)
+    exp = CensusExperiment(alpha, _describe(pop, alpha), epsilons=tuple(params["epsilons"]),
+                           block_sizes=pop.block_sizes)
+    true_counts = pop.type_counts()
+    links = {"public": linkage_records(pop, params["linkage_coverage"], params["linkage_error"],
+                                       seed=params["seed"] + 2),
+             "perfect": linkage_records(pop, 1.0, 0.0, seed=params["seed"] + 2)}
+    rows = []
+    for i, (label, mech, kw) in enumerate(_mechanisms(params)):
+        pub = publish(pop, mech, table_set=params["table_set"], seed=params["seed"] + 10 + i, **kw)
+        check = mech != "dp"  # uniqueness under DP costs a second, slower solve per block: off
+        rec = reconstruct(pub, check_unique=check, n_workers=n_workers, scheduler=scheduler or None)
+        if label == "exact":
+            exact_rec = rec
+        exp.flags[label] = person_flags(pop, rec if check else None)
+        for link, records in links.items():
+            exp.attacks[(label, link)] = reconstruction_attack(rec, records, pop,
+                                                               name=f"reconstruction, {link} linkage, {label}")
+        exp.baselines[(label, "majority")] = block_majority_attack(pub, pop, name=f"block majority, {label}")
+        exp.baselines[(label, "single")] = block_majority_attack(
+            pub, pop, single_group_only=True, name=f"block majority on single-group blocks, {label}")
+        rows.append({"publication": label, "blocks": pop.n_blocks,
+                     "unique solution (share of blocks)": float(np.nanmean(rec.unique)) if check else math.nan,
+                     "records matching an original exactly": exact_match_rate(rec, true_counts),
+                     "solver CPU seconds per block (median)": float(np.median(rec.seconds)),
+                     "solver CPU seconds per block (max)": float(rec.seconds.max()),
+                     "blocks per CPU second": rec.throughput(),
+                     "wall seconds": rec.wall_seconds, "run by": rec.workers})
+    exp.solver = pd.DataFrame(rows).set_index("publication")
+    for j, e in enumerate(e for e in extra_majority_epsilons if e not in params["epsilons"]):
+        # the majority guess only (no reconstruction: the guess reads P5 only)
+        pub = publish(pop, "dp", table_set=params["table_set"], epsilon=e, seed=params["seed"] + 100 + j)
+        exp.baselines[(f"dp ε={e:g}", "majority")] = block_majority_attack(
+            pub, pop, name=f"block majority, dp ε={e:g}")
+    exp.table_sets = _table_set_comparison(pop, params, n_workers, scheduler, {params["table_set"]: exact_rec})
+    return exp
+
+
+def _table_set_comparison(pop: BlockPopulation, params: Mapping[str, Any], n_workers: int,
+                          scheduler: str | None, done: Mapping[str, Reconstruction]) -> pd.DataFrame:
+    """Exact tables of each table set: unique blocks, exact matches, perfect-linkage precision.
+
+    ``done`` holds reconstructions already computed (the chapter's own table set).
+    """
+    true_counts = pop.type_counts()
+    perfect = linkage_records(pop, 1.0, 0.0, seed=params["seed"] + 2)
+    rows = []
+    for ts in TABLE_SETS:
+        pub = publish(pop, "exact", table_set=ts)
+        rec = done.get(ts) or reconstruct(pub, check_unique=True, n_workers=n_workers, scheduler=scheduler or None)
+        res = reconstruction_attack(rec, perfect, pop)
+        flags = person_flags(pop, rec)
+        d = decomposition(res, flags)
+        rows.append({"table set": ts, "tables": ", ".join(pub.spec.names), "cells per block": pub.spec.n_cells,
+                     "unique solution (share of blocks)": float(np.nanmean(rec.unique)),
+                     "records matching an original exactly": exact_match_rate(rec, true_counts),
+                     "P, perfect linkage": d.loc["everyone", "precision"],
+                     "P, block-minority people": d.loc["block-minority people", "precision"],
+                     "P, unique solution and unique sex × age": d.loc["unique solution and unique sex × age bin",
+                                                                     "precision"],
+                     "blocks per CPU second": rec.throughput()})
+    return pd.DataFrame(rows).set_index("table set")
+
+
+_SUBSETS = {
+    "everyone": lambda f: np.ones(len(f), dtype=bool),
+    "block-majority people": lambda f: f["majority"].to_numpy(),
+    "block-minority people": lambda f: ~f["majority"].to_numpy(),
+    "unique on sex × age bin": lambda f: f["unique_sex_age"].to_numpy(),
+    "blocks with a unique solution": lambda f: f["unique_solution"].to_numpy(),
+    "unique solution and unique sex × age bin": lambda f: (f["unique_solution"] & f["unique_sex_age"]).to_numpy(),
+}
+
+
+def decomposition(result: AttackResult, flags: pd.DataFrame, uniqueness_checked: bool = True) -> pd.DataFrame:
+    """Who the attack's correct inferences are: precision and share of correct inferences per subpopulation.
+
+    Rows: everyone, block-majority / block-minority people, people unique in
+    their block on sex × age bin, people in blocks whose reconstruction is
+    unique, and both (the subpopulation of the Bureau's newer attack, F&W
+    §3.1). ``recall`` is correct predictions in the row over *all* people;
+    ``share of correct`` the row's share of all correct predictions.
+
+    >>> r = AttackResult.from_predictions("t", ["a", "b", "a"], ["a", "b", "b"])
+    >>> f = pd.DataFrame({"majority": [True, False, True], "unique_sex_age": [True, True, False],
+    ...                   "unique_solution": [True, True, True]})
+    >>> decomposition(r, f).loc["block-minority people", ["precision", "share of correct"]].tolist()
+    [1.0, 0.5]
+    """
+    correct = result.is_correct()
+    total_correct = int(correct.sum())
+    n = result.n_targets
+    rows = []
+    for label, pick in _SUBSETS.items():
+        if "solution" in label and not uniqueness_checked:
+            continue
+        m = pick(flags)
+        made = int(result.predicted[m].sum())
+        ok = int(correct[m].sum())
+        lo, hi = wilson_interval(ok, made)
+        rows.append({"subpopulation": label, "people": int(m.sum()), "predictions": made, "correct": ok,
+                     "precision": ok / made if made else math.nan, "precision_low": float(lo),
+                     "precision_high": float(hi), "recall": ok / n if n else math.nan,
+                     "share of correct": ok / total_correct if total_correct else math.nan})
+    return pd.DataFrame(rows).set_index("subpopulation")
+
+
+#: Populated 2010 census blocks, about 6.2 million (the scale of the Bureau's reconstruction).
+US_POPULATED_BLOCKS = 6_200_000
+
+
+def projection(solver: pd.DataFrame, workers: tuple[int, ...] = (2, 16, 128, 1024),
+               blocks: int = US_POPULATED_BLOCKS) -> pd.DataFrame:
+    """Hours to reconstruct ``blocks`` blocks on N workers, from the measured blocks per CPU second.
+
+    Blocks are independent, so the time is ``blocks / (rate × N)`` (no
+    overheads; the block-size mix of this population).
+
+    >>> s = pd.DataFrame({"blocks per CPU second": [100.0]}, index=["exact"])
+    >>> float(projection(s, workers=(2,), blocks=720_000).iloc[0, 0])
+    1.0
+    """
+    rate = solver["blocks per CPU second"]
+    return pd.DataFrame({f"{n} workers": blocks / (rate * n) / 3600 for n in workers}).rename_axis(
+        f"hours for {blocks:,} blocks")

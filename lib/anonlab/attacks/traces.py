@@ -34,7 +34,7 @@ import numpy as np
 from ..validation import check_int, check_number, check_random_state
 
 __all__ = ["Traces", "simulate_traces", "home_work_guess", "home_work_guess_accuracy", "home_work_share",
-           "home_work_hours"]
+           "home_work_hours", "trace_summary"]
 
 HOME, WORK = 0, 1  # location codes; other places are 2, 3, ...
 
@@ -119,3 +119,12 @@ def home_work_hours(traces: Traces) -> np.ndarray:
     nothing the adversary did not already know (F&W §3.2).
     """
     return np.isin(traces.locations, (HOME, WORK)).mean(axis=(1, 2))
+
+
+def trace_summary(n_people: int, home_hours: float, work_hours: float, seed: int) -> dict[str, float]:
+    """F&W §3.2 on simulated traces: share of hours at home/work, and the fixed-schedule guess's accuracy."""
+    tr = simulate_traces(n_people, home_hours=home_hours, work_hours=work_hours, seed=seed)
+    return {"arithmetic": home_work_share(home_hours, work_hours),
+            "home_work_hours": float(home_work_hours(tr).mean()),
+            "guess_accuracy": float(home_work_guess_accuracy(tr).mean()),
+            "guess_accuracy_knowing_days_off": float(home_work_guess_accuracy(tr, assume_workdays=False).mean())}

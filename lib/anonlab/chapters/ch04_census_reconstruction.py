@@ -1,9 +1,10 @@
 """Chapter 4: the census reconstruction attack against the block-majority baseline (F&W §3).
 
-The experiment (:func:`run_experiment`, cached) draws a synthetic block
-population, publishes its tables exactly, after swapping and with DP noise
-at several ε, reconstructs every block with an integer program, links the
-reconstruction to commercial-style and to perfect records, and runs the
+The experiment (:func:`anonlab.attacks.reconstruction.census_experiment`,
+through :func:`run_experiment` and the run's result cache) draws a synthetic
+block population, publishes its tables exactly, after swapping and with DP
+noise at several ε, reconstructs every block with an integer program, links
+the reconstruction to commercial-style and to perfect records, and runs the
 block-majority baselines beside it. The functions below turn its results
 into tables and into the ledger's measurements (:func:`measure_claims`).
 """
@@ -11,34 +12,20 @@ into tables and into the ledger's measurements (:func:`measure_claims`).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .. import cache
 from ..attacks import reconstruction as rc
-from ..attacks.model_inversion import warfarin_example
-from ..attacks.traces import home_work_guess_accuracy, home_work_hours, home_work_share, simulate_traces
-from ..claims import Measurement
-from ..data.census_blocks import (
-    BlockPopulation,
-    calibrate_alpha,
-    generate_blocks,
-    majority_share,
-)
+from ..attacks.reconstruction import CensusExperiment, decomposition
+from ..attacks.traces import home_work_share
+from ..claims import Measurement, claim
 from ..measures.protocol import AttackResult, score
-from ..measures.rates import wilson_interval
-from ..mechanisms.census import TABLE_SETS, publish
+from ..mechanisms.census import TABLE_SETS
 from ..validation import Param, ParameterError, ParameterSpec
 from . import Chapter, Exercise
-
-__all__ = ["CHAPTER", "run_experiment", "ExperimentRun", "attack_row", "headline_table", "decomposition",
-           "epsilon_table", "election_reconstruction", "majority_beats_reconstruction",
-           "majority_same_under_dp", "dp_claim_table", "measure_claims", "plot_epsilon", "trace_experiment",
-           "recorded_attacks", "verdict_phrases", "DP_CLAIM_EPSILONS", "R_READINGS"]
 
 NAME = "04_census_reconstruction"
 
@@ -92,8 +79,8 @@ CHAPTER = Chapter(
         Param("homogeneity", "float", None, "Dirichlet concentration of block mixes (small: homogeneous); "
               "None: calibrated to majority_share", low=1e-3, high=100, nullable=True),
         Param("table_set", "choice", "sf1", "tables published per block", choices=tuple(TABLE_SETS)),
-        Param("swap_rate", "float", 0.05, "share of people whose race/ethnicity is swapped (2010 mechanism)",
-              low=0, high=1),
+        Param("swap_rate", "float", 0.05,
+              "share of people whose race/ethnicity is swapped between blocks (2010 mechanism)", low=0, high=1),
         Param("epsilons", "float_list", [0.5, 1.0, 4.0, 16.0], "per-block privacy budgets of the DP "
               "sweep", low=0.01, high=1000, low_inclusive=True, max_len=12),
         Param("epsilon", "float", 4.0, "per-block ε of the DP headline run (one of epsilons)", low=0.01,
@@ -170,130 +157,24 @@ CHAPTER = Chapter(
     ),
 )
 
-#: Parameters that do not change the results (excluded from the cache key).
-_NOT_IN_KEY = ("n_workers", "scheduler", "trace_people", "home_hours", "work_hours", "warfarin_patients")
+#: Parameters that do not change the experiment's results (not in its cache key).
+_NOT_IN_KEY = ("n_workers", "scheduler", "trace_people", "home_hours", "work_hours", "warfarin_patients", "use_cache")
 
 
-@dataclass
-class ExperimentRun:
-    """Everything the chapter computed for one set of parameters.
+def run_experiment(params: Mapping[str, Any], cached: Callable[..., Any] | None = None) -> CensusExperiment:
+    """The reconstruction experiment for these parameters (:func:`~anonlab.attacks.reconstruction.census_experiment`).
 
-    ``attacks[(mechanism, linkage)]`` and ``baselines[(mechanism, kind)]``
-    are :class:`~anonlab.measures.AttackResult` objects, ``mechanism`` being
-    ``"exact"``, ``"swapping"`` or ``"dp ε=4"``; ``flags`` holds per-person
-    booleans (:func:`~anonlab.attacks.reconstruction.person_flags`) per
-    mechanism; ``solver`` one row per mechanism (blocks, unique share,
-    exact-match rate, seconds).
+    ``cached`` is the run's :meth:`~anonlab.chapters.kit.ChapterRun.cached`
+    (the result cache, keyed by the parameters that change the results);
+    without it the experiment is computed.
     """
-
-    alpha: float
-    population: pd.Series
-    attacks: dict[tuple[str, str], AttackResult] = field(default_factory=dict)
-    baselines: dict[tuple[str, str], AttackResult] = field(default_factory=dict)
-    flags: dict[str, pd.DataFrame] = field(default_factory=dict)
-    solver: pd.DataFrame = field(default_factory=pd.DataFrame)
-    epsilons: tuple[float, ...] = ()
-    table_sets: pd.DataFrame = field(default_factory=pd.DataFrame)
-    block_sizes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-
-
-def _mechanisms(params: Mapping[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
-    out = [("exact", "exact", {}), ("swapping", "swapping", {"swap_rate": params["swap_rate"]})]
-    out += [(f"dp ε={e:g}", "dp", {"epsilon": e}) for e in params["epsilons"]]
-    return out
-
-
-def _population(params: Mapping[str, Any]) -> tuple[BlockPopulation, float]:
-    size_kw = {"mean_block_size": params["mean_block_size"], "size_shape": params["block_size_shape"],
-               "max_block_size": params["max_block_size"]}
-    alpha = params["homogeneity"]
-    if alpha is None:
-        alpha = calibrate_alpha(params["majority_share"], n_blocks=2000, seed=params["seed"] + 1, **size_kw)
-    return generate_blocks(params["n_blocks"], alpha=alpha, seed=params["seed"], **size_kw), float(alpha)
-
-
-def _describe(pop: BlockPopulation, alpha: float) -> pd.Series:
-    g = pop.group_counts()
-    single = (g > 0).sum(axis=1) == 1
-    s = pop.block_sizes
-    return pd.Series({"blocks": pop.n_blocks, "people": int(s.sum()), "alpha (homogeneity)": alpha,
-                      "mean block size": float(s.mean()), "median block size": float(np.median(s)),
-                      "blocks with at most 5 people": float(np.mean(s <= 5)),
-                      "largest block": int(s.max()), "people in their block's majority group": majority_share(g),
-                      "people in single-group blocks": float(s[single].sum() / s.sum())})
-
-
-def _compute(params: Mapping[str, Any], n_workers: int, scheduler: str) -> ExperimentRun:
-    pop, alpha = _population(params)
-    run = ExperimentRun(alpha, _describe(pop, alpha), epsilons=tuple(params["epsilons"]),
-                        block_sizes=pop.block_sizes)
-    true_counts = pop.type_counts()
-    links = {"public": rc.linkage_records(pop, params["linkage_coverage"], params["linkage_error"],
-                                         seed=params["seed"] + 2),
-             "perfect": rc.linkage_records(pop, 1.0, 0.0, seed=params["seed"] + 2)}
-    rows = []
-    for i, (label, mech, kw) in enumerate(_mechanisms(params)):
-        pub = publish(pop, mech, table_set=params["table_set"], seed=params["seed"] + 10 + i, **kw)
-        check = mech != "dp"  # uniqueness under DP costs a second, slower solve per block: off
-        rec = rc.reconstruct(pub, check_unique=check, n_workers=n_workers, scheduler=scheduler or None)
-        if label == "exact":
-            exact_rec = rec
-        run.flags[label] = rc.person_flags(pop, rec if check else None)
-        for link, records in links.items():
-            run.attacks[(label, link)] = rc.reconstruction_attack(rec, records, pop,
-                                                                  name=f"reconstruction, {link} linkage, {label}")
-        run.baselines[(label, "majority")] = rc.block_majority_attack(pub, pop, name=f"block majority, {label}")
-        run.baselines[(label, "single")] = rc.block_majority_attack(
-            pub, pop, single_group_only=True, name=f"block majority on single-group blocks, {label}")
-        rows.append({"publication": label, "blocks": pop.n_blocks,
-                     "unique solution (share of blocks)": float(np.nanmean(rec.unique)) if check else math.nan,
-                     "records matching an original exactly": rc.exact_match_rate(rec, true_counts),
-                     "solver CPU seconds per block (median)": float(np.median(rec.seconds)),
-                     "solver CPU seconds per block (max)": float(rec.seconds.max()),
-                     "blocks per CPU second": rec.throughput(),
-                     "wall seconds": rec.wall_seconds, "run by": rec.workers})
-    run.solver = pd.DataFrame(rows).set_index("publication")
-    for j, e in enumerate(e for e in DP_CLAIM_EPSILONS if e not in params["epsilons"]):
-        # the majority guess at the ledger's other ε (no reconstruction: the guess reads P5 only)
-        pub = publish(pop, "dp", table_set=params["table_set"], epsilon=e, seed=params["seed"] + 100 + j)
-        run.baselines[(f"dp ε={e:g}", "majority")] = rc.block_majority_attack(
-            pub, pop, name=f"block majority, dp ε={e:g}")
-    run.table_sets = _table_set_comparison(pop, params, n_workers, scheduler, {params["table_set"]: exact_rec})
-    return run
-
-
-def _table_set_comparison(pop: BlockPopulation, params: Mapping[str, Any], n_workers: int,
-                          scheduler: str | None, done: Mapping[str, rc.Reconstruction]) -> pd.DataFrame:
-    """Exact tables of each table set: unique blocks, exact matches, perfect-linkage precision.
-
-    ``done`` holds reconstructions already computed (the chapter's own table set).
-    """
-    true_counts = pop.type_counts()
-    perfect = rc.linkage_records(pop, 1.0, 0.0, seed=params["seed"] + 2)
-    rows = []
-    for ts in TABLE_SETS:
-        pub = publish(pop, "exact", table_set=ts)
-        rec = done.get(ts) or rc.reconstruct(pub, check_unique=True, n_workers=n_workers,
-                                             scheduler=scheduler or None)
-        res = rc.reconstruction_attack(rec, perfect, pop)
-        flags = rc.person_flags(pop, rec)
-        d = decomposition(res, flags)
-        rows.append({"table set": ts, "tables": ", ".join(pub.spec.names), "cells per block": pub.spec.n_cells,
-                     "unique solution (share of blocks)": float(np.nanmean(rec.unique)),
-                     "records matching an original exactly": rc.exact_match_rate(rec, true_counts),
-                     "P, perfect linkage": d.loc["everyone", "precision"],
-                     "P, block-minority people": d.loc["block-minority people", "precision"],
-                     "P, unique solution and unique sex × age": d.loc["unique solution and unique sex × age bin",
-                                                                     "precision"],
-                     "blocks per CPU second": rec.throughput()})
-    return pd.DataFrame(rows).set_index("table set")
-
-
-def run_experiment(params: Mapping[str, Any]) -> ExperimentRun:
-    """Run (or load from the result cache) the reconstruction experiment for these parameters."""
     values = CHAPTER.parameters.validate(dict(params))
     key = {k: v for k, v in values.items() if k not in _NOT_IN_KEY}
-    return cache.cached("ch04_census", key, lambda: _compute(values, values["n_workers"], values["scheduler"]))
+
+    def compute() -> CensusExperiment:
+        return rc.census_experiment(values, DP_CLAIM_EPSILONS, values["n_workers"], values["scheduler"])
+
+    return compute() if cached is None else cached("experiment", compute, **key)
 
 
 def attack_row(result: AttackResult, baseline: AttackResult | None = None) -> dict[str, float]:
@@ -315,103 +196,41 @@ def attack_row(result: AttackResult, baseline: AttackResult | None = None) -> di
             "baseline_precision": s.baseline_precision, "pi": s.precision_improvement}
 
 
-def headline_table(run: ExperimentRun, mechanism: str = "swapping") -> pd.DataFrame:
+def headline_table(exp: CensusExperiment, mechanism: str = "swapping") -> pd.DataFrame:
     """The attack (public and perfect linkage) and the baselines, beside the paper's values."""
-    from ..claims import reported
-
     rows = {
-        "reconstruction, public linkage": (run.attacks[(mechanism, "public")],
+        "reconstruction, public linkage": (exp.attacks[(mechanism, "public")],
                                            "fw.s3_1.abowd2021.public"),
-        "reconstruction, perfect linkage": (run.attacks[(mechanism, "perfect")],
+        "reconstruction, perfect linkage": (exp.attacks[(mechanism, "perfect")],
                                             "fw.s3_1.abowd2021.perfect"),
-        "block majority": (run.baselines[(mechanism, "majority")], "fw.s3_1.block_majority"),
-        "block majority, single-group blocks": (run.baselines[(mechanism, "single")],
+        "block majority": (exp.baselines[(mechanism, "majority")], "fw.s3_1.block_majority"),
+        "block majority, single-group blocks": (exp.baselines[(mechanism, "single")],
                                                 "fw.s3_1.single_race_blocks"),
     }
     out = []
     for label, (res, cid) in rows.items():
-        r = attack_row(res, run.baselines[(mechanism, "majority")] if "reconstruction" in label else None)
-        out.append({"inference": label, "paper P": reported(f"{cid}.precision"), "paper R": reported(f"{cid}.recall"),
+        r = attack_row(res, exp.baselines[(mechanism, "majority")] if "reconstruction" in label else None)
+        out.append({"inference": label, "paper P": claim(f"{cid}.precision").reported,
+                    "paper R": claim(f"{cid}.recall").reported,
                     "P": r["precision"], "P interval": f"[{r['precision_low']:.3f}, {r['precision_high']:.3f}]",
                     "R = correct / people": r["recall"], "coverage = predictions / people": r["coverage"],
                     "majority's P on the same people": r["baseline_precision"], "PI": r["pi"]})
     return pd.DataFrame(out).set_index("inference")
 
 
-_SUBSETS = {
-    "everyone": lambda f: np.ones(len(f), dtype=bool),
-    "block-majority people": lambda f: f["majority"].to_numpy(),
-    "block-minority people": lambda f: ~f["majority"].to_numpy(),
-    "unique on sex × age bin": lambda f: f["unique_sex_age"].to_numpy(),
-    "blocks with a unique solution": lambda f: f["unique_solution"].to_numpy(),
-    "unique solution and unique sex × age bin": lambda f: (f["unique_solution"] & f["unique_sex_age"]).to_numpy(),
-}
-
-
-def decomposition(result: AttackResult, flags: pd.DataFrame, uniqueness_checked: bool = True) -> pd.DataFrame:
-    """Who the attack's correct inferences are: precision and share of correct inferences per subpopulation.
-
-    Rows: everyone, block-majority / block-minority people, people unique in
-    their block on sex × age bin, people in blocks whose reconstruction is
-    unique, and both (the subpopulation of the Bureau's newer attack, F&W
-    §3.1). ``recall`` is correct predictions in the row over *all* people;
-    ``share of correct`` the row's share of all correct predictions.
-
-    >>> r = AttackResult.from_predictions("t", ["a", "b", "a"], ["a", "b", "b"])
-    >>> f = pd.DataFrame({"majority": [True, False, True], "unique_sex_age": [True, True, False],
-    ...                   "unique_solution": [True, True, True]})
-    >>> decomposition(r, f).loc["block-minority people", ["precision", "share of correct"]].tolist()
-    [1.0, 0.5]
-    """
-    correct = result.is_correct()
-    total_correct = int(correct.sum())
-    n = result.n_targets
-    rows = []
-    for label, pick in _SUBSETS.items():
-        if "solution" in label and not uniqueness_checked:
-            continue
-        m = pick(flags)
-        made = int(result.predicted[m].sum())
-        ok = int(correct[m].sum())
-        lo, hi = wilson_interval(ok, made)
-        rows.append({"subpopulation": label, "people": int(m.sum()), "predictions": made, "correct": ok,
-                     "precision": ok / made if made else math.nan, "precision_low": float(lo),
-                     "precision_high": float(hi), "recall": ok / n if n else math.nan,
-                     "share of correct": ok / total_correct if total_correct else math.nan})
-    return pd.DataFrame(rows).set_index("subpopulation")
-
-
-def epsilon_table(run: ExperimentRun) -> pd.DataFrame:
+def epsilon_table(exp: CensusExperiment) -> pd.DataFrame:
     """Attack and baseline precision / recall per publication (exact, swapping, each ε)."""
     rows = []
-    for label in ["exact", "swapping"] + [f"dp ε={e:g}" for e in run.epsilons]:
+    for label in ["exact", "swapping"] + [f"dp ε={e:g}" for e in exp.epsilons]:
         eps = float(label.split("=")[1]) if label.startswith("dp") else math.nan
-        for name, res in [("attack, public linkage", run.attacks[(label, "public")]),
-                          ("attack, perfect linkage", run.attacks[(label, "perfect")]),
-                          ("block majority", run.baselines[(label, "majority")]),
-                          ("single-group blocks", run.baselines[(label, "single")])]:
+        for name, res in [("attack, public linkage", exp.attacks[(label, "public")]),
+                          ("attack, perfect linkage", exp.attacks[(label, "perfect")]),
+                          ("block majority", exp.baselines[(label, "majority")]),
+                          ("single-group blocks", exp.baselines[(label, "single")])]:
             r = attack_row(res)
             rows.append({"publication": label, "epsilon": eps, "inference": name, "precision": r["precision"],
                          "recall": r["recall"], "coverage": r["coverage"]})
     return pd.DataFrame(rows)
-
-
-def plot_epsilon(run: ExperimentRun, axes: Any) -> None:
-    """Precision and recall against ε (DP), with the swapped publication as dotted lines."""
-    from matplotlib.ticker import NullLocator
-
-    tab = epsilon_table(run)
-    dp = tab[tab["publication"].str.startswith("dp")]
-    for ax, what in zip(axes, ["precision", "recall"]):
-        for i, (name, g) in enumerate(dp.groupby("inference", sort=False)):
-            line, = ax.plot(g["epsilon"], g[what], marker="o", label=name)
-            swap = tab[(tab["publication"] == "swapping") & (tab["inference"] == name)][what].iloc[0]
-            ax.axhline(swap, color=line.get_color(), linestyle=":", linewidth=1)
-        ax.set(xscale="log", xlabel="ε per block (DP)", ylabel=what + (" = correct / people" if what == "recall"
-                                                                      else ""), ylim=(-0.02, 1.02))
-        ax.xaxis.set_minor_locator(NullLocator())
-        ax.set_xticks(list(run.epsilons), [f"{e:g}" for e in run.epsilons])
-    axes[0].legend(fontsize=8, title="dotted: swapping", title_fontsize=8)
 
 
 def conjecture_holds(decomp: pd.DataFrame) -> bool:
@@ -487,20 +306,20 @@ def same_guess(swapped: AttackResult, dp: AttackResult, margin: float = 0.02) ->
     return abs(sw["precision"] - d["precision"]) <= margin and abs(sw["recall"] - d["recall"]) <= margin
 
 
-def dp_claim_table(run: ExperimentRun, margin: float = 0.02) -> pd.DataFrame:
-    """The majority guess on the swapped tables and on the DP tables at each ε the run has, with the verdict."""
-    sw = run.baselines[("swapping", "majority")]
-    eps = sorted({float(k[0].split("=")[1]) for k in run.baselines if k[0].startswith("dp") and k[1] == "majority"})
+def dp_claim_table(exp: CensusExperiment, margin: float = 0.02) -> pd.DataFrame:
+    """The majority guess on the swapped tables and on the DP tables at each ε computed, and :func:`same_guess`."""
+    sw = exp.baselines[("swapping", "majority")]
+    eps = sorted({float(k[0].split("=")[1]) for k in exp.baselines if k[0].startswith("dp") and k[1] == "majority"})
     rows = [{"tables": "swapping", **{k: attack_row(sw)[k] for k in ("precision", "recall")}, "as well": True}]
     for e in eps:
-        res = run.baselines[(f"dp ε={e:g}", "majority")]
+        res = exp.baselines[(f"dp ε={e:g}", "majority")]
         r = attack_row(res)
         rows.append({"tables": f"dp ε={e:g}", "precision": r["precision"], "recall": r["recall"],
                      "as well": same_guess(sw, res, margin)})
     return pd.DataFrame(rows).set_index("tables")
 
 
-def majority_same_under_dp(run: ExperimentRun, epsilon: float, margin: float = 0.02) -> Measurement:
+def majority_same_under_dp(exp: CensusExperiment, epsilon: float, margin: float = 0.02) -> Measurement:
     """F&W §3.1: the majority guess works as well on DP tables (at ε) as on swapped ones.
 
     Holds when both precision and recall (correct / people) differ by at most
@@ -508,26 +327,17 @@ def majority_same_under_dp(run: ExperimentRun, epsilon: float, margin: float = 0
     (:func:`same_guess`); recorded at every ε of the ledger's alternatives
     (:data:`DP_CLAIM_EPSILONS`).
     """
-    sw_res = run.baselines[("swapping", "majority")]
+    sw_res = exp.baselines[("swapping", "majority")]
     sw = attack_row(sw_res)
-    dp = attack_row(run.baselines[(f"dp ε={epsilon:g}", "majority")])
-    alts = {f"ε={e:g}": same_guess(sw_res, run.baselines[(f"dp ε={e:g}", "majority")], margin)
+    dp = attack_row(exp.baselines[(f"dp ε={epsilon:g}", "majority")])
+    alts = {f"ε={e:g}": same_guess(sw_res, exp.baselines[(f"dp ε={e:g}", "majority")], margin)
             for e in DP_CLAIM_EPSILONS}
-    all_eps = ", ".join(f"ε={e:g}: P {attack_row(run.baselines[(f'dp ε={e:g}', 'majority')])['precision']:.3f}"
+    all_eps = ", ".join(f"ε={e:g}: P {attack_row(exp.baselines[(f'dp ε={e:g}', 'majority')])['precision']:.3f}"
                         for e in DP_CLAIM_EPSILONS)
-    return Measurement(same_guess(sw_res, run.baselines[(f"dp ε={epsilon:g}", "majority")], margin),
+    return Measurement(same_guess(sw_res, exp.baselines[(f"dp ε={epsilon:g}", "majority")], margin),
                        n=sw["people"], alternatives=alts,
                        note=f"swapping P {sw['precision']:.3f} R {sw['recall']:.3f}; DP ε={epsilon:g} P "
                             f"{dp['precision']:.3f} R {dp['recall']:.3f}; criterion |Δ| <= {margin}; {all_eps}")
-
-
-def trace_experiment(n_people: int, home_hours: float, work_hours: float, seed: int) -> dict[str, float]:
-    """§3.2 on simulated traces: share of hours at home/work, and the fixed-schedule guess's accuracy."""
-    tr = simulate_traces(n_people, home_hours=home_hours, work_hours=work_hours, seed=seed)
-    return {"arithmetic": home_work_share(home_hours, work_hours),
-            "home_work_hours": float(home_work_hours(tr).mean()),
-            "guess_accuracy": float(home_work_guess_accuracy(tr).mean()),
-            "guess_accuracy_knowing_days_off": float(home_work_guess_accuracy(tr, assume_workdays=False).mean())}
 
 
 def _on_blocks(value: float, what: str, row: Mapping[str, float] | None = None,
@@ -543,7 +353,7 @@ def _readings(row: Mapping[str, float]) -> dict[str, float]:
     return {label: float(row[key]) for label, key in R_READINGS.items()}
 
 
-def measure_claims(run: ExperimentRun, params: Mapping[str, Any], traces: Mapping[str, float],
+def measure_claims(exp: CensusExperiment, params: Mapping[str, Any], traces: Mapping[str, float],
                    warfarin: Mapping[str, float]) -> dict[str, Measurement]:
     """Every ledger claim of the chapter, as measurements.
 
@@ -554,16 +364,14 @@ def measure_claims(run: ExperimentRun, params: Mapping[str, Any], traces: Mappin
     (:data:`R_READINGS`), the DP claim at every ε of the ledger. Xu et al.'s
     figures stay unmeasured (no stand-in for their data).
     """
-    from ..claims import claim
-
     sw = "swapping"
-    pub, per = attack_row(run.attacks[(sw, "public")]), attack_row(run.attacks[(sw, "perfect")])
-    maj, single = attack_row(run.baselines[(sw, "majority")]), attack_row(run.baselines[(sw, "single")])
-    flags = run.flags[sw]
+    pub, per = attack_row(exp.attacks[(sw, "public")]), attack_row(exp.attacks[(sw, "perfect")])
+    maj, single = attack_row(exp.baselines[(sw, "majority")]), attack_row(exp.baselines[(sw, "single")])
+    flags = exp.flags[sw]
     sub = (flags["unique_solution"] & flags["unique_sex_age"]).to_numpy()
     new_label = "unique solution and unique sex × age bin"
-    new_p = decomposition(run.attacks[(sw, "perfect")], flags).loc[new_label]
-    new_pub = decomposition(run.attacks[(sw, "public")], flags).loc[new_label]
+    new_p = decomposition(exp.attacks[(sw, "perfect")], flags).loc[new_label]
+    new_pub = decomposition(exp.attacks[(sw, "public")], flags).loc[new_label]
     n_people = max(int(per["people"]), 1)
     new_readings = {k: {"correct / people": float(d["recall"]), "predictions / people": d["predictions"] / n_people}
                     for k, d in (("public", new_pub), ("perfect", new_p))}
@@ -574,7 +382,7 @@ def measure_claims(run: ExperimentRun, params: Mapping[str, Any], traces: Mappin
             for key in ("vs_marginal", "vs_nonmembers")}
     return {
         "fw.s3_1.abowd2019.exact_match": _on_blocks(
-            run.solver.loc[sw, "records matching an original exactly"], "the share of reconstructed records "
+            exp.solver.loc[sw, "records matching an original exactly"], "the share of reconstructed records "
             "matching an original exactly (swapped tables)"),
         "fw.s3_1.election_example": Measurement(election_reconstruction(votes["votes_A"], votes["votes_B"]),
                                                 note="exact-match rate of the tally's reconstruction"),
@@ -591,8 +399,8 @@ def measure_claims(run: ExperimentRun, params: Mapping[str, Any], traces: Mappin
         "fw.s3_1.single_race_blocks.recall": _on_blocks(single["recall"], "single-group-block R", single,
                                                         _readings(single)),
         "fw.s3_1.majority_beats_reconstruction": majority_beats_reconstruction(
-            run.attacks[(sw, "public")], run.attacks[(sw, "perfect")], run.baselines[(sw, "majority")]),
-        "fw.s3_1.majority_same_under_dp": majority_same_under_dp(run, params["epsilon"]),
+            exp.attacks[(sw, "public")], exp.attacks[(sw, "perfect")], exp.baselines[(sw, "majority")]),
+        "fw.s3_1.majority_same_under_dp": majority_same_under_dp(exp, params["epsilon"]),
         "fw.s3_1.new_attack.precision": Measurement(
             float(new_p["precision"]), ci=(float(new_p["precision_low"]), float(new_p["precision_high"])),
             n=int(new_p["predictions"]), note="on this chapter's synthetic blocks: perfect-linkage precision on "
@@ -621,63 +429,15 @@ def measure_claims(run: ExperimentRun, params: Mapping[str, Any], traces: Mappin
     }
 
 
-def recorded_attacks(run: ExperimentRun) -> dict[str, tuple[AttackResult, AttackResult | None]]:
+def recorded_attacks(exp: CensusExperiment) -> dict[str, tuple[AttackResult, AttackResult | None]]:
     """The chapter's four attacks on the swapped (2010) tables, compact, for ``Recorder.record_attack``.
 
     One result per attack (reconstruction with public and with perfect
     linkage, each against the majority guess; the majority guess; its
     single-group variant; targets are 32-bit), so the recorded file stays small.
     """
-    maj = run.baselines[("swapping", "majority")]
-    return {"reconstruction, public linkage": (run.attacks[("swapping", "public")], maj),
-            "reconstruction, perfect linkage": (run.attacks[("swapping", "perfect")], maj),
+    maj = exp.baselines[("swapping", "majority")]
+    return {"reconstruction, public linkage": (exp.attacks[("swapping", "public")], maj),
+            "reconstruction, perfect linkage": (exp.attacks[("swapping", "perfect")], maj),
             "block majority": (maj, None),
-            "block majority, single-group blocks": (run.baselines[("swapping", "single")], None)}
-
-
-def verdict_phrases(results: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
-    """Short phrases for the Verdict prose, computed from the recorded verdicts (``Recorder.results``).
-
-    ``v_<claim tail>``: a claim's verdict; ``<claim tail>_alts`` (claims whose
-    alternatives are yes/no criteria): the alternatives under which the
-    criterion holds (``"none"`` if none).
-
-    >>> r = {"fw.s3_1.majority_same_under_dp": {"verdict": "inconclusive", "alternatives": {
-    ...      "ε=1": {"measured": False}, "ε=4": {"measured": True}}}}
-    >>> p = verdict_phrases(r)
-    >>> p["v_majority_same_under_dp"], p["majority_same_under_dp_alts"]
-    ('inconclusive', 'ε=4')
-    """
-    out = {}
-    for cid, r in results.items():
-        tail = cid.split(".", 2)[-1].replace(".", "_")
-        out[f"v_{tail}"] = str(r["verdict"])
-        alts = r.get("alternatives") or {}
-        if alts and all(isinstance(a.get("measured"), bool) for a in alts.values()):
-            out[f"{tail}_alts"] = ", ".join(k for k, a in alts.items() if a.get("measured") is True) or "none"
-    return out
-
-
-def warfarin(n_patients: int, seed: int) -> dict[str, float]:
-    """The §3.3 worked example (:func:`anonlab.attacks.model_inversion.warfarin_example`)."""
-    return warfarin_example(n_patients, seed=seed)
-
-
-#: Populated 2010 census blocks, about 6.2 million (the scale of the Bureau's reconstruction).
-US_POPULATED_BLOCKS = 6_200_000
-
-
-def projection(solver: pd.DataFrame, workers: tuple[int, ...] = (2, 16, 128, 1024),
-               blocks: int = US_POPULATED_BLOCKS) -> pd.DataFrame:
-    """Hours to reconstruct ``blocks`` blocks on N workers, from the measured blocks per CPU second.
-
-    Blocks are independent, so the time is ``blocks / (rate × N)`` (no
-    overheads; the block-size mix of this population).
-
-    >>> s = pd.DataFrame({"blocks per CPU second": [100.0]}, index=["exact"])
-    >>> float(projection(s, workers=(2,), blocks=720_000).iloc[0, 0])
-    1.0
-    """
-    rate = solver["blocks per CPU second"]
-    return pd.DataFrame({f"{n} workers": blocks / (rate * n) / 3600 for n in workers}).rename_axis(
-        f"hours for {blocks:,} blocks")
+            "block majority, single-group blocks": (exp.baselines[("swapping", "single")], None)}

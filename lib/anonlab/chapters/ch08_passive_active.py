@@ -5,7 +5,9 @@ over the Yes probability, the numerical checks of Theorems 1-2 and
 Propositions 25-26) and the functions that turn them into claim
 measurements. The mechanisms and the privacy-loss arithmetic live in
 :mod:`anonlab.mechanisms.thresholding`, :mod:`anonlab.mechanisms.queries`
-and :mod:`anonlab.measures.privacy_loss`.
+and :mod:`anonlab.measures.privacy_loss`; the certain-vote attack in
+:mod:`anonlab.attacks.passive_active`; the figures in
+:mod:`anonlab.figures.passive_active`.
 """
 
 from __future__ import annotations
@@ -17,61 +19,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..claims import Measurement
-from ..measures.privacy_loss import (
-    PartialKnowledgeDelta,
-    monte_carlo_delta,
-    mix,
-    partial_knowledge_delta,
-    post_process,
-    same_privacy_loss,
-    privacy_loss_distribution,
-)
+from ..claims import Measurement, chapter_claims, claim
+from ..measures.privacy_loss import PartialKnowledgeDelta, mix, monte_carlo_delta, partial_knowledge_delta, \
+    post_process, privacy_loss_distribution, same_privacy_loss
 from ..mechanisms import queries
-from ..mechanisms.thresholding import (
-    BOTTOM,
-    CountingMechanism,
-    conditional_distributions,
-    dp_delta,
-    exact_tally,
-    tally_loss_samples,
-    tally_partial_knowledge_delta,
-    thresholded_tally,
-)
+from ..mechanisms.thresholding import BOTTOM, CountingMechanism, conditional_distributions, dp_delta, exact_tally, \
+    tally_loss_samples, tally_partial_knowledge_delta, thresholded_tally
 from ..validation import Param, ParameterError, ParameterSpec
 from . import Chapter, Exercise
-
-__all__ = [
-    "CHAPTER",
-    "LN10",
-    "MIN_GAP_ORDERS",
-    "log10",
-    "mechanisms",
-    "example7_sweep",
-    "sweep_table",
-    "monte_carlo_checks",
-    "theorem1_table",
-    "full_knowledge_table",
-    "axioms_table",
-    "referendum",
-    "reducibility",
-    "remark2_table",
-    "EX7_CLAIMS",
-    "p_readings",
-    "example7_at",
-    "measure_example7",
-    "readings_table",
-    "readings_detail",
-    "verdict_phrase",
-    "verdict_summary",
-    "first_zero_epsilon",
-    "measure_theorem1",
-    "measure_axioms",
-    "measure_reducibility",
-    "attack_results",
-    "plot_delta_panels",
-    "plot_p_summary",
-]
 
 LN10 = float(np.log(10))
 MAX_VOTERS = 5000
@@ -202,7 +157,8 @@ def log10(x: np.ndarray | float) -> np.ndarray | float:
     return np.asarray(x) / LN10 if np.ndim(x) else float(x) / LN10
 
 
-def _grid(epsilons: Sequence[float], epsilon_verdict: float) -> np.ndarray:
+def epsilon_grid(epsilons: Sequence[float], epsilon_verdict: float) -> np.ndarray:
+    """The ε grid of every computation: ``epsilons`` and ``epsilon_verdict``, sorted, without repeats."""
     return np.unique(np.append(np.asarray(epsilons, float), epsilon_verdict))
 
 
@@ -289,8 +245,6 @@ def p_readings(claim_id: str = EX7_CLAIMS[0]) -> dict[str, float]:
     >>> p_readings()
     {'p = 1e-05': 1e-05, 'p = 0.0001': 0.0001, 'p = 0.001': 0.001, 'p = 0.01': 0.01}
     """
-    from ..claims import claim
-
     out = {}
     for label in claim(claim_id).alternatives():
         key, _, value = label.partition("=")
@@ -300,100 +254,81 @@ def p_readings(claim_id: str = EX7_CLAIMS[0]) -> dict[str, float]:
     return out
 
 
-def example7_at(sweep: Mapping[tuple[str, float], PartialKnowledgeDelta], p: float, epsilon_verdict: float,
-                delta_private: float, reveal_probability: float,
-                min_gap_orders: float = MIN_GAP_ORDERS) -> dict[str, bool]:
-    """The three Example 7 verdicts at one Yes probability ``p`` (which must be in the sweep).
+def paper_settings() -> dict[str, Any]:
+    """The thesis's settings from the ledger (Example 7 and the referendum), under the prose's glue keys."""
+    ex7, ref = claim(EX7_CLAIMS[0]).params, claim("desfontaines.referendum2000.passive_equals_active").params
+    return {"paper_voters": ex7["voters"], "paper_threshold": ex7["release_if_count_above"],
+            "paper_known": ex7["known_votes"], "paper_ref_voters": ref["voters"],
+            "paper_ref_known": ref["known_votes"], "paper_ref_known_yes": ref["known_yes"]}
 
-    ``active_defeats_threshold``: the thresholded tally's active δ(ε) equals the
-    plain count's on the whole grid and the output settles the target's vote
-    with probability ≥ ``reveal_probability``; ``passive_private``:
-    δ_P(ε_verdict) ≤ ``delta_private``; ``active_gap``: δ_A(ε_verdict) exceeds
-    δ_P(ε_verdict) by at least ``min_gap_orders`` orders of magnitude.
+
+def claims_table() -> pd.DataFrame:
+    """The chapter's claims in the ledger: where the thesis makes each and what it says, by id."""
+    rows = [{"id": c.id, "where": c.where, "statement": c.statement} for c in chapter_claims(CHAPTER.name)]
+    return pd.DataFrame(rows).set_index("id")
+
+
+def example7_table(sweep: Mapping[tuple[str, float], PartialKnowledgeDelta], epsilon_verdict: float,
+                   delta_private: float, reveal_probability: float,
+                   min_gap_orders: float = MIN_GAP_ORDERS) -> pd.DataFrame:
+    """The thresholded tally's rows of :func:`sweep_table`, indexed by p, with Example 7's three statements.
+
+    ``defeats`` (``active_defeats_threshold``): the thresholded tally's active
+    δ(ε) equals the plain count's on the whole grid (``same_as_count``) and the
+    output settles the target's vote with probability ≥ ``reveal_probability``;
+    ``passive_private``: δ_P(ε_verdict) ≤ ``delta_private``; ``much_larger``
+    (``active_gap``): δ_A(ε_verdict) exceeds δ_P(ε_verdict) by at least
+    ``min_gap_orders`` orders of magnitude.
     """
-    p = float(p)
-    if ("thresholded tally", p) not in sweep or ("exact tally", p) not in sweep:
+    table = sweep_table(sweep, epsilon_verdict, delta_private, reveal_probability, min_gap_orders)
+    thr = table[table.mechanism == "thresholded tally"].set_index("p")
+    same = [bool(np.allclose(np.exp(sweep["thresholded tally", p].log_active),
+                             np.exp(sweep["exact tally", p].log_active), atol=1e-12, rtol=1e-9)) for p in thr.index]
+    return thr.assign(same_as_count=same, defeats=[s and bool(a) for s, a in zip(same, thr.active_learns)])
+
+
+def example7_at(thr: pd.DataFrame, p: float) -> dict[str, bool]:
+    """Example 7's three statements at one Yes probability ``p`` of :func:`example7_table`: ``{claim id: holds}``."""
+    if float(p) not in thr.index:
         raise KeyError(f"p = {p:g} is not in the sweep: add it to the p values computed")
-    table = sweep_table({k: sweep[k] for k in (("thresholded tally", p), ("exact tally", p))},
-                        epsilon_verdict, delta_private, reveal_probability, min_gap_orders)
-    row = table[table.mechanism == "thresholded tally"].iloc[0]
-    same = bool(np.allclose(np.exp(sweep["thresholded tally", p].log_active),
-                            np.exp(sweep["exact tally", p].log_active), atol=1e-12, rtol=1e-9))
-    return {EX7_CLAIMS[0]: same and bool(row.active_learns), EX7_CLAIMS[1]: bool(row.passive_private),
-            EX7_CLAIMS[2]: bool(row.much_larger)}
+    row = thr.loc[float(p)]
+    return dict(zip(EX7_CLAIMS, (bool(row.defeats), bool(row.passive_private), bool(row.much_larger))))
 
 
 def measure_example7(sweep: Mapping[tuple[str, float], PartialKnowledgeDelta], p_example: float,
                      known_votes: int, threshold: int, epsilon_verdict: float, delta_private: float,
                      reveal_probability: float, min_gap_orders: float = MIN_GAP_ORDERS,
                      readings: Mapping[str, float] | None = None) -> dict[str, Measurement]:
-    """The three claims of Example 7, at ``p_example``, with the p range where each holds in the note.
-
-    * ``active_defeats_threshold``: the worst-case partial knowledge turns the
-      thresholded tally into the plain count (identical δ(ε) on the whole
-      grid) and the output then settles the target's vote with probability
-      ≥ ``reveal_probability``;
-    * ``passive_private``: δ_P(ε_verdict) ≤ ``delta_private``;
-    * ``active_gap``: δ_A(ε_verdict) exceeds δ_P(ε_verdict) by at least
-      ``min_gap_orders`` orders of magnitude.
+    """The three claims of Example 7 (:func:`example7_table`) at ``p_example``, with the p range where each holds.
 
     ``readings`` (``{label: p}``, e.g. :func:`p_readings`) are the values of
     the lost Yes probability the ledger lists as alternatives: each claim is
-    then also measured under each (:func:`example7_at`), and its verdict is
-    computed over them.
+    then also measured under each, and its verdict is computed over them.
     """
-    table = sweep_table(sweep, epsilon_verdict, delta_private, reveal_probability, min_gap_orders)
-    thr = table[table.mechanism == "thresholded tally"].set_index("p")
-    row = thr.loc[float(p_example)]
-    r_thr = sweep["thresholded tally", float(p_example)]
-    r_ex = sweep["exact tally", float(p_example)]
-    same = bool(np.allclose(np.exp(r_thr.log_active), np.exp(r_ex.log_active), atol=1e-12, rtol=1e-9))
-    same_by_p = {p: bool(np.allclose(np.exp(sweep["thresholded tally", p].log_active),
-                                     np.exp(sweep["exact tally", p].log_active), atol=1e-12, rtol=1e-9))
-                 for (name, p) in sweep if name == "thresholded tally"}
-    thr = thr.assign(defeats=[same_by_p[p] and a for p, a in zip(thr.index, thr.active_learns)])
+    thr = example7_table(sweep, epsilon_verdict, delta_private, reveal_probability, min_gap_orders)
+    row, at = thr.loc[float(p_example)], example7_at(thr, p_example)
+    by_reading = {label: example7_at(thr, p) for label, p in (readings or {}).items()}
+    alts = {c: ({label: v[c] for label, v in by_reading.items()} or None) for c in EX7_CLAIMS}
     thr = thr.reset_index()
-    defeats = same and bool(row.active_learns)
-    gap = bool(row.much_larger)
-    alt: dict[str, dict[str, bool]] = {c: {} for c in EX7_CLAIMS}
-    for label, p in (readings or {}).items():
-        for c, v in example7_at(sweep, p, epsilon_verdict, delta_private, reveal_probability,
-                                min_gap_orders).items():
-            alt[c][label] = v
-    alts = {c: (alt[c] or None) for c in EX7_CLAIMS}
     return {
-        "desfontaines.ex7.active_defeats_threshold": Measurement(
-            defeats, alternatives=alts[EX7_CLAIMS[0]],
+        EX7_CLAIMS[0]: Measurement(
+            at[EX7_CLAIMS[0]], alternatives=alts[EX7_CLAIMS[0]],
             note=(f"p={p_example:g}: worst case {int(row.worst_known_yes)} of {known_votes} known votes Yes; "
-                  f"thresholded δ_A(ε) {'equals' if same else 'differs from'} the plain count's on the ε grid; "
-                  f"the output settles the vote with probability {row.settled_active:.3f} "
+                  f"thresholded δ_A(ε) {'equals' if row.same_as_count else 'differs from'} the plain count's on "
+                  f"the ε grid; the output settles the vote with probability {row.settled_active:.3f} "
                   f"(bar {reveal_probability:g}). Holds for {_p_range(thr, 'defeats')}"
                   + ("" if known_votes >= threshold else
                      f"; the attacker controls fewer votes ({known_votes}) than the threshold ({threshold})"))),
-        "desfontaines.ex7.passive_private": Measurement(
-            bool(row.passive_private), alternatives=alts[EX7_CLAIMS[1]],
+        EX7_CLAIMS[1]: Measurement(
+            at[EX7_CLAIMS[1]], alternatives=alts[EX7_CLAIMS[1]],
             note=(f"p={p_example:g}: δ_P(ε={epsilon_verdict:g}) = 10^{row.log10_delta_passive:.1f} "
                   f"(bar {delta_private:g}). Holds for {_p_range(thr, 'passive_private')}; the exact tally is not "
                   f"private (so the threshold is what protects) for {_p_range(thr, 'threshold_protects')}")),
-        "desfontaines.ex7.active_gap": Measurement(
-            gap, alternatives=alts[EX7_CLAIMS[2]],
+        EX7_CLAIMS[2]: Measurement(
+            at[EX7_CLAIMS[2]], alternatives=alts[EX7_CLAIMS[2]],
             note=(f"p={p_example:g}: δ_A/δ_P at ε={epsilon_verdict:g} is 10^{row.gap_orders:.1f} "
                   f"(bar: {min_gap_orders:g} orders of magnitude). Holds for {_p_range(thr, 'much_larger')}")),
     }
-
-
-def readings_table(measurements: Mapping[str, Measurement]) -> pd.DataFrame:
-    """Example 7's claims under each reading of the lost p: one row per claim, one column per reading.
-
-    >>> m = {"desfontaines.ex7.active_gap": Measurement(True, alternatives={"p = 0.1": False, "p = 0.2": True})}
-    >>> readings_table(m).to_dict("records")
-    [{'claim': 'desfontaines.ex7.active_gap', 'p = 0.1': 'fails', 'p = 0.2': 'holds'}]
-    """
-    rows = []
-    for cid, m in measurements.items():
-        if m.alternatives:
-            rows.append({"claim": cid, **{k: "holds" if v else "fails" for k, v in m.alternatives.items()}})
-    return pd.DataFrame(rows)
 
 
 def readings_detail(table: pd.DataFrame, readings: Mapping[str, float]) -> pd.DataFrame:
@@ -408,48 +343,6 @@ def readings_detail(table: pd.DataFrame, readings: Mapping[str, float]) -> pd.Da
                                       ("settled_active", "log10_delta_passive", "gap_orders")}}
             for label, p in readings.items()}
     return pd.DataFrame.from_dict(rows, orient="index")
-
-
-def _join(items: Sequence[str]) -> str:
-    items = list(items)
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def verdict_phrase(entry: Mapping[str, Any]) -> str:
-    """A claim's recorded verdict as a phrase for the prose (from ``Recorder.results[claim_id]``).
-
-    With alternatives, the phrase names the readings under which the claim
-    holds and those under which it does not.
-
-    >>> verdict_phrase({"verdict": "reproduced"})
-    'reproduced'
-    >>> verdict_phrase({"verdict": "depends on an unstated choice", "alternatives": {
-    ...     "p = 0.0001": {"verdict": "reproduced"}, "p = 0.01": {"verdict": "not reproduced"}}})
-    'depends on an unstated choice (reproduced for p = 0.0001, not reproduced for p = 0.01)'
-    """
-    v = str(entry["verdict"])
-    alts = entry.get("alternatives") or {}
-    if not alts:
-        return v
-    by: dict[str, list[str]] = {}
-    for label, a in alts.items():
-        by.setdefault(str(a["verdict"]), []).append(label)
-    if len(by) == 1:
-        return f"{v} under every reading ({_join(list(alts))})"
-    return f"{v} (" + ", ".join(f"{w} for {_join(labels)}" for w, labels in by.items()) + ")"
-
-
-def verdict_summary(results: Mapping[str, Mapping[str, Any]], claim_ids: Sequence[str]) -> str:
-    """How many of ``claim_ids`` each verdict has, as a phrase: ``'7 reproduced'``, ``'6 reproduced, 1 not reproduced'``.
-
-    >>> verdict_summary({"a": {"verdict": "reproduced"}, "b": {"verdict": "not reproduced"}}, ["a", "b"])
-    '1 reproduced, 1 not reproduced'
-    """
-    counts: dict[str, int] = {}
-    for cid in claim_ids:
-        v = str(results[cid]["verdict"]) if cid in results else "not run"
-        counts[v] = counts.get(v, 0) + 1
-    return ", ".join(f"{n} {v}" for v, n in counts.items())
 
 
 def first_zero_epsilon(r: PartialKnowledgeDelta) -> str:
@@ -731,94 +624,3 @@ def measure_reducibility(referendum_result: PartialKnowledgeDelta, referendum_ta
                           f"thresholded tally in {int(remark2[remark2.mechanism == 'thresholded tally'].same_as_smaller_database.sum())}"
                           f" of {int((remark2.mechanism == 'thresholded tally').sum())} (p, attacker) cases")),
     }
-
-
-# ---------------------------------------------------------------------------
-# Figures (matplotlib is imported only when a figure is drawn)
-# ---------------------------------------------------------------------------
-
-STYLE = {"passive": dict(color="#1565c0", label="passive attacker (PPKDP)"),
-         "active": dict(color="#c62828", linestyle="--", label="active attacker (APKDP)")}
-
-
-def plot_delta_panels(sweep: Mapping[tuple[str, float], PartialKnowledgeDelta], p_values: Sequence[float],
-                      mechanism: str = "thresholded tally", reference: str | None = "exact tally",
-                      delta_private: float | None = None, ncols: int = 4):
-    """Small multiples, one panel per p: log10 δ(ε) of the passive and the active attacker.
-
-    ``reference`` (dotted black) is a mechanism for which both attackers
-    coincide, e.g. the exact tally. δ = 0 is not drawn (log10 0 = −∞).
-    """
-    import matplotlib.pyplot as plt
-
-    ps = list(p_values)
-    ncols = min(ncols, len(ps))
-    nrows = int(np.ceil(len(ps) / ncols))
-    fig, axes = plt.subplots(nrows, ncols, figsize=(3.3 * ncols, 2.8 * nrows), squeeze=False)
-    for ax, p in zip(axes.ravel(), ps):
-        r = sweep[mechanism, float(p)]
-        for who in ("passive", "active"):
-            ax.plot(r.epsilons, log10(getattr(r, f"log_{who}")), marker=".", **STYLE[who])
-        if reference is not None:
-            ref = sweep[reference, float(p)]
-            ax.plot(ref.epsilons, log10(ref.log_active), ":", color="black", label=f"{reference} (both)")
-        if delta_private is not None:
-            ax.axhline(np.log10(delta_private), color="grey", linewidth=0.8)
-        ax.set_title(f"p = {p:g}", fontsize=9)
-    for ax in axes.ravel()[len(ps):]:
-        ax.set_visible(False)
-    for ax in axes[-1]:
-        ax.set_xlabel("ε")
-    for ax in axes[:, 0]:
-        ax.set_ylabel("log10 δ(ε)")
-    axes[0, 0].legend(fontsize=7)
-    fig.suptitle(mechanism)
-    fig.tight_layout()
-    return fig
-
-
-def plot_p_summary(table: pd.DataFrame, epsilon_verdict: float, delta_private: float,
-                   reveal_probability: float, p_example: float):
-    """Two panels against p: log10 δ at ε_verdict (passive, active, exact tally); Pr[the vote is settled]."""
-    import matplotlib.pyplot as plt
-
-    thr = table[table.mechanism == "thresholded tally"].sort_values("p")
-    ex = table[table.mechanism == "exact tally"].sort_values("p")
-    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.8))
-    a.plot(thr.p, thr.log10_delta_passive, marker="o", **STYLE["passive"])
-    a.plot(thr.p, thr.log10_delta_active, marker="s", **STYLE["active"])
-    a.plot(ex.p, ex.log10_delta_active, ":", color="black", marker=".", label="exact tally (both)")
-    a.axhline(np.log10(delta_private), color="grey", linewidth=0.8, label=f"δ = {delta_private:g}")
-    a.set(xscale="log", xlabel="p (probability of a Yes vote)", ylabel=f"log10 δ(ε = {epsilon_verdict:g})",
-          title="thresholded tally: δ at one ε")
-    b.plot(thr.p, thr.settled_active, marker="s", color=STYLE["active"]["color"],
-           label="active: output settles the target's vote")
-    b.plot(thr.p, 10.0 ** thr.log10_settled_passive, marker="o", color=STYLE["passive"]["color"],
-           label="passive: same")
-    b.axhline(reveal_probability, color="grey", linewidth=0.8, label=f"'high probability' bar ({reveal_probability:g})")
-    for ax in (a, b):
-        ax.axvline(p_example, color="#888", linestyle="-.", linewidth=0.8)
-    b.set(xscale="log", xlabel="p (probability of a Yes vote)", ylabel="probability", ylim=(-0.02, 1.02),
-          title="Pr[privacy loss = ∞] (the vote is certain)")
-    a.legend(fontsize=7)
-    b.legend(fontsize=7)
-    fig.tight_layout()
-    return fig
-
-
-def attack_results(n_voters: int, threshold: int, known_votes: int, p_values: Sequence[float],
-                   n_targets: int, seed: int) -> dict[str, tuple[Any, Any]]:
-    """The certain-vote attack (:func:`anonlab.attacks.passive_active.certain_vote_attack`) on the
-    thresholded tally, passive and active (every known vote Yes), at each p, with the majority-guess
-    baseline on the same targets: ``{name: (result, baseline)}`` for ``Recorder.record_attack``."""
-    from ..attacks.passive_active import certain_vote_attack
-    from ..measures.protocol import majority_baseline
-
-    rng = np.random.default_rng(seed)
-    out = {}
-    for p in p_values:
-        for who, b in (("passive", None), ("active", known_votes)):
-            r = certain_vote_attack(thresholded_tally(threshold), n_voters, float(p), known_votes, n_targets, rng,
-                                    known_yes=b, name=f"{who} attacker, p = {float(p):g}")
-            out[r.attack] = (r, majority_baseline(r.truth, targets=r.targets))
-    return out
