@@ -221,6 +221,20 @@ class ChapterRun:
                 for q in self.chapter.parameters.params]
         return pd.DataFrame(rows).set_index("parameter")
 
+    def verdict_counts(self, claim_ids: Iterable[str] | None = None) -> str:
+        """How many of these claims (default: every recorded one) got each verdict, in words.
+
+        ``"3 reproduced, 1 not reproduced"``, in the rules' order of verdicts.
+        """
+        counts = self.verdicts(claim_ids).value_counts()
+        return ", ".join(f"{int(counts[v])} {v}" for v in claims.VERDICTS if v in counts.index)
+
+    def claims_table(self) -> pd.DataFrame:
+        """The chapter's claims as the ledger states them (before anything is recorded): where, what, reported."""
+        rows = [{"id": c.id, "where": c.where, "statement": c.statement, "reported": c.describe_reported()}
+                for c in claims.chapter_claims(self.chapter.name)]
+        return pd.DataFrame(rows, columns=["id", "where", "statement", "reported"]).set_index("id")
+
     def verdict_table(self) -> pd.DataFrame:
         """The chapter's recorded claims as the book shows them."""
         return self.recorder.table()[["id", "statement", "reported", "measured", "ci", "verdict", "readings"]]
