@@ -1,0 +1,1 @@
+"""The book's figures, one module per topic (matplotlib is imported inside the functions)."""
