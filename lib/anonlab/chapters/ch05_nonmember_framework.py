@@ -87,11 +87,14 @@ CHAPTER = Chapter(
     title="The non-member framework: an allowed baseline, precision, coverage and PI",
     parameters=ParameterSpec([
         Param("datasets", "str_list", ["adult", "census"], "stand-in data sets of Fig 4", choices=DATASETS),
-        Param("secrets", "str_list", [], "secret attributes of Figs 4-8 (empty list: every attribute of each data set)", min_len=0),
+        Param("secrets", "str_list", [], "secret attributes of Figs 4-8 (empty list: every attribute of each data set)",
+              min_len=0),
         Param("bankchurners_path", "path", None, "your copy of Kaggle's BankChurners.csv; None: not available",
               nullable=True),
-        Param("n_members", "int", 7088, "members (training rows) drawn per data set, rows (paper: 7088)", low=50, high=30_000),
-        Param("n_non_members", "int", 3039, "non-members (targets) drawn per data set, rows (paper: 3039)", low=20, high=15_000),
+        Param("n_members", "int", 7088, "members (training rows) drawn per data set, rows (paper: 7088)",
+              low=50, high=30_000),
+        Param("n_non_members", "int", 3039, "non-members (targets) drawn per data set, rows (paper: 3039)",
+              low=20, high=15_000),
         Param("adult_pii", "str_list", ADULT_PII, "Adult attributes that play PII (the PII-only known set)"),
         Param("census_pii", "str_list", CENSUS_PII, "Census-Income attributes that play PII"),
         Param("census_attributes", "str_list", CENSUS_ATTRIBUTES, "Census-Income attributes used (of 42)",
@@ -108,15 +111,18 @@ CHAPTER = Chapter(
               "p_thresh grid of Fig 5 (probabilities, increasing)", low=0.0, high=1.0, max_len=200),
         Param("min_predictions", "int", 10, "predictions needed before precision 1.0 counts as perfect",
               low=1, high=1000),
-        Param("replication", "float_list", [0.1, 0.5, 1.0], "shares of records duplicated in Fig 6 (paper: 10, 50, 100 %)",
-              low=0.0, high=1.0, low_inclusive=False, max_len=10),
+        Param("replication", "float_list", [0.1, 0.5, 1.0],
+              "shares of records duplicated in Fig 6 (paper: 10, 50, 100 %)", low=0.0, high=1.0,
+              low_inclusive=False, max_len=10),
         Param("synthesizer", "choice", "cart", "synthesizer of the prior framework: \"cart\" (sequential CART, "
               "synthpop's method) or \"marginals\" (independent columns)", choices=("cart", "marginals")),
-        Param("synth_min_leaf", "int", 5, "smallest leaf of the CART synthesizer, rows (synthpop: 5)", low=1, high=1000),
+        Param("synth_min_leaf", "int", 5, "smallest leaf of the CART synthesizer, rows (synthpop: 5)", low=1,
+              high=1000),
         Param("complete_targets", "int", 100, "targets of the leave-one-out (complete) baseline, one fit each",
               low=5, high=2000),
-        Param("pi_tolerances", "float_list", [0.01, 0.02, 0.05, 0.1, 0.2], "error bounds of the PI-vs-bound test (§4.3)",
-              low=0.0, high=1.0, low_inclusive=False, min_len=2, max_len=20),
+        Param("pi_tolerances", "float_list", [0.01, 0.02, 0.05, 0.1, 0.2],
+              "error bounds of the PI-vs-bound test (§4.3)", low=0.0, high=1.0, low_inclusive=False,
+              min_len=2, max_len=20),
         Param("naive_epsilon", "float", 1.0, "ε of the DP counts behind Cormode's naive attack", low=0.0,
               high=1e6, low_inclusive=False),
         Param("naive_threshold", "float", 0.8, "belief above which the naive attack predicts (Cormode: 0.8)", low=0.0,
@@ -254,7 +260,8 @@ def prepare(p: Mapping[str, Any], dataset: str) -> dict[str, Any]:
         table, kinds = load_table("bankchurners", path=p["bankchurners_path"])
         pii = BANKCHURNERS_PII
         if n > len(table):
-            raise ParameterError(f"parameter 'n_members' + 'n_non_members' = {n} exceeds BankChurners' {len(table)} rows")
+            raise ParameterError(f"parameter 'n_members' + 'n_non_members' = {n} exceeds BankChurners' "
+                                 f"{len(table)} rows")
         st = os.stat(p["bankchurners_path"])
         key["file"] = [str(p["bankchurners_path"]), st.st_size, st.st_mtime]
     else:
