@@ -1,1 +1,1 @@
-"""The book's figures, one module per topic (matplotlib is imported inside the functions)."""
+"""Figures of the book that need more than a few lines, one module per topic."""
