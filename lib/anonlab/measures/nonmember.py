@@ -60,7 +60,7 @@ import warnings
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -94,7 +94,6 @@ __all__ = [
 
 CATEGORICAL = "categorical"
 CONTINUOUS = "continuous"
-Analysis = Literal["best", "model", "most_common"]
 ANALYSES = ("best", "model", "most_common")
 TOLERANCE_BASES = ("range", "relative")
 
