@@ -1,8 +1,8 @@
 """Chapter 5: the non-member framework (Francis & Wagner 2024, §1, §2, §4).
 
 Declared parameters, the classroom preset, the chapter's computations (each
-a call into :mod:`anonlab.measures.nonmember`, cached) and the functions
-that turn them into claim measurements.
+a call into :mod:`anonlab.measures.nonmember`) and the functions that turn
+them into claim measurements.
 
 Data: Adult and KDD Census-Income stand in for BankChurners, which no
 package ships; with ``bankchurners_path`` set, the figures are also made on
@@ -13,34 +13,27 @@ them "data unavailable").
 
 from __future__ import annotations
 
-import math
+import os
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..cache import cached
-from ..claims import Measurement, claim
-from ..measures import AttackResult, precision_improvement, score
-from ..measures import base_rates
+from ..claims import Measurement, claim, rules
+from ..data.loaders import ADULT_COLUMNS, BANK_CHURNERS_COLUMNS
+from ..measures import AttackResult, base_rates, precision_improvement, score
 from ..measures import nonmember as nm
 from ..measures.protocol import majority_baseline
 from ..validation import Param, ParameterError, ParameterSpec
 from . import Chapter, Exercise
 
-__all__ = [
-    "CHAPTER", "ADULT_PII", "CENSUS_PII", "CENSUS_ATTRIBUTES", "BANKCHURNERS_PII", "load_table",
-    "settings_from", "fig4", "fig5", "fig6", "fig8", "complete_vs_relaxed", "pi_vs_tolerance",
-    "naive_attack_vs_baseline", "outlier_attack", "replication_effects", "prior_gaps", "apparent_improvement",
-    "fig4_findings", "threshold_tradeoff", "plot_fig4", "plot_fig5", "plot_fig6", "plot_fig8",
-    "measure_s1", "measure_s2", "measure_s4_3", "measure_adult", "measure_bankchurners", "stand_in_checks",
-    "verdict_phrase", "more_or_less", "list_or_none", "pi_bound_phrase", "naive_phrase", "twin_gaps", "twin_phrase",
-]
-
 NAME = "05_nonmember_framework"
 DATASETS = ("adult", "census")
+LABELS = {"adult": "Adult", "census": "KDD Census-Income", "bankchurners": "BankChurners"}
+#: The attributes of each table (Adult without the sampling weight ``fnlwgt``, BankChurners without its id).
+ADULT_ATTRIBUTES = [c for c in ADULT_COLUMNS if c != "fnlwgt"]
+BANKCHURNERS_ATTRIBUTES = [c for c in BANK_CHURNERS_COLUMNS if c != "CLIENTNUM"]
 ADULT_PII = ["age", "sex", "race", "marital_status", "education", "native_country"]
 CENSUS_PII = ["age", "sex", "race", "marital_stat", "education", "country_of_birth_self"]
 CENSUS_ATTRIBUTES = [
@@ -50,14 +43,22 @@ CENSUS_ATTRIBUTES = [
 ]
 #: [FW24] Fig 3 / the authors' ``piiColumns``.
 BANKCHURNERS_PII = ["Customer_Age", "Dependent_count", "Education_Level", "Gender", "Marital_Status"]
-#: Cormode's naive attack on Adult (chapter 2): quasi-identifiers and target.
-NAIVE_QIS = ["workclass", "education", "sex", "hours", "income"]
-NAIVE_SECRET = "occupation"
+#: Secrets of the complete-vs-relaxed comparison on Adult (one categorical, one continuous).
+COMPLETE_SECRETS = ("sex", "age")
 
 #: What "quite high", "close", "significant" mean in this chapter's claim decisions.
 HIGH_PRECISION = 0.9
 CLOSE = 0.05
 REPLICATION_MIN_EFFECT = 0.02
+
+#: The paper's values quoted in the chapter's prose (glue key -> ledger id).
+PAPER = {
+    "paper_sex": "fw.s1.majority_sex_example", "paper_bal": "fw.s1.base_rate.balanced.precision",
+    "paper_skw": "fw.s1.base_rate.skewed.precision", "paper_nonmembers": "fw.s4_4.split.non_members",
+    "paper_members": "fw.s4_4.split.members", "paper_rows": "fw.s4_4.bankchurners.rows",
+    "paper_perfect": "fw.fig5.perfect_precision_count", "paper_rep": "fw.fig6.replication_effect",
+    "paper_trb_prior": "fw.fig8.total_revolving_bal.prior", "paper_trb_non": "fw.fig8.total_revolving_bal.nonmember",
+}
 
 
 def _check(values: Mapping[str, Any]) -> None:
@@ -65,14 +66,14 @@ def _check(values: Mapping[str, Any]) -> None:
         raise ParameterError("parameter 'n_members' + 'n_non_members' must be at most 30162 "
                              f"(the Adult rows without missing values), got {values['n_members'] + values['n_non_members']}")
     for name in ("adult_pii", "census_pii"):
-        pool = ADULT_COLUMNS if name == "adult_pii" else values["census_attributes"]
+        pool = ADULT_ATTRIBUTES if name == "adult_pii" else values["census_attributes"]
         bad = [c for c in values[name] if c not in pool]
         if bad:
             raise ParameterError(f"parameter {name!r}: unknown attribute(s) {bad}; available: {', '.join(pool)}")
-    pool = set(ADULT_COLUMNS if "adult" in values["datasets"] else []) | \
+    pool = set(ADULT_ATTRIBUTES if "adult" in values["datasets"] else []) | \
         set(values["census_attributes"] if "census" in values["datasets"] else [])
     if values["bankchurners_path"]:
-        pool |= set(BANKCHURNERS_COLUMNS)
+        pool |= set(BANKCHURNERS_ATTRIBUTES)
     bad = [c for c in values["secrets"] if c not in pool]
     if bad:
         raise ParameterError(f"parameter 'secrets': {bad} is not an attribute of any selected data set")
@@ -81,53 +82,50 @@ def _check(values: Mapping[str, Any]) -> None:
         raise ParameterError(f"parameter 'thresholds' must be increasing, got {thr}")
 
 
-BANKCHURNERS_COLUMNS = ["Attrition_Flag", "Customer_Age", "Gender", "Dependent_count", "Education_Level",
-                        "Marital_Status", "Income_Category", "Card_Category", "Months_on_book",
-                        "Total_Relationship_Count", "Months_Inactive_12_mon", "Contacts_Count_12_mon", "Credit_Limit",
-                        "Total_Revolving_Bal", "Avg_Open_To_Buy", "Total_Amt_Chng_Q4_Q1", "Total_Trans_Amt",
-                        "Total_Trans_Ct", "Total_Ct_Chng_Q4_Q1", "Avg_Utilization_Ratio"]
-ADULT_COLUMNS = ["age", "workclass", "education", "education_num", "marital_status", "occupation",
-                 "relationship", "race", "sex", "capital_gain", "capital_loss", "hours_per_week",
-                 "native_country", "income"]
-
 CHAPTER = Chapter(
     name=NAME,
     title="The non-member framework: an allowed baseline, precision, coverage and PI",
     parameters=ParameterSpec([
         Param("datasets", "str_list", ["adult", "census"], "stand-in data sets of Fig 4", choices=DATASETS),
-        Param("secrets", "str_list", [], "secret attributes of Figs 4-8 (empty list: every attribute)", min_len=0),
+        Param("secrets", "str_list", [], "secret attributes of Figs 4-8 (empty list: every attribute of each data set)",
+              min_len=0),
         Param("bankchurners_path", "path", None, "your copy of Kaggle's BankChurners.csv; None: not available",
               nullable=True),
-        Param("n_members", "int", 7088, "members (training rows) drawn per data set, rows", low=50, high=30_000),
-        Param("n_non_members", "int", 3039, "non-members (targets) drawn per data set, rows", low=20, high=15_000),
+        Param("n_members", "int", 7088, "members (training rows) drawn per data set, rows (paper: 7088)",
+              low=50, high=30_000),
+        Param("n_non_members", "int", 3039, "non-members (targets) drawn per data set, rows (paper: 3039)",
+              low=20, high=15_000),
         Param("adult_pii", "str_list", ADULT_PII, "Adult attributes that play PII (the PII-only known set)"),
         Param("census_pii", "str_list", CENSUS_PII, "Census-Income attributes that play PII"),
         Param("census_attributes", "str_list", CENSUS_ATTRIBUTES, "Census-Income attributes used (of 42)",
               min_len=3, max_len=41),
-        Param("C", "float", 0.01, "inverse L1 strength of the logistic regression", low=0.0, high=1e6,
+        Param("C", "float", 0.01, "inverse L1 strength of the logistic regression (paper: 0.01)", low=0.0, high=1e6,
               low_inclusive=False),
-        Param("alpha", "float", 0.1, "L1 strength of the Lasso", low=0.0, high=1e6, low_inclusive=False),
+        Param("alpha", "float", 0.1, "L1 strength of the Lasso (paper: 0.1)", low=0.0, high=1e6, low_inclusive=False),
         Param("max_iter", "int", 100, "saga iterations of the logistic regression", low=1, high=10_000),
-        Param("tolerance", "float", 0.05, "a continuous prediction is correct within this fraction",
+        Param("tolerance", "float", 0.05, "a continuous prediction is correct within this fraction (paper: 0.05)",
               low=0.0, high=1.0, low_inclusive=False),
-        Param("tolerance_basis", "choice", "range", "fraction of the targets' range (authors' code) or of "
-              "the true value (paper's text)", choices=("range", "relative")),
+        Param("tolerance_basis", "choice", "range", "\"range\": fraction of the targets' range (authors' "
+              "code); \"relative\": of the true value (paper's text)", choices=("range", "relative")),
         Param("thresholds", "float_list", [0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999],
-              "p_thresh grid of Fig 5 (probability)", low=0.0, high=1.0, max_len=200),
+              "p_thresh grid of Fig 5 (probabilities, increasing)", low=0.0, high=1.0, max_len=200),
         Param("min_predictions", "int", 10, "predictions needed before precision 1.0 counts as perfect",
               low=1, high=1000),
-        Param("replication", "float_list", [0.1, 0.5, 1.0], "shares of records duplicated (Fig 6)",
-              low=0.0, high=1.0, low_inclusive=False, max_len=10),
-        Param("synthesizer", "choice", "cart", "synthesizer of the prior framework (sequential CART or "
-              "independent marginals)", choices=("cart", "marginals")),
-        Param("synth_min_leaf", "int", 5, "smallest leaf of the CART synthesizer, rows", low=1, high=1000),
+        Param("replication", "float_list", [0.1, 0.5, 1.0],
+              "shares of records duplicated in Fig 6 (paper: 10, 50, 100 %)", low=0.0, high=1.0,
+              low_inclusive=False, max_len=10),
+        Param("synthesizer", "choice", "cart", "synthesizer of the prior framework: \"cart\" (sequential CART, "
+              "synthpop's method) or \"marginals\" (independent columns)", choices=("cart", "marginals")),
+        Param("synth_min_leaf", "int", 5, "smallest leaf of the CART synthesizer, rows (synthpop: 5)", low=1,
+              high=1000),
         Param("complete_targets", "int", 100, "targets of the leave-one-out (complete) baseline, one fit each",
               low=5, high=2000),
-        Param("pi_tolerances", "float_list", [0.01, 0.02, 0.05, 0.1, 0.2], "error bounds of the PI test",
-              low=0.0, high=1.0, low_inclusive=False, min_len=2, max_len=20),
+        Param("pi_tolerances", "float_list", [0.01, 0.02, 0.05, 0.1, 0.2],
+              "error bounds of the PI-vs-bound test (§4.3)", low=0.0, high=1.0, low_inclusive=False,
+              min_len=2, max_len=20),
         Param("naive_epsilon", "float", 1.0, "ε of the DP counts behind Cormode's naive attack", low=0.0,
               high=1e6, low_inclusive=False),
-        Param("naive_threshold", "float", 0.8, "belief above which the naive attack predicts", low=0.0,
+        Param("naive_threshold", "float", 0.8, "belief above which the naive attack predicts (Cormode: 0.8)", low=0.0,
               high=1.0, high_inclusive=False),
         Param("seed", "int", 0, "seed of every draw (samples, splits, synthesizer, noise)", low=0,
               high=2**32 - 1),
@@ -205,6 +203,11 @@ CHAPTER = Chapter(
 # ---------------------------------------------------------------------------
 
 
+def _kinds_as_fig3(df: pd.DataFrame) -> dict[str, str]:
+    """BankChurners' attribute kinds as in [FW24] Fig 3: numeric columns continuous, text columns categorical."""
+    return {c: nm.CONTINUOUS if pd.api.types.is_numeric_dtype(df[c]) else nm.CATEGORICAL for c in df.columns}
+
+
 def load_table(dataset: str, *, n_rows: int | None = None, census_attributes: Sequence[str] = CENSUS_ATTRIBUTES,
                path: str | None = None, seed: int = 0) -> tuple[pd.DataFrame, dict[str, str]]:
     """The table and attribute kinds of a data set, sampled to ``n_rows`` rows.
@@ -225,8 +228,7 @@ def load_table(dataset: str, *, n_rows: int | None = None, census_attributes: Se
         df = load_census_income()[list(census_attributes)]
     elif dataset == "bankchurners":
         df = load_bank_churners(path).drop(columns=["CLIENTNUM"])
-        kinds = {c: nm.CONTINUOUS if pd.api.types.is_numeric_dtype(df[c]) else nm.CATEGORICAL for c in df.columns}
-        return df.reset_index(drop=True), kinds
+        return df.reset_index(drop=True), _kinds_as_fig3(df)
     else:
         raise ParameterError(f"unknown data set {dataset!r}; one of adult, census, bankchurners")
     if n_rows is not None and n_rows < len(df):
@@ -235,35 +237,68 @@ def load_table(dataset: str, *, n_rows: int | None = None, census_attributes: Se
     return df, nm.attribute_kinds(df)
 
 
-def settings_from(p: Mapping[str, Any]) -> nm.ModelSettings:
-    """The model settings of a run's parameters."""
-    return nm.ModelSettings(C=p["C"], alpha=p["alpha"], max_iter=p["max_iter"], tolerance=p["tolerance"],
-                            tolerance_basis=p["tolerance_basis"])
+def settings_from(p: Mapping[str, Any], **change: Any) -> nm.ModelSettings:
+    """The model settings of a run's parameters (``change`` overrides some: ``tolerance_basis="relative"``)."""
+    q = {**p, **change}
+    return nm.ModelSettings(C=q["C"], alpha=q["alpha"], max_iter=q["max_iter"], tolerance=q["tolerance"],
+                            tolerance_basis=q["tolerance_basis"])
 
 
-def _key(p: Mapping[str, Any], *names: str) -> dict[str, Any]:
-    return {n: p[n] for n in names}
+def prepare(p: Mapping[str, Any], dataset: str) -> dict[str, Any]:
+    """Load a data set for a run and split it: table, kinds, split, PII set, secrets, label and ``key``.
 
-
-MODEL_KEYS = ("C", "alpha", "max_iter", "tolerance", "tolerance_basis", "seed")
+    Adult and Census-Income are sampled to ``n_members + n_non_members``
+    rows (the size of BankChurners by default); BankChurners is used whole.
+    ``key`` names everything the prepared data depend on, for
+    :meth:`~anonlab.chapters.kit.ChapterRun.cached` (the user's file by
+    path, size and modification time).
+    """
+    n = p["n_members"] + p["n_non_members"]
+    key: dict[str, Any] = {"dataset": dataset, "n_members": p["n_members"], "n_non_members": p["n_non_members"],
+                           "seed": p["seed"]}
+    if dataset == "bankchurners":
+        table, kinds = load_table("bankchurners", path=p["bankchurners_path"])
+        pii = BANKCHURNERS_PII
+        if n > len(table):
+            raise ParameterError(f"parameter 'n_members' + 'n_non_members' = {n} exceeds BankChurners' "
+                                 f"{len(table)} rows")
+        st = os.stat(p["bankchurners_path"])
+        key["file"] = [str(p["bankchurners_path"]), st.st_size, st.st_mtime]
+    else:
+        table, kinds = load_table(dataset, n_rows=n, census_attributes=p["census_attributes"], seed=p["seed"])
+        pii = p["adult_pii"] if dataset == "adult" else p["census_pii"]
+        if dataset == "census":
+            key["census_attributes"] = list(p["census_attributes"])
+    split = nm.split_members(table, p["n_members"], p["n_non_members"], seed=p["seed"])
+    # the requested secrets this data set has; none of them (or none requested): every attribute
+    secrets = [c for c in table.columns if c in p["secrets"]] or list(table.columns)
+    key.update(pii=list(pii), secrets=secrets)
+    return {"name": dataset, "label": LABELS[dataset], "table": table, "kinds": kinds, "split": split,
+            "pii": list(pii), "secrets": secrets, "key": key}
 
 
 # ---------------------------------------------------------------------------
-# the figures
+# the figures, each on a prepared data set ``d`` (:func:`prepare`)
 # ---------------------------------------------------------------------------
 
 
-def fig4(table: pd.DataFrame, kinds: Mapping[str, str], split: nm.MemberSplit, pii: Sequence[str],
-         settings: nm.ModelSettings, secrets: Sequence[str] | None = None) -> tuple[pd.DataFrame, dict]:
-    """Baseline precision per secret (default: every attribute), all other attributes vs PII only (§4.4, Fig 4)."""
-    return nm.framework_table(table.loc[split.members], table.loc[split.non_members], list(secrets or table.columns),
-                              {"all other attributes": None, "PII only": list(pii)}, kinds=kinds,
-                              settings=settings)
+def _members(d: Mapping[str, Any]) -> pd.DataFrame:
+    return d["table"].loc[d["split"].members]
 
 
-def fig5(results: Mapping[tuple[str, str], AttackResult], table: pd.DataFrame, kinds: Mapping[str, str],
-         split: nm.MemberSplit, settings: nm.ModelSettings, thresholds: Sequence[float],
-         min_predictions: int, secrets: Sequence[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _non_members(d: Mapping[str, Any]) -> pd.DataFrame:
+    return d["table"].loc[d["split"].non_members]
+
+
+def fig4(d: Mapping[str, Any], settings: nm.ModelSettings) -> pd.DataFrame:
+    """Baseline precision per secret, all other attributes vs PII only (§4.4, Fig 4)."""
+    return nm.framework_table(_members(d), _non_members(d), list(d["secrets"]),
+                              {"all other attributes": None, "PII only": list(d["pii"])}, kinds=d["kinds"],
+                              settings=settings)[0]
+
+
+def fig5(d: Mapping[str, Any], settings: nm.ModelSettings, thresholds: Sequence[float],
+         min_predictions: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Precision against prediction rate for every categorical secret (§4.5, Fig 5).
 
     The logistic regression with all other attributes known, thresholded on
@@ -271,8 +306,9 @@ def fig5(results: Mapping[tuple[str, str], AttackResult], table: pd.DataFrame, k
     prediction rate) precision reaches 1.0 with at least 1 and at least
     ``min_predictions`` predictions.
     """
+    table, kinds, split = d["table"], d["kinds"], d["split"]
     curves, summary = [], []
-    for secret in [c for c in (secrets or table.columns) if kinds[c] == nm.CATEGORICAL]:
+    for secret in [c for c in d["secrets"] if kinds[c] == nm.CATEGORICAL]:
         res = nm.nonmember_baseline(table, secret, members=split.members, targets=split.non_members,
                                     kinds=kinds, settings=settings, analysis="model")
         c = nm.precision_vs_prediction_rate(res, thresholds).assign(secret=secret)
@@ -284,15 +320,15 @@ def fig5(results: Mapping[tuple[str, str], AttackResult], table: pd.DataFrame, k
                         f"PR at precision 1 (≥{min_predictions})": pk["prediction_rate"]})
     if not curves:
         empty = pd.DataFrame(columns=["secret", "threshold", "predictions", "correct", "prediction_rate", "precision"])
-        return empty, pd.DataFrame(columns=["secret", "perfect (≥1 prediction)", f"perfect (≥{min_predictions} predictions)"])
+        return empty, pd.DataFrame(columns=["secret", "perfect (≥1 prediction)",
+                                            f"perfect (≥{min_predictions} predictions)"])
     return pd.concat(curves, ignore_index=True), pd.DataFrame(summary)
 
 
-def fig6(table: pd.DataFrame, kinds: Mapping[str, str], split: nm.MemberSplit, settings: nm.ModelSettings,
-         fractions: Sequence[float], seed: int, secrets: Sequence[str] | None = None) -> pd.DataFrame:
+def fig6(d: Mapping[str, Any], settings: nm.ModelSettings, fractions: Sequence[float], seed: int) -> pd.DataFrame:
     """The replication test (§4.6, Fig 6) on the members, as many targets as non-members."""
-    return nm.replication_test(table.loc[split.members], list(secrets or table.columns), fractions,
-                               n_targets=int(split.non_members.size), kinds=kinds, settings=settings, seed=seed)
+    return nm.replication_test(_members(d), list(d["secrets"]), fractions, n_targets=int(d["split"].non_members.size),
+                               kinds=d["kinds"], settings=settings, seed=seed)
 
 
 def replication_effects(rep: pd.DataFrame, min_effect: float = REPLICATION_MIN_EFFECT) -> pd.DataFrame:
@@ -313,39 +349,43 @@ def replication_effects(rep: pd.DataFrame, min_effect: float = REPLICATION_MIN_E
     for secret, g in rep.groupby("secret", sort=False):
         p0 = g.loc[g["fraction"] == 0.0].iloc[0]
         p1 = g.loc[g["fraction"] == top].iloc[0]
-        pooled = (p0.precision * p0.targets + p1.precision * p1.targets) / (p0.targets + p1.targets)
-        se = math.sqrt(max(pooled * (1 - pooled), 1e-12) * (1 / p0.targets + 1 / p1.targets))
         diff = float(p1.precision - p0.precision)
+        z = float(_two_proportion_z(p1.precision, p1.targets, p0.precision, p0.targets))
         rows.append({"secret": secret, "kind": p0.kind, "precision (none)": float(p0.precision),
-                     f"precision ({top:.0%})": float(p1.precision), "change": diff, "z": diff / se,
-                     "significant": bool(abs(diff) > min_effect and abs(diff / se) > 1.96)})
+                     f"precision ({top:.0%})": float(p1.precision), "change": diff, "z": z,
+                     "significant": bool(abs(diff) > min_effect and abs(z) > 1.96)})
     return pd.DataFrame(rows)
 
 
-def fig8(table: pd.DataFrame, kinds: Mapping[str, str], split: nm.MemberSplit, settings: nm.ModelSettings,
-         *, min_leaf: int, seed: int, secrets: Sequence[str] | None = None, synthesizer: str = "cart"
-         ) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+def _two_proportion_z(p1: Any, n1: Any, p0: Any, n0: Any) -> Any:
+    """The pooled two-proportion z statistic of precisions ``p1`` on ``n1`` and ``p0`` on ``n0`` targets."""
+    pooled = (p1 * n1 + p0 * n0) / np.maximum(n1 + n0, 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (p1 - p0) / np.sqrt(np.maximum(pooled * (1 - pooled), 1e-12) * (1 / n1 + 1 / n0))
+
+
+def fig8(d: Mapping[str, Any], settings: nm.ModelSettings, *, min_leaf: int, seed: int,
+         synthesizer: str = "cart") -> pd.DataFrame:
     """Non-member vs prior framework, all other attributes known (§4.7, Fig 8).
 
     The prior framework fits the same analysis on a synthetic copy of the
     members (``synthesizer``: "cart", sequential CART,
     :func:`~anonlab.mechanisms.synthesis.cart_synthesize`; or "marginals",
-    independent columns) and predicts the same non-members. Returns the comparison table, the
-    synthetic data and the prior framework's results.
+    independent columns) and predicts the same non-members. Returns the
+    comparison table.
     """
     from ..mechanisms.synthesis import SYNTHESIZERS
 
-    members = table.loc[split.members]
+    members, kinds, secrets = _members(d), d["kinds"], list(d["secrets"])
     synthetic = SYNTHESIZERS[synthesizer](members, min_leaf=min_leaf, kinds=kinds, seed=seed)
-    secrets = list(secrets or table.columns)
     known = {"all other attributes": None}
-    non, _ = nm.framework_table(members, table.loc[split.non_members], secrets, known, kinds=kinds, settings=settings)
-    prior, prior_res = nm.framework_table(synthetic, table.loc[split.non_members], secrets, known, kinds=kinds,
-                                          settings=settings, framework="prior")
+    non, _ = nm.framework_table(members, _non_members(d), secrets, known, kinds=kinds, settings=settings)
+    prior, _ = nm.framework_table(synthetic, _non_members(d), secrets, known, kinds=kinds, settings=settings,
+                                  framework="prior")
     cmp_ = non[["secret", "kind", "precision"]].rename(columns={"precision": "non-member"})
     cmp_["prior (synthetic)"] = prior["precision"].to_numpy()
     cmp_["difference"] = cmp_["prior (synthetic)"] - cmp_["non-member"]
-    return cmp_, synthetic, prior_res
+    return cmp_
 
 
 def prior_gaps(cmp_: pd.DataFrame, close: float = CLOSE) -> dict[str, Any]:
@@ -361,103 +401,8 @@ def prior_gaps(cmp_: pd.DataFrame, close: float = CLOSE) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------
-# beyond the figures: complete vs relaxed, PI vs the error bound, an attack
+# beyond the figures: the prior framework's flattery, the outlier attack of §2
 # ---------------------------------------------------------------------------
-
-
-def complete_vs_relaxed(table: pd.DataFrame, kinds: Mapping[str, str], split: nm.MemberSplit,
-                        settings: nm.ModelSettings, secrets: Sequence[str], n_targets: int) -> pd.DataFrame:
-    """Relaxed (one fit on the members) vs complete (one fit per target on all other rows) baselines (§4.2).
-
-    On the first ``n_targets`` non-members, with the regression (no
-    most-common-value switch, so the two differ only by what they were
-    fitted on). Precision of each and their difference.
-    """
-    targets = split.non_members[:n_targets]
-    rows = []
-    for secret in secrets:
-        span = None
-        if kinds[secret] == nm.CONTINUOUS:
-            t = table.loc[split.non_members, secret].astype(float)
-            span = float(t.max() - t.min())
-        relaxed = nm.fit_predict(table.loc[split.members], table.loc[targets], secret, kinds=kinds,
-                                 settings=settings, analysis="model", value_range=span)
-        complete = nm.leave_one_out_baseline(table, secret, targets, kinds=kinds, settings=settings,
-                                             value_range=span)
-        pr, pc = score(relaxed).precision, score(complete).precision
-        agree = float(np.mean(np.asarray(relaxed.prediction == complete.prediction, dtype=bool))) \
-            if kinds[secret] == nm.CATEGORICAL else float(np.mean(relaxed.is_correct() == complete.is_correct()))
-        rows.append({"secret": secret, "kind": kinds[secret], "targets": int(targets.size),
-                     "relaxed (members only)": pr, "complete (leave one out)": pc, "difference": pc - pr,
-                     "same verdict per target": agree})
-    return pd.DataFrame(rows)
-
-
-def pi_vs_tolerance(table: pd.DataFrame, kinds: Mapping[str, str], split: nm.MemberSplit,
-                    settings: nm.ModelSettings, pii: Sequence[str], tolerances: Sequence[float]) -> pd.DataFrame:
-    """PI of the all-attributes Lasso over the PII-only Lasso, per continuous secret and error bound (§4.3).
-
-    The "attack" knows every other attribute, the baseline only the PII;
-    both are judged with the same bound. [FW24] §4.3 says PI is then
-    independent of the bound.
-    """
-    frames = []
-    for secret in [c for c in table.columns if kinds[c] == nm.CONTINUOUS]:
-        known_pii = [c for c in pii if c != secret]
-        if not known_pii:
-            continue
-        common = dict(members=split.members, targets=split.non_members, kinds=kinds, settings=settings,
-                      analysis="model")
-        atk = nm.nonmember_baseline(table, secret, **common)
-        base = nm.nonmember_baseline(table, secret, known=known_pii, **common)
-        frames.append(nm.pi_across_tolerances(atk, base, tolerances, basis=settings.tolerance_basis)
-                      .assign(secret=secret))
-    return pd.concat(frames, ignore_index=True)
-
-
-def naive_attack_vs_baseline(table: pd.DataFrame, kinds: Mapping[str, str], split: nm.MemberSplit,
-                             settings: nm.ModelSettings, *, epsilon: float, threshold: float,
-                             hours_buckets: Sequence[float] = (25, 40, 60), seed: int = 0
-                             ) -> tuple[dict[str, AttackResult], AttackResult]:
-    """Cormode's naive attack on Adult, scored against the non-member baseline on the same targets.
-
-    The data owner releases ε-DP pair counts of the whole sample (members
-    and non-members: the targets are *in* the release, §4.3); the attacker
-    builds the naive-Bayes classifier from them and predicts the targets'
-    occupation from workclass, education, sex, hours (bucketed as in
-    chapter 2) and income. The baseline predicts the same targets from the
-    same attributes, fitted on the members only. Returns the attack's
-    results (every target; only beliefs above ``threshold``) and the baseline.
-    """
-    from ..attacks.naive_bayes import bucketize, naive_bayes_from_counts, posterior
-    from ..mechanisms.dp import encode_table, release_counts
-
-    t = table.assign(hours=bucketize(table["hours_per_week"], hours_buckets))
-    enc = encode_table(t, NAIVE_QIS, NAIVE_SECRET)
-    model = naive_bayes_from_counts(release_counts(enc, epsilon, seed=seed))
-    pos = pd.Index(t.index).get_indexer(split.non_members)
-    post = posterior(model, enc.qi_codes[pos])[0]
-    guess = enc.sa_domain[post.argmax(axis=1)].astype(object)
-    truth = t.loc[split.non_members, NAIVE_SECRET].to_numpy()
-    conf = post.max(axis=1)
-    everyone = AttackResult(f"naive attack (ε = {epsilon:g})", split.non_members, truth,
-                            np.ones(truth.size, dtype=bool), guess, confidence=conf,
-                            resources={"counts_released": float(enc.qi_codes.shape[1])})
-    confident = AttackResult(f"naive attack (ε = {epsilon:g}, belief > {threshold:g})", split.non_members, truth,
-                             conf > threshold, guess, confidence=conf,
-                             resources={"counts_released": float(enc.qi_codes.shape[1])})
-    kinds_t = {**kinds, "hours": nm.CATEGORICAL}
-    base = nm.nonmember_baseline(t, NAIVE_SECRET, members=split.members, targets=split.non_members,
-                                 known=NAIVE_QIS, kinds=kinds_t, settings=settings)
-    # the same naive-Bayes analysis, fitted on the members' exact counts: also a non-member analysis
-    mpos = pd.Index(t.index).get_indexer(split.members)
-    members_enc = replace(enc, qi_codes=enc.qi_codes[mpos], sa_codes=enc.sa_codes[mpos])
-    nb_model = naive_bayes_from_counts(release_counts(members_enc, math.inf))
-    nb_post = posterior(nb_model, enc.qi_codes[pos])[0]
-    nb_base = AttackResult("non-member baseline: occupation (naive Bayes on the members)", split.non_members,
-                           truth, np.ones(truth.size, dtype=bool), enc.sa_domain[nb_post.argmax(axis=1)].astype(object),
-                           confidence=nb_post.max(axis=1))
-    return {"all targets": everyone, "confident": confident}, {"logistic regression": base, "naive Bayes": nb_base}
 
 
 def apparent_improvement(cmp_: pd.DataFrame) -> pd.DataFrame:
@@ -476,82 +421,6 @@ def apparent_improvement(cmp_: pd.DataFrame) -> pd.DataFrame:
     out["apparent PI"] = precision_improvement(out["non-member"].to_numpy(float),
                                                out["prior (synthetic)"].to_numpy(float))
     return out.sort_values("apparent PI", ascending=False).reset_index(drop=True)
-
-
-# ---------------------------------------------------------------------------
-# figures (matplotlib is imported only here)
-# ---------------------------------------------------------------------------
-
-
-def plot_fig4(tables: Mapping[str, pd.DataFrame]):
-    """Fig 4: baseline precision per secret, all other attributes vs PII only, one panel per data set."""
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, len(tables), figsize=(5.2 * len(tables), 5.5), squeeze=False)
-    for ax, (name, f4) in zip(axes[0], tables.items()):
-        wide = f4.pivot(index="secret", columns="known", values="precision").reindex(f4["secret"].unique())
-        y = np.arange(len(wide))
-        for k, (col, color) in enumerate([("all other attributes", "C0"), ("PII only", "C1")]):
-            if col in wide:
-                ax.barh(y + (k - 0.5) * 0.4, wide[col], height=0.4, color=color, label=col)
-        ax.set_yticks(y, [f"{s} ({'cat' if f4.set_index('secret').loc[s, 'kind'].iloc[0] == nm.CATEGORICAL else 'cont'})"
-                          for s in wide.index], fontsize=8)
-        ax.invert_yaxis()
-        ax.set_xlim(0, 1)
-        ax.set_xlabel("baseline precision (prediction rate 1)")
-        ax.set_title(name)
-    axes[0][0].legend(loc="lower right", fontsize=8)
-    fig.tight_layout()
-    return fig
-
-
-def plot_fig5(curves: pd.DataFrame, title: str = ""):
-    """Fig 5: precision against prediction rate, one line per categorical secret."""
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for secret, c in curves.groupby("secret", sort=False):
-        c = c[c["predictions"] > 0]
-        ax.plot(c["prediction_rate"], c["precision"], marker="o", ms=3, label=secret)
-    ax.set_xscale("log")
-    ax.set_xlabel("prediction rate PR_base (log scale)")
-    ax.set_ylabel("precision P_base")
-    ax.set_title(title)
-    ax.legend(fontsize=8, ncol=2)
-    return fig
-
-
-def plot_fig6(rep: pd.DataFrame, title: str = ""):
-    """Fig 6: baseline precision per secret for each replicated share."""
-    import matplotlib.pyplot as plt
-
-    wide = rep.pivot(index="secret", columns="fraction", values="precision").reindex(rep["secret"].unique())
-    fig, ax = plt.subplots(figsize=(9, 4))
-    w = 0.8 / wide.shape[1]
-    for k, frac in enumerate(wide.columns):
-        ax.bar(np.arange(len(wide)) + k * w, wide[frac], width=w, label="none" if frac == 0 else f"{frac:.0%}")
-    ax.set_xticks(np.arange(len(wide)) + 0.4 - w / 2, wide.index, rotation=60, ha="right", fontsize=8)
-    ax.set_ylabel("baseline precision")
-    ax.set_title(title)
-    ax.legend(title="replicated", fontsize=8)
-    fig.tight_layout()
-    return fig
-
-
-def plot_fig8(cmp_: pd.DataFrame, title: str = ""):
-    """Fig 8: non-member vs prior-framework baseline per secret."""
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(9, 4))
-    x = np.arange(len(cmp_))
-    ax.bar(x - 0.2, cmp_["non-member"], width=0.4, label="non-member framework")
-    ax.bar(x + 0.2, cmp_["prior (synthetic)"], width=0.4, label="prior framework (synthetic members)")
-    ax.set_xticks(x, cmp_["secret"], rotation=60, ha="right", fontsize=8)
-    ax.set_ylabel("baseline precision")
-    ax.set_title(title)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    return fig
 
 
 def outlier_attack(n: int = 10_000, outlier_z: float = 2.5, seed: int = 0) -> tuple[AttackResult, AttackResult]:
@@ -698,7 +567,7 @@ def measure_bankchurners(raw: pd.DataFrame | None, *, f4: pd.DataFrame | None = 
     if raw is None:
         note = "needs BankChurners.csv (bankchurners_path)" + (f"; stand-in: {stand_in}" if stand_in else "")
         return {cid: Measurement(None, note=note) for cid in BANKCHURNERS_IDS}
-    kinds = {c: nm.CONTINUOUS if pd.api.types.is_numeric_dtype(raw[c]) else nm.CATEGORICAL for c in raw.columns}
+    kinds = _kinds_as_fig3(raw)
     distinct = claim("fw.fig3.distinct_values").params["distinct"]
     got = raw.nunique()
     off = {c: int(got.get(c, -1)) for c, v in distinct.items() if int(got.get(c, -1)) != v}
@@ -752,47 +621,34 @@ def measure_bankchurners(raw: pd.DataFrame | None, *, f4: pd.DataFrame | None = 
     return {cid: out.get(cid, Measurement(None, note="not computed in this run")) for cid in BANKCHURNERS_IDS}
 
 
+#: The BankChurners claims whose test needs only the figures, not BankChurners' own columns.
+STAND_IN_IDS = ["fw.fig4.prediction_rate", "fw.fig4.some_baselines_high", "fw.fig4.all_vs_pii",
+                "fw.fig4.no_categorical_perfect", "fw.fig5.threshold_tradeoff", "fw.fig5.perfect_precision_count",
+                "fw.fig6.replication_effect", "fw.fig8.usually_close"]
+
+
 def stand_in_checks(label: str, *, f4: pd.DataFrame, f5_summary: pd.DataFrame, f5_curves: pd.DataFrame,
                     rep_effects: pd.DataFrame, f8: pd.DataFrame, min_predictions: int = 10) -> pd.DataFrame:
     """The BankChurners claims' tests applied to a stand-in data set's figures (shown, never recorded).
 
-    The same decisions as :func:`measure_bankchurners`, on the figures made
-    from ``label`` (Adult by default): what the paper's statement gives on
-    other data, which says nothing about BankChurners itself (the ledger's
-    verdict stays "data unavailable"). Returns ``claim, paper, on <label>,
-    test on <label>`` ("passes"/"fails"), for the figure claims whose test
-    does not need BankChurners' own columns.
+    The same measurements as :func:`measure_bankchurners`, on the figures
+    made from ``label`` (Adult by default): what the paper's statement gives
+    on other data, which says nothing about BankChurners itself (the
+    ledger's verdict stays "data unavailable"). Returns ``claim, paper,
+    on <label>, the rules on this value, how`` for :data:`STAND_IN_IDS`,
+    where the rules' column is what :func:`anonlab.claims.rules.verdict`
+    would say of the value had it been measured on BankChurners.
     """
-    from ..claims import reported, verdict
-
     out = measure_bankchurners(pd.DataFrame({"_": [0]}), f4=f4, f5_summary=f5_summary, f5_curves=f5_curves,
                                rep_effects=rep_effects, f8=f8, min_predictions=min_predictions)
-    ids = ["fw.fig4.prediction_rate", "fw.fig4.some_baselines_high", "fw.fig4.all_vs_pii",
-           "fw.fig4.no_categorical_perfect", "fw.fig5.threshold_tradeoff", "fw.fig5.perfect_precision_count",
-           "fw.fig6.replication_effect", "fw.fig8.usually_close"]
-    return pd.DataFrame([{"claim": cid, "paper": reported(cid), f"on {label}": out[cid].value,
-                          f"test on {label}": "passes" if verdict(claim(cid), out[cid].value) == "reproduced"
-                          else "fails", "how": out[cid].note} for cid in ids])
+    return pd.DataFrame([{"claim": cid, "paper": claim(cid).reported, f"on {label}": out[cid].value,
+                          "the rules on this value": rules.verdict(claim(cid), out[cid].value), "how": out[cid].note}
+                         for cid in STAND_IN_IDS])
 
 
 # ---------------------------------------------------------------------------
 # sentences of the prose that state a result: computed from it, never typed
 # ---------------------------------------------------------------------------
-
-
-def verdict_phrase(verdicts: pd.DataFrame, ids: Sequence[str]) -> str:
-    """How the recorded verdicts of ``ids`` came out, as a phrase ("all 3 reproduce", or counts by verdict).
-
-    >>> v = pd.DataFrame({"verdict": ["reproduced", "reproduced", "not reproduced"]}, index=["a", "b", "c"])
-    >>> verdict_phrase(v, ["a", "b"]), verdict_phrase(v, ["a", "b", "c"])
-    ('all 2 reproduce', '2 of 3 reproduce (not reproduced: c)')
-    """
-    got = verdicts.loc[list(ids), "verdict"]
-    ok = got == "reproduced"
-    if ok.all():
-        return f"all {len(got)} reproduce"
-    others = "; ".join(f"{v}: {', '.join(got.index[got == v])}" for v in dict.fromkeys(got[~ok]))
-    return f"{int(ok.sum())} of {len(got)} reproduce ({others})"
 
 
 def more_or_less(a: float, b: float, more: str, less: str, same: str = "makes no difference", eps: float = 1e-9) -> str:
@@ -802,15 +658,6 @@ def more_or_less(a: float, b: float, more: str, less: str, same: str = "makes no
     ('helps', 'makes no difference')
     """
     return more if a > b + eps else less if a < b - eps else same
-
-
-def list_or_none(items: Sequence[str], none: str = "none") -> str:
-    """Items joined by commas, or ``none``.
-
-    >>> list_or_none([]), list_or_none(["a", "b"])
-    ('none', 'a, b')
-    """
-    return ", ".join(map(str, items)) or none
 
 
 def pi_bound_phrase(spread: float, close: float = CLOSE) -> str:
@@ -841,9 +688,7 @@ def twin_gaps(rep: pd.DataFrame) -> pd.DataFrame:
     n1 = top["n_dependent"].to_numpy(float)
     n0 = top["targets"].to_numpy(float) - n1
     p1, p0 = top["precision_dependent"].to_numpy(float), top["precision_independent"].to_numpy(float)
-    pooled = (p1 * n1 + p0 * n0) / np.maximum(n1 + n0, 1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z = (p1 - p0) / np.sqrt(np.maximum(pooled * (1 - pooled), 1e-12) * (1 / n1 + 1 / n0))
+    z = _two_proportion_z(p1, n1, p0, n0)
     crit = float(norm.ppf(1 - 0.025 / max(len(top), 1)))
     gap = p1 - p0
     return pd.DataFrame({"secret": top["secret"].to_numpy(), "gap": gap, "z": z,
@@ -881,65 +726,3 @@ def naive_phrase(pi_lr: float, pi_nb: float) -> str:
     if pi_nb > 0:
         return "improves on the naive-Bayes analysis of the members but not on the logistic regression"
     return "improves on neither baseline"
-
-
-# ---------------------------------------------------------------------------
-# a run: data sets and cached computations
-# ---------------------------------------------------------------------------
-
-#: Secrets of the complete-vs-relaxed comparison on Adult (one categorical, one continuous).
-COMPLETE_SECRETS = ("sex", "age")
-LABELS = {"adult": "Adult", "census": "KDD Census-Income", "bankchurners": "BankChurners"}
-
-
-def prepare(p: Mapping[str, Any], dataset: str) -> dict[str, Any]:
-    """Load a data set for a run and split it: table, kinds, split, PII set, label.
-
-    Adult and Census-Income are sampled to ``n_members + n_non_members``
-    rows (the size of BankChurners by default); BankChurners is used whole.
-    """
-    n = p["n_members"] + p["n_non_members"]
-    if dataset == "bankchurners":
-        table, kinds = load_table("bankchurners", path=p["bankchurners_path"])
-        pii = BANKCHURNERS_PII
-        if n > len(table):
-            raise ParameterError(f"parameter 'n_members' + 'n_non_members' = {n} exceeds BankChurners' {len(table)} rows")
-    else:
-        table, kinds = load_table(dataset, n_rows=n, census_attributes=p["census_attributes"], seed=p["seed"])
-        pii = p["adult_pii"] if dataset == "adult" else p["census_pii"]
-    split = nm.split_members(table, p["n_members"], p["n_non_members"], seed=p["seed"])
-    # the requested secrets this data set has; none of them (or none requested): every attribute
-    secrets = [c for c in table.columns if c in p["secrets"]] or list(table.columns)
-    return {"name": dataset, "label": LABELS[dataset], "table": table, "kinds": kinds, "split": split,
-            "pii": list(pii), "secrets": secrets}
-
-
-def run_cached(what: str, p: Mapping[str, Any], d: Mapping[str, Any], compute, *extra: str):
-    """``compute()`` through :func:`anonlab.cache.cached`, keyed by the data set and the parameters it uses."""
-    import os
-
-    key = {**_key(p, "n_members", "n_non_members", *MODEL_KEYS, *extra), "dataset": d["name"], "pii": d["pii"],
-           "secrets": d["secrets"]}
-    if d["name"] == "census":
-        key["census_attributes"] = p["census_attributes"]
-    if d["name"] == "bankchurners":
-        st = os.stat(p["bankchurners_path"])
-        key["file"] = [str(p["bankchurners_path"]), st.st_size, st.st_mtime]
-    return cached(f"ch05_{what}", key, compute)
-
-
-#: The paper's values quoted in the chapter's prose (glue key -> ledger id).
-PAPER_VALUES = {
-    "paper_sex": "fw.s1.majority_sex_example", "paper_bal": "fw.s1.base_rate.balanced.precision",
-    "paper_skw": "fw.s1.base_rate.skewed.precision", "paper_nonmembers": "fw.s4_4.split.non_members",
-    "paper_members": "fw.s4_4.split.members", "paper_rows": "fw.s4_4.bankchurners.rows",
-    "paper_perfect": "fw.fig5.perfect_precision_count", "paper_rep": "fw.fig6.replication_effect",
-    "paper_trb_prior": "fw.fig8.total_revolving_bal.prior", "paper_trb_non": "fw.fig8.total_revolving_bal.nonmember",
-}
-
-
-def paper_values() -> dict[str, Any]:
-    """The reported values the prose quotes, read from the ledger."""
-    from ..claims import reported
-
-    return {key: reported(cid) for key, cid in PAPER_VALUES.items()}

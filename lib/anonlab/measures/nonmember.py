@@ -60,7 +60,7 @@ import warnings
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -86,13 +86,14 @@ __all__ = [
     "replication_test",
     "leave_one_out_baseline",
     "pi_across_tolerances",
+    "complete_vs_relaxed",
+    "pi_vs_tolerance",
     "prefit",
     "default_n_jobs",
 ]
 
 CATEGORICAL = "categorical"
 CONTINUOUS = "continuous"
-Analysis = Literal["best", "model", "most_common"]
 ANALYSES = ("best", "model", "most_common")
 TOLERANCE_BASES = ("range", "relative")
 
@@ -712,3 +713,52 @@ def pi_across_tolerances(attack: AttackResult, baseline: AttackResult, tolerance
         rows.append({"tolerance": float(tol), "p_attack": s.precision, "p_base": s.baseline_precision,
                      "pi": s.precision_improvement})
     return pd.DataFrame(rows)
+
+
+def complete_vs_relaxed(data: pd.DataFrame, split: MemberSplit, secrets: Sequence[str], n_targets: int, *,
+                        kinds: Mapping[str, str], settings: ModelSettings = ModelSettings()) -> pd.DataFrame:
+    """Relaxed (one fit on the members) vs complete (one fit per target on all other rows) baselines (§4.2).
+
+    On the first ``n_targets`` non-members, with the regression (no
+    most-common-value switch, so the two differ only by what they were
+    fitted on). Precision of each and their difference.
+    """
+    targets = split.non_members[:n_targets]
+    rows = []
+    for secret in secrets:
+        span = None
+        if kinds[secret] == CONTINUOUS:
+            t = data.loc[split.non_members, secret].astype(float)
+            span = float(t.max() - t.min())
+        relaxed = fit_predict(data.loc[split.members], data.loc[targets], secret, kinds=kinds,
+                              settings=settings, analysis="model", value_range=span)
+        complete = leave_one_out_baseline(data, secret, targets, kinds=kinds, settings=settings, value_range=span)
+        pr, pc = score(relaxed).precision, score(complete).precision
+        agree = float(np.mean(np.asarray(relaxed.prediction == complete.prediction, dtype=bool))) \
+            if kinds[secret] == CATEGORICAL else float(np.mean(relaxed.is_correct() == complete.is_correct()))
+        rows.append({"secret": secret, "kind": kinds[secret], "targets": int(targets.size),
+                     "relaxed (members only)": pr, "complete (leave one out)": pc, "difference": pc - pr,
+                     "same verdict per target": agree})
+    return pd.DataFrame(rows)
+
+
+def pi_vs_tolerance(data: pd.DataFrame, split: MemberSplit, pii: Sequence[str], tolerances: Sequence[float], *,
+                    kinds: Mapping[str, str], settings: ModelSettings = ModelSettings()) -> pd.DataFrame:
+    """PI of the all-attributes Lasso over the PII-only Lasso, per continuous secret and error bound (§4.3).
+
+    The "attack" knows every other attribute, the baseline only the PII;
+    both are judged with the same bound (:func:`pi_across_tolerances`).
+    [FW24] §4.3 says PI is then independent of the bound.
+    """
+    frames = []
+    for secret in [c for c in data.columns if kinds[c] == CONTINUOUS]:
+        known_pii = [c for c in pii if c != secret]
+        if not known_pii:
+            continue
+        common = dict(members=split.members, targets=split.non_members, kinds=kinds, settings=settings,
+                      analysis="model")
+        atk = nonmember_baseline(data, secret, **common)
+        base = nonmember_baseline(data, secret, known=known_pii, **common)
+        frames.append(pi_across_tolerances(atk, base, tolerances, basis=settings.tolerance_basis)
+                      .assign(secret=secret))
+    return pd.concat(frames, ignore_index=True)
