@@ -122,18 +122,27 @@ def validate_parameters(path: Path, parameters: Mapping[str, Any]) -> dict[str, 
 
     Names, types, ranges, choices and the cross-checks (:mod:`anonlab.chapters`),
     so a bad value is refused in a second with one message naming the
-    parameter. Returns the parameters (unchanged) when they are acceptable.
+    parameter; then the run's estimated peak memory against the memory the
+    machine has (:func:`anonlab.memory.check_fits`). Returns the parameters
+    (unchanged) when they are acceptable.
     """
     from .chapters import get, has_chapter
     from .validation import ParameterError
 
+    from .memory import check_fits
+
     if not has_chapter(path.stem):
         raise RunError(f"{path.name}: no chapter declaration anonlab.chapters.ch{path.stem} "
                        "(every notebook is a declared chapter: see the guide to adding a chapter)")
+    chapter = get(path.stem)
     try:
-        get(path.stem).parameters.validate(parameters)
+        full = chapter.parameters.validate(parameters)
     except ParameterError as exc:
         raise RunError(f"{path.name}: {exc}") from None
+    try:
+        check_fits(path.stem, chapter.peak_memory(full))
+    except MemoryError as exc:
+        raise RunError(str(exc)) from None
     return dict(parameters)
 
 
@@ -323,16 +332,21 @@ def _execute_and_publish(src: Path, name: str, params: Mapping[str, Any], full_p
     if progress:
         shown = " ".join(f"{k}={v!r}" for k, v in params.items()) or "defaults"
         print(f"[anonlab] running {name} ({shown})", file=sys.stderr)
+    from .chapters import get
+    from .memory import MiB, PeakSampler
+
     start = time.perf_counter()
     log_path = kernel_log(name)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     log = open(log_path, "wb")  # noqa: SIM115 - closed in finally, after the kernel has stopped
+    sampler = PeakSampler()
     try:
-        pm.execute_notebook(
-            str(src), str(out_nb), parameters=dict(params), kernel_name=kernel_name,
-            progress_bar=progress, cwd=str(src.parent), execution_timeout=timeout,
-            log_output=False, kernel_manager_class=_quiet_kernel_manager(log),
-        )
+        with sampler:
+            pm.execute_notebook(
+                str(src), str(out_nb), parameters=dict(params), kernel_name=kernel_name,
+                progress_bar=progress, cwd=str(src.parent), execution_timeout=timeout,
+                log_output=False, kernel_manager_class=_quiet_kernel_manager(log),
+            )
     except Exception as exc:  # papermill raises PapermillExecutionError for a failing cell
         kept = None
         if out_nb.exists():
@@ -359,6 +373,8 @@ def _execute_and_publish(src: Path, name: str, params: Mapping[str, Any], full_p
         "all_parameters": dict(full_params),
         "cache_key": key,
         "seconds": round(seconds, 2),
+        "peak_memory_mb": round(sampler.peak / MiB),
+        "estimated_memory_mb": round(get(name).peak_memory(full_params).bytes / MiB),
         "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "published": published,
     }

@@ -26,10 +26,11 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..memory import MiB, MemoryEstimate
 from ..validation import Param, ParameterError, ParameterSpec
 
 __all__ = ["Chapter", "Exercise", "SPINE", "USE_CACHE", "CHAPTERS_PATH_ENV", "get", "module_name", "has_chapter"]
@@ -38,6 +39,10 @@ __all__ = ["Chapter", "Exercise", "SPINE", "USE_CACHE", "CHAPTERS_PATH_ENV", "ge
 #: own chapters, or the worked example of the guide to adding a chapter. Read when the package is imported.
 CHAPTERS_PATH_ENV = "ANONLAB_CHAPTERS_PATH"
 __path__ += [p for p in os.environ.get(CHAPTERS_PATH_ENV, "").split(os.pathsep) if p and p not in __path__]
+
+#: Peak memory of a chapter run that holds little data: the runner, a kernel with the library and its
+#: imports (pandas, scikit-learn, matplotlib). Chapters with large data declare their own estimate.
+BASE_MEMORY = 450 * MiB
 
 #: The result cache's one switch, which every chapter takes (:class:`Chapter` adds it to the declaration).
 USE_CACHE = Param("use_cache", "bool", True,
@@ -112,6 +117,10 @@ class Chapter:
         What the chapter assumes the student knows (one sentence).
     exercises
         Predict-first exercises with computed solutions (:class:`Exercise`).
+    memory
+        The run's estimated peak memory from its parameters
+        (:class:`~anonlab.memory.MemoryEstimate`, checked by the runner before
+        a run starts); default :data:`BASE_MEMORY`, a kernel with the library.
     """
 
     name: str
@@ -122,6 +131,7 @@ class Chapter:
     goals: tuple[str, ...] = ()
     assumes: str = ""
     exercises: tuple[Exercise, ...] = ()
+    memory: Callable[[Mapping[str, Any]], MemoryEstimate] | None = None
 
     def __post_init__(self) -> None:
         if "use_cache" not in self.parameters.names:
@@ -145,6 +155,10 @@ class Chapter:
     def check(self, namespace: Mapping[str, Any]) -> dict[str, Any]:
         """Validate the notebook's parameters (its ``globals()``); return them as a dict."""
         return self.parameters.validate_namespace(namespace)
+
+    def peak_memory(self, values: Mapping[str, Any]) -> MemoryEstimate:
+        """The estimated peak memory of a run with these (validated) parameters."""
+        return self.memory(values) if self.memory is not None else MemoryEstimate(BASE_MEMORY)
 
     def quick_parameters(self) -> dict[str, Any]:
         """The quick preset as a full set of parameters."""

@@ -1,0 +1,139 @@
+"""Peak memory: what a chapter run is estimated to need before it starts, and what it used.
+
+Per-parameter bounds do not bound a run: ``n_blocks`` and ``mean_block_size``
+may each be within range while their product does not fit the machine. So
+each chapter declares an estimate of its peak memory from its parameters
+(:class:`~anonlab.chapters.Chapter`'s ``memory``), the runner compares it with
+the memory the machine has before anything runs (:func:`check_fits`), and
+refuses a run that cannot fit with the estimate and the parameters that
+drive it. While a run executes, :class:`PeakSampler` measures the resident
+memory of the runner and every process it started (the kernel, its worker
+pools); the runner records it beside the estimate in
+``<chapter>.params.json``, and a test holds each estimate to within a factor
+of two of what the runs measured.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["MiB", "GiB", "MemoryEstimate", "available_memory", "check_fits", "PeakSampler", "MEMORY_LIMIT_ENV"]
+
+MiB = 2**20
+GiB = 2**30
+
+#: Overrides the memory a run may use (bytes, or with a unit: ``512M``, ``2G``): to plan for a smaller machine.
+MEMORY_LIMIT_ENV = "ANONLAB_MEMORY_LIMIT"
+
+
+@dataclass(frozen=True)
+class MemoryEstimate:
+    """A run's estimated peak resident memory, in bytes, and the parameters that drive it.
+
+    ``drivers`` maps each parameter that the estimate grows with to its value
+    in this run, so a refusal can say what to lower.
+    """
+
+    bytes: float
+    drivers: Mapping[str, Any] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return _human(self.bytes)
+
+
+def _human(n: float) -> str:
+    return f"{n / GiB:.1f} GB" if n >= GiB else f"{n / MiB:.0f} MB"
+
+
+def _parse_size(text: str) -> float:
+    """``"2G"`` -> 2 GiB, ``"512M"`` -> 512 MiB, ``"1000000"`` -> bytes."""
+    t = text.strip().upper().removesuffix("B")
+    units = {"K": 2**10, "M": MiB, "G": GiB, "T": 2**40}
+    if t and t[-1] in units:
+        return float(t[:-1]) * units[t[-1]]
+    return float(t)
+
+
+def available_memory() -> float:
+    """Bytes a run may use: ``$ANONLAB_MEMORY_LIMIT``, else the memory the machine has available now."""
+    env = os.environ.get(MEMORY_LIMIT_ENV)
+    if env:
+        try:
+            return _parse_size(env)
+        except ValueError:
+            raise ValueError(f"{MEMORY_LIMIT_ENV} must be a size like 2G or 512M, got {env!r}") from None
+    import psutil
+
+    return float(psutil.virtual_memory().available)
+
+
+def check_fits(chapter: str, estimate: MemoryEstimate, available: float | None = None) -> None:
+    """Refuse a run whose estimated peak exceeds the available memory, naming what drives it.
+
+    Raises
+    ------
+    MemoryError
+        ``04_census_reconstruction would need about 38.2 GB at its peak (n_blocks = 100000,
+        mean_block_size = 500.0); this machine has 21.3 GB available: lower them``.
+    """
+    avail = available_memory() if available is None else available
+    if estimate.bytes <= avail:
+        return
+    drivers = ", ".join(f"{k} = {v!r}" for k, v in estimate.drivers.items()) or "its defaults"
+    raise MemoryError(f"{chapter} would need about {estimate} at its peak ({drivers}); this machine has "
+                      f"{_human(avail)} available: lower {'them' if len(estimate.drivers) > 1 else 'it'} "
+                      f"(or set {MEMORY_LIMIT_ENV} if you know better)")
+
+
+def _tree_rss(root: Any) -> int:
+    """Resident memory of a process and all its descendants, bytes (processes that vanish are skipped)."""
+    import psutil
+
+    total = 0
+    for p in [root, *root.children(recursive=True)]:
+        try:
+            total += p.memory_info().rss
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            pass
+    return total
+
+
+class PeakSampler:
+    """The peak resident memory of this process and its descendants while a ``with`` block runs.
+
+    A thread samples every ``interval`` seconds (so a spike shorter than
+    that can be missed; the estimate's factor-of-two tolerance covers it)::
+
+        with PeakSampler() as s:
+            run_the_chapter()
+        s.peak   # bytes
+    """
+
+    def __init__(self, interval: float = 0.25) -> None:
+        self.interval = interval
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def _sample(self) -> None:
+        import psutil
+
+        me = psutil.Process()
+        while True:
+            self.peak = max(self.peak, _tree_rss(me))
+            if self._stop.wait(self.interval):
+                break
+
+    def __enter__(self) -> PeakSampler:
+        self._thread = threading.Thread(target=self._sample, name="anonlab-peak-memory", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
