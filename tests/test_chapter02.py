@@ -125,8 +125,6 @@ def test_settings_fill_in_the_papers_choices_and_sort_the_grids():
     assert s.tradeoff_attributes[0] == "education" and s.adult and s.paper_target
     s2 = ch.settings(dict(v, definetti_sensitive="marital_status", l_grid=[2]))
     assert not s2.paper_target
-    # the parameters cell is generated from the declaration: no help may hold an "=" (papermill parses the cell)
-    assert all("=" not in p.help for p in ch.CHAPTER.parameters.params)
 
 
 def test_check_l_grid():
@@ -472,8 +470,8 @@ def test_the_glued_verdicts_and_paper_values_name_this_chapters_claims():
     from anonlab import claims
 
     ours = {c.id for c in claims.chapter_claims(ch.NAME)}
-    assert set(ch.VERDICT_GLUE.values()) <= ours and set(ch.PAPER_GLUE.values()) <= ours
-    assert all(k.startswith("v_") for k in ch.VERDICT_GLUE)
+    assert set(ch.VERDICTS.values()) <= ours and set(ch.PAPER.values()) <= ours
+    assert all(k.startswith("v_") for k in ch.VERDICTS)
     unavailable = ch.internet_unavailable(True)
     assert len(unavailable) == 12 and all(m.value is None for m in unavailable.values())
     assert ch.internet_unavailable(False) == {}
@@ -512,8 +510,8 @@ def test_launch_sweeps_runs_the_alternatives_on_their_configurations():
                        [("workclass", 3), ("education", 4), ("sex", 2), ("hours", 3), ("income", 2),
                         ("marital_status", 3)]})
     df["occupation"] = rng.integers(0, 7, n).astype(str)
-    data = ch.Data(df, None)
-    s = ch.Settings(dataset="adult", sensitive=["occupation"], qi_pool=ch.PAPER["adult"]["qis"], epsilons=[1.0],
+    data = ch.Data(df, None, [])
+    s = ch.Settings(dataset="adult", sensitive=["occupation"], qi_pool=ch.PAPER_SETTING["adult"]["qis"], epsilons=[1.0],
                     definetti_sensitive="occupation", l_grid=[2, 3, 4], multipliers=[1, 2],
                     tradeoff_epsilons=[1.0], tradeoff_attributes=["education"])
     table = ch.definetti_table(data, s)
@@ -554,21 +552,21 @@ def test_the_sweeps_are_cached_through_the_run(tmp_path, monkeypatch):
     monkeypatch.setenv("ANONLAB_DATA_DIR", str(tmp_path))
     monkeypatch.delenv("ANONLAB_NO_CACHE", raising=False)
     rng = np.random.default_rng(1)
-    df = pd.DataFrame({c: rng.integers(0, 3, 240).astype(str) for c in ch.PAPER["adult"]["qis"]})
+    df = pd.DataFrame({c: rng.integers(0, 3, 240).astype(str) for c in ch.PAPER_SETTING["adult"]["qis"]})
     s = ch.settings(dict(ch.CHAPTER.parameters.defaults(), l_grid=[2], group_multipliers=[1],
                          definetti_sensitive="education"))
-    table = ch.definetti_table(ch.Data(df, None), s)
+    table = ch.definetti_table(ch.Data(df, None, []), s)
     kw = dict(repetitions=1, iterations=5, history=2, check_moves=2, use_cache=True)
     started = []
     real = definetti.start_sweeps
     monkeypatch.setattr(ch, "start_sweeps", lambda specs: started.append(len(specs)) or real(specs))
-    first = ch.launch_sweeps(_run(**kw), ch.Data(df, None), s, table)()
+    first = ch.launch_sweeps(_run(**kw), ch.Data(df, None, []), s, table)()
     assert len(list((tmp_path / "results" / "ch02_definetti_sweep").iterdir())) == 2  # main and the rerun
-    again = ch.launch_sweeps(_run(**kw), ch.Data(df, None), s, table)()
+    again = ch.launch_sweeps(_run(**kw), ch.Data(df, None, []), s, table)()
     assert started == [2, 0]
     pd.testing.assert_frame_equal(first.main.results, again.main.results)
     pd.testing.assert_frame_equal(first.more.traces, again.more.traces)
-    ch.launch_sweeps(_run(**{**kw, "seed": 1}), ch.Data(df, None), s, table)()
+    ch.launch_sweeps(_run(**{**kw, "seed": 1}), ch.Data(df, None, []), s, table)()
     assert started == [2, 0, 2]  # other inputs, other keys
-    ch.launch_sweeps(_run(**{**kw, "use_cache": False}), ch.Data(df, None), s, table)()
+    ch.launch_sweeps(_run(**{**kw, "use_cache": False}), ch.Data(df, None, []), s, table)()
     assert started[-1] == 2  # the switch off: computed again

@@ -49,7 +49,7 @@ Tables = Mapping[str, tuple[EncodedTable, EncodedTable | None]]
 
 #: The paper's setting per data set (§2.3, §2.5, §3.2): naive-attack targets, attribute pool,
 #: deFinetti target, and the order in which §2.5's trade-off adds attributes.
-PAPER: dict[str, dict[str, Any]] = {
+PAPER_SETTING: dict[str, dict[str, Any]] = {
     "adult": dict(sensitive=["occupation", "marital_status"],
                   qis=["workclass", "education", "occupation", "sex", "hours", "income"],
                   definetti="occupation",
@@ -62,10 +62,7 @@ PAPER: dict[str, dict[str, Any]] = {
 }
 
 #: Columns each data set offers (Adult with the bucketed ``hours`` and ``age_group``).
-COLUMNS: dict[str, list[str]] = {
-    "adult": ADULT_COLUMNS + ["hours", "age_group"],
-    "internet": list(INTERNET_USAGE_REQUIRED),
-}
+COLUMNS: dict[str, list[str]] = {"adult": ADULT_COLUMNS + ["hours", "age_group"], "internet": list(INTERNET_USAGE_REQUIRED)}
 
 #: Largest feasible l-diversity, floor(n / top count), of each Adult column (missing values dropped, default
 #: buckets): pinned (checked against the data by the tests), so an impossible ``l_grid`` is refused before a run.
@@ -99,16 +96,15 @@ PAPER_SHARE = {"occupation": "cormode.fig3.adult_occupation.confident_share",
                "Major Occupation": "cormode.fig3.internet_occupation.confident",
                "Household Income": "cormode.fig3.internet_income.confident"}
 
-#: The paper's numbers quoted in the chapter's opening (glue key -> claim id, for ``run.glue_paper``).
-PAPER_GLUE = {"paper_base_occ": "cormode.fig1.occupation.majority_baseline",
-              "paper_base_mar": "cormode.fig1.marital.majority_baseline",
-              "paper_conf_occ": "cormode.fig3.adult_occupation.confident_share",
-              "paper_conf_mar": "cormode.fig3.adult_marital.confident_share",
-              "paper_conf_acc": "cormode.fig3.confident_accuracy_085",
-              "paper_time": "cormode.timing.adult", "paper_l7": "cormode.fig4a.l7_below_30pct"}
+#: Glue keys of the paper's values and of the verdicts quoted in the prose -> claim ids.
+PAPER = {"paper_base_occ": "cormode.fig1.occupation.majority_baseline",
+         "paper_base_mar": "cormode.fig1.marital.majority_baseline",
+         "paper_conf_occ": "cormode.fig3.adult_occupation.confident_share",
+         "paper_conf_mar": "cormode.fig3.adult_marital.confident_share",
+         "paper_conf_acc": "cormode.fig3.confident_accuracy_085",
+         "paper_time": "cormode.timing.adult", "paper_l7": "cormode.fig4a.l7_below_30pct"}
 
-#: The verdicts the prose states (glue key -> claim id, for ``run.glue_verdicts``).
-VERDICT_GLUE = {
+VERDICTS = {
     "v_noise": "cormode.s2_2.noise_magnitude", "v_decrease": "cormode.fig1.accuracy_decreases_with_noise",
     "v_traintest": "cormode.fig1.train_test_gap", "v_groups": "cormode.s3_1.anatomy.groups",
     "v_bound": "cormode.s3_1.anatomy.uniform_bound", "v_open": "cormode.fig4a.open_le_noiseless",
@@ -132,7 +128,7 @@ def _check_combination(v: Mapping[str, Any]) -> None:
     if dataset == "internet":
         check_path("internet_path", v["internet_path"])
     cols = COLUMNS[dataset]
-    paper = PAPER[dataset]
+    paper = PAPER_SETTING[dataset]
     sens = check_columns("sensitive_attributes", v["sensitive_attributes"] or paper["sensitive"], cols)
     pool = check_columns("quasi_identifiers", v["quasi_identifiers"] or paper["qis"], cols, min_len=2)
     for sa in sens:
@@ -297,7 +293,7 @@ class Settings:
 def settings(values: Mapping[str, Any]) -> Settings:
     """Resolve the run's parameters into :class:`Settings`."""
     v = CHAPTER.parameters.validate(dict(values))
-    paper = PAPER[v["dataset"]]
+    paper = PAPER_SETTING[v["dataset"]]
     pool = list(v["quasi_identifiers"] or paper["qis"])
     return Settings(
         dataset=v["dataset"],
@@ -317,22 +313,23 @@ def settings(values: Mapping[str, Any]) -> Settings:
 
 @dataclass(frozen=True)
 class Data:
-    """The raw tables of a run: training data and the withheld test file (Adult only)."""
+    """The raw tables of a run: training data, the withheld test file (Adult only), the manifest's names."""
 
     train: pd.DataFrame
     test: pd.DataFrame | None
+    names: list[str]
 
 
 def load_data(s: Settings, hours_buckets: Sequence[float], age_buckets: Sequence[float],
               internet_path: str = "") -> Data:
     """Adult's ``adult.data`` and ``adult.test`` with bucketed ``hours`` and ``age_group`` (§2.3), or Internet Usage."""
     if not s.adult:
-        return Data(load_internet_usage(internet_path), None)
+        return Data(load_internet_usage(internet_path), None, [])
     train, test = load_adult("train"), load_adult("test")
     for d in (train, test):
         d["hours"] = bucketize(d["hours_per_week"], hours_buckets)
         d["age_group"] = bucketize(d["age"], age_buckets)
-    return Data(train, test)
+    return Data(train, test, list(CHAPTER.data))
 
 
 def encode_targets(data: Data, s: Settings) -> Tables:
