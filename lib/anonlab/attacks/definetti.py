@@ -1013,7 +1013,7 @@ def definetti_attack_records(table: EncodedTable, sweep: DeFinettiSweep, l_grid:
 
     Repetition 0 of the sweep at the largest l with the smallest group
     multiplier, which the sweep keeps (``keep=``:func:`kept_run` ``(...)``);
-    :func:`~anonlab.attacks.definetti.replay_sweep_run` reruns it exactly.
+    :func:`replay_sweep_run` reruns it exactly.
     """
     key = kept_run(l_grid, multipliers)
     if key not in sweep.kept:
