@@ -20,6 +20,8 @@ from anonlab.attacks.definetti import (
     group_sa_counts,
     initial_permutation,
     qi_layout,
+    sweep_key,
+    table_digest,
 )
 from anonlab.mechanisms.anatomy import (
     anatomize,
@@ -272,19 +274,17 @@ def test_vectorised_chain_equals_the_per_group_loop_of_the_benchmark():
     np.testing.assert_allclose(trace, res.trace, rtol=0, atol=1e-12)
 
 
-def test_sweep_cache_returns_the_same_results_and_keys_on_the_arguments(tmp_path, monkeypatch):
-    monkeypatch.setenv("ANONLAB_DATA_DIR", str(tmp_path))
-    monkeypatch.delenv("ANONLAB_NO_CACHE", raising=False)
+def test_sweep_key_names_every_input_of_a_sweep():
+    """The key a result cache stores a sweep under: the table's digest and every argument, defaults filled in."""
     table, _ = _knowable(n_groups=30)
-    kw = dict(multipliers=[1], repetitions=1, iterations=5, history=2, seed=0, use_cache=True)
-    first = definetti_sweep(table, [2], **kw)
-    entries = tmp_path / "results" / "definetti_sweep"
-    assert len(list(entries.iterdir())) == 1
-    again = definetti_sweep(table, [2], **kw)
-    pd.testing.assert_frame_equal(first.results, again.results)
-    pd.testing.assert_frame_equal(first.traces, again.traces)
-    definetti_sweep(table, [2], **{**kw, "seed": 1})
-    assert len(list(entries.iterdir())) == 2
+    other, _ = _knowable(n_groups=31)
+    spec = dict(table=table, l_grid=[2], multipliers=[1], repetitions=1, iterations=5, history=2, seed=0)
+    key = sweep_key(spec)
+    assert key == sweep_key({**spec, "ties": "random", "threshold": 0.8, "moves_per_iteration": 1})
+    assert key["table"] == table_digest(table) and key["l_grid"] == [2] and "ties" not in key and "keep" not in key
+    for change in ({"seed": 1}, {"table": other}, {"iterations": 6}, {"threshold": 0.5}, {"ties": "stable"},
+                   {"keep": [(2, 1, 0)]}):
+        assert sweep_key({**spec, **change}) != key, change
 
 
 def test_definetti_result_is_scored_through_the_protocol():

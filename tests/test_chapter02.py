@@ -13,12 +13,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anonlab.attacks.definetti import definetti_sweep, replay_sweep_run
-from anonlab.attacks.naive_bayes import naive_attack
+from anonlab.attacks import definetti
+from anonlab.attacks.definetti import DeFinettiSweep, Fig4, definetti_attack_records, definetti_sweep, fig4_of, \
+    kept_run, moves_check, replay_sweep_run
+from anonlab.attacks.naive_bayes import NaiveRun, naive_attack, naive_attack_records, nonmember_table, \
+    report_epsilon, tradeoff_table
 from anonlab.chapters import ch02_dp_vs_definetti as ch
+from anonlab.chapters import kit
 from anonlab.claims import Measurement
-from anonlab.measures import score, wilson_interval
-from anonlab.mechanisms.dp import encode_table, encode_train_test
+from anonlab.figures import cormode as figures
+from anonlab.measures import majority_baseline, score, wilson_interval
+from anonlab.mechanisms.anatomy import anatomy_checks, anatomy_limits
+from anonlab.mechanisms.dp import encode_table, encode_train_test, noise_by_epsilon, noise_check
 from anonlab.validation import ParameterError
 
 # ---------------------------------------------------------------- fixtures
@@ -40,7 +46,7 @@ def tables():
 
 
 def _naive_run(acc_by_eps: dict[float, float], test_shift: float = 0.0, share: float = 0.1,
-               conf_acc: float = 0.9, n: int = 1000) -> ch.NaiveRun:
+               conf_acc: float = 0.9, n: int = 1000) -> NaiveRun:
     """A NaiveRun whose summary has the given mean accuracy per ε (train), min/max ± 0.01."""
     rows = []
     for split, shift in (("train", 0.0), ("test", test_shift)):
@@ -53,7 +59,7 @@ def _naive_run(acc_by_eps: dict[float, float], test_shift: float = 0.0, share: f
                          "confident_accuracy_min": conf_acc, "confident_accuracy_mean": conf_acc,
                          "confident_accuracy_max": conf_acc})
     s = pd.DataFrame(rows).sort_values(["split", "epsilon"]).reset_index(drop=True)
-    return ch.NaiveRun(results=pd.DataFrame(), summary=s, seconds=1.0)
+    return NaiveRun(results=pd.DataFrame(), summary=s, seconds=1.0)
 
 
 GRID = [0.01, 0.1, 1.0, 10.0]
@@ -125,6 +131,9 @@ def test_check_l_grid():
     assert ch.check_l_grid([2, 3], 3, "s") == [2, 3]
     with pytest.raises(ParameterError, match="l = 4 .* 's' on this data, 3"):
         ch.check_l_grid([2, 4], 3, "s")
+    with pytest.raises(ParameterError, match="parameter 'l_grid': l = 50 is above the largest feasible "
+                                             "l-diversity of 'occupation' on this data, 7"):
+        ch.check_l_grid([50], 7, "occupation")
 
 
 # ---------------------------------------------------------------- §2.2
@@ -132,7 +141,7 @@ def test_check_l_grid():
 
 def test_noise_check_and_its_claims():
     t = encode_table(_frame(200), ["a", "b", "c"], "s")
-    sens, corners = ch.noise_check(t, 0, n_removed=5, corner_draws=20_000)
+    sens, corners = noise_check(t, 0, n_removed=5, corner_draws=20_000)
     assert sens.iloc[:, 1].tolist() == [4, 3] and sens.iloc[:, 2].tolist() == [4, 3]
     assert corners.columns[-1] == "mean |noise| (20,000 draws)"
     # the mean |noise| approaches E|Z| = 2 alpha / (1 - alpha^2)
@@ -153,17 +162,18 @@ def test_noise_check_and_its_claims():
 
 def test_majority_through_the_protocol_and_the_setup_table(tables):
     tr, te = tables["s"]
-    base = score(ch.majority(tr))
+    base = score(majority_baseline(tr.sa_codes))
     top = np.bincount(tr.sa_codes).argmax()
     assert base.precision == np.mean(tr.sa_codes == top)
     assert base.precision_ci == tuple(float(x) for x in wilson_interval(int((tr.sa_codes == top).sum()), tr.n))
-    assert score(ch.majority(te, tr)).precision == np.mean(te.sa_codes == top)  # train's guess on test
-    row = ch.setup_table(tables).iloc[0]
+    row = figures.setup_table(tables).iloc[0]
     assert row["m"] == 4 and row["train tuples"] == 400 and row["majority baseline (train)"] == base.precision
+    assert row["majority baseline (test)"] == np.mean(te.sa_codes == top)  # train's guess on test
 
 
 def test_gradual_decrease_reads_the_trend():
     assert ch.gradual_decrease([0.2, 0.26, 0.31, 0.34]) is True
+    assert ch.gradual_decrease([0.2, 0.2, 0.2, 0.32]) is False  # one step holds all the change
     assert ch.gradual_decrease([0.34, 0.31, 0.26, 0.2]) is False  # falls with eps
     assert ch.gradual_decrease([0.2, 0.21, 0.22, 0.5]) is False  # one abrupt step
     assert ch.gradual_decrease([0.2, 0.3, 0.4]) is None
@@ -241,9 +251,9 @@ def test_measure_timing_and_internet_unavailable():
 
 def test_anatomy_checks_and_claims():
     t = encode_table(_frame(300), ["a", "b"], "s")
-    l_max, top = ch.anatomy_limits(t)
+    l_max, top = anatomy_limits(t.sa_codes)
     assert l_max == int(t.n // np.bincount(t.sa_codes).max()) and top == np.bincount(t.sa_codes).max() / t.n
-    checks = ch.anatomy_checks(t, [2, 3], [1, 2], seed=0)
+    checks = anatomy_checks(t.sa_codes, [2, 3], [1, 2], seed=0)
     assert len(checks) == 4 and checks.loc[checks["multiplier"] == 1, "tight"].all()
     got = ch.measure_anatomy(checks, l_max, top, paper_target=True)
     assert got["cormode.s3_1.anatomy.groups"].value is True
@@ -265,7 +275,7 @@ def _fig4(perm, group, open_, L=(2, 3, 4, 5, 6, 7), mults=(1, 2, 3), noiseless=0
                              "accuracy_min": a - 0.01, "accuracy_mean": a, "accuracy_max": a + 0.01,
                              "confident_share_mean": (share or (lambda l, mu: 0.5 / l))(l, mult),
                              "confident_accuracy_mean": 0.9, "final_l1_mean": 0.0})
-    return ch.Fig4(pd.DataFrame(rows), noiseless, list(L), list(mults))
+    return Fig4(pd.DataFrame(rows), noiseless, list(L), list(mults))
 
 
 def test_measure_fig4_reads_the_papers_reading_of_fig4():
@@ -312,12 +322,12 @@ def test_plateau_convergence_and_its_claims():
     flat = np.r_[np.linspace(5, 1, 50), np.ones(50)]
     assert ch.plateau(flat) and not ch.plateau(np.linspace(5, 1, 100))
     assert ch.plateau(np.zeros(20))
+    assert ch.plateau([5.0, 4.0, 3.0, 2.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.05])  # last tenth within 10% of the one before
+    assert not ch.plateau([5.0, 4.0, 3.0, 2.0, 1.0, 0.9, 0.8, 0.7, 0.6, 0.5])
     traces = pd.concat([pd.DataFrame({"l": 2, "multiplier": 1, "repetition": r, "iteration": np.arange(1, 101),
                                       "l1": flat if r else np.linspace(5, 1, 100)}) for r in range(2)])
     results = pd.DataFrame({"multiplier": 1, "l": 2, "method": ["group", "group", "open", "open"],
                             "repetition": [0, 1, 0, 1], "accuracy": [0.50, 0.53, 0.30, 0.30]})
-    from anonlab.attacks.definetti import DeFinettiSweep
-
     conv, spread = ch.convergence(DeFinettiSweep(results, traces))
     assert conv.tolist() == [False, True]
     assert spread.loc[(1, 2, "group")] == pytest.approx(0.03)
@@ -338,7 +348,7 @@ def test_measure_headline_compares_the_two_attacks():
     assert got["cormode.s3_3.dp_can_be_more_susceptible"].value is True
     assert got["cormode.abstract.similar_accuracy"].value is True  # 0.31 vs 0.30: 0.01 apart
     assert "0.0100 apart" in got["cormode.abstract.similar_accuracy"].note
-    assert ch.headline_glue(nd) == {"naive_usual_lo": 0.31, "naive_usual_hi": 0.335}
+    assert ch.headline_numbers(nd) == {"naive_usual_lo": 0.31, "naive_usual_hi": 0.335}
     out = nd[nd["epsilon"] < 0.1]  # no eps in [0.1, 1]
     got = ch.measure_headline(out, f, paper_target=True)
     assert got["cormode.fig4a.l7_below_naive_dp"].value is None
@@ -353,7 +363,7 @@ def test_naive_attack_records_are_draw_zero_of_fig1():
     tr, te = encode_train_test(df.iloc[:400], df.iloc[400:], ["a", "b", "c"], "s")
     tables = {"s": (tr, te)}
     kw = dict(draws=3, noise="geometric", threshold=0.5, dirichlet=False, seed=7)
-    recs = ch.naive_attack_records(tables, [0.1, 1.0], **kw)
+    recs = naive_attack_records(tables, [0.1, 1.0], **kw)
     assert list(recs) == ["naive Bayes on ε-DP counts (ε = 1), s", "naive Bayes on ε-DP counts (ε = 1), s, belief > 0.5"]
     res, base = recs["naive Bayes on ε-DP counts (ε = 1), s"]
     fig1 = naive_attack(tr, [0.1, 1.0, math.inf], targets={"train": tr}, draws=3, threshold=0.5, seed=7)
@@ -361,7 +371,7 @@ def test_naive_attack_records_are_draw_zero_of_fig1():
     assert score(res).precision == row["accuracy"]
     high, _ = recs["naive Bayes on ε-DP counts (ε = 1), s, belief > 0.5"]
     assert score(high).n_predictions == row["n_confident"]
-    assert score(base).precision == score(ch.majority(tr)).precision
+    assert score(base).precision == score(majority_baseline(tr.sa_codes)).precision
     table = ch.attack_yardstick(recs)
     assert table["targets"].tolist() == [400, 400] and table.loc[res.attack, "coverage"] == 1.0
 
@@ -369,14 +379,15 @@ def test_naive_attack_records_are_draw_zero_of_fig1():
 def test_definetti_attack_records_replay_the_sweep():
     t = encode_table(_frame(300), ["a", "b"], "s")
     kw = dict(repetitions=2, iterations=12, history=4, moves_per_iteration=1, seed=3)
-    sweep = definetti_sweep(t, [2, 3], multipliers=[1, 2], threshold=0.8, keep=[ch.kept_run([2, 3], [1, 2])], **kw)
-    recs = ch.definetti_attack_records(t, sweep, [2, 3], [1, 2])
+    assert kept_run([2, 7, 3], [2, 1]) == (7, 1, 0)
+    sweep = definetti_sweep(t, [2, 3], multipliers=[1, 2], threshold=0.8, keep=[kept_run([2, 3], [1, 2])], **kw)
+    recs = definetti_attack_records(t, sweep, [2, 3], [1, 2])
     assert len(recs) == 3
     # the kept run is the run the replay gives
     replay = replay_sweep_run(t, [2, 3], [1, 2], l=3, multiplier=1, repetition=0, **kw)
     np.testing.assert_array_equal(replay.predictions["group"], sweep.kept[(3, 1, 0)].predictions["group"])
     with pytest.raises(ValueError, match="did not keep"):
-        ch.definetti_attack_records(t, definetti_sweep(t, [2, 3], multipliers=[1, 2], **kw), [2, 3], [1, 2])
+        definetti_attack_records(t, definetti_sweep(t, [2, 3], multipliers=[1, 2], **kw), [2, 3], [1, 2])
     row = sweep.results[(sweep.results["l"] == 3) & (sweep.results["multiplier"] == 1)
                         & (sweep.results["repetition"] == 0)].set_index("method")
     for name, (res, base) in recs.items():
@@ -395,8 +406,8 @@ def test_definetti_attack_records_replay_the_sweep():
 
 
 def test_report_epsilon_and_grid_seconds():
-    assert ch.report_epsilon([0.01, 0.1, 1.0, 10.0]) == 1.0
-    assert ch.report_epsilon([0.5, 2.0]) == 0.5  # equally far on a log scale: the smaller
+    assert report_epsilon([0.01, 0.1, 1.0, 10.0]) == 1.0
+    assert report_epsilon([0.5, 2.0]) == 0.5  # equally far on a log scale: the smaller
     naive = {"a": _naive_run(SMOOTH), "b": _naive_run(SMOOTH)}
     assert ch.grid_seconds(naive, GRID) == pytest.approx(2.0 / 8)
 
@@ -404,30 +415,28 @@ def test_report_epsilon_and_grid_seconds():
 def test_tradeoff_glue_and_moves_check():
     ts = pd.DataFrame({0.1: [0.2, 0.3, 0.25], math.inf: [0.2, 0.31, 0.33]},
                       index=pd.MultiIndex.from_tuples([(1, "x"), (2, "y"), (3, "z")], names=["m", "added"]))
-    assert ch.tradeoff_glue(ts) == {"trade_eps": 0.1, "trade_best_m": 2, "trade_best_m_exact": 3,
+    assert ch.tradeoff_numbers(ts) == {"trade_eps": 0.1, "trade_best_m": 2, "trade_best_m_exact": 3,
                                     "trade_loss": pytest.approx(0.05), "trade_all_m": 3}
-    from anonlab.attacks.definetti import DeFinettiSweep
-
     base = pd.DataFrame({"multiplier": 1, "l": 7, "repetition": [0, 1, 0, 1],
                          "method": ["group", "group", "permutation", "permutation"],
                          "accuracy": [0.30, 0.40, 0.31, 0.33]})
     more = base.assign(accuracy=[0.35, 0.37, 0.36, 0.36])
-    per_rep, nums = ch.moves_check(DeFinettiSweep(base, pd.DataFrame()), DeFinettiSweep(more, pd.DataFrame()),
+    per_rep, nums = moves_check(DeFinettiSweep(base, pd.DataFrame()), DeFinettiSweep(more, pd.DataFrame()),
                                    l_top=7, moves=1, more_moves=7)
     assert nums["moves_spread_base"] == pytest.approx(0.10) and nums["moves_spread_more"] == pytest.approx(0.02)
     assert nums["moves_best_more"] == pytest.approx((0.36 + 0.37) / 2) and per_rep.shape == (4, 2)
-    skipped, nums = ch.moves_check(DeFinettiSweep(base, pd.DataFrame()), None, l_top=7, moves=1, more_moves=0)
+    skipped, nums = moves_check(DeFinettiSweep(base, pd.DataFrame()), None, l_top=7, moves=1, more_moves=0)
     assert skipped is None and math.isnan(nums["moves_spread_more"]) and nums["check_moves"] == 0
 
 
 def test_nonmember_table_uses_eq6():
     tables = {"s": (_FakeTable(1000, 4), _FakeTable(500, 4))}
     naive = {"s": _naive_run({0.1: 0.40, 1.0: 0.50}, test_shift=0.1)}
-    nm = ch.nonmember_table(naive, tables)
+    nm = nonmember_table(naive, tables)
     # PI = (P_members - P_non-members) / (1 - P_non-members) = (0.5 - 0.4) / 0.6
     assert nm.loc[nm["epsilon"] == 1.0, "PI"].iloc[0] == pytest.approx(0.1 / 0.6)
-    assert ch.nonmember_glue(nm)["pi_max"] == pytest.approx(max(0.1 / 0.7, 0.1 / 0.6))
-    assert math.isnan(ch.nonmember_glue(pd.DataFrame())["pi_max"])
+    assert ch.nonmember_numbers(nm)["pi_max"] == pytest.approx(max(0.1 / 0.7, 0.1 / 0.6))
+    assert math.isnan(ch.nonmember_numbers(pd.DataFrame())["pi_max"])
 
 
 def test_spread_readings_and_the_recorded_alternatives():
@@ -436,6 +445,7 @@ def test_spread_readings_and_the_recorded_alternatives():
     r = ch.spread_readings(spread)
     assert r == {ch.SPREAD_LARGEST: False, ch.SPREAD_MOST: True}
     assert ch.spread_readings(spread.iloc[[0, 3]])[ch.SPREAD_MOST] is False  # half is not a majority
+    assert ch.spread_readings(pd.Series([0.01, 0.0, 0.15])) == {ch.SPREAD_LARGEST: False, ch.SPREAD_MOST: True}
     conv = pd.Series([True, True])
     got = ch.measure_convergence(conv, spread, repetitions=2, paper_target=True)["cormode.s3_2.repetition_spread"]
     assert got.value is False and got.alternatives == r and "75%" in got.note
@@ -451,43 +461,49 @@ def test_with_choices_labels_match_the_ledger():
         assert sorted(got[cid].alternatives) == sorted(claims.claim(cid).alternatives())
         assert got[cid].alternatives[ch.KNOWN_PAPER] is True and got[cid].alternatives[ch.TIES_STABLE] is False
     assert ch.with_choices({"cormode.fig4a.l7_below_30pct": ch.Measurement(None)}, alts) == {}
+    assert ch.with_choices(measured, {}) == {}
     assert sorted(claims.claim("cormode.s3_2.repetition_spread").alternatives()) == sorted(
         [ch.SPREAD_LARGEST, ch.SPREAD_MOST])
 
 
-def test_verdict_glue_reads_the_record():
-    rec = {"cormode.fig4a.l7_below_30pct": {"verdict": "depends on an unstated choice", "alternatives": {
-        "ties: random": {"verdict": "not reproduced"}, "ties: stable": {"verdict": "reproduced"}}}}
-    g = ch.verdict_glue(rec)
-    assert g["v_l7"] == "depends on an unstated choice"
-    assert g["r_l7"] == "not reproduced under ties: random; reproduced under ties: stable"
-    assert ch.readings_phrase({"alternatives": {"x": {"verdict": "reproduced"}}}) == "the same under every reading"
-    assert g["v_noise"] == "not run" and set(g) == {f"{p}_{k}" for k in ch.VERDICT_KEYS for p in "vr"}
+def test_the_glued_verdicts_and_paper_values_name_this_chapters_claims():
+    from anonlab import claims
+
+    ours = {c.id for c in claims.chapter_claims(ch.NAME)}
+    assert set(ch.VERDICTS.values()) <= ours and set(ch.PAPER.values()) <= ours
+    assert all(k.startswith("v_") for k in ch.VERDICTS)
+    unavailable = ch.internet_unavailable(True)
+    assert len(unavailable) == 12 and all(m.value is None for m in unavailable.values())
+    assert ch.internet_unavailable(False) == {}
 
 
 def test_noise_by_epsilon_is_the_formula():
-    t = ch.noise_by_epsilon([0.1, 1.0], [3, 10])
+    t = noise_by_epsilon([0.1, 1.0], [3, 10])
     # 1/sinh(eps/m): the mean |noise| of the two-sided geometric
     np.testing.assert_allclose(t["m = 10"], [1 / np.sinh(0.01), 1 / np.sinh(0.1)])
-    g = ch.noise_glue(t)
-    assert g["noise_grid_m"] == 10 and g["noise_eps_double"] == 0.1 and g["noise_grid_hi"] > 99.99
-    assert ch.noise_by_epsilon([0.5], [4], "laplace")["m = 4"].iloc[0] == 8.0
+    corners = pd.DataFrame({"E|noise| (formula)": [2.9, 99.998]})
+    g = ch.noise_numbers(t, corners)
+    assert g["noise_grid_m"] == 10 and g["noise_grid_hi"] > 99.99 and g["noise_corner"] == 99.998
+    assert noise_by_epsilon([0.5], [4], "laplace")["m = 4"].iloc[0] == 8.0
 
 
 def test_fig4_of_a_partial_sweep_reads_nan_where_not_run():
     t = encode_table(_frame(300), ["a", "b"], "s")
     kw = dict(repetitions=1, iterations=6, history=2, seed=3)
     sweep = definetti_sweep(t, [2], multipliers=[2], **kw)
-    s = ch.Settings(dataset="adult", sensitive=["s"], qi_pool=["a", "b"], epsilons=[1.0], definetti_sensitive="s",
-                    l_grid=[2, 3], multipliers=[1, 2], tradeoff_epsilons=[1.0], tradeoff_attributes=["a"])
-    f = ch.fig4_of(sweep, t, s)
+    f = fig4_of(sweep, t, [2, 3], [1, 2])
     assert len(f.summary) == 2 * 2 * 3
     assert math.isnan(f.acc(1, 2, "group")) and not math.isnan(f.acc(2, 2, "group"))
-    full = ch.fig4_of(definetti_sweep(t, [2, 3], multipliers=[1, 2], **kw), t, s)
+    full = fig4_of(definetti_sweep(t, [2, 3], multipliers=[1, 2], **kw), t, [2, 3], [1, 2])
     assert list(full.summary.columns) == list(f.summary.columns)
 
 
-def test_run_sweeps_runs_the_alternatives_on_their_configurations():
+def _run(**p):
+    """A run of the chapter with these parameters (on top of the defaults)."""
+    return kit.ChapterRun(ch.CHAPTER, {**ch.CHAPTER.parameters.defaults(), **p})
+
+
+def test_launch_sweeps_runs_the_alternatives_on_their_configurations():
     rng = np.random.default_rng(5)
     n = 420
     df = pd.DataFrame({c: rng.integers(0, k, n).astype(str) for c, k in
@@ -495,12 +511,12 @@ def test_run_sweeps_runs_the_alternatives_on_their_configurations():
                         ("marital_status", 3)]})
     df["occupation"] = rng.integers(0, 7, n).astype(str)
     data = ch.Data(df, None, [])
-    s = ch.Settings(dataset="adult", sensitive=["occupation"], qi_pool=ch.PAPER["adult"]["qis"], epsilons=[1.0],
+    s = ch.Settings(dataset="adult", sensitive=["occupation"], qi_pool=ch.PAPER_SETTING["adult"]["qis"], epsilons=[1.0],
                     definetti_sensitive="occupation", l_grid=[2, 3, 4], multipliers=[1, 2],
                     tradeoff_epsilons=[1.0], tradeoff_attributes=["education"])
     table = ch.definetti_table(data, s)
     kw = dict(repetitions=2, iterations=6, history=2, moves_per_iteration=1, threshold=0.8, seed=9)
-    sw = ch.run_sweeps(data, s, table, check_moves=2, use_cache=False, **kw)
+    sw = ch.launch_sweeps(_run(check_moves=2, use_cache=False, **kw), data, s, table)()
     assert set(sw.alternatives) == {ch.KNOWN_MARITAL, ch.TIES_STABLE}
     tab_m, res_m = sw.alternatives[ch.KNOWN_MARITAL]
     assert list(tab_m.qi_names) == list(table.qi_names) + ["marital_status"] and sw.alternatives[ch.TIES_STABLE][0] is table
@@ -514,9 +530,43 @@ def test_run_sweeps_runs_the_alternatives_on_their_configurations():
     assert list(sw.main.kept) == [(4, 1, 0)]
     assert set(sw.more.results["l"]) == {4} and set(sw.more.results["multiplier"]) == {1}
     # the choices table and the claims under every reading
-    f4 = ch.fig4_of(sw.main, table, s)
+    f4 = fig4_of(sw.main, table, s.l_grid, s.multipliers)
     nd = ch.headline_naive(table, [0.1, 1.0], draws=2, noise="geometric", seed=9)
     figs, meas = ch.measure_alternatives(sw, s, nd, draws=2, noise="geometric", seed=9)
-    t = ch.choice_table(f4, nd, figs, meas)
+    t = figures.choice_table(f4, nd, figs, meas)
     assert list(t.columns)[1:] == [ch.KNOWN_MARITAL, ch.TIES_STABLE]
     assert math.isnan(t.iloc[0, 0])  # no l = 7 in this grid
+    g = ch.choice_numbers(t)
+    assert math.isnan(g["choice_l7_lo"]) and g["choice_naive_lo"] == t.iloc[1].min()
+    assert all(math.isnan(v) for v in ch.choice_numbers(None).values())
+
+
+def test_choice_numbers_give_the_ranges_over_the_readings():
+    g = ch.choice_numbers(pd.DataFrame({"a": [0.31, 0.32], "b": [0.29, 0.33]}))
+    assert (g["choice_l7_lo"], g["choice_l7_hi"]) == (0.29, 0.31)
+    assert g["choice_margin_lo"] == pytest.approx(0.01) and g["choice_margin_hi"] == pytest.approx(0.04)
+
+
+def test_the_sweeps_are_cached_through_the_run(tmp_path, monkeypatch):
+    """With use_cache each sweep is stored under its own inputs; a second run computes nothing."""
+    monkeypatch.setenv("ANONLAB_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("ANONLAB_NO_CACHE", raising=False)
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({c: rng.integers(0, 3, 240).astype(str) for c in ch.PAPER_SETTING["adult"]["qis"]})
+    s = ch.settings(dict(ch.CHAPTER.parameters.defaults(), l_grid=[2], group_multipliers=[1],
+                         definetti_sensitive="education"))
+    table = ch.definetti_table(ch.Data(df, None, []), s)
+    kw = dict(repetitions=1, iterations=5, history=2, check_moves=2, use_cache=True)
+    started = []
+    real = definetti.start_sweeps
+    monkeypatch.setattr(ch, "start_sweeps", lambda specs: started.append(len(specs)) or real(specs))
+    first = ch.launch_sweeps(_run(**kw), ch.Data(df, None, []), s, table)()
+    assert len(list((tmp_path / "results" / "ch02_definetti_sweep").iterdir())) == 2  # main and the rerun
+    again = ch.launch_sweeps(_run(**kw), ch.Data(df, None, []), s, table)()
+    assert started == [2, 0]
+    pd.testing.assert_frame_equal(first.main.results, again.main.results)
+    pd.testing.assert_frame_equal(first.more.traces, again.more.traces)
+    ch.launch_sweeps(_run(**{**kw, "seed": 1}), ch.Data(df, None, []), s, table)()
+    assert started == [2, 0, 2]  # other inputs, other keys
+    ch.launch_sweeps(_run(**{**kw, "use_cache": False}), ch.Data(df, None, []), s, table)()
+    assert started[-1] == 2  # the switch off: computed again

@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -63,10 +64,16 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from anonlab.attacks.naive_bayes import NaiveBayesModel, distinct_combinations, naive_bayes_from_counts, strictly_above
+from anonlab.attacks.naive_bayes import (
+    NaiveBayesModel,
+    distinct_combinations,
+    naive_attack,
+    naive_bayes_from_counts,
+    strictly_above,
+)
 from anonlab.mechanisms.anatomy import TIES, Anatomy, anatomy_groups, merge_groups
 from anonlab.mechanisms.dp import EncodedTable
-from anonlab.measures.protocol import AttackResult, score
+from anonlab.measures.protocol import AttackResult, majority_baseline, score
 from anonlab.validation import check_choice, check_int, check_number, check_random_state
 
 __all__ = [
@@ -82,9 +89,20 @@ __all__ = [
     "definetti_sweep",
     "definetti_sweeps",
     "start_sweeps",
+    "sweep_key",
     "PendingSweeps",
     "replay_sweep_run",
+    "kept_run",
+    "definetti_attack_records",
     "summarize_sweep",
+    "Fig4",
+    "fig4_of",
+    "noiseless_accuracy",
+    "Sweeps",
+    "alternative_configurations",
+    "fig4_sweep_specs",
+    "collect_sweeps",
+    "moves_check",
 ]
 
 METHODS: tuple[str, ...] = ("permutation", "group", "open")
@@ -724,7 +742,7 @@ def replay_sweep_run(
 ) -> DeFinettiResult:
     """Rerun one run of :func:`definetti_sweep` exactly, keeping its per-tuple predictions.
 
-    The sweep keeps scores only (its cache would otherwise hold every run's
+    The sweep keeps scores only (a cached sweep would otherwise hold every run's
     predictions; ask for the few runs you need with its ``keep``); this
     replays the run at (``repetition``, ``l``, ``multiplier``) with the same
     arguments and seed, so its :meth:`DeFinettiResult.scores` are that run's
@@ -790,7 +808,6 @@ def definetti_sweep(
     seed: int | None = None,
     keep: Sequence[tuple[int, int, int]] = (),
     progress: Callable[[str], None] | None = None,
-    use_cache: bool = False,
     n_jobs: int | None = None,
 ) -> DeFinettiSweep:
     """Cormode's Fig. 4 experiment: the deFinetti attack for every l and group size.
@@ -824,11 +841,6 @@ def definetti_sweep(
         sweep keeps in ``kept``; the others keep their scores only.
     progress : callable, optional
         Called with a short message after each run (e.g. ``print``).
-    use_cache : bool, default False
-        Keep the result in the shared result cache (:func:`anonlab.cache.cached`),
-        keyed by a digest of the table (codes and domains), every argument above,
-        the library source and the data manifest: a rerun with the same inputs
-        loads it instead of recomputing, and any change recomputes.
     n_jobs : int, optional
         Worker processes (default :func:`n_jobs_default`); the results do not depend on it.
 
@@ -839,21 +851,27 @@ def definetti_sweep(
     return definetti_sweeps([dict(
         table=table, l_grid=l_grid, multipliers=multipliers, repetitions=repetitions, iterations=iterations,
         history=history, moves_per_iteration=moves_per_iteration, threshold=threshold, ties=ties, seed=seed,
-        keep=keep)], progress=progress, use_cache=use_cache, n_jobs=n_jobs)[0]
+        keep=keep)], progress=progress, n_jobs=n_jobs)[0]
 
 
 _SWEEP_DEFAULTS: dict[str, Any] = dict(multipliers=(1, 2), repetitions=5, iterations=1000, history=100,
                                        moves_per_iteration=1, threshold=0.8, ties="random", seed=None, keep=())
 
 
-def _sweep_key(spec: Mapping[str, Any]) -> dict[str, Any]:
-    """The arguments of one sweep that its result depends on (its cache key, without the table)."""
-    key = dict(l_grid=[int(x) for x in spec["l_grid"]], multipliers=[int(x) for x in spec["multipliers"]],
-               repetitions=spec["repetitions"], iterations=spec["iterations"], history=spec["history"],
-               moves_per_iteration=spec["moves_per_iteration"], threshold=spec["threshold"], seed=spec["seed"])
-    if spec["ties"] != "random":  # the key of a default sweep stays what it was
-        key["ties"] = spec["ties"]
-    keep = sorted({(int(a), int(b), int(c)) for a, b, c in spec["keep"]})
+def sweep_key(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """Every input a sweep's result depends on: a digest of its table (:func:`table_digest`) and its arguments.
+
+    ``spec`` holds :func:`definetti_sweep`'s arguments (defaults filled in);
+    a result cache keys the sweep on this.
+    """
+    sp = {**_SWEEP_DEFAULTS, **dict(spec)}
+    key = dict(table=table_digest(sp["table"]), l_grid=[int(x) for x in sp["l_grid"]],
+               multipliers=[int(x) for x in sp["multipliers"]], repetitions=sp["repetitions"],
+               iterations=sp["iterations"], history=sp["history"], moves_per_iteration=sp["moves_per_iteration"],
+               threshold=sp["threshold"], seed=sp["seed"])
+    if sp["ties"] != "random":
+        key["ties"] = sp["ties"]
+    keep = sorted({(int(a), int(b), int(c)) for a, b, c in sp["keep"]})
     if keep:
         key["keep"] = [list(k) for k in keep]
     return key
@@ -863,24 +881,21 @@ def definetti_sweeps(
     specs: Sequence[Mapping[str, Any]],
     *,
     progress: Callable[[str], None] | None = None,
-    use_cache: bool = False,
     n_jobs: int | None = None,
 ) -> list[DeFinettiSweep]:
     """Several :func:`definetti_sweep`\\ s at once, their runs sharing one pool of worker processes.
 
     Each spec holds :func:`definetti_sweep`'s arguments (``table`` and
-    ``l_grid`` required, the rest defaulting as there). With ``use_cache``,
-    sweeps found in the cache are loaded and the others computed (and
-    stored). The results are those of the sweeps run one by one.
+    ``l_grid`` required, the rest defaulting as there). The results are
+    those of the sweeps run one by one.
     """
-    return start_sweeps(specs, progress=progress, use_cache=use_cache, n_jobs=n_jobs).result()
+    return start_sweeps(specs, progress=progress, n_jobs=n_jobs).result()
 
 
 def start_sweeps(
     specs: Sequence[Mapping[str, Any]],
     *,
     progress: Callable[[str], None] | None = None,
-    use_cache: bool = False,
     n_jobs: int | None = None,
 ) -> PendingSweeps:
     """Start :func:`definetti_sweeps` in worker processes and return at once; ``.result()`` collects.
@@ -895,25 +910,17 @@ def start_sweeps(
         spec["repetitions"] = _check_positive_int("repetitions", spec["repetitions"])
         for mult in spec["multipliers"]:
             _check_positive_int("multiplier", mult)
-    keys = None
-    todo = list(range(len(full)))
-    if use_cache:
-        from anonlab.cache import cache_key
-
-        keys = [{"table": table_digest(sp["table"]), **_sweep_key(sp)} for sp in full]
-        todo = [i for i in todo if not _in_cache(cache_key("definetti_sweep", keys[i]))]
-    return PendingSweeps(full, todo, keys, progress, n_jobs_default() if n_jobs is None else int(n_jobs))
+    return PendingSweeps(full, progress, n_jobs_default() if n_jobs is None else int(n_jobs))
 
 
 class PendingSweeps:
     """Sweeps whose runs are under way in a pool of worker processes (see :func:`start_sweeps`)."""
 
-    def __init__(self, full: list[dict[str, Any]], todo: list[int], keys: list[dict] | None,
-                 progress: Callable[[str], None] | None, n_jobs: int) -> None:
+    def __init__(self, full: list[dict[str, Any]], progress: Callable[[str], None] | None, n_jobs: int) -> None:
         import multiprocessing as mp
 
-        self._full, self._todo, self._keys, self._progress = full, todo, keys, progress
-        self._jobs, self._index = _sweep_jobs([full[i] for i in todo])
+        self._full, self._progress = full, progress
+        self._jobs, self._index = _sweep_jobs(full)
         self._executor, self._futures = None, None
         if n_jobs > 1 and len(self._jobs) > 1 and "fork" in mp.get_all_start_methods():
             from concurrent.futures import ProcessPoolExecutor
@@ -926,7 +933,7 @@ class PendingSweeps:
             self._futures = [futures[k] for k in range(len(self._jobs))]
 
     def result(self) -> list[DeFinettiSweep]:
-        """Wait for the runs and return the sweeps, in the order of the specs (cached ones loaded)."""
+        """Wait for the runs and return the sweeps, in the order of the specs."""
         try:
             if self._futures is not None:
                 outputs = [f.result() for f in self._futures]
@@ -935,27 +942,7 @@ class PendingSweeps:
         finally:
             if self._executor is not None:
                 self._executor.shutdown()
-        computed = dict(zip(self._todo, _assemble([self._full[i] for i in self._todo], self._index, outputs,
-                                                  self._progress)))
-        if self._keys is None:
-            return [computed[i] for i in range(len(self._full))]
-        from anonlab.cache import cached
-
-        def load(i: int) -> Callable[[], DeFinettiSweep]:
-            def compute() -> DeFinettiSweep:
-                if i in computed:
-                    return computed[i]
-                # in the cache at the start, gone since: compute it now
-                return _assemble([self._full[i]], *_cells_in_order([self._full[i]]), self._progress)[0]
-            return compute
-
-        return [cached("definetti_sweep", self._keys[i], load(i)) for i in range(len(self._full))]
-
-
-def _cells_in_order(full: Sequence[Mapping[str, Any]]) -> tuple[list, list]:
-    """Run the cells of the sweeps in this process: (index, outputs) for :func:`_assemble`."""
-    jobs, index = _sweep_jobs(full)
-    return index, [_cell_job(*job) for job in jobs]
+        return _assemble(self._full, self._index, outputs, self._progress)
 
 
 def _job_cost(job: tuple) -> float:
@@ -963,17 +950,6 @@ def _job_cost(job: tuple) -> float:
     table, _, l, mults, _, attack_kw = job[:6]  # noqa: E741
     groups = sum(table.n / (l * mu) for mu in mults)
     return attack_kw["iterations"] * attack_kw["moves_per_iteration"] * (groups + 3000 * len(mults))
-
-
-def _in_cache(key: str) -> bool:
-    """Is a ``definetti_sweep`` result with this key in the result cache?"""
-    import os
-
-    from anonlab.cache import results_dir
-
-    if os.environ.get("ANONLAB_NO_CACHE"):
-        return False
-    return (results_dir() / "definetti_sweep" / f"{key}.pkl").exists()
 
 
 def _sweep_jobs(full: Sequence[Mapping[str, Any]]) -> tuple[list[tuple], list[tuple[int, int, int]]]:
@@ -1022,6 +998,36 @@ def _assemble(full: Sequence[Mapping[str, Any]], index: Sequence[tuple[int, int,
                            kept=kept) for rows, traces, kept in parts]
 
 
+def kept_run(l_grid: Sequence[int], multipliers: Sequence[int]) -> tuple[int, int, int]:
+    """The run of the sweep the yardstick keeps: (largest l, smallest multiplier, repetition 0).
+
+    >>> kept_run([2, 7, 3], [2, 1])
+    (7, 1, 0)
+    """
+    return int(max(l_grid)), int(min(multipliers)), 0
+
+
+def definetti_attack_records(table: EncodedTable, sweep: DeFinettiSweep, l_grid: Sequence[int],
+                             multipliers: Sequence[int]) -> dict[str, tuple[AttackResult, AttackResult]]:
+    """The deFinetti attack's three methods as :class:`~anonlab.measures.AttackResult`\\ s (majority baselines).
+
+    Repetition 0 of the sweep at the largest l with the smallest group
+    multiplier, which the sweep keeps (``keep=``:func:`kept_run` ``(...)``);
+    :func:`replay_sweep_run` reruns it exactly.
+    """
+    key = kept_run(l_grid, multipliers)
+    if key not in sweep.kept:
+        raise ValueError(f"the sweep did not keep run (l, multiplier, repetition) = {key}: pass keep=[{key}]")
+    run: DeFinettiResult = sweep.kept[key]
+    l, mult, _ = key  # noqa: E741
+    base = majority_baseline(table.sa_codes)
+    out = {}
+    for m in METHODS:
+        name = f"deFinetti on Anatomy ({m} method, l = {l}, size {mult}l), {table.sa_name}"
+        out[name] = (run.attack_result(m, table.sa_codes, attack=name), base)
+    return out
+
+
 def table_digest(table: EncodedTable) -> str:
     """SHA-256 (first 20 hex digits) of an encoded table's codes, names and domains."""
     h = hashlib.sha256()
@@ -1048,3 +1054,149 @@ def summarize_sweep(results: pd.DataFrame) -> pd.DataFrame:
         final_l1_mean=("final_l1", "mean"),
     )
     return out.reset_index()
+
+
+@dataclass(frozen=True)
+class Fig4:
+    """Cormode's Fig. 4: a sweep's summary (:func:`summarize_sweep`) with lookups, made by :func:`fig4_of`.
+
+    ``noiseless`` is the accuracy of the Naive-Bayes classifier built from the
+    exact counts of the deFinetti target (:func:`noiseless_accuracy`).
+    """
+
+    summary: pd.DataFrame
+    noiseless: float
+    l_grid: list[int]
+    multipliers: list[int]
+
+    def acc(self, mult: int, l: int, method: str) -> float | None:  # noqa: E741
+        """Mean accuracy over repetitions, or ``None`` when not run."""
+        S = self.summary
+        hit = S[(S["multiplier"] == mult) & (S["l"] == l) & (S["method"] == method)]
+        return float(hit["accuracy_mean"].iloc[0]) if len(hit) else None
+
+    def best(self, mult: int, l: int) -> float | None:  # noqa: E741
+        """The best of the three methods' mean accuracies."""
+        vals = [self.acc(mult, l, m) for m in METHODS]
+        return None if None in vals else max(vals)
+
+    @property
+    def tight(self) -> bool:
+        return 1 in self.multipliers
+
+
+def noiseless_accuracy(table: EncodedTable) -> float:
+    """Accuracy on ``table`` of the Naive-Bayes classifier built from its exact counts (ε = ∞)."""
+    return float(naive_attack(table, [math.inf])["accuracy"].iloc[0])
+
+
+def fig4_of(sweep: DeFinettiSweep, table: EncodedTable, l_grid: Sequence[int], multipliers: Sequence[int]) -> Fig4:
+    """:class:`Fig4` of a sweep on ``table`` (its noiseless classifier from ``table``'s exact counts).
+
+    Configurations (multiplier, l, method) the sweep did not run get NaN
+    rows, so that a lookup gives NaN rather than failing.
+    """
+    S = summarize_sweep(sweep.results)
+    full = pd.MultiIndex.from_product([list(multipliers), list(l_grid), sorted(METHODS)],
+                                      names=["multiplier", "l", "method"])
+    if len(S) < len(full):
+        cols = list(S.columns)
+        S = S.set_index(["multiplier", "l", "method"]).reindex(full).reset_index()
+        S["group_size"] = S["multiplier"] * S["l"]
+        S = S[cols]
+    return Fig4(S, noiseless_accuracy(table), list(l_grid), list(multipliers))
+
+
+# ---------------------------------------------------------------------------
+# Cormode's Fig. 4 experiment with its reruns
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Sweeps:
+    """Fig. 4's sweeps (:func:`fig4_sweep_specs`): the main one, each alternative reading's, the ``check_moves`` rerun.
+
+    ``alternatives`` maps an alternative's label to its table and sweep
+    (its configurations merged into one).
+    """
+
+    main: DeFinettiSweep
+    alternatives: dict[str, tuple[EncodedTable, DeFinettiSweep]]
+    more: DeFinettiSweep | None
+
+
+def alternative_configurations(l_grid: Sequence[int], multipliers: Sequence[int]) -> list[tuple[list[int], list[int]]]:
+    """The (l grid, multipliers) pairs an alternative reading runs.
+
+    Merged groups (size 2l, 3l) at every l; tight groups only at the
+    smallest and the largest l (permutation vs group, l = 7): the tight runs
+    at the l in between are the dearest (most groups) and the claims an
+    alternative is recorded for do not read them.
+
+    >>> alternative_configurations([2, 3, 4, 5, 6, 7], [1, 2, 3])
+    [([2, 3, 4, 5, 6, 7], [2, 3]), ([2, 7], [1])]
+    """
+    L, mults = sorted(set(l_grid)), sorted(set(multipliers))
+    merged = [m for m in mults if m > 1]
+    return ([(L, merged)] if merged else []) + ([(sorted({L[0], L[-1]}), [1])] if 1 in mults else [])
+
+
+def fig4_sweep_specs(table: EncodedTable, l_grid: Sequence[int], multipliers: Sequence[int],
+                     alternatives: Mapping[str, tuple[EncodedTable, str]], *, seed: int, check_moves: int,
+                     **protocol: Any) -> dict[Any, dict[str, Any]]:
+    """The :func:`definetti_sweeps` specs of Fig. 4's experiment, by key.
+
+    ``"main"``: the sweep of ``table`` over ``l_grid`` and ``multipliers``
+    from ``seed``, keeping the run :func:`kept_run` (for the yardstick).
+    ``(label, i)``: the configurations of :func:`alternative_configurations`
+    for each alternative ``{label: (table, ties)}``, with the same
+    ``protocol`` (repetitions, iterations, history, moves_per_iteration,
+    threshold): merged groups from ``seed``, tight groups from ``seed + 2``.
+    ``"more"``: the largest l with tight groups and ``check_moves`` proposals
+    per group per iteration, from ``seed + 1`` (none when ``check_moves`` is 0
+    or there are no tight groups).
+    """
+    specs: dict[Any, dict[str, Any]] = {"main": dict(table=table, l_grid=l_grid, multipliers=multipliers, seed=seed,
+                                                     keep=[kept_run(l_grid, multipliers)], **protocol)}
+    for label, (tab, ties) in alternatives.items():
+        for i, (L, mults) in enumerate(alternative_configurations(l_grid, multipliers)):
+            specs[label, i] = dict(table=tab, l_grid=L, multipliers=mults, ties=ties,
+                                   seed=seed if mults != [1] else seed + 2, **protocol)
+    if check_moves and 1 in multipliers:
+        specs["more"] = dict(table=table, l_grid=[max(l_grid)], multipliers=[1], seed=seed + 1,
+                             **{**protocol, "moves_per_iteration": check_moves})
+    return specs
+
+
+def collect_sweeps(sweeps: Mapping[Any, DeFinettiSweep],
+                   alternatives: Mapping[str, tuple[EncodedTable, str]]) -> Sweeps:
+    """:class:`Sweeps` from the sweeps of :func:`fig4_sweep_specs` (by the same keys)."""
+    def merged(label: str) -> DeFinettiSweep:
+        parts = [sw for k, sw in sweeps.items() if isinstance(k, tuple) and k[0] == label]
+        return DeFinettiSweep(results=pd.concat([r.results for r in parts], ignore_index=True),
+                              traces=pd.concat([r.traces for r in parts], ignore_index=True))
+    return Sweeps(main=sweeps["main"], more=sweeps.get("more"),
+                  alternatives={label: (tab, merged(label)) for label, (tab, _) in alternatives.items()})
+
+
+def moves_check(sweep: DeFinettiSweep, more: DeFinettiSweep | None, *, l_top: int, moves: int,
+                more_moves: int) -> tuple[pd.DataFrame | None, dict[str, float]]:
+    """Repetition spread at the largest l (tight groups) with ``moves`` and ``more_moves`` proposals per group.
+
+    ``more`` is the sweep rerun with ``more_moves`` (``None`` when skipped).
+    Returns the per-repetition accuracies and the numbers the text quotes.
+    """
+    nan = float("nan")
+    if more is None:
+        return None, {"moves_spread_more": nan, "moves_spread_base": nan, "moves_best_more": nan,
+                      "check_moves": more_moves}
+    R = sweep.results
+    both = pd.concat({f"{moves} per group": R[(R["multiplier"] == 1) & (R["l"] == l_top)],
+                      f"{more_moves} per group": more.results}, names=["proposals per iteration"])
+    per_rep = both.pivot_table(index=["proposals per iteration", "repetition"], columns="method", values="accuracy")
+    spreads = both.groupby(level=0).apply(
+        lambda d: d.groupby("method")["accuracy"].agg(lambda a: a.max() - a.min()).max())
+    best_more = more.results.groupby(["repetition", "method"])["accuracy"].first().unstack().max(axis=1).mean()
+    return per_rep, {"moves_spread_more": float(spreads[f"{more_moves} per group"]),
+                     "moves_spread_base": float(spreads[f"{moves} per group"]),
+                     "moves_best_more": float(best_more), "check_moves": more_moves}

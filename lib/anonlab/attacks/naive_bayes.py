@@ -40,7 +40,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from anonlab.measures.protocol import AttackResult
+from anonlab.measures.protocol import AttackResult, majority_baseline
+from anonlab.measures.rates import precision_improvement, wilson_interval
 from anonlab.validation import check_int, check_number, check_random_state
 from anonlab.mechanisms.dp import (
     EncodedTable,
@@ -66,7 +67,13 @@ __all__ = [
     "naive_attack",
     "naive_attack_models",
     "summarize_attack",
+    "NaiveRun",
+    "naive_attack_runs",
+    "report_epsilon",
+    "naive_attack_records",
+    "nonmember_table",
     "accuracy_vs_attributes",
+    "tradeoff_table",
     "timed_naive_attack",
     "naive_attack_vs_nonmember_baseline",
 ]
@@ -538,6 +545,102 @@ def summarize_attack(results: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index()
 
 
+@dataclass(frozen=True)
+class NaiveRun:
+    """The naive attack on one target: per-draw results, their summary (:func:`summarize_attack`), seconds."""
+
+    results: pd.DataFrame
+    summary: pd.DataFrame
+    seconds: float
+
+    def curve(self, split: str = "train") -> pd.DataFrame:
+        """The summary rows of one split over the finite ε grid, by increasing ε."""
+        s = self.summary
+        return s[(s["split"] == split) & np.isfinite(s["epsilon"])].sort_values("epsilon")
+
+    def noiseless(self, split: str = "train", col: str = "accuracy") -> float:
+        """Mean ``col`` of the classifier built from exact counts (ε = ∞)."""
+        s = self.summary
+        return float(s[(s["split"] == split) & np.isinf(s["epsilon"])][f"{col}_mean"].iloc[0])
+
+    def at_eps(self, eps: float, split: str = "train", col: str = "accuracy_mean") -> float | None:
+        """``col`` at ε = ``eps``, or ``None`` when ``eps`` is not in the grid."""
+        c = self.curve(split)
+        hit = c[np.isclose(c["epsilon"], eps)]
+        return float(hit[col].iloc[0]) if len(hit) else None
+
+
+def naive_attack_runs(tables: Mapping[str, tuple[EncodedTable, EncodedTable | None]], epsilons: Sequence[float],
+                      *, draws: int, noise: str, threshold: float, dirichlet: bool, seed: int) -> dict[str, NaiveRun]:
+    """Cormode's Fig. 1 experiment for every target: the ε grid plus the noiseless classifier, train and test.
+
+    ``tables`` maps each target to its (train, test or ``None``) tables;
+    target ``i`` (in order) uses seed ``seed + i``.
+    """
+    out = {}
+    for i, (sa, (tr, te)) in enumerate(tables.items()):
+        targets = {"train": tr} if te is None else {"train": tr, "test": te}
+        t0 = time.perf_counter()
+        res = naive_attack(tr, list(epsilons) + [math.inf], targets=targets, draws=draws, noise=noise,
+                           threshold=threshold, dirichlet=dirichlet, seed=seed + i)
+        out[sa] = NaiveRun(res, summarize_attack(res), time.perf_counter() - t0)
+    return out
+
+
+def report_epsilon(epsilons: Sequence[float]) -> float:
+    """The grid's ε nearest to 1 on a log scale: the naive attack kept for the book's yardstick.
+
+    >>> report_epsilon([0.01, 0.1, 2.0]), report_epsilon([0.01, 0.5, 5.0])
+    (2.0, 0.5)
+    """
+    return float(min(epsilons, key=lambda e: (abs(math.log(e)), e)))
+
+
+def naive_attack_records(tables: Mapping[str, tuple[EncodedTable, EncodedTable | None]], epsilons: Sequence[float],
+                         *, draws: int, noise: str, threshold: float, dirichlet: bool,
+                         seed: int) -> dict[str, tuple[AttackResult, AttackResult]]:
+    """The naive attack as :class:`~anonlab.measures.AttackResult`\\ s with their majority baselines.
+
+    Per target: the first noise draw at :func:`report_epsilon`, on the
+    training tuples, all of them and those with belief above ``threshold``
+    (``at_threshold(strictly_above(threshold))``). The models are those of
+    Fig. 1 (:func:`naive_attack_runs`' seeds), so the accuracy is draw 0 of that
+    experiment.
+    """
+    eps = report_epsilon(epsilons)
+    eps_list = list(epsilons) + [math.inf]
+    out = {}
+    for i, (sa, (tr, _)) in enumerate(tables.items()):
+        models = naive_attack_models(tr, eps_list, draws=draws, noise=noise, dirichlet=dirichlet, seed=seed + i)
+        name = f"naive Bayes on ε-DP counts (ε = {eps:g}), {sa}"
+        res = naive_bayes_result(dict(models)[eps], tr, draw=0, attack=name,
+                                 resources={"epsilon": eps, "queries": tr.n_cells * tr.n_sa})
+        base = majority_baseline(tr.sa_codes)
+        out[name] = (res, base)
+        high_name = f"{name}, belief > {threshold:g}"
+        out[high_name] = (replace(res.at_threshold(strictly_above(threshold)), attack=high_name), base)
+    return out
+
+
+def nonmember_table(naive: Mapping[str, NaiveRun],
+                    tables: Mapping[str, tuple[EncodedTable, EncodedTable | None]]) -> pd.DataFrame:
+    """Members (train) against non-members (test) per ε: accuracy, Wilson interval, PI ([FW24] Eq 6)."""
+    rows = []
+    for sa, (tr, te) in tables.items():
+        if te is None:
+            continue
+        a, b = naive[sa].curve("train"), naive[sa].curve("test")
+        for (_, ra), (_, rb) in zip(a.iterrows(), b.iterrows()):
+            lo, hi = wilson_interval(int(round(ra["accuracy_mean"] * tr.n)), tr.n)
+            ca, cb = ra["confident_accuracy_mean"], rb["confident_accuracy_mean"]
+            rows.append({"target": sa, "epsilon": ra["epsilon"], "members (train)": ra["accuracy_mean"],
+                         "95% CI": f"[{lo:.3f}, {hi:.3f}]", "non-members (test)": rb["accuracy_mean"],
+                         "PI": precision_improvement(ra["accuracy_mean"], rb["accuracy_mean"]),
+                         "PI, belief > threshold": precision_improvement(ca, cb)
+                         if np.isfinite(ca) and np.isfinite(cb) else np.nan})
+    return pd.DataFrame(rows)
+
+
 def accuracy_vs_attributes(
     df: pd.DataFrame,
     sensitive: str,
@@ -572,6 +675,19 @@ def accuracy_vs_attributes(
         res.insert(0, "m", m)
         frames.append(res[["m", "added", "sensitivity", "epsilon", "draw", "accuracy"]])
     return pd.concat(frames, ignore_index=True)
+
+
+def tradeoff_table(df: pd.DataFrame, sensitive: str, attributes: Sequence[str], epsilons: Sequence[float], *,
+                   draws: int = 9, noise: str = "geometric", seed: int | None = None) -> pd.DataFrame:
+    """§2.5's trade-off: mean accuracy with the first m ``attributes`` as QIs, per m (rows) and ε (columns).
+
+    :func:`accuracy_vs_attributes` on the tuples with a known ``sensitive``
+    value (the target left out of the attributes), noiseless classifier added.
+    """
+    order = [a for a in attributes if a != sensitive]
+    trade = accuracy_vs_attributes(df[df[sensitive].notna()], sensitive, order, list(epsilons) + [math.inf],
+                                   draws=draws, noise=noise, seed=seed)
+    return trade.groupby(["m", "added", "epsilon"])["accuracy"].mean().unstack("epsilon")
 
 
 def timed_naive_attack(

@@ -52,6 +52,8 @@ __all__ = [
     "merge_groups",
     "check_anatomy",
     "uniform_belief",
+    "anatomy_checks",
+    "anatomy_limits",
 ]
 
 
@@ -382,3 +384,27 @@ def uniform_belief(group: np.ndarray, sa_codes: np.ndarray) -> np.ndarray:
     table = np.bincount(group * k + sa, minlength=(int(group.max()) + 1) * k).reshape(-1, k)
     per_group = table.max(axis=1) / table.sum(axis=1)
     return per_group[group]
+
+
+def anatomy_checks(sa_codes: np.ndarray, l_grid: Sequence[int], multipliers: Sequence[int],
+                   seed: int | np.random.Generator | None = None) -> pd.DataFrame:
+    """Anatomy's promises at every l and group size: :func:`check_anatomy` and the uniform adversary's belief.
+
+    One row per (l, multiplier): the groups of :func:`anatomy_groups` (from
+    ``seed``, afresh for each l), merged by :func:`merge_groups`.
+    """
+    rows = []
+    for l in l_grid:  # noqa: E741
+        g = anatomy_groups(sa_codes, l, seed=seed)
+        for mult in multipliers:
+            gg = g if mult == 1 else merge_groups(g, mult)
+            rep = check_anatomy(gg, sa_codes, l)
+            rows.append({"l": l, "multiplier": mult, "groups": int(gg.max()) + 1, **rep,
+                         "max uniform belief": float(uniform_belief(gg, sa_codes).max()), "1/l": 1 / l})
+    return pd.DataFrame(rows)
+
+
+def anatomy_limits(sa_codes: np.ndarray) -> tuple[int, float]:
+    """Anatomy's limits on a table: the largest feasible l (:func:`max_l_diversity`) and the top SA value's share."""
+    codes = np.asarray(sa_codes)
+    return max_l_diversity(codes), float(np.bincount(codes).max() / codes.size)

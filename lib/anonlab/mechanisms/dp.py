@@ -64,6 +64,8 @@ __all__ = [
     "two_sided_geometric",
     "laplace_noise",
     "expected_abs_noise",
+    "noise_by_epsilon",
+    "noise_check",
     "release_counts",
 ]
 
@@ -462,6 +464,16 @@ def expected_abs_noise(epsilon: float, sensitivity: float, noise: NoiseKind = "g
     return 2.0 * a / (1.0 - a * a)
 
 
+def noise_by_epsilon(epsilons: Sequence[float], ms: Sequence[int], noise: NoiseKind = "geometric") -> pd.DataFrame:
+    """Mean absolute noise per count (:func:`expected_abs_noise`) per ε (rows) and sensitivity m (columns ``m = ...``).
+
+    >>> noise_by_epsilon([1.0], [3]).round(2).to_dict("list")
+    {'epsilon': [1.0], 'm = 3': [2.95]}
+    """
+    rows = [{"epsilon": float(e), **{f"m = {m}": expected_abs_noise(e, m, noise) for m in ms}} for e in epsilons]
+    return pd.DataFrame(rows)
+
+
 @dataclass(frozen=True, eq=False)
 class NoisyCounts:
     """What the data owner publishes: noisy answers of query (1).
@@ -540,3 +552,31 @@ def release_counts(
         counts = exact[None] + laplace_noise(s_q / eps, shape, seed)
     return NoisyCounts(counts=counts, epsilon=eps, sensitivity=s_q, noise=noise,
                        offsets=table.offsets)
+
+
+def noise_check(table: EncodedTable, seed: int | np.random.Generator,
+                n_removed: int = 20, corner_draws: int = 100_000) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The sensitivity of the count query, derived and measured, and the noise at the corners of Cormode's §2.2.
+
+    One generator from ``seed`` first picks ``n_removed`` tuples to remove
+    one at a time (:func:`measured_sensitivity`), then
+    draws ``corner_draws`` two-sided geometric values at each (ε, m) in
+    {1, 0.1} × {3, 10}.
+
+    Returns
+    -------
+    sensitivity, corners : pandas.DataFrame
+    """
+    rng = check_random_state(seed)
+    rows = rng.choice(table.n, size=min(n_removed, table.n), replace=False)
+    sens = pd.DataFrame([{
+        "answer vector": label, "derived (§2.2)": query_sensitivity(table.m, include_sa_marginal=marg),
+        "measured: max L1 change when one tuple is removed": measured_sensitivity(table, rows,
+                                                                                  include_sa_marginal=marg),
+    } for label, marg in [("joint counts + SA marginal", True), ("joint counts only (the attack)", False)]])
+    corners = pd.DataFrame([{"epsilon": e, "m": m, "alpha": geometric_alpha(e, m),
+                             "E|noise| (formula)": expected_abs_noise(e, m),
+                             f"mean |noise| ({corner_draws:,} draws)":
+                                 np.abs(two_sided_geometric(geometric_alpha(e, m), corner_draws, rng)).mean()}
+                            for e in (1.0, 0.1) for m in (3, 10)])
+    return sens, corners
