@@ -82,3 +82,28 @@ def test_a_bad_value_is_refused_early_naming_the_parameter(
     assert f"'{param}" in str(info.value), f"{cls}: the message does not name {param!r}: {info.value}"
     assert time.perf_counter() - start < 10, "refused only after work started"
     assert list(tmp_path.iterdir()) == [], "something was written for a refused run"
+
+
+# --- combinations no single bound refuses ---------------------------------------------------------------
+
+
+def test_a_run_too_large_for_the_machine_is_refused_naming_what_drives_it() -> None:
+    """Every size within its bound, the product not: the estimate of peak memory refuses it in seconds."""
+    start = time.perf_counter()
+    with pytest.raises(RunError, match=r"04_census_reconstruction would need about [\d.]+ GB at its peak "
+                                       r"\(n_blocks = 100000, mean_block_size = 500,.*\); this machine has"):
+        run_notebook("04_census_reconstruction", {"n_blocks": 100_000, "mean_block_size": 500, "max_block_size": 5000,
+                                                  "trace_people": 1_000_000, "warfarin_patients": 1_000_000},
+                     progress=False)
+    assert time.perf_counter() - start < 10
+
+
+def test_the_memory_limit_can_be_set_for_a_smaller_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANONLAB_MEMORY_LIMIT", "300M")
+    with pytest.raises(RunError, match="01_syntactic_anonymity would need about .* this machine has 300 MB"):
+        run_notebook("01_syntactic_anonymity", {}, progress=False)
+
+
+def test_a_scheduler_that_is_not_an_address_is_refused_before_the_run() -> None:
+    with pytest.raises(RunError, match="parameter 'scheduler' must be a Dask scheduler address"):
+        run_notebook("04_census_reconstruction", {"scheduler": "bogus"}, progress=False)

@@ -22,9 +22,10 @@ from ..attacks import reconstruction as rc
 from ..attacks.reconstruction import CensusExperiment, decomposition
 from ..attacks.traces import home_work_share
 from ..claims import Measurement, claim
+from ..memory import MiB, MemoryEstimate
 from ..measures.protocol import AttackResult, score
 from ..mechanisms.census import TABLE_SETS
-from ..validation import Param, ParameterError, ParameterSpec
+from ..validation import Param, ParameterError, ParameterSpec, check_scheduler_address
 from . import Chapter, Exercise
 
 NAME = "04_census_reconstruction"
@@ -63,6 +64,29 @@ def _shares_fit(values: Mapping[str, Any]) -> None:
                              f"max_block_size ({values['max_block_size']})")
 
 
+def peak_memory(values: Mapping[str, Any]) -> MemoryEstimate:
+    """Peak memory: the kernel and two reconstruction workers, plus what grows with the people simulated.
+
+    Fitted to runs measured by the runner (``peak_memory_mb`` in params.json):
+    800 MB with two workers, about 5 KB per census person (blocks x mean
+    size), 1.2 KB per trace person, 0.1 KB per warfarin patient, 150 MB per
+    local worker beyond two.
+    """
+    people = values["n_blocks"] * values["mean_block_size"]
+    local = 0 if values["scheduler"] else max(0, values["n_workers"] - 2)
+    total = (800 * MiB + 5_000 * people + 1_200 * values["trace_people"] + 100 * values["warfarin_patients"]
+             + 150 * MiB * local)
+    drivers = {k: values[k] for k in ("n_blocks", "mean_block_size", "trace_people", "warfarin_patients")}
+    if local:
+        drivers["n_workers"] = values["n_workers"]
+    return MemoryEstimate(total, drivers)
+
+
+def _scheduler_is_an_address(values: Mapping[str, Any]) -> None:
+    if values["scheduler"] is not None:
+        check_scheduler_address("scheduler", values["scheduler"])
+
+
 CHAPTER = Chapter(
     name=NAME,
     title="The census reconstruction attack and the block-majority baseline",
@@ -97,10 +121,11 @@ CHAPTER = Chapter(
         Param("work_hours", "float", 8.0, "mean hours a workday at work (§3.2)", low=0, high=24),
         Param("warfarin_patients", "int", 4000, "patients in the §3.3 worked example", low=20, high=1_000_000),
         Param("seed", "int", 0, "seed of every random draw", low=0),
-    ], checks=[_epsilon_in_grid, _shares_fit]),
+    ], checks=[_epsilon_in_grid, _shares_fit, _scheduler_is_an_address]),
     quick={"n_blocks": 200, "epsilons": [1.0, 4.0], "n_workers": 2, "trace_people": 300,
            "warfarin_patients": 1000},
     data=(),
+    memory=peak_memory,
     goals=(
         "Run a reconstruction attack (an integer program per block) and a linkage, and score the inference "
         "by precision and recall.",
