@@ -107,3 +107,23 @@ def test_the_memory_limit_can_be_set_for_a_smaller_machine(monkeypatch: pytest.M
 def test_a_scheduler_that_is_not_an_address_is_refused_before_the_run() -> None:
     with pytest.raises(RunError, match="parameter 'scheduler' must be a Dask scheduler address"):
         run_notebook("04_census_reconstruction", {"scheduler": "bogus"}, progress=False)
+
+
+@pytest.mark.parametrize("name, parameters, message", [
+    ("05_nonmember_framework", {"bankchurners_path": "FOLDER"}, "'bankchurners_path': .* is not a file"),
+    ("05_nonmember_framework", {"bankchurners_path": "BADCSV"}, "'bankchurners_path': .* lacks the column"),
+    ("05_nonmember_framework", {"datasets": ["census"], "census_attributes": ["foo", "bar", "baz"],
+                                "census_pii": ["foo"]}, "parameter 'census_attributes': unknown value"),
+    ("02_dp_vs_definetti", {"dataset": "adult", "internet_path": "BADCSV"},
+     "parameter 'internet_path' is read only with dataset 'internet'"),
+])
+def test_user_files_and_attributes_are_checked_before_the_run(tmp_path: Path, name: str, parameters: dict,
+                                                               message: str) -> None:
+    bad_csv = tmp_path / "bad.csv"
+    bad_csv.write_text("a,b\n1,2\n")
+    files = {"FOLDER": str(tmp_path), "BADCSV": str(bad_csv)}
+    parameters = {k: files.get(v, v) if isinstance(v, str) else v for k, v in parameters.items()}
+    start = time.perf_counter()
+    with pytest.raises(RunError, match=message):
+        run_notebook(name, parameters, progress=False)
+    assert time.perf_counter() - start < 10

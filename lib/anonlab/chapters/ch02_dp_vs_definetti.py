@@ -127,6 +127,9 @@ def _check_combination(v: Mapping[str, Any]) -> None:
         raise ParameterError(f"parameter 'internet_path' must be a string, got {v['internet_path']!r}")
     if dataset == "internet":
         check_path("internet_path", v["internet_path"])
+    elif v["internet_path"]:
+        raise ParameterError(f"parameter 'internet_path' is read only with dataset 'internet' (this run reads "
+                             f"{dataset!r}): add -p dataset internet, or leave internet_path out")
     cols = COLUMNS[dataset]
     paper = PAPER_SETTING[dataset]
     sens = check_columns("sensitive_attributes", v["sensitive_attributes"] or paper["sensitive"], cols)

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..claims import Measurement, claim, rules
-from ..data.loaders import ADULT_COLUMNS, BANK_CHURNERS_COLUMNS
+from ..data.loaders import ADULT_COLUMNS, BANK_CHURNERS_COLUMNS, CENSUS_INCOME_COLUMNS
 from ..measures import AttackResult, base_rates, precision_improvement, score
 from ..measures import nonmember as nm
 from ..measures.protocol import majority_baseline
@@ -61,6 +61,24 @@ PAPER = {
 }
 
 
+def _check_bankchurners_file(path: str) -> None:
+    """The user's BankChurners file is a CSV file whose header has every column the loader needs."""
+    from pathlib import Path
+
+    p = Path(path).expanduser()
+    if not p.is_file():
+        raise ParameterError(f"parameter 'bankchurners_path': {path!r} is not a file (give the path of "
+                             "BankChurners.csv itself)")
+    try:
+        header = [str(c).strip() for c in pd.read_csv(p, nrows=0).columns]
+    except (ValueError, UnicodeDecodeError, OSError) as exc:
+        raise ParameterError(f"parameter 'bankchurners_path': {path!r} cannot be read as CSV ({exc})") from None
+    missing = [c for c in BANK_CHURNERS_COLUMNS if c not in header]
+    if missing:
+        raise ParameterError(f"parameter 'bankchurners_path': {path!r} lacks the column(s) {missing} of "
+                             "Kaggle's BankChurners.csv")
+
+
 def _check(values: Mapping[str, Any]) -> None:
     if values["n_members"] + values["n_non_members"] > 30_162:
         raise ParameterError("parameter 'n_members' + 'n_non_members' must be at most 30162 "
@@ -73,6 +91,7 @@ def _check(values: Mapping[str, Any]) -> None:
     pool = set(ADULT_ATTRIBUTES if "adult" in values["datasets"] else []) | \
         set(values["census_attributes"] if "census" in values["datasets"] else [])
     if values["bankchurners_path"]:
+        _check_bankchurners_file(values["bankchurners_path"])
         pool |= set(BANKCHURNERS_ATTRIBUTES)
     bad = [c for c in values["secrets"] if c not in pool]
     if bad:
@@ -98,7 +117,7 @@ CHAPTER = Chapter(
         Param("adult_pii", "str_list", ADULT_PII, "Adult attributes that play PII (the PII-only known set)"),
         Param("census_pii", "str_list", CENSUS_PII, "Census-Income attributes that play PII"),
         Param("census_attributes", "str_list", CENSUS_ATTRIBUTES, "Census-Income attributes used (of 42)",
-              min_len=3, max_len=41),
+              min_len=3, max_len=41, choices=tuple(CENSUS_INCOME_COLUMNS)),
         Param("C", "float", 0.01, "inverse L1 strength of the logistic regression (paper: 0.01)", low=0.0, high=1e6,
               low_inclusive=False),
         Param("alpha", "float", 0.1, "L1 strength of the Lasso (paper: 0.1)", low=0.0, high=1e6, low_inclusive=False),
