@@ -184,3 +184,49 @@ def test_the_book_key_moves_with_any_page_or_result(mini_project: Path) -> None:
     assert k2 != k1
     (mini_project / "book" / "intro.md").write_text("# Intro, edited\n")
     assert book.book_inputs_key() != k2
+
+
+def test_read_only_caches_with_real_permissions(tmp_path: Path) -> None:
+    """A data cache without the file and a result cache, both read-only, as an unprivileged user.
+
+    Root ignores file permissions, so when the suite runs as root (as CI does) the check runs in a child
+    process without the capabilities that override them (``setpriv`` drops CAP_DAC_OVERRIDE,
+    CAP_DAC_READ_SEARCH and CAP_FOWNER from its bounding set): the permission bits then hold for it as
+    for any user. It is skipped, saying so, only as root on a machine without ``setpriv``.
+    """
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    root = Path(tempfile.mkdtemp(prefix="anonlab-read-only-"))
+    try:
+        os.chmod(root, 0o755)
+        ro = root / "cache"
+        ro.mkdir()
+        os.chmod(ro, 0o555)
+        code = ("import warnings\nfrom anonlab import cache, data\n"
+                "try:\n    data.fetch('adult-train'); print('FETCHED')\n"
+                "except data.DataUnavailableError as e:\n    print('REFUSED', e)\n"
+                "with warnings.catch_warnings(record=True) as w:\n    warnings.simplefilter('always')\n"
+                "    v = cache.cached('ro', {'a': 1}, lambda: 42)\n"
+                "print('CACHED', v, any('not writable' in str(x.message) for x in w))\n")
+        env = {"PATH": os.environ.get("PATH", ""), "HOME": str(root), "ANONLAB_DATA_DIR": str(ro),
+               "ANONLAB_ROOT": str(Path(__file__).resolve().parents[1])}
+        prefix: list[str] = []
+        if os.geteuid() == 0:
+            setpriv = shutil.which("setpriv")
+            if setpriv is None:
+                pytest.skip("the suite runs as root and this machine has no setpriv to drop root's permission "
+                            "override, so read-only folders cannot be tested with real permissions")
+            prefix = [setpriv, "--bounding-set=-dac_override,-dac_read_search,-fowner"]
+        proc = subprocess.run([*prefix, sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                              timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        lines = proc.stdout.splitlines()
+        assert lines[0].startswith("REFUSED") and "is not writable" in lines[0], lines
+        assert lines[1] == "CACHED 42 True", lines
+        assert list(ro.iterdir()) == []
+    finally:
+        os.chmod(root / "cache", 0o755)
+        shutil.rmtree(root, ignore_errors=True)
