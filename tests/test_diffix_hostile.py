@@ -57,6 +57,29 @@ def test_each_reported_hole_is_refused_without_a_trace(proxy: DiffixProxy, sql: 
     assert proxy.query("SELECT count(*) FROM adult WHERE sex = 'M'", analyst="other") >= 0
 
 
+def _statement(spelling: str, n: int) -> str:
+    """A prepared statement with ``n`` conditions, spelled for each of the proxy's readings."""
+    one = {"attacks": '"age" = ?',       # _fast_pairs: the attacks' own spelling
+           "spaced": '"age"  =  ?',      # _fast_template: the regular expressions
+           "parsed": "age = ?"}[spelling]  # _parse_template: sqlglot
+    return "SELECT count(*) FROM adult WHERE " + " AND ".join([one] * n)
+
+
+@pytest.mark.parametrize("spelling", ["attacks", "spaced", "parsed"])
+def test_the_condition_limit_holds_on_every_path(proxy: DiffixProxy, spelling: str) -> None:
+    """MAX_CONDITIONS (256) holds for prepared statements too, whichever reading serves them."""
+    from anonlab.mechanisms.diffix import MAX_CONDITIONS
+
+    assert proxy.execute(_statement(spelling, MAX_CONDITIONS), [(30,) * MAX_CONDITIONS]).shape == (1,)
+    before = _state(proxy)
+    for n in (MAX_CONDITIONS + 1, 1000):
+        with pytest.raises(DiffixQueryError, match=f"at most {MAX_CONDITIONS}"):
+            proxy.execute(_statement(spelling, n), [(30,) * n])
+        with pytest.raises(DiffixQueryError, match=f"at most {MAX_CONDITIONS}"):
+            proxy.execute_batch([(_statement(spelling, n), [(30,) * n])])
+    assert _state(proxy) == before
+
+
 def test_a_query_without_conditions_is_noisy_like_diffix(proxy: DiffixProxy) -> None:
     exact = len(DF)
     answers = {DiffixProxy(DF, table="adult", salt=s).query("SELECT count(*) FROM adult", ) for s in range(30)}

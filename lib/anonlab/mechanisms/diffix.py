@@ -485,22 +485,33 @@ MAX_SQL_CHARS = 50_000
 MAX_CONDITIONS = 256
 MAX_NESTING = 32
 MAX_LITERAL_CHARS = 1_000
+_AND_WORD = re.compile(r"(?i)\bAND\b")
 
 
 def _check_size(sql: str) -> None:
-    """Refuse texts too long or too deeply parenthesised to be a count query (before parsing)."""
+    """Refuse texts too long, too deeply parenthesised or with too many conditions to be a count query.
+
+    Run on every statement before it is read, by the parser and by the
+    prepared statements' fast readings (:meth:`DiffixProxy._template`) alike.
+    The nesting scan runs only when the text holds more than
+    :data:`MAX_NESTING` opening parentheses (a prepared statement of the
+    attacks holds one), so the check costs two C-speed passes over the text;
+    the conditions are counted by the ``AND`` words (in a string too: an
+    over-count only refuses earlier).
+    """
     if len(sql) > MAX_SQL_CHARS:
         raise DiffixQueryError(f"the query is {len(sql)} characters long; at most {MAX_SQL_CHARS} are accepted")
-    depth = deepest = 0
-    for ch in sql:
-        if ch == "(":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch == ")":
-            depth -= 1
-    if deepest > MAX_NESTING:
-        raise DiffixQueryError(f"the query nests parentheses {deepest} deep; at most {MAX_NESTING} are accepted")
-    n_and = len(re.findall(r"(?i)\bAND\b", sql))
+    if sql.count("(") > MAX_NESTING:  # fewer opening parentheses cannot nest deeper
+        depth = deepest = 0
+        for ch in sql:
+            if ch == "(":
+                depth += 1
+                deepest = max(deepest, depth)
+            elif ch == ")":
+                depth -= 1
+        if deepest > MAX_NESTING:
+            raise DiffixQueryError(f"the query nests parentheses {deepest} deep; at most {MAX_NESTING} are accepted")
+    n_and = len(_AND_WORD.findall(sql))
     if n_and >= MAX_CONDITIONS:
         raise DiffixQueryError(f"the query has {n_and + 1} or more conditions; at most {MAX_CONDITIONS} are accepted")
 
@@ -709,11 +720,14 @@ def _dedupe(conds: Iterable[Condition]) -> tuple[Condition, ...]:
     return tuple(seen.values())
 
 
+# re.ASCII: \s is only the ASCII whitespace [ \t\n\r\f\v], which DuckDB's tokenizer skips too, and
+# IGNORECASE folds only ASCII letters (without it \s takes U+0085 and U+2028, which DuckDB reads as
+# parts of an identifier, and 'select' matches a long s, U+017F)
 _FAST_ONE = r'\s*("(?:[^"]|"")+")\s*(<>|!=|<=|>=|=|<|>)\s*\?\s*'
-_FAST_COND = re.compile(_FAST_ONE)
-_FAST_BODY = re.compile(r'(?:' + _FAST_ONE + r'(?i:AND)(?=[\s"]))*' + _FAST_ONE + r';?\s*')
+_FAST_COND = re.compile(_FAST_ONE, re.ASCII)
+_FAST_BODY = re.compile(r'(?:' + _FAST_ONE + r'(?i:AND)(?=[\s"]))*' + _FAST_ONE + r';?\s*', re.ASCII)
 _FAST_HEAD = re.compile(r'\s*SELECT\s+count\s*\(\s*\*\s*\)\s+FROM\s+([A-Za-z_][A-Za-z0-9_]*)\s+WHERE\s',
-                        re.IGNORECASE)
+                        re.IGNORECASE | re.ASCII)
 
 
 def _fast_template(sql: str, table: str, columns: Mapping[str, ColumnKind]) -> tuple[_Slot, ...] | None:
@@ -1453,6 +1467,9 @@ class DiffixProxy:
     def _template(self, template: str) -> _Plan:
         hit = self._templates.get(template)
         if hit is None:
+            if not isinstance(template, str):
+                raise DiffixQueryError(f"the statement must be SQL text, got {type(template).__name__}")
+            _check_size(template)  # on every path: the fast readings below do not parse
             pairs = _fast_pairs(template, self.table, self.columns)
             fast = _fast_template(template, self.table, self.columns) if pairs is None else None
             if pairs is not None:
