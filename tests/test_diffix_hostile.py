@@ -9,6 +9,7 @@ refusal changes no state, and that no answer is an exact row-level value.
 
 from __future__ import annotations
 
+import duckdb
 import numpy as np
 import pandas as pd
 import pytest
@@ -136,3 +137,52 @@ def test_generated_sql_gets_a_refusal_or_a_noisy_count(proxy: DiffixProxy, sql: 
     # never a row-level value: the answer is a count, and only for a plain count(*) query
     assert sql.lower().startswith("select count(*) from adult")
     assert proxy.n_queries() >= 1
+
+
+# --- numbers as DuckDB reads them ---------------------------------------------------------
+
+def _number_texts(seed: int, n: int) -> list[str]:
+    """Numeric literal texts: integers, decimals of 1 to 45 digits (leading zeros too), exponents."""
+    g = np.random.default_rng(seed)
+    out = ["0", "30", "30.0", "30.", ".5", "0.00001", "1e5", "1E+05", "30.e2", "9223372036854775807",
+           "9223372036854775808", "-9223372036854775809", "-30.5", "-.5", "00030.50",
+           "9" * 38 + ".", "." + "9" * 38, "9" * 39 + ".5", "0." + "0" * 37 + "1", "0." + "0" * 38 + "1"]
+    for _ in range(n):
+        digits = "".join(g.choice(list("0123456789"), size=int(g.integers(1, 46))))
+        point = int(g.integers(0, len(digits) + 1))
+        text = digits[:point] + "." + digits[point:] if g.random() < 0.8 else digits
+        if g.random() < 0.2:
+            text += f"e{int(g.integers(-30, 30))}"
+        out.append(("-" if g.random() < 0.3 else "") + text)
+    return out
+
+
+def test_numbers_get_the_type_duckdb_gives_them() -> None:
+    """_number's int / Decimal / float is DuckDB's INTEGER-like / DECIMAL / DOUBLE, with its value and scale."""
+    from decimal import Decimal
+
+    from anonlab.mechanisms.diffix import _number
+
+    texts = _number_texts(0, 400)
+    con = duckdb.connect()
+    row = con.execute("SELECT " + ", ".join(f"typeof({t}), ({t})::VARCHAR" for t in texts)).fetchone()
+    for text, duck_type, duck_value in zip(texts, row[::2], row[1::2]):
+        ours = _number(text)
+        if duck_type.startswith("DECIMAL"):
+            scale = int(duck_type.split(",")[1].rstrip(")"))
+            assert isinstance(ours, Decimal) and ours == Decimal(duck_value), text
+            assert max(0, -ours.as_tuple().exponent) == scale, text
+        elif duck_type == "DOUBLE":
+            assert isinstance(ours, float) and ours == float(duck_value), text
+        else:  # INTEGER, BIGINT, HUGEINT, UHUGEINT, BIGNUM
+            assert isinstance(ours, int) and ours == int(duck_value), (text, duck_type)
+
+
+def test_decimals_become_the_double_duckdb_casts_them_to() -> None:
+    """A DECIMAL literal compared with a DOUBLE column is cast to DOUBLE: the same float as Python's."""
+    from anonlab.mechanisms.diffix import _number
+
+    texts = [t for t in _number_texts(1, 2000) if "e" not in t and len(t.replace("-", "")) <= 39]
+    texts = [t for t in texts if type(_number(t)).__name__ == "Decimal"]
+    row = duckdb.connect().execute("SELECT " + ", ".join(f"({t})::DOUBLE" for t in texts)).fetchone()
+    assert [float(_number(t)) for t in texts] == list(row)

@@ -105,6 +105,7 @@ import operator
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -142,6 +143,7 @@ _MASK64 = (1 << 64) - 1
 _LANES = np.arange(64)
 _FEW_WORDS = 16  # _intersect: from this many candidate words down, AND them as Python integers
 _FEW_ROWS = 32  # _intersect: up to this many rows, XOR their hashes in Python
+_PY_TYPE = {"int": int, "float": float, "str": str}  # the type of a condition's value, by column kind
 
 
 class DiffixQueryError(ValueError):
@@ -275,11 +277,27 @@ def uid_hashes(uids: Any) -> np.ndarray:
 
 
 def _render_literal(value: int | float | str) -> str:
+    """The value as written in a condition's canonical text (the text whose hash seeds its noise)."""
     if isinstance(value, str):
         return "'" + value.replace("'", "''") + "'"
     if isinstance(value, float):
         return repr(value)
     return str(int(value))
+
+
+def _sql_literal(value: int | float | str) -> str:
+    """The value as a DuckDB literal of its own type: a float as a DOUBLE (``30.5e0``).
+
+    DuckDB types ``30.5`` as ``DECIMAL(3,1)`` and ``30.5e0`` as ``DOUBLE``
+    (DuckDB documentation, "Literal Types"). A float compared as a DOUBLE is
+    compared as itself; written as a DECIMAL with many digits (``repr`` of
+    ``0.00012345678901234567``: scale 20) an integer column would be cast to
+    ``DECIMAL(38, 20)``, which fails on values of 10**18 and more.
+    """
+    if isinstance(value, float):
+        text = repr(value)
+        return text if "e" in text else text + "e0"
+    return _render_literal(value)
 
 
 @dataclass(frozen=True)
@@ -304,7 +322,7 @@ class Condition:
     def sql(self) -> str:
         """The condition as DuckDB SQL with a quoted identifier."""
         col = '"' + self.column.replace('"', '""') + '"'
-        return f"{col} {self.op} {_render_literal(self.value)}"
+        return f"{col} {self.op} {_sql_literal(self.value)}"
 
 
 @dataclass(frozen=True)
@@ -421,17 +439,103 @@ def _kind_of(series: pd.Series) -> ColumnKind:
     return "str"
 
 
-def _number(text: str) -> int | float:
-    if re.fullmatch(r"[+-]?\d+", text):
+#: DuckDB reads a numeric literal of digits and one point, at most 38 digits, as a DECIMAL.
+_DECIMAL_DIGITS = 38
+#: Largest scale of a DECIMAL literal the proxy compares with an integer column: DuckDB casts the
+#: column to DECIMAL(20 + scale, scale) for a UBIGINT (20 digits), and a DECIMAL has at most 38 digits.
+_MAX_SCALE_FOR_INTEGERS = 18
+#: DuckDB compares an integer column with a DOUBLE after casting the column to DOUBLE, which keeps
+#: every outcome only while the DOUBLE lies within +-2**53 (a DOUBLE holds every integer up to 2**53).
+_DOUBLE_EXACT = 2.0**53
+_INTEGER_TEXT = re.compile(r"-?[0-9]+", re.ASCII)
+_DECIMAL_TEXT = re.compile(r"-?(?:[0-9]+\.[0-9]*|\.[0-9]+)", re.ASCII)
+
+
+def _number(text: str) -> int | Decimal | float:
+    """A numeric literal's value in the type DuckDB gives it: INTEGER as int, DECIMAL as Decimal, DOUBLE as float.
+
+    DuckDB (documentation, "Literal Types"; its parser's
+    ``transform_constant.cpp``): digits alone are an integer literal; digits
+    with one decimal point and no exponent are a ``DECIMAL(width, scale)``,
+    width the number of digits (leading zeros too), scale those after the
+    point, when the width is at most 38; anything else (an exponent, more
+    digits) is a ``DOUBLE``. The value keeps that type so that the column's
+    comparison can be read as DuckDB does it (:func:`_coerce`). A digit
+    separator ``_`` is refused (DuckDB drops it, sqlglot reads it otherwise).
+    """
+    if "_" in text:
+        raise DiffixQueryError(f"write the number {text!r} without the digit separator '_'")
+    if _INTEGER_TEXT.fullmatch(text):
         return int(text)
+    if _DECIMAL_TEXT.fullmatch(text) and sum(map(str.isdigit, text)) <= _DECIMAL_DIGITS:
+        return Decimal(text)
     try:
         return float(text)
     except ValueError:
         raise DiffixQueryError(f"cannot read the number {text!r}") from None
 
 
+def _double_for_integers(v: float, column: str) -> int | float:
+    """A DOUBLE compared with an integer column: the number with the same outcome for every integer, or refused.
+
+    DuckDB casts the column to DOUBLE (``EXPLAIN`` shows
+    ``CAST(age AS DOUBLE) = 30.0``). Within +-2**53 the cast is exact or
+    keeps the order, so the outcome is the exact comparison with ``v``: an
+    integral ``v`` is the integer (``age = 3e1`` is ``age = 30``, the same
+    condition and noise). Beyond, the cast merges integers (2**53 + 1 becomes
+    2**53): refused, as are integers beyond 64 bits.
+    """
+    if abs(v) >= _DOUBLE_EXACT:
+        raise DiffixQueryError(
+            f"column {column!r} holds integers; DuckDB compares them with the DOUBLE {v!r} after rounding "
+            f"them to DOUBLE, which merges integers beyond 2**53: compare it with an integer (digits only) "
+            f"within the 64-bit range")
+    return int(v) if v.is_integer() else v
+
+
+def _decimal_value(d: Decimal, column: str, kind: ColumnKind) -> int | float:
+    """A DECIMAL literal compared with a numeric column, as DuckDB compares it, or refused.
+
+    A DOUBLE column: DuckDB casts the DECIMAL to DOUBLE (``EXPLAIN``: ``f =
+    0.3``), the correctly rounded float (tested against DuckDB). An integer
+    column: DuckDB casts the column to ``DECIMAL(digits + scale, scale)``
+    (``CAST(age AS DECIMAL(35,16)) < 30.0000000000000001``) and compares
+    exactly; above 38 digits that cast fails at run time on large values, so
+    a scale above :data:`_MAX_SCALE_FOR_INTEGERS` is refused. An integral
+    value is that integer (``age = 30.0`` is ``age = 30``); another value is
+    kept as the float that lies between the same two integers (the same
+    outcome for every integer), and refused when no float does
+    (``30.0000000000000001`` is 30.0 as a float).
+    """
+    if not d.is_finite():
+        raise DiffixQueryError(f"column {column!r}: the number must be finite, got {d!r}")
+    if kind == "float":
+        return float(d)
+    scale = max(0, -d.as_tuple().exponent)
+    if scale > _MAX_SCALE_FOR_INTEGERS:
+        raise DiffixQueryError(
+            f"column {column!r} holds integers; DuckDB would compare it with {d} as DECIMAL(38,{scale}), "
+            f"which cannot hold large integers: write at most {_MAX_SCALE_FOR_INTEGERS} digits after the point")
+    if d == d.to_integral_value():
+        return _coerce(int(d), column, kind)
+    f = float(d)
+    if f.is_integer() or math.floor(f) != math.floor(d):
+        raise DiffixQueryError(
+            f"column {column!r} holds integers; DuckDB compares them with {d} exactly, but the proxy keeps a "
+            f"number as a 64-bit float, which reads it as {f!r}: compare with an integer instead "
+            f"(e.g. {column} <= {math.floor(d)} or {column} >= {math.ceil(d)})")
+    return f
+
+
 def _coerce(value: Any, column: str, kind: ColumnKind) -> int | float | str:
-    """Check a literal (or bound parameter) against the column's type and normalise it."""
+    """Check a literal (or bound parameter) against the column's type and normalise it.
+
+    A number keeps the meaning DuckDB gives the comparison: an int is an
+    INTEGER literal, a :class:`~decimal.Decimal` a DECIMAL one
+    (:func:`_decimal_value`), a float a DOUBLE (:func:`_double_for_integers`
+    for an integer column). The result is an int, a float or a str, the
+    value of the condition's canonical text.
+    """
     if isinstance(value, (bool, np.bool_)) or value is None:
         raise DiffixQueryError(f"column {column!r}: compare with a number or a quoted string, "
                                f"not {value!r}")
@@ -454,16 +558,17 @@ def _coerce(value: Any, column: str, kind: ColumnKind) -> int | float | str:
             f"column {column!r} is numeric; compare it with a number, e.g. {column} = 3 "
             f"(got the string {value!r})")
     if isinstance(value, (int, np.integer)):
-        if kind == "int" and not (-(2**63) <= int(value) < 2**63):
+        # DuckDB reads wider integers as HUGEINT, whose cast to DOUBLE rounds otherwise than Python's float
+        if not (-(2**63) <= int(value) < 2**63):
             raise DiffixQueryError(f"column {column!r}: the integer {value} is outside the 64-bit range")
         return float(value) if kind == "float" else int(value)
+    if isinstance(value, Decimal):
+        return _decimal_value(value, column, kind)
     if isinstance(value, (float, np.floating)):
         v = float(value)
         if not math.isfinite(v):
             raise DiffixQueryError(f"column {column!r}: the number must be finite, got {value!r}")
-        if kind == "int" and v.is_integer():
-            return int(v)
-        return v
+        return _double_for_integers(v, column) if kind == "int" else v
     raise DiffixQueryError(f"column {column!r}: unsupported value {value!r} "
                            f"({type(value).__name__})")
 
@@ -1507,11 +1612,14 @@ class DiffixProxy:
                 negated.append((cid, eq))
             else:
                 todo[cid] = c
-        # equalities on one column: a single hash join against the list of values
+        # equalities on one column: a single hash join against the list of values, each value of
+        # the column's own type (a float among an integer column's values would make the list
+        # DOUBLE, rounding integers beyond 2**53; such a condition is evaluated on its own)
         by_column: dict[str, list[tuple[int, Condition]]] = {}
         others: list[tuple[int, Condition]] = []
         for cid, c in todo.items():
-            (by_column.setdefault(c.column, []) if c.op == "=" else others).append((cid, c))
+            joined = c.op == "=" and type(c.value) is _PY_TYPE[self.columns[c.column]]
+            (by_column.setdefault(c.column, []) if joined else others).append((cid, c))
         for column, items in by_column.items():
             if len(items) < 8:
                 others.extend(items)
