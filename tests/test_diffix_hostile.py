@@ -46,6 +46,14 @@ def _state(p: DiffixProxy) -> tuple:
     "SELECT count(*) FROM adult WHERE " + "(" * 1000 + "age = 30" + ")" * 1000,
     "SELECT count(*) FROM adult WHERE sex = '\udcff'",
     "SELECT count(*) FROM adult WHERE sex = '" + "x" * 5000 + "'",
+    # read otherwise by DuckDB (second pass): a NEL and a line separator are no spaces, BY is reserved
+    "SELECT count(*) FROM adult WHERE sex\x85= 'M'",
+    "SELECT count(*) FROM adult WHERE \u2028age = 30",
+    "SELECT count(*) BY FROM adult",
+    # numbers DuckDB compares otherwise than a 64-bit float would
+    "SELECT count(*) FROM adult WHERE income = 1e308",
+    "SELECT count(*) FROM adult WHERE age < 30.0000000000000001",
+    "SELECT count(*) FROM adult WHERE age = 29.99999999999999999",
 ])
 def test_each_reported_hole_is_refused_without_a_trace(proxy: DiffixProxy, sql: str) -> None:
     good = proxy.query("SELECT count(*) FROM adult WHERE age = 30")

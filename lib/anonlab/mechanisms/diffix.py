@@ -100,7 +100,10 @@ import contextlib
 import copy
 import hashlib
 import itertools
+import json
 import math
+import os
+import threading
 import operator
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -573,6 +576,21 @@ def _coerce(value: Any, column: str, kind: ColumnKind) -> int | float | str:
                            f"({type(value).__name__})")
 
 
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _fold(name: str) -> str:
+    """An identifier as DuckDB matches it: letter case ignored for ASCII letters only.
+
+    DuckDB matches identifiers, quoted or not, case-insensitively (its
+    documentation, "Rules for Case-Sensitivity"), but folds only ASCII
+    letters: ``"é"`` does not find a column ``É`` (a binder error), where
+    Python's ``str.lower`` would match them, as it matches the Kelvin sign
+    U+212A with ``k``.
+    """
+    return name.translate(_ASCII_LOWER)
+
+
 def _snippet(node: Any) -> str:
     try:
         text = node.sql(dialect="duckdb")
@@ -716,43 +734,40 @@ def _parse_template(sql: str, table: str, columns: Mapping[str, ColumnKind],
             or tbl.args.get("alias") or tbl.args.get("joins") or tbl.args.get("laterals"):
         raise DiffixQueryError(f"the query must read the table {table!r} directly "
                                f"(FROM {table}), got {_snippet(src) if src is not None else 'no FROM'}")
-    if tbl.name.lower() != table.lower():
+    if _fold(tbl.name) != _fold(table):
         raise DiffixQueryError(f"unknown table {tbl.name!r}; the proxy serves only {table!r}")
 
-    lookup = {c.lower(): c for c in columns}
-    slots: list[_Slot] = []
-    n_placeholders = 0
+    lookup = {_fold(c): c for c in columns}
+    written: list[_Written] = []
 
     def column_of(e: Any) -> str | None:
         if not isinstance(e, exp.Column):
             return None
-        if e.args.get("table") is not None and e.table.lower() != table.lower():
+        if e.args.get("table") is not None and _fold(e.table) != _fold(table):
             raise DiffixQueryError(f"unknown table {e.table!r} in {_snippet(e)}")
         if e.args.get("db") or e.args.get("catalog"):
             raise DiffixQueryError(f"qualified column {_snippet(e)} is not allowed")
         name = e.name
-        if name.lower() not in lookup:
+        if _fold(name) not in lookup:
             raise DiffixQueryError(f"unknown column {name!r}; columns: {', '.join(columns)}")
-        return lookup[name.lower()]
+        return lookup[_fold(name)]
 
-    def literal_of(e: Any) -> tuple[bool, Any]:
-        """(is a value, value); value None for a placeholder."""
-        nonlocal n_placeholders
+    def literal_of(e: Any) -> str | None:
+        """The literal as SQL text (a number with its sign, a quoted string, ``?``), else None."""
         if isinstance(e, exp.Literal):
-            return True, (e.this if e.is_string else _number(e.this))
+            return "'" + e.this.replace("'", "''") + "'" if e.is_string else e.this
         if isinstance(e, exp.Neg) and isinstance(e.this, exp.Literal) and not e.this.is_string:
-            return True, -_number(e.this.this)
+            return "-" + e.this.this
         if isinstance(e, exp.Placeholder) and not e.this:
             if not allow_placeholders:
                 raise DiffixQueryError("placeholders (?) are only allowed in prepared statements "
                                        "(DiffixProxy.execute)")
-            return True, None
-        return False, None
+            return "?"
+        return None
 
     ops = {exp.EQ: "=", exp.NEQ: "<>", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
 
     def walk(e: Any) -> None:
-        nonlocal n_placeholders
         if isinstance(e, exp.Paren):
             walk(e.this)
             return
@@ -765,29 +780,166 @@ def _parse_template(sql: str, table: str, columns: Mapping[str, ColumnKind],
             raise DiffixQueryError(f"condition {_snippet(e)!r} is not allowed: use only "
                                    f"column op value joined by AND (op one of {', '.join(OPERATORS)})")
         left, right = e.this, e.expression
-        col = column_of(left)
-        if col is not None:
-            ok, value = literal_of(right)
-        else:
-            col = column_of(right)
+        col, column_first = column_of(left), True
+        if col is None:
+            col, column_first = column_of(right), False
             if col is None:
                 raise DiffixQueryError(f"condition {_snippet(e)!r} must compare one column with one "
                                        f"value")
-            ok, value = literal_of(left)
-            op = _FLIP[op]
-        if not ok:
+        literal = literal_of(right if column_first else left)
+        if literal is None:
             raise DiffixQueryError(f"condition {_snippet(e)!r} must compare the column with a "
                                    f"literal number or quoted string")
-        if value is None:
-            slots.append(_Slot(col, op, None, n_placeholders))
-            n_placeholders += 1
-        else:
-            slots.append(_Slot(col, op, _coerce(value, col, columns[col]), -1))
+        qualifier = table if (left if column_first else right).args.get("table") is not None else None
+        written.append(_Written(col, op, column_first, qualifier, literal))
 
     where = node.args.get("where")
     if where is not None:
         walk(where.this)
+    # DuckDB must read the text as the proxy does; the values are read from DuckDB's own literals
+    constants = iter(_duckdb_constants(sql, _reference_sql(table, written)))
+    slots: list[_Slot] = []
+    n_placeholders = 0
+    for w in written:
+        op = w.op if w.column_first else _FLIP[w.op]
+        if w.literal == "?":
+            slots.append(_Slot(w.column, op, None, n_placeholders))
+            n_placeholders += 1
+            continue
+        kind, text = next(constants)
+        value = text if kind == "STRING" else _number(text)
+        slots.append(_Slot(w.column, op, _coerce(value, w.column, columns[w.column]), -1))
     return table, tuple(slots), n_placeholders
+
+
+@dataclass(frozen=True)
+class _Written:
+    """A condition as the analyst wrote it: the column, the operator, their order, the literal's SQL text."""
+
+    column: str
+    op: str  # as written, e.g. ">" in 30 > age
+    column_first: bool
+    qualifier: str | None  # the table name, when the column was written table.column
+    literal: str  # a number with its sign, a quoted string, or "?"
+
+
+def _reference_sql(table: str, written: Sequence[_Written]) -> str:
+    """The proxy's reading of a query, written back as plain SQL that DuckDB reads unambiguously.
+
+    Quoted identifiers, single spaces, the operators and literals in the
+    order and orientation the analyst wrote them.
+    """
+    def quoted(name: str) -> str:
+        return '"' + name.replace('"', '""') + '"'
+
+    conds = []
+    for w in written:
+        col = (quoted(w.qualifier) + "." if w.qualifier else "") + quoted(w.column)
+        conds.append(f"{col} {w.op} {w.literal}" if w.column_first else f"{w.literal} {w.op} {col}")
+    return f"SELECT count(*) FROM {quoted(table)}" + (" WHERE " + " AND ".join(conds) if conds else "")
+
+
+_PARSER_STATE: dict[str, Any] = {}
+_PARSER_LOCK = threading.Lock()
+
+
+def _duckdb_parse_trees(*sqls: str) -> list[dict[str, Any]]:
+    """DuckDB's own parse tree of each text, from ``json_serialize_sql`` (no table is read, nothing runs).
+
+    ``json_serialize_sql`` (DuckDB documentation, "SQL to / from JSON")
+    returns the statements DuckDB's parser reads from the text, or
+    ``{"error": true, "error_message": ...}``. One in-memory connection per
+    process serves every proxy, behind a lock.
+    """
+    import duckdb
+
+    with _PARSER_LOCK:
+        if _PARSER_STATE.get("pid") != os.getpid():  # a forked worker opens its own
+            _PARSER_STATE.update(pid=os.getpid(), con=duckdb.connect(config={"threads": 1}))
+        row = _PARSER_STATE["con"].execute(
+            "SELECT " + ", ".join(["json_serialize_sql(?::VARCHAR)"] * len(sqls)), list(sqls)).fetchone()
+    return [json.loads(text) for text in row]
+
+
+def _comparable(tree: Any) -> Any:
+    """A DuckDB parse tree without what does not change what a count query counts.
+
+    Drops the positions in the text (``query_location*``); folds table and
+    column names as DuckDB matches them (:func:`_fold`); keeps only the kind
+    (INTEGER or NUMERIC) of a number, whose text :func:`_number` reads.
+    """
+    if isinstance(tree, list):
+        return [_comparable(x) for x in tree]
+    if not isinstance(tree, dict):
+        return tree
+    out = {}
+    for key, value in tree.items():
+        if key.startswith("query_location"):
+            continue
+        if key in ("column_names", "path"):
+            value = [_fold(v) if isinstance(v, str) else v for v in value]
+        elif key == "table_name" and isinstance(value, str):
+            value = _fold(value)
+        elif key == "literal" and isinstance(value, dict) and value.get("kind") in ("INTEGER", "NUMERIC"):
+            value = {"kind": value["kind"]}
+        out[key] = _comparable(value)
+    return out
+
+
+def _constants(tree: Any) -> Iterator[tuple[str, str]]:
+    """``(kind, text)`` of every constant of a parse tree, in the order of the text."""
+    if isinstance(tree, list):
+        for x in tree:
+            yield from _constants(x)
+    elif isinstance(tree, dict):
+        if tree.get("class") == "CONSTANT" and isinstance(tree.get("literal"), dict):
+            yield tree["literal"].get("kind", ""), tree["literal"].get("text", "")
+            return
+        for value in tree.values():
+            yield from _constants(value)
+
+
+def _duckdb_constants(sql: str, reference: str) -> list[tuple[str, str]]:
+    """Check that DuckDB reads ``sql`` as the proxy does; return DuckDB's constants, in order.
+
+    The proxy reads SQL with sqlglot, which accepts text DuckDB rejects
+    (``SELECT count(*) BY FROM t``) and takes for spaces characters DuckDB
+    reads as parts of a name (U+0085 in ``sex\x85= 'M'``, U+2028). So DuckDB's
+    parser reads the text too, and its tree must equal its tree of
+    ``reference``, the proxy's reading written plainly
+    (:func:`_reference_sql`), but for the output's alias and what
+    :func:`_comparable` drops. DuckDB parses the text only (``json_serialize_sql``):
+    no table is read and nothing runs.
+    """
+    try:
+        theirs, ours = _duckdb_parse_trees(sql, reference)
+    except Exception as exc:  # the text cannot even reach DuckDB's parser (e.g. invalid Unicode)
+        raise DiffixQueryError(f"DuckDB cannot read the text ({type(exc).__name__})") from None
+    if theirs.get("error"):
+        raise DiffixQueryError(f"DuckDB cannot read the text ({theirs.get('error_message', 'no message')}); "
+                               f"allowed: {_ALLOWED.format(table='<table>')}")
+    for tree in (theirs, ours):
+        for statement in tree.get("statements", []):
+            for output in statement.get("node", {}).get("select_list", []):
+                output["alias"] = ""  # count(*) AS n counts what count(*) counts
+    if ours.get("error") or _comparable(theirs) != _comparable(ours):
+        names = sorted({repr(n) for n in _column_names(theirs)})
+        raise DiffixQueryError("DuckDB reads this text otherwise than the proxy (a character DuckDB does not "
+                               "take for a space, a stray keyword ...; DuckDB reads the columns "
+                               f"{', '.join(names) or 'none'}); refused")
+    return list(_constants(theirs))
+
+
+def _column_names(tree: Any) -> Iterator[str]:
+    """The column names of a parse tree (for messages)."""
+    if isinstance(tree, list):
+        for x in tree:
+            yield from _column_names(x)
+    elif isinstance(tree, dict):
+        if tree.get("class") == "COLUMN_REF":
+            yield ".".join(map(str, tree.get("column_names", [])))
+        for value in tree.values():
+            yield from _column_names(value)
 
 
 def parse_count_query(sql: str, table: str, columns: Mapping[str, ColumnKind]) -> CountQuery:
@@ -844,7 +996,7 @@ def _fast_template(sql: str, table: str, columns: Mapping[str, ColumnKind]) -> t
     goes through the full parser. The tests check that both readings agree.
     """
     m = _FAST_HEAD.match(sql)
-    if m is None or m.group(1).lower() != table.lower():
+    if m is None or _fold(m.group(1)) != _fold(table):
         return None
     if _FAST_BODY.fullmatch(sql, m.end()) is None:
         return None
@@ -853,7 +1005,7 @@ def _fast_template(sql: str, table: str, columns: Mapping[str, ColumnKind]) -> t
     for name, op in _FAST_COND.findall(sql, m.end()):
         col = lookup.get(name)
         if col is None:
-            col = lookup.get(name[1:-1].replace('""', '"').lower())
+            col = lookup.get(_fold(name[1:-1].replace('""', '"')))
             if col is None:
                 return None  # let the parser produce the error message
         slots.append(_placeholder_slot(col, "<>" if op == "!=" else op, len(slots)))
@@ -874,7 +1026,7 @@ def _fast_pairs(sql: str, table: str, columns: Mapping[str, ColumnKind]) -> tupl
     text; when it answers, it answers what :func:`_fast_template` does (tested).
     """
     m = _FAST_HEAD.match(sql)
-    if m is None or m.group(1).lower() != table.lower():
+    if m is None or _fold(m.group(1)) != _fold(table):
         return None
     found = tuple(map(_condition_lookup(columns).get, sql[m.end():].split(" AND ")))
     return None if None in found else found
@@ -910,11 +1062,11 @@ def _condition_lookup(columns: Mapping[str, ColumnKind]) -> dict[str, tuple[str,
 
 
 def _column_lookup(columns: Mapping[str, ColumnKind]) -> dict[str, str]:
-    """Lower-cased and quoted spellings of each column, to its name (memoised per set of columns)."""
+    """Folded (:func:`_fold`) and quoted spellings of each column, to its name (memoised per set of columns)."""
     key = tuple(columns)
     hit = _LOOKUPS.get(key)
     if hit is None:
-        hit = {c.lower(): c for c in columns}
+        hit = {_fold(c): c for c in columns}
         hit.update({'"' + c.replace('"', '""') + '"': c for c in columns})
         if len(_LOOKUPS) > 64:
             _LOOKUPS.clear()
