@@ -388,3 +388,26 @@ def test_decimals_become_the_double_duckdb_casts_them_to() -> None:
     texts = [t for t in texts if type(_number(t)).__name__ == "Decimal"]
     row = duckdb.connect().execute("SELECT " + ", ".join(f"({t})::DOUBLE" for t in texts)).fetchone()
     assert [float(_number(t)) for t in texts] == list(row)
+
+
+@pytest.mark.parametrize("column, value", [("income", 1e308), ("hours_per_week", -1e17), ("big", 2.0**53),
+                                           ("age", float("inf")), ("score", 2**63), ("age", 2**64)])
+def test_bound_numbers_are_refused_where_duckdb_compares_otherwise(proxy: DiffixProxy, column: str,
+                                                                   value: float) -> None:
+    """A bound value follows the rules of a written one: a DOUBLE beyond 2**53 against integers, 64-bit ints."""
+    before = _state(proxy)
+    for template in (f'SELECT count(*) FROM adult WHERE "{column}" = ?',  # the fast reading
+                     f"SELECT count(*) FROM adult WHERE {column} = ?"):   # the parser
+        with pytest.raises(DiffixQueryError):
+            proxy.execute(template, [(value,)])
+    assert _state(proxy) == before
+
+
+def test_bound_numbers_answer_as_the_written_ones(proxy: DiffixProxy, twin) -> None:
+    """Floats within 2**53 on integer columns, and integers on DOUBLE columns: the written query's answer."""
+    for column, value in [("age", 30.0), ("age", 30.5), ("big", 2.0**53 - 1), ("score", 0.30000000000000004),
+                          ("score", 2), ("income", -0.0)]:
+        template = f'SELECT count(*) FROM adult WHERE "{column}" <= ?'
+        written = f"SELECT count(*) FROM adult WHERE {column} <= {value!r}"
+        assert proxy.execute(template, [(value,)])[0] == proxy.query(written)
+        assert _check_against_duckdb(proxy, twin, written)

@@ -64,6 +64,16 @@ Accepted SQL (parsed by sqlglot, DuckDB dialect)::
     SELECT count(*) FROM <table> [WHERE <cond> AND <cond> ...]
     <cond> := <column> <op> <literal>,  <op> in =, <>, !=, <, <=, >, >=
 
+An answered query means what it means to DuckDB, or it is refused: DuckDB's
+own parser reads every text the proxy parses, and its reading must be the
+proxy's (:func:`_duckdb_constants`; sqlglot takes U+0085 and U+2028 for
+spaces and accepts ``SELECT count(*) BY FROM t``, DuckDB does not), and a
+number is compared with a column in the type DuckDB gives it (INTEGER,
+DECIMAL or DOUBLE, :func:`_number`), refused where a 64-bit float cannot
+keep DuckDB's outcome (:func:`_decimal_value`, :func:`_double_for_integers`).
+The prepared statements' fast readings accept only plain ASCII spellings
+DuckDB reads the same way, under the same limits (:func:`_check_size`).
+
 Anything else (row-level output, other aggregates, functions, OR, NOT, IN,
 LIKE, subqueries, joins, GROUP BY, unknown columns, a text literal for a
 numeric column ...) is refused with :class:`DiffixQueryError`. Prepared
