@@ -815,7 +815,7 @@ def _parse_template(sql: str, table: str, columns: Mapping[str, ColumnKind],
     if where is not None:
         walk(where.this)
     # DuckDB must read the text as the proxy does; the values are read from DuckDB's own literals
-    constants = iter(_duckdb_constants(sql, _reference_sql(table, written)))
+    constants = iter(_duckdb_constants(sql, table, written))
     slots: list[_Slot] = []
     n_placeholders = 0
     for w in written:
@@ -844,17 +844,52 @@ class _Written:
 def _reference_sql(table: str, written: Sequence[_Written]) -> str:
     """The proxy's reading of a query, written back as plain SQL that DuckDB reads unambiguously.
 
-    Quoted identifiers, single spaces, the operators and literals in the
-    order and orientation the analyst wrote them.
+    Quoted identifiers, single spaces, the operators in the order and
+    orientation the analyst wrote them, and each literal as one of its kind:
+    ``'s'`` for a string, ``1`` or ``1.5`` (with the sign) for a number, ``?``.
+    The text depends only on the query's shape, so DuckDB's tree of it is
+    memoised (:func:`_reference_tree`); the literals' values are compared
+    apart (:func:`_duckdb_constants`).
     """
     def quoted(name: str) -> str:
         return '"' + name.replace('"', '""') + '"'
 
+    def kind_of(literal: str) -> str:
+        if literal == "?":
+            return "?"
+        if literal.startswith("'"):
+            return "'s'"
+        sign, digits = ("-", literal[1:]) if literal.startswith("-") else ("", literal)
+        return sign + ("1" if digits.isascii() and digits.isdigit() else "1.5")
+
     conds = []
     for w in written:
         col = (quoted(w.qualifier) + "." if w.qualifier else "") + quoted(w.column)
-        conds.append(f"{col} {w.op} {w.literal}" if w.column_first else f"{w.literal} {w.op} {col}")
+        lit = kind_of(w.literal)
+        conds.append(f"{col} {w.op} {lit}" if w.column_first else f"{lit} {w.op} {col}")
     return f"SELECT count(*) FROM {quoted(table)}" + (" WHERE " + " AND ".join(conds) if conds else "")
+
+
+_REFERENCE_TREES: dict[str, Any] = {}
+
+
+def _reference_tree(reference: str) -> Any:
+    """:func:`_comparable` of DuckDB's tree of a reference text (memoised: one per query shape)."""
+    hit = _REFERENCE_TREES.get(reference)
+    if hit is None:
+        hit = _comparable(_without_aliases(_duckdb_parse_trees(reference)[0]))
+        if len(_REFERENCE_TREES) > 4096:
+            _REFERENCE_TREES.clear()
+        _REFERENCE_TREES[reference] = hit
+    return hit
+
+
+def _without_aliases(tree: dict[str, Any]) -> dict[str, Any]:
+    """The tree with the output's alias dropped (``count(*) AS n`` counts what ``count(*)`` counts)."""
+    for statement in tree.get("statements", []):
+        for output in statement.get("node", {}).get("select_list", []):
+            output["alias"] = ""
+    return tree
 
 
 _PARSER_STATE: dict[str, Any] = {}
@@ -884,7 +919,7 @@ def _comparable(tree: Any) -> Any:
 
     Drops the positions in the text (``query_location*``); folds table and
     column names as DuckDB matches them (:func:`_fold`); keeps only the kind
-    (INTEGER or NUMERIC) of a number, whose text :func:`_number` reads.
+    of a literal (INTEGER, NUMERIC, STRING): the values are compared apart.
     """
     if isinstance(tree, list):
         return [_comparable(x) for x in tree]
@@ -898,8 +933,8 @@ def _comparable(tree: Any) -> Any:
             value = [_fold(v) if isinstance(v, str) else v for v in value]
         elif key == "table_name" and isinstance(value, str):
             value = _fold(value)
-        elif key == "literal" and isinstance(value, dict) and value.get("kind") in ("INTEGER", "NUMERIC"):
-            value = {"kind": value["kind"]}
+        elif key == "literal" and isinstance(value, dict):
+            value = {"kind": value.get("kind")}
         out[key] = _comparable(value)
     return out
 
@@ -917,35 +952,35 @@ def _constants(tree: Any) -> Iterator[tuple[str, str]]:
             yield from _constants(value)
 
 
-def _duckdb_constants(sql: str, reference: str) -> list[tuple[str, str]]:
+def _duckdb_constants(sql: str, table: str, written: Sequence[_Written]) -> list[tuple[str, str]]:
     """Check that DuckDB reads ``sql`` as the proxy does; return DuckDB's constants, in order.
 
     The proxy reads SQL with sqlglot, which accepts text DuckDB rejects
     (``SELECT count(*) BY FROM t``) and takes for spaces characters DuckDB
-    reads as parts of a name (U+0085 in ``sex\x85= 'M'``, U+2028). So DuckDB's
-    parser reads the text too, and its tree must equal its tree of
-    ``reference``, the proxy's reading written plainly
-    (:func:`_reference_sql`), but for the output's alias and what
-    :func:`_comparable` drops. DuckDB parses the text only (``json_serialize_sql``):
+    reads as parts of a name (U+0085 in ``sex\\x85= 'M'``, U+2028). So DuckDB's
+    parser reads the text too, and its tree must equal its tree of the
+    proxy's reading written plainly (:func:`_reference_sql`), but for the
+    output's alias and what :func:`_comparable` drops, and its strings must
+    be the proxy's. DuckDB parses the text only (``json_serialize_sql``):
     no table is read and nothing runs.
     """
     try:
-        theirs, ours = _duckdb_parse_trees(sql, reference)
+        theirs = _duckdb_parse_trees(sql)[0]
+        ours = _reference_tree(_reference_sql(table, written))
     except Exception as exc:  # the text cannot even reach DuckDB's parser (e.g. invalid Unicode)
         raise DiffixQueryError(f"DuckDB cannot read the text ({type(exc).__name__})") from None
     if theirs.get("error"):
         raise DiffixQueryError(f"DuckDB cannot read the text ({theirs.get('error_message', 'no message')}); "
-                               f"allowed: {_ALLOWED.format(table='<table>')}")
-    for tree in (theirs, ours):
-        for statement in tree.get("statements", []):
-            for output in statement.get("node", {}).get("select_list", []):
-                output["alias"] = ""  # count(*) AS n counts what count(*) counts
-    if ours.get("error") or _comparable(theirs) != _comparable(ours):
+                               f"allowed: {_ALLOWED.format(table=table)}")
+    constants = list(_constants(theirs))
+    strings = [text for kind, text in constants if kind == "STRING"]
+    proxys = [w.literal[1:-1].replace("''", "'") for w in written if w.literal.startswith("'")]
+    if _comparable(_without_aliases(theirs)) != ours or strings != proxys:
         names = sorted({repr(n) for n in _column_names(theirs)})
         raise DiffixQueryError("DuckDB reads this text otherwise than the proxy (a character DuckDB does not "
                                "take for a space, a stray keyword ...; DuckDB reads the columns "
                                f"{', '.join(names) or 'none'}); refused")
-    return list(_constants(theirs))
+    return constants
 
 
 def _column_names(tree: Any) -> Iterator[str]:
