@@ -632,8 +632,8 @@ _AND_WORD = re.compile(r"(?i)\bAND\b")
 def _check_size(sql: str) -> None:
     """Refuse texts too long, too deeply parenthesised or with too many conditions to be a count query.
 
-    Run on every statement before it is read, by the parser and by the
-    prepared statements' fast readings (:meth:`DiffixProxy._template`) alike.
+    Run on every statement the parser reads; the prepared statements' fast
+    readings apply the same limits (:meth:`DiffixProxy._template`).
     The nesting scan runs only when the text holds more than
     :data:`MAX_NESTING` opening parentheses (a prepared statement of the
     attacks holds one), so the check costs two C-speed passes over the text;
@@ -1049,7 +1049,7 @@ def _fast_template(sql: str, table: str, columns: Mapping[str, ColumnKind]) -> t
     goes through the full parser. The tests check that both readings agree.
     """
     m = _FAST_HEAD.match(sql)
-    if m is None or _fold(m.group(1)) != _fold(table):
+    if m is None or m.group(1).lower() != table.lower():  # both ASCII: lower() is _fold()
         return None
     if _FAST_BODY.fullmatch(sql, m.end()) is None:
         return None
@@ -1079,7 +1079,7 @@ def _fast_pairs(sql: str, table: str, columns: Mapping[str, ColumnKind]) -> tupl
     text; when it answers, it answers what :func:`_fast_template` does (tested).
     """
     m = _FAST_HEAD.match(sql)
-    if m is None or _fold(m.group(1)) != _fold(table):
+    if m is None or m.group(1).lower() != table.lower():  # both ASCII: lower() is _fold()
         return None
     found = tuple(map(_condition_lookup(columns).get, sql[m.end():].split(" AND ")))
     return None if None in found else found
@@ -1779,13 +1779,17 @@ class DiffixProxy:
         if hit is None:
             if not isinstance(template, str):
                 raise DiffixQueryError(f"the statement must be SQL text, got {type(template).__name__}")
-            _check_size(template)  # on every path: the fast readings below do not parse
+            if len(template) > MAX_SQL_CHARS:
+                _check_size(template)  # refuses it before any reading
             pairs = _fast_pairs(template, self.table, self.columns)
             fast = _fast_template(template, self.table, self.columns) if pairs is None else None
-            if pairs is not None:
-                hit = _Plan.of_placeholders(pairs)
-            elif fast is not None:
-                hit = _Plan.of(fast, len(fast))
+            if pairs is not None or fast is not None:
+                # the limits of _check_size, which the parser applies, hold for the fast readings too
+                # (their statements nest no parentheses)
+                n = len(pairs if pairs is not None else fast)
+                if n > MAX_CONDITIONS:
+                    raise DiffixQueryError(f"the query has {n} conditions; at most {MAX_CONDITIONS} are accepted")
+                hit = _Plan.of_placeholders(pairs) if pairs is not None else _Plan.of(fast, n)
             else:
                 _, slots, n = _parse_template(template, self.table, self.columns,
                                               allow_placeholders=True)
