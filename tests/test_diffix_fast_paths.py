@@ -213,3 +213,29 @@ def test_bind_cloning_statements(dummies: list[int]) -> None:
                 fast._bind(template, subset, ids, keys)
                 slow._bind_reference(template, subset, ref)
                 assert ids == ref and keys == [fast._core(i) for i in ids]
+
+
+@pytest.mark.parametrize("sql", [
+    'SELECT count(*) FROM t WHERE "age" = ? AND "zip" <> ?',
+    'select\tCOUNT ( * )\nfrom T\x0bwhere\x0c"AGE"=?\r\nand "Mixed" >= ?;',
+    'SELECT count(*) FROM t WHERE "age"\x85= ?',             # U+0085: DuckDB reads it as part of a name
+    'SELECT count(*) FROM t WHERE\u2028"age" = ?',           # U+2028: likewise
+    '\u017fELECT count(*) FROM t WHERE "age" = ?',           # a long s is no S for DuckDB
+    'SELECT count(*) FROM t WHERE "AGE" = ? AND "\u212aip" = ?',  # nor is the Kelvin sign a K
+    'SELECT count(*)\xa0FROM t WHERE "age" = ?',
+])
+def test_fast_readings_read_what_duckdb_reads(sql: str) -> None:
+    """When a fast reading answers, DuckDB's parser reads the statement the same way (else it passes it on)."""
+    from anonlab.mechanisms.diffix import DiffixQueryError, _fast_pairs, _fast_template, _parse_template
+
+    pairs, slots = _fast_pairs(sql, "t", FAST_COLUMNS), _fast_template(sql, "t", FAST_COLUMNS)
+    try:
+        parsed = _parse_template(sql, "t", FAST_COLUMNS, allow_placeholders=True)[1]
+    except DiffixQueryError:
+        parsed = None
+    if slots is not None:
+        assert parsed == slots
+    if pairs is not None:
+        assert parsed is not None and tuple((s.column, s.op) for s in parsed) == pairs
+    if any(ch in sql for ch in "\x85\u2028\u017f\u212a"):
+        assert slots is None and pairs is None and parsed is None

@@ -42,8 +42,16 @@ paper attacked, and pg_diffix, its open-source successor, which noises even
 ``SELECT count(*) FROM t``). The proxy does the same: one static layer seeded
 by ``hash("<generic layer of table t>") XOR salt`` and one dynamic layer
 seeded by that XOR the users' hashes, so the answer is ``N(Q(D), 2)``
-(``generic_layer=False`` gives the paper's Eq. 1 literally). The attacks
-never send such a query; their answers do not change.
+(``generic_layer=False`` gives the paper's Eq. 1 literally). One attack
+sends such a query: the greedy subset selection of the cloning attack
+(Gadotti et al., App. B; :func:`anonlab.attacks.diffix.cloning.greedy_select_subset`)
+estimates the number of users ``N`` with ``SELECT count(*) FROM t``. Its
+estimate is ``N`` plus two standard normal layers, a standard deviation of
+``sqrt(2) ~ 1.41`` users, i.e. ``sqrt(2) / N`` relative to ``N``
+(``4.7e-5`` on ADULT's 30,162 users, ``7.1e-6`` on CENSUS's 199,523), then
+rounded (a table that large is never suppressed). The fractions
+``count(a = x) / N`` the procedure ranks and its threshold ``1/N`` move by
+that relative error, far below the noise of the counts themselves.
 
 Anything the proxy does not understand in full is refused with
 :class:`DiffixQueryError` (an allow-list of syntax nodes and their
@@ -55,6 +63,16 @@ Accepted SQL (parsed by sqlglot, DuckDB dialect)::
 
     SELECT count(*) FROM <table> [WHERE <cond> AND <cond> ...]
     <cond> := <column> <op> <literal>,  <op> in =, <>, !=, <, <=, >, >=
+
+An answered query means what it means to DuckDB, or it is refused: DuckDB's
+own parser reads every text the proxy parses, and its reading must be the
+proxy's (:func:`_duckdb_constants`; sqlglot takes U+0085 and U+2028 for
+spaces and accepts ``SELECT count(*) BY FROM t``, DuckDB does not), and a
+number is compared with a column in the type DuckDB gives it (INTEGER,
+DECIMAL or DOUBLE, :func:`_number`), refused where a 64-bit float cannot
+keep DuckDB's outcome (:func:`_decimal_value`, :func:`_double_for_integers`).
+The prepared statements' fast readings accept only plain ASCII spellings
+DuckDB reads the same way, under the same limits (:func:`_check_size`).
 
 Anything else (row-level output, other aggregates, functions, OR, NOT, IN,
 LIKE, subqueries, joins, GROUP BY, unknown columns, a text literal for a
@@ -100,11 +118,15 @@ import contextlib
 import copy
 import hashlib
 import itertools
+import json
 import math
+import os
+import threading
 import operator
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -142,6 +164,7 @@ _MASK64 = (1 << 64) - 1
 _LANES = np.arange(64)
 _FEW_WORDS = 16  # _intersect: from this many candidate words down, AND them as Python integers
 _FEW_ROWS = 32  # _intersect: up to this many rows, XOR their hashes in Python
+_PY_TYPE = {"int": int, "float": float, "str": str}  # the type of a condition's value, by column kind
 
 
 class DiffixQueryError(ValueError):
@@ -275,11 +298,27 @@ def uid_hashes(uids: Any) -> np.ndarray:
 
 
 def _render_literal(value: int | float | str) -> str:
+    """The value as written in a condition's canonical text (the text whose hash seeds its noise)."""
     if isinstance(value, str):
         return "'" + value.replace("'", "''") + "'"
     if isinstance(value, float):
         return repr(value)
     return str(int(value))
+
+
+def _sql_literal(value: int | float | str) -> str:
+    """The value as a DuckDB literal of its own type: a float as a DOUBLE (``30.5e0``).
+
+    DuckDB types ``30.5`` as ``DECIMAL(3,1)`` and ``30.5e0`` as ``DOUBLE``
+    (DuckDB documentation, "Literal Types"). A float compared as a DOUBLE is
+    compared as itself; written as a DECIMAL with many digits (``repr`` of
+    ``0.00012345678901234567``: scale 20) an integer column would be cast to
+    ``DECIMAL(38, 20)``, which fails on values of 10**18 and more.
+    """
+    if isinstance(value, float):
+        text = repr(value)
+        return text if "e" in text else text + "e0"
+    return _render_literal(value)
 
 
 @dataclass(frozen=True)
@@ -304,7 +343,7 @@ class Condition:
     def sql(self) -> str:
         """The condition as DuckDB SQL with a quoted identifier."""
         col = '"' + self.column.replace('"', '""') + '"'
-        return f"{col} {self.op} {_render_literal(self.value)}"
+        return f"{col} {self.op} {_sql_literal(self.value)}"
 
 
 @dataclass(frozen=True)
@@ -421,17 +460,103 @@ def _kind_of(series: pd.Series) -> ColumnKind:
     return "str"
 
 
-def _number(text: str) -> int | float:
-    if re.fullmatch(r"[+-]?\d+", text):
+#: DuckDB reads a numeric literal of digits and one point, at most 38 digits, as a DECIMAL.
+_DECIMAL_DIGITS = 38
+#: Largest scale of a DECIMAL literal the proxy compares with an integer column: DuckDB casts the
+#: column to DECIMAL(20 + scale, scale) for a UBIGINT (20 digits), and a DECIMAL has at most 38 digits.
+_MAX_SCALE_FOR_INTEGERS = 18
+#: DuckDB compares an integer column with a DOUBLE after casting the column to DOUBLE, which keeps
+#: every outcome only while the DOUBLE lies within +-2**53 (a DOUBLE holds every integer up to 2**53).
+_DOUBLE_EXACT = 2.0**53
+_INTEGER_TEXT = re.compile(r"-?[0-9]+", re.ASCII)
+_DECIMAL_TEXT = re.compile(r"-?(?:[0-9]+\.[0-9]*|\.[0-9]+)", re.ASCII)
+
+
+def _number(text: str) -> int | Decimal | float:
+    """A numeric literal's value in the type DuckDB gives it: INTEGER as int, DECIMAL as Decimal, DOUBLE as float.
+
+    DuckDB (documentation, "Literal Types"; its parser's
+    ``transform_constant.cpp``): digits alone are an integer literal; digits
+    with one decimal point and no exponent are a ``DECIMAL(width, scale)``,
+    width the number of digits (leading zeros too), scale those after the
+    point, when the width is at most 38; anything else (an exponent, more
+    digits) is a ``DOUBLE``. The value keeps that type so that the column's
+    comparison can be read as DuckDB does it (:func:`_coerce`). A digit
+    separator ``_`` is refused (DuckDB drops it, sqlglot reads it otherwise).
+    """
+    if "_" in text:
+        raise DiffixQueryError(f"write the number {text!r} without the digit separator '_'")
+    if _INTEGER_TEXT.fullmatch(text):
         return int(text)
+    if _DECIMAL_TEXT.fullmatch(text) and sum(map(str.isdigit, text)) <= _DECIMAL_DIGITS:
+        return Decimal(text)
     try:
         return float(text)
     except ValueError:
         raise DiffixQueryError(f"cannot read the number {text!r}") from None
 
 
+def _double_for_integers(v: float, column: str) -> int | float:
+    """A DOUBLE compared with an integer column: the number with the same outcome for every integer, or refused.
+
+    DuckDB casts the column to DOUBLE (``EXPLAIN`` shows
+    ``CAST(age AS DOUBLE) = 30.0``). Within +-2**53 the cast is exact or
+    keeps the order, so the outcome is the exact comparison with ``v``: an
+    integral ``v`` is the integer (``age = 3e1`` is ``age = 30``, the same
+    condition and noise). Beyond, the cast merges integers (2**53 + 1 becomes
+    2**53): refused, as are integers beyond 64 bits.
+    """
+    if abs(v) >= _DOUBLE_EXACT:
+        raise DiffixQueryError(
+            f"column {column!r} holds integers; DuckDB compares them with the DOUBLE {v!r} after rounding "
+            f"them to DOUBLE, which merges integers beyond 2**53: compare it with an integer (digits only) "
+            f"within the 64-bit range")
+    return int(v) if v.is_integer() else v
+
+
+def _decimal_value(d: Decimal, column: str, kind: ColumnKind) -> int | float:
+    """A DECIMAL literal compared with a numeric column, as DuckDB compares it, or refused.
+
+    A DOUBLE column: DuckDB casts the DECIMAL to DOUBLE (``EXPLAIN``: ``f =
+    0.3``), the correctly rounded float (tested against DuckDB). An integer
+    column: DuckDB casts the column to ``DECIMAL(digits + scale, scale)``
+    (``CAST(age AS DECIMAL(35,16)) < 30.0000000000000001``) and compares
+    exactly; above 38 digits that cast fails at run time on large values, so
+    a scale above :data:`_MAX_SCALE_FOR_INTEGERS` is refused. An integral
+    value is that integer (``age = 30.0`` is ``age = 30``); another value is
+    kept as the float that lies between the same two integers (the same
+    outcome for every integer), and refused when no float does
+    (``30.0000000000000001`` is 30.0 as a float).
+    """
+    if not d.is_finite():
+        raise DiffixQueryError(f"column {column!r}: the number must be finite, got {d!r}")
+    if kind == "float":
+        return float(d)
+    scale = max(0, -d.as_tuple().exponent)
+    if scale > _MAX_SCALE_FOR_INTEGERS:
+        raise DiffixQueryError(
+            f"column {column!r} holds integers; DuckDB would compare it with {d} as DECIMAL(38,{scale}), "
+            f"which cannot hold large integers: write at most {_MAX_SCALE_FOR_INTEGERS} digits after the point")
+    if d == d.to_integral_value():
+        return _coerce(int(d), column, kind)
+    f = float(d)
+    if f.is_integer() or math.floor(f) != math.floor(d):
+        raise DiffixQueryError(
+            f"column {column!r} holds integers; DuckDB compares them with {d} exactly, but the proxy keeps a "
+            f"number as a 64-bit float, which reads it as {f!r}: compare with an integer instead "
+            f"(e.g. {column} <= {math.floor(d)} or {column} >= {math.ceil(d)})")
+    return f
+
+
 def _coerce(value: Any, column: str, kind: ColumnKind) -> int | float | str:
-    """Check a literal (or bound parameter) against the column's type and normalise it."""
+    """Check a literal (or bound parameter) against the column's type and normalise it.
+
+    A number keeps the meaning DuckDB gives the comparison: an int is an
+    INTEGER literal, a :class:`~decimal.Decimal` a DECIMAL one
+    (:func:`_decimal_value`), a float a DOUBLE (:func:`_double_for_integers`
+    for an integer column). The result is an int, a float or a str, the
+    value of the condition's canonical text.
+    """
     if isinstance(value, (bool, np.bool_)) or value is None:
         raise DiffixQueryError(f"column {column!r}: compare with a number or a quoted string, "
                                f"not {value!r}")
@@ -454,18 +579,34 @@ def _coerce(value: Any, column: str, kind: ColumnKind) -> int | float | str:
             f"column {column!r} is numeric; compare it with a number, e.g. {column} = 3 "
             f"(got the string {value!r})")
     if isinstance(value, (int, np.integer)):
-        if kind == "int" and not (-(2**63) <= int(value) < 2**63):
+        # DuckDB reads wider integers as HUGEINT, whose cast to DOUBLE rounds otherwise than Python's float
+        if not (-(2**63) <= int(value) < 2**63):
             raise DiffixQueryError(f"column {column!r}: the integer {value} is outside the 64-bit range")
         return float(value) if kind == "float" else int(value)
+    if isinstance(value, Decimal):
+        return _decimal_value(value, column, kind)
     if isinstance(value, (float, np.floating)):
         v = float(value)
         if not math.isfinite(v):
             raise DiffixQueryError(f"column {column!r}: the number must be finite, got {value!r}")
-        if kind == "int" and v.is_integer():
-            return int(v)
-        return v
+        return _double_for_integers(v, column) if kind == "int" else v
     raise DiffixQueryError(f"column {column!r}: unsupported value {value!r} "
                            f"({type(value).__name__})")
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _fold(name: str) -> str:
+    """An identifier as DuckDB matches it: letter case ignored for ASCII letters only.
+
+    DuckDB matches identifiers, quoted or not, case-insensitively (its
+    documentation, "Rules for Case-Sensitivity"), but folds only ASCII
+    letters: ``"é"`` does not find a column ``É`` (a binder error), where
+    Python's ``str.lower`` would match them, as it matches the Kelvin sign
+    U+212A with ``k``.
+    """
+    return name.translate(_ASCII_LOWER)
 
 
 def _snippet(node: Any) -> str:
@@ -485,22 +626,33 @@ MAX_SQL_CHARS = 50_000
 MAX_CONDITIONS = 256
 MAX_NESTING = 32
 MAX_LITERAL_CHARS = 1_000
+_AND_WORD = re.compile(r"(?i)\bAND\b")
 
 
 def _check_size(sql: str) -> None:
-    """Refuse texts too long or too deeply parenthesised to be a count query (before parsing)."""
+    """Refuse texts too long, too deeply parenthesised or with too many conditions to be a count query.
+
+    Run on every statement the parser reads; the prepared statements' fast
+    readings apply the same limits (:meth:`DiffixProxy._template`).
+    The nesting scan runs only when the text holds more than
+    :data:`MAX_NESTING` opening parentheses (a prepared statement of the
+    attacks holds one), so the check costs two C-speed passes over the text;
+    the conditions are counted by the ``AND`` words (in a string too: an
+    over-count only refuses earlier).
+    """
     if len(sql) > MAX_SQL_CHARS:
         raise DiffixQueryError(f"the query is {len(sql)} characters long; at most {MAX_SQL_CHARS} are accepted")
-    depth = deepest = 0
-    for ch in sql:
-        if ch == "(":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch == ")":
-            depth -= 1
-    if deepest > MAX_NESTING:
-        raise DiffixQueryError(f"the query nests parentheses {deepest} deep; at most {MAX_NESTING} are accepted")
-    n_and = len(re.findall(r"(?i)\bAND\b", sql))
+    if sql.count("(") > MAX_NESTING:  # fewer opening parentheses cannot nest deeper
+        depth = deepest = 0
+        for ch in sql:
+            if ch == "(":
+                depth += 1
+                deepest = max(deepest, depth)
+            elif ch == ")":
+                depth -= 1
+        if deepest > MAX_NESTING:
+            raise DiffixQueryError(f"the query nests parentheses {deepest} deep; at most {MAX_NESTING} are accepted")
+    n_and = len(_AND_WORD.findall(sql))
     if n_and >= MAX_CONDITIONS:
         raise DiffixQueryError(f"the query has {n_and + 1} or more conditions; at most {MAX_CONDITIONS} are accepted")
 
@@ -600,43 +752,40 @@ def _parse_template(sql: str, table: str, columns: Mapping[str, ColumnKind],
             or tbl.args.get("alias") or tbl.args.get("joins") or tbl.args.get("laterals"):
         raise DiffixQueryError(f"the query must read the table {table!r} directly "
                                f"(FROM {table}), got {_snippet(src) if src is not None else 'no FROM'}")
-    if tbl.name.lower() != table.lower():
+    if _fold(tbl.name) != _fold(table):
         raise DiffixQueryError(f"unknown table {tbl.name!r}; the proxy serves only {table!r}")
 
-    lookup = {c.lower(): c for c in columns}
-    slots: list[_Slot] = []
-    n_placeholders = 0
+    lookup = {_fold(c): c for c in columns}
+    written: list[_Written] = []
 
     def column_of(e: Any) -> str | None:
         if not isinstance(e, exp.Column):
             return None
-        if e.args.get("table") is not None and e.table.lower() != table.lower():
+        if e.args.get("table") is not None and _fold(e.table) != _fold(table):
             raise DiffixQueryError(f"unknown table {e.table!r} in {_snippet(e)}")
         if e.args.get("db") or e.args.get("catalog"):
             raise DiffixQueryError(f"qualified column {_snippet(e)} is not allowed")
         name = e.name
-        if name.lower() not in lookup:
+        if _fold(name) not in lookup:
             raise DiffixQueryError(f"unknown column {name!r}; columns: {', '.join(columns)}")
-        return lookup[name.lower()]
+        return lookup[_fold(name)]
 
-    def literal_of(e: Any) -> tuple[bool, Any]:
-        """(is a value, value); value None for a placeholder."""
-        nonlocal n_placeholders
+    def literal_of(e: Any) -> str | None:
+        """The literal as SQL text (a number with its sign, a quoted string, ``?``), else None."""
         if isinstance(e, exp.Literal):
-            return True, (e.this if e.is_string else _number(e.this))
+            return "'" + e.this.replace("'", "''") + "'" if e.is_string else e.this
         if isinstance(e, exp.Neg) and isinstance(e.this, exp.Literal) and not e.this.is_string:
-            return True, -_number(e.this.this)
+            return "-" + e.this.this
         if isinstance(e, exp.Placeholder) and not e.this:
             if not allow_placeholders:
                 raise DiffixQueryError("placeholders (?) are only allowed in prepared statements "
                                        "(DiffixProxy.execute)")
-            return True, None
-        return False, None
+            return "?"
+        return None
 
     ops = {exp.EQ: "=", exp.NEQ: "<>", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
 
     def walk(e: Any) -> None:
-        nonlocal n_placeholders
         if isinstance(e, exp.Paren):
             walk(e.this)
             return
@@ -649,29 +798,201 @@ def _parse_template(sql: str, table: str, columns: Mapping[str, ColumnKind],
             raise DiffixQueryError(f"condition {_snippet(e)!r} is not allowed: use only "
                                    f"column op value joined by AND (op one of {', '.join(OPERATORS)})")
         left, right = e.this, e.expression
-        col = column_of(left)
-        if col is not None:
-            ok, value = literal_of(right)
-        else:
-            col = column_of(right)
+        col, column_first = column_of(left), True
+        if col is None:
+            col, column_first = column_of(right), False
             if col is None:
                 raise DiffixQueryError(f"condition {_snippet(e)!r} must compare one column with one "
                                        f"value")
-            ok, value = literal_of(left)
-            op = _FLIP[op]
-        if not ok:
+        literal = literal_of(right if column_first else left)
+        if literal is None:
             raise DiffixQueryError(f"condition {_snippet(e)!r} must compare the column with a "
                                    f"literal number or quoted string")
-        if value is None:
-            slots.append(_Slot(col, op, None, n_placeholders))
-            n_placeholders += 1
-        else:
-            slots.append(_Slot(col, op, _coerce(value, col, columns[col]), -1))
+        qualifier = table if (left if column_first else right).args.get("table") is not None else None
+        written.append(_Written(col, op, column_first, qualifier, literal))
 
     where = node.args.get("where")
     if where is not None:
         walk(where.this)
+    # DuckDB must read the text as the proxy does; the values are read from DuckDB's own literals
+    constants = iter(_duckdb_constants(sql, table, written))
+    slots: list[_Slot] = []
+    n_placeholders = 0
+    for w in written:
+        op = w.op if w.column_first else _FLIP[w.op]
+        if w.literal == "?":
+            slots.append(_Slot(w.column, op, None, n_placeholders))
+            n_placeholders += 1
+            continue
+        kind, text = next(constants)
+        value = text if kind == "STRING" else _number(text)
+        slots.append(_Slot(w.column, op, _coerce(value, w.column, columns[w.column]), -1))
     return table, tuple(slots), n_placeholders
+
+
+@dataclass(frozen=True)
+class _Written:
+    """A condition as the analyst wrote it: the column, the operator, their order, the literal's SQL text."""
+
+    column: str
+    op: str  # as written, e.g. ">" in 30 > age
+    column_first: bool
+    qualifier: str | None  # the table name, when the column was written table.column
+    literal: str  # a number with its sign, a quoted string, or "?"
+
+
+def _reference_sql(table: str, written: Sequence[_Written]) -> str:
+    """The proxy's reading of a query, written back as plain SQL that DuckDB reads unambiguously.
+
+    Quoted identifiers, single spaces, the operators in the order and
+    orientation the analyst wrote them, and each literal as one of its kind:
+    ``'s'`` for a string, ``1`` or ``1.5`` (with the sign) for a number, ``?``.
+    The text depends only on the query's shape, so DuckDB's tree of it is
+    memoised (:func:`_reference_tree`); the literals' values are compared
+    apart (:func:`_duckdb_constants`).
+    """
+    def quoted(name: str) -> str:
+        return '"' + name.replace('"', '""') + '"'
+
+    def kind_of(literal: str) -> str:
+        if literal == "?":
+            return "?"
+        if literal.startswith("'"):
+            return "'s'"
+        sign, digits = ("-", literal[1:]) if literal.startswith("-") else ("", literal)
+        return sign + ("1" if digits.isascii() and digits.isdigit() else "1.5")
+
+    conds = []
+    for w in written:
+        col = (quoted(w.qualifier) + "." if w.qualifier else "") + quoted(w.column)
+        lit = kind_of(w.literal)
+        conds.append(f"{col} {w.op} {lit}" if w.column_first else f"{lit} {w.op} {col}")
+    return f"SELECT count(*) FROM {quoted(table)}" + (" WHERE " + " AND ".join(conds) if conds else "")
+
+
+_REFERENCE_TREES: dict[str, Any] = {}
+
+
+def _reference_tree(reference: str) -> Any:
+    """:func:`_comparable` of DuckDB's tree of a reference text (memoised: one per query shape)."""
+    hit = _REFERENCE_TREES.get(reference)
+    if hit is None:
+        hit = _comparable(_without_aliases(_duckdb_parse_trees(reference)[0]))
+        if len(_REFERENCE_TREES) > 4096:
+            _REFERENCE_TREES.clear()
+        _REFERENCE_TREES[reference] = hit
+    return hit
+
+
+def _without_aliases(tree: dict[str, Any]) -> dict[str, Any]:
+    """The tree with the output's alias dropped (``count(*) AS n`` counts what ``count(*)`` counts)."""
+    for statement in tree.get("statements", []):
+        for output in statement.get("node", {}).get("select_list", []):
+            output["alias"] = ""
+    return tree
+
+
+_PARSER_STATE: dict[str, Any] = {}
+_PARSER_LOCK = threading.Lock()
+
+
+def _duckdb_parse_trees(*sqls: str) -> list[dict[str, Any]]:
+    """DuckDB's own parse tree of each text, from ``json_serialize_sql`` (no table is read, nothing runs).
+
+    ``json_serialize_sql`` (DuckDB documentation, "SQL to / from JSON")
+    returns the statements DuckDB's parser reads from the text, or
+    ``{"error": true, "error_message": ...}``. One in-memory connection per
+    process serves every proxy, behind a lock.
+    """
+    import duckdb
+
+    with _PARSER_LOCK:
+        if _PARSER_STATE.get("pid") != os.getpid():  # a forked worker opens its own
+            _PARSER_STATE.update(pid=os.getpid(), con=duckdb.connect(config={"threads": 1}))
+        row = _PARSER_STATE["con"].execute(
+            "SELECT " + ", ".join(["json_serialize_sql(?::VARCHAR)"] * len(sqls)), list(sqls)).fetchone()
+    return [json.loads(text) for text in row]
+
+
+def _comparable(tree: Any) -> Any:
+    """A DuckDB parse tree without what does not change what a count query counts.
+
+    Drops the positions in the text (``query_location*``); folds table and
+    column names as DuckDB matches them (:func:`_fold`); keeps only the kind
+    of a literal (INTEGER, NUMERIC, STRING): the values are compared apart.
+    """
+    if isinstance(tree, list):
+        return [_comparable(x) for x in tree]
+    if not isinstance(tree, dict):
+        return tree
+    out = {}
+    for key, value in tree.items():
+        if key.startswith("query_location"):
+            continue
+        if key in ("column_names", "path"):
+            value = [_fold(v) if isinstance(v, str) else v for v in value]
+        elif key == "table_name" and isinstance(value, str):
+            value = _fold(value)
+        elif key == "literal" and isinstance(value, dict):
+            value = {"kind": value.get("kind")}
+        out[key] = _comparable(value)
+    return out
+
+
+def _constants(tree: Any) -> Iterator[tuple[str, str]]:
+    """``(kind, text)`` of every constant of a parse tree, in the order of the text."""
+    if isinstance(tree, list):
+        for x in tree:
+            yield from _constants(x)
+    elif isinstance(tree, dict):
+        if tree.get("class") == "CONSTANT" and isinstance(tree.get("literal"), dict):
+            yield tree["literal"].get("kind", ""), tree["literal"].get("text", "")
+            return
+        for value in tree.values():
+            yield from _constants(value)
+
+
+def _duckdb_constants(sql: str, table: str, written: Sequence[_Written]) -> list[tuple[str, str]]:
+    """Check that DuckDB reads ``sql`` as the proxy does; return DuckDB's constants, in order.
+
+    The proxy reads SQL with sqlglot, which accepts text DuckDB rejects
+    (``SELECT count(*) BY FROM t``) and takes for spaces characters DuckDB
+    reads as parts of a name (U+0085 in ``sex\\x85= 'M'``, U+2028). So DuckDB's
+    parser reads the text too, and its tree must equal its tree of the
+    proxy's reading written plainly (:func:`_reference_sql`), but for the
+    output's alias and what :func:`_comparable` drops, and its strings must
+    be the proxy's. DuckDB parses the text only (``json_serialize_sql``):
+    no table is read and nothing runs.
+    """
+    try:
+        theirs = _duckdb_parse_trees(sql)[0]
+        ours = _reference_tree(_reference_sql(table, written))
+    except Exception as exc:  # the text cannot even reach DuckDB's parser (e.g. invalid Unicode)
+        raise DiffixQueryError(f"DuckDB cannot read the text ({type(exc).__name__})") from None
+    if theirs.get("error"):
+        raise DiffixQueryError(f"DuckDB cannot read the text ({theirs.get('error_message', 'no message')}); "
+                               f"allowed: {_ALLOWED.format(table=table)}")
+    constants = list(_constants(theirs))
+    strings = [text for kind, text in constants if kind == "STRING"]
+    proxys = [w.literal[1:-1].replace("''", "'") for w in written if w.literal.startswith("'")]
+    if _comparable(_without_aliases(theirs)) != ours or strings != proxys:
+        names = sorted({repr(n) for n in _column_names(theirs)})
+        raise DiffixQueryError("DuckDB reads this text otherwise than the proxy (a character DuckDB does not "
+                               "take for a space, a stray keyword ...; DuckDB reads the columns "
+                               f"{', '.join(names) or 'none'}); refused")
+    return constants
+
+
+def _column_names(tree: Any) -> Iterator[str]:
+    """The column names of a parse tree (for messages)."""
+    if isinstance(tree, list):
+        for x in tree:
+            yield from _column_names(x)
+    elif isinstance(tree, dict):
+        if tree.get("class") == "COLUMN_REF":
+            yield ".".join(map(str, tree.get("column_names", [])))
+        for value in tree.values():
+            yield from _column_names(value)
 
 
 def parse_count_query(sql: str, table: str, columns: Mapping[str, ColumnKind]) -> CountQuery:
@@ -709,11 +1030,14 @@ def _dedupe(conds: Iterable[Condition]) -> tuple[Condition, ...]:
     return tuple(seen.values())
 
 
+# re.ASCII: \s is only the ASCII whitespace [ \t\n\r\f\v], which DuckDB's tokenizer skips too, and
+# IGNORECASE folds only ASCII letters (without it \s takes U+0085 and U+2028, which DuckDB reads as
+# parts of an identifier, and 'select' matches a long s, U+017F)
 _FAST_ONE = r'\s*("(?:[^"]|"")+")\s*(<>|!=|<=|>=|=|<|>)\s*\?\s*'
-_FAST_COND = re.compile(_FAST_ONE)
-_FAST_BODY = re.compile(r'(?:' + _FAST_ONE + r'(?i:AND)(?=[\s"]))*' + _FAST_ONE + r';?\s*')
+_FAST_COND = re.compile(_FAST_ONE, re.ASCII)
+_FAST_BODY = re.compile(r'(?:' + _FAST_ONE + r'(?i:AND)(?=[\s"]))*' + _FAST_ONE + r';?\s*', re.ASCII)
 _FAST_HEAD = re.compile(r'\s*SELECT\s+count\s*\(\s*\*\s*\)\s+FROM\s+([A-Za-z_][A-Za-z0-9_]*)\s+WHERE\s',
-                        re.IGNORECASE)
+                        re.IGNORECASE | re.ASCII)
 
 
 def _fast_template(sql: str, table: str, columns: Mapping[str, ColumnKind]) -> tuple[_Slot, ...] | None:
@@ -725,7 +1049,7 @@ def _fast_template(sql: str, table: str, columns: Mapping[str, ColumnKind]) -> t
     goes through the full parser. The tests check that both readings agree.
     """
     m = _FAST_HEAD.match(sql)
-    if m is None or m.group(1).lower() != table.lower():
+    if m is None or m.group(1).lower() != table.lower():  # both ASCII: lower() is _fold()
         return None
     if _FAST_BODY.fullmatch(sql, m.end()) is None:
         return None
@@ -734,7 +1058,7 @@ def _fast_template(sql: str, table: str, columns: Mapping[str, ColumnKind]) -> t
     for name, op in _FAST_COND.findall(sql, m.end()):
         col = lookup.get(name)
         if col is None:
-            col = lookup.get(name[1:-1].replace('""', '"').lower())
+            col = lookup.get(_fold(name[1:-1].replace('""', '"')))
             if col is None:
                 return None  # let the parser produce the error message
         slots.append(_placeholder_slot(col, "<>" if op == "!=" else op, len(slots)))
@@ -755,7 +1079,7 @@ def _fast_pairs(sql: str, table: str, columns: Mapping[str, ColumnKind]) -> tupl
     text; when it answers, it answers what :func:`_fast_template` does (tested).
     """
     m = _FAST_HEAD.match(sql)
-    if m is None or m.group(1).lower() != table.lower():
+    if m is None or m.group(1).lower() != table.lower():  # both ASCII: lower() is _fold()
         return None
     found = tuple(map(_condition_lookup(columns).get, sql[m.end():].split(" AND ")))
     return None if None in found else found
@@ -791,11 +1115,11 @@ def _condition_lookup(columns: Mapping[str, ColumnKind]) -> dict[str, tuple[str,
 
 
 def _column_lookup(columns: Mapping[str, ColumnKind]) -> dict[str, str]:
-    """Lower-cased and quoted spellings of each column, to its name (memoised per set of columns)."""
+    """Folded (:func:`_fold`) and quoted spellings of each column, to its name (memoised per set of columns)."""
     key = tuple(columns)
     hit = _LOOKUPS.get(key)
     if hit is None:
-        hit = {c.lower(): c for c in columns}
+        hit = {_fold(c): c for c in columns}
         hit.update({'"' + c.replace('"', '""') + '"': c for c in columns})
         if len(_LOOKUPS) > 64:
             _LOOKUPS.clear()
@@ -1453,12 +1777,19 @@ class DiffixProxy:
     def _template(self, template: str) -> _Plan:
         hit = self._templates.get(template)
         if hit is None:
+            if not isinstance(template, str):
+                raise DiffixQueryError(f"the statement must be SQL text, got {type(template).__name__}")
+            if len(template) > MAX_SQL_CHARS:
+                _check_size(template)  # refuses it before any reading
             pairs = _fast_pairs(template, self.table, self.columns)
             fast = _fast_template(template, self.table, self.columns) if pairs is None else None
-            if pairs is not None:
-                hit = _Plan.of_placeholders(pairs)
-            elif fast is not None:
-                hit = _Plan.of(fast, len(fast))
+            if pairs is not None or fast is not None:
+                # the limits of _check_size, which the parser applies, hold for the fast readings too
+                # (their statements nest no parentheses)
+                n = len(pairs if pairs is not None else fast)
+                if n > MAX_CONDITIONS:
+                    raise DiffixQueryError(f"the query has {n} conditions; at most {MAX_CONDITIONS} are accepted")
+                hit = _Plan.of_placeholders(pairs) if pairs is not None else _Plan.of(fast, n)
             else:
                 _, slots, n = _parse_template(template, self.table, self.columns,
                                               allow_placeholders=True)
@@ -1490,11 +1821,14 @@ class DiffixProxy:
                 negated.append((cid, eq))
             else:
                 todo[cid] = c
-        # equalities on one column: a single hash join against the list of values
+        # equalities on one column: a single hash join against the list of values, each value of
+        # the column's own type (a float among an integer column's values would make the list
+        # DOUBLE, rounding integers beyond 2**53; such a condition is evaluated on its own)
         by_column: dict[str, list[tuple[int, Condition]]] = {}
         others: list[tuple[int, Condition]] = []
         for cid, c in todo.items():
-            (by_column.setdefault(c.column, []) if c.op == "=" else others).append((cid, c))
+            joined = c.op == "=" and type(c.value) is _PY_TYPE[self.columns[c.column]]
+            (by_column.setdefault(c.column, []) if joined else others).append((cid, c))
         for column, items in by_column.items():
             if len(items) < 8:
                 others.extend(items)
