@@ -32,8 +32,10 @@ from anonlab.measures import AttackResult, wilson_interval
 from anonlab.mechanisms.diffix import DiffixProxy
 
 from ._common import _cloning_settings, _positive_int, _py
-from .cloning import _double_test_sweep_steps, _full_cloning_steps, _greedy_full_cloning_steps, drive_many
-from .differential import UniquenessOracle, differential_attack_many, full_differential_attack_bounds
+from ._common import drive_many
+from .cloning import _double_test_sweep_steps, _full_cloning_steps, _greedy_full_cloning_steps
+from .differential import UniquenessOracle, _full_differential_steps, differential_attack_many
+from .theory import differential_distributions
 
 __all__ = [
     "progress_printer",
@@ -44,6 +46,8 @@ __all__ = [
     "run_cloning_experiment",
     "rethreshold_cloning",
     "run_cloning_sigma_sweep",
+    "differential_sample_moments",
+    "filtered_sample_moments",
     "summarize_differential",
     "summarize_cloning",
     "differential_result",
@@ -85,36 +89,29 @@ def progress_printer(label: str, every: int = 100) -> ProgressFn:
 # -- per-user work, shared by the serial loop and the worker processes --------------------
 
 
-def _differential_user(ds: Any, proxy: DiffixProxy, oracle: UniquenessOracle, row: int,
-                       g: np.random.Generator, k: int, max_attacked: int | None) -> tuple:
-    """One victim of the full differential attack: ``(unique, guess, queries, subset size, samples)``."""
-    return _differential_bounds_user(ds, proxy, oracle, row, g, k, [max_attacked])[0]
+def _differential_users(ds: Any, proxy: DiffixProxy, oracle: UniquenessOracle, rows: Sequence[int],
+                        rngs: Sequence[np.random.Generator], k: int, params: Mapping[str, Any],
+                        on_done: Callable[[int], None] | None = None) -> list[tuple]:
+    """The full differential attack on several users at once, under each bound of ``params["bounds"]``.
 
-
-def _differential_bounds_user(ds: Any, proxy: DiffixProxy, oracle: UniquenessOracle, row: int,
-                              g: np.random.Generator, k: int, bounds: Sequence[int | None]) -> tuple:
-    """:func:`_differential_user` under each bound of ``bounds``, from one exploration: one row per bound."""
-    attrs = list(ds.attributes)
-    a_star = _known_attributes(attrs, k, g)
-    record = {a: _py(ds.data[a].iat[row]) for a in a_star}
-    unique = oracle(record, a_star)
-    outs = full_differential_attack_bounds(proxy, record, a_star, ds.secret, oracle, bounds, seed=g,
-                                           analyst="differential")
-    return tuple((unique, o.guess, o.n_queries, len(o.subset), o.n_samples) for o in (outs[b] for b in bounds))
-
-
-def _differential_row(ds: Any, proxy: DiffixProxy, oracle: UniquenessOracle, row: int, g: np.random.Generator,
-                      k: int, params: Mapping[str, Any]) -> tuple:
-    """One victim of the full differential attack: one bound (``max_attacked``) or several (``bounds``)."""
-    if params.get("bounds"):
-        return _differential_bounds_user(ds, proxy, oracle, row, g, k, params["bounds"])
-    return _differential_user(ds, proxy, oracle, row, g, k, params["max_attacked"])
-
-
-def _cloning_user(ds: Any, proxy: DiffixProxy, row: int, g: np.random.Generator, k: int,
-                  params: Mapping[str, Any], domains: Mapping[str, Sequence[Any]],
-                  oracle: UniquenessOracle, secret: np.ndarray) -> tuple:
-    return _cloning_users(ds, proxy, [row], [g], k, params, domains, oracle, secret)[0]
+    One row per user, holding ``(unique, guess, queries, subset size,
+    samples)`` per bound, from one exploration. Their queries go to the
+    proxy in shared batches (:func:`~anonlab.attacks.diffix._common.drive_many`):
+    each user's ``A*`` and search draw from her own generator and every
+    answer is a function of its query alone, so the rows are those of one
+    user at a time.
+    """
+    attrs, bounds = list(ds.attributes), list(params["bounds"])
+    uniques, attacks = [], []
+    for row, g in zip(rows, rngs):
+        a_star = _known_attributes(attrs, k, g)
+        record = {a: _py(ds.data[a].iat[row]) for a in a_star}
+        unique = oracle.for_record(record, a_star)
+        uniques.append(unique(a_star))
+        attacks.append(_full_differential_steps(proxy.table, record, a_star, ds.secret, unique, bounds, g))
+    outs = drive_many(proxy, attacks, analyst="differential", on_done=on_done)
+    return [tuple((u, o.guess, o.n_queries, len(o.subset), o.n_samples) for o in map(out.__getitem__, bounds))
+            for u, out in zip(uniques, outs)]
 
 
 def _cloning_users(ds: Any, proxy: DiffixProxy, rows: Sequence[int], rngs: Sequence[np.random.Generator],
@@ -161,6 +158,10 @@ def _cloning_users(ds: Any, proxy: DiffixProxy, rows: Sequence[int], rngs: Seque
 
 
 _WORKER: dict[str, Any] = {}
+
+#: Users of the full differential attack searched in lockstep in this process (each search holds arrays the
+#: size of the data set while it runs).
+SERIAL_GROUP = 50
 
 
 #: A worker rebuilds its proxy (dropping the cached row sets) when its resident memory passes this many bytes.
@@ -250,8 +251,8 @@ def _worker_chunk(kind: str, positions: Sequence[int], users: Sequence[int], see
     proxy.reset_log()  # counters and log of this chunk only
     rngs = _user_rngs(seed, len(users))
     if kind == "differential":
-        out = [_differential_row(ds, proxy, _WORKER["oracle"], int(users[pos]), rngs[pos], k, params)
-               for pos in positions]
+        out = _differential_users(ds, proxy, _WORKER["oracle"], [int(users[pos]) for pos in positions],
+                                  [rngs[pos] for pos in positions], k, params)
     else:
         out = _cloning_users(ds, proxy, [int(users[pos]) for pos in positions], [rngs[pos] for pos in positions],
                              k, params, _WORKER["domains"], _WORKER["oracle"], _WORKER["secret"])
@@ -269,24 +270,21 @@ def _run_users(kind: str, ds: Any, proxy: DiffixProxy, users: np.ndarray, seed: 
     n = len(users)
     if n_jobs <= 1 or n < 2 * n_jobs:
         rngs = _user_rngs(seed, n)
-        out = []
         oracle = UniquenessOracle(ds.data[list(ds.attributes)])
-        if kind != "differential":
-            domains, secret = ds.domains(), ds.data[ds.secret].to_numpy()
-        if kind != "differential":
-            done = [0]
+        done = [0]
 
-            def finished(_: int) -> None:
-                done[0] += 1
-                if progress is not None:
-                    progress(done[0], n)
-
-            return _cloning_users(ds, proxy, [int(r) for r in users], rngs, k, params, domains, oracle, secret,
-                                  on_done=finished)
-        for i, row in enumerate(users):
-            out.append(_differential_row(ds, proxy, oracle, int(row), rngs[i], k, params))
+        def finished(_: int) -> None:
+            done[0] += 1
             if progress is not None:
-                progress(i + 1, n)
+                progress(done[0], n)
+
+        if kind != "differential":
+            return _cloning_users(ds, proxy, [int(r) for r in users], rngs, k, params, ds.domains(), oracle,
+                                  ds.data[ds.secret].to_numpy(), on_done=finished)
+        out: list[tuple] = []
+        for lo in range(0, n, SERIAL_GROUP):  # a group's searches in lockstep (each holds its oracle's arrays)
+            out += _differential_users(ds, proxy, oracle, [int(r) for r in users[lo:lo + SERIAL_GROUP]],
+                                       rngs[lo:lo + SERIAL_GROUP], k, params, on_done=finished)
         return out
     from concurrent.futures import as_completed
 
@@ -586,6 +584,86 @@ def run_cloning_sigma_sweep(ds: Any, proxy: DiffixProxy, sigma_stars: Sequence[f
     res = run_cloning_experiment(ds, proxy, sigma_star=sigmas[0], **kwargs)
     v = kwargs.get("v", 0)
     return {s: (res if i == 0 else rethreshold_cloning(res, s, v)) for i, s in enumerate(sigmas)}
+
+
+# ---------------------------------------------------------------------------
+# Eq. 6 measured on the proxy
+# ---------------------------------------------------------------------------
+
+
+def differential_sample_moments(k: int, *, B: int = 12, n_salts: int = 40, n_users: int = 100,
+                                salt: int = 0, seed: int = 0) -> pd.DataFrame:
+    """Mean and variance of the differential samples ``q_j`` by secret (Eq. 6), without rounding or suppression.
+
+    All k pairs of every victim count: the attack itself keeps only pairs
+    with both outputs > 0, which truncates the noise and biases the samples.
+
+    Victims sharing a value share the static noise of ``a_j <> x_j``, so the
+    samples are drawn under ``n_salts`` salts (independent noise, same data)
+    from Complete_k, ``n_users`` victims each.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows ``x(s) = 1`` and ``x(s) = 0``: ``n``, ``mean``, ``var``,
+        ``var_se`` and the values Eq. 6 predicts.
+    """
+    from anonlab.data.diffix_datasets import complete_k
+
+    ds = complete_k(k, B=B, seed=np.random.default_rng([seed, k]))
+    base = DiffixProxy(ds.data, table="complete", salt=salt, rounding=False, bucket_suppression=False,
+                       keep_log=False)
+    rng = np.random.default_rng([seed, 11])
+    q = {0: [], 1: []}
+    for i in range(n_salts):
+        proxy = base.with_salt(f"{salt}:{i}")
+        users = ds.data.iloc[np.sort(rng.choice(len(ds.data), size=min(n_users, len(ds.data)), replace=False))]
+        for o, sv in zip(differential_attack_many(proxy, users, ds.attributes, ds.secret), users[ds.secret]):
+            q[int(sv)].append(o.all_pairs[0])  # every s = 0 pair: the attack's > 0 filter would bias them
+    rows = []
+    for sv, mean, var in ((1, 0.0, 2.0), (0, 1.0, 2.0 * k + 2.0)):
+        x = np.concatenate(q[sv])
+        rows.append({"secret": sv, "n": x.size, "mean": float(x.mean()), "var": float(x.var(ddof=1)),
+                     "var_se": float(x.var(ddof=1) * math.sqrt(2 / (x.size - 1))),
+                     "eq6_mean": mean, "eq6_var": var})
+    return pd.DataFrame(rows)
+
+
+def filtered_sample_moments(*, B: int = 12, n_salts: int = 40, n_users: int = 60, salt: int = 0,
+                            seed: int = 0, k: int = 3) -> pd.DataFrame:
+    """The ``s = 0`` samples of the differential attack on Complete_k: every pair against those it keeps.
+
+    The attack keeps a pair only when both answers are positive (a zero may
+    be bucket suppression, [G19] §3.1). Without rounding or suppression,
+    Eq. 6 says ``q_j ~ N(1, 2k + 2)`` when the secret is 0 and ``N(0, 2)``
+    when it is 1; the filter truncates the noise. ``n_users`` victims of
+    Complete_k under each of ``n_salts`` salts (``salt:filter:i``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per secret and set of pairs (``all``, ``kept (> 0)``): ``n``,
+        ``mean``, ``var`` and Eq. 6's mean and variance.
+    """
+    from anonlab.data.diffix_datasets import complete_k
+
+    ds = complete_k(k, B=B, seed=np.random.default_rng([seed, k]))
+    base = DiffixProxy(ds.data, table="complete", salt=salt, rounding=False, bucket_suppression=False,
+                       keep_log=False)
+    g = np.random.default_rng([seed, 5])
+    kept: dict[int, list[np.ndarray]] = {0: [], 1: []}
+    every: dict[int, list[np.ndarray]] = {0: [], 1: []}
+    for i in range(n_salts):
+        pr = base.with_salt(f"{salt}:filter:{i}")
+        users = ds.data.iloc[np.sort(g.choice(len(ds.data), n_users, replace=False))]
+        for o, sv in zip(differential_attack_many(pr, users, ds.attributes, ds.secret), users[ds.secret]):
+            every[int(sv)].append(o.all_pairs[0])
+            kept[int(sv)].append(o.q)
+    eq6 = differential_distributions(k)
+    return pd.DataFrame([{"secret": sv, "pairs": which, "n": np.concatenate(d[sv]).size,
+                          "mean": np.concatenate(d[sv]).mean(), "var": np.concatenate(d[sv]).var(ddof=1),
+                          "Eq. 6 mean": [eq6.mu1, eq6.mu0][sv], "Eq. 6 var": [eq6.var1, eq6.var0][sv]}
+                         for sv in (1, 0) for which, d in (("all", every), ("kept (> 0)", kept))])
 
 
 def _rate(out: dict[str, Any], name: str, succ: int, tot: int) -> None:
