@@ -17,6 +17,7 @@ book's one scoring protocol.
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import functools
 import inspect
 import math
@@ -28,6 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from anonlab import measures
 from anonlab.measures import AttackResult, wilson_interval
 from anonlab.mechanisms.diffix import DiffixProxy
 
@@ -52,6 +54,11 @@ __all__ = [
     "summarize_cloning",
     "differential_result",
     "cloning_result",
+    "yardstick_baselines",
+    "yardstick_row",
+    "yardstick_table",
+    "coverage_bias_text",
+    "Experiments",
 ]
 
 # ---------------------------------------------------------------------------
@@ -766,3 +773,285 @@ def cloning_result(res: pd.DataFrame, name: str = "cloning") -> AttackResult:
     return AttackResult(name, res["user"].to_numpy(), res["truth"].to_numpy().astype(int),
                         res["attackable"].to_numpy(dtype=bool), res["guess"].to_numpy().astype(int),
                         resources={"queries": int(res["n_queries"].sum())})
+
+
+# ---------------------------------------------------------------------------
+# The one yardstick: an attack against the majority guess and the rare value
+# ---------------------------------------------------------------------------
+
+
+def yardstick_baselines(ds: Any, result: AttackResult) -> tuple[AttackResult, AttackResult]:
+    """The two baselines of a binary secret on a result's targets.
+
+    The majority guess (:func:`anonlab.measures.majority_baseline` over the
+    data set's secret column), and, for the rare value ``m = 1 - majority``,
+    the guesser who says ``m`` for everybody (whose precision is the
+    prevalence of ``m``).
+    """
+    base = measures.majority_baseline(result.truth, reference=ds.data[ds.secret].to_numpy(), targets=result.targets)
+    rare = 1 - int(ds.majority)
+    n = result.n_targets
+    always_rare = AttackResult("rare value for everyone", result.targets, result.truth, np.ones(n, dtype=bool),
+                               np.full(n, rare), positive=rare)
+    return base, always_rare
+
+
+def yardstick_row(ds: Any, attack: str, result: AttackResult) -> dict[str, Any]:
+    """One attack scored by :func:`anonlab.measures.score` in two readings of [FW24] §4, at its own coverage.
+
+    * all guesses, against the majority guess on the same targets: ``precision``,
+      ``baseline_precision``, ``PI`` (Eq. 6);
+    * the rare value ``m = 1 - majority``, on the targets it predicts for:
+      ``precision_rare = P(truth = m | guess = m)``, the baseline is the
+      prevalence of ``m`` among them (``baseline_rare``), ``PI_rare``, and
+      ``recall_rare``, the share of covered targets with ``m`` it finds.
+
+    ``nan`` where a ratio has no denominator.
+
+    >>> class DS:  # a data set whose majority secret is 0
+    ...     data = pd.DataFrame({"s": [0, 0, 0, 1]}); secret = "s"; majority = 0; name = "toy"
+    >>> r = AttackResult("toy", [0, 1, 2, 3, 4], [0, 1, 1, 0, 1], [True, True, True, True, False], [0, 1, 0, 0, 1])
+    >>> y = yardstick_row(DS, "toy", r)
+    >>> y["coverage"], y["precision"], y["baseline_precision"], y["PI"]
+    (0.8, 0.75, 0.5, 0.5)
+    >>> y["rare_guesses"], y["precision_rare"], y["baseline_rare"], y["recall_rare"]
+    (1, 1.0, 0.5, 0.5)
+    """
+    base, always_rare = yardstick_baselines(ds, result)
+    s = measures.score(result, base)
+    row = {"data set": ds.name, "attack": attack, "targets": s.n_targets, "coverage": s.coverage,
+           "precision": s.precision, "baseline_precision": s.baseline_precision, "PI": s.precision_improvement}
+    nan = float("nan")
+    if not result.predicted.any():
+        return {**row, "rare_guesses": 0, "precision_rare": nan, "baseline_rare": nan, "PI_rare": nan,
+                "recall_rare": nan}
+    covered = result.subset(result.predicted)
+    rare = dataclasses.replace(covered, positive=always_rare.positive)
+    r = measures.score(rare, always_rare.subset(result.predicted))
+    return {**row, "rare_guesses": r.n_predictions, "precision_rare": r.precision,
+            "baseline_rare": r.baseline_precision, "PI_rare": r.precision_improvement,
+            "recall_rare": r.recall if r.recall is not None else nan}
+
+
+def yardstick_table(runs: Sequence[tuple[Any, str, AttackResult]]) -> pd.DataFrame:
+    """:func:`yardstick_row` of each ``(data set, attack name, result)``, indexed by (data set, attack)."""
+    return pd.DataFrame([yardstick_row(ds, name, r) for ds, name, r in runs]).set_index(["data set", "attack"])
+
+
+def coverage_bias_text(yard: pd.DataFrame, ds: Any | None, more: str = "more users") -> str:
+    """Does whom the attacks on ``ds`` (all but greedy ones) choose to attack depend on the secret?
+
+    For each such attack with coverage: of the ``n`` users it covers, ``k``
+    have the majority secret; a one-sided binomial test against the data
+    set's share of the majority value (strong evidence when every p < 0.01).
+    ``more`` names what would settle weak evidence.
+    """
+    from scipy import stats
+
+    biased = [(a, r) for (d, a), r in yard.iterrows()
+              if ds is not None and d == ds.name and "greedy" not in a and r["coverage"] > 0]
+    if not biased:
+        return "(CENSUS was not run with these parameters.)"
+    prev0 = float((ds.data[ds.secret] == ds.majority).mean())
+    parts, p_vals, all_major = [], [], []
+    for a, r in biased:
+        n_cov = int(round(r["coverage"] * r["targets"]))
+        k_maj = int(round(r["baseline_precision"] * n_cov))
+        p_vals.append(stats.binomtest(k_maj, n_cov, prev0, alternative="greater").pvalue)
+        all_major.append(k_maj == n_cov)
+        who = a.replace("cloning, full", "the full cloning attack").replace("differential, full",
+                                                                            "the full differential attack")
+        parts.append(f"{k_maj} of the {n_cov} users {who} covers (binomial test against the base rate: "
+                     f"p = {p_vals[-1]:.2g})")
+    text = f"On {ds.name.upper()} {prev0:.1%} of the users have the majority secret; so do " + " and ".join(parts) + ". "
+    text += ("That is strong evidence that whom these attacks choose to attack depends on the secret. "
+             if max(p_vals) < 0.01 else
+             "At this number of users that is only weak evidence that whom these attacks choose to attack "
+             f"depends on the secret ({more} would settle it). ")
+    if any(all_major):
+        text += ("Where every covered user has the majority secret, guessing that value is never wrong there, "
+                 "so an accuracy below 100% on those users is worse than knowing the base rate.")
+    return text
+
+
+# ---------------------------------------------------------------------------
+# The book's experiments, each computed once through a chapter run's result cache
+# ---------------------------------------------------------------------------
+
+
+class Experiments:
+    """The book's Diffix experiments at one setting of the proxy, each through a result cache.
+
+    ``run`` is a chapter run (:class:`anonlab.chapters.kit.ChapterRun`, or
+    anything with its ``cached(step, compute, **key)`` and
+    ``cached_each(step, keys, compute_missing)``); every key holds the
+    proxy's settings and the seed besides the experiment's own inputs.
+
+    One proxy per data set object serves all experiments of the process:
+    building one costs up to a second (CENSUS), and its cached row sets
+    speed up the next experiment on it. Answers do not depend on what a
+    proxy has cached. The worker pools are kept the same way
+    (:func:`shutdown_pools`).
+    """
+
+    def __init__(self, run: Any, *, salt: int, rounding: bool = True, bucket_suppression: bool = True, seed: int = 0,
+                 n_jobs: int = 1, n_dummy: int = 10, sigma_star: float = 0.7, target_value: int = 0) -> None:
+        self.run = run
+        self.salt, self.rounding, self.bucket_suppression, self.seed = salt, rounding, bucket_suppression, seed
+        self.n_jobs, self.n_dummy, self.sigma_star, self.target_value = n_jobs, n_dummy, sigma_star, target_value
+        self._proxies: dict[int, tuple[Any, DiffixProxy]] = {}
+
+    @classmethod
+    def of(cls, run: Any) -> "Experiments":
+        """The experiments of a chapter run, set from the parameters it declares."""
+        names = [n for n in inspect.signature(cls.__init__).parameters if n not in ("self", "run")]
+        return cls(run, **{n: run.p[n] for n in names if n in run.p})
+
+    @property
+    def proxy_settings(self) -> dict[str, Any]:
+        """Salt, rounding and suppression: the keyword arguments of every proxy."""
+        return dict(salt=self.salt, rounding=self.rounding, bucket_suppression=self.bucket_suppression)
+
+    def _key(self, **key: Any) -> dict[str, Any]:
+        return {**self.proxy_settings, "seed": self.seed, **key}
+
+    def proxy(self, ds: Any, keep: bool = True) -> DiffixProxy:
+        """The proxy over a data set with these settings, its query counters at zero.
+
+        ``keep=False`` (a one-off variant of a data set): a new proxy, not kept.
+        """
+        if not keep:
+            return DiffixProxy(ds.data, table=ds.name, keep_log=False, **self.proxy_settings)
+        hit = self._proxies.get(id(ds))
+        if hit is None or hit[0] is not ds:
+            hit = self._proxies[id(ds)] = (ds, DiffixProxy(ds.data, table=ds.name, keep_log=False,
+                                                           **self.proxy_settings))
+        hit[1].reset_log()
+        return hit[1]
+
+    def noise(self, raw: DiffixProxy, n: int) -> np.ndarray:
+        """Noise of ``n`` distinct 3-condition answers (:func:`~anonlab.mechanisms.diffix.noise_sample`)."""
+        from anonlab.mechanisms.diffix import noise_sample
+
+        return self.run.cached("noise3", lambda: noise_sample(raw, 3, n, seed=self.seed), **self._key(n=n))
+
+    def suppression(self) -> pd.DataFrame:
+        """Observed suppression by query-set size (400 sets per size)."""
+        from anonlab.mechanisms.diffix import suppression_curve
+
+        return self.run.cached("suppression", lambda: suppression_curve([1, 2, 3, 4, 5, 6, 8], 400, salt=self.salt),
+                               **self._key())
+
+    def moments(self, k: int, B: int, n_salts: int) -> pd.DataFrame:
+        """Eq. 6 measured on Complete_k (:func:`differential_sample_moments`)."""
+        return self.run.cached("moments", lambda: differential_sample_moments(
+            k, B=B, n_salts=n_salts, n_users=100, salt=self.salt, seed=self.seed), **self._key(k=k, B=B, n_salts=n_salts))
+
+    def curves(self, k_values: Sequence[int], n_monte_carlo: int, n_simulations: int, B: int) -> pd.DataFrame:
+        """Fig. 2's theoretical curves for k = 1..6 and ``k_values`` (:func:`~anonlab.attacks.diffix.accuracy_curves`)."""
+        from .theory import accuracy_curves
+
+        ks = sorted(set(range(1, 7)) | set(k_values))
+        return self.run.cached("acc_curves", lambda: accuracy_curves(
+            ks, n_monte_carlo=n_monte_carlo, n_simulations=n_simulations, B=B, seed=self.seed),
+            **self._key(n_mc=n_monte_carlo, n_sim=n_simulations, B=B))
+
+    def complete(self, k: int, B: int, n_users: int, n_salts: int) -> tuple[pd.DataFrame, dict[str, Any]]:
+        """The differential attack on Complete_k under ``n_salts`` salts (:func:`run_complete_k`)."""
+        def compute() -> tuple[pd.DataFrame, dict[str, Any]]:
+            res, summary = run_complete_k(k, B=B, n_users=n_users, seed=self.seed, n_salts=n_salts,
+                                          **self.proxy_settings)
+            print(f"Complete_{k}: {summary['n_users']} users attacked under {n_salts} salt(s)")
+            return res, summary
+
+        return self.run.cached("complete_k", compute, **self._key(k=k, B=B, n=n_users, salts=n_salts))
+
+    def fig3(self, ds: Any, k: int, n: int, budget: int | None, secret: str | None = None) -> tuple[pd.DataFrame, int]:
+        """The full differential attack on ``n`` users knowing ``k`` attributes; (results, queries).
+
+        ``secret`` (CENSUS only): one of the readings of
+        :data:`~anonlab.data.diffix_datasets.CENSUS_SECRETS`; ``None`` is the data set's own.
+        """
+        from anonlab.data.diffix_datasets import CENSUS_SECRETS, census_secret_variant
+
+        secret = CENSUS_SECRETS[0] if secret is None else secret
+
+        def compute() -> tuple[pd.DataFrame, int]:
+            data = ds if secret == CENSUS_SECRETS[0] else census_secret_variant(ds, secret)
+            proxy = self.proxy(data, keep=data is ds)
+            try:
+                res = run_differential_experiment(data, proxy, n_users=n, k_star=k, seed=self.seed,
+                                                  max_attacked=budget, n_jobs=self.n_jobs,
+                                                  progress=progress_printer(f"{ds.name} k*={k}", 250))
+            finally:
+                if data is not ds:  # a one-off variant: free its workers for the pools the next runs reuse
+                    shutdown_pools(ds=data)
+            return res, proxy.n_queries()
+
+        return self.run.cached("fig3", compute, **self._key(data=ds.name, k=k, n=n, max_attacked=budget, secret=secret))
+
+    def fig3_bounds(self, ds: Any, k: int, n: int,
+                    bounds: Sequence[int | None]) -> dict[int | None, tuple[pd.DataFrame, int]]:
+        """:meth:`fig3` under each bound of ``bounds`` (the data set's own secret): ``{bound: (results, queries)}``.
+
+        The bounds not in the result cache come from one exploration per
+        victim (:func:`run_differential_bound_sweep`: the same tables as one
+        run per bound), each cached under :meth:`fig3`'s key with the queries
+        a run of its own sends (the sum over victims).
+        """
+        from anonlab.data.diffix_datasets import CENSUS_SECRETS
+
+        keys = {b: self._key(data=ds.name, k=k, n=n, max_attacked=b, secret=CENSUS_SECRETS[0]) for b in bounds}
+        return self.run.cached_each("fig3", keys, lambda todo: _with_queries(run_differential_bound_sweep(
+            ds, self.proxy(ds), todo, n_users=n, k_star=k, seed=self.seed, n_jobs=self.n_jobs,
+            progress=progress_printer(f"{ds.name} k*={k} bounds", 250))))
+
+    def cloning(self, ds: Any, k: int, n: int, cap: int | None, variant: str = "full", double: bool = False,
+                shuffled: bool = False, sigma: float | None = None) -> tuple[pd.DataFrame, int]:
+        """One cloning experiment (:func:`run_cloning_experiment`); ``sigma`` overrides σ*. (results, queries)."""
+        from anonlab.data.diffix_datasets import shuffle_secret
+
+        s_star = self.sigma_star if sigma is None else sigma
+
+        def compute() -> tuple[pd.DataFrame, int]:
+            data = shuffle_secret(ds, seed=self.seed) if shuffled else ds
+            proxy = self.proxy(data, keep=data is ds)  # a shuffled copy keeps the name
+            label = f"{ds.name} {variant}{' double' if double else ''} k*={k}"
+            try:
+                res = run_cloning_experiment(data, proxy, n_users=n, k_star=k, variant=variant, double_test=double,
+                                             v=self.target_value, n_dummy=self.n_dummy, max_subsets=cap,
+                                             sigma_star=s_star, seed=self.seed, n_jobs=self.n_jobs,
+                                             progress=progress_printer(label, 250))
+            finally:
+                if data is not ds:  # a one-off variant: free its workers for the pools the next runs reuse
+                    shutdown_pools(ds=data)
+            return res, proxy.n_queries()
+
+        return self.run.cached("cloning", compute, **self._cloning_key(ds, k, n, cap, variant, double, shuffled, s_star))
+
+    def _cloning_key(self, ds: Any, k: int, n: int, cap: int | None, variant: str, double: bool, shuffled: bool,
+                     sigma: float) -> dict[str, Any]:
+        return self._key(data=ds.name, k=k, n=n, cap=cap, variant=variant, double=double, shuffled=shuffled,
+                         n_dummy=self.n_dummy, sigma_star=sigma, v=self.target_value)
+
+    def sigma_sweep(self, ds: Any, k: int, n: int, cap: int | None, sigmas: Sequence[float],
+                    double: bool = False) -> dict[float, pd.DataFrame]:
+        """The full cloning attack at each σ* of ``sigmas``: ``{σ*: results}``, as :meth:`cloning` gives them.
+
+        The σ* not in the result cache come from one exploration
+        (:func:`run_cloning_sigma_sweep`: the same tables as one run per σ*),
+        each cached under :meth:`cloning`'s key with the queries a run of its
+        own sends (the sum over victims).
+        """
+        keys = {s: self._cloning_key(ds, k, n, cap, "full", double, False, s) for s in sigmas}
+        label = f"{ds.name} σ* sweep{' double' if double else ''} k*={k}"
+        runs = self.run.cached_each("cloning", keys, lambda todo: _with_queries(run_cloning_sigma_sweep(
+            ds, self.proxy(ds), todo, double_test=double, n_users=n, k_star=k, v=self.target_value,
+            n_dummy=self.n_dummy, max_subsets=cap, seed=self.seed, n_jobs=self.n_jobs,
+            progress=progress_printer(label, 250))))
+        return {s: res for s, (res, _) in runs.items()}
+
+
+def _with_queries(results: Mapping[Any, pd.DataFrame]) -> dict[Any, tuple[pd.DataFrame, int]]:
+    """Each setting's results with the queries a run of its own sends (the sum over its victims)."""
+    return {s: (res, int(res["n_queries"].sum())) for s, res in results.items()}

@@ -1,0 +1,1 @@
+"""Figures shared by several chapters, one module per topic (:mod:`.diffix`)."""
