@@ -66,8 +66,14 @@ __all__ = [
 # ---------------------------------------------------------------------------
 
 
-def _user_rngs(seed: int, n: int) -> list[np.random.Generator]:
-    return [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(n)]
+def _user_rngs(seed: int, positions: int | Sequence[int]) -> list[np.random.Generator]:
+    """The generators of the victims at ``positions`` (``n``: the first n), as ``SeedSequence(seed).spawn(n)`` gives them.
+
+    The i-th child of a fresh ``SeedSequence(seed)`` is ``SeedSequence(seed, spawn_key=(i,))``, so a
+    worker builds only the generators of its own victims.
+    """
+    return [np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(int(i),)))
+            for i in (range(positions) if isinstance(positions, int) else positions)]
 
 
 def _sample_users(n_records: int, n_users: int, seed: int) -> np.ndarray:
@@ -166,6 +172,12 @@ def _cloning_users(ds: Any, proxy: DiffixProxy, rows: Sequence[int], rngs: Seque
 
 _WORKER: dict[str, Any] = {}
 
+#: Data sets with fewer records are attacked in this process whatever ``n_jobs`` (German credit: starting workers
+#: costs more than the attacks on a thousand records).
+POOL_MIN_RECORDS = 10_000
+#: A one-off variant of a data set (a shuffled or re-read secret) with at most this many victims is attacked in this
+#: process by :class:`Experiments`: its workers would be started for that one run.
+VARIANT_MAX_SERIAL_USERS = 200
 #: Users of the full differential attack searched in lockstep in this process (each search holds arrays the
 #: size of the data set while it runs).
 SERIAL_GROUP = 50
@@ -256,13 +268,12 @@ def _worker_chunk(kind: str, positions: Sequence[int], users: Sequence[int], see
     ds, proxy = _WORKER["ds"], _WORKER["proxy"]
     analyst = "differential" if kind == "differential" else "cloning"
     proxy.reset_log()  # counters and log of this chunk only
-    rngs = _user_rngs(seed, len(users))
+    rows, rngs = [int(users[pos]) for pos in positions], _user_rngs(seed, positions)
     if kind == "differential":
-        out = _differential_users(ds, proxy, _WORKER["oracle"], [int(users[pos]) for pos in positions],
-                                  [rngs[pos] for pos in positions], k, params)
+        out = _differential_users(ds, proxy, _WORKER["oracle"], rows, rngs, k, params)
     else:
-        out = _cloning_users(ds, proxy, [int(users[pos]) for pos in positions], [rngs[pos] for pos in positions],
-                             k, params, _WORKER["domains"], _WORKER["oracle"], _WORKER["secret"])
+        out = _cloning_users(ds, proxy, rows, rngs, k, params, _WORKER["domains"], _WORKER["oracle"],
+                             _WORKER["secret"])
     log = list(proxy.log()[["sql", "answer"]].itertuples(index=False, name=None)) if proxy.keep_log else []
     n_q = proxy.n_queries(analyst)
     if _rss_bytes() > WORKER_MEMORY_CAP:  # the cached row sets only save time: start afresh
@@ -275,7 +286,7 @@ def _run_users(kind: str, ds: Any, proxy: DiffixProxy, users: np.ndarray, seed: 
                params: Mapping[str, Any], n_jobs: int, progress: ProgressFn | None) -> list[tuple]:
     """Run the per-user attack over ``users``, in this process or in ``n_jobs`` worker processes."""
     n = len(users)
-    if n_jobs <= 1 or n < 2 * n_jobs:
+    if n_jobs <= 1 or n < 2 * n_jobs or len(ds.data) < POOL_MIN_RECORDS:
         rngs = _user_rngs(seed, n)
         oracle = UniquenessOracle(ds.data[list(ds.attributes)])
         done = [0]
@@ -449,7 +460,7 @@ def run_complete_k(k: int, *, B: int = 12, n_users: int = 1000, salt: int | str 
         proxy = base if i == 0 else base.with_salt(f"{salt}:{i}")
         res = run_differential_experiment(ds, proxy, n_users=n_users, full=False, seed=seed)
         runs.append(res.assign(salt=i))
-        supp.append(float(proxy.audit("differential")["suppressed"].mean()))
+        supp.append(proxy.suppressed_share("differential"))
     res = pd.concat(runs, ignore_index=True)
     summary = summarize_differential(res)
     by_salt = [float(r["correct"].mean()) for r in runs]
@@ -915,6 +926,10 @@ class Experiments:
     def _key(self, **key: Any) -> dict[str, Any]:
         return {**self.proxy_settings, "seed": self.seed, **key}
 
+    def _jobs(self, kept: bool, n: int) -> int:
+        """Worker processes for a run on ``n`` victims: none for a small one-off variant of a data set."""
+        return self.n_jobs if kept or n > VARIANT_MAX_SERIAL_USERS else 1
+
     def proxy(self, ds: Any, keep: bool = True) -> DiffixProxy:
         """The proxy over a data set with these settings, its query counters at zero.
 
@@ -981,7 +996,7 @@ class Experiments:
             proxy = self.proxy(data, keep=data is ds)
             try:
                 res = run_differential_experiment(data, proxy, n_users=n, k_star=k, seed=self.seed,
-                                                  max_attacked=budget, n_jobs=self.n_jobs,
+                                                  max_attacked=budget, n_jobs=self._jobs(data is ds, n),
                                                   progress=progress_printer(f"{ds.name} k*={k}", 250))
             finally:
                 if data is not ds:  # a one-off variant: free its workers for the pools the next runs reuse
@@ -1020,7 +1035,7 @@ class Experiments:
             try:
                 res = run_cloning_experiment(data, proxy, n_users=n, k_star=k, variant=variant, double_test=double,
                                              v=self.target_value, n_dummy=self.n_dummy, max_subsets=cap,
-                                             sigma_star=s_star, seed=self.seed, n_jobs=self.n_jobs,
+                                             sigma_star=s_star, seed=self.seed, n_jobs=self._jobs(data is ds, n),
                                              progress=progress_printer(label, 250))
             finally:
                 if data is not ds:  # a one-off variant: free its workers for the pools the next runs reuse
