@@ -22,6 +22,7 @@ Security 2019.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -406,11 +407,14 @@ def census_readings(runs: atk.Experiments, census: Any,
     """
     res, nq = fig3_results[("census", k)]
     rows = [{**fig3_row("census", k, res, nq), "secret": CENSUS_SECRETS[0], "bound": bound}]
-    by_bound = runs.fig3_bounds(census, k, n, [bound, *sorted(b for b in set(sweep) if b != bound)])
-    for b, (res, nq) in by_bound.items():
+    bounds = [bound, *sorted(b for b in set(sweep) if b != bound)]
+    got = runs.together({"bounds": functools.partial(runs.fig3_bounds, census, k, n, bounds),
+                         **{sec: functools.partial(runs.fig3, census, k, n, bound, secret=sec)
+                            for sec in CENSUS_SECRETS[1:]}})
+    for b, (res, nq) in got["bounds"].items():
         rows.append({**fig3_row("census", k, res, nq), "secret": CENSUS_SECRETS[0], "bound": b})
     for sec in CENSUS_SECRETS[1:]:
-        res, nq = runs.fig3(census, k, n, bound, secret=sec)
+        res, nq = got[sec]
         rows.append({**fig3_row("census", k, res, nq), "secret": sec, "bound": bound})
     cols = ["secret", "bound", "users", "unique", "attacked", "accuracy (unique)", "ci (unique)",
             "precision of the attack's guesses", "median queries", "queries"]

@@ -20,6 +20,7 @@ Security 2019.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -554,9 +555,10 @@ def sigma_sweeps(runs: atk.Experiments, ds: Any, n: int, cap: int | None,
     """§5's trade-off: the single (``False``) and the double test (``True``) at every σ* of ``sigmas``.
 
     The victims know every attribute of ``ds``; each test explores once for
-    all σ* (:meth:`~anonlab.attacks.diffix.Experiments.sigma_sweep`).
+    all σ* (:meth:`~anonlab.attacks.diffix.Experiments.sigma_sweep`); the two tests run together.
     """
-    return {dbl: runs.sigma_sweep(ds, len(ds.attributes), n, cap, sigmas, double=dbl) for dbl in (False, True)}
+    return runs.together({dbl: functools.partial(runs.sigma_sweep, ds, len(ds.attributes), n, cap, sigmas, double=dbl)
+                          for dbl in (False, True)})
 
 
 def sigma_sweep_table(ds: Any, sweeps: Mapping[bool, Mapping[float, pd.DataFrame]]) -> pd.DataFrame:

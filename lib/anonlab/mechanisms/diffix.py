@@ -1283,6 +1283,12 @@ class DiffixProxy:
         self._log.clear()
         self._counts.clear()
 
+    def with_own_counters(self) -> "DiffixProxy":
+        """The same proxy (table, salt, cached row sets and noise) with counters and a log of its own."""
+        other = copy.copy(self)
+        other._counts, other._log = {}, []
+        return other
+
     def record_activity(self, analyst: str, n_queries: int,
                         log: Sequence[tuple[str, float]] = ()) -> None:
         """Add queries answered by a copy of this proxy (a worker process) to the counters and log.

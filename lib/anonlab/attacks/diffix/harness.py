@@ -22,9 +22,10 @@ import functools
 import inspect
 import math
 import os
+import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -89,6 +90,8 @@ def _known_attributes(attributes: list[str], k_star: int, g: np.random.Generator
 
 
 ProgressFn = Callable[[int, int], None]
+K = TypeVar("K")
+T = TypeVar("T")
 
 
 def progress_printer(label: str, every: int = 100) -> ProgressFn:
@@ -188,6 +191,8 @@ WORKER_MEMORY_CAP = 2 * 1024 ** 3
 #: Pools kept alive at once (one per data set object, proxy settings and worker count); the oldest is shut down.
 MAX_POOLS = 4
 _POOLS: "OrderedDict[tuple, tuple[Any, Any]]" = OrderedDict()
+#: Attacks run in this process one at a time (:meth:`Experiments.together` waits for pooled ones in threads).
+_LOCAL = threading.RLock()
 
 
 def _rss_bytes() -> int:
@@ -213,17 +218,30 @@ def _worker_pool(ds: Any, settings: Mapping[str, Any], n_jobs: int) -> Any:
     from concurrent.futures import ProcessPoolExecutor
 
     key = (id(ds), int(n_jobs), tuple(sorted((k, repr(v)) for k, v in settings.items())))
-    hit = _POOLS.get(key)
-    if hit is not None and hit[1] is ds:
-        _POOLS.move_to_end(key)
-        return hit[0]
-    while len(_POOLS) >= MAX_POOLS:
-        _, (old, _) = _POOLS.popitem(last=False)
-        old.shutdown(wait=True)
-    ex = ProcessPoolExecutor(n_jobs, mp_context=mp.get_context("spawn"), initializer=_init_worker,
-                             initargs=(ds, dict(settings)))
-    _POOLS[key] = (ex, ds)  # holding ds keeps its id from being reused
-    return ex
+    with _LOCAL:  # one pool per key, also when experiments run together
+        hit = _POOLS.get(key)
+        if hit is not None and hit[1] is ds:
+            _POOLS.move_to_end(key)
+            return hit[0]
+        while len(_POOLS) >= MAX_POOLS:
+            _, (old, _) = _POOLS.popitem(last=False)
+            old.shutdown(wait=True)
+        ex = ProcessPoolExecutor(n_jobs, mp_context=mp.get_context("spawn"), initializer=_init_worker,
+                                 initargs=(ds, dict(settings)))
+        _POOLS[key] = (ex, ds)  # holding ds keeps its id from being reused
+        return ex
+
+
+def _task_pool(n_jobs: int) -> Any:
+    """A process pool for whole experiments that need no data set of their own (Complete_k), kept like the others."""
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    key = ("tasks", int(n_jobs))
+    with _LOCAL:
+        if key not in _POOLS:
+            _POOLS[key] = (ProcessPoolExecutor(n_jobs, mp_context=mp.get_context("spawn")), None)
+        return _POOLS[key][0]
 
 
 def shutdown_pools(kill: bool = False, ds: Any | None = None) -> None:
@@ -282,28 +300,36 @@ def _worker_chunk(kind: str, positions: Sequence[int], users: Sequence[int], see
     return out, n_q, log
 
 
+def _local_users(kind: str, ds: Any, proxy: DiffixProxy, users: np.ndarray, seed: int, k: int,
+                 params: Mapping[str, Any], progress: ProgressFn | None) -> list[tuple]:
+    """:func:`_run_users` in this process."""
+    n = len(users)
+    rngs = _user_rngs(seed, n)
+    oracle = UniquenessOracle(ds.data[list(ds.attributes)])
+    done = [0]
+
+    def finished(_: int) -> None:
+        done[0] += 1
+        if progress is not None:
+            progress(done[0], n)
+
+    if kind != "differential":
+        return _cloning_users(ds, proxy, [int(r) for r in users], rngs, k, params, ds.domains(), oracle,
+                              ds.data[ds.secret].to_numpy(), on_done=finished)
+    out: list[tuple] = []
+    for lo in range(0, n, SERIAL_GROUP):  # a group's searches in lockstep (each holds its oracle's arrays)
+        out += _differential_users(ds, proxy, oracle, [int(r) for r in users[lo:lo + SERIAL_GROUP]],
+                                   rngs[lo:lo + SERIAL_GROUP], k, params, on_done=finished)
+    return out
+
+
 def _run_users(kind: str, ds: Any, proxy: DiffixProxy, users: np.ndarray, seed: int, k: int,
                params: Mapping[str, Any], n_jobs: int, progress: ProgressFn | None) -> list[tuple]:
     """Run the per-user attack over ``users``, in this process or in ``n_jobs`` worker processes."""
     n = len(users)
     if n_jobs <= 1 or n < 2 * n_jobs or len(ds.data) < POOL_MIN_RECORDS:
-        rngs = _user_rngs(seed, n)
-        oracle = UniquenessOracle(ds.data[list(ds.attributes)])
-        done = [0]
-
-        def finished(_: int) -> None:
-            done[0] += 1
-            if progress is not None:
-                progress(done[0], n)
-
-        if kind != "differential":
-            return _cloning_users(ds, proxy, [int(r) for r in users], rngs, k, params, ds.domains(), oracle,
-                                  ds.data[ds.secret].to_numpy(), on_done=finished)
-        out: list[tuple] = []
-        for lo in range(0, n, SERIAL_GROUP):  # a group's searches in lockstep (each holds its oracle's arrays)
-            out += _differential_users(ds, proxy, oracle, [int(r) for r in users[lo:lo + SERIAL_GROUP]],
-                                       rngs[lo:lo + SERIAL_GROUP], k, params, on_done=finished)
-        return out
+        with _LOCAL:
+            return _local_users(kind, ds, proxy, users, seed, k, params, progress)
     from concurrent.futures import as_completed
 
     # the cloning attack batches a chunk's victims together: fewer, larger chunks
@@ -911,6 +937,7 @@ class Experiments:
         self.salt, self.rounding, self.bucket_suppression, self.seed = salt, rounding, bucket_suppression, seed
         self.n_jobs, self.n_dummy, self.sigma_star, self.target_value = n_jobs, n_dummy, sigma_star, target_value
         self._proxies: dict[int, tuple[Any, DiffixProxy]] = {}
+        self._lock = threading.Lock()
 
     @classmethod
     def of(cls, run: Any) -> "Experiments":
@@ -931,18 +958,47 @@ class Experiments:
         return self.n_jobs if kept or n > VARIANT_MAX_SERIAL_USERS else 1
 
     def proxy(self, ds: Any, keep: bool = True) -> DiffixProxy:
-        """The proxy over a data set with these settings, its query counters at zero.
+        """The proxy over a data set with these settings, with query counters of its own.
 
+        One proxy is kept per data set; each experiment counts its queries on
+        a copy (:meth:`~anonlab.mechanisms.diffix.DiffixProxy.with_own_counters`).
         ``keep=False`` (a one-off variant of a data set): a new proxy, not kept.
         """
         if not keep:
             return DiffixProxy(ds.data, table=ds.name, keep_log=False, **self.proxy_settings)
-        hit = self._proxies.get(id(ds))
-        if hit is None or hit[0] is not ds:
-            hit = self._proxies[id(ds)] = (ds, DiffixProxy(ds.data, table=ds.name, keep_log=False,
-                                                           **self.proxy_settings))
-        hit[1].reset_log()
-        return hit[1]
+        with self._lock:
+            hit = self._proxies.get(id(ds))
+            if hit is None or hit[0] is not ds:
+                hit = self._proxies[id(ds)] = (ds, DiffixProxy(ds.data, table=ds.name, keep_log=False,
+                                                               **self.proxy_settings))
+        return hit[1].with_own_counters()
+
+    def together(self, calls: Mapping[K, Callable[[], T]]) -> dict[K, T]:
+        """Run several experiments at once: ``{key: calls[key]()}``, each result as the call alone gives it.
+
+        The experiments on worker pools wait for their workers in threads of
+        this process while those that run in this process run one at a time,
+        so both cores stay busy through the small runs and the ends of the
+        pooled ones. Every answer is a function of its query alone and every
+        victim draws from her own generator, so the order does not matter.
+        """
+        if self.n_jobs <= 1 or len(calls) < 2:
+            return {key: call() for key, call in calls.items()}
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(len(calls)) as ex:
+            futures = {key: ex.submit(call) for key, call in calls.items()}
+            return {key: f.result() for key, f in futures.items()}
+
+    def fig3_many(self, specs: Iterable[tuple[Any, int, int, int | None]]) -> dict[tuple[str, int],
+                                                                                   tuple[pd.DataFrame, int]]:
+        """:meth:`fig3` of each ``(data set, k*, users, bound)`` together: ``{(data set name, k*): result}``."""
+        return self.together({(ds.name, k): functools.partial(self.fig3, ds, k, n, b) for ds, k, n, b in specs})
+
+    def cloning_many(self, specs: Mapping[K, tuple]) -> dict[K, tuple[pd.DataFrame, int]]:
+        """:meth:`cloning` of each ``{key: (data set, k*, users, cap[, {option: value}])}`` together."""
+        return self.together({key: functools.partial(self.cloning, *spec[:4], **(spec[4] if len(spec) > 4 else {}))
+                              for key, spec in specs.items()})
 
     def noise(self, raw: DiffixProxy, n: int) -> np.ndarray:
         """Noise of ``n`` distinct 3-condition answers (:func:`~anonlab.mechanisms.diffix.noise_sample`)."""
@@ -971,15 +1027,21 @@ class Experiments:
             ks, n_monte_carlo=n_monte_carlo, n_simulations=n_simulations, B=B, seed=self.seed),
             **self._key(n_mc=n_monte_carlo, n_sim=n_simulations, B=B))
 
-    def complete(self, k: int, B: int, n_users: int, n_salts: int) -> tuple[pd.DataFrame, dict[str, Any]]:
-        """The differential attack on Complete_k under ``n_salts`` salts (:func:`run_complete_k`)."""
-        def compute() -> tuple[pd.DataFrame, dict[str, Any]]:
-            res, summary = run_complete_k(k, B=B, n_users=n_users, seed=self.seed, n_salts=n_salts,
-                                          **self.proxy_settings)
+    def complete(self, ks: Sequence[int], B: int, n_users: int,
+                 n_salts: int) -> dict[int, tuple[pd.DataFrame, dict[str, Any]]]:
+        """The differential attack on Complete_k for each k of ``ks`` under ``n_salts`` salts (:func:`run_complete_k`).
+
+        With workers, the k run in worker processes side by side.
+        """
+        def compute(k: int) -> tuple[pd.DataFrame, dict[str, Any]]:
+            kw = dict(B=B, n_users=n_users, seed=self.seed, n_salts=n_salts, **self.proxy_settings)
+            res, summary = (_task_pool(self.n_jobs).submit(run_complete_k, k, **kw).result() if self.n_jobs > 1
+                            else run_complete_k(k, **kw))
             print(f"Complete_{k}: {summary['n_users']} users attacked under {n_salts} salt(s)")
             return res, summary
 
-        return self.run.cached("complete_k", compute, **self._key(k=k, B=B, n=n_users, salts=n_salts))
+        return self.together({k: functools.partial(self.run.cached, "complete_k", functools.partial(compute, k),
+                                                   **self._key(k=k, B=B, n=n_users, salts=n_salts)) for k in ks})
 
     def fig3(self, ds: Any, k: int, n: int, budget: int | None, secret: str | None = None) -> tuple[pd.DataFrame, int]:
         """The full differential attack on ``n`` users knowing ``k`` attributes; (results, queries).
