@@ -1,7 +1,9 @@
-"""Tests of chapter 6's declaration and claim decisions (anonlab.chapters.ch06_diffix_attacks).
+"""Tests of chapter 6's two halves: declarations and claim decisions.
 
-Each measure function gets a small hand-built input whose verdict is known,
-and the inputs that must flip it.
+:mod:`anonlab.chapters.ch06a_diffix_differential` (``diff``) and
+:mod:`anonlab.chapters.ch06b_diffix_cloning` (``clo``). Each measure
+function gets a small hand-built input whose verdict is known, and the
+inputs that must flip it.
 """
 
 from __future__ import annotations
@@ -15,7 +17,10 @@ import pytest
 
 from anonlab import claims
 from anonlab.attacks import diffix as atk
-from anonlab.chapters import ch06_diffix_attacks as ch
+from anonlab.chapters import ch06a_diffix_differential as diff
+from anonlab.chapters import ch06b_diffix_cloning as clo
+from anonlab.chapters import kit
+from anonlab.data import diffix_datasets as dd
 from anonlab.measures import AttackResult
 from anonlab.validation import ParameterError
 
@@ -38,7 +43,7 @@ def cloning_res(truth, guess, attackable, value_unique=None, queries=None) -> pd
 
 
 def test_declaration_refuses_what_cannot_run() -> None:
-    spec = ch.CHAPTER.parameters
+    spec = diff.CHAPTER.parameters
     assert spec.validate({})["n_users"] == 1000
     with pytest.raises(ParameterError, match="n_users"):
         spec.validate({"n_users": 100_000})
@@ -46,20 +51,34 @@ def test_declaration_refuses_what_cannot_run() -> None:
         spec.validate({"complete_B": 13})  # 13**6 records
     assert spec.validate({"complete_B": 13, "complete_k_values": [2, 3]})["complete_B"] == 13
     with pytest.raises(ParameterError, match="target_value"):
-        spec.validate({"target_value": 2})
+        clo.CHAPTER.parameters.validate({"target_value": 2})
     with pytest.raises(ParameterError, match="sigma_star"):
-        spec.validate({"sigma_star": 0})
-    assert ch.CHAPTER.quick_parameters()["n_users"] == 20
+        clo.CHAPTER.parameters.validate({"sigma_star": 0})
+    assert diff.CHAPTER.quick_parameters()["n_users"] == 20 and clo.CHAPTER.quick_parameters()["n_users"] == 20
+    # the halves share the proxy's switches, the seed, the victims and the workers
+    common = {p.name for p in diff.COMMON} | {"use_cache"}
+    assert common <= set(diff.CHAPTER.parameters.names) & set(clo.CHAPTER.parameters.names)
 
 
-def test_runs_cache_switch() -> None:
+def test_experiments_cache_through_the_run() -> None:
     calls = []
-    runs = ch.Runs(salt=1, rounding=True, bucket_suppression=True, seed=0, use_cache=False)
-    assert runs.cached("x", lambda: calls.append(1) or len(calls), k=1) == 1
-    assert runs.cached("x", lambda: calls.append(1) or len(calls), k=1) == 2  # computed again
-    assert runs.proxy_settings == {"salt": 1, "rounding": True, "bucket_suppression": True}
-    ns = {**ch.CHAPTER.parameters.defaults(), "salt": 7}
-    assert ch.Runs.from_parameters(ns).salt == 7
+    run = kit.ChapterRun(diff.CHAPTER, {**diff.CHAPTER.parameters.defaults(), "salt": 7, "use_cache": False})
+    runs = atk.Experiments.of(run)
+    assert runs.salt == 7 and runs.n_jobs == 2 and runs.sigma_star == 0.7  # 6a does not declare sigma_star
+    assert runs.proxy_settings == {"salt": 7, "rounding": True, "bucket_suppression": True}
+    assert run.cached("x", lambda: calls.append(1) or len(calls), k=1) == 1
+    assert run.cached("x", lambda: calls.append(1) or len(calls), k=1) == 2  # use_cache off: computed again
+    assert atk.Experiments.of(kit.ChapterRun(clo.CHAPTER, {**clo.CHAPTER.parameters.defaults(),
+                                                            "sigma_star": 0.3})).sigma_star == 0.3
+
+
+def test_every_claim_of_the_paper_has_one_half() -> None:
+    halves = {c.id: c.chapter for c in claims.load_ledger() if c.paper == "gadotti2019signal"}
+    assert set(halves.values()) == {diff.CHAPTER.name, clo.CHAPTER.name}
+    for module in (diff, clo):
+        for cid in [*module.PAPER.values(), *module.VERDICTS.values()]:
+            claims.claim(cid)
+        assert all(halves[cid] == module.CHAPTER.name for cid in module.VERDICTS.values())
 
 
 # ---------------------------------------------------------------------------- setup
@@ -67,12 +86,12 @@ def test_runs_cache_switch() -> None:
 
 def test_measure_datasets() -> None:
     adult = SimpleNamespace(n_records=30162, n_attributes=11)
-    m = ch.measure_datasets(adult, None)
+    m = diff.measure_datasets(adult, None)
     assert m["gadotti.s4.datasets.adult_records"].value == 30162
     assert "gadotti.s4.datasets.census_records" not in m
     assert m["gadotti.s4.datasets.credit_records"].value is None
     census = SimpleNamespace(n_records=199523, n_attributes=42)
-    assert ch.measure_datasets(adult, census)["gadotti.s4.datasets.census_records"].value == 199523
+    assert diff.measure_datasets(adult, census)["gadotti.s4.datasets.census_records"].value == 199523
 
 
 def _supp(observed_at_4: float) -> pd.DataFrame:
@@ -82,18 +101,18 @@ def _supp(observed_at_4: float) -> pd.DataFrame:
 
 def test_measure_mechanism() -> None:
     noise = np.array([-3.0, -1.0, 1.0, 3.0] * 50)  # sample variance 5 * 200 / 199
-    m = ch.measure_mechanism([5.0, 5.0, 5.0], 6.2, noise, ch.suppression_table(_supp(0.5)))
+    m = diff.measure_mechanism([5.0, 5.0, 5.0], 6.2, noise, diff.suppression_table(_supp(0.5)))
     assert m["gadotti.s2.sticky_noise"].value is True
     assert m["gadotti.s2.output_variance"].value == pytest.approx(5 * 200 / 199)
     lo, hi = m["gadotti.s2.output_variance"].ci
     assert lo < 5 < hi and m["gadotti.s2.output_variance"].n == 200
     assert m["gadotti.s2.bucket_suppression"].value is True
     # a repeat that moved, a rewrite with the same noise, a suppression share far off: each fails
-    assert ch.measure_mechanism([5.0, 5.1, 5.0], 6.2, noise, ch.suppression_table(_supp(0.5)))[
+    assert diff.measure_mechanism([5.0, 5.1, 5.0], 6.2, noise, diff.suppression_table(_supp(0.5)))[
         "gadotti.s2.sticky_noise"].value is False
-    assert ch.measure_mechanism([5.0] * 3, 5.0, noise, ch.suppression_table(_supp(0.5)))[
+    assert diff.measure_mechanism([5.0] * 3, 5.0, noise, diff.suppression_table(_supp(0.5)))[
         "gadotti.s2.sticky_noise"].value is False
-    assert ch.measure_mechanism([5.0] * 3, 6.0, noise, ch.suppression_table(_supp(0.3)))[
+    assert diff.measure_mechanism([5.0] * 3, 6.0, noise, diff.suppression_table(_supp(0.3)))[
         "gadotti.s2.bucket_suppression"].value is False
 
 
@@ -106,11 +125,11 @@ def _moments(k: int) -> pd.DataFrame:
 
 
 def test_measure_moments() -> None:
-    m = ch.measure_moments(_moments(5), 5, 50)
+    m = diff.measure_moments(_moments(5), 5, 50)
     v1 = m["gadotti.s3.diff.var_if_secret_1"]
     assert v1.value == pytest.approx(2.1) and v1.ci == pytest.approx((1.9, 2.3)) and v1.n == 1000
     assert m["gadotti.s3.diff.var_if_secret_0"].value == pytest.approx(11.5)
-    assert "gadotti.s3.diff.var_if_secret_0" not in ch.measure_moments(_moments(3), 3, 50)
+    assert "gadotti.s3.diff.var_if_secret_0" not in diff.measure_moments(_moments(3), 3, 50)
 
 
 def _curves() -> pd.DataFrame:
@@ -130,7 +149,7 @@ def _empirical(acc: float, k: int = 5, suppressed: float = 0.01, queries: int | 
 def test_measure_fig2_by_hand() -> None:
     p_err = {k: (0.1, 0.1) for k in range(1, 7)}
     emp = {2: _empirical(0.70, 2), 5: _empirical(0.85, 5)}
-    m = ch.measure_fig2(_curves(), emp, p_err, n_simulations=1000, complete_salts=2, rounding=True,
+    m = diff.measure_fig2(_curves(), emp, p_err, n_simulations=1000, complete_salts=2, rounding=True,
                         bucket_suppression=True)
     assert m["gadotti.fig2.acc_increases_with_k"].value is True
     assert m["gadotti.s4.rounding_no_effect"].value is True  # gap 0.01 <= 0.02
@@ -149,7 +168,7 @@ def test_measure_fig2_failures() -> None:
     curves.loc[3, "theory"] = 0.80  # acc(4) below acc(3): not increasing; rounding gap 0.06
     p_err = {1: (0.10, 0.20)}
     emp = {5: _empirical(0.95, 5, suppressed=0.2, queries=21)}
-    m = ch.measure_fig2(curves, emp, p_err, n_simulations=1000, complete_salts=2, rounding=True,
+    m = diff.measure_fig2(curves, emp, p_err, n_simulations=1000, complete_salts=2, rounding=True,
                         bucket_suppression=True)
     for cid in ("gadotti.fig2.acc_increases_with_k", "gadotti.s4.rounding_no_effect", "gadotti.app_a.symmetric_error",
                 "gadotti.s4.empirical_below_theory", "gadotti.s4.complete_k_no_suppression",
@@ -159,14 +178,14 @@ def test_measure_fig2_failures() -> None:
 
 
 def test_symmetric_errors_are_error_probabilities() -> None:
-    e = ch.symmetric_errors(3, n=2000, k_values=[2])
+    e = diff.symmetric_errors(3, n=2000, k_values=[2])
     assert e == {2: atk.error_probabilities(2, 2000, seed=np.random.default_rng([3, 99, 2]))}
     a, b = e[2]
     assert abs(a - b) < 0.05 and abs(1 - a - atk.theoretical_accuracy(2)) < 0.05
 
 
 def _fig3(census_inferred=(0.50, 0.60, 0.61)) -> pd.DataFrame:
-    rows = [ch.fig3_row("adult", 10, pd.DataFrame({
+    rows = [diff.fig3_row("adult", 10, pd.DataFrame({
         "user": range(4), "truth": [0, 1, 0, 1], "unique": [True, True, True, False],
         "attacked": [True, True, False, False], "guess": [0, 1, 1, 0], "correct": [True, True, False, False],
         "n_queries": [40, 40, 0, 0]}), 80)]
@@ -178,17 +197,17 @@ def _fig3(census_inferred=(0.50, 0.60, 0.61)) -> pd.DataFrame:
 
 
 def test_measure_fig3() -> None:
-    m = ch.measure_fig3(_fig3())
+    m = diff.measure_fig3(_fig3())
     adult = m["gadotti.fig3.adult_differential_acc"]
     assert adult.value == pytest.approx(2 / 3) and adult.n == 3  # 2 of the 3 unique users right
     assert m["gadotti.fig3.census_differential_acc"].value == pytest.approx(0.61)
     assert m["gadotti.fig3.plateau"].value is True  # +0.01
-    assert ch.measure_fig3(_fig3((0.5, 0.6, 0.7)))["gadotti.fig3.plateau"].value is False
+    assert diff.measure_fig3(_fig3((0.5, 0.6, 0.7)))["gadotti.fig3.plateau"].value is False
     alts = {label: 0.7 for label in claims.claim("gadotti.fig3.census_differential_acc").alternatives()}
-    with_alts = ch.measure_fig3(_fig3(), alts)["gadotti.fig3.census_differential_acc"]
+    with_alts = diff.measure_fig3(_fig3(), alts)["gadotti.fig3.census_differential_acc"]
     assert with_alts.alternatives == alts and with_alts.value == pytest.approx(0.61)
     assert "20% attacked" in with_alts.note
-    only_adult = ch.measure_fig3(_fig3()[lambda d: d["data set"] == "adult"])
+    only_adult = diff.measure_fig3(_fig3()[lambda d: d["data set"] == "adult"])
     assert only_adult["gadotti.fig3.census_differential_acc"].value is None
     assert only_adult["gadotti.fig3.plateau"].value is None
 
@@ -199,7 +218,7 @@ def test_measure_fig3() -> None:
 def test_measure_table1_records_one_accuracy_once() -> None:
     adult = cloning_res([0, 1, 0, 1], [0, 1, 0, 0], [True, True, True, True])  # accuracy_pa 0.75
     census = cloning_res([0, 0, 0, 0], [0, 0, 0, 0], [True, False, False, False])  # 1.0, attackable 0.25
-    m = ch.measure_table1({"adult": (adult, 0), "census": (census, 0), "german (CREDIT stand-in)": (adult, 0)},
+    m = clo.measure_table1({"adult": (adult, 0), "census": (census, 0), "german (CREDIT stand-in)": (adult, 0)},
                           census_k=41, n_dummy=10, sigma_star=0.7, max_subsets_large=100)
     one = m["gadotti.s5.double_test.adult_acc_single"]
     assert one.value == 0.75 and one.n == 4
@@ -217,9 +236,9 @@ def test_measure_table1_records_one_accuracy_once() -> None:
 def test_measure_value_unique_range_under_each_attribute_set() -> None:
     adult = cloning_res([0, 1, 0, 1], [0, 1, 0, 0], [True] * 4, value_unique=[True, False, True, True])  # 0.75
     census = cloning_res([0, 0], [0, 0], [True, True])  # value-unique 1.0
-    labels = list(ch.ADULT_ATTRIBUTE_CHOICES)
+    labels = list(clo.ADULT_ATTRIBUTE_CHOICES)
     choices = pd.DataFrame({"value-unique": [0.9] + [0.99] * (len(labels) - 1)}, index=labels)
-    m = ch.measure_value_unique_range({"adult": (adult, 0), "census": (census, 0)}, choices)
+    m = clo.measure_value_unique_range({"adult": (adult, 0), "census": (census, 0)}, choices, (0.93, 1.0))
     r = m["gadotti.s1.value_unique_range"]
     assert r.value == 0.75  # ADULT's run is the farthest from [0.93, 1]
     assert r.alternatives[labels[0]] == 0.9 and r.alternatives[labels[1]] == 0.99
@@ -230,19 +249,19 @@ def test_measure_value_unique_range_under_each_attribute_set() -> None:
 
 
 def test_measure_fig4() -> None:
-    good = ch.fig4_table([("adult", 10, cloning_res([0, 1], [0, 1], [True, True])),
+    good = clo.fig4_table([("adult", 10, cloning_res([0, 1], [0, 1], [True, True])),
                           ("german", 4, cloning_res([0, 1], [0, 1], [True, False]))])
-    m = ch.measure_fig4(good)["gadotti.fig4.validation_effective"]
+    m = clo.measure_fig4(good)["gadotti.fig4.validation_effective"]
     assert m.value is True and "german 0.500" in m.note
-    bad = ch.fig4_table([("adult", 10, cloning_res([0, 1], [0, 1], [True, False]))])  # gap 0.5
-    assert ch.measure_fig4(bad)["gadotti.fig4.validation_effective"].value is False
+    bad = clo.fig4_table([("adult", 10, cloning_res([0, 1], [0, 1], [True, False]))])  # gap 0.5
+    assert clo.measure_fig4(bad)["gadotti.fig4.validation_effective"].value is False
 
 
 def test_measure_value_unique_classes() -> None:
-    labels = list(ch.ADULT_ATTRIBUTE_CHOICES)
+    labels = list(clo.ADULT_ATTRIBUTE_CHOICES)
     choices = pd.DataFrame({"class mean": [2.0] + [1.44] * (len(labels) - 1),
                             "class max": [4] + [9] * (len(labels) - 1)}, index=labels)
-    m = ch.measure_value_unique_classes(pd.Series([1, 1, 2, 4]), choices)
+    m = clo.measure_value_unique_classes(pd.Series([1, 1, 2, 4]), choices)
     mean, mx = m["gadotti.s4.adult_value_unique_class_mean"], m["gadotti.s4.adult_value_unique_class_max"]
     assert mean.value == 2.0 and mx.value == 4
     assert mean.alternatives[labels[1]] == 1.44 and mx.alternatives[labels[1]] == 9
@@ -254,20 +273,20 @@ def test_measure_value_unique_classes() -> None:
 
 
 def test_attribute_choices_are_the_ledger_alternatives() -> None:
-    labels = list(ch.ADULT_ATTRIBUTE_CHOICES)
-    assert labels[0].startswith("ours") and set(ch.ADULT_ATTRIBUTE_CHOICES[labels[0]]) == set(
+    labels = list(clo.ADULT_ATTRIBUTE_CHOICES)
+    assert labels[0].startswith("ours") and set(clo.ADULT_ATTRIBUTE_CHOICES[labels[0]]) == set(
         __import__("anonlab.data.diffix_datasets", fromlist=["x"]).ADULT_ATTRIBUTES)
     assert claims.claim("gadotti.s4.adult_value_unique_class_mean").alternatives() == labels
-    tiny = pd.DataFrame({c: [0, 0, 1] for c in set().union(*ch.ADULT_ATTRIBUTE_CHOICES.values())}).assign(
+    tiny = pd.DataFrame({c: [0, 0, 1] for c in set().union(*clo.ADULT_ATTRIBUTE_CHOICES.values())}).assign(
         income=[0, 1, 1])
-    t = ch.attribute_choices(tiny)
+    t = clo.attribute_choices(tiny)
     assert list(t.index) == labels and (t["unique"] == 1 / 3).all()
 
 
 def test_measure_shuffled() -> None:
     orig = cloning_res([0, 1, 0, 1], [0, 1, 0, 1], [True] * 4)
-    same = ch.measure_shuffled(orig, orig)["gadotti.s4.random_secret_same"]
-    worse = ch.measure_shuffled(orig, cloning_res([0, 1, 0, 1], [0, 1, 0, 0], [True] * 4))
+    same = clo.measure_shuffled(orig, orig)["gadotti.s4.random_secret_same"]
+    worse = clo.measure_shuffled(orig, cloning_res([0, 1, 0, 1], [0, 1, 0, 0], [True] * 4))
     assert same.value is True and worse["gadotti.s4.random_secret_same"].value is False
 
 
@@ -275,16 +294,16 @@ def test_measure_greedy_ratios() -> None:
     full = cloning_res([0, 1, 0], [0, 1, 0], [True] * 3, queries=[300, 320, 2000])
     greedy = cloning_res([0, 1, 0], [0, 1, 1], [True, True, True], queries=[30, 32, 32])
     bounded = cloning_res([0, 1, 0], [0, 1, 0], [True, True, False], queries=[300, 320, 640])
-    m = ch.measure_greedy(full, greedy, bounded, n_known=10, n_dummy=10, max_subsets=None, max_subsets_large=30,
+    m = clo.measure_greedy(full, greedy, bounded, n_known=10, n_dummy=10, max_subsets=None, max_subsets_large=30,
                           probe_queries=21, probe_value_unique=True)
-    e_all, e_b = ch.EXPLORATION_CHOICES
+    e_all, e_b = clo.EXPLORATION_CHOICES
     assert m["gadotti.app_b.full_median_ratio"].value == 10.0  # 320 / 32
     assert m["gadotti.app_b.full_median_ratio"].alternatives == {e_all: 10.0, e_b: 10.0}
     assert m["gadotti.app_b.full_max_ratio"].value == 2000 / 32
     assert m["gadotti.app_b.full_max_ratio"].alternatives[e_b] == 20.0  # 640 / 32
     assert m["gadotti.abstract.median_queries"].value == 320
     f = m["gadotti.s3.median_reduction_factor"]
-    assert f.alternatives[ch.FACTOR_READINGS[1]] == 2000 / 32 and f.alternatives[ch.FACTOR_READINGS[0]] == 10.0
+    assert f.alternatives[clo.FACTOR_READINGS[1]] == 2000 / 32 and f.alternatives[clo.FACTOR_READINGS[0]] == 10.0
     for cid in ("gadotti.app_b.full_median_ratio", "gadotti.app_b.full_max_ratio", "gadotti.abstract.median_queries",
                 "gadotti.s3.median_reduction_factor"):
         assert sorted(m[cid].alternatives) == sorted(claims.claim(cid).alternatives()), cid
@@ -298,17 +317,17 @@ def test_measure_greedy_ratios() -> None:
 
 def test_measure_double_and_exact() -> None:
     d = cloning_res([0, 1, 0, 1], [0, 1, 0, 1], [True, True, False, False])
-    m = ch.measure_double(d)
+    m = clo.measure_double(d)
     assert m["gadotti.s5.double_test.adult_acc_double"].value == 1.0
     assert m["gadotti.s5.double_test.adult_acc_double"].n == 2
     assert m["gadotti.s5.double_test.adult_attackable_double"].value == 0.5
-    assert ch.measure_exact_cloning(d, 12)["gadotti.s3.cloning.exact_without_rounding"].value == 1.0
+    assert clo.measure_exact_cloning(d, 12)["gadotti.s3.cloning.exact_without_rounding"].value == 1.0
 
 
 def test_error_breakdown_by_hand() -> None:
     # v = 0: users with truth 0 are inside the s = 0 set; one miss inside, one error outside
     res = cloning_res([0, 0, 1, 1], [1, 0, 0, 1], [True] * 4, value_unique=[True, True, False, True])
-    errs, nums = ch.error_breakdown(res, 0, 10, 0.7)
+    errs, nums = clo.error_breakdown(res, 0, 10, 0.7)
     assert int(errs["errors"].sum()) == 2
     assert nums["miss_measured"] == 0.5 and nums["err_outside_rate"] == 0.5 and nums["err_outside_share"] == 0.5
     assert nums["miss_expected"] == pytest.approx(atk.cloning_miss_probability(10, 0.7))
@@ -326,7 +345,7 @@ def _ds(secret: list[int]) -> SimpleNamespace:
 def test_yardstick_row_by_hand() -> None:
     # 5 targets, 4 covered; right on 3 of 4; majority 0 right on 2 of the 4 covered
     r = AttackResult("toy", [0, 1, 2, 3, 4], [0, 1, 1, 0, 1], [True, True, True, True, False], [0, 1, 0, 0, 1])
-    y = ch.yardstick_row(_ds([0, 0, 0, 1]), "toy", r)
+    y = atk.yardstick_row(_ds([0, 0, 0, 1]), "toy", r)
     assert y["targets"] == 5 and y["coverage"] == pytest.approx(0.8)
     assert y["precision"] == pytest.approx(0.75) and y["baseline_precision"] == pytest.approx(0.5)
     assert y["PI"] == pytest.approx(0.5)  # (0.75 - 0.5) / (1 - 0.5), [FW24] Eq. 6
@@ -337,15 +356,15 @@ def test_yardstick_row_by_hand() -> None:
 def test_yardstick_row_edges() -> None:
     ds = _ds([0, 0, 1])
     base_only = AttackResult("b", [0, 1, 2], [0, 0, 1], [True] * 3, [0, 0, 0])
-    y = ch.yardstick_row(ds, "b", base_only)  # the baseline itself: PI 0; no rare guesses
+    y = atk.yardstick_row(ds, "b", base_only)  # the baseline itself: PI 0; no rare guesses
     assert y["PI"] == pytest.approx(0.0) and math.isnan(y["precision_rare"]) and y["recall_rare"] == 0.0
     none = AttackResult("n", [0, 1], [0, 1], [False, False], [0, 1])
-    z = ch.yardstick_row(ds, "n", none)
+    z = atk.yardstick_row(ds, "n", none)
     assert z["coverage"] == 0.0 and math.isnan(z["precision"]) and math.isnan(z["PI"])
     assert z["rare_guesses"] == 0 and math.isnan(z["recall_rare"])
 
 
-def test_census_bias_text_binomial_test() -> None:
+def test_coverage_bias_text_binomial_test() -> None:
     census = _ds([0] * 90 + [1] * 10)
     census.name = "census"
 
@@ -353,29 +372,27 @@ def test_census_bias_text_binomial_test() -> None:
         return pd.DataFrame([{"data set": "census", "attack": "cloning, full (k* = 41)", "targets": n_cov,
                               "coverage": 1.0, "baseline_precision": k_maj / n_cov}]).set_index(["data set", "attack"])
 
-    strong = ch.census_bias_text(yard(200, 200), census)
+    strong = atk.coverage_bias_text(yard(200, 200), census)
     assert "strong evidence" in strong and "200 of the 200 users the full cloning attack (k* = 41) covers" in strong
     assert "never wrong" in strong
-    weak = ch.census_bias_text(yard(10, 9), census)
-    assert "only weak evidence" in weak and "never wrong" not in weak
-    assert ch.census_bias_text(yard(10, 9), None).startswith("(CENSUS was not run")
+    weak = atk.coverage_bias_text(yard(10, 9), census, "more users, through fig4_users,")
+    assert "only weak evidence" in weak and "never wrong" not in weak and "(more users, through fig4_users, would" in weak
+    assert atk.coverage_bias_text(yard(10, 9), None).startswith("(CENSUS was not run")
 
 
-def test_verdict_glue_counts() -> None:
-    verdict = pd.DataFrame({"verdict": ["reproduced", "not reproduced", "reproduced"]},
-                           index=["gadotti.fig3.adult_differential_acc", "gadotti.fig3.census_differential_acc", "b"])
-    g = ch.verdict_glue(verdict, _fig3())
-    assert g["n_reproduced"] == 2 and g["n_not_reproduced"] == 1 and g["n_not_run"] == 0 and g["n_claims"] == 3
-    assert g["fig3_text"].startswith("66.7% accurate on ADULT at k* = 10 (the paper: ")
-    assert g["fig3_text"].endswith("; not reproduced)") and "CENSUS at k* = 40" in g["fig3_text"]
-    assert "at k* = 40" in g["census_diff_text"]
+def test_fig3_numbers() -> None:
+    paper = {"gadotti.fig3.adult_differential_acc": 0.684, "gadotti.fig3.census_differential_acc": 0.688}.__getitem__
+    g = diff.fig3_numbers(_fig3(), paper)
+    assert g["fig3_text"] == ("66.7% accurate on ADULT at k* = 10 (the paper: 68.4%); "
+                              "61.0% accurate on CENSUS at k* = 40 (the paper: 68.8%)")
+    assert "at k* = 40" in g["census_diff_text"] and g["adult_diff_k"] == 10 and g["adult_diff_attacked"] == 0.5
+    none = diff.fig3_numbers(pd.DataFrame(columns=["data set", "k*"]), paper)
+    assert none["fig3_text"] == "not run with these parameters" and math.isnan(none["adult_diff_precision"])
 
 
 def test_unmeasured_claims_exist_in_the_ledger() -> None:
-    for cid, m in ch.unmeasured_claims().items():
-        assert claims.claim(cid).chapter == "06_diffix_attacks" and m.value is None and m.note
-    for cid in ch.PAPER_GLUE.values():
-        claims.claim(cid)
+    for cid, m in diff.unmeasured_claims().items():
+        assert claims.claim(cid).chapter == diff.CHAPTER.name and m.value is None and m.note
 
 
 # ---------------------------------------------------------------------------- CENSUS readings
@@ -384,44 +401,37 @@ def test_unmeasured_claims_exist_in_the_ledger() -> None:
 def test_census_secret_variants() -> None:
     data = pd.DataFrame({"wage_per_hour": [0, 5, 0, 0], "capital_gains": [0, 0, 0, 100],
                          "dividends_from_stocks": [0, 0, 0, 0], "age": [1, 2, 3, 4], "income": [0, 1, 0, 0]})
-    census = atk_ds = __import__("anonlab.data.diffix_datasets", fromlist=["x"]).DiffixDataset(
+    census = dd.DiffixDataset(
         name="census", data=data, attributes=["wage_per_hour", "capital_gains", "dividends_from_stocks", "age"],
         secret="income", positive="50000+", sources=[])
-    s0, s1, s2 = ch.CENSUS_SECRETS
-    assert ch.census_secret_variant(census, s1).data["income"].tolist() == [1, 0, 1, 1]
-    assert ch.census_secret_variant(census, s2).data["income"].tolist() == [0, 1, 0, 1]
-    assert ch.census_secret_variant(census, s0).data["income"].tolist() == [0, 1, 0, 0]
-    assert atk_ds.data["income"].tolist() == [0, 1, 0, 0]  # the original is untouched
+    s0, s1, s2 = dd.CENSUS_SECRETS
+    assert dd.census_secret_variant(census, s1).data["income"].tolist() == [1, 0, 1, 1]
+    assert dd.census_secret_variant(census, s2).data["income"].tolist() == [0, 1, 0, 1]
+    assert dd.census_secret_variant(census, s0).data["income"].tolist() == [0, 1, 0, 0]
+    assert census.data["income"].tolist() == [0, 1, 0, 0]  # the original is untouched
     with pytest.raises(ValueError, match="reading must be one of"):
-        ch.census_secret_variant(census, "income > 0")
+        dd.census_secret_variant(census, "income > 0")
 
 
 def test_census_alternatives_and_verdict() -> None:
-    s0, s1, s2 = ch.CENSUS_SECRETS
+    s0, s1, s2 = dd.CENSUS_SECRETS
     r = pd.DataFrame({"secret": [s0, s0, s0, s1, s2], "bound": [10, 10, 40, 10, 10], "users": [200, 40, 40, 40, 40],
                       "unique": [0.9] * 5, "attacked": [0.25, 0.2, 0.2, 0.3, 0.3], "queries": [1, 1, 4, 1, 1],
                       "accuracy (unique)": [0.55, 0.5, 0.5, 0.7, 0.6], "precision of the attack's guesses":
                       [0.83, 0.8, 0.8, 0.9, 0.9]})
-    alts = ch.census_alternatives(r)
+    alts = diff.census_alternatives(r)
     cid = "gadotti.fig3.census_differential_acc"
     assert sorted(alts) == sorted(claims.claim(cid).alternatives())
     assert alts["attacked users only"] == 0.83 and alts[s0] == 0.55 and alts[s1] == 0.7 and alts[s2] == 0.6
     rec = {"measured": 0.55, "alternatives": {k: {"measured": v} for k, v in alts.items()}}
     assert claims.decide(claims.claim(cid), rec) == "depends on an unstated choice"  # 0.7 fits 0.688 ± 0.03
-    text = ch.census_readings_text(r)
+    text = diff.census_readings_text(r)
     assert "from 10 to 40" in text and "4.0 times the queries" in text and "83.0%" in text
-
-
-def test_verdict_glue_covers_every_claim_of_the_chapter() -> None:
-    v = pd.DataFrame({"verdict": ["reproduced"]}, index=["gadotti.s2.sticky_noise"])
-    g = ch.verdict_glue(v, pd.DataFrame(columns=["data set", "k*"]))
-    assert g["v_s2_sticky_noise"] == "reproduced" and g["v_fig3_plateau"] == "not run"
-    assert g["n_depends_on_an_unstated_choice"] == 0 and g["n_reproduced"] == 1
-    ids = [c.id for c in claims.load_ledger() if c.chapter == ch.CHAPTER.name]
-    assert all(ch.verdict_key(c) in g for c in ids)
+    assert diff.census_alternatives(None) is None and diff.census_readings_text(None).startswith("CENSUS was not")
 
 
 def test_exercises_change_parameters_of_the_declaration() -> None:
-    assert len(ch.CHAPTER.exercises) >= 3 and len(ch.CHAPTER.goals) <= 3 and ch.CHAPTER.assumes
-    for e in ch.CHAPTER.exercises:
-        assert "Predict" in e.question and e.answer
+    for ch in (diff, clo):
+        assert len(ch.CHAPTER.exercises) >= 3 and len(ch.CHAPTER.goals) <= 3 and ch.CHAPTER.assumes
+        for e in ch.CHAPTER.exercises:
+            assert "Predict" in e.question and e.answer

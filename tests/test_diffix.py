@@ -600,7 +600,10 @@ def test_queries_per_subset_and_greedy_bound(adult_ds) -> None:
     assert res["n_queries"].sum() == p.n_queries("cloning")
 
 
-def test_parallel_runs_give_the_same_results(german_ds) -> None:
+def test_parallel_runs_give_the_same_results(german_ds, monkeypatch) -> None:
+    from anonlab.attacks.diffix import harness
+
+    monkeypatch.setattr(harness, "POOL_MIN_RECORDS", 0)  # German credit alone would stay in this process
     p1 = DiffixProxy(german_ds.data, table="german", salt=4)
     p2 = DiffixProxy(german_ds.data, table="german", salt=4)
     a = atk.run_cloning_experiment(german_ds, p1, n_users=24, k_star=8, seed=5)
@@ -859,10 +862,11 @@ def test_batched_cloning_equals_one_victim_at_a_time(adult_ds) -> None:
     assert px.n_queries() == n_alone
 
 
-def test_worker_pool_is_kept_across_experiments(german_ds) -> None:
+def test_worker_pool_is_kept_across_experiments(german_ds, monkeypatch) -> None:
     """A second experiment on the same data set and settings reuses the workers (warm), with the same results."""
     from anonlab.attacks.diffix import harness
 
+    monkeypatch.setattr(harness, "POOL_MIN_RECORDS", 0)
     harness.shutdown_pools()
     p0 = DiffixProxy(german_ds.data, table="german", salt=4)
     serial = atk.run_differential_experiment(german_ds, p0, n_users=20, k_star=4, seed=2)
@@ -921,3 +925,26 @@ def test_full_differential_bounds_of_one_victim() -> None:
                 want = atk.full_differential_attack(px, rec, list("abcde"), "s", oracle, seed=i, max_attacked=b,
                                                     max_checked=max_checked)
                 assert got[b] == want
+
+
+def test_experiments_together_give_the_runs_one_by_one(german_ds, monkeypatch) -> None:
+    """Experiments run together (pooled ones waiting in threads) give each run's results and query count."""
+    from anonlab.attacks.diffix import harness
+
+    class Run:  # a chapter run without a result cache
+        p: dict = {}
+
+        def cached(self, step, compute, **key):
+            return compute()
+
+    monkeypatch.setattr(harness, "POOL_MIN_RECORDS", 0)
+    alone = atk.Experiments(Run(), salt=4, n_jobs=1)
+    together = atk.Experiments(Run(), salt=4, n_jobs=2)
+    small = copy.copy(german_ds)  # a second data set object: its own pool
+    specs = {"a": (german_ds, 8, 24, 30), "b": (small, 6, 24, 30, {"variant": "greedy"}), "c": (german_ds, 4, 1, None)}
+    one_by_one = {key: alone.cloning(*spec[:4], **(spec[4] if len(spec) > 4 else {})) for key, spec in specs.items()}
+    got = together.cloning_many(specs)
+    for key, (res, queries) in one_by_one.items():
+        pd.testing.assert_frame_equal(got[key][0], res)
+        assert got[key][1] == queries > 0
+    harness.shutdown_pools()

@@ -56,7 +56,8 @@ LECTURES: tuple[Lecture, ...] = (
     Lecture("Reconstruction from published tables: the US Census", ("04_census_reconstruction",)),
     Lecture("What counts as a loss: the non-member baseline, precision and coverage",
             ("05_nonmember_framework",)),
-    Lecture("Attacking a query interface: Diffix's sticky noise", ("06_diffix_attacks",)),
+    Lecture("Attacking a query interface: Diffix's sticky noise",
+            ("06a_diffix_differential", "06b_diffix_cloning")),
     Lecture("Membership inference at realistic base rates", ("07_membership_base_rates",)),
     Lecture("Who is the attacker? Passive and active partial knowledge", ("08_passive_active",)),
 )

@@ -45,6 +45,9 @@ __all__ = [
     "german_credit",
     "load_diffix_dataset",
     "shuffle_secret",
+    "CENSUS_SECRETS",
+    "census_secret_variant",
+    "dataset_table",
     "uniqueness",
     "value_unique_classes",
 ]
@@ -280,6 +283,40 @@ def shuffle_secret(ds: DiffixDataset, seed: int | np.random.Generator = 0) -> Di
     data[ds.secret] = rng.permutation(data[ds.secret].to_numpy())
     return replace(ds, name=ds.name, data=data,
                    note=ds.note + " Secret randomly permuted across records.")
+
+
+#: CENSUS's secret read three ways ([G19] §4 leaves it open); the first is :func:`census`'s.
+CENSUS_SECRETS = ("income class 50000+ = 1", "income class below 50000 = 1",
+                  "any income recorded = 1 (wage, capital gains or dividends > 0)")
+
+
+def census_secret_variant(census: DiffixDataset, reading: str) -> DiffixDataset:
+    """CENSUS with its secret read as ``reading`` (one of :data:`CENSUS_SECRETS`).
+
+    The file records total personal income only as the class ``- 50000`` /
+    ``50000+``; [G19] §4 says "total personal income (digitized, null income
+    as negative condition)". The readings: the class 50000+ as 1 (the
+    book's); the other class as 1; or 1 for anyone with a recorded income
+    (``wage_per_hour``, ``capital_gains`` or ``dividends_from_stocks`` > 0),
+    0 for a null one. The attributes stay the 41 columns of the file.
+    """
+    if reading not in CENSUS_SECRETS:
+        raise ValueError(f"reading must be one of {CENSUS_SECRETS}, got {reading!r}")
+    data = census.data.copy()
+    if reading == CENSUS_SECRETS[1]:
+        data[census.secret] = (1 - census.data[census.secret]).astype("int8")
+    elif reading == CENSUS_SECRETS[2]:
+        data[census.secret] = ((data["wage_per_hour"] > 0) | (data["capital_gains"] > 0)
+                               | (data["dividends_from_stocks"] > 0)).astype("int8")
+    return replace(census, data=data, positive=reading)
+
+
+def dataset_table(datasets: Sequence[DiffixDataset | None]) -> pd.DataFrame:
+    """Records, attributes and the secret's positive value of each data set (``None`` entries skipped)."""
+    rows = [{"data set": ds.name, "records": ds.n_records, "attributes (with secret)": ds.n_attributes,
+             "secret = 1": ds.positive, "share of secret = 1": ds.data[ds.secret].mean()}
+            for ds in datasets if ds is not None]
+    return pd.DataFrame(rows).set_index("data set")
 
 
 def uniqueness(data: pd.DataFrame, attributes: Sequence[str], secret: str) -> pd.DataFrame:

@@ -1607,6 +1607,12 @@ class DiffixProxy:
         self._log.clear()
         self._counts.clear()
 
+    def with_own_counters(self) -> "DiffixProxy":
+        """The same proxy (table, salt, cached row sets and noise) with counters and a log of its own."""
+        other = copy.copy(self)
+        other._counts, other._log = {}, []
+        return other
+
     def record_activity(self, analyst: str, n_queries: int,
                         log: Sequence[tuple[str, float]] = ()) -> None:
         """Add queries answered by a copy of this proxy (a worker process) to the counters and log.
@@ -1645,6 +1651,22 @@ class DiffixProxy:
 
         Needs ``keep_log=True``. Does not count as queries.
         """
+        entries, ids_list, counts, thresholds = self._audited(analyst)
+        if not ids_list:
+            return pd.DataFrame(columns=["analyst", "sql", "true_count", "threshold", "suppressed", "answer"])
+        return pd.DataFrame({
+            "analyst": [e[0] for e in entries], "sql": [self._sql(i) for i in ids_list],
+            "true_count": counts, "threshold": thresholds,
+            "suppressed": self._suppressed(counts, thresholds), "answer": [e[2] for e in entries],
+        })
+
+    def suppressed_share(self, analyst: str | None = None) -> float:
+        """The share of the logged queries that were bucket suppressed (``audit(analyst)["suppressed"].mean()``)."""
+        _, ids_list, counts, thresholds = self._audited(analyst)
+        return float(self._suppressed(counts, thresholds).mean()) if ids_list else float("nan")
+
+    def _audited(self, analyst: str | None) -> tuple[list, list, np.ndarray, np.ndarray]:
+        """The logged queries of ``analyst`` (all when ``None``): entries, condition ids, true counts, thresholds."""
         entries = [e for e in self._log if analyst is None or e[0] == analyst]
         ids_list = []
         for _, ids, _ in entries:
@@ -1652,15 +1674,10 @@ class DiffixProxy:
                 ids = tuple(self._register(c) for c in parse_count_query(ids, self.table, self.columns).conditions)
             ids_list.append(ids)
         if not ids_list:
-            return pd.DataFrame(columns=["analyst", "sql", "true_count", "threshold", "suppressed", "answer"])
+            return entries, ids_list, np.zeros(0, dtype=np.int64), np.zeros(0)
         counts, xors = self._query_sets(ids_list)
         thresholds = self.threshold_mean + self.threshold_sd * prng_normal(xors ^ _U64(self.salt))
-        return pd.DataFrame({
-            "analyst": [e[0] for e in entries], "sql": [self._sql(i) for i in ids_list],
-            "true_count": counts, "threshold": thresholds,
-            "suppressed": self._suppressed(counts, thresholds), "answer": [e[2] for e in entries],
-        })
-
+        return entries, ids_list, counts, thresholds
 
     def true_count(self, sql: str) -> int:
         """The exact count ``Q(D)`` (owner's view; not counted as a query)."""

@@ -1,14 +1,15 @@
-"""Small helpers shared by the Diffix attacks: SQL templates and argument checks."""
+"""Small helpers shared by the Diffix attacks: SQL templates, argument checks, and attacks as coroutines."""
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Generator, Sequence
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
+from anonlab.mechanisms.diffix import DiffixProxy
 from anonlab.validation import check_int, check_number
 
 # ---------------------------------------------------------------------------
@@ -61,3 +62,59 @@ def _cloning_settings(n_dummy: Any, sigma_star: Any) -> tuple[int, float]:
         n_dummy = int(n_dummy)
     n = check_int("n_dummy", n_dummy, low=2)
     return n, check_number("sigma_star", sigma_star, low=0)
+
+
+# ---------------------------------------------------------------------------
+# Attacks as coroutines: many victims' queries in one batch
+# ---------------------------------------------------------------------------
+
+#: An attack written as a generator: it yields a list of prepared statements
+#: ``[(template, rows), ...]``, receives the list of their answer arrays (as
+#: :meth:`DiffixProxy.execute_batch` returns them) and finally returns its outcome.
+Steps = Generator[list[tuple[str, list[tuple[Any, ...]]]], list[np.ndarray], Any]
+
+
+def drive(proxy: DiffixProxy, steps: Steps, analyst: str = "attacker") -> Any:
+    """Run one attack coroutine against a proxy, one batch per step; return its outcome."""
+    try:
+        request = next(steps)
+        while True:
+            request = steps.send(proxy.execute_batch(request, analyst=analyst))
+    except StopIteration as stop:
+        return stop.value
+
+
+def drive_many(proxy: DiffixProxy, attacks: Sequence[Steps], analyst: str = "attacker",
+               on_done: Callable[[int], None] | None = None) -> list[Any]:
+    """Run many attack coroutines in lockstep: each round answers every pending step in one batch.
+
+    Each query gets the answer it would get alone (Diffix's noise is a
+    function of the query, not of the batch), and each attack draws from its
+    own generator, so the outcomes are those of :func:`drive` one by one;
+    only the per-call overhead of the proxy is paid once per round instead of
+    once per victim and step. ``on_done(i)`` is called when attack ``i`` ends.
+    """
+    results: list[Any] = [None] * len(attacks)
+    pending: dict[int, list] = {}
+
+    def advance(i: int, answers: list[np.ndarray] | None) -> None:
+        try:
+            pending[i] = next(attacks[i]) if answers is None else attacks[i].send(answers)
+        except StopIteration as stop:
+            pending.pop(i, None)
+            results[i] = stop.value
+            if on_done is not None:
+                on_done(i)
+
+    for i in range(len(attacks)):
+        advance(i, None)
+    while pending:
+        order = list(pending)
+        statements = [st for i in order for st in pending[i]]
+        answers = proxy.execute_batch(statements, analyst=analyst)
+        pos = 0
+        for i in order:
+            k = len(pending[i])
+            advance(i, answers[pos:pos + k])
+            pos += k
+    return results

@@ -26,7 +26,7 @@ import pandas as pd
 from anonlab.mechanisms.diffix import DiffixProxy
 from anonlab.validation import check_random_state
 
-from ._common import _py, _template
+from ._common import Steps, _py, _template, drive
 from .theory import differential_distributions, llr_rows
 
 __all__ = [
@@ -95,27 +95,55 @@ def differential_attack_many(proxy: DiffixProxy, records: pd.DataFrame, attribut
     analyst : str
         Name under which the proxy counts the queries.
     """
+    attrs = _attributes(attributes, records.columns)
+    vals = {a: [_py(v) for v in records[a].to_numpy()] for a in attrs}
+    return drive(proxy, _differential_steps(proxy.table, vals, len(records), attrs, secret), analyst)
+
+
+def differential_attack(proxy: DiffixProxy, record: Mapping[str, Any], attributes: Sequence[str],
+                        secret: str, *, analyst: str = "attacker") -> DifferentialOutcome:
+    """Procedure DifferentialAttack ([G19] §3.1) against one victim ``record``.
+
+    See :func:`differential_attack_many`.
+    """
+    return drive(proxy, _one_differential_steps(proxy.table, record, attributes, secret), analyst)
+
+
+def _attributes(attributes: Sequence[str], known: Any) -> list[str]:
+    """The attack's attributes, checked: at least one, each among the victims' known columns."""
     attrs = list(attributes)
-    k = len(attrs)
-    if k < 1:
+    if not attrs:
         raise ValueError("attributes must name at least one attribute")
-    missing = [a for a in attrs if a not in records.columns]
+    missing = [a for a in attrs if a not in known]
     if missing:
         raise ValueError(f"records lack the attribute column(s) {missing}")
-    n = len(records)
-    vals = {a: [_py(v) for v in records[a].to_numpy()] for a in attrs}
-    diffs = np.zeros((2, n, k))
-    ok = np.zeros((2, n, k), dtype=bool)
+    return attrs
+
+
+def _one_differential_steps(table: str, record: Mapping[str, Any], attributes: Sequence[str],
+                            secret: str) -> Steps:
+    """:func:`differential_attack` as a coroutine (its values read from the record, as a one-row frame gives them)."""
+    attrs = _attributes(attributes, record)
+    outs = yield from _differential_steps(table, {a: [_py(record[a])] for a in attrs}, 1, attrs, secret)
+    return outs[0]
+
+
+def _differential_steps(table: str, vals: Mapping[str, list[Any]], n: int, attrs: list[str],
+                        secret: str) -> Steps:
+    """The queries of :func:`differential_attack_many` in one batch, then the test (a coroutine)."""
+    k = len(attrs)
     batch = []
     for j in range(k):
         others = [a for i, a in enumerate(attrs) if i != j]
-        t_q = _template(proxy.table, [(a, "=") for a in others] + [(secret, "=")])
-        t_qbar = _template(proxy.table, [(a, "=") for a in others] + [(attrs[j], "<>"), (secret, "=")])
+        t_q = _template(table, [(a, "=") for a in others] + [(secret, "=")])
+        t_qbar = _template(table, [(a, "=") for a in others] + [(attrs[j], "<>"), (secret, "=")])
         base = [tuple(vals[a][i] for a in others) for i in range(n)]
         rows = [b + (sv,) for sv in (0, 1) for b in base]
         rows_bar = [b + (vals[attrs[j]][i], sv) for sv in (0, 1) for i, b in enumerate(base)]
         batch += [(t_q, rows), (t_qbar, rows_bar)]
-    answers = proxy.execute_batch(batch, analyst=analyst)
+    answers = yield batch
+    diffs = np.zeros((2, n, k))
+    ok = np.zeros((2, n, k), dtype=bool)
     for j in range(k):
         big = answers[2 * j].reshape(2, n)
         small = answers[2 * j + 1].reshape(2, n)
@@ -131,16 +159,6 @@ def differential_attack_many(proxy: DiffixProxy, records: pd.DataFrame, attribut
         else:
             out.append(DifferentialOutcome(int(llr[i] >= 0), q, r, float(llr[i]), 4 * k, diffs[:, i]))
     return out
-
-
-def differential_attack(proxy: DiffixProxy, record: Mapping[str, Any], attributes: Sequence[str],
-                        secret: str, *, analyst: str = "attacker") -> DifferentialOutcome:
-    """Procedure DifferentialAttack ([G19] §3.1) against one victim ``record``.
-
-    See :func:`differential_attack_many`.
-    """
-    return differential_attack_many(proxy, pd.DataFrame([dict(record)]), attributes, secret,
-                                    analyst=analyst)[0]
 
 
 class UniquenessOracle:
@@ -186,14 +204,17 @@ class UniquenessOracle:
         a_star = list(a_star)
         if len(a_star) > 64:
             raise ValueError(f"at most 64 known attributes, got {len(a_star)}")
-        agree = np.zeros(self._n, dtype=np.uint64)
+        octets = np.zeros((8, self._n), dtype=np.uint8)  # bit j of a record's word: it agrees on a_j
+        eq, shifted = np.empty(self._n, dtype=bool), np.empty(self._n, dtype=np.uint8)
         for j, a in enumerate(a_star):
-            agree |= self.matches(a, record[a]).astype(np.uint64) << np.uint64(j)
-        counts = np.bitwise_count(agree)
-        order = np.argsort(-counts.astype(np.int64), kind="stable")
-        agree, counts = agree[order], counts[order]
+            np.equal(self._codes[a], self._lookup[a].get(_py(record[a]), -2), out=eq)
+            np.left_shift(eq.view(np.uint8), j % 8, out=shifted)
+            np.bitwise_or(octets[j // 8], shifted, out=octets[j // 8])
+        agree = np.ascontiguousarray(octets.T).view("<u8").ravel().astype(np.uint64, copy=False)
+        counts = np.bitwise_count(agree)  # uint8: the stable sort below is a radix sort
+        agree = agree[np.argsort(~counts, kind="stable")]
         # first[m] = number of records agreeing on at least m attributes
-        first = np.searchsorted(-counts.astype(np.int64), -np.arange(len(a_star) + 2), side="right")
+        first = np.concatenate([np.cumsum(np.bincount(counts, minlength=len(a_star) + 1)[::-1])[::-1], [0]])
         bit = {a: np.uint64(1) << np.uint64(j) for j, a in enumerate(a_star)}
 
         def unique(subset: Sequence[str]) -> bool:
@@ -300,11 +321,21 @@ def full_differential_attack_bounds(proxy: DiffixProxy, record: Mapping[str, Any
     subsets, else NonAttackable with the counters after the ``b``-th attacked
     subset, exactly what a run with ``max_attacked=b`` returns.
     """
+    return drive(proxy, _full_differential_steps(proxy.table, record, a_star, secret,
+                                                 oracle.for_record(record, a_star), bounds,
+                                                 check_random_state(seed), max_checked), analyst)
+
+
+def _full_differential_steps(table: str, record: Mapping[str, Any], a_star: Sequence[str], secret: str,
+                             unique: Callable[[Sequence[str]], bool], bounds: Sequence[int | None],
+                             g: np.random.Generator, max_checked: int = 5000) -> Steps:
+    """:func:`full_differential_attack_bounds` as a coroutine (one batch per attacked subset).
+
+    ``unique`` is the victim's oracle (:meth:`UniquenessOracle.for_record`).
+    """
     bounds = list(dict.fromkeys(None if b is None else int(b) for b in bounds))
     if not bounds:
         raise ValueError("bounds must hold at least one bound")
-    g = check_random_state(seed)
-    unique = oracle.for_record(record, a_star)
     if not unique(a_star):  # no subset of a non-unique restricted record is unique
         return {b: FullDifferentialOutcome(None, (), 1, 0, 0, 0) for b in bounds}
     largest = None if None in bounds else max(bounds)
@@ -318,7 +349,7 @@ def full_differential_attack_bounds(proxy: DiffixProxy, record: Mapping[str, Any
         if not unique(subset):
             continue
         attacked += 1
-        res = differential_attack(proxy, record, subset, secret, analyst=analyst)
+        res = yield from _one_differential_steps(table, record, subset, secret)
         queries += res.n_queries
         if res.guess is not None:
             success = FullDifferentialOutcome(res.guess, tuple(subset), checked, attacked, queries,

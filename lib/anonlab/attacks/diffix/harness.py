@@ -17,23 +17,28 @@ book's one scoring protocol.
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import functools
 import inspect
 import math
 import os
+import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
 
+from anonlab import measures
 from anonlab.measures import AttackResult, wilson_interval
 from anonlab.mechanisms.diffix import DiffixProxy
 
 from ._common import _cloning_settings, _positive_int, _py
-from .cloning import _double_test_sweep_steps, _full_cloning_steps, _greedy_full_cloning_steps, drive_many
-from .differential import UniquenessOracle, differential_attack_many, full_differential_attack_bounds
+from ._common import drive_many
+from .cloning import _double_test_sweep_steps, _full_cloning_steps, _greedy_full_cloning_steps
+from .differential import UniquenessOracle, _full_differential_steps, differential_attack_many
+from .theory import differential_distributions
 
 __all__ = [
     "progress_printer",
@@ -44,10 +49,17 @@ __all__ = [
     "run_cloning_experiment",
     "rethreshold_cloning",
     "run_cloning_sigma_sweep",
+    "differential_sample_moments",
+    "filtered_sample_moments",
     "summarize_differential",
     "summarize_cloning",
     "differential_result",
     "cloning_result",
+    "yardstick_baselines",
+    "yardstick_row",
+    "yardstick_table",
+    "coverage_bias_text",
+    "Experiments",
 ]
 
 # ---------------------------------------------------------------------------
@@ -55,8 +67,14 @@ __all__ = [
 # ---------------------------------------------------------------------------
 
 
-def _user_rngs(seed: int, n: int) -> list[np.random.Generator]:
-    return [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(n)]
+def _user_rngs(seed: int, positions: int | Sequence[int]) -> list[np.random.Generator]:
+    """The generators of the victims at ``positions`` (``n``: the first n), as ``SeedSequence(seed).spawn(n)`` gives them.
+
+    The i-th child of a fresh ``SeedSequence(seed)`` is ``SeedSequence(seed, spawn_key=(i,))``, so a
+    worker builds only the generators of its own victims.
+    """
+    return [np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(int(i),)))
+            for i in (range(positions) if isinstance(positions, int) else positions)]
 
 
 def _sample_users(n_records: int, n_users: int, seed: int) -> np.ndarray:
@@ -72,6 +90,8 @@ def _known_attributes(attributes: list[str], k_star: int, g: np.random.Generator
 
 
 ProgressFn = Callable[[int, int], None]
+K = TypeVar("K")
+T = TypeVar("T")
 
 
 def progress_printer(label: str, every: int = 100) -> ProgressFn:
@@ -85,36 +105,29 @@ def progress_printer(label: str, every: int = 100) -> ProgressFn:
 # -- per-user work, shared by the serial loop and the worker processes --------------------
 
 
-def _differential_user(ds: Any, proxy: DiffixProxy, oracle: UniquenessOracle, row: int,
-                       g: np.random.Generator, k: int, max_attacked: int | None) -> tuple:
-    """One victim of the full differential attack: ``(unique, guess, queries, subset size, samples)``."""
-    return _differential_bounds_user(ds, proxy, oracle, row, g, k, [max_attacked])[0]
+def _differential_users(ds: Any, proxy: DiffixProxy, oracle: UniquenessOracle, rows: Sequence[int],
+                        rngs: Sequence[np.random.Generator], k: int, params: Mapping[str, Any],
+                        on_done: Callable[[int], None] | None = None) -> list[tuple]:
+    """The full differential attack on several users at once, under each bound of ``params["bounds"]``.
 
-
-def _differential_bounds_user(ds: Any, proxy: DiffixProxy, oracle: UniquenessOracle, row: int,
-                              g: np.random.Generator, k: int, bounds: Sequence[int | None]) -> tuple:
-    """:func:`_differential_user` under each bound of ``bounds``, from one exploration: one row per bound."""
-    attrs = list(ds.attributes)
-    a_star = _known_attributes(attrs, k, g)
-    record = {a: _py(ds.data[a].iat[row]) for a in a_star}
-    unique = oracle(record, a_star)
-    outs = full_differential_attack_bounds(proxy, record, a_star, ds.secret, oracle, bounds, seed=g,
-                                           analyst="differential")
-    return tuple((unique, o.guess, o.n_queries, len(o.subset), o.n_samples) for o in (outs[b] for b in bounds))
-
-
-def _differential_row(ds: Any, proxy: DiffixProxy, oracle: UniquenessOracle, row: int, g: np.random.Generator,
-                      k: int, params: Mapping[str, Any]) -> tuple:
-    """One victim of the full differential attack: one bound (``max_attacked``) or several (``bounds``)."""
-    if params.get("bounds"):
-        return _differential_bounds_user(ds, proxy, oracle, row, g, k, params["bounds"])
-    return _differential_user(ds, proxy, oracle, row, g, k, params["max_attacked"])
-
-
-def _cloning_user(ds: Any, proxy: DiffixProxy, row: int, g: np.random.Generator, k: int,
-                  params: Mapping[str, Any], domains: Mapping[str, Sequence[Any]],
-                  oracle: UniquenessOracle, secret: np.ndarray) -> tuple:
-    return _cloning_users(ds, proxy, [row], [g], k, params, domains, oracle, secret)[0]
+    One row per user, holding ``(unique, guess, queries, subset size,
+    samples)`` per bound, from one exploration. Their queries go to the
+    proxy in shared batches (:func:`~anonlab.attacks.diffix._common.drive_many`):
+    each user's ``A*`` and search draw from her own generator and every
+    answer is a function of its query alone, so the rows are those of one
+    user at a time.
+    """
+    attrs, bounds = list(ds.attributes), list(params["bounds"])
+    uniques, attacks = [], []
+    for row, g in zip(rows, rngs):
+        a_star = _known_attributes(attrs, k, g)
+        record = {a: _py(ds.data[a].iat[row]) for a in a_star}
+        unique = oracle.for_record(record, a_star)
+        uniques.append(unique(a_star))
+        attacks.append(_full_differential_steps(proxy.table, record, a_star, ds.secret, unique, bounds, g))
+    outs = drive_many(proxy, attacks, analyst="differential", on_done=on_done)
+    return [tuple((u, o.guess, o.n_queries, len(o.subset), o.n_samples) for o in map(out.__getitem__, bounds))
+            for u, out in zip(uniques, outs)]
 
 
 def _cloning_users(ds: Any, proxy: DiffixProxy, rows: Sequence[int], rngs: Sequence[np.random.Generator],
@@ -162,12 +175,24 @@ def _cloning_users(ds: Any, proxy: DiffixProxy, rows: Sequence[int], rngs: Seque
 
 _WORKER: dict[str, Any] = {}
 
+#: Data sets with fewer records are attacked in this process whatever ``n_jobs`` (German credit: starting workers
+#: costs more than the attacks on a thousand records).
+POOL_MIN_RECORDS = 10_000
+#: A one-off variant of a data set (a shuffled or re-read secret) with at most this many victims is attacked in this
+#: process by :class:`Experiments`: its workers would be started for that one run.
+VARIANT_MAX_SERIAL_USERS = 200
+#: Users of the full differential attack searched in lockstep in this process (each search holds arrays the
+#: size of the data set while it runs).
+SERIAL_GROUP = 50
+
 
 #: A worker rebuilds its proxy (dropping the cached row sets) when its resident memory passes this many bytes.
 WORKER_MEMORY_CAP = 2 * 1024 ** 3
 #: Pools kept alive at once (one per data set object, proxy settings and worker count); the oldest is shut down.
 MAX_POOLS = 4
 _POOLS: "OrderedDict[tuple, tuple[Any, Any]]" = OrderedDict()
+#: Attacks run in this process one at a time (:meth:`Experiments.together` waits for pooled ones in threads).
+_LOCAL = threading.RLock()
 
 
 def _rss_bytes() -> int:
@@ -193,17 +218,30 @@ def _worker_pool(ds: Any, settings: Mapping[str, Any], n_jobs: int) -> Any:
     from concurrent.futures import ProcessPoolExecutor
 
     key = (id(ds), int(n_jobs), tuple(sorted((k, repr(v)) for k, v in settings.items())))
-    hit = _POOLS.get(key)
-    if hit is not None and hit[1] is ds:
-        _POOLS.move_to_end(key)
-        return hit[0]
-    while len(_POOLS) >= MAX_POOLS:
-        _, (old, _) = _POOLS.popitem(last=False)
-        old.shutdown(wait=True)
-    ex = ProcessPoolExecutor(n_jobs, mp_context=mp.get_context("spawn"), initializer=_init_worker,
-                             initargs=(ds, dict(settings)))
-    _POOLS[key] = (ex, ds)  # holding ds keeps its id from being reused
-    return ex
+    with _LOCAL:  # one pool per key, also when experiments run together
+        hit = _POOLS.get(key)
+        if hit is not None and hit[1] is ds:
+            _POOLS.move_to_end(key)
+            return hit[0]
+        while len(_POOLS) >= MAX_POOLS:
+            _, (old, _) = _POOLS.popitem(last=False)
+            old.shutdown(wait=True)
+        ex = ProcessPoolExecutor(n_jobs, mp_context=mp.get_context("spawn"), initializer=_init_worker,
+                                 initargs=(ds, dict(settings)))
+        _POOLS[key] = (ex, ds)  # holding ds keeps its id from being reused
+        return ex
+
+
+def _task_pool(n_jobs: int) -> Any:
+    """A process pool for whole experiments that need no data set of their own (Complete_k), kept like the others."""
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    key = ("tasks", int(n_jobs))
+    with _LOCAL:
+        if key not in _POOLS:
+            _POOLS[key] = (ProcessPoolExecutor(n_jobs, mp_context=mp.get_context("spawn")), None)
+        return _POOLS[key][0]
 
 
 def shutdown_pools(kill: bool = False, ds: Any | None = None) -> None:
@@ -248,13 +286,12 @@ def _worker_chunk(kind: str, positions: Sequence[int], users: Sequence[int], see
     ds, proxy = _WORKER["ds"], _WORKER["proxy"]
     analyst = "differential" if kind == "differential" else "cloning"
     proxy.reset_log()  # counters and log of this chunk only
-    rngs = _user_rngs(seed, len(users))
+    rows, rngs = [int(users[pos]) for pos in positions], _user_rngs(seed, positions)
     if kind == "differential":
-        out = [_differential_row(ds, proxy, _WORKER["oracle"], int(users[pos]), rngs[pos], k, params)
-               for pos in positions]
+        out = _differential_users(ds, proxy, _WORKER["oracle"], rows, rngs, k, params)
     else:
-        out = _cloning_users(ds, proxy, [int(users[pos]) for pos in positions], [rngs[pos] for pos in positions],
-                             k, params, _WORKER["domains"], _WORKER["oracle"], _WORKER["secret"])
+        out = _cloning_users(ds, proxy, rows, rngs, k, params, _WORKER["domains"], _WORKER["oracle"],
+                             _WORKER["secret"])
     log = list(proxy.log()[["sql", "answer"]].itertuples(index=False, name=None)) if proxy.keep_log else []
     n_q = proxy.n_queries(analyst)
     if _rss_bytes() > WORKER_MEMORY_CAP:  # the cached row sets only save time: start afresh
@@ -263,31 +300,36 @@ def _worker_chunk(kind: str, positions: Sequence[int], users: Sequence[int], see
     return out, n_q, log
 
 
+def _local_users(kind: str, ds: Any, proxy: DiffixProxy, users: np.ndarray, seed: int, k: int,
+                 params: Mapping[str, Any], progress: ProgressFn | None) -> list[tuple]:
+    """:func:`_run_users` in this process."""
+    n = len(users)
+    rngs = _user_rngs(seed, n)
+    oracle = UniquenessOracle(ds.data[list(ds.attributes)])
+    done = [0]
+
+    def finished(_: int) -> None:
+        done[0] += 1
+        if progress is not None:
+            progress(done[0], n)
+
+    if kind != "differential":
+        return _cloning_users(ds, proxy, [int(r) for r in users], rngs, k, params, ds.domains(), oracle,
+                              ds.data[ds.secret].to_numpy(), on_done=finished)
+    out: list[tuple] = []
+    for lo in range(0, n, SERIAL_GROUP):  # a group's searches in lockstep (each holds its oracle's arrays)
+        out += _differential_users(ds, proxy, oracle, [int(r) for r in users[lo:lo + SERIAL_GROUP]],
+                                   rngs[lo:lo + SERIAL_GROUP], k, params, on_done=finished)
+    return out
+
+
 def _run_users(kind: str, ds: Any, proxy: DiffixProxy, users: np.ndarray, seed: int, k: int,
                params: Mapping[str, Any], n_jobs: int, progress: ProgressFn | None) -> list[tuple]:
     """Run the per-user attack over ``users``, in this process or in ``n_jobs`` worker processes."""
     n = len(users)
-    if n_jobs <= 1 or n < 2 * n_jobs:
-        rngs = _user_rngs(seed, n)
-        out = []
-        oracle = UniquenessOracle(ds.data[list(ds.attributes)])
-        if kind != "differential":
-            domains, secret = ds.domains(), ds.data[ds.secret].to_numpy()
-        if kind != "differential":
-            done = [0]
-
-            def finished(_: int) -> None:
-                done[0] += 1
-                if progress is not None:
-                    progress(done[0], n)
-
-            return _cloning_users(ds, proxy, [int(r) for r in users], rngs, k, params, domains, oracle, secret,
-                                  on_done=finished)
-        for i, row in enumerate(users):
-            out.append(_differential_row(ds, proxy, oracle, int(row), rngs[i], k, params))
-            if progress is not None:
-                progress(i + 1, n)
-        return out
+    if n_jobs <= 1 or n < 2 * n_jobs or len(ds.data) < POOL_MIN_RECORDS:
+        with _LOCAL:
+            return _local_users(kind, ds, proxy, users, seed, k, params, progress)
     from concurrent.futures import as_completed
 
     # the cloning attack batches a chunk's victims together: fewer, larger chunks
@@ -444,7 +486,7 @@ def run_complete_k(k: int, *, B: int = 12, n_users: int = 1000, salt: int | str 
         proxy = base if i == 0 else base.with_salt(f"{salt}:{i}")
         res = run_differential_experiment(ds, proxy, n_users=n_users, full=False, seed=seed)
         runs.append(res.assign(salt=i))
-        supp.append(float(proxy.audit("differential")["suppressed"].mean()))
+        supp.append(proxy.suppressed_share("differential"))
     res = pd.concat(runs, ignore_index=True)
     summary = summarize_differential(res)
     by_salt = [float(r["correct"].mean()) for r in runs]
@@ -588,6 +630,86 @@ def run_cloning_sigma_sweep(ds: Any, proxy: DiffixProxy, sigma_stars: Sequence[f
     return {s: (res if i == 0 else rethreshold_cloning(res, s, v)) for i, s in enumerate(sigmas)}
 
 
+# ---------------------------------------------------------------------------
+# Eq. 6 measured on the proxy
+# ---------------------------------------------------------------------------
+
+
+def differential_sample_moments(k: int, *, B: int = 12, n_salts: int = 40, n_users: int = 100,
+                                salt: int = 0, seed: int = 0) -> pd.DataFrame:
+    """Mean and variance of the differential samples ``q_j`` by secret (Eq. 6), without rounding or suppression.
+
+    All k pairs of every victim count: the attack itself keeps only pairs
+    with both outputs > 0, which truncates the noise and biases the samples.
+
+    Victims sharing a value share the static noise of ``a_j <> x_j``, so the
+    samples are drawn under ``n_salts`` salts (independent noise, same data)
+    from Complete_k, ``n_users`` victims each.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows ``x(s) = 1`` and ``x(s) = 0``: ``n``, ``mean``, ``var``,
+        ``var_se`` and the values Eq. 6 predicts.
+    """
+    from anonlab.data.diffix_datasets import complete_k
+
+    ds = complete_k(k, B=B, seed=np.random.default_rng([seed, k]))
+    base = DiffixProxy(ds.data, table="complete", salt=salt, rounding=False, bucket_suppression=False,
+                       keep_log=False)
+    rng = np.random.default_rng([seed, 11])
+    q = {0: [], 1: []}
+    for i in range(n_salts):
+        proxy = base.with_salt(f"{salt}:{i}")
+        users = ds.data.iloc[np.sort(rng.choice(len(ds.data), size=min(n_users, len(ds.data)), replace=False))]
+        for o, sv in zip(differential_attack_many(proxy, users, ds.attributes, ds.secret), users[ds.secret]):
+            q[int(sv)].append(o.all_pairs[0])  # every s = 0 pair: the attack's > 0 filter would bias them
+    rows = []
+    for sv, mean, var in ((1, 0.0, 2.0), (0, 1.0, 2.0 * k + 2.0)):
+        x = np.concatenate(q[sv])
+        rows.append({"secret": sv, "n": x.size, "mean": float(x.mean()), "var": float(x.var(ddof=1)),
+                     "var_se": float(x.var(ddof=1) * math.sqrt(2 / (x.size - 1))),
+                     "eq6_mean": mean, "eq6_var": var})
+    return pd.DataFrame(rows)
+
+
+def filtered_sample_moments(*, B: int = 12, n_salts: int = 40, n_users: int = 60, salt: int = 0,
+                            seed: int = 0, k: int = 3) -> pd.DataFrame:
+    """The ``s = 0`` samples of the differential attack on Complete_k: every pair against those it keeps.
+
+    The attack keeps a pair only when both answers are positive (a zero may
+    be bucket suppression, [G19] §3.1). Without rounding or suppression,
+    Eq. 6 says ``q_j ~ N(1, 2k + 2)`` when the secret is 0 and ``N(0, 2)``
+    when it is 1; the filter truncates the noise. ``n_users`` victims of
+    Complete_k under each of ``n_salts`` salts (``salt:filter:i``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per secret and set of pairs (``all``, ``kept (> 0)``): ``n``,
+        ``mean``, ``var`` and Eq. 6's mean and variance.
+    """
+    from anonlab.data.diffix_datasets import complete_k
+
+    ds = complete_k(k, B=B, seed=np.random.default_rng([seed, k]))
+    base = DiffixProxy(ds.data, table="complete", salt=salt, rounding=False, bucket_suppression=False,
+                       keep_log=False)
+    g = np.random.default_rng([seed, 5])
+    kept: dict[int, list[np.ndarray]] = {0: [], 1: []}
+    every: dict[int, list[np.ndarray]] = {0: [], 1: []}
+    for i in range(n_salts):
+        pr = base.with_salt(f"{salt}:filter:{i}")
+        users = ds.data.iloc[np.sort(g.choice(len(ds.data), n_users, replace=False))]
+        for o, sv in zip(differential_attack_many(pr, users, ds.attributes, ds.secret), users[ds.secret]):
+            every[int(sv)].append(o.all_pairs[0])
+            kept[int(sv)].append(o.q)
+    eq6 = differential_distributions(k)
+    return pd.DataFrame([{"secret": sv, "pairs": which, "n": np.concatenate(d[sv]).size,
+                          "mean": np.concatenate(d[sv]).mean(), "var": np.concatenate(d[sv]).var(ddof=1),
+                          "Eq. 6 mean": [eq6.mu1, eq6.mu0][sv], "Eq. 6 var": [eq6.var1, eq6.var0][sv]}
+                         for sv in (1, 0) for which, d in (("all", every), ("kept (> 0)", kept))])
+
+
 def _rate(out: dict[str, Any], name: str, succ: int, tot: int) -> None:
     """``out[name]`` = succ / tot (NaN when tot = 0) and ``out[name + "_ci"]`` its Wilson interval."""
     out[name] = succ / tot if tot else float("nan")
@@ -688,3 +810,325 @@ def cloning_result(res: pd.DataFrame, name: str = "cloning") -> AttackResult:
     return AttackResult(name, res["user"].to_numpy(), res["truth"].to_numpy().astype(int),
                         res["attackable"].to_numpy(dtype=bool), res["guess"].to_numpy().astype(int),
                         resources={"queries": int(res["n_queries"].sum())})
+
+
+# ---------------------------------------------------------------------------
+# The one yardstick: an attack against the majority guess and the rare value
+# ---------------------------------------------------------------------------
+
+
+def yardstick_baselines(ds: Any, result: AttackResult) -> tuple[AttackResult, AttackResult]:
+    """The two baselines of a binary secret on a result's targets.
+
+    The majority guess (:func:`anonlab.measures.majority_baseline` over the
+    data set's secret column), and, for the rare value ``m = 1 - majority``,
+    the guesser who says ``m`` for everybody (whose precision is the
+    prevalence of ``m``).
+    """
+    base = measures.majority_baseline(result.truth, reference=ds.data[ds.secret].to_numpy(), targets=result.targets)
+    rare = 1 - int(ds.majority)
+    n = result.n_targets
+    always_rare = AttackResult("rare value for everyone", result.targets, result.truth, np.ones(n, dtype=bool),
+                               np.full(n, rare), positive=rare)
+    return base, always_rare
+
+
+def yardstick_row(ds: Any, attack: str, result: AttackResult) -> dict[str, Any]:
+    """One attack scored by :func:`anonlab.measures.score` in two readings of [FW24] §4, at its own coverage.
+
+    * all guesses, against the majority guess on the same targets: ``precision``,
+      ``baseline_precision``, ``PI`` (Eq. 6);
+    * the rare value ``m = 1 - majority``, on the targets it predicts for:
+      ``precision_rare = P(truth = m | guess = m)``, the baseline is the
+      prevalence of ``m`` among them (``baseline_rare``), ``PI_rare``, and
+      ``recall_rare``, the share of covered targets with ``m`` it finds.
+
+    ``nan`` where a ratio has no denominator.
+
+    >>> class DS:  # a data set whose majority secret is 0
+    ...     data = pd.DataFrame({"s": [0, 0, 0, 1]}); secret = "s"; majority = 0; name = "toy"
+    >>> r = AttackResult("toy", [0, 1, 2, 3, 4], [0, 1, 1, 0, 1], [True, True, True, True, False], [0, 1, 0, 0, 1])
+    >>> y = yardstick_row(DS, "toy", r)
+    >>> y["coverage"], y["precision"], y["baseline_precision"], y["PI"]
+    (0.8, 0.75, 0.5, 0.5)
+    >>> y["rare_guesses"], y["precision_rare"], y["baseline_rare"], y["recall_rare"]
+    (1, 1.0, 0.5, 0.5)
+    """
+    base, always_rare = yardstick_baselines(ds, result)
+    s = measures.score(result, base)
+    row = {"data set": ds.name, "attack": attack, "targets": s.n_targets, "coverage": s.coverage,
+           "precision": s.precision, "baseline_precision": s.baseline_precision, "PI": s.precision_improvement}
+    nan = float("nan")
+    if not result.predicted.any():
+        return {**row, "rare_guesses": 0, "precision_rare": nan, "baseline_rare": nan, "PI_rare": nan,
+                "recall_rare": nan}
+    covered = result.subset(result.predicted)
+    rare = dataclasses.replace(covered, positive=always_rare.positive)
+    r = measures.score(rare, always_rare.subset(result.predicted))
+    return {**row, "rare_guesses": r.n_predictions, "precision_rare": r.precision,
+            "baseline_rare": r.baseline_precision, "PI_rare": r.precision_improvement,
+            "recall_rare": r.recall if r.recall is not None else nan}
+
+
+def yardstick_table(runs: Sequence[tuple[Any, str, AttackResult]]) -> pd.DataFrame:
+    """:func:`yardstick_row` of each ``(data set, attack name, result)``, indexed by (data set, attack)."""
+    return pd.DataFrame([yardstick_row(ds, name, r) for ds, name, r in runs]).set_index(["data set", "attack"])
+
+
+def coverage_bias_text(yard: pd.DataFrame, ds: Any | None, more: str = "more users") -> str:
+    """Does whom the attacks on ``ds`` (all but greedy ones) choose to attack depend on the secret?
+
+    For each such attack with coverage: of the ``n`` users it covers, ``k``
+    have the majority secret; a one-sided binomial test against the data
+    set's share of the majority value (strong evidence when every p < 0.01).
+    ``more`` names what would settle weak evidence.
+    """
+    from scipy import stats
+
+    biased = [(a, r) for (d, a), r in yard.iterrows()
+              if ds is not None and d == ds.name and "greedy" not in a and r["coverage"] > 0]
+    if not biased:
+        return "(CENSUS was not run with these parameters.)"
+    prev0 = float((ds.data[ds.secret] == ds.majority).mean())
+    parts, p_vals, all_major = [], [], []
+    for a, r in biased:
+        n_cov = int(round(r["coverage"] * r["targets"]))
+        k_maj = int(round(r["baseline_precision"] * n_cov))
+        p_vals.append(stats.binomtest(k_maj, n_cov, prev0, alternative="greater").pvalue)
+        all_major.append(k_maj == n_cov)
+        who = a.replace("cloning, full", "the full cloning attack").replace("differential, full",
+                                                                            "the full differential attack")
+        parts.append(f"{k_maj} of the {n_cov} users {who} covers (binomial test against the base rate: "
+                     f"p = {p_vals[-1]:.2g})")
+    text = f"On {ds.name.upper()} {prev0:.1%} of the users have the majority secret; so do " + " and ".join(parts) + ". "
+    text += ("That is strong evidence that whom these attacks choose to attack depends on the secret. "
+             if max(p_vals) < 0.01 else
+             "At this number of users that is only weak evidence that whom these attacks choose to attack "
+             f"depends on the secret ({more} would settle it). ")
+    if any(all_major):
+        text += ("Where every covered user has the majority secret, guessing that value is never wrong there, "
+                 "so an accuracy below 100% on those users is worse than knowing the base rate.")
+    return text
+
+
+# ---------------------------------------------------------------------------
+# The book's experiments, each computed once through a chapter run's result cache
+# ---------------------------------------------------------------------------
+
+
+class Experiments:
+    """The book's Diffix experiments at one setting of the proxy, each through a result cache.
+
+    ``run`` is a chapter run (:class:`anonlab.chapters.kit.ChapterRun`, or
+    anything with its ``cached(step, compute, **key)`` and
+    ``cached_each(step, keys, compute_missing)``); every key holds the
+    proxy's settings and the seed besides the experiment's own inputs.
+
+    One proxy per data set object serves all experiments of the process:
+    building one costs up to a second (CENSUS), and its cached row sets
+    speed up the next experiment on it. Answers do not depend on what a
+    proxy has cached. The worker pools are kept the same way
+    (:func:`shutdown_pools`).
+    """
+
+    def __init__(self, run: Any, *, salt: int, rounding: bool = True, bucket_suppression: bool = True, seed: int = 0,
+                 n_jobs: int = 1, n_dummy: int = 10, sigma_star: float = 0.7, target_value: int = 0) -> None:
+        self.run = run
+        self.salt, self.rounding, self.bucket_suppression, self.seed = salt, rounding, bucket_suppression, seed
+        self.n_jobs, self.n_dummy, self.sigma_star, self.target_value = n_jobs, n_dummy, sigma_star, target_value
+        self._proxies: dict[int, tuple[Any, DiffixProxy]] = {}
+        self._lock = threading.Lock()
+
+    @classmethod
+    def of(cls, run: Any) -> "Experiments":
+        """The experiments of a chapter run, set from the parameters it declares."""
+        names = [n for n in inspect.signature(cls.__init__).parameters if n not in ("self", "run")]
+        return cls(run, **{n: run.p[n] for n in names if n in run.p})
+
+    @property
+    def proxy_settings(self) -> dict[str, Any]:
+        """Salt, rounding and suppression: the keyword arguments of every proxy."""
+        return dict(salt=self.salt, rounding=self.rounding, bucket_suppression=self.bucket_suppression)
+
+    def _key(self, **key: Any) -> dict[str, Any]:
+        return {**self.proxy_settings, "seed": self.seed, **key}
+
+    def _jobs(self, kept: bool, n: int) -> int:
+        """Worker processes for a run on ``n`` victims: none for a small one-off variant of a data set."""
+        return self.n_jobs if kept or n > VARIANT_MAX_SERIAL_USERS else 1
+
+    def proxy(self, ds: Any, keep: bool = True) -> DiffixProxy:
+        """The proxy over a data set with these settings, with query counters of its own.
+
+        One proxy is kept per data set; each experiment counts its queries on
+        a copy (:meth:`~anonlab.mechanisms.diffix.DiffixProxy.with_own_counters`).
+        ``keep=False`` (a one-off variant of a data set): a new proxy, not kept.
+        """
+        if not keep:
+            return DiffixProxy(ds.data, table=ds.name, keep_log=False, **self.proxy_settings)
+        with self._lock:
+            hit = self._proxies.get(id(ds))
+            if hit is None or hit[0] is not ds:
+                hit = self._proxies[id(ds)] = (ds, DiffixProxy(ds.data, table=ds.name, keep_log=False,
+                                                               **self.proxy_settings))
+        return hit[1].with_own_counters()
+
+    def together(self, calls: Mapping[K, Callable[[], T]]) -> dict[K, T]:
+        """Run several experiments at once: ``{key: calls[key]()}``, each result as the call alone gives it.
+
+        The experiments on worker pools wait for their workers in threads of
+        this process while those that run in this process run one at a time,
+        so both cores stay busy through the small runs and the ends of the
+        pooled ones. Every answer is a function of its query alone and every
+        victim draws from her own generator, so the order does not matter.
+        """
+        if self.n_jobs <= 1 or len(calls) < 2:
+            return {key: call() for key, call in calls.items()}
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(len(calls)) as ex:
+            futures = {key: ex.submit(call) for key, call in calls.items()}
+            return {key: f.result() for key, f in futures.items()}
+
+    def fig3_many(self, specs: Iterable[tuple[Any, int, int, int | None]]) -> dict[tuple[str, int],
+                                                                                   tuple[pd.DataFrame, int]]:
+        """:meth:`fig3` of each ``(data set, k*, users, bound)`` together: ``{(data set name, k*): result}``."""
+        return self.together({(ds.name, k): functools.partial(self.fig3, ds, k, n, b) for ds, k, n, b in specs})
+
+    def cloning_many(self, specs: Mapping[K, tuple]) -> dict[K, tuple[pd.DataFrame, int]]:
+        """:meth:`cloning` of each ``{key: (data set, k*, users, cap[, {option: value}])}`` together."""
+        return self.together({key: functools.partial(self.cloning, *spec[:4], **(spec[4] if len(spec) > 4 else {}))
+                              for key, spec in specs.items()})
+
+    def noise(self, raw: DiffixProxy, n: int) -> np.ndarray:
+        """Noise of ``n`` distinct 3-condition answers (:func:`~anonlab.mechanisms.diffix.noise_sample`)."""
+        from anonlab.mechanisms.diffix import noise_sample
+
+        return self.run.cached("noise3", lambda: noise_sample(raw, 3, n, seed=self.seed), **self._key(n=n))
+
+    def suppression(self) -> pd.DataFrame:
+        """Observed suppression by query-set size (400 sets per size)."""
+        from anonlab.mechanisms.diffix import suppression_curve
+
+        return self.run.cached("suppression", lambda: suppression_curve([1, 2, 3, 4, 5, 6, 8], 400, salt=self.salt),
+                               **self._key())
+
+    def moments(self, k: int, B: int, n_salts: int) -> pd.DataFrame:
+        """Eq. 6 measured on Complete_k (:func:`differential_sample_moments`)."""
+        return self.run.cached("moments", lambda: differential_sample_moments(
+            k, B=B, n_salts=n_salts, n_users=100, salt=self.salt, seed=self.seed), **self._key(k=k, B=B, n_salts=n_salts))
+
+    def curves(self, k_values: Sequence[int], n_monte_carlo: int, n_simulations: int, B: int) -> pd.DataFrame:
+        """Fig. 2's theoretical curves for k = 1..6 and ``k_values`` (:func:`~anonlab.attacks.diffix.accuracy_curves`)."""
+        from .theory import accuracy_curves
+
+        ks = sorted(set(range(1, 7)) | set(k_values))
+        return self.run.cached("acc_curves", lambda: accuracy_curves(
+            ks, n_monte_carlo=n_monte_carlo, n_simulations=n_simulations, B=B, seed=self.seed),
+            **self._key(n_mc=n_monte_carlo, n_sim=n_simulations, B=B))
+
+    def complete(self, ks: Sequence[int], B: int, n_users: int,
+                 n_salts: int) -> dict[int, tuple[pd.DataFrame, dict[str, Any]]]:
+        """The differential attack on Complete_k for each k of ``ks`` under ``n_salts`` salts (:func:`run_complete_k`).
+
+        With workers, the k run in worker processes side by side.
+        """
+        def compute(k: int) -> tuple[pd.DataFrame, dict[str, Any]]:
+            kw = dict(B=B, n_users=n_users, seed=self.seed, n_salts=n_salts, **self.proxy_settings)
+            res, summary = (_task_pool(self.n_jobs).submit(run_complete_k, k, **kw).result() if self.n_jobs > 1
+                            else run_complete_k(k, **kw))
+            print(f"Complete_{k}: {summary['n_users']} users attacked under {n_salts} salt(s)")
+            return res, summary
+
+        return self.together({k: functools.partial(self.run.cached, "complete_k", functools.partial(compute, k),
+                                                   **self._key(k=k, B=B, n=n_users, salts=n_salts)) for k in ks})
+
+    def fig3(self, ds: Any, k: int, n: int, budget: int | None, secret: str | None = None) -> tuple[pd.DataFrame, int]:
+        """The full differential attack on ``n`` users knowing ``k`` attributes; (results, queries).
+
+        ``secret`` (CENSUS only): one of the readings of
+        :data:`~anonlab.data.diffix_datasets.CENSUS_SECRETS`; ``None`` is the data set's own.
+        """
+        from anonlab.data.diffix_datasets import CENSUS_SECRETS, census_secret_variant
+
+        secret = CENSUS_SECRETS[0] if secret is None else secret
+
+        def compute() -> tuple[pd.DataFrame, int]:
+            data = ds if secret == CENSUS_SECRETS[0] else census_secret_variant(ds, secret)
+            proxy = self.proxy(data, keep=data is ds)
+            try:
+                res = run_differential_experiment(data, proxy, n_users=n, k_star=k, seed=self.seed,
+                                                  max_attacked=budget, n_jobs=self._jobs(data is ds, n),
+                                                  progress=progress_printer(f"{ds.name} k*={k}", 250))
+            finally:
+                if data is not ds:  # a one-off variant: free its workers for the pools the next runs reuse
+                    shutdown_pools(ds=data)
+            return res, proxy.n_queries()
+
+        return self.run.cached("fig3", compute, **self._key(data=ds.name, k=k, n=n, max_attacked=budget, secret=secret))
+
+    def fig3_bounds(self, ds: Any, k: int, n: int,
+                    bounds: Sequence[int | None]) -> dict[int | None, tuple[pd.DataFrame, int]]:
+        """:meth:`fig3` under each bound of ``bounds`` (the data set's own secret): ``{bound: (results, queries)}``.
+
+        The bounds not in the result cache come from one exploration per
+        victim (:func:`run_differential_bound_sweep`: the same tables as one
+        run per bound), each cached under :meth:`fig3`'s key with the queries
+        a run of its own sends (the sum over victims).
+        """
+        from anonlab.data.diffix_datasets import CENSUS_SECRETS
+
+        keys = {b: self._key(data=ds.name, k=k, n=n, max_attacked=b, secret=CENSUS_SECRETS[0]) for b in bounds}
+        return self.run.cached_each("fig3", keys, lambda todo: _with_queries(run_differential_bound_sweep(
+            ds, self.proxy(ds), todo, n_users=n, k_star=k, seed=self.seed, n_jobs=self.n_jobs,
+            progress=progress_printer(f"{ds.name} k*={k} bounds", 250))))
+
+    def cloning(self, ds: Any, k: int, n: int, cap: int | None, variant: str = "full", double: bool = False,
+                shuffled: bool = False, sigma: float | None = None) -> tuple[pd.DataFrame, int]:
+        """One cloning experiment (:func:`run_cloning_experiment`); ``sigma`` overrides σ*. (results, queries)."""
+        from anonlab.data.diffix_datasets import shuffle_secret
+
+        s_star = self.sigma_star if sigma is None else sigma
+
+        def compute() -> tuple[pd.DataFrame, int]:
+            data = shuffle_secret(ds, seed=self.seed) if shuffled else ds
+            proxy = self.proxy(data, keep=data is ds)  # a shuffled copy keeps the name
+            label = f"{ds.name} {variant}{' double' if double else ''} k*={k}"
+            try:
+                res = run_cloning_experiment(data, proxy, n_users=n, k_star=k, variant=variant, double_test=double,
+                                             v=self.target_value, n_dummy=self.n_dummy, max_subsets=cap,
+                                             sigma_star=s_star, seed=self.seed, n_jobs=self._jobs(data is ds, n),
+                                             progress=progress_printer(label, 250))
+            finally:
+                if data is not ds:  # a one-off variant: free its workers for the pools the next runs reuse
+                    shutdown_pools(ds=data)
+            return res, proxy.n_queries()
+
+        return self.run.cached("cloning", compute, **self._cloning_key(ds, k, n, cap, variant, double, shuffled, s_star))
+
+    def _cloning_key(self, ds: Any, k: int, n: int, cap: int | None, variant: str, double: bool, shuffled: bool,
+                     sigma: float) -> dict[str, Any]:
+        return self._key(data=ds.name, k=k, n=n, cap=cap, variant=variant, double=double, shuffled=shuffled,
+                         n_dummy=self.n_dummy, sigma_star=sigma, v=self.target_value)
+
+    def sigma_sweep(self, ds: Any, k: int, n: int, cap: int | None, sigmas: Sequence[float],
+                    double: bool = False) -> dict[float, pd.DataFrame]:
+        """The full cloning attack at each σ* of ``sigmas``: ``{σ*: results}``, as :meth:`cloning` gives them.
+
+        The σ* not in the result cache come from one exploration
+        (:func:`run_cloning_sigma_sweep`: the same tables as one run per σ*),
+        each cached under :meth:`cloning`'s key with the queries a run of its
+        own sends (the sum over victims).
+        """
+        keys = {s: self._cloning_key(ds, k, n, cap, "full", double, False, s) for s in sigmas}
+        label = f"{ds.name} σ* sweep{' double' if double else ''} k*={k}"
+        runs = self.run.cached_each("cloning", keys, lambda todo: _with_queries(run_cloning_sigma_sweep(
+            ds, self.proxy(ds), todo, double_test=double, n_users=n, k_star=k, v=self.target_value,
+            n_dummy=self.n_dummy, max_subsets=cap, seed=self.seed, n_jobs=self.n_jobs,
+            progress=progress_printer(label, 250))))
+        return {s: res for s, (res, _) in runs.items()}
+
+
+def _with_queries(results: Mapping[Any, pd.DataFrame]) -> dict[Any, tuple[pd.DataFrame, int]]:
+    """Each setting's results with the queries a run of its own sends (the sum over its victims)."""
+    return {s: (res, int(res["n_queries"].sum())) for s, res in results.items()}
