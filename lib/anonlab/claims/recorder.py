@@ -216,7 +216,7 @@ def attack_table(chapters: Sequence[str] | str, results_dir: str | Path | None =
     Precision, coverage, recall, baseline precision on the same targets and
     PI, each with its interval (:func:`anonlab.measures.score`)::
 
-        attack_table(["02_dp_vs_definetti", "06_diffix_attacks"])
+        attack_table(["02_dp_vs_definetti", "06b_diffix_cloning"])
     """
     from ..measures import score
 
