@@ -214,6 +214,16 @@ def test_prose_contradiction_check_can_fail() -> None:
 
 @pytest.mark.notebook
 @pytest.mark.parametrize("name", NOTEBOOKS)
+def test_the_memory_estimate_is_within_a_factor_of_two_of_the_measured_peak(executed_book: Path, name: str) -> None:
+    """The runner measured the run's peak memory (runner, kernel, workers); the declared estimate is close."""
+    _skip_unless_selected(name)
+    meta = json.loads((executed_book / "book" / f"{name}.params.json").read_text())
+    measured, estimated = meta["peak_memory_mb"], meta["estimated_memory_mb"]
+    assert estimated / 2 <= measured <= 2 * estimated, (name, measured, estimated)
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("name", NOTEBOOKS)
 def test_prose_never_contradicts_the_record(executed_book: Path, name: str) -> None:
     _skip_unless_selected(name)
     out = executed_book / "book"

@@ -40,6 +40,7 @@ from ..measures import AttackResult, majority_baseline, score, yardstick
 from ..mechanisms.anatomy import max_l_diversity
 from ..mechanisms.dp import EncodedTable, encode_train_test
 from ..validation import Param, ParameterError, ParameterSpec, check_columns, check_path
+from ..memory import MiB, MemoryEstimate
 from . import Chapter, Exercise
 from .kit import ChapterRun
 
@@ -162,6 +163,11 @@ def check_l_grid(l_grid: Sequence[int], l_max: int, target: str) -> list[int]:
     return list(l_grid)
 
 
+def peak_memory(values: Mapping[str, Any]) -> MemoryEstimate:
+    """Peak memory: the kernel and the two deFinetti sweep workers, about 900 MB at the default and quick
+    settings alike (measured by the runner); the Adult tables are small beside the workers."""
+    return MemoryEstimate(900 * MiB)
+
 CHAPTER = Chapter(
     name=NAME,
     title="Differential privacy's naive attack vs the deFinetti attack",
@@ -216,6 +222,7 @@ CHAPTER = Chapter(
            "iterations": 30, "history": 10, "repetitions": 2, "tradeoff_epsilons": [1.0], "check_moves": 2,
            "use_cache": False},
     data=("adult-train", "adult-test"),
+    memory=peak_memory,
     goals=(
         "Build the naive Bayes attack on differentially private counts and read its accuracy against ε and "
         "the majority baseline.",

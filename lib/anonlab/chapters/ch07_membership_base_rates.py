@@ -28,6 +28,7 @@ from ..claims.rules import accepted_interval
 from ..measures import base_rates
 from ..measures.rates import parse_skew
 from ..validation import ParameterError, ParameterSpec, Param, check_random_state
+from ..memory import MiB, MemoryEstimate
 from . import Chapter, Exercise
 from .kit import ChapterRun
 
@@ -122,6 +123,11 @@ def _check_combinations(values: Mapping[str, Any]) -> None:
     check_depths("sweep_max_depths", values["sweep_max_depths"])
 
 
+def peak_memory(values: Mapping[str, Any]) -> MemoryEstimate:
+    """Peak memory: the kernel and the shadow models' fits, 0.5-0.6 GB at the default and quick settings
+    (measured by the runner)."""
+    return MemoryEstimate(560 * MiB)
+
 CHAPTER = Chapter(
     name=NAME,
     title="Membership inference and base rates",
@@ -168,6 +174,7 @@ CHAPTER = Chapter(
     quick={"n_members": 1000, "n_shadow_models": 4, "n_target_models": 1, "sweep_max_depths": [4, None],
            "use_cache": False},
     data=("adult-train", "adult-test", "census-income-train", "census-income-test"),  # dataset picks one pair
+    memory=peak_memory,
     goals=(
         "Turn an attack's ROC point into precision at any member:non-member skew (Eq 11), and see why "
         "balanced evaluations overstate the risk.",
