@@ -99,8 +99,8 @@ def test_a_run_too_large_for_the_machine_is_refused_naming_what_drives_it() -> N
 
 
 def test_the_memory_limit_can_be_set_for_a_smaller_machine(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ANONLAB_MEMORY_LIMIT", "300M")
-    with pytest.raises(RunError, match="01_syntactic_anonymity would need about .* this machine has 300 MB"):
+    monkeypatch.setenv("ANONLAB_MEMORY_LIMIT", "200M")
+    with pytest.raises(RunError, match="01_syntactic_anonymity would need about .* this machine has 200 MB"):
         run_notebook("01_syntactic_anonymity", {}, progress=False)
 
 

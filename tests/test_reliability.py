@@ -67,6 +67,12 @@ def test_a_truncated_published_file_makes_the_chapter_stale(mini_project: Path) 
 
     with pytest.raises(claims.ClaimError, match=f"cannot read the recorded results .*{NB}.results.json"):
         claims.collect_results(mini_project / "book")
+    import subprocess
+    import sys
+
+    cli = subprocess.run([sys.executable, "-m", "anonlab", "claims"], capture_output=True, text=True)
+    assert cli.returncode == 2 and "Traceback" not in cli.stderr
+    assert cli.stderr.startswith("error: cannot read the recorded results") and f"{NB}.results.json" in cli.stderr
     res = run_notebook(NB, progress=False)
     assert not res.cached and read_json(results)["results"]
 

@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     except (RunInterrupted, KeyboardInterrupt) as exc:
         print(str(exc) or "interrupted: nothing half-written was published", file=sys.stderr)
         return 130
-    except (RunError, RuntimeError, ValueError, FileNotFoundError) as exc:
+    except (RunError, RuntimeError, ValueError, FileNotFoundError, KeyError) as exc:  # ClaimError is a KeyError
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0

@@ -7,7 +7,7 @@ each chapter declares an estimate of its peak memory from its parameters
 the memory the machine has before anything runs (:func:`check_fits`), and
 refuses a run that cannot fit with the estimate and the parameters that
 drive it. While a run executes, :class:`PeakSampler` measures the resident
-memory of the runner and every process it started (the kernel, its worker
+memory of the chapter's kernel and every process it started (its worker
 pools); the runner records it beside the estimate in
 ``<chapter>.params.json``, and a test holds each estimate to within a factor
 of two of what the runs measured.
@@ -103,17 +103,21 @@ def _tree_rss(root: Any) -> int:
 
 
 class PeakSampler:
-    """The peak resident memory of this process and its descendants while a ``with`` block runs.
+    """The peak resident memory of some processes and their descendants while a ``with`` block runs.
 
-    A thread samples every ``interval`` seconds (so a spike shorter than
-    that can be missed; the estimate's factor-of-two tolerance covers it)::
+    ``pids`` is a list the caller may fill while the block runs (the runner
+    adds the chapter's kernel once it has started); ``None`` measures this
+    process and its descendants. A thread samples every ``interval`` seconds
+    (so a spike shorter than that can be missed; the estimate's factor-of-two
+    tolerance covers it)::
 
         with PeakSampler() as s:
             run_the_chapter()
         s.peak   # bytes
     """
 
-    def __init__(self, interval: float = 0.25) -> None:
+    def __init__(self, pids: list[int] | None = None, interval: float = 0.25) -> None:
+        self.pids = pids
         self.interval = interval
         self.peak = 0
         self._stop = threading.Event()
@@ -122,9 +126,17 @@ class PeakSampler:
     def _sample(self) -> None:
         import psutil
 
-        me = psutil.Process()
+        roots: dict[int, Any] = {}
         while True:
-            self.peak = max(self.peak, _tree_rss(me))
+            pids = [os.getpid()] if self.pids is None else list(self.pids)
+            total = 0
+            for pid in pids:
+                try:
+                    roots.setdefault(pid, psutil.Process(pid))
+                    total += _tree_rss(roots[pid])
+                except psutil.NoSuchProcess:
+                    pass
+            self.peak = max(self.peak, total)
             if self._stop.wait(self.interval):
                 break
 

@@ -287,13 +287,14 @@ def kernel_log(name: str) -> Path:
     return paths.project_root() / "_build" / "logs" / f"{name}.kernel.log"
 
 
-def _quiet_kernel_manager(log: Any) -> type:
+def _quiet_kernel_manager(log: Any, kernels: list[int] | None = None) -> type:
     """A kernel manager whose kernel writes its own messages to ``log``, not to the terminal.
 
     The kernel's start-up warnings and, when a run is interrupted, the
     tracebacks of its closing sockets are noise on the console; they are kept
     in :func:`kernel_log` instead. Cell outputs are unaffected (they travel
-    over the kernel's messages).
+    over the kernel's messages). The kernel's process id is appended to
+    ``kernels`` (its memory is measured).
     """
     from jupyter_client import AsyncKernelManager
 
@@ -302,6 +303,8 @@ def _quiet_kernel_manager(log: Any) -> type:
             kw.setdefault("stdout", log)
             kw.setdefault("stderr", log)
             await super()._async_launch_kernel(kernel_cmd, **kw)
+            if kernels is not None and getattr(self.provisioner, "pid", None):
+                kernels.append(int(self.provisioner.pid))
 
     return QuietKernelManager
 
@@ -339,13 +342,14 @@ def _execute_and_publish(src: Path, name: str, params: Mapping[str, Any], full_p
     log_path = kernel_log(name)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     log = open(log_path, "wb")  # noqa: SIM115 - closed in finally, after the kernel has stopped
-    sampler = PeakSampler()
+    kernels: list[int] = []
+    sampler = PeakSampler(kernels)
     try:
         with sampler:
             pm.execute_notebook(
                 str(src), str(out_nb), parameters=dict(params), kernel_name=kernel_name,
                 progress_bar=progress, cwd=str(src.parent), execution_timeout=timeout,
-                log_output=False, kernel_manager_class=_quiet_kernel_manager(log),
+                log_output=False, kernel_manager_class=_quiet_kernel_manager(log, kernels),
             )
     except Exception as exc:  # papermill raises PapermillExecutionError for a failing cell
         kept = None

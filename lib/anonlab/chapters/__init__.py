@@ -40,9 +40,9 @@ __all__ = ["Chapter", "Exercise", "SPINE", "USE_CACHE", "CHAPTERS_PATH_ENV", "ge
 CHAPTERS_PATH_ENV = "ANONLAB_CHAPTERS_PATH"
 __path__ += [p for p in os.environ.get(CHAPTERS_PATH_ENV, "").split(os.pathsep) if p and p not in __path__]
 
-#: Peak memory of a chapter run that holds little data: the runner, a kernel with the library and its
-#: imports (pandas, scikit-learn, matplotlib). Chapters with large data declare their own estimate.
-BASE_MEMORY = 450 * MiB
+#: Peak memory of a chapter run that holds little data: a kernel with the library and its imports
+#: (pandas, scikit-learn, matplotlib). Chapters with large data declare their own estimate.
+BASE_MEMORY = 260 * MiB
 
 #: The result cache's one switch, which every chapter takes (:class:`Chapter` adds it to the declaration).
 USE_CACHE = Param("use_cache", "bool", True,

@@ -163,11 +163,6 @@ def check_l_grid(l_grid: Sequence[int], l_max: int, target: str) -> list[int]:
     return list(l_grid)
 
 
-def peak_memory(values: Mapping[str, Any]) -> MemoryEstimate:
-    """Peak memory: the kernel and the two deFinetti sweep workers, about 900 MB at the default and quick
-    settings alike (measured by the runner); the Adult tables are small beside the workers."""
-    return MemoryEstimate(900 * MiB)
-
 CHAPTER = Chapter(
     name=NAME,
     title="Differential privacy's naive attack vs the deFinetti attack",
@@ -222,7 +217,7 @@ CHAPTER = Chapter(
            "iterations": 30, "history": 10, "repetitions": 2, "tradeoff_epsilons": [1.0], "check_moves": 2,
            "use_cache": False},
     data=("adult-train", "adult-test"),
-    memory=peak_memory,
+    memory=lambda values: MemoryEstimate(700 * MiB),  # kernel + 2 sweep workers, default and quick (measured)
     goals=(
         "Build the naive Bayes attack on differentially private counts and read its accuracy against ε and "
         "the majority baseline.",

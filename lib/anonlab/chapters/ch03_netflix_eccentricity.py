@@ -177,8 +177,8 @@ PARAMETERS = ParameterSpec([
 
 def peak_memory(values: Mapping[str, Any]) -> MemoryEstimate:
     """Peak memory: the kernel, 0.9 MB per target (its similarity rows over every record) and 4.5 KB per
-    synthetic user, fitted to the runner's measurements (1.35 GB at the defaults, 0.6 GB with --quick)."""
-    total = 450 * MiB + 0.9 * MiB * values["n_targets"] + 4_600 * values["synthetic_users"]
+    synthetic user, fitted to the runner's measurements (1.1 GB at the defaults, 0.37 GB with --quick)."""
+    total = 250 * MiB + 0.9 * MiB * values["n_targets"] + 4_600 * values["synthetic_users"]
     return MemoryEstimate(total, {k: values[k] for k in ("n_targets", "synthetic_users")})
 
 CHAPTER = Chapter(

@@ -68,13 +68,13 @@ def peak_memory(values: Mapping[str, Any]) -> MemoryEstimate:
     """Peak memory: the kernel and two reconstruction workers, plus what grows with the people simulated.
 
     Fitted to runs measured by the runner (``peak_memory_mb`` in params.json):
-    800 MB with two workers, about 5 KB per census person (blocks x mean
+    580 MB with two workers, about 5 KB per census person (blocks x mean
     size), 1.2 KB per trace person, 0.1 KB per warfarin patient, 150 MB per
     local worker beyond two.
     """
     people = values["n_blocks"] * values["mean_block_size"]
     local = 0 if values["scheduler"] else max(0, values["n_workers"] - 2)
-    total = (800 * MiB + 5_000 * people + 1_200 * values["trace_people"] + 100 * values["warfarin_patients"]
+    total = (580 * MiB + 5_000 * people + 1_200 * values["trace_people"] + 100 * values["warfarin_patients"]
              + 150 * MiB * local)
     drivers = {k: values[k] for k in ("n_blocks", "mean_block_size", "trace_people", "warfarin_patients")}
     if local:

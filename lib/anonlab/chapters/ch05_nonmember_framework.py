@@ -104,8 +104,8 @@ def _check(values: Mapping[str, Any]) -> None:
 
 def peak_memory(values: Mapping[str, Any]) -> MemoryEstimate:
     """Peak memory: the kernel and two model-fitting workers on samples of at most 45,000 rows, about
-    1.3 GB at the default and quick settings alike (measured by the runner)."""
-    return MemoryEstimate(1300 * MiB)
+    1.1 GB at the default and quick settings alike (measured by the runner)."""
+    return MemoryEstimate(1080 * MiB)
 
 CHAPTER = Chapter(
     name=NAME,

@@ -93,11 +93,11 @@ COMMON = [
 ]
 
 def peak_memory(values: Mapping[str, Any]) -> MemoryEstimate:
-    """Peak memory: the kernel with the ADULT and CENSUS proxies (1400 MB), and with ``n_jobs`` > 1
+    """Peak memory: the kernel with the ADULT and CENSUS proxies (1200 MB), and with ``n_jobs`` > 1
     the Fig. 3 and CENSUS experiments' worker pools, about 1600 MB per job (they hold a copy of the data set each), fitted to the runner's
     measurements at the default (``n_jobs`` = 2) and quick (``n_jobs`` = 1, in process) settings."""
     jobs = values["n_jobs"] if values["n_jobs"] > 1 else 0
-    return MemoryEstimate(1400 * MiB + 1600 * MiB * jobs, {"n_jobs": values["n_jobs"]} if jobs else {})
+    return MemoryEstimate(1200 * MiB + 1600 * MiB * jobs, {"n_jobs": values["n_jobs"]} if jobs else {})
 
 
 CHAPTER = Chapter(

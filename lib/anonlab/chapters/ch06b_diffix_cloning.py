@@ -74,11 +74,11 @@ EXPLORATION_CHOICES = ("as far as max_subsets (default: all subsets)", "at most 
 FACTOR_READINGS = ("the median, as written", "the maximum, as App. B says")
 
 def peak_memory(values: Mapping[str, Any]) -> MemoryEstimate:
-    """Peak memory: the kernel with the ADULT and CENSUS proxies (1100 MB), and with ``n_jobs`` > 1
-    the cloning experiments' worker pools, about 980 MB per job (they hold a copy of the data set each), fitted to the runner's
+    """Peak memory: the kernel with the ADULT and CENSUS proxies (900 MB), and with ``n_jobs`` > 1
+    the cloning experiments' worker pools, about 970 MB per job (they hold a copy of the data set each), fitted to the runner's
     measurements at the default (``n_jobs`` = 2) and quick (``n_jobs`` = 1, in process) settings."""
     jobs = values["n_jobs"] if values["n_jobs"] > 1 else 0
-    return MemoryEstimate(1100 * MiB + 980 * MiB * jobs, {"n_jobs": values["n_jobs"]} if jobs else {})
+    return MemoryEstimate(900 * MiB + 970 * MiB * jobs, {"n_jobs": values["n_jobs"]} if jobs else {})
 
 
 CHAPTER = Chapter(

@@ -124,9 +124,9 @@ def _check_combinations(values: Mapping[str, Any]) -> None:
 
 
 def peak_memory(values: Mapping[str, Any]) -> MemoryEstimate:
-    """Peak memory: the kernel and the shadow models' fits, 0.5-0.6 GB at the default and quick settings
+    """Peak memory: the kernel and the shadow models' fits, 0.3-0.4 GB at the default and quick settings
     (measured by the runner)."""
-    return MemoryEstimate(560 * MiB)
+    return MemoryEstimate(340 * MiB)
 
 CHAPTER = Chapter(
     name=NAME,
