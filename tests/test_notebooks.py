@@ -126,6 +126,7 @@ def executed_book(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("ANONLAB_ROOT", str(root))
         mp.delenv("ANONLAB_OUTPUT_DIR", raising=False)
+        mp.setenv("ANONLAB_NO_CACHE", "1")  # cold runs: what the pins and the memory estimates are about
         only = _selected_chapters()
         for name in runner.toc_notebooks():
             if not only or name in only:
