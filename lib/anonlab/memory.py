@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["MiB", "GiB", "MemoryEstimate", "available_memory", "check_fits", "PeakSampler", "MEMORY_LIMIT_ENV"]
+__all__ = ["MiB", "GiB", "MemoryEstimate", "worker_pools", "available_memory", "check_fits", "PeakSampler",
+           "MEMORY_LIMIT_ENV"]
 
 MiB = 2**20
 GiB = 2**30
@@ -43,6 +44,23 @@ class MemoryEstimate:
 
     def __str__(self) -> str:
         return _human(self.bytes)
+
+
+def worker_pools(base_mb: float, per_job_mb: float) -> Callable[[Mapping[str, Any]], MemoryEstimate]:
+    """An estimate for a chapter whose ``n_jobs`` > 1 starts worker pools that each hold a copy of the data.
+
+    Peak = ``base_mb`` (the kernel, in process when ``n_jobs`` = 1) + ``per_job_mb`` per job when
+    ``n_jobs`` > 1, driven by ``n_jobs``.
+
+    >>> est = worker_pools(1200, 1600)
+    >>> str(est({"n_jobs": 1})), str(est({"n_jobs": 2})), dict(est({"n_jobs": 2}).drivers)
+    ('1.2 GB', '4.3 GB', {'n_jobs': 2})
+    """
+    def estimate(values: Mapping[str, Any]) -> MemoryEstimate:
+        jobs = values["n_jobs"] if values["n_jobs"] > 1 else 0
+        return MemoryEstimate((base_mb + per_job_mb * jobs) * MiB, {"n_jobs": values["n_jobs"]} if jobs else {})
+
+    return estimate
 
 
 def _human(n: float) -> str:

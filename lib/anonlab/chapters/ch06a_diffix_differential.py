@@ -36,7 +36,7 @@ from ..attacks import diffix as atk
 from ..claims import Measurement
 from ..data.diffix_datasets import CENSUS_SECRETS
 from ..measures import wilson_interval
-from ..memory import MiB, MemoryEstimate
+from ..memory import worker_pools
 from ..validation import Param, ParameterError, ParameterSpec
 from . import Chapter, Exercise
 
@@ -92,16 +92,11 @@ COMMON = [
           "depend on it", low=1, high=16),
 ]
 
-def peak_memory(values: Mapping[str, Any]) -> MemoryEstimate:
-    """Peak memory: the kernel with the ADULT and CENSUS proxies (1200 MB), and with ``n_jobs`` > 1
-    the Fig. 3 and CENSUS experiments' worker pools, about 1600 MB per job (they hold a copy of the data set each), fitted to the runner's
-    measurements at the default (``n_jobs`` = 2) and quick (``n_jobs`` = 1, in process) settings."""
-    jobs = values["n_jobs"] if values["n_jobs"] > 1 else 0
-    return MemoryEstimate(1200 * MiB + 1600 * MiB * jobs, {"n_jobs": values["n_jobs"]} if jobs else {})
-
 
 CHAPTER = Chapter(
-    memory=peak_memory,
+    # the kernel with the proxies, plus the Fig. 3 and CENSUS pools with n_jobs > 1 (a data-set copy each);
+    # fitted to the runner's default (n_jobs = 2) and quick (n_jobs = 1) measurements
+    memory=worker_pools(1200, 1600),
     name="06a_diffix_differential",
     title="Noise-exploitation attacks on Diffix: the differential attack",
     parameters=ParameterSpec([

@@ -29,7 +29,7 @@ import pandas as pd
 
 from ..attacks import diffix as atk
 from ..claims import Measurement
-from ..memory import MiB, MemoryEstimate
+from ..memory import worker_pools
 from ..validation import Param, ParameterSpec
 from . import Chapter, Exercise
 from .ch06a_diffix_differential import COMMON
@@ -73,16 +73,11 @@ EXPLORATION_CHOICES = ("as far as max_subsets (default: all subsets)", "at most 
 #: What §3.2's "reduces the median number of queries by a factor of 100" compares (the ledger's choice).
 FACTOR_READINGS = ("the median, as written", "the maximum, as App. B says")
 
-def peak_memory(values: Mapping[str, Any]) -> MemoryEstimate:
-    """Peak memory: the kernel with the ADULT and CENSUS proxies (900 MB), and with ``n_jobs`` > 1
-    the cloning experiments' worker pools, about 970 MB per job (they hold a copy of the data set each), fitted to the runner's
-    measurements at the default (``n_jobs`` = 2) and quick (``n_jobs`` = 1, in process) settings."""
-    jobs = values["n_jobs"] if values["n_jobs"] > 1 else 0
-    return MemoryEstimate(900 * MiB + 970 * MiB * jobs, {"n_jobs": values["n_jobs"]} if jobs else {})
-
 
 CHAPTER = Chapter(
-    memory=peak_memory,
+    # the kernel with the proxies, plus the cloning pools with n_jobs > 1 (a data-set copy each);
+    # fitted to the runner's default (n_jobs = 2) and quick (n_jobs = 1) measurements
+    memory=worker_pools(900, 970),
     name="06b_diffix_cloning",
     title="Noise-exploitation attacks on Diffix: the cloning attack",
     parameters=ParameterSpec([
