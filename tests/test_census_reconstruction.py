@@ -289,9 +289,9 @@ def test_ledger_alternatives_match_the_chapter() -> None:
     assert sorted(eps) == sorted(f"ε={e:g}" for e in chapter.DP_CLAIM_EPSILONS)
     for cid in ("fw.s3_1.block_majority.recall", "fw.s3_1.majority_beats_reconstruction"):
         assert sorted(claims.claim(cid).alternatives()) == sorted(chapter.R_READINGS)
-    # a stand-in measurement that matches the paper exactly is still only inconclusive
+    # a stand-in measurement that matches the paper exactly is still only an illustration
     c = claims.claim("fw.s3_1.block_majority.precision")
-    assert claims.decide(c, {"measured": c.reported, "is_nan": False}) == "inconclusive"
+    assert claims.decide(c, {"measured": c.reported, "is_nan": False}) == claims.ILLUSTRATED
 
 
 def test_identical_blocks_are_solved_once_with_the_same_answer() -> None:

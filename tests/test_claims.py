@@ -124,7 +124,7 @@ def test_verdict_page_counts_match_the_ledger(mini_project: Path, tmp_path: Path
     assert counts.loc["all chapters", "not reproduced"] == 1
     assert counts.loc["all chapters", "data unavailable"] == 1
     summary = (tmp_path / "gen" / "verdict_summary.md").read_text()
-    assert "<td>all chapters</td><td>0</td><td>1</td><td>0</td><td>0</td><td>0</td><td>1</td><td>2</td>" in summary
+    assert "<td>all chapters</td><td>0</td><td>1</td><td>0</td><td>0</td><td>0</td><td>0</td><td>1</td><td>2</td>" in summary
     assert "slides.mini.unavailable" in (tmp_path / "gen" / "verdict_table.md").read_text()
 
 
@@ -141,11 +141,21 @@ def test_paths_follow_anonlab_root(mini_project: Path) -> None:
 
 # --- the verdict categories ------------------------------------------------------------------
 
-def test_stand_in_data_is_inconclusive_whatever_the_value() -> None:
+def test_stand_in_data_is_illustrated_not_tested_whatever_the_value() -> None:
     c = _claim(stand_in="measured on a synthetic stand-in; the real table would decide it")
-    assert claims.decide(c, {"measured": 0.5}) == "inconclusive"
-    assert claims.decide(c, {"measured": 0.9}) == "inconclusive"
+    assert claims.decide(c, {"measured": 0.5}) == claims.ILLUSTRATED
+    assert claims.decide(c, {"measured": 0.9}) == claims.ILLUSTRATED
     assert claims.decide(c, None) == "not run"
+    assert "agrees with the paper" in claims.phrase(c, {"measured": 0.5})
+    assert "does not agree" in claims.phrase(c, {"measured": 0.9})
+
+
+def test_a_test_that_cannot_fail_is_an_illustration() -> None:
+    c = _claim(compare="holds", reported=True, tolerance=None, illustration="holds by construction of the traces")
+    assert claims.decide(c, {"measured": True}) == claims.ILLUSTRATED
+    assert claims.decide(c, {"measured": False}) == claims.ILLUSTRATED
+    assert "a test that cannot fail" in claims.phrase(c, {"measured": True})
+    assert claims.decide(_claim(compare="holds", reported=True, tolerance=None), {"measured": True}) == "reproduced"
 
 
 def test_alternatives_that_disagree_make_the_claim_depend_on_the_choice() -> None:
@@ -194,7 +204,7 @@ def test_the_recorder_touches_no_file_until_it_records_and_refuses_other_chapter
 
 def test_real_data_lifts_a_stand_in_and_readings_keep_their_intervals() -> None:
     c = _claim(stand_in="measured on synthetic data; the real data would decide it")
-    assert claims.decide(c, {"measured": 0.5}) == "inconclusive"
+    assert claims.decide(c, {"measured": 0.5}) == claims.ILLUSTRATED
     assert claims.decide(c, {"measured": 0.5, "real_data": True}) == "reproduced"
     c = _claim(choices=[{"name": "reading", "alternatives": ["a", "b"]}])
     # reading b misses, but its interval reaches the tolerance: undecided, not a failure
@@ -202,3 +212,93 @@ def test_real_data_lifts_a_stand_in_and_readings_keep_their_intervals() -> None:
     assert claims.decide(c, rec) == "inconclusive"
     rec["alternatives"]["b"]["ci"] = [0.62, 0.7]
     assert claims.decide(c, rec) == "depends on an unstated choice"
+
+
+# --- the rulebook, walked over the ledger -----------------------------------------------------
+
+CHAPTERS = sorted({c.chapter for c in claims.load_ledger()})
+QUOTED = re.compile(r"""(“[^”]{6,}”|"[^"]{6,}"|(?:^|[\s(])'[^']*\s[^']*'(?=[\s,.;:)]|$))""")
+
+
+def _chapter_claims(chapter: str) -> list[Claim]:
+    return [c for c in claims.load_ledger() if c.chapter == chapter]
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_rulebook_every_tolerance_has_a_reason(chapter: str) -> None:
+    """A tolerance is a judgement about how the paper states its number: the ledger says why, in one line."""
+    missing = [c.id for c in _chapter_claims(chapter) if c.tolerance is not None and not c.tolerance_why]
+    assert not missing, f"claims with a tolerance but no tolerance_why: {missing}"
+    long = [c.id for c in _chapter_claims(chapter) if c.tolerance_why and "\n" in c.tolerance_why.strip()]
+    assert not long, f"tolerance_why is one line: {long}"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_rulebook_every_open_choice_quotes_the_paper(chapter: str) -> None:
+    """'Depends on an unstated choice' only for a choice the paper leaves open: its passage is quoted."""
+    bad = [(c.id, ch.get("name")) for c in _chapter_claims(chapter) for ch in (c.choices or [])
+           if not QUOTED.search(ch.get("why") or "")]
+    assert not bad, f"choices whose `why` quotes no passage of the paper (in quotes): {bad}"
+
+
+def test_the_quote_finder_tells_a_quotation_from_an_apostrophe() -> None:
+    assert QUOTED.search("the paper says 'in many cases' without a number")
+    assert QUOTED.search("F&W write “the recall is only 1 in 800”.")
+    assert not QUOTED.search("N-S's Sim is tuned to the Netflix Prize's ratings")
+
+
+def test_the_recorder_refuses_a_monte_carlo_measurement_without_its_interval(mini_project: Path,
+                                                                              monkeypatch) -> None:
+    fake = lambda cid: _claim(id=cid, chapter="00_mini_chapter", monte_carlo=True,  # noqa: E731
+                              choices=[{"name": "tie-breaking", "alternatives": ["random", "stable"]}])
+    for module in (claims.recorder, claims.rows):
+        monkeypatch.setattr(module, "claim", fake)
+    rec = Recorder("00_mini_chapter")
+    with pytest.raises(claims.ClaimError, match="the default reading"):
+        rec.record("slides.t", 0.5, alternatives={"random": claims.Measurement(0.5, ci=(0.4, 0.6)),
+                                                   "stable": claims.Measurement(0.5, ci=(0.4, 0.6))})
+    with pytest.raises(claims.ClaimError, match="reading 'stable'"):
+        rec.record("slides.t", 0.5, ci=(0.4, 0.6), alternatives={"random": claims.Measurement(0.5, ci=(0.4, 0.6)),
+                                                                   "stable": 0.7})
+    ok = rec.record("slides.t", 0.5, ci=(0.4, 0.6), alternatives={
+        "random": claims.Measurement(0.5, ci=(0.4, 0.6)), "stable": claims.Measurement(0.5, ci=(0.45, 0.55))})
+    assert ok == "reproduced"
+
+
+PINS = ROOT / "tests" / "verdicts" / "default"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_rulebook_the_published_run_measures_every_claim_it_can(chapter: str) -> None:
+    """A measured claim is never 'not run': the default run leaves only claims without data unmeasured."""
+    pin = PINS / f"{chapter}.json"
+    assert pin.exists(), f"no pinned default-run verdicts for {chapter} (python -m anonlab pins --write)"
+    pinned = json.loads(pin.read_text())
+    assert set(pinned) == {c.id for c in _chapter_claims(chapter)}, "the pin lists every claim of the chapter"
+    bad = [cid for cid, v in pinned.items() if v == "not run"]
+    assert not bad, f"claims the published run of {chapter} leaves 'not run': {bad}"
+    assert set(pinned.values()) <= set(claims.VERDICTS)
+
+
+def test_default_pins_catch_a_flip(mini_project: Path) -> None:
+    from anonlab.claims import pins
+
+    rec = Recorder("00_mini_chapter")
+    rec.record("slides.mini.approx", 0.5)
+    (mini_project / "book" / "00_mini_chapter.params.json").write_text(json.dumps({"parameters": {}}))
+    assert pins.check_default_pins(["00_mini_chapter"])[0].startswith("00_mini_chapter: no pinned")
+    assert pins.write_default_pins(["00_mini_chapter"]) == ["00_mini_chapter"]
+    assert pins.check_default_pins(["00_mini_chapter"]) == []
+    rec.record("slides.mini.approx", 5.0)  # now far outside the tolerance
+    (problem,) = pins.check_default_pins(["00_mini_chapter"])
+    assert "slides.mini.approx: reproduced -> not reproduced" in problem
+    (mini_project / "book" / "00_mini_chapter.params.json").write_text(json.dumps({"parameters": {"seed": 3}}))
+    assert pins.check_default_pins(["00_mini_chapter"]) == []  # a reader's rerun is not the published run
+
+
+def test_the_verdicts_page_states_the_rules(tmp_path: Path) -> None:
+    claims.write_verdict_pages(tmp_path)
+    text = (tmp_path / "rulebook.md").read_text()
+    assert text.count("\n") == len(claims.RULEBOOK)
+    assert "quoted" in text and "interval" in text
+    assert "_generated/rulebook.md" in (ROOT / "book" / "verdicts.md").read_text()

@@ -174,6 +174,7 @@ def test_notebook_records_sane_results(executed_book: Path, name: str) -> None:
 VERDICT_WORDS = {
     "not reproduced": "not reproduced", "does not reproduce": "not reproduced",
     "depends on an unstated choice": "depends on an unstated choice", "inconclusive": "inconclusive",
+    "illustrated, not tested": "illustrated, not tested",
     "data unavailable": "data unavailable", "not run": "not run", "reproduces": "reproduced",
     "reproduced": "reproduced",
 }

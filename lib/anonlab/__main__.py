@@ -1,4 +1,4 @@
-"""Command line: ``python -m anonlab {run,book,sweep,data,claims,parameters}``.
+"""Command line: ``python -m anonlab {run,book,sweep,data,claims,pins,parameters}``.
 
 Examples
 --------
@@ -66,6 +66,10 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_argument("--status", action="store_true", help="only show what is cached")
 
     sub.add_parser("claims", help="print the verdict counts of the recorded results")
+    pins = sub.add_parser("pins", help="compare the recorded default runs' verdicts with tests/verdicts/default/"
+                                        " (or --write them)")
+    pins.add_argument("chapters", nargs="*", help="chapter names (default: every chapter in the book)")
+    pins.add_argument("--write", action="store_true", help="accept the recorded default-run verdicts as the pins")
 
     params = sub.add_parser("parameters", help="check (or --write) each notebook's parameters cell against "
                                                "its chapter's declaration")
@@ -120,6 +124,18 @@ def main(argv: list[str] | None = None) -> int:
             for n in stale:
                 print(f"{n}: parameters cell {'rewritten' if args.write else 'differs from the declaration'}")
             return 1 if stale and not args.write else 0
+        elif args.command == "pins":
+            from .claims import pins as verdict_pins
+            from .runner import toc_notebooks
+
+            names = args.chapters or toc_notebooks()
+            if args.write:
+                for ch in verdict_pins.write_default_pins(names):
+                    print(f"{ch}: pinned {verdict_pins.pin_path(ch)}")
+                return 0
+            problems = verdict_pins.check_default_pins(names)
+            print("\n".join(problems) or "every default run agrees with its pinned verdicts")
+            return 1 if problems else 0
         elif args.command == "claims":
             from .claims import verdict_counts, verdict_table
 

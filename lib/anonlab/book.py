@@ -275,6 +275,25 @@ def book_inputs_key() -> str:
 STAMP_NAME = ".anonlab-build-key"
 
 
+def check_published_verdicts(names: list[str]) -> None:
+    """Fail the build when a chapter's default-run verdicts differ from ``tests/verdicts/default/``.
+
+    ``ANONLAB_UPDATE_VERDICTS=1`` accepts them instead (writes the pins), as
+    ``python -m anonlab pins --write`` does (see :mod:`anonlab.claims.pins`).
+    """
+    import os
+
+    from .claims import pins
+
+    if os.environ.get("ANONLAB_UPDATE_VERDICTS"):
+        for ch in pins.write_default_pins(names):
+            print(f"[anonlab] pinned the default verdicts of {ch}", file=sys.stderr)
+        return
+    problems = pins.check_default_pins(names)
+    if problems:
+        raise RunError("verdicts changed without their pins:\n  " + "\n  ".join(problems))
+
+
 def build_book(*, force: bool = False, only: list[str] | None = None) -> Path:
     """Run every chapter in ``_toc.yml`` order with its default parameters, then build.
 
@@ -294,6 +313,7 @@ def build_book(*, force: bool = False, only: list[str] | None = None) -> Path:
     for i, name in enumerate(names, 1):
         print(f"[anonlab] chapter {i}/{len(names)}: {name}", file=sys.stderr)
         run_notebook(name, force=force)
+    check_published_verdicts(toc_notebooks())
     for name in names:  # the computed solutions of every exercise (a failure fails the build)
         if has_chapter(name):
             run_exercises(name, force=force)

@@ -1,6 +1,6 @@
 """Claims: the ledger of what the papers report, the verdict rules, the record of what the book measured.
 
-Four modules, one job each:
+Five modules, one job each:
 
 :mod:`~anonlab.claims.ledger`
     ``data/claims.yaml`` read and validated (:func:`claim`, :func:`reported`);
@@ -12,7 +12,9 @@ Four modules, one job each:
     attack results, and reading them back (:func:`collect_results`,
     :func:`attack_table`);
 :mod:`~anonlab.claims.pages`
-    the verdict tables and pages of the book.
+    the verdict tables and pages of the book;
+:mod:`~anonlab.claims.pins`
+    the pinned verdicts of the quick and the published (default) runs.
 
 This package re-exports their public names, so ``from anonlab import
 claims; claims.reported(...)`` reads as before.
@@ -25,12 +27,12 @@ from .ledger import COMPARISONS, DATA_STATES, Claim, ClaimError, chapter_claims,
 from .pages import verdict_counts, verdict_html_table, verdict_summary_html, verdict_table, write_verdict_pages
 from .recorder import ATTACKS_SUFFIX, RESULTS_SUFFIX, Measurement, Recorder, attack_table, collect_results, \
     load_attacks, with_verdicts
-from .rules import SHORT_VERDICT, VERDICTS, decide, phrase, reading_verdict, verdict
+from .rules import ILLUSTRATED, RULEBOOK, SHORT_VERDICT, VERDICTS, decide, phrase, reading_verdict, verdict
 
 __all__ = [
     "COMPARISONS", "DATA_STATES", "Claim", "ClaimError", "chapter_claims", "claim", "describe_reported", "ledger",
     "load_ledger", "reported", "verdict_counts", "verdict_html_table", "verdict_summary_html", "verdict_table",
     "write_verdict_pages", "ATTACKS_SUFFIX", "RESULTS_SUFFIX", "Measurement", "Recorder", "attack_table",
     "collect_results", "load_attacks", "with_verdicts", "SHORT_VERDICT", "VERDICTS", "decide", "phrase",
-    "reading_verdict", "verdict",
+    "reading_verdict", "verdict", "ILLUSTRATED", "RULEBOOK",
 ]

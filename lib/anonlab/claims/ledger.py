@@ -53,6 +53,9 @@ class Claim:
     note: str | None = None
     choices: Sequence[Mapping[str, Any]] | None = None
     stand_in: str | None = None
+    tolerance_why: str | None = None
+    illustration: str | None = None
+    monte_carlo: bool = False
 
     def alternatives(self) -> list[str]:
         """The labels of every alternative reading the ledger lists (over all open choices)."""

@@ -18,7 +18,7 @@ import pandas as pd
 from .ledger import ClaimError, load_ledger
 from .recorder import collect_results
 from .rows import COLUMNS, claim_row
-from .rules import SHORT_VERDICT, VERDICTS
+from .rules import SHORT_VERDICT, VERDICTS, rulebook_markdown, verdict_slug
 
 __all__ = ["verdict_table", "verdict_counts", "verdict_html_table",
            "verdict_summary_html", "write_verdict_pages"]
@@ -55,7 +55,7 @@ def _html(text: Any) -> str:
 
 
 def _verdict_badge(verdict: str) -> str:
-    css = "verdict-" + verdict.replace(" ", "-")
+    css = "verdict-" + verdict_slug(verdict)
     return f'<span class="verdict {css}">{_html(verdict)}</span>'
 
 
@@ -89,7 +89,7 @@ def verdict_summary_html(table: pd.DataFrame, chapters: Mapping[str, str] | None
     """Counts of each verdict per chapter as a narrow HTML table (coloured headers, no sideways scroll)."""
     counts = verdict_counts(table)
     chapters = dict(chapters or {})
-    head = "".join(f'<th><span class="verdict verdict-{v.replace(" ", "-")}">{_html(SHORT_VERDICT[v])}</span></th>'
+    head = "".join(f'<th><span class="verdict verdict-{verdict_slug(v)}">{_html(SHORT_VERDICT[v])}</span></th>'
                    for v in VERDICTS)
     rows = []
     for chapter, row in counts.iterrows():
@@ -107,7 +107,7 @@ def write_verdict_pages(
     results_dir: str | Path | None = None,
     chapters: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
-    """Write ``verdict_summary.md`` and ``verdict_table.md`` into ``out_dir``.
+    """Write ``verdict_summary.md``, ``rulebook.md`` and ``verdict_table.md`` into ``out_dir``.
 
     They are included by the book's introduction and verdict page.
     ``chapters`` maps the chapters that are part of the book to their titles;
@@ -118,6 +118,7 @@ def write_verdict_pages(
     out.mkdir(parents=True, exist_ok=True)
     table = verdict_table(results_dir)
     (out / "verdict_summary.md").write_text(verdict_summary_html(table, chapters), encoding="utf-8")
+    (out / "rulebook.md").write_text(rulebook_markdown(), encoding="utf-8")
     parts = []
     for chapter, group in table.groupby("chapter", sort=True):
         counted = group["verdict"].value_counts().reindex(VERDICTS, fill_value=0)

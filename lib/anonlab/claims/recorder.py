@@ -85,6 +85,31 @@ def _jsonable(x: Any) -> Any:
     return str(x)
 
 
+def _is_number(x: Any) -> bool:
+    """A numeric measurement (not a bool, not None, not NaN-as-None)."""
+    x = x.item() if hasattr(x, "item") and getattr(x, "ndim", 0) == 0 else x
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _check_intervals(claim_id: str, measured: Any, ci: Sequence[float] | None,
+                     alternatives: Mapping[str, Any] | None) -> None:
+    """The rulebook: a Monte Carlo measurement carries its interval, under every reading.
+
+    Raises :class:`ClaimError` naming the readings recorded without one.
+    """
+    missing = []
+    if _is_number(measured) and ci is None:
+        missing.append("the default reading")
+    for label, a in (alternatives or {}).items():
+        value, a_ci = (a.value, a.ci) if isinstance(a, Measurement) else (a, None)
+        if _is_number(value) and a_ci is None:
+            missing.append(f"reading {label!r}")
+    if missing:
+        raise ClaimError(f"claim {claim_id!r} is a Monte Carlo measurement (ledger: monte_carlo): record its "
+                         f"interval (ci=...) for {', '.join(missing)}; give an alternative as a Measurement "
+                         "with its ci")
+
+
 def _atomic_write_json(path: Path, payload: Any) -> None:
     atomic_write(path, lambda fh: json.dump(payload, fh, indent=1, sort_keys=True))
 
@@ -157,6 +182,8 @@ class Recorder:
             if measured is not None and given != sorted(listed):
                 raise ClaimError(f"claim {claim_id!r}: record a value for each alternative the ledger lists "
                                  f"({sorted(listed)}), got {given}")
+        if c.monte_carlo:
+            _check_intervals(c.id, measured, ci, alternatives)
         is_nan = measured is not None and _jsonable(measured) is None  # NaN
         entry: dict[str, Any] = {
             "measured": _jsonable(measured),

@@ -13,15 +13,24 @@ Verdicts
     under one reasonable alternative and fails under another; the record
     keeps the measurement under each alternative;
 ``inconclusive``
-    the evidence cannot decide: the claim is about data the book can only
-    stand in for (the ledger's ``stand_in`` says with what, and what would
-    decide it), or the measurement misses the tolerance while its interval
-    reaches into it (the tolerance already allows for noise; such a run
-    cannot be called a failure);
+    the evidence cannot decide: the measurement misses the tolerance while
+    its interval reaches into it (the tolerance already allows for noise;
+    such a run cannot be called a failure), or some readings are decided
+    and others are not;
+``illustrated, not tested``
+    the measurement is shown but is not evidence either way: the claim is
+    about data the book can only stand in for (the ledger's ``stand_in``
+    says with what, and what would decide it), or its test cannot fail on
+    plausible inputs (the ledger's ``illustration`` says why: it holds by
+    construction, or asks only that some case exists);
 ``not run``
     no notebook has recorded the claim (yet, or with these parameters);
 ``data unavailable``
     not run because the data it needs cannot be had here.
+
+The rulebook (:data:`RULEBOOK`, shown on the verdicts page and enforced by
+the recorder and ``tests/test_claims.py``) says how the categories are
+applied, the same way in every chapter.
 
 A verdict is never stored: :func:`decide` computes it from the ledger and
 the recorded measurement whenever it is needed (the chapter's prose, the
@@ -39,14 +48,55 @@ from typing import Any
 from .ledger import Claim, ClaimError
 
 __all__ = ["VERDICTS", "SHORT_VERDICT", "verdict", "decide", "reading_verdict", "reading_verdicts",
-           "accepted_interval", "phrase", "join_words"]
+           "accepted_interval", "phrase", "join_words", "ILLUSTRATED", "RULEBOOK",
+           "rulebook_markdown", "verdict_slug"]
 
-VERDICTS = ("reproduced", "not reproduced", "depends on an unstated choice", "inconclusive", "not run",
-            "data unavailable")
+ILLUSTRATED = "illustrated, not tested"
+
+VERDICTS = ("reproduced", "not reproduced", "depends on an unstated choice", "inconclusive", ILLUSTRATED,
+            "not run", "data unavailable")
 
 SHORT_VERDICT = {"reproduced": "reproduced", "not reproduced": "not reproduced",
                  "depends on an unstated choice": "depends on a choice", "inconclusive": "inconclusive",
-                 "not run": "not run", "data unavailable": "no data"}
+                 ILLUSTRATED: "illustrated", "not run": "not run", "data unavailable": "no data"}
+
+#: The rules every verdict follows (Markdown; the verdicts page shows them, each chapter links there).
+RULEBOOK = (
+    ("A named and defined quantity is read as defined.",
+     "Where the paper names a quantity and defines it (recall, precision, an equation), the book measures "
+     "that quantity; another quantity can be shown beside it but does not decide the verdict."),
+    ("*Depends on an unstated choice* only for a choice the paper leaves open.",
+     "The ledger lists the choice with the passage that leaves it open, quoted (`choices[].why`); "
+     "the book's own compute shortcuts and its own extra bars are never a reading of the paper."),
+    ("One reading per setup.",
+     "A reading is a choice about the paper's setup: the claims of one table or figure are judged under "
+     "the same reading, and choices that combine are measured in combination."),
+    ("Every Monte Carlo measurement carries its interval, under every reading.",
+     "A measurement from random draws (`monte_carlo` in the ledger) is recorded with its interval; a miss "
+     "whose interval reaches the accepted values is *inconclusive*, not a failure."),
+    ("A measured claim is never *not run*.",
+     "Claims that share a measurement are each scored on it; *not run* means that no run of the chapter "
+     "measured the quantity."),
+    ("Every tolerance has a reason, and a test that cannot fail is an illustration.",
+     "The ledger says in one line why each tolerance is what it is (`tolerance_why`); a claim whose test "
+     "cannot fail on plausible inputs, or which is measured only on stand-in data, is "
+     "*illustrated, not tested*."),
+    ("The published run's verdicts are pinned.",
+     "The default run's verdicts of every chapter are pinned in `tests/verdicts/default/` beside the quick "
+     "run's; the book build fails on a flip that the pin does not record."),
+)
+
+def verdict_slug(v: str) -> str:
+    """A verdict as a CSS-safe name: ``illustrated, not tested`` -> ``illustrated-not-tested``."""
+    import re
+
+    return re.sub(r"[^a-z0-9]+", "-", v.lower()).strip("-")
+
+
+def rulebook_markdown() -> str:
+    """The rulebook (:data:`RULEBOOK`) as a numbered Markdown list, for the verdicts page."""
+    return "\n".join(f"{i}. **{head}** {body}" for i, (head, body) in enumerate(RULEBOOK, 1)) + "\n"
+
 
 def _as_number(x: Any) -> float:
     return float(x)
@@ -111,7 +161,8 @@ def decide(c: Claim, record: Mapping[str, Any] | None) -> str:
 
     In order: nothing recorded -> ``not run`` / ``data unavailable``; NaN ->
     ``not reproduced``; a stand-in measurement (not lifted by ``real_data``)
-    -> ``inconclusive``; each reading (the default and every alternative) is
+    or a claim the ledger marks as an ``illustration`` -> ``illustrated,
+    not tested``; each reading (the default and every alternative) is
     judged by :func:`verdict` with the interval rule (a miss whose interval
     reaches the accepted values is ``inconclusive``); readings that reproduce
     and readings that fail -> ``depends on an unstated choice``; decided
@@ -123,8 +174,17 @@ def decide(c: Claim, record: Mapping[str, Any] | None) -> str:
         return "not reproduced"
     if measured is None:
         return verdict(c, None)
-    if c.stand_in and not record.get("real_data"):
-        return "inconclusive"
+    if (c.stand_in and not record.get("real_data")) or c.illustration:
+        return ILLUSTRATED
+    return _readings_verdict(c, record)
+
+
+def _readings_verdict(c: Claim, record: Mapping[str, Any]) -> str:
+    """The verdict from the readings alone (the default and every alternative), see :func:`decide`."""
+    if record.get("is_nan"):
+        return "not reproduced"
+    if record.get("measured") is None:
+        return verdict(c, None)
     base = reading_verdict(c, record)
     alts = record.get("alternatives") or {}
     readings = {base, *(reading_verdict(c, a) for a in alts.values())}
@@ -199,6 +259,11 @@ def phrase(c: Claim, record: Mapping[str, Any] | None) -> str:
     """
     v = decide(c, record)
     alts = (record or {}).get("alternatives") or {}
+    if v == ILLUSTRATED:
+        why = "on stand-in data" if c.stand_in and not (record or {}).get("real_data") else "a test that cannot fail"
+        shown = _readings_verdict(c, record or {})
+        agree = {"reproduced": "agrees with the paper", "not reproduced": "does not agree with the paper"}
+        return f"{v} ({why}; the measurement {agree.get(shown, 'does not settle it either way')})"
     if v != "depends on an unstated choice" or not alts:
         return v
     groups: dict[str, list[str]] = {}
