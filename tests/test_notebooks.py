@@ -152,6 +152,18 @@ def test_notebook_records_sane_results(executed_book: Path, name: str) -> None:
         assert r["verdict"] in claims.VERDICTS
         m = r["measured"]
         assert m is None or isinstance(m, (bool, int, float, str)), (cid, m)
+    # the rulebook: a measured claim is never "not run", a Monte Carlo measurement carries its interval
+    ledger = {c.id: c for c in claims.load_ledger(executed_book / "data" / "claims.yaml")}
+    measured = {cid for cid, r in results.items() if r["measured"] is not None}
+    for cid, r in results.items():
+        if r["measured"] is None and not r.get("is_nan"):
+            named = sorted(other for other in measured if other in (r.get("note") or ""))
+            assert not named, f"{cid} is recorded unmeasured, but its note points to the measurement of {named}"
+        if ledger[cid].monte_carlo:
+            for label, reading in [("default", r), *((r.get("alternatives") or {}).items())]:
+                value = reading.get("measured")
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    assert reading.get("ci"), f"{cid}: Monte Carlo measurement without an interval ({label})"
     pinned = VERDICTS_DIR / f"{name}.json"
     got = {cid: r["verdict"] for cid, r in sorted(results.items())}
     if os.environ.get("ANONLAB_UPDATE_VERDICTS"):

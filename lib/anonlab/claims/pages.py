@@ -56,7 +56,7 @@ def _html(text: Any) -> str:
 
 def _verdict_badge(verdict: str) -> str:
     css = "verdict-" + verdict_slug(verdict)
-    return f'<span class="verdict {css}">{_html(verdict)}</span>'
+    return f'<a class="verdict {css}" href="#rulebook" title="how this verdict is decided">{_html(verdict)}</a>'
 
 
 def verdict_html_table(group: pd.DataFrame) -> str:

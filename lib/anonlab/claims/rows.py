@@ -36,12 +36,15 @@ def _fmt_ci(r: Mapping[str, Any] | None) -> str:
 
 
 def _readings(c: Claim, r: Mapping[str, Any] | None) -> str:
-    """The verdict under each alternative reading, and why a stand-in cannot decide."""
+    """The verdict under each alternative reading (with its interval), and why a stand-in or an illustration cannot decide."""
     parts = []
     for label, a in ((r or {}).get("alternatives") or {}).items():
-        parts.append(f"{label}: {_fmt_measured(a)} ({reading_verdict(c, a)})")
+        ci = f" {_fmt_ci(a)}" if _fmt_ci(a) else ""
+        parts.append(f"{label}: {_fmt_measured(a)}{ci} ({reading_verdict(c, a)})")
     if c.stand_in and not (r or {}).get("real_data"):
         parts.append(f"stand-in: {c.stand_in}")
+    if c.illustration:
+        parts.append(f"illustration: {c.illustration}")
     return "; ".join(parts)
 
 
