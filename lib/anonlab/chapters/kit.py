@@ -235,9 +235,13 @@ class ChapterRun:
                 for c in claims.chapter_claims(self.chapter.name)]
         return pd.DataFrame(rows, columns=["id", "where", "statement", "reported"]).set_index("id")
 
-    def verdict_table(self) -> pd.DataFrame:
-        """The chapter's recorded claims as the book shows them."""
-        return self.recorder.table()[["id", "statement", "reported", "measured", "ci", "verdict", "readings"]]
+    def verdict_table(self) -> "VerdictTable":
+        """The chapter's recorded claims, shown as the book's one verdict table (:func:`claims.pages.claim_table_html`).
+
+        A DataFrame (id, chapter, paper, where, statement, reported, measured, ci, verdict, readings) that
+        renders in the page as the statement, the paper's value, the measurement and the verdict badge.
+        """
+        return VerdictTable(self.recorder.table())
 
     # -- provenance -----------------------------------------------------------
     def provenance(self, data: Iterable[str] | None = None) -> None:
@@ -249,6 +253,19 @@ class ChapterRun:
         from .. import provenance
 
         provenance.show(parameters=self.p, data=list(self.chapter.data if data is None else data))
+
+
+class VerdictTable(pd.DataFrame):
+    """A chapter's verdict rows that render as the book's verdict table; any operation gives a plain DataFrame."""
+
+    @property
+    def _constructor(self) -> type[pd.DataFrame]:
+        return pd.DataFrame
+
+    def _repr_html_(self) -> str:
+        from ..claims.table import claim_table_html
+
+        return claim_table_html(pd.DataFrame(self), rulebook="verdicts.html#rulebook")
 
 
 class Prose:
