@@ -48,3 +48,13 @@ def test_tidy_for_reading_folds_code_moves_progress_and_shows_parameters(tmp_pat
     assert log.read_text().count("fetched adult.data") == 2
     assert out.metadata["papermill"]["input_path"] == "ch.ipynb"
     assert "/home/me" not in path.read_text() and "/tmp/x" not in path.read_text()
+
+
+def test_the_downloaded_notebook_shows_the_values_not_placeholders() -> None:
+    store = {"acc": {"text/plain": "0.91234"}, "name": {"text/plain": "'k_target *'"},
+             "verdict": {"text/plain": "reproduced", "text/markdown": "**reproduced**"}}
+    text = ("Accuracy {glue:text}`acc:.2f` ({glue:text}`acc:.1%`) for {glue:text}`name`; "
+            "verdict {glue:md}`verdict`; {glue:text}`missing`; {glue:}`figure`.")
+    filled = publish.fill_glued_prose(text, store)
+    assert filled == ("Accuracy 0.91 (91.2%) for k\\_target \\*; verdict **reproduced**; "
+                      "{glue:text}`missing`; {glue:}`figure`.")

@@ -12,7 +12,11 @@ runner publishes an executed notebook, :func:`tidy_for_reading`:
   values stay for the prose);
 - keeps **progress and log lines off the page**: a cell's standard-error stream (progress, data fetches,
   warnings) is moved to the chapter's kernel log (``_build/logs/<chapter>.kernel.log``);
-- removes **local paths** from the notebook's metadata (papermill records absolute input and output paths).
+- removes **local paths** from the notebook's metadata (papermill records absolute input and output paths);
+- writes the **values into the prose**: each ``{glue:text}`key``` / ``{glue:md}`key``` of a markdown cell is
+  replaced by the value the run glued under ``key`` (formatted as MyST-NB would), so the notebook a reader
+  downloads shows the numbers, not placeholders; glued figures and tables (``{glue:}``, ``{glue:figure}``)
+  stay as they are.
 
 A cell an author tagged already (``remove-*``, ``hide-*``) keeps its tags.
 """
@@ -20,11 +24,12 @@ A cell an author tagged already (``remove-*``, ``hide-*``) keeps its tags.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["tidy_for_reading", "parameters_html", "tidy_executed_notebook"]
+__all__ = ["tidy_for_reading", "parameters_html", "tidy_executed_notebook", "glued_values", "fill_glued_prose"]
 
 AUTHOR_TAGS = {"remove-cell", "remove-input", "remove-output", "hide-cell", "hide-input", "hide-output"}
 
@@ -52,6 +57,54 @@ def _shows_something(cell: Mapping[str, Any]) -> bool:
             continue
         return True
     return False
+
+
+GLUE_ROLE = re.compile(r"\{glue:(text|md)\}`([^`]+)`")
+MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|])")
+
+
+def glued_values(nb: Any) -> dict[str, dict[str, Any]]:
+    """Key -> the MIME bundle a code cell glued under it (``application/papermill.record/`` prefix removed)."""
+    store: dict[str, dict[str, Any]] = {}
+    for cell in nb.cells:
+        for out in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            meta = (out.get("metadata") or {}).get("scrapbook")
+            if not meta:
+                continue
+            prefix = meta.get("mime_prefix", "")
+            store[meta["name"]] = {k[len(prefix):] if k.startswith(prefix) else k: v
+                                   for k, v in (out.get("data") or {}).items()}
+    return store
+
+
+def fill_glued_prose(text: str, store: Mapping[str, Mapping[str, Any]]) -> str:
+    """Replace the text and Markdown glue roles of ``text`` by their values (unknown keys are left as roles).
+
+    ``{glue:text}`key:fmt``` becomes the text/plain value formatted by MyST-NB's own rule (literal-eval,
+    then ``format(value, fmt)``), with Markdown's special characters escaped so it reads as plain text;
+    ``{glue:md}`key``` becomes the text/markdown value.
+    """
+    from myst_nb.core.variables import format_plain_text
+
+    def value(m: re.Match[str]) -> str:
+        kind, spec = m.group(1), m.group(2)
+        if kind == "md":
+            key = spec.split(":", 1)[0]
+            data = store.get(key)
+            if data is None:
+                return m.group(0)
+            return str(data.get("text/markdown", data.get("text/plain", "")))
+        key, fmt = spec.rsplit(":", 1) if ":" in spec else (spec, "s")
+        data = store.get(key)
+        if data is None or "text/plain" not in data:
+            return m.group(0)
+        try:
+            shown = format_plain_text(str(data["text/plain"]), fmt)
+        except (ValueError, TypeError):
+            return m.group(0)
+        return MARKDOWN_SPECIAL.sub(r"\\\1", shown)
+
+    return GLUE_ROLE.sub(value, text)
 
 
 def tidy_for_reading(nb: Any, chapter: str, values: Mapping[str, Any]) -> list[str]:
@@ -84,6 +137,10 @@ def tidy_for_reading(nb: Any, chapter: str, values: Mapping[str, Any]) -> list[s
         elif not AUTHOR_TAGS & set(tags):
             tags.append("hide-input" if _shows_something(cell) else "remove-input")
         cell.metadata["tags"] = list(dict.fromkeys(tags))
+    store = glued_values(nb)
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and "{glue:" in cell.source:
+            cell.source = fill_glued_prose(cell.source, store)
     pm = nb.metadata.get("papermill")
     if isinstance(pm, dict):
         for key in ("input_path", "output_path"):
