@@ -58,3 +58,18 @@ def test_the_downloaded_notebook_shows_the_values_not_placeholders() -> None:
     filled = publish.fill_glued_prose(text, store)
     assert filled == ("Accuracy 0.91 (91.2%) for k\\_target \\*; verdict **reproduced**; "
                       "{glue:text}`missing`; {glue:}`figure`.")
+
+
+def test_layout_problems_name_what_a_reader_would_see_go_wrong() -> None:
+    from anonlab import pagecheck
+
+    ok = {"width": 1400, "tables": [{"cls": "verdict-table", "overflow": 0}],
+          "figures": [{"src": "a.png", "natural": 770, "shown": 770}], "code": [3]}
+    assert pagecheck.layout_problems({"p": ok}) == []
+    bad = {"width": 414, "tables": [{"cls": "verdict-table", "overflow": 40}],
+           "figures": [{"src": "wide.png", "natural": 1700, "shown": 772}], "code": [12]}
+    problems = pagecheck.layout_problems({"p": bad, "q": {}})
+    assert any("40 px too wide" in p for p in problems)
+    assert any("wide.png" in p and "4.5 pt" in p for p in problems)
+    assert any("[12] lines" in p for p in problems)
+    assert "q: the page could not be measured" in problems
