@@ -64,7 +64,8 @@ def test_layout_problems_name_what_a_reader_would_see_go_wrong() -> None:
     from anonlab import pagecheck
 
     ok = {"width": 1400, "tables": [{"cls": "verdict-table", "overflow": 0}],
-          "figures": [{"src": "a.png", "natural": 770, "shown": 770}], "code": [3]}
+          "figures": [{"src": "a.png", "natural": 770, "shown": 770, "caption": "Fig. 1: x", "alt": "accuracy"}],
+          "code": [3]}
     assert pagecheck.layout_problems({"p": ok}) == []
     bad = {"width": 414, "tables": [{"cls": "verdict-table", "overflow": 40}],
            "figures": [{"src": "wide.png", "natural": 1700, "shown": 772}], "code": [12]}
@@ -73,3 +74,6 @@ def test_layout_problems_name_what_a_reader_would_see_go_wrong() -> None:
     assert any("wide.png" in p and "4.5 pt" in p for p in problems)
     assert any("[12] lines" in p for p in problems)
     assert "q: the page could not be measured" in problems
+    assert "p: figure wide.png has no caption" in problems
+    assert pagecheck.layout_problems({"p": bad}, captions=False) == [p for p in problems if "caption" not in p
+                                                                       and "alt text" not in p and "q:" not in p]

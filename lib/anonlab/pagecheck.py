@@ -12,7 +12,9 @@ turns a report into one line per problem, against these rules (issue "The book r
   :data:`FIGURE_TEXT_PT` or more at :data:`FIGURE_DPI` dots per inch, so a figure shown at less than
   ``MIN_TEXT_PT / FIGURE_TEXT_PT`` of its natural width shrinks its text below the limit (on a narrow
   screen a wide figure keeps its natural size and scrolls instead, see ``book/_static/anonlab.css``);
-- no visible code cell above the first figure is longer than :data:`MAX_CODE_LINES` lines.
+- no visible code cell above the first figure is longer than :data:`MAX_CODE_LINES` lines;
+- every figure is numbered with a caption (a ``figcaption``) and has an alt text in words (not the
+  file's hash), when ``captions`` is asked for.
 """
 
 from __future__ import annotations
@@ -45,7 +47,10 @@ window.addEventListener('load', function () {
   var imgs = Array.prototype.slice.call(art.querySelectorAll('img'))
     .filter(function (i) { return i.naturalWidth > 200 && i.offsetParent !== null; });
   imgs.forEach(function (i) {
-    r.figures.push({src: i.getAttribute('src'), natural: i.naturalWidth, shown: i.getBoundingClientRect().width});
+    var fig = i.closest('figure');
+    var cap = fig ? fig.querySelector('figcaption') : null;
+    r.figures.push({src: i.getAttribute('src'), natural: i.naturalWidth, shown: i.getBoundingClientRect().width,
+                    caption: cap ? cap.innerText.trim() : '', alt: i.getAttribute('alt') || ''});
   });
   var first = imgs.length ? imgs[0] : null;
   art.querySelectorAll('div.cell_input').forEach(function (c) {
@@ -100,7 +105,7 @@ def layout_report(html_dir: Path, pages: list[str], browser: str, width: int) ->
     return out
 
 
-def layout_problems(report: dict[str, dict[str, Any]]) -> list[str]:
+def layout_problems(report: dict[str, dict[str, Any]], *, captions: bool = True) -> list[str]:
     """One line per rule a page breaks (see the module docstring); empty when every page reads well."""
     problems = []
     min_scale = MIN_TEXT_PT / FIGURE_TEXT_PT
@@ -117,6 +122,10 @@ def layout_problems(report: dict[str, dict[str, Any]]) -> list[str]:
                 pt = FIGURE_TEXT_PT * scale
                 problems.append(f"{name} at {r['width']} px: figure {f['src']} ({f['natural']} px) is shown at "
                                 f"{f['shown']:.0f} px, so its {FIGURE_TEXT_PT:g} pt text reads as {pt:.1f} pt")
+            if captions and not f.get("caption"):
+                problems.append(f"{name}: figure {f['src']} has no caption")
+            if captions and (not f.get("alt") or re.fullmatch(r"[0-9a-f]{16,}(\.png)?", f["alt"])):
+                problems.append(f"{name}: figure {f['src']} has no alt text in words")
         long = [n for n in r.get("code", []) if n > MAX_CODE_LINES]
         if long:
             problems.append(f"{name} at {r['width']} px: code cells of {long} lines above the first figure")
