@@ -244,9 +244,16 @@ def test_attack_results_use_the_protocol() -> None:
 def test_measure_worked_example_by_hand() -> None:
     ex, bob = ch.worked_example(1.5), ch.bob_example(1.5)
     got = ch.measure_worked_example(ex, bob)
-    assert got["slides.netflix.weight_v1"].value == pytest.approx(1 / math.log2(3))
-    assert got["slides.netflix.weight_v2"].value == 0.5
-    w1, w2 = 1 / math.log2(3), 0.5
+    # the weights as the slide defines them, 1/log|supp(i)|, under each base (supports 2, 3, 2)
+    assert got["slides.netflix.weight_v1"].value == pytest.approx(1 / math.log(2))
+    assert dict(got["slides.netflix.weight_v2"].alternatives) == pytest.approx(
+        {"natural log (N-S)": 1 / math.log(3), "log base 2": 1 / math.log2(3), "log base 10": 1 / math.log10(3)})
+    assert "1/log2(|supp| + 1) = 0.500" in got["slides.netflix.weight_v2"].note
+    for v in ("v1", "v2", "v3"):  # no base gives the printed numbers
+        c = claims.claim(f"slides.netflix.weight_{v}")
+        assert claims.decide(c, {"measured": got[c.id].value, "alternatives": {
+            k: {"measured": x} for k, x in got[c.id].alternatives.items()}}) == "not reproduced"
+    w1, w2 = 1 / math.log2(3), 0.5  # the scores: the book's fitted convention (an illustration)
     assert got["slides.netflix.score_r1"].value == pytest.approx((w1 * (1 - 0.5 / 5) + w2 * (1 - 0.3 / 5)) / 2)
     assert got["slides.netflix.score_r3"].value == pytest.approx(w2 * (1 - 0.3 / 5) / 2)
     out = got["slides.netflix.example_output_r1"]

@@ -50,6 +50,8 @@ SIM_READINGS = (SIM_PAPER, SIM_MATCHED)
 NS_PHI = 1.5
 EX_PHI_NS = "φ = 1.5 (N-S's experiments)"
 EX_PHI_BELOW = "any φ below the example's eccentricity"
+#: The readings of the slide's w(i) = 1/log|supp(i)|, whose base is not printed: label -> base.
+WEIGHT_BASES = {"natural log (N-S)": math.e, "log base 2": 2.0, "log base 10": 10.0}
 #: The readings of Sim in Bob's cartoon (the slides define none).
 BOB_SIMS = {
     "Sim = 1 − |Δ|/5 (the worked example's)": nf.Similarity("linear", 5.0, None),
@@ -266,7 +268,7 @@ PAPER = {**{f"paper_w{i}": f"slides.netflix.weight_v{i}" for i in (1, 2, 3)},
 #: The verdicts the prose quotes, in the rules' words: glue key -> claim id (``run.glue_verdicts``).
 VERDICT_GLUE = {f"v_{cid.rsplit('.', 1)[-1]}": cid for cid in (
     "slides.netflix.example_output_r1", "slides.netflix.bob_isolation", "ns.empirical.detect_not_in_sample",
-    HEADLINE_8, HEADLINE_2)}
+    HEADLINE_8, HEADLINE_2, "slides.netflix.weight_v1", "slides.netflix.score_r1")}
 
 
 # --------------------------------------------------------------------------- data and experiments
@@ -543,15 +545,25 @@ def isolates_first(score: np.ndarray) -> bool:
 def measure_worked_example(ex: WorkedExample, bob: WorkedExample) -> dict[str, Measurement]:
     """The slides' weights, scores, output statement and Bob's cartoon.
 
-    * ``weight_v*``, ``score_r*``: the values under the slides' convention;
+    * ``weight_v*``: the slide's own formula w(i) = 1/log|supp(i)| under each
+      base of :data:`WEIGHT_BASES` (the default: N-S's natural log); the
+      convention that gives the printed numbers, 1/log2(|supp(i)| + 1), is
+      the book's fit and only named in the note;
+    * ``score_r*``: the values under that fitted convention (an illustration:
+      the ledger says why);
     * ``example_output_r1``: r1 is output, i.e. it scores best *and* passes the
       eccentricity test (gap over the population sd of the scores), under each
       reading of φ (:func:`example_readings`);
     * ``bob_isolation``: Bob's aux scores r1 strictly best, under each reading
       of Sim (:func:`bob_readings`; the first is the default).
     """
-    out = {f"slides.netflix.weight_{n}": Measurement(float(w), note="convention 1/log2(|supp(i)|+1)")
-           for n, w in zip(["v1", "v2", "v3"], ex.weights)}
+    support = np.asarray(ex.data.support, dtype=float)
+    by_base = {label: np.log(base) / np.log(support) for label, base in WEIGHT_BASES.items()}
+    default = next(iter(WEIGHT_BASES))
+    out = {f"slides.netflix.weight_{n}": Measurement(
+        float(by_base[default][i]), alternatives={label: float(w[i]) for label, w in by_base.items()},
+        note=f"the slide's 1/log|supp(i)| with |supp| = {support[i]:g}; the printed value is 1/log2(|supp| + 1) "
+             f"= {ex.weights[i]:.3f}, the book's fit") for i, n in enumerate(["v1", "v2", "v3"])}
     note = "weights 1/log2(|supp|+1), Sim = 1 - |Δ|/5, averaged over the m = 2 aux movies"
     out.update({f"slides.netflix.score_r{i + 1}": Measurement(float(s), note=note) for i, s in enumerate(ex.scores)})
     ex_runs = example_readings(ex)
