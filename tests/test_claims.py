@@ -8,6 +8,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+import pandas as pd
 import yaml
 
 from anonlab import claims, paths
@@ -302,3 +303,47 @@ def test_the_verdicts_page_states_the_rules(tmp_path: Path) -> None:
     assert text.count("\n") == len(claims.RULEBOOK)
     assert "quoted" in text and "interval" in text
     assert "_generated/rulebook.md" in (ROOT / "book" / "verdicts.md").read_text()
+
+
+# --- the front page's findings and the one verdict table ------------------------------------
+
+def test_the_front_page_findings_come_from_the_ledger_and_the_results(tmp_path: Path) -> None:
+    from anonlab.claims import findings
+
+    docs = findings.load_documents()
+    assert len(docs) == 5 and all(d["headlines"] for d in docs)
+    table = claims.verdict_table(tmp_path)  # nothing recorded: every claim is not run (or has no data)
+    md = findings.findings_markdown(table, {"02_dp_vs_definetti": "Chapter two"})
+    for d in docs:
+        assert d["document"] in md
+        for cid in d["headlines"]:
+            assert claims.claim(cid).statement.replace("'", "&#x27;").split(".")[0][:40] in md.replace("&quot;", '"')
+    assert "[Chapter two](02_dp_vs_definetti.ipynb)" in md
+    assert "were not run" in md or "was not run" in md
+    bad = tmp_path / "findings.yaml"
+    bad.write_text("- document: x\n  papers: [cormode2011]\n  chapters: []\n  headlines: [cormode.no_such_claim]\n")
+    with pytest.raises(claims.ClaimError, match="cormode.no_such_claim"):
+        findings.load_documents(bad)
+
+
+def test_the_claims_figure_links_each_point_to_its_row() -> None:
+    from anonlab.claims import findings
+
+    results = {"cormode.fig1.occupation.majority_baseline": {"measured": 0.127, "ci": [0.12, 0.13]},
+               "cormode.s2_3.adult.n_tuples": {"measured": 30718}}
+    table = pd.DataFrame({"id": list(results), "verdict": ["reproduced", "reproduced"]})
+    svg = findings.claims_figure_svg(results, table)
+    assert svg.startswith("<svg")
+    assert 'verdicts.html#claim-cormode.fig1.occupation.majority_baseline' in svg
+    assert "2 numeric claims" in svg
+
+
+def test_numbers_are_printed_to_the_precision_their_interval_supports() -> None:
+    from anonlab.claims.rows import format_number
+
+    assert format_number(0.95238, (0.94, 0.96)) == "0.952"
+    assert format_number(0.95238, (0.5, 1.0)) == "0.95"
+    assert format_number(3.229e-05) == "0.000032"  # no exponent next to decimals
+    assert format_number(float("nan")) == "undefined"
+    assert format_number(True) == "holds"
+    assert format_number(30718) == "30718"

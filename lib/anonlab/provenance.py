@@ -37,12 +37,15 @@ def package_versions(packages: Iterable[str] = PACKAGES) -> pd.DataFrame:
 
 
 def data_checksums(names: Iterable[str] | None = None) -> pd.DataFrame:
-    """The manifest entries (package pin, member sha256) of the data sets used."""
+    """The manifest entries (package pin, member sha256) of the data sets used, with the file's name in the
+    cache (``package-version/member``; the cache folder itself is this machine's and is not shown)."""
     from .data import data_status, load_manifest
 
     status = data_status()
     sha = {name: e.sha256 for name, e in load_manifest().datasets.items()}
-    status = status.assign(sha256=status["name"].map(sha))
+    # the file as the manifest names it, not where this machine's cache keeps it (no local path on a page)
+    status = status.assign(sha256=status["name"].map(sha),
+                           path=status["path"].map(lambda p: "/".join(str(p).replace("\\", "/").split("/")[-2:])))
     if names is not None:
         wanted = set(names)
         status = status[status["name"].isin(wanted)]

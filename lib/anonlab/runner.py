@@ -367,6 +367,9 @@ def _execute_and_publish(src: Path, name: str, params: Mapping[str, Any], full_p
             else:
                 os.environ[k] = v
     seconds = time.perf_counter() - start
+    from .publish import tidy_executed_notebook
+
+    tidy_executed_notebook(out_nb, name, full_params, log=log_path)
     published = [f"{name}.ipynb"]
     for suffix in (".results.json", ".attacks.pkl"):
         if (tmp / f"{name}{suffix}").exists():

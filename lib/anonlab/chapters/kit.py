@@ -229,15 +229,23 @@ class ChapterRun:
         counts = self.verdicts(claim_ids).value_counts()
         return ", ".join(f"{int(counts[v])} {v}" for v in claims.VERDICTS if v in counts.index)
 
-    def claims_table(self) -> pd.DataFrame:
-        """The chapter's claims as the ledger states them (before anything is recorded): where, what, reported."""
+    def claims_table(self) -> "ClaimsTable":
+        """The chapter's claims as the ledger states them (before anything is recorded): where, what, reported.
+
+        A DataFrame indexed by claim id that renders in the page as the statement in full, where the paper
+        makes it and the paper's value (no statement cut short).
+        """
         rows = [{"id": c.id, "where": c.where, "statement": c.statement, "reported": c.describe_reported()}
                 for c in claims.chapter_claims(self.chapter.name)]
-        return pd.DataFrame(rows, columns=["id", "where", "statement", "reported"]).set_index("id")
+        return ClaimsTable(pd.DataFrame(rows, columns=["id", "where", "statement", "reported"]).set_index("id"))
 
-    def verdict_table(self) -> pd.DataFrame:
-        """The chapter's recorded claims as the book shows them."""
-        return self.recorder.table()[["id", "statement", "reported", "measured", "ci", "verdict", "readings"]]
+    def verdict_table(self) -> "VerdictTable":
+        """The chapter's recorded claims, shown as the book's one verdict table (:func:`claims.pages.claim_table_html`).
+
+        A DataFrame (id, chapter, paper, where, statement, reported, measured, ci, verdict, readings) that
+        renders in the page as the statement, the paper's value, the measurement and the verdict badge.
+        """
+        return VerdictTable(self.recorder.table())
 
     # -- provenance -----------------------------------------------------------
     def provenance(self, data: Iterable[str] | None = None) -> None:
@@ -249,6 +257,36 @@ class ChapterRun:
         from .. import provenance
 
         provenance.show(parameters=self.p, data=list(self.chapter.data if data is None else data))
+
+
+class VerdictTable(pd.DataFrame):
+    """A chapter's verdict rows that render as the book's verdict table; any operation gives a plain DataFrame."""
+
+    @property
+    def _constructor(self) -> type[pd.DataFrame]:
+        return pd.DataFrame
+
+    def _repr_html_(self) -> str:
+        from ..claims.table import claim_table_html
+
+        return claim_table_html(pd.DataFrame(self), rulebook="verdicts.html#rulebook")
+
+
+class ClaimsTable(pd.DataFrame):
+    """A chapter's claims that render as a readable table (statement, where, paper); operations give DataFrames."""
+
+    @property
+    def _constructor(self) -> type[pd.DataFrame]:
+        return pd.DataFrame
+
+    def _repr_html_(self) -> str:
+        from ..claims.table import escape
+
+        rows = "".join(f'<tr><td>{escape(r["statement"])}<br><code class="claim-id">{escape(cid)}</code></td>'
+                       f'<td>{escape(r["where"])}</td><td>{escape(r["reported"])}</td></tr>'
+                       for cid, r in self.iterrows())
+        return ('<table class="verdict-table claims-table"><thead><tr><th>claim</th><th>where</th><th>paper</th>'
+                "</tr></thead><tbody>" + rows + "</tbody></table>")
 
 
 class Prose:

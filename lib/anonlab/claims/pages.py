@@ -8,7 +8,6 @@ verdicts are computed by :func:`anonlab.claims.rules.decide`.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -19,8 +18,9 @@ from .ledger import ClaimError, load_ledger
 from .recorder import collect_results
 from .rows import COLUMNS, claim_row
 from .rules import SHORT_VERDICT, VERDICTS, rulebook_markdown, verdict_slug
+from .table import claim_table_html, escape
 
-__all__ = ["verdict_table", "verdict_counts", "verdict_html_table",
+__all__ = ["verdict_table", "verdict_counts", "verdict_html_table", "claim_table_html",
            "verdict_summary_html", "write_verdict_pages"]
 
 def verdict_table(results_dir: str | Path | None = None) -> pd.DataFrame:
@@ -50,56 +50,43 @@ def verdict_counts(table: pd.DataFrame) -> pd.DataFrame:
 
 
 
-def _html(text: Any) -> str:
-    return html.escape(str(text), quote=True)
-
-
-def _verdict_badge(verdict: str) -> str:
-    css = "verdict-" + verdict_slug(verdict)
-    return f'<a class="verdict {css}" href="#rulebook" title="how this verdict is decided">{_html(verdict)}</a>'
-
-
 def verdict_html_table(group: pd.DataFrame) -> str:
-    """A compact HTML table of claims: id, reported, measured, coloured verdict, details on demand.
-
-    Four narrow columns fit the page without horizontal scrolling; the
-    statement, where the paper makes it and the interval open from the id.
-    """
-    rows = []
-    for _, r in group.iterrows():
-        details = f"{_html(r['statement'])}<br><em>{_html(r['where'])}</em>"
-        if r["ci"]:
-            details += f"<br>interval: {_html(r['ci'])}"
-        if r.get("readings"):
-            details += f"<br>{_html(r['readings'])}"
-        rows.append(
-            "<tr>"
-            f'<td class="claim-id"><details><summary><code>{_html(r["id"])}</code></summary>'
-            f'<div class="claim-details">{details}</div></details></td>'
-            f"<td>{_html(r['reported'])}</td><td>{_html(r['measured'])}</td>"
-            f"<td>{_verdict_badge(r['verdict'])}</td></tr>"
-        )
-    return ('<table class="verdict-table"><thead><tr><th>claim (open for details)</th><th>reported</th>'
-            '<th>measured</th><th>verdict</th></tr></thead><tbody>\n' + "\n".join(rows)
-            + "\n</tbody></table>\n")
-
+    """The verdicts page's table of one chapter's claims (:func:`claim_table_html`, rows anchored)."""
+    return claim_table_html(group, anchors=True)
 
 
 def verdict_summary_html(table: pd.DataFrame, chapters: Mapping[str, str] | None = None) -> str:
     """Counts of each verdict per chapter as a narrow HTML table (coloured headers, no sideways scroll)."""
     counts = verdict_counts(table)
     chapters = dict(chapters or {})
-    head = "".join(f'<th><span class="verdict verdict-{verdict_slug(v)}">{_html(SHORT_VERDICT[v])}</span></th>'
+    head = "".join(f'<th><span class="verdict verdict-{verdict_slug(v)}">{escape(SHORT_VERDICT[v])}</span></th>'
                    for v in VERDICTS)
     rows = []
     for chapter, row in counts.iterrows():
-        label = _html(chapter).replace("_", "_<wbr>")  # break long names at their underscores
+        label = escape(chapter).replace("_", "_<wbr>")  # break long names at their underscores
         if chapter in chapters:
-            label = f'<a href="{_html(chapter)}.html" title="{_html(chapters[chapter])}">{label}</a>'
+            label = f'<a href="{escape(chapter)}.html" title="{escape(chapter)}">{escape(chapters[chapter])}</a>'
         cells = "".join(f"<td>{int(row[v])}</td>" for v in VERDICTS)
         rows.append(f"<tr><td>{label}</td>{cells}<td>{int(row['claims'])}</td></tr>")
     return ('<table class="verdict-summary"><thead><tr><th>chapter</th>' + head + "<th>claims</th></tr></thead>"
             "<tbody>\n" + "\n".join(rows) + "\n</tbody></table>\n")
+
+
+def findings_page(table: pd.DataFrame, chapters: Mapping[str, str], results_dir: str | Path | None = None) -> str:
+    """The front page's findings (:mod:`anonlab.claims.findings`) and the figure of every numeric claim."""
+    from .findings import claims_figure_svg, findings_markdown
+
+    svg = claims_figure_svg(collect_results(results_dir), table)
+    return (findings_markdown(table, chapters)
+            + "### Every numeric claim at a glance\n\n"
+            "Each point is one claim: the paper's value against the book's measurement. Points on the grey "
+            "diagonal agree exactly; the pale bar is the range of values the claim's tolerance accepts and "
+            "the thin line the measurement's interval. Click a point for its row in the "
+            "[verdict table](verdicts.md).\n\n"
+            '```{raw} html\n<figure class="claims-figure">' + svg
+            + "<figcaption>Every numeric claim of the ledger, the paper's value against the measured one, "
+            "coloured by verdict (generated from the ledger and the recorded results).</figcaption>"
+            "</figure>\n```\n")
 
 
 def write_verdict_pages(
@@ -107,7 +94,7 @@ def write_verdict_pages(
     results_dir: str | Path | None = None,
     chapters: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
-    """Write ``verdict_summary.md``, ``rulebook.md`` and ``verdict_table.md`` into ``out_dir``.
+    """Write ``verdict_summary.md``, ``rulebook.md``, ``findings.md``, ``failing.md`` and ``verdict_table.md``.
 
     They are included by the book's introduction and verdict page.
     ``chapters`` maps the chapters that are part of the book to their titles;
@@ -119,6 +106,11 @@ def write_verdict_pages(
     table = verdict_table(results_dir)
     (out / "verdict_summary.md").write_text(verdict_summary_html(table, chapters), encoding="utf-8")
     (out / "rulebook.md").write_text(rulebook_markdown(), encoding="utf-8")
+    (out / "findings.md").write_text(findings_page(table, chapters, results_dir), encoding="utf-8")
+    failing = table[table["verdict"] == "not reproduced"]
+    (out / "failing.md").write_text(
+        ("```{raw} html\n" + claim_table_html(failing, chapter_links={ch: f"{ch}.html" for ch in chapters})
+         + "```\n") if len(failing) else "No claim failed in this build.\n", encoding="utf-8")
     parts = []
     for chapter, group in table.groupby("chapter", sort=True):
         counted = group["verdict"].value_counts().reindex(VERDICTS, fill_value=0)

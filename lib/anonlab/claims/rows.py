@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -10,9 +11,45 @@ import pandas as pd
 from .ledger import Claim, claim
 from .rules import decide, reading_verdict
 
-__all__ = ["COLUMNS", "claim_row", "claim_rows"]
+__all__ = ["COLUMNS", "claim_row", "claim_rows", "format_number"]
 
-COLUMNS = ["id", "chapter", "where", "statement", "reported", "measured", "ci", "verdict", "readings"]
+COLUMNS = ["id", "chapter", "paper", "where", "statement", "reported", "measured", "ci", "verdict", "readings"]
+
+
+def _decimals(width: float) -> int:
+    """Decimals that an interval of this width supports: one significant digit of the width, plus one."""
+    if not width > 0 or math.isinf(width):
+        return 3
+    return int(min(6, max(0, 1 - math.floor(math.log10(width)))))
+
+
+def format_number(x: Any, ci: Sequence[float] | None = None) -> str:
+    """A measured number to the precision its interval supports, in plain decimals (no ``e-05``).
+
+    With an interval ``[lo, hi]``, as many decimals as one significant digit
+    of ``hi - lo`` plus one; without one, three significant digits. Integers
+    stay integers; very small values keep two significant digits.
+
+    >>> format_number(0.31234, (0.29, 0.33)), format_number(3.229e-05), format_number(30718)
+    ('0.312', '0.000032', '30718')
+    """
+    if isinstance(x, bool):
+        return "holds" if x else "does not hold"
+    if not isinstance(x, (int, float)):
+        return str(x)
+    if isinstance(x, int) or (float(x).is_integer() and abs(x) >= 1 and not ci):
+        return f"{int(x)}"
+    x = float(x)
+    if math.isnan(x):
+        return "undefined"
+    if ci and len(ci) == 2 and all(isinstance(v, (int, float)) for v in ci):
+        d = _decimals(float(ci[1]) - float(ci[0]))
+        if x != 0 and abs(x) < 10 ** -d:  # the interval is wider than the value's first digit
+            d = min(8, 1 - math.floor(math.log10(abs(x))))
+        return f"{x:.{d}f}"
+    if x != 0 and abs(x) < 1e-3:
+        return f"{x:.{min(10, 1 - math.floor(math.log10(abs(x))))}f}"
+    return f"{x:.3g}" if abs(x) >= 1e-3 and abs(x) < 1e6 else f"{x:.0f}"
 
 
 def _fmt_measured(r: Mapping[str, Any] | None) -> str:
@@ -20,19 +57,23 @@ def _fmt_measured(r: Mapping[str, Any] | None) -> str:
         return ""
     m = r.get("measured")
     if m is None:
-        return "nan" if r.get("is_nan") else ""
-    if isinstance(m, bool):
-        return "holds" if m else "does not hold"
-    if isinstance(m, float):
-        return f"{m:.4g}"
-    return str(m)
+        return "undefined" if r.get("is_nan") else ""
+    return format_number(m, _ci(r))
+
+
+def _ci(r: Mapping[str, Any] | None) -> list[float] | None:
+    ci = (r or {}).get("ci")
+    if not ci or len(ci) != 2 or any(v is None for v in ci) or (r or {}).get("is_nan"):
+        return None
+    return [float(ci[0]), float(ci[1])]
 
 
 def _fmt_ci(r: Mapping[str, Any] | None) -> str:
-    ci = (r or {}).get("ci")
-    if not ci or any(v is None for v in ci):
+    ci = _ci(r)
+    if ci is None:
         return ""
-    return f"[{ci[0]:.3g}, {ci[1]:.3g}]"
+    d = _decimals(ci[1] - ci[0])
+    return f"[{ci[0]:.{d}f}, {ci[1]:.{d}f}]"
 
 
 def _readings(c: Claim, r: Mapping[str, Any] | None) -> str:
@@ -53,6 +94,7 @@ def claim_row(c: Claim, r: Mapping[str, Any] | None) -> dict[str, Any]:
     return {
         "id": c.id,
         "chapter": c.chapter,
+        "paper": c.paper,
         "where": c.where,
         "statement": c.statement,
         "reported": c.describe_reported(),

@@ -1,0 +1,60 @@
+"""The published page reads like a book: parameters as a table, code folded, progress off the page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+
+from anonlab import publish
+
+
+def _cell(src: str, tags: list[str] | None = None, outputs: list | None = None):
+    c = nbformat.v4.new_code_cell(src)
+    c.metadata["tags"] = tags or []
+    c.outputs = outputs or []
+    return c
+
+
+def test_tidy_for_reading_folds_code_moves_progress_and_shows_parameters(tmp_path: Path) -> None:
+    stderr = nbformat.v4.new_output("stream", name="stderr", text="fetched adult.data\n")
+    stdout = nbformat.v4.new_output("stream", name="stdout", text="SELECT count(*) ...\n")
+    glued = nbformat.v4.new_output("display_data", data={"application/papermill.record/text/plain": "0.5"},
+                                   metadata={"scrapbook": {"name": "x", "mime_prefix": "application/papermill.record/"}})
+    figure = nbformat.v4.new_output("display_data", data={"text/plain": "<Figure>"})
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["papermill"] = {"input_path": "/home/me/project/notebooks/ch.ipynb", "output_path": "/tmp/x/ch.ipynb"}
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# A chapter"),
+        _cell("k_target = 4", ["parameters"]),
+        _cell("k_target = 5", ["injected-parameters"]),
+        _cell("run.glue('x', 0.5)", outputs=[glued, stderr]),
+        _cell("plot()", outputs=[figure, stderr]),
+        _cell("print(sql)", outputs=[stdout]),
+        _cell("secret()", ["remove-input"], outputs=[figure]),
+    ]
+    path = tmp_path / "01_syntactic_anonymity.ipynb"
+    nbformat.write(nb, path)
+    log = tmp_path / "kernel.log"
+    publish.tidy_executed_notebook(path, "01_syntactic_anonymity", {"k_target": 5}, log=log)
+    out = nbformat.read(path, as_version=4)
+    tags = [c.metadata.get("tags") for c in out.cells[1:]]
+    assert tags == [["parameters", "hide-input"], ["injected-parameters", "remove-cell"], ["remove-input"],
+                    ["hide-input"], ["hide-input"], ["remove-input"]]
+    table = out.cells[1].outputs[0]["data"]["text/html"]
+    assert "<code>k_target</code>" in table and "<code>5</code>" in table  # the value the run used
+    assert all(o.get("name") != "stderr" for c in out.cells[1:] for o in c.outputs)
+    assert out.cells[5].outputs[0]["text"].startswith("SELECT")  # printed content stays
+    assert log.read_text().count("fetched adult.data") == 2
+    assert out.metadata["papermill"]["input_path"] == "ch.ipynb"
+    assert "/home/me" not in path.read_text() and "/tmp/x" not in path.read_text()
+
+
+def test_the_downloaded_notebook_shows_the_values_not_placeholders() -> None:
+    store = {"acc": {"text/plain": "0.91234"}, "name": {"text/plain": "'k_target *'"},
+             "verdict": {"text/plain": "reproduced", "text/markdown": "**reproduced**"}}
+    text = ("Accuracy {glue:text}`acc:.2f` ({glue:text}`acc:.1%`) for {glue:text}`name`; "
+            "verdict {glue:md}`verdict`; {glue:text}`missing`; {glue:}`figure`.")
+    filled = publish.fill_glued_prose(text, store)
+    assert filled == ("Accuracy 0.91 (91.2%) for k\\_target \\*; verdict **reproduced**; "
+                      "{glue:text}`missing`; {glue:}`figure`.")
