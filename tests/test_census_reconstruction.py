@@ -239,6 +239,11 @@ def test_warfarin_members_and_non_members() -> None:
     r = warfarin_example(4000, seed=1)
     assert r["members"] > r["marginal"] and abs(r["members"] - r["non_members"]) < 0.05
     assert r["vs_marginal_abs"] == pytest.approx(r["members"] - r["marginal"])
+    # every gain carries its bootstrap interval (a Monte Carlo measurement), around the estimate
+    for k in ("vs_marginal_abs", "vs_marginal_rel", "vs_nonmembers_abs", "vs_nonmembers_rel"):
+        assert r[f"{k}_low"] < r[k] < r[f"{k}_high"]
+    assert r["vs_marginal_rel_high"] - r["vs_marginal_rel_low"] < 0.2
+    assert warfarin_example(4000, seed=1) == r  # deterministic in the seed
 
 
 def test_election_example() -> None:
@@ -329,3 +334,23 @@ def test_trace_summary() -> None:
     t = trace_summary(200, 10.0, 8.0, seed=0)
     assert t["arithmetic"] == 0.75 and 0.6 < t["home_work_hours"] < 0.9
     assert t["guess_accuracy"] < t["home_work_hours"]
+    assert t["home_work_hours_low"] < t["home_work_hours"] < t["home_work_hours_high"] < t["home_work_hours"] + 0.02
+
+
+def test_home_work_claim_is_an_illustration_and_stand_ins_are_not_inconclusive() -> None:
+    """The traces are drawn from F&W's own assumption: the claim is illustrated, whatever the share; no claim of the
+    chapter is 'inconclusive' because of its stand-in data."""
+    from anonlab import claims
+
+    c = claims.claim("fw.s3_2.home_work_explains_accuracy")
+    assert c.illustration and c.monte_carlo and c.compare == "at_least"
+    for value in (0.75, 0.5):
+        assert claims.decide(c, {"measured": value, "ci": [value - 0.01, value + 0.01]}) == claims.ILLUSTRATED
+    for c in claims.chapter_claims("04_census_reconstruction"):
+        if c.stand_in:
+            assert claims.decide(c, {"measured": 0.5, "ci": [0.0, 1.0]}) == claims.ILLUSTRATED, c.id
+
+
+def test_shares_carry_their_wilson_interval() -> None:
+    m = chapter.share(30, 40)
+    assert m.value == 0.75 and m.n == 40 and m.ci[0] < 0.75 < m.ci[1]

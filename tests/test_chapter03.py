@@ -123,7 +123,8 @@ def test_measure_curves_by_hand() -> None:
         "ns.empirical.rare_movies": True,  # mean gain (0.25 + 0.25 + 0.25) / 3 > 0
         "slides.netflix.rare_dimensions": True,  # 3/4 > 0.5
     }
-    assert got["ns.empirical.rare_movies"].note.endswith("across m = +0.250 (ratings ±1, dates ±14 d)")
+    assert "across m = +0.250 [" in got["ns.empirical.rare_movies"].note  # with its conservative interval
+    assert got["ns.empirical.exact_ratings_approx_dates"].note.startswith("toy: 1.000 [")  # the rate's Wilson interval
     assert got["ns.empirical.exact_ratings_approx_dates"].n == 4
     bad = dict(GOOD, ref={1: (0, 4), 2: (1, 4), 8: (2, 4)}, nodate={1: (0, 4), 2: (2, 4), 8: (2, 4)},
                rare={1: (0, 4), 2: (1, 4), 8: (2, 4)})
@@ -133,8 +134,9 @@ def test_measure_curves_by_hand() -> None:
 
 def test_measure_aux_errors_by_hand() -> None:
     wrong = pd.DataFrame({"re-identified": [0.9, 0.7, 0.6, 0.3, 0.1]}, index=pd.Index(range(5), name="wrong entries"))
+    wrong = wrong.assign(ci_low=wrong["re-identified"] - 0.05, ci_high=wrong["re-identified"] + 0.05)
     got = ch.measure_aux_errors(wrong, 8, 0.25, "toy")["ns.empirical.aux_errors"]
-    assert got.value is True and "0.900 with no wrong entry, 0.100 with 4 wrong" in got.note
+    assert got.value is True and "0.900 with no wrong entry, 0.600 [0.550, 0.650] with 2 wrong; 0.100 with 4" in got.note
     wrong.loc[2, "re-identified"] = 0.5  # 2 of 8 wrong (the paper's setting) must stay above one half
     assert ch.measure_aux_errors(wrong, 8, 0.25, "toy")["ns.empirical.aux_errors"].value is False
     assert ch.wrong_values(wrong, 8, 0.25) == {"wrong_k": 2, "wrong_rate": 0.5}
@@ -151,7 +153,9 @@ def test_precision_coverage_by_hand() -> None:
     assert row["false_match_rate"] == 0.25
     assert row["coverage_mixed"] == 0.5 and row["precision_mixed"] == 0.75
     assert pc.loc[0.0, "coverage_mixed"] == 1.0 and pc.loc[0.0, "precision_mixed"] == 3 / 8
-    assert ch.pc_values(pc.reset_index(), 1.5) == {"mixed_prec": 0.75, "mixed_cov": 0.5, "member_prec_min": 0.75}
+    vals = ch.pc_values(pc.reset_index(), 1.5)
+    assert vals.pop("mixed_prec_ci").startswith("[0.")
+    assert vals == {"mixed_prec": 0.75, "mixed_cov": 0.5, "member_prec_min": 0.75}
     assert row["answers_mixed"] == 4 and row["precision_mixed_ci_low"] < 0.75 < row["precision_mixed_ci_high"]
 
 
@@ -173,7 +177,7 @@ def test_with_readings_keeps_the_default_and_every_reading() -> None:
     b = {"x": Measurement(0.7, note="matched")}
     got = ch.with_readings({ch.SIM_PAPER: a, ch.SIM_MATCHED: b})["x"]
     assert (got.value, got.ci, got.n) == (0.5, (0.4, 0.6), 10)
-    assert dict(got.alternatives) == {ch.SIM_PAPER: 0.5, ch.SIM_MATCHED: 0.7}
+    assert dict(got.alternatives) == {ch.SIM_PAPER: Measurement(0.5, ci=(0.4, 0.6)), ch.SIM_MATCHED: 0.7}
     assert got.note == f"paper | {ch.SIM_MATCHED}: matched"
     with pytest.raises(ValueError, match="default reading"):
         ch.with_readings({ch.SIM_MATCHED: b})
@@ -240,9 +244,16 @@ def test_attack_results_use_the_protocol() -> None:
 def test_measure_worked_example_by_hand() -> None:
     ex, bob = ch.worked_example(1.5), ch.bob_example(1.5)
     got = ch.measure_worked_example(ex, bob)
-    assert got["slides.netflix.weight_v1"].value == pytest.approx(1 / math.log2(3))
-    assert got["slides.netflix.weight_v2"].value == 0.5
-    w1, w2 = 1 / math.log2(3), 0.5
+    # the weights as the slide defines them, 1/log|supp(i)|, under each base (supports 2, 3, 2)
+    assert got["slides.netflix.weight_v1"].value == pytest.approx(1 / math.log(2))
+    assert dict(got["slides.netflix.weight_v2"].alternatives) == pytest.approx(
+        {"natural log (N-S)": 1 / math.log(3), "log base 2": 1 / math.log2(3), "log base 10": 1 / math.log10(3)})
+    assert "1/log2(|supp| + 1) = 0.500" in got["slides.netflix.weight_v2"].note
+    for v in ("v1", "v2", "v3"):  # no base gives the printed numbers
+        c = claims.claim(f"slides.netflix.weight_{v}")
+        assert claims.decide(c, {"measured": got[c.id].value, "alternatives": {
+            k: {"measured": x} for k, x in got[c.id].alternatives.items()}}) == "not reproduced"
+    w1, w2 = 1 / math.log2(3), 0.5  # the scores: the book's fitted convention (an illustration)
     assert got["slides.netflix.score_r1"].value == pytest.approx((w1 * (1 - 0.5 / 5) + w2 * (1 - 0.3 / 5)) / 2)
     assert got["slides.netflix.score_r3"].value == pytest.approx(w2 * (1 - 0.3 / 5) / 2)
     out = got["slides.netflix.example_output_r1"]

@@ -122,9 +122,16 @@ def home_work_hours(traces: Traces) -> np.ndarray:
 
 
 def trace_summary(n_people: int, home_hours: float, work_hours: float, seed: int) -> dict[str, float]:
-    """F&W §3.2 on simulated traces: share of hours at home/work, and the fixed-schedule guess's accuracy."""
+    """F&W §3.2 on simulated traces: share of hours at home/work, and the fixed-schedule guess's accuracy.
+
+    ``home_work_hours_low`` / ``_high``: the 95 % interval of the mean share
+    over the simulated people (normal approximation, people independent).
+    """
     tr = simulate_traces(n_people, home_hours=home_hours, work_hours=work_hours, seed=seed)
+    share = home_work_hours(tr)
+    half = 1.959964 * float(share.std(ddof=1)) / np.sqrt(len(share)) if len(share) > 1 else np.inf
     return {"arithmetic": home_work_share(home_hours, work_hours),
-            "home_work_hours": float(home_work_hours(tr).mean()),
+            "home_work_hours": float(share.mean()),
+            "home_work_hours_low": float(share.mean() - half), "home_work_hours_high": float(share.mean() + half),
             "guess_accuracy": float(home_work_guess_accuracy(tr).mean()),
             "guess_accuracy_knowing_days_off": float(home_work_guess_accuracy(tr, assume_workdays=False).mean())}

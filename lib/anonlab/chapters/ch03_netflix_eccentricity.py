@@ -33,6 +33,7 @@ import pandas as pd
 from .. import claims
 from ..attacks import netflix as nf
 from ..claims import Measurement
+from ..measures import wilson_interval
 from ..data.netflix_synthetic import NETFLIX_SHAPE, RatingMatrix, generate_netflix_like
 from ..validation import Param, ParameterError, ParameterSpec
 from ..memory import MiB, MemoryEstimate
@@ -49,6 +50,8 @@ SIM_READINGS = (SIM_PAPER, SIM_MATCHED)
 NS_PHI = 1.5
 EX_PHI_NS = "φ = 1.5 (N-S's experiments)"
 EX_PHI_BELOW = "any φ below the example's eccentricity"
+#: The readings of the slide's w(i) = 1/log|supp(i)|, whose base is not printed: label -> base.
+WEIGHT_BASES = {"natural log (N-S)": math.e, "log base 2": 2.0, "log base 10": 10.0}
 #: The readings of Sim in Bob's cartoon (the slides define none).
 BOB_SIMS = {
     "Sim = 1 − |Δ|/5 (the worked example's)": nf.Similarity("linear", 5.0, None),
@@ -265,7 +268,7 @@ PAPER = {**{f"paper_w{i}": f"slides.netflix.weight_v{i}" for i in (1, 2, 3)},
 #: The verdicts the prose quotes, in the rules' words: glue key -> claim id (``run.glue_verdicts``).
 VERDICT_GLUE = {f"v_{cid.rsplit('.', 1)[-1]}": cid for cid in (
     "slides.netflix.example_output_r1", "slides.netflix.bob_isolation", "ns.empirical.detect_not_in_sample",
-    HEADLINE_8, HEADLINE_2)}
+    HEADLINE_8, HEADLINE_2, "slides.netflix.weight_v1", "slides.netflix.score_r1")}
 
 
 # --------------------------------------------------------------------------- data and experiments
@@ -364,9 +367,11 @@ def wrong_values(wrong: pd.DataFrame, m: int, wrong_fraction: float) -> dict[str
 
 
 def pc_values(pc: pd.DataFrame, phi: float) -> dict[str, float]:
-    """Precision and coverage at φ when half the targets are absent, and the members' lowest precision."""
+    """Precision (with its 95 % interval) and coverage at φ when half the targets are absent, and the members'
+    lowest precision."""
     row = pc.set_index("phi").loc[phi]
     return {"mixed_prec": float(row["precision_mixed"]), "mixed_cov": float(row["coverage_mixed"]),
+            "mixed_prec_ci": f"[{row['precision_mixed_ci_low']:.3f}, {row['precision_mixed_ci_high']:.3f}]",
             "member_prec_min": float(pc["precision"].min())}
 
 
@@ -540,15 +545,25 @@ def isolates_first(score: np.ndarray) -> bool:
 def measure_worked_example(ex: WorkedExample, bob: WorkedExample) -> dict[str, Measurement]:
     """The slides' weights, scores, output statement and Bob's cartoon.
 
-    * ``weight_v*``, ``score_r*``: the values under the slides' convention;
+    * ``weight_v*``: the slide's own formula w(i) = 1/log|supp(i)| under each
+      base of :data:`WEIGHT_BASES` (the default: N-S's natural log); the
+      convention that gives the printed numbers, 1/log2(|supp(i)| + 1), is
+      the book's fit and only named in the note;
+    * ``score_r*``: the values under that fitted convention (an illustration:
+      the ledger says why);
     * ``example_output_r1``: r1 is output, i.e. it scores best *and* passes the
       eccentricity test (gap over the population sd of the scores), under each
       reading of φ (:func:`example_readings`);
     * ``bob_isolation``: Bob's aux scores r1 strictly best, under each reading
       of Sim (:func:`bob_readings`; the first is the default).
     """
-    out = {f"slides.netflix.weight_{n}": Measurement(float(w), note="convention 1/log2(|supp(i)|+1)")
-           for n, w in zip(["v1", "v2", "v3"], ex.weights)}
+    support = np.asarray(ex.data.support, dtype=float)
+    by_base = {label: np.log(base) / np.log(support) for label, base in WEIGHT_BASES.items()}
+    default = next(iter(WEIGHT_BASES))
+    out = {f"slides.netflix.weight_{n}": Measurement(
+        float(by_base[default][i]), alternatives={label: float(w[i]) for label, w in by_base.items()},
+        note=f"the slide's 1/log|supp(i)| with |supp| = {support[i]:g}; the printed value is 1/log2(|supp| + 1) "
+             f"= {ex.weights[i]:.3f}, the book's fit") for i, n in enumerate(["v1", "v2", "v3"])}
     note = "weights 1/log2(|supp|+1), Sim = 1 - |Δ|/5, averaged over the m = 2 aux movies"
     out.update({f"slides.netflix.score_r{i + 1}": Measurement(float(s), note=note) for i, s in enumerate(ex.scores)})
     ex_runs = example_readings(ex)
@@ -612,6 +627,9 @@ def measure_curves(curves: nf.Curves, at: int, rating_error: int, date_errors: S
     * no dates: more than half at the largest m, and half reached at a larger m than with dates;
     * rare movies: re-identify more than uniformly chosen ones (mean gain over the m grid > 0);
     * rare dimensions (slides): more than half at m = ``at`` from perturbed aux on rare movies.
+
+    Each note gives the Monte Carlo interval of the rate it is decided on
+    (95 % Wilson; for the mean gain, :func:`mean_gain_interval`).
     """
     d_ref, phi = max(date_errors), curves.phi
     k = _curve_names(rating_error, date_errors)
@@ -619,24 +637,45 @@ def measure_curves(curves: nf.Curves, at: int, rating_error: int, date_errors: S
     uni, rare = curves.rates[k["uni"]], curves.rates[k["rare"]]
     m50_dates, m50_nodates = nf.first_m(curves.rates[k["ref"]]), nf.first_m(nodate)
     m_max, gain = int(nodate.index.max()), (rare["rate"] - uni["rate"]).mean()
+    g_lo, g_hi = mean_gain_interval(rare, uni)
+    ci = lambda r: f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]"  # noqa: E731
     return {
         "ns.empirical.exact_ratings_approx_dates": Measurement(
             bool(r_ref["rate"] > 0.5), n=int(r_ref["n"]),
-            note=f"{data_name}: {r_ref['rate']:.3f} re-identified at m = {at}, exact ratings, dates ±{d_ref} d, "
-                 f"phi = {phi:g} (criterion: more than half at m <= 8)"),
+            note=f"{data_name}: {r_ref['rate']:.3f} {ci(r_ref)} re-identified at m = {at}, exact ratings, dates "
+                 f"±{d_ref} d, phi = {phi:g} (criterion: more than half at m <= 8)"),
         "ns.empirical.no_dates": Measurement(
             bool(nodate["rate"].iloc[-1] > 0.5 and m50_nodates is not None and m50_dates is not None
                  and m50_nodates > m50_dates),
             note=f"{data_name}: half re-identified from m = {m50_dates} with dates ±{d_ref} d, from m = "
-                 f"{m50_nodates} without dates; {nodate['rate'].iloc[-1]:.3f} at m = {m_max}"),
+                 f"{m50_nodates} without dates; {nodate['rate'].iloc[-1]:.3f} {ci(nodate.iloc[-1])} at m = {m_max}"),
         "ns.empirical.rare_movies": Measurement(
             bool(gain > 0), note=f"{data_name}: mean gain of rare over uniformly chosen movies across m = "
-                                 f"{gain:+.3f} (ratings ±{rating_error}, dates ±{d_ref} d)"),
+                                 f"{gain:+.3f} [{g_lo:+.3f}, {g_hi:+.3f}] (ratings ±{rating_error}, dates "
+                                 f"±{d_ref} d)"),
         "slides.netflix.rare_dimensions": Measurement(
             bool(rare.loc[at, "rate"] > 0.5), n=int(rare.loc[at, "n"]),
-            note=f"{data_name}: {rare.loc[at, 'rate']:.3f} re-identified at m = {at} from perturbed aux "
-                 f"(±{rating_error} star, ±{d_ref} d) on rare movies"),
+            note=f"{data_name}: {rare.loc[at, 'rate']:.3f} {ci(rare.loc[at])} re-identified at m = {at} from "
+                 f"perturbed aux (±{rating_error} star, ±{d_ref} d) on rare movies"),
     }
+
+
+def mean_gain_interval(a: pd.DataFrame, b: pd.DataFrame) -> tuple[float, float]:
+    """A conservative 95 % interval of mean_m(rate_a − rate_b) over the m grid (two rate tables).
+
+    Each m's difference has half-width ``h_m = sqrt(ha_m² + hb_m²)`` (the two
+    Wilson half-widths, independent target sets); the same targets serve
+    every m, so the differences are correlated, and the mean of the ``h_m``
+    bounds the mean's half-width whatever the correlation (Minkowski).
+
+    >>> t = pd.DataFrame({"rate": [0.5, 0.7], "ci_low": [0.4, 0.6], "ci_high": [0.6, 0.8]})
+    >>> [round(x, 3) for x in mean_gain_interval(t, t.assign(rate=[0.4, 0.6]))]
+    [-0.041, 0.241]
+    """
+    half = lambda t: (t["ci_high"] - t["ci_low"]) / 2  # noqa: E731
+    h = float(np.sqrt(half(a) ** 2 + half(b) ** 2).mean())
+    gain = float((a["rate"] - b["rate"]).mean())
+    return gain - h, gain + h
 
 
 def measure_aux_errors(wrong: pd.DataFrame, m: int, wrong_fraction: float,
@@ -646,8 +685,10 @@ def measure_aux_errors(wrong: pd.DataFrame, m: int, wrong_fraction: float,
     k = nf.wrong_count(m, wrong_fraction)
     rate = wrong["re-identified"]
     ok = bool(rate.iloc[0] > rate.iloc[-1] and k in wrong.index and wrong.loc[k, "re-identified"] > 0.5)
+    at_k = (f"{wrong.loc[k, 're-identified']:.3f} [{wrong.loc[k, 'ci_low']:.3f}, {wrong.loc[k, 'ci_high']:.3f}] "
+            f"with {k} wrong; " if k in wrong.index else "")
     return {"ns.empirical.aux_errors": Measurement(
-        ok, note=f"{data_name}, m = {m}: {rate.iloc[0]:.3f} with no wrong entry, {rate.iloc[-1]:.3f} with "
+        ok, note=f"{data_name}, m = {m}: {rate.iloc[0]:.3f} with no wrong entry, {at_k}{rate.iloc[-1]:.3f} with "
                  f"{wrong.index[-1]} wrong; criterion: decreasing, and above one half with {k} wrong")}
 
 
@@ -657,8 +698,9 @@ def measure_detection(curves: nf.Curves, pc: pd.DataFrame, at: int, date_errors:
 
     * ``detect_not_in_sample``: with half the targets removed, the precision
       at φ (the share of named records that are the target's) with its 95 %
-      Wilson interval; the ledger accepts at least 0.9 (at most one answer in
-      ten wrong), and a miss whose interval reaches 0.9 is inconclusive;
+      Wilson interval (under every reading of Sim, see :func:`with_readings`);
+      the ledger accepts at least 0.9 (at most one answer in ten wrong), and a
+      miss whose interval reaches 0.9 is inconclusive;
     * ``eccentricity.rule``: the 95 % interval of members re-identified lies
       above that of removed targets matched (the intervals do not overlap).
     """
@@ -691,11 +733,16 @@ def with_readings(by_reading: Mapping[str, Mapping[str, Measurement]],
     ``by_reading`` maps each reading's label to the measurements made under
     it (same claim ids). The result keeps the default reading's value,
     interval, size and note, adds each other reading's note, and records
-    every reading's value as ``alternatives``.
+    every reading's value as ``alternatives`` (with its interval, if it has
+    one: a Monte Carlo measurement keeps it under every reading).
 
     >>> m = with_readings({"a": {"c": Measurement(True, note="x")}, "b": {"c": Measurement(False, note="y")}}, "a")
     >>> m["c"].value, dict(m["c"].alternatives), m["c"].note
     (True, {'a': True, 'b': False}, 'x | b: y')
+    >>> m = with_readings({"a": {"c": Measurement(0.9, ci=(0.8, 1.0))}, "b": {"c": Measurement(0.7, ci=(0.6, 0.8))}},
+    ...                   "a")
+    >>> m["c"].alternatives["b"].ci
+    (0.6, 0.8)
     """
     if default not in by_reading:
         raise ValueError(f"the default reading {default!r} is not among {list(by_reading)}")
@@ -704,7 +751,9 @@ def with_readings(by_reading: Mapping[str, Mapping[str, Measurement]],
     for cid, m in base.items():
         others = " | ".join(f"{r}: {ms[cid].note}" for r, ms in by_reading.items() if r != default)
         out[cid] = Measurement(m.value, ci=m.ci, n=m.n, note=f"{m.note} | {others}" if others else m.note,
-                               alternatives={r: ms[cid].value for r, ms in by_reading.items()})
+                               alternatives={r: ms[cid].value if ms[cid].ci is None
+                                             else Measurement(ms[cid].value, ci=ms[cid].ci)
+                                             for r, ms in by_reading.items()})
     return out
 
 
@@ -720,10 +769,11 @@ def theorem_share(thm: pd.DataFrame, epsilon: float, delta: float) -> float:
 def measure_theorem(thm: pd.DataFrame, epsilon: float, delta: float, data_name: str) -> dict[str, Measurement]:
     """Theorem 1 holds on the data if the share of :func:`theorem_share` is at least ``1 - ε``."""
     share, m_star = theorem_share(thm, epsilon, delta), int(thm["m"].iloc[0])
+    lo, hi = wilson_interval(round(share * len(thm)), len(thm))
     return {"ns.theorem.m_bound": Measurement(
         bool(share >= 1 - epsilon), n=len(thm),
         note=f"{data_name}: with m = {m_star} exact aux entries (Sim = 1) the best record has "
-             f"Sim(r, r') >= {1 - epsilon - delta:.2f} for {share:.3f} of {len(thm)} targets "
+             f"Sim(r, r') >= {1 - epsilon - delta:.2f} for {share:.3f} [{lo:.3f}, {hi:.3f}] of {len(thm)} targets "
              f"(needs >= {1 - epsilon:.2f}); eps = {epsilon}, delta = {delta}")}
 
 

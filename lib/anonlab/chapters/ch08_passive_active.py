@@ -66,7 +66,7 @@ CHAPTER = Chapter(
         Param("delta_private", "float", 1e-06, "δ at or below which a release counts as private",
               low=0, high=1, low_inclusive=False, high_inclusive=False),
         Param("reveal_probability", "float", 0.5,
-              "'with high probability': the output settles the target's vote at least this often",
+              "the book's stronger test (decides no verdict): the output settles the target's vote this often",
               low=0, high=1, low_inclusive=False),
         Param("noise_epsilon", "float", 1.0, "ε of the geometric noise of the noisy variants (None: skip them)",
               low=0, high=20, low_inclusive=False, nullable=True),
@@ -198,9 +198,10 @@ def sweep_table(sweep: Mapping[tuple[str, float], PartialKnowledgeDelta], epsilo
                 min_gap_orders: float = MIN_GAP_ORDERS) -> pd.DataFrame:
     """One row per (mechanism, p): passive and active δ at ε_verdict, Pr[output settles the vote], verdicts.
 
-    ``passive_private``: δ_P(ε_verdict) ≤ ``delta_private``;
-    ``active_learns``: the worst-case partial knowledge makes the output
-    settle the target's vote (privacy loss +∞) with probability at least
+    ``passive_private``: δ_P(ε_verdict) ≤ ``delta_private``; ``active_private``:
+    the same bar for δ_A; ``active_learns`` (the book's stronger test, not the
+    thesis's): the worst-case partial knowledge makes the output settle the
+    target's vote (privacy loss +∞) with probability at least
     ``reveal_probability``; ``threshold_protects``: private for the passive
     attacker while the exact tally at the same p is not; ``much_larger``: δ_A
     exceeds δ_P by at least ``min_gap_orders`` orders of magnitude.
@@ -219,6 +220,7 @@ def sweep_table(sweep: Mapping[tuple[str, float], PartialKnowledgeDelta], epsilo
         })
     df = pd.DataFrame(rows)
     df["passive_private"] = df["log10_delta_passive"] <= np.log10(delta_private)
+    df["active_private"] = df["log10_delta_active"] <= np.log10(delta_private)
     df["active_learns"] = df["settled_active"] >= reveal_probability
     df["gap_orders"] = df["log10_delta_active"] - df["log10_delta_passive"]
     df["much_larger"] = df["gap_orders"] >= min_gap_orders
@@ -273,18 +275,25 @@ def example7_table(sweep: Mapping[tuple[str, float], PartialKnowledgeDelta], eps
                    min_gap_orders: float = MIN_GAP_ORDERS) -> pd.DataFrame:
     """The thresholded tally's rows of :func:`sweep_table`, indexed by p, with Example 7's three statements.
 
-    ``defeats`` (``active_defeats_threshold``): the thresholded tally's active
-    δ(ε) equals the plain count's on the whole grid (``same_as_count``) and the
-    output settles the target's vote with probability ≥ ``reveal_probability``;
-    ``passive_private``: δ_P(ε_verdict) ≤ ``delta_private``; ``much_larger``
-    (``active_gap``): δ_A(ε_verdict) exceeds δ_P(ε_verdict) by at least
-    ``min_gap_orders`` orders of magnitude.
+    ``defeats`` (``active_defeats_threshold``, the thesis's claim: the fake
+    votes make "the thresholding pointless" and leave "a simple counting query
+    which does not provide privacy"): the thresholded tally's active δ(ε)
+    equals the plain count's on the whole grid (``same_as_count``) and is above
+    the chapter's privacy bar at ε_verdict (δ_A > ``delta_private``);
+    ``settles``: the book's own stronger test, shown beside it and deciding
+    nothing: ``defeats`` and the output settles the target's vote with
+    probability ≥ ``reveal_probability``; ``passive_private``:
+    δ_P(ε_verdict) ≤ ``delta_private``; ``much_larger`` (``active_gap``):
+    δ_A(ε_verdict) exceeds δ_P(ε_verdict) by at least ``min_gap_orders``
+    orders of magnitude.
     """
     table = sweep_table(sweep, epsilon_verdict, delta_private, reveal_probability, min_gap_orders)
     thr = table[table.mechanism == "thresholded tally"].set_index("p")
-    same = [bool(np.allclose(np.exp(sweep["thresholded tally", p].log_active),
-                             np.exp(sweep["exact tally", p].log_active), atol=1e-12, rtol=1e-9)) for p in thr.index]
-    return thr.assign(same_as_count=same, defeats=[s and bool(a) for s, a in zip(same, thr.active_learns)])
+    same = pd.Series([bool(np.allclose(np.exp(sweep["thresholded tally", p].log_active),
+                                       np.exp(sweep["exact tally", p].log_active), atol=1e-12, rtol=1e-9))
+                      for p in thr.index], index=thr.index)
+    defeats = same & ~thr.active_private
+    return thr.assign(same_as_count=same, defeats=defeats, settles=defeats & thr.active_learns)
 
 
 def example7_at(thr: pd.DataFrame, p: float) -> dict[str, bool]:
@@ -315,10 +324,13 @@ def measure_example7(sweep: Mapping[tuple[str, float], PartialKnowledgeDelta], p
             at[EX7_CLAIMS[0]], alternatives=alts[EX7_CLAIMS[0]],
             note=(f"p={p_example:g}: worst case {int(row.worst_known_yes)} of {known_votes} known votes Yes; "
                   f"thresholded δ_A(ε) {'equals' if row.same_as_count else 'differs from'} the plain count's on "
-                  f"the ε grid; the output settles the vote with probability {row.settled_active:.3f} "
-                  f"(bar {reveal_probability:g}). Holds for {_p_range(thr, 'defeats')}"
+                  f"the ε grid; δ_A(ε={epsilon_verdict:g}) = {row.delta_active:.3g} (privacy bar "
+                  f"{delta_private:g}). Holds for {_p_range(thr, 'defeats')}"
                   + ("" if known_votes >= threshold else
-                     f"; the attacker controls fewer votes ({known_votes}) than the threshold ({threshold})"))),
+                     f"; the attacker controls fewer votes ({known_votes}) than the threshold ({threshold})")
+                  + f". The book's stronger test, not the thesis's (the output settles the vote with probability "
+                    f"≥ {reveal_probability:g}): {row.settled_active:.3f} here, passed for "
+                    f"{_p_range(thr, 'settles')}")),
         EX7_CLAIMS[1]: Measurement(
             at[EX7_CLAIMS[1]], alternatives=alts[EX7_CLAIMS[1]],
             note=(f"p={p_example:g}: δ_P(ε={epsilon_verdict:g}) = 10^{row.log10_delta_passive:.1f} "
@@ -334,13 +346,14 @@ def measure_example7(sweep: Mapping[tuple[str, float], PartialKnowledgeDelta], p
 def readings_detail(table: pd.DataFrame, readings: Mapping[str, float]) -> pd.DataFrame:
     """What each reading of p measures (thresholded tally, from :func:`sweep_table`): one row per reading.
 
-    Columns: ``p``, the probability that the output settles the target's vote
-    for the active attacker, log10 of the passive δ at ε_verdict, and the
-    active/passive gap in orders of magnitude.
+    Columns: ``p``, the active δ at ε_verdict (the thesis's claim: above the
+    privacy bar), log10 of the passive δ at ε_verdict, the active/passive gap
+    in orders of magnitude, and the probability that the output settles the
+    target's vote for the active attacker (the book's stronger test).
     """
     thr = table[table.mechanism == "thresholded tally"].set_index("p")
     rows = {label: {"p": float(p), **{c: float(thr.loc[float(p), c]) for c in
-                                      ("settled_active", "log10_delta_passive", "gap_orders")}}
+                                      ("delta_active", "log10_delta_passive", "gap_orders", "settled_active")}}
             for label, p in readings.items()}
     return pd.DataFrame.from_dict(rows, orient="index")
 

@@ -75,7 +75,8 @@ def p_summary(table: pd.DataFrame, epsilon_verdict: float, delta_private: float,
            label="active: output settles the target's vote")
     b.plot(thr.p, 10.0 ** thr.log10_settled_passive, marker="o", color=STYLE["passive"]["color"],
            label="passive: same")
-    b.axhline(reveal_probability, color="grey", linewidth=0.8, label=f"'high probability' bar ({reveal_probability:g})")
+    b.axhline(reveal_probability, color="grey", linewidth=0.8,
+              label=f"the book's stronger test ({reveal_probability:g})")
     for ax in (a, b):
         ax.axvline(p_example, color="#888", linestyle="-.", linewidth=0.8)
     b.set(xscale="log", xlabel="p (probability of a Yes vote)", ylabel="probability", ylim=(-0.02, 1.02),
