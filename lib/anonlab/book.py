@@ -104,6 +104,9 @@ def build_html(out: Path | None = None, *, strict: bool = True) -> Path:
     root = paths.project_root()
     out = out or root
     vendor_mathjax()
+    from .explore import vendor_plotly
+
+    vendor_plotly()
     cmd = [
         str(Path(sys.executable).with_name("jupyter-book")), "build", str(paths.book_dir()),
         "--config", str(root / "_config.yml"), "--toc", str(root / "_toc.yml"),

@@ -13,6 +13,8 @@ turns a report into one line per problem, against these rules (issue "The book r
   ``MIN_TEXT_PT / FIGURE_TEXT_PT`` of its natural width shrinks its text below the limit (on a narrow
   screen a wide figure keeps its natural size and scrolls instead, see ``book/_static/anonlab.css``);
 - no visible code cell above the first figure is longer than :data:`MAX_CODE_LINES` lines;
+- every explorable figure draws with Plotly, and at both ends of its slider draws exactly the frames the
+  runs recorded, which differ;
 - every figure is numbered with a caption (a ``figcaption``) and has an alt text in words (not the
   file's hash), when ``captions`` is asked for.
 """
@@ -35,10 +37,29 @@ FIGURE_DPI = 110  # anonlab.plotting.book_style: figure.dpi (the inline backend 
 MAX_CODE_LINES = 5
 
 _SCRIPT = r"""
-window.addEventListener('load', function () {
+function anonlabExplorables() {
+  // Move each explorable figure's slider to both ends; read what Plotly drew against the frames it holds.
+  var out = [];
+  document.querySelectorAll('.anonlab-explorable').forEach(function (root) {
+    var d = JSON.parse(root.querySelector('script.anonlab-explorable-data').textContent);
+    var plot = root.querySelector('.anonlab-explorable-plot');
+    var slider = root.querySelector('input[type=range]');
+    var r = {parameter: d.parameter, drawn: !!(plot && plot.data), ends: []};
+    [0, d.values.length - 1].forEach(function (i) {
+      slider.value = i; slider.dispatchEvent(new Event('input'));
+      var drawn = plot && plot.data ? plot.data.slice(0, d.frames[i].length).map(function (t) {
+        return Array.prototype.slice.call(t.y); }) : null;
+      r.ends.push({value: d.values[i], drawn: drawn,
+                   recorded: d.frames[i].map(function (s) { return s.y; })});
+    });
+    out.push(r);
+  });
+  return out;
+}
+function anonlabMeasure() {
   var art = document.querySelector('article') || document.body;
   var right = art.getBoundingClientRect().right;
-  var r = {width: window.innerWidth, tables: [], figures: [], code: []};
+  var r = {width: window.innerWidth, tables: [], figures: [], code: [], explorables: anonlabExplorables()};
   document.querySelectorAll('table.verdict-table, table.verdict-summary, table.parameters-table')
     .forEach(function (t) {
       var box = t.getBoundingClientRect();
@@ -63,6 +84,10 @@ window.addEventListener('load', function () {
   pre.id = 'anonlab-layout';
   pre.textContent = JSON.stringify(r);
   document.body.appendChild(pre);
+}
+window.addEventListener('load', function () {
+  var ready = window.anonlabPlotly || Promise.resolve();
+  ready.then(function () { setTimeout(anonlabMeasure, 300); }, function () { setTimeout(anonlabMeasure, 0); });
 });
 """
 
@@ -105,6 +130,21 @@ def layout_report(html_dir: Path, pages: list[str], browser: str, width: int) ->
     return out
 
 
+def _explorable_problems(page: str, e: dict[str, Any]) -> list[str]:
+    """An explorable figure must draw, change between the slider's ends, and draw exactly the recorded frames."""
+    where = f"{page}: the explorable figure over {e.get('parameter')}"
+    if not e.get("drawn"):
+        return [f"{where} did not draw (Plotly.js did not load?)"]
+    ends = e.get("ends", [])
+    problems = []
+    for end in ends:
+        if end["drawn"] != end["recorded"]:
+            problems.append(f"{where} at {end['value']} draws other values than the recorded run")
+    if len(ends) == 2 and ends[0]["recorded"] == ends[1]["recorded"]:
+        problems.append(f"{where} shows the same values at both ends of the slider")
+    return problems
+
+
 def layout_problems(report: dict[str, dict[str, Any]], *, captions: bool = True) -> list[str]:
     """One line per rule a page breaks (see the module docstring); empty when every page reads well."""
     problems = []
@@ -126,6 +166,8 @@ def layout_problems(report: dict[str, dict[str, Any]], *, captions: bool = True)
                 problems.append(f"{name}: figure {f['src']} has no caption")
             if captions and (not f.get("alt") or re.fullmatch(r"[0-9a-f]{16,}(\.png)?", f["alt"])):
                 problems.append(f"{name}: figure {f['src']} has no alt text in words")
+        for e in r.get("explorables", []):
+            problems += _explorable_problems(name, e)
         long = [n for n in r.get("code", []) if n > MAX_CODE_LINES]
         if long:
             problems.append(f"{name} at {r['width']} px: code cells of {long} lines above the first figure")

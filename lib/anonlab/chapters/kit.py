@@ -188,6 +188,26 @@ class ChapterRun:
         fresh = dict(compute_missing(todo)) if todo else {}
         return {s: self.cached(step, lambda s=s: fresh[s], **keys[s]) for s in keys}
 
+    def explorable(self, title: str, parameter: str, values: Iterable[Any],
+                   frame: Callable[[Any], Mapping[str, tuple[Any, Any]]], *, x_label: str, y_label: str,
+                   claim_id: str | None = None, key: Mapping[str, Any] | None = None, **kw: Any) -> Any:
+        """An explorable figure (:mod:`anonlab.explore`): a slider over ``parameter``, one frame per value.
+
+        ``frame(value)`` runs the chapter's library code at that value and returns ``{series: (x, y)}``;
+        each frame is cached under the step ``explore_<parameter>`` and ``key`` (every other input it
+        depends on) like any other step. With ``claim_id`` the figure draws the band of values the
+        claim's tolerance accepts. The run's own value of ``parameter`` gives the static fallback.
+        """
+        from .. import explore
+
+        values = list(values)
+        frames = {v: self.cached(f"explore_{parameter}", lambda v=v: dict(frame(v)), value=v, **dict(key or {}))
+                  for v in values}
+        if claim_id is not None and "band" not in kw:
+            kw["band"] = explore.claim_band(claims.claim(claim_id), frames.values())
+        return explore.build_explorable(title, parameter, values, frames.__getitem__, x_label=x_label,
+                                        y_label=y_label, current=self.p.get(parameter), **kw)
+
     # -- record and verdicts -------------------------------------------------
     def record(self, measurements: Mapping[str, Measurement | Any]) -> pd.DataFrame:
         """Record claim measurements; return their verdicts (id -> reported, measured, ci, verdict)."""
