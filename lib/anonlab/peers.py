@@ -41,7 +41,7 @@ from . import paths
 from .measures import AttackResult
 
 __all__ = ["PEERS_PYTHON_ENV", "LOCK_NAME", "SCRIPT", "PeerError", "PeerInputs", "peers_python", "lock_path",
-           "write_inputs", "run_peers", "predictions_of", "inputs_digest"]
+           "write_inputs", "run_peers", "predictions_of", "inputs_digest", "environment_digest"]
 
 PEERS_PYTHON_ENV = "ANONLAB_PEERS_PYTHON"
 LOCK_NAME = "requirements-peers.lock"
@@ -187,6 +187,15 @@ def write_inputs(inputs: PeerInputs, folder: str | Path) -> Path:
     spec = folder / "spec.json"
     spec.write_text(json.dumps(_spec(inputs, files), indent=1, sort_keys=True), encoding="utf-8")
     return spec
+
+
+def environment_digest() -> str:
+    """SHA-256 of the peers' lock and script: part of the key of a cached peer run."""
+    h = hashlib.sha256()
+    for f in (lock_path(), SCRIPT):
+        if f.exists():
+            h.update(f.read_bytes())
+    return h.hexdigest()
 
 
 def inputs_digest(folder: str | Path) -> str:

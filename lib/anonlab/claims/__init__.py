@@ -12,7 +12,10 @@ Four modules, one job each:
     attack results, and reading them back (:func:`collect_results`,
     :func:`attack_table`);
 :mod:`~anonlab.claims.pages`
-    the verdict tables and pages of the book.
+    the verdict tables and pages of the book;
+:mod:`~anonlab.claims.yardstick`
+    every recorded attack on one yardstick, with its run and its claim's
+    verdict (the synthesis chapter and the front page's row).
 
 This package re-exports their public names, so ``from anonlab import
 claims; claims.reported(...)`` reads as before.
@@ -26,11 +29,14 @@ from .pages import verdict_counts, verdict_html_table, verdict_summary_html, ver
 from .recorder import ATTACKS_SUFFIX, RESULTS_SUFFIX, Measurement, Recorder, attack_table, collect_results, \
     load_attacks, with_verdicts
 from .rules import SHORT_VERDICT, VERDICTS, decide, phrase, reading_verdict, verdict
+from .yardstick import RecordedRun, recorded_run, recorded_verdicts, write_yardstick_summary, yardstick_counts, \
+    yardstick_table
 
 __all__ = [
     "COMPARISONS", "DATA_STATES", "Claim", "ClaimError", "chapter_claims", "claim", "describe_reported", "ledger",
     "load_ledger", "reported", "verdict_counts", "verdict_html_table", "verdict_summary_html", "verdict_table",
     "write_verdict_pages", "ATTACKS_SUFFIX", "RESULTS_SUFFIX", "Measurement", "Recorder", "attack_table",
     "collect_results", "load_attacks", "with_verdicts", "SHORT_VERDICT", "VERDICTS", "decide", "phrase",
-    "reading_verdict", "verdict",
+    "reading_verdict", "verdict", "RecordedRun", "recorded_run", "recorded_verdicts", "write_yardstick_summary",
+    "yardstick_counts", "yardstick_table",
 ]
