@@ -40,7 +40,7 @@ import pandas as pd
 from . import paths
 from .measures import AttackResult
 
-__all__ = ["PEERS_PYTHON_ENV", "LOCK_NAME", "SCRIPT", "PeerError", "PeerInputs", "peers_python", "lock_path",
+__all__ = ["PEERS_PYTHON_ENV", "LOCK_NAME", "SCRIPT", "PeerError", "PeersMissing", "PeerInputs", "peers_python", "lock_path",
            "write_inputs", "run_peers", "predictions_of", "inputs_digest", "environment_digest"]
 
 PEERS_PYTHON_ENV = "ANONLAB_PEERS_PYTHON"
@@ -51,7 +51,11 @@ SCRIPT = Path(__file__).with_name("peers_script.py")
 
 
 class PeerError(RuntimeError):
-    """The peers' environment is missing, or a peer run failed."""
+    """A peer run failed."""
+
+
+class PeersMissing(PeerError):
+    """The peers' environment is not there (``make peers`` creates it)."""
 
 
 def _checkouts() -> list[Path]:
@@ -214,17 +218,19 @@ def inputs_digest(folder: str | Path) -> str:
 def run_peers(inputs: PeerInputs, folder: str | Path | None = None, *, timeout: float = 600) -> dict[str, Any]:
     """Write the inputs, run both peer tools in their environment, return their numbers.
 
-    Raises :class:`PeerError` when the environment is missing (``make
-    peers`` creates it) or the run fails (with the end of its error output).
+    Raises :class:`PeersMissing` when the environment is missing (``make
+    peers`` creates it), :class:`PeerError` when the run fails (with the end
+    of its error output).
     """
     exe = peers_python()
     if exe is None:
-        raise PeerError(f"the peers' environment is missing: run `make peers` (creates {VENV_NAME} from "
+        raise PeersMissing(f"the peers' environment is missing: run `make peers` (creates {VENV_NAME} from "
                         f"{LOCK_NAME}) or set {PEERS_PYTHON_ENV}")
     folder = Path(folder) if folder is not None else Path(tempfile.mkdtemp(prefix="anonlab-peers-"))
     write_inputs(inputs, folder)
     out = folder / "results.json"
-    env = {**os.environ, "OMP_NUM_THREADS": "2", "NUMBA_NUM_THREADS": "2", "PYTHONHASHSEED": "0"}
+    env = {**os.environ, "OMP_NUM_THREADS": "2", "NUMBA_NUM_THREADS": "2", "PYTHONHASHSEED": "0",
+           "MPLBACKEND": "Agg"}  # the ALC package imports matplotlib; a notebook kernel's backend is not there
     env.pop("PYTHONPATH", None)  # the peers' environment must not see the book's packages
     try:
         proc = subprocess.run([str(exe), str(SCRIPT), str(folder), str(out)], capture_output=True, text=True,

@@ -608,3 +608,13 @@ def peer_glue_missing(reason: str) -> dict[str, Any]:
 def relations_missing() -> dict[str, float]:
     """The keys of :func:`relations`, NaN (the peers did not run)."""
     return {"risk_vs_pi_of_rates": math.nan, "alc_vs_pi_full": math.nan, "wilson_shift": math.nan}
+
+
+def not_on_scale(table: pd.DataFrame) -> pd.DataFrame:
+    """What cannot be placed: the recorded attacks by reason, then each result that is not an attack."""
+    grouped = off_reasons(table).reset_index()
+    rows = [{"what": f"{r['attacks']} recorded attack(s)", "chapters": r["chapters"], "why": r["why_off"],
+             "claim's verdict": ""} for r in grouped.to_dict("records")]
+    rows += [{"what": r["name"], "chapters": r["chapter"].split("_")[0], "why": r["why_off"],
+              "claim's verdict": r["verdict"]} for r in table[~table["recorded"]].to_dict("records")]
+    return pd.DataFrame(rows).set_index("what")
