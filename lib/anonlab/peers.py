@@ -16,8 +16,9 @@ peers``). This module
    (:func:`run_peers`), which calls the packages as released;
 3. reads their numbers back (a plain dict, see the script's docstring).
 
-Nothing here re-implements either tool. The comparison with the book's
-precision, coverage and PI is in :mod:`anonlab.chapters.ch09_one_yardstick`.
+Nothing here re-implements either tool. :func:`anonymeter_vs_pi` and
+:func:`alc_vs_pi` set the peers' numbers beside the book's precision,
+coverage and PI on the same guesses (chapter 9).
 
 ``ANONLAB_PEERS_PYTHON`` names another interpreter with the same packages.
 """
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import subprocess
 import tempfile
@@ -38,10 +40,12 @@ import numpy as np
 import pandas as pd
 
 from . import paths
-from .measures import AttackResult
+from .measures import AttackResult, precision_improvement, score
 
 __all__ = ["PEERS_PYTHON_ENV", "LOCK_NAME", "SCRIPT", "PeerError", "PeersMissing", "PeerInputs", "peers_python", "lock_path",
-           "write_inputs", "run_peers", "predictions_of", "inputs_digest", "environment_digest"]
+           "write_inputs", "run_peers", "predictions_of", "inputs_digest", "environment_digest",
+           "anonymeter_vs_pi", "alc_vs_pi", "relations", "relations_missing", "summary_numbers",
+           "summary_numbers_missing"]
 
 PEERS_PYTHON_ENV = "ANONLAB_PEERS_PYTHON"
 LOCK_NAME = "requirements-peers.lock"
@@ -240,3 +244,185 @@ def run_peers(inputs: PeerInputs, folder: str | Path | None = None, *, timeout: 
     if proc.returncode != 0 or not out.exists():
         raise PeerError(f"the peer tools failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
     return json.loads(out.read_text(encoding="utf-8"))
+
+
+# ---------------------------------------------------------------------------
+# the peers' numbers beside the book's, on the same guesses
+# ---------------------------------------------------------------------------
+
+
+def _result(name: str, rows: pd.DataFrame, secret: str, correct: Mapping[str, bool],
+            guesses: Mapping[str, Any]) -> AttackResult:
+    """An attack result from a peer's per-target guesses (their correctness by the peer's own rule)."""
+    ids = [i for i in correct]
+    labels = rows.index.to_numpy()
+    by_str = {str(x): x for x in labels}
+    targets = np.array([by_str[i] for i in ids])
+    return AttackResult(name, targets, rows.loc[targets, secret].to_numpy(), np.ones(len(ids), dtype=bool),
+                        np.array([guesses[i] for i in ids], dtype=object),
+                        correct=np.array([bool(correct[i]) for i in ids]))
+
+
+def anonymeter_vs_pi(inputs: Any, peers: Mapping[str, Any]) -> pd.DataFrame:
+    """Anonymeter's risk beside the book's PI, on the same guesses (one row per release, then the naive attack).
+
+    For each release, Anonymeter's own attack guessed the secret of every
+    target and every control record; the book scores those guesses: the
+    attack's precision on the targets, the same attack's precision on the
+    control records, PI with the control in the baseline's role (raw
+    proportions), PI of Anonymeter's own (Wilson-centre) rates, and PI
+    against the book's non-member baseline on the same targets. The naive
+    attack row is Anonymeter's ``EvaluationResults`` on the counts of the
+    book's recorded attack, its baseline (same targets) in the control's role.
+    """
+    rows = []
+    for release, res in peers["anonymeter"].items():
+        atk = _result(f"Anonymeter's attack on {release}", inputs.targets, inputs.secret,
+                      res["correct"]["targets"], res["guesses"]["targets"])
+        ctl = _result("the same attack on the control records", inputs.control, inputs.secret,
+                      res["correct"]["control"], res["guesses"]["control"])
+        s_atk, s_ctl = score(atk), score(ctl)
+        vs_base = score(atk, inputs.baseline_on_targets)
+        a, c = res["attack_rate"]["value"], res["control_rate"]["value"]
+        rows.append({"input": release, "attack": "Anonymeter's nearest-row attack", "targets": atk.n_targets,
+                     "precision": s_atk.precision, "control precision": s_ctl.precision,
+                     "PI, control as baseline": float(precision_improvement(s_atk.precision, s_ctl.precision)),
+                     "Anonymeter attack rate": a, "Anonymeter control rate": c,
+                     "PI of Anonymeter's rates": float(precision_improvement(a, c)),
+                     "Anonymeter risk": res["risk"], "risk low": res["risk_ci"][0], "risk high": res["risk_ci"][1],
+                     "baseline precision (same targets)": vs_base.baseline_precision,
+                     "PI vs baseline (same targets)": vs_base.precision_improvement,
+                     "PI low": vs_base.precision_improvement_ci[0], "PI high": vs_base.precision_improvement_ci[1]})
+    for name, (attack, base) in inputs.scored.items():
+        res = peers["anonymeter_counts"][name]
+        s = score(attack, base)
+        a, c = res["attack_rate"]["value"], res["control_rate"]["value"]
+        rows.append({"input": "ε-DP counts (chapter 5)", "attack": f"the book's {name}", "targets": attack.n_targets,
+                     "precision": s.precision, "control precision": s.baseline_precision,
+                     "PI, control as baseline": s.precision_improvement,
+                     "Anonymeter attack rate": a, "Anonymeter control rate": c,
+                     "PI of Anonymeter's rates": float(precision_improvement(a, c)),
+                     "Anonymeter risk": res["risk"], "risk low": res["risk_ci"][0], "risk high": res["risk_ci"][1],
+                     "baseline precision (same targets)": s.baseline_precision,
+                     "PI vs baseline (same targets)": s.precision_improvement,
+                     "PI low": s.precision_improvement_ci[0], "PI high": s.precision_improvement_ci[1]})
+    return pd.DataFrame(rows).set_index(["input", "attack"])
+
+
+def alc_vs_pi(inputs: Any, peers: Mapping[str, Any]) -> pd.DataFrame:
+    """The ALC package's score beside PI and coverage, on the same predictions.
+
+    One row per comparison the peers scored: each release's attack against
+    the book's baseline model and against the control attack, and the
+    book's naive attack against its baseline. The ALC picks, for attack and
+    baseline separately, the confidence threshold with the best
+    precision-recall coefficient PRC (precision at the Wilson midpoint,
+    weighted by recall); PI compares the two on the same targets at the
+    attack's own coverage. ``PI at the ALC's recall`` is the book's PI of
+    the attack restricted to the predictions the ALC kept (its most
+    confident ones), against the baseline on those same targets.
+    """
+    rows = []
+    for key, res in peers["alc"].items():
+        a, b = res["attack"], res["base"]
+        row = {"comparison": key, "ALC": res["alc"], "attack precision (midpoint)": a["prec"],
+               "attack recall": a["recall"], "attack PRC": a["prc"], "base precision (midpoint)": b["prec"],
+               "base recall": b["recall"], "base PRC": b["prc"],
+               "PI of the midpoints": float(precision_improvement(a["prec"], b["prec"]))
+               if a["recall"] > 0 and b["recall"] > 0 else math.nan}
+        name = key.split(" | ")[0]
+        if name in inputs.scored:
+            attack, base = inputs.scored[name]
+            s = score(attack, base)
+            row.update({"PI (book, every target)": s.precision_improvement, "coverage (book)": s.coverage})
+            kept = _top_share(attack, a["recall"])
+            sk = score(kept, base)
+            row.update({"PI at the ALC's recall": sk.precision_improvement, "coverage there": sk.coverage})
+        else:
+            res_a = peers["anonymeter"][name]
+            atk = _result(name, inputs.targets, inputs.secret, res_a["correct"]["targets"],
+                          res_a["guesses"]["targets"])
+            other = inputs.baseline_on_targets if key.endswith("baseline model") else None
+            if other is not None:
+                s = score(atk, other)
+                row.update({"PI (book, every target)": s.precision_improvement, "coverage (book)": s.coverage})
+            else:
+                ctl = _result(name, inputs.control, inputs.secret, res_a["correct"]["control"],
+                              res_a["guesses"]["control"])
+                row.update({"PI (book, every target)": float(precision_improvement(score(atk).precision,
+                                                                                   score(ctl).precision)),
+                            "coverage (book)": 1.0})
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("comparison")
+
+
+def _top_share(result: AttackResult, share: float) -> AttackResult:
+    """The result keeping only its most confident predictions, ``share`` of the targets (ties kept together)."""
+    if result.confidence is None or share >= 1 or share <= 0:
+        return result
+    k = max(1, int(round(share * result.n_targets)))
+    threshold = np.sort(result.confidence[result.predicted])[::-1][min(k, int(result.predicted.sum())) - 1]
+    return result.at_threshold(float(threshold))
+
+
+def relations(anon: pd.DataFrame, alc: pd.DataFrame) -> dict[str, float]:
+    """How far the tools are from the book's formulas on this run (the largest absolute differences).
+
+    ``risk_vs_pi_of_rates``: Anonymeter's risk against PI of its own rates
+    where that PI is in [0, 1] (the risk clips it there); ``alc_vs_pi_full``:
+    the ALC against PI of the two precisions where both recalls are 1 (the
+    ALC rounds to 4 decimals); ``wilson_shift``: PI of Anonymeter's rates
+    against PI of the raw proportions.
+    """
+    inside = anon[(anon["PI of Anonymeter's rates"] >= 0) & (anon["PI of Anonymeter's rates"] <= 1)]
+    full = alc[(alc["attack recall"] == 1) & (alc["base recall"] == 1)]
+    return {
+        "risk_vs_pi_of_rates": float((inside["Anonymeter risk"] - inside["PI of Anonymeter's rates"]).abs().max())
+        if len(inside) else math.nan,
+        "alc_vs_pi_full": float((full["ALC"] - full["PI of the midpoints"]).abs().max()) if len(full) else math.nan,
+        "wilson_shift": float((anon["PI of Anonymeter's rates"] - anon["PI, control as baseline"]).abs().max()),
+    }
+
+
+def summary_numbers(anon: pd.DataFrame, alc: pd.DataFrame, peers: Mapping[str, Any]) -> dict[str, Any]:
+    """The peers' numbers chapter 9's prose quotes."""
+    m = anon.xs("members published", level="input").iloc[0]
+    s = anon.xs("synthetic copy", level="input").iloc[0]
+    naive = anon.xs("ε-DP counts (chapter 5)", level="input").iloc[0]
+    nrow = alc.loc["naive attack"]
+    grid = pd.DataFrame(peers["alc_grid"])
+    at = {r: float(grid.loc[(grid["recall"] - r).abs().idxmin(), "alc"]) for r in (0.01, 0.001)}
+    out = {
+        "risk_members": float(m["Anonymeter risk"]), "risk_width_members": float(m["risk high"] - m["risk low"]),
+        "risk_synth": float(s["Anonymeter risk"]), "risk_naive": float(naive["Anonymeter risk"]),
+        "pi_members_ctl": float(m["PI, control as baseline"]), "pi_members_base": float(m["PI vs baseline (same targets)"]),
+        "pi_synth_ctl": float(s["PI, control as baseline"]), "pi_synth_base": float(s["PI vs baseline (same targets)"]),
+        "p_members": float(m["precision"]), "p_members_ctl": float(m["control precision"]),
+        "p_members_base": float(m["baseline precision (same targets)"]),
+        "pi_naive": float(naive["PI vs baseline (same targets)"]),
+        "alc_members": float(alc.loc["members published | baseline model", "ALC"]),
+        "alc_members_ctl": float(alc.loc["members published | control attack", "ALC"]),
+        "alc_synth": float(alc.loc["synthetic copy | baseline model", "ALC"]),
+        "alc_naive": float(nrow["ALC"]), "alc_naive_recall": float(nrow["attack recall"]),
+        "alc_naive_base_recall": float(nrow["base recall"]), "pi_naive_at_alc": float(nrow["PI at the ALC's recall"]),
+        "alc_at_1pct": at[0.01], "alc_at_01pct": at[0.001],
+        "anonymeter_version": peers["versions"]["anonymeter"],
+        "alc_version": peers["versions"]["anonymity-loss-coefficient"],
+        "peer_seconds": float(sum(r["seconds"] for r in peers["anonymeter"].values())),
+    }
+    return out
+
+
+def summary_numbers_missing(reason: str) -> dict[str, Any]:
+    """The same keys as :func:`summary_numbers` when the peers did not run: NaN numbers, ``reason`` as text."""
+    text = {"anonymeter_version", "alc_version"}
+    keys = ("risk_members", "risk_width_members", "risk_synth", "risk_naive", "pi_members_ctl", "pi_members_base",
+            "pi_synth_ctl", "pi_synth_base", "p_members", "p_members_ctl", "p_members_base", "pi_naive",
+            "alc_members", "alc_members_ctl", "alc_synth", "alc_naive", "alc_naive_recall", "alc_naive_base_recall",
+            "pi_naive_at_alc", "alc_at_1pct", "alc_at_01pct", "anonymeter_version", "alc_version", "peer_seconds")
+    return {k: (reason if k in text else math.nan) for k in keys}
+
+
+def relations_missing() -> dict[str, float]:
+    """The keys of :func:`relations`, NaN (the peers did not run)."""
+    return {"risk_vs_pi_of_rates": math.nan, "alc_vs_pi_full": math.nan, "wilson_shift": math.nan}

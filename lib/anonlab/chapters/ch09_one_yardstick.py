@@ -1,29 +1,18 @@
 """Chapter 9: one yardstick for every attack of the book, reconciled with Anonymeter and the ALC package.
 
-The chapter runs no attack. It reads what chapters 1-8 recorded
-(``book/<chapter>.attacks.pkl``, ``.results.json``, ``.params.json``)
-through the kit (:meth:`~anonlab.chapters.kit.ChapterRun.yardstick`), which
-scores every attack with the one protocol of :mod:`anonlab.measures`
-(precision and coverage with Wilson intervals, the baseline's precision on
-the same targets, PI = (P_atk − P_base)/(1 − P_base), [FW24] Eq 6). This
-module says what each recorded attack is (:data:`SOURCES`: the paper, the
-data, what the attacker knows, the ledger claim it belongs to), lists the
-results that cannot be put on the scale with the reason
-(:data:`OFF_SCALE`), and turns the table into the chapter's findings.
-
-The second half runs the two tools practitioners use for the same question
-on inputs the book writes (:mod:`anonlab.peers`): Anonymeter's inference
-evaluator (risk = (attack − control)/(1 − control)) and Francis's ALC
-package (a precision-recall score against a baseline), and sets their
-numbers beside PI and coverage (:func:`anonymeter_vs_pi`,
-:func:`alc_vs_pi`).
+The chapter runs no attack: the kit reads what chapters 1-8 recorded and scores every attack with the one
+protocol of :mod:`anonlab.measures` (:meth:`~anonlab.chapters.kit.ChapterRun.yardstick`: precision and
+coverage with Wilson intervals, the baseline's precision on the same targets, PI = (P_atk − P_base) /
+(1 − P_base), [FW24] Eq 6). This module says what each recorded attack is (:data:`SOURCES`), lists the
+results that cannot be put on the scale with the reason (:data:`OFF_SCALE`), turns the table into the
+findings, and writes the peer tools' inputs from chapter 5's recorded run (:func:`peer_inputs`; the tools
+themselves and their comparison with PI are in :mod:`anonlab.peers`).
 
 [FW24] P. Francis and D. Wagner, arXiv:2403.06595 (2024).
 """
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -33,7 +22,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..measures import AttackResult, precision_improvement, score
 from ..memory import MiB, MemoryEstimate
 from ..validation import Param, ParameterSpec
 from . import BASE_MEMORY, Chapter, Exercise
@@ -81,6 +69,11 @@ _NS_NOTE = ("re-identification: a person who is not in the data cannot be re-ide
             "baseline's precision is 0; the chapter's 'targets removed' rows measure the attack on such people")
 _CENSUS = "simulated census blocks with swapping, standing in for the 2010 tables"
 _DIFFIX_NOTE = "the majority guess of the secret is the baseline Gadotti et al. compare with"
+_UNIQUE = "k* attributes that make the target unique"
+_PROXY = "Adult behind a Diffix proxy"
+_MODEL = "a model trained on half of 80,000 synthetic records (members 1:1)"
+_TALLY = "a thresholded referendum tally (released above 100 Yes votes)"
+_BLOCKS = "each person's block and the block's published counts"
 
 SOURCES: tuple[Source, ...] = (
     Source("01_syntactic_anonymity", r"^homogeneity$", "cmu18734slides2019",
@@ -112,45 +105,38 @@ SOURCES: tuple[Source, ...] = (
            "fw.s3_1.abowd2021.public.precision"),
     Source("04_census_reconstruction", r"perfect linkage", "francis2024towards", _CENSUS,
            "the block tables and every person's linkage record", "fw.s3_1.abowd2021.perfect.precision"),
-    Source("04_census_reconstruction", r"^block majority$", "francis2024towards", _CENSUS,
-           "each person's block and the block's published counts", "fw.s3_1.block_majority.precision",
-           "this is the baseline the reconstruction attack is compared with"),
-    Source("04_census_reconstruction", r"single-group", "francis2024towards", _CENSUS,
-           "each person's block and the block's published counts", "fw.s3_1.single_race_blocks.precision",
-           "a baseline restricted to blocks where it cannot fail"),
+    Source("04_census_reconstruction", r"^block majority$", "francis2024towards", _CENSUS, _BLOCKS,
+           "fw.s3_1.block_majority.precision", "this is the baseline the reconstruction attack is compared with"),
+    Source("04_census_reconstruction", r"single-group", "francis2024towards", _CENSUS, _BLOCKS,
+           "fw.s3_1.single_race_blocks.precision", "a baseline restricted to blocks where it cannot fail"),
     Source("05_nonmember_framework", r"^naive attack", "cormode2011",
            "an Adult sample released as ε-DP counts; targets the 3,039 non-members", _CORMODE_QI, None,
            "beyond the paper: Cormode's attack against Francis & Wagner's non-member baseline"),
-    Source("06a_diffix_differential", r"^adult: differential", "gadotti2019signal", "Adult behind a Diffix proxy",
-           "k* attributes that make the target unique", "gadotti.fig3.adult_differential_acc", _DIFFIX_NOTE),
+    Source("06a_diffix_differential", r"^adult: differential", "gadotti2019signal", _PROXY, _UNIQUE,
+           "gadotti.fig3.adult_differential_acc", _DIFFIX_NOTE),
     Source("06a_diffix_differential", r"^census: differential", "gadotti2019signal",
-           "KDD Census-Income behind a Diffix proxy", "k* attributes that make the target unique",
-           "gadotti.fig3.census_differential_acc", _DIFFIX_NOTE),
-    Source("06b_diffix_cloning", r"^adult: cloning, full", "gadotti2019signal", "Adult behind a Diffix proxy",
-           "k* attributes that make the target unique", "gadotti.s5.double_test.adult_acc_single", _DIFFIX_NOTE),
-    Source("06b_diffix_cloning", r"^adult: cloning, greedy", "gadotti2019signal", "Adult behind a Diffix proxy",
-           "k* attributes that make the target unique", "gadotti.app_b.greedy_accuracy", _DIFFIX_NOTE),
-    Source("06b_diffix_cloning", r"^adult: cloning, double", "gadotti2019signal", "Adult behind a Diffix proxy",
-           "k* attributes that make the target unique", "gadotti.s5.double_test.adult_acc_double", _DIFFIX_NOTE),
+           "KDD Census-Income behind a Diffix proxy", _UNIQUE, "gadotti.fig3.census_differential_acc",
+           _DIFFIX_NOTE),
+    Source("06b_diffix_cloning", r"^adult: cloning, full", "gadotti2019signal", _PROXY, _UNIQUE,
+           "gadotti.s5.double_test.adult_acc_single", _DIFFIX_NOTE),
+    Source("06b_diffix_cloning", r"^adult: cloning, greedy", "gadotti2019signal", _PROXY, _UNIQUE,
+           "gadotti.app_b.greedy_accuracy", _DIFFIX_NOTE),
+    Source("06b_diffix_cloning", r"^adult: cloning, double", "gadotti2019signal", _PROXY, _UNIQUE,
+           "gadotti.s5.double_test.adult_acc_double", _DIFFIX_NOTE),
     Source("06b_diffix_cloning", r"^adult: cloning, secret shuffled", "gadotti2019signal",
-           "Adult with the secret resampled, behind a Diffix proxy", "k* attributes that make the target unique",
-           "gadotti.s4.random_secret_same", _DIFFIX_NOTE),
-    Source("06b_diffix_cloning", r"^census: cloning", "gadotti2019signal", "KDD Census-Income behind a Diffix proxy",
-           "k* attributes that make the target unique", "gadotti.abstract.cloning_acc_range", _DIFFIX_NOTE),
-    Source("07_membership_base_rates", r"^(loss|confidence)", "francis2024towards",
-           "a model trained on half of 80,000 synthetic records (members 1:1)", "the model's output on each record",
-           "fw.s5.no_better_than_all_member"),
-    Source("07_membership_base_rates", r"^shadow", "francis2024towards",
-           "a model trained on half of 80,000 synthetic records (members 1:1)",
+           "Adult with the secret resampled, behind a Diffix proxy", _UNIQUE, "gadotti.s4.random_secret_same",
+           _DIFFIX_NOTE),
+    Source("06b_diffix_cloning", r"^census: cloning", "gadotti2019signal",
+           "KDD Census-Income behind a Diffix proxy", _UNIQUE, "gadotti.abstract.cloning_acc_range", _DIFFIX_NOTE),
+    Source("07_membership_base_rates", r"^(loss|confidence)", "francis2024towards", _MODEL,
+           "the model's output on each record", "fw.s5.no_better_than_all_member"),
+    Source("07_membership_base_rates", r"^shadow", "francis2024towards", _MODEL,
            "the model's output on each record and 16 shadow models", "fw.s5.shokri.precision_40"),
-    Source("07_membership_base_rates", r"^LiRA", "francis2024towards",
-           "a model trained on half of 80,000 synthetic records (members 1:1)",
+    Source("07_membership_base_rates", r"^LiRA", "francis2024towards", _MODEL,
            "the model's output on each record and 16 reference models", "fw.s5.carlini.precision_80_targets"),
-    Source("08_passive_active", r"^passive", "desfontaines2020lowering",
-           "a thresholded referendum tally (released above 100 Yes votes)", "100 of the other votes",
+    Source("08_passive_active", r"^passive", "desfontaines2020lowering", _TALLY, "100 of the other votes",
            "desfontaines.ex7.passive_private"),
-    Source("08_passive_active", r"^active", "desfontaines2020lowering",
-           "a thresholded referendum tally (released above 100 Yes votes)",
+    Source("08_passive_active", r"^active", "desfontaines2020lowering", _TALLY,
            "100 votes it casts itself (fake Yes votes)", "desfontaines.ex7.active_defeats_threshold"),
 )
 
@@ -244,11 +230,6 @@ CHAPTER = Chapter(
 )
 
 
-# ---------------------------------------------------------------------------
-# the yardstick: what each recorded attack is, and the findings
-# ---------------------------------------------------------------------------
-
-
 def source_of(chapter: str, name: str) -> Source:
     """The :data:`SOURCES` entry of a recorded attack (exactly one must match its chapter and name).
 
@@ -293,33 +274,6 @@ def yardstick(table: pd.DataFrame, verdicts: Mapping[str, str], chapters: Sequen
     return pd.DataFrame(rows)
 
 
-def _interval(v: float, lo: float, hi: float, fmt: str = ".2f") -> str:
-    """``0.34 [0.33, 0.35]``; empty when undefined."""
-    if not all(isinstance(x, (int, float)) and math.isfinite(x) for x in (v, lo, hi)):
-        return ""
-    return f"{v:{fmt}} [{lo:{fmt}}, {hi:{fmt}}]"
-
-
-def readable(table: pd.DataFrame) -> pd.DataFrame:
-    """The yardstick as a reader sees it: one row per attack, numbers rounded to what their intervals support."""
-    def num(x: Any, fmt: str) -> str:
-        return f"{x:{fmt}}" if isinstance(x, (int, float)) and math.isfinite(x) else ""
-
-    out = pd.DataFrame({
-        "chapter": table["chapter"].str.split("_").str[0],
-        "attack": table["name"],
-        "precision": [_interval(r.get("precision", math.nan), r.get("precision_low", math.nan),
-                                r.get("precision_high", math.nan)) for r in table.to_dict("records")],
-        "coverage": [num(x, ".3g") for x in table.get("coverage", pd.Series(math.nan, index=table.index))],
-        "baseline": [num(x, ".2f") for x in table.get("baseline_precision", pd.Series(math.nan, index=table.index))],
-        "PI": [_interval(r.get("pi", math.nan), r.get("pi_low", math.nan), r.get("pi_high", math.nan))
-               for r in table.to_dict("records")],
-        "where it stands": [p if not w else f"{p}: {w}" for p, w in zip(table["position"], table["why_off"])],
-        "claim's verdict": table["verdict"],
-    })
-    return out.set_index(["chapter", "attack"])
-
-
 def details(table: pd.DataFrame) -> pd.DataFrame:
     """What each recorded attack is and what it spent: data, knowledge, resources, the run, the claim."""
     rec = table[table["recorded"]]
@@ -360,31 +314,6 @@ def findings(table: pd.DataFrame) -> dict[str, Any]:
         "max_coverage_beyond": float(beyond["coverage"].max()) if len(beyond) else math.nan,
         "min_coverage_beyond": float(beyond["coverage"].min()) if len(beyond) else math.nan,
     }
-
-
-def off_reasons(table: pd.DataFrame) -> pd.DataFrame:
-    """The recorded attacks that cannot be placed, grouped by reason (how many, which chapters)."""
-    from ..claims.yardstick import OFF
-
-    off = table[(table["position"] == OFF) & table["recorded"]]
-    g = off.groupby("why_off").agg(attacks=("name", "size"),
-                                   chapters=("chapter", lambda c: ", ".join(sorted({x.split("_")[0] for x in c}))))
-    return g.sort_values("attacks", ascending=False)
-
-
-# ---------------------------------------------------------------------------
-# the peers: inputs from chapter 5's recorded run, and their numbers beside PI
-# ---------------------------------------------------------------------------
-
-
-def recorded_parameters(chapter: str, book_dir: Any) -> dict[str, Any]:
-    """The full parameters of a chapter's published run (its ``params.json``), to rebuild its inputs exactly."""
-    from pathlib import Path
-
-    f = Path(book_dir) / f"{chapter}.params.json"
-    if not f.exists():
-        raise FileNotFoundError(f"{chapter} has not run: no {f.name} (run it first: python -m anonlab run {chapter})")
-    return dict(json.loads(f.read_text(encoding="utf-8"))["all_parameters"])
 
 
 def peer_inputs(p5: Mapping[str, Any], attacks5: Mapping[str, Mapping[str, Any]], *, n: int, seed: int,
@@ -433,186 +362,11 @@ def peer_inputs(p5: Mapping[str, Any], attacks5: Mapping[str, Mapping[str, Any]]
     return inputs, about
 
 
-def _result(name: str, rows: pd.DataFrame, secret: str, correct: Mapping[str, bool],
-            guesses: Mapping[str, Any]) -> AttackResult:
-    """An attack result from a peer's per-target guesses (their correctness by the peer's own rule)."""
-    ids = [i for i in correct]
-    labels = rows.index.to_numpy()
-    by_str = {str(x): x for x in labels}
-    targets = np.array([by_str[i] for i in ids])
-    return AttackResult(name, targets, rows.loc[targets, secret].to_numpy(), np.ones(len(ids), dtype=bool),
-                        np.array([guesses[i] for i in ids], dtype=object),
-                        correct=np.array([bool(correct[i]) for i in ids]))
-
-
-def anonymeter_vs_pi(inputs: Any, peers: Mapping[str, Any]) -> pd.DataFrame:
-    """Anonymeter's risk beside the book's PI, on the same guesses (one row per release, then the naive attack).
-
-    For each release, Anonymeter's own attack guessed the secret of every
-    target and every control record; the book scores those guesses: the
-    attack's precision on the targets, the same attack's precision on the
-    control records, PI with the control in the baseline's role (raw
-    proportions), PI of Anonymeter's own (Wilson-centre) rates, and PI
-    against the book's non-member baseline on the same targets. The naive
-    attack row is Anonymeter's ``EvaluationResults`` on the counts of the
-    book's recorded attack, its baseline (same targets) in the control's role.
-    """
-    rows = []
-    for release, res in peers["anonymeter"].items():
-        atk = _result(f"Anonymeter's attack on {release}", inputs.targets, inputs.secret,
-                      res["correct"]["targets"], res["guesses"]["targets"])
-        ctl = _result("the same attack on the control records", inputs.control, inputs.secret,
-                      res["correct"]["control"], res["guesses"]["control"])
-        s_atk, s_ctl = score(atk), score(ctl)
-        vs_base = score(atk, inputs.baseline_on_targets)
-        a, c = res["attack_rate"]["value"], res["control_rate"]["value"]
-        rows.append({"input": release, "attack": "Anonymeter's nearest-row attack", "targets": atk.n_targets,
-                     "precision": s_atk.precision, "control precision": s_ctl.precision,
-                     "PI, control as baseline": float(precision_improvement(s_atk.precision, s_ctl.precision)),
-                     "Anonymeter attack rate": a, "Anonymeter control rate": c,
-                     "PI of Anonymeter's rates": float(precision_improvement(a, c)),
-                     "Anonymeter risk": res["risk"], "risk low": res["risk_ci"][0], "risk high": res["risk_ci"][1],
-                     "baseline precision (same targets)": vs_base.baseline_precision,
-                     "PI vs baseline (same targets)": vs_base.precision_improvement,
-                     "PI low": vs_base.precision_improvement_ci[0], "PI high": vs_base.precision_improvement_ci[1]})
-    for name, (attack, base) in inputs.scored.items():
-        res = peers["anonymeter_counts"][name]
-        s = score(attack, base)
-        a, c = res["attack_rate"]["value"], res["control_rate"]["value"]
-        rows.append({"input": "ε-DP counts (chapter 5)", "attack": f"the book's {name}", "targets": attack.n_targets,
-                     "precision": s.precision, "control precision": s.baseline_precision,
-                     "PI, control as baseline": s.precision_improvement,
-                     "Anonymeter attack rate": a, "Anonymeter control rate": c,
-                     "PI of Anonymeter's rates": float(precision_improvement(a, c)),
-                     "Anonymeter risk": res["risk"], "risk low": res["risk_ci"][0], "risk high": res["risk_ci"][1],
-                     "baseline precision (same targets)": s.baseline_precision,
-                     "PI vs baseline (same targets)": s.precision_improvement,
-                     "PI low": s.precision_improvement_ci[0], "PI high": s.precision_improvement_ci[1]})
-    return pd.DataFrame(rows).set_index(["input", "attack"])
-
-
-def alc_vs_pi(inputs: Any, peers: Mapping[str, Any]) -> pd.DataFrame:
-    """The ALC package's score beside PI and coverage, on the same predictions.
-
-    One row per comparison the peers scored: each release's attack against
-    the book's baseline model and against the control attack, and the
-    book's naive attack against its baseline. The ALC picks, for attack and
-    baseline separately, the confidence threshold with the best
-    precision-recall coefficient PRC (precision at the Wilson midpoint,
-    weighted by recall); PI compares the two on the same targets at the
-    attack's own coverage. ``PI at the ALC's recall`` is the book's PI of
-    the attack restricted to the predictions the ALC kept (its most
-    confident ones), against the baseline on those same targets.
-    """
-    rows = []
-    for key, res in peers["alc"].items():
-        a, b = res["attack"], res["base"]
-        row = {"comparison": key, "ALC": res["alc"], "attack precision (midpoint)": a["prec"],
-               "attack recall": a["recall"], "attack PRC": a["prc"], "base precision (midpoint)": b["prec"],
-               "base recall": b["recall"], "base PRC": b["prc"],
-               "PI of the midpoints": float(precision_improvement(a["prec"], b["prec"]))
-               if a["recall"] > 0 and b["recall"] > 0 else math.nan}
-        name = key.split(" | ")[0]
-        if name in inputs.scored:
-            attack, base = inputs.scored[name]
-            s = score(attack, base)
-            row.update({"PI (book, every target)": s.precision_improvement, "coverage (book)": s.coverage})
-            kept = _top_share(attack, a["recall"])
-            sk = score(kept, base)
-            row.update({"PI at the ALC's recall": sk.precision_improvement, "coverage there": sk.coverage})
-        else:
-            res_a = peers["anonymeter"][name]
-            atk = _result(name, inputs.targets, inputs.secret, res_a["correct"]["targets"],
-                          res_a["guesses"]["targets"])
-            other = inputs.baseline_on_targets if key.endswith("baseline model") else None
-            if other is not None:
-                s = score(atk, other)
-                row.update({"PI (book, every target)": s.precision_improvement, "coverage (book)": s.coverage})
-            else:
-                ctl = _result(name, inputs.control, inputs.secret, res_a["correct"]["control"],
-                              res_a["guesses"]["control"])
-                row.update({"PI (book, every target)": float(precision_improvement(score(atk).precision,
-                                                                                   score(ctl).precision)),
-                            "coverage (book)": 1.0})
-        rows.append(row)
-    return pd.DataFrame(rows).set_index("comparison")
-
-
-def _top_share(result: AttackResult, share: float) -> AttackResult:
-    """The result keeping only its most confident predictions, ``share`` of the targets (ties kept together)."""
-    if result.confidence is None or share >= 1 or share <= 0:
-        return result
-    k = max(1, int(round(share * result.n_targets)))
-    threshold = np.sort(result.confidence[result.predicted])[::-1][min(k, int(result.predicted.sum())) - 1]
-    return result.at_threshold(float(threshold))
-
-
-def relations(anon: pd.DataFrame, alc: pd.DataFrame) -> dict[str, float]:
-    """How far the tools are from the book's formulas on this run (the largest absolute differences).
-
-    ``risk_vs_pi_of_rates``: Anonymeter's risk against PI of its own rates
-    where that PI is in [0, 1] (the risk clips it there); ``alc_vs_pi_full``:
-    the ALC against PI of the two precisions where both recalls are 1 (the
-    ALC rounds to 4 decimals); ``wilson_shift``: PI of Anonymeter's rates
-    against PI of the raw proportions.
-    """
-    inside = anon[(anon["PI of Anonymeter's rates"] >= 0) & (anon["PI of Anonymeter's rates"] <= 1)]
-    full = alc[(alc["attack recall"] == 1) & (alc["base recall"] == 1)]
-    return {
-        "risk_vs_pi_of_rates": float((inside["Anonymeter risk"] - inside["PI of Anonymeter's rates"]).abs().max())
-        if len(inside) else math.nan,
-        "alc_vs_pi_full": float((full["ALC"] - full["PI of the midpoints"]).abs().max()) if len(full) else math.nan,
-        "wilson_shift": float((anon["PI of Anonymeter's rates"] - anon["PI, control as baseline"]).abs().max()),
-    }
-
-
-def peer_glue(anon: pd.DataFrame, alc: pd.DataFrame, peers: Mapping[str, Any]) -> dict[str, Any]:
-    """The peers' numbers the prose quotes (glue keys)."""
-    m = anon.xs("members published", level="input").iloc[0]
-    s = anon.xs("synthetic copy", level="input").iloc[0]
-    naive = anon.xs("ε-DP counts (chapter 5)", level="input").iloc[0]
-    nrow = alc.loc["naive attack"]
-    grid = pd.DataFrame(peers["alc_grid"])
-    at = {r: float(grid.loc[(grid["recall"] - r).abs().idxmin(), "alc"]) for r in (0.01, 0.001)}
-    out = {
-        "risk_members": float(m["Anonymeter risk"]), "risk_width_members": float(m["risk high"] - m["risk low"]),
-        "risk_synth": float(s["Anonymeter risk"]), "risk_naive": float(naive["Anonymeter risk"]),
-        "pi_members_ctl": float(m["PI, control as baseline"]), "pi_members_base": float(m["PI vs baseline (same targets)"]),
-        "pi_synth_ctl": float(s["PI, control as baseline"]), "pi_synth_base": float(s["PI vs baseline (same targets)"]),
-        "p_members": float(m["precision"]), "p_members_ctl": float(m["control precision"]),
-        "p_members_base": float(m["baseline precision (same targets)"]),
-        "pi_naive": float(naive["PI vs baseline (same targets)"]),
-        "alc_members": float(alc.loc["members published | baseline model", "ALC"]),
-        "alc_members_ctl": float(alc.loc["members published | control attack", "ALC"]),
-        "alc_synth": float(alc.loc["synthetic copy | baseline model", "ALC"]),
-        "alc_naive": float(nrow["ALC"]), "alc_naive_recall": float(nrow["attack recall"]),
-        "alc_naive_base_recall": float(nrow["base recall"]), "pi_naive_at_alc": float(nrow["PI at the ALC's recall"]),
-        "alc_at_1pct": at[0.01], "alc_at_01pct": at[0.001],
-        "anonymeter_version": peers["versions"]["anonymeter"],
-        "alc_version": peers["versions"]["anonymity-loss-coefficient"],
-        "peer_seconds": float(sum(r["seconds"] for r in peers["anonymeter"].values())),
-    }
-    return out
-
-
-def peer_glue_missing(reason: str) -> dict[str, Any]:
-    """The same glue keys as :func:`peer_glue` when the peers did not run: NaN numbers, ``reason`` as text."""
-    text = {"anonymeter_version", "alc_version"}
-    keys = ("risk_members", "risk_width_members", "risk_synth", "risk_naive", "pi_members_ctl", "pi_members_base",
-            "pi_synth_ctl", "pi_synth_base", "p_members", "p_members_ctl", "p_members_base", "pi_naive",
-            "alc_members", "alc_members_ctl", "alc_synth", "alc_naive", "alc_naive_recall", "alc_naive_base_recall",
-            "pi_naive_at_alc", "alc_at_1pct", "alc_at_01pct", "anonymeter_version", "alc_version", "peer_seconds")
-    return {k: (reason if k in text else math.nan) for k in keys}
-
-
-def relations_missing() -> dict[str, float]:
-    """The keys of :func:`relations`, NaN (the peers did not run)."""
-    return {"risk_vs_pi_of_rates": math.nan, "alc_vs_pi_full": math.nan, "wilson_shift": math.nan}
-
-
 def not_on_scale(table: pd.DataFrame) -> pd.DataFrame:
     """What cannot be placed: the recorded attacks by reason, then each result that is not an attack."""
-    grouped = off_reasons(table).reset_index()
+    from ..claims.yardstick import off_scale_counts
+
+    grouped = off_scale_counts(table).reset_index()
     rows = [{"what": f"{r['attacks']} recorded attack(s)", "chapters": r["chapters"], "why": r["why_off"],
              "claim's verdict": ""} for r in grouped.to_dict("records")]
     rows += [{"what": r["name"], "chapters": r["chapter"].split("_")[0], "why": r["why_off"],

@@ -29,8 +29,8 @@ from .pages import verdict_counts, verdict_html_table, verdict_summary_html, ver
 from .recorder import ATTACKS_SUFFIX, RESULTS_SUFFIX, Measurement, Recorder, attack_table, collect_results, \
     load_attacks, with_verdicts
 from .rules import SHORT_VERDICT, VERDICTS, decide, phrase, reading_verdict, verdict
-from .yardstick import RecordedRun, recorded_run, recorded_verdicts, write_yardstick_summary, yardstick_counts, \
-    yardstick_table
+from .yardstick import RecordedRun, off_scale_counts, readable_table, recorded_run, recorded_verdicts, \
+    write_yardstick_summary, yardstick_counts, yardstick_table
 
 __all__ = [
     "COMPARISONS", "DATA_STATES", "Claim", "ClaimError", "chapter_claims", "claim", "describe_reported", "ledger",
@@ -38,5 +38,5 @@ __all__ = [
     "write_verdict_pages", "ATTACKS_SUFFIX", "RESULTS_SUFFIX", "Measurement", "Recorder", "attack_table",
     "collect_results", "load_attacks", "with_verdicts", "SHORT_VERDICT", "VERDICTS", "decide", "phrase",
     "reading_verdict", "verdict", "RecordedRun", "recorded_run", "recorded_verdicts", "write_yardstick_summary",
-    "yardstick_counts", "yardstick_table",
+    "yardstick_counts", "yardstick_table", "readable_table", "off_scale_counts",
 ]

@@ -38,7 +38,7 @@ from .recorder import load_attacks
 from .rules import decide
 
 __all__ = ["RecordedRun", "recorded_run", "yardstick_table", "position", "off_scale_reason", "recorded_verdicts",
-           "yardstick_counts", "write_yardstick_summary", "POSITIONS", "BEYOND", "SAME", "WORSE", "OFF"]
+           "yardstick_counts", "write_yardstick_summary", "readable_table", "off_scale_counts", "POSITIONS", "BEYOND", "SAME", "WORSE", "OFF"]
 
 BEYOND = "learns beyond the baseline"
 SAME = "no better than the baseline"
@@ -237,3 +237,43 @@ def write_yardstick_summary(out_dir: str | Path, chapters: Sequence[str],
     out.mkdir(parents=True, exist_ok=True)
     (out / "yardstick_summary.md").write_text(text, encoding="utf-8")
     return text
+
+
+def _interval(v: float, lo: float, hi: float, fmt: str = ".2f") -> str:
+    """``0.34 [0.33, 0.35]``; empty when undefined."""
+    if not all(isinstance(x, (int, float)) and math.isfinite(x) for x in (v, lo, hi)):
+        return ""
+    return f"{v:{fmt}} [{lo:{fmt}}, {hi:{fmt}}]"
+
+
+def readable_table(table: pd.DataFrame) -> pd.DataFrame:
+    """The yardstick as a reader sees it: one row per attack, numbers rounded to what their intervals support.
+
+    ``table`` is :func:`yardstick_table` (with a ``verdict`` column when the
+    caller added the claims' verdicts).
+    """
+    def num(x: Any, fmt: str) -> str:
+        return f"{x:{fmt}}" if isinstance(x, (int, float)) and math.isfinite(x) else ""
+
+    out = pd.DataFrame({
+        "chapter": table["chapter"].str.split("_").str[0],
+        "attack": table["name"],
+        "precision": [_interval(r.get("precision", math.nan), r.get("precision_low", math.nan),
+                                r.get("precision_high", math.nan)) for r in table.to_dict("records")],
+        "coverage": [num(x, ".3g") for x in table.get("coverage", pd.Series(math.nan, index=table.index))],
+        "baseline": [num(x, ".2f") for x in table.get("baseline_precision", pd.Series(math.nan, index=table.index))],
+        "PI": [_interval(r.get("pi", math.nan), r.get("pi_low", math.nan), r.get("pi_high", math.nan))
+               for r in table.to_dict("records")],
+        "where it stands": [p if not w else f"{p}: {w}" for p, w in zip(table["position"], table["why_off"])],
+        "claim's verdict": table["verdict"] if "verdict" in table else "",
+    })
+    return out.set_index(["chapter", "attack"])
+
+
+def off_scale_counts(table: pd.DataFrame) -> pd.DataFrame:
+    """The recorded attacks that cannot be placed, grouped by reason (how many, which chapters)."""
+    recorded = table["recorded"] if "recorded" in table else True  # rows that are attacks, not other results
+    off = table[(table["position"] == OFF) & recorded]
+    g = off.groupby("why_off").agg(attacks=("name", "size"),
+                                   chapters=("chapter", lambda c: ", ".join(sorted({x.split("_")[0] for x in c}))))
+    return g.sort_values("attacks", ascending=False)
