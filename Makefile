@@ -1,22 +1,28 @@
 # The two commands (see README.md):
 #   make book   build the whole book: environment, data, notebooks, HTML
 #   make test   run the test suite
-# Everything runs inside .venv, created from requirements.lock on first use.
+# Everything runs inside .venv, created from requirements.lock on first use; the two peer tools
+# that chapter 9 compares with (Anonymeter, the ALC package) run in .venv-peers, created from
+# requirements-peers.lock (they need NumPy < 1.27 and pandas < 3; the book runs on NumPy 2).
 
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.anonlab-installed
+PEERS_VENV  ?= .venv-peers
+PEERS_STAMP := $(PEERS_VENV)/.anonlab-peers-installed
 
-.PHONY: book test env lock benchmark clean lab
+.PHONY: book test env peers lock benchmark clean lab
 
-book: $(STAMP)
+book: $(STAMP) $(PEERS_STAMP)
 	$(BIN)/python -m anonlab book
 
-test: $(STAMP)
+test: $(STAMP) $(PEERS_STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 env: $(STAMP)
+
+peers: $(PEERS_STAMP)
 
 # The environment is rebuilt whenever the lock or the package metadata changes.
 $(STAMP): requirements.lock pyproject.toml
@@ -24,6 +30,12 @@ $(STAMP): requirements.lock pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $(STAMP)
+
+# The peers' environment: exactly the lock's versions (--no-deps: nothing else is resolved).
+$(PEERS_STAMP): requirements-peers.lock
+	test -x $(PEERS_VENV)/bin/python || $(PYTHON) -m venv $(PEERS_VENV)
+	$(PEERS_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-peers.lock
+	touch $(PEERS_STAMP)
 
 # Regenerate the lock from pyproject.toml (needs the dev extra: pip-tools).
 lock: $(STAMP)

@@ -52,7 +52,7 @@ def generate_pages(results_dir: Path | None = None) -> None:
     """Write the pages made at build time under ``book/_generated``.
 
     The verdict summary and table (included by ``intro.md`` and
-    ``verdicts.md``), each chapter's header and computed exercise solutions,
+    ``verdicts.md``), the yardstick's row on the front page, each chapter's header and computed exercise solutions,
     and the course plan (:mod:`anonlab.course`).
     """
     from .course import write_course_pages
@@ -60,6 +60,7 @@ def generate_pages(results_dir: Path | None = None) -> None:
     names = toc_notebooks()
     chapters = {name: chapter_title(name) for name in names}
     claims.write_verdict_pages(generated_dir(), results_dir, chapters)
+    claims.write_yardstick_summary(generated_dir(), names, results_dir)
     write_course_pages(names)
 
 
@@ -310,9 +311,10 @@ def build_book(*, force: bool = False, only: list[str] | None = None) -> Path:
         if unknown:
             raise RunError(f"unknown chapter(s) {unknown}; chapters: {', '.join(names)}")
         names = [n for n in names if n in only]
-    from .chapters import has_chapter
+    from .chapters import has_chapter, run_order
     from .course import run_exercises
 
+    names = run_order(names)  # a chapter that reads others' results (chapter 9) runs after them
     for i, name in enumerate(names, 1):
         print(f"[anonlab] chapter {i}/{len(names)}: {name}", file=sys.stderr)
         run_notebook(name, force=force)

@@ -217,15 +217,28 @@ def _hash_files(h: "hashlib._Hash", files: list[Path]) -> None:
 
 
 def cache_key(path: Path, parameters: Mapping[str, Any]) -> str:
-    """Key of a run: the notebook, the library source, the ledger, the lock and the parameters."""
+    """Key of a run: the notebook, the library source, the ledger, the locks, the parameters, and the
+    published results of the chapters it reads (:attr:`~anonlab.chapters.Chapter.after`)."""
     root = paths.project_root()
     h = hashlib.sha256()
     files = [path, paths.ledger_path()]
     files += list((root / "lib" / "anonlab").rglob("*.py"))
-    files += [f for f in [root / "requirements.lock", root / "data" / "manifest.yaml"] if f.exists()]
+    files += [f for f in [root / "requirements.lock", root / "requirements-peers.lock",
+                          root / "data" / "manifest.yaml"] if f.exists()]
+    files += _recorded_inputs(path.stem)
     _hash_files(h, [f for f in files if f.exists()])
     h.update(json.dumps(parameters, sort_keys=True, default=str).encode())
     return h.hexdigest()
+
+
+def _recorded_inputs(name: str) -> list[Path]:
+    """The published results of the chapters this one reads (its declared ``after``): inputs of its run."""
+    from .chapters import get, has_chapter
+
+    if not has_chapter(name):
+        return []
+    return [paths.book_dir() / f"{dep}{suffix}" for dep in get(name).after
+            for suffix in (".results.json", ".attacks.pkl", ".params.json")]
 
 
 def _params_file(out_dir: Path, name: str) -> Path:

@@ -33,7 +33,8 @@ from typing import Any
 from ..memory import MiB, MemoryEstimate
 from ..validation import Param, ParameterError, ParameterSpec
 
-__all__ = ["Chapter", "Exercise", "SPINE", "USE_CACHE", "CHAPTERS_PATH_ENV", "get", "module_name", "has_chapter"]
+__all__ = ["Chapter", "Exercise", "SPINE", "USE_CACHE", "CHAPTERS_PATH_ENV", "get", "module_name", "has_chapter",
+           "run_order"]
 
 #: Extra folders searched for chapter modules ``ch<name>.py`` (``os.pathsep``-separated): a course's
 #: own chapters, or the worked example of the guide to adding a chapter. Read when the package is imported.
@@ -121,6 +122,11 @@ class Chapter:
         The run's estimated peak memory from its parameters
         (:class:`~anonlab.memory.MemoryEstimate`, checked by the runner before
         a run starts); default :data:`BASE_MEMORY`, a kernel with the library.
+    after
+        The chapters whose recorded results (``book/<chapter>.results.json``,
+        ``.attacks.pkl``, ``.params.json``) this one reads: they run before
+        it, and a new run of any of them makes this one stale (the runner's
+        cache key includes their published files). Default: none.
     """
 
     name: str
@@ -132,8 +138,11 @@ class Chapter:
     assumes: str = ""
     exercises: tuple[Exercise, ...] = ()
     memory: Callable[[Mapping[str, Any]], MemoryEstimate] | None = None
+    after: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        if self.name in self.after:
+            raise ValueError(f"chapter {self.name}: a chapter cannot run after itself")
         if "use_cache" not in self.parameters.names:
             object.__setattr__(self, "parameters", ParameterSpec([*self.parameters.params, USE_CACHE],
                                                                  self.parameters.checks))
@@ -173,6 +182,26 @@ def module_name(notebook: str) -> str:
 def has_chapter(notebook: str) -> bool:
     """Is there a chapter module for this notebook?"""
     return importlib.util.find_spec(module_name(notebook)) is not None
+
+
+def run_order(names: list[str]) -> list[str]:
+    """``names`` in order, except that a chapter comes after the chapters it reads (its ``after``).
+
+    Stable: chapters with no dependency keep their order. A dependency that
+    is not among ``names`` is ignored (it is not run here).
+    """
+    pending = list(names)
+    done: list[str] = []
+    while pending:
+        for name in pending:
+            deps = get(name).after if has_chapter(name) else ()
+            if all(d in done or d not in pending for d in deps):
+                done.append(name)
+                pending.remove(name)
+                break
+        else:
+            raise ValueError(f"chapters read each other's results in a circle: {pending}")
+    return done
 
 
 def get(notebook: str) -> Chapter:

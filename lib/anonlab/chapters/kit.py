@@ -35,6 +35,12 @@ cache
 record
     :meth:`ChapterRun.record` (claim measurements) and
     :meth:`ChapterRun.record_attack` (an attack for the yardstick).
+read other chapters
+    :meth:`ChapterRun.yardstick`, :meth:`ChapterRun.recorded_runs` and
+    :meth:`ChapterRun.recorded_verdicts`: what the chapters this one reads
+    (its declared ``after``) recorded, scored on one yardstick, the runs
+    they come from and their claims' verdicts by the rules (a synthesis
+    chapter recomputes nothing).
 
 ``tests/test_house_style.py`` fails when a chapter module or notebook does
 one of these jobs its own way (a local glue helper, a hand-built cache key,
@@ -266,6 +272,32 @@ class ChapterRun:
         renders in the page as the statement, the paper's value, the measurement and the verdict badge.
         """
         return VerdictTable(self.recorder.table())
+
+    # -- read what other chapters recorded -------------------------------------
+    def yardstick(self, chapters: Iterable[str] | None = None, confidence: float = 0.95) -> pd.DataFrame:
+        """Every attack these chapters (default: the declared ``after``) recorded, scored on one yardstick.
+
+        See :func:`anonlab.claims.yardstick_table`: precision, coverage, the
+        baseline's precision on the same targets, PI, what each spent, and
+        the run it comes from; nothing is recomputed.
+        """
+        names = list(self.chapter.after if chapters is None else chapters)
+        return claims.yardstick_table(names, confidence=confidence)
+
+    def recorded_runs(self, chapters: Iterable[str] | None = None) -> pd.DataFrame:
+        """The run behind each chapter's published results: preset, parameters, cache key, when, seconds."""
+        rows = []
+        for ch in (self.chapter.after if chapters is None else chapters):
+            r = claims.recorded_run(ch)
+            rows.append({"chapter": ch, "run": "not run" if r is None else r.preset,
+                         "cache key": None if r is None else (r.cache_key or "")[:12],
+                         "finished": None if r is None else r.finished,
+                         "seconds": None if r is None else r.seconds})
+        return pd.DataFrame(rows).set_index("chapter")
+
+    def recorded_verdicts(self, claim_ids: Iterable[str]) -> pd.Series:
+        """Claim id -> the verdict of a claim another chapter recorded, by the rules (``not run`` if none)."""
+        return pd.Series(claims.recorded_verdicts(list(claim_ids)), dtype=object, name="verdict")
 
     # -- provenance -----------------------------------------------------------
     def provenance(self, data: Iterable[str] | None = None) -> None:
