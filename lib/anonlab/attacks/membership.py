@@ -531,7 +531,7 @@ def train_shadow_models(
             p = est.predict_proba(X)
             proba[j][:, np.asarray(est.classes_, dtype=int)] = p  # a class absent from training gets 0
             if progress:
-                print(f"trained model {j + 1}/{n_models}", file=sys.stdout, flush=True)
+                print(f"trained model {j + 1}/{n_models}", file=sys.stderr, flush=True)
     return ShadowModels(proba=proba, in_mask=in_mask, y=y, member_fraction=float(member_fraction),
                         spec=spec.key() if isinstance(spec, ModelSpec) else repr(spec))
 
@@ -951,7 +951,7 @@ def run_attacks(
                 cols[a] = lira_online(phi[refs], models.in_mask[refs], phi[t], variance=variance)
         frames.append(pd.DataFrame(cols))
         if progress:
-            print(f"attacked target model {t + 1}/{n_targets}", flush=True)
+            print(f"attacked target model {t + 1}/{n_targets}", file=sys.stderr, flush=True)
     return pd.concat(frames, ignore_index=True)
 
 
