@@ -140,6 +140,46 @@ def test_threshold_curve_and_perfect_precision() -> None:
     assert not nm.perfect_precision(c, min_predictions=4)["perfect"]
 
 
+def test_the_confidence_walk_is_the_threshold_curve_at_every_distinct_value() -> None:
+    rng = np.random.default_rng(3)
+    conf = np.round(rng.uniform(0.3, 1.0, 400), 2)  # many ties
+    truth = rng.choice(["a", "b", "c"], 400)
+    pred = np.where(rng.uniform(size=400) < conf, truth, "a")
+    r = AttackResult.from_predictions("t", truth=truth, prediction=pred, confidence=conf)
+    walk = nm.confidence_walk(r)
+    grid = nm.precision_vs_prediction_rate(r, sorted(set(conf)))
+    assert len(walk) == len(set(conf))
+    pd.testing.assert_frame_equal(walk[grid.columns].astype(float), grid.astype(float))
+    assert nm.precision_vs_prediction_rate(r).equals(walk)
+
+
+def test_perfect_bootstrap_agrees_with_the_walk_on_each_sample() -> None:
+    rng = np.random.default_rng(4)
+    for trial in range(4):
+        n = 60
+        conf = np.round(rng.uniform(0.5, 1.0, n), 1)
+        ok = rng.uniform(size=n) < 0.5 + 0.5 * (conf - 0.5) * 2
+        truth = np.array(["x"] * n, dtype=object)
+        r = AttackResult.from_predictions("t", truth=truth, prediction=np.where(ok, "x", "y"), confidence=conf)
+        got = nm.perfect_bootstrap(r, 5, n_boot=30, seed=trial)
+        gen = np.random.default_rng(trial)
+        w = gen.multinomial(n, np.full(n, 1.0 / n), size=30)
+        for b in range(30):
+            idx = np.repeat(np.arange(n), w[b])
+            sample = AttackResult.from_predictions("s", truth=truth[idx], prediction=r.prediction[idx],
+                                                   confidence=conf[idx])
+            expect = nm.perfect_precision(nm.confidence_walk(sample), 5)["perfect"]
+            assert got[b] == expect, (trial, b)
+
+
+def test_fig5_counts_and_their_interval() -> None:
+    assert ch.count_interval(np.array([3] * 100)) == (3.0, 3.0)
+    rep = pd.DataFrame({"fraction": [0.0, 1.0, 0.0, 1.0], "secret": ["a", "a", "b", "b"], "kind": ["continuous"] * 4,
+                        "precision": [0.5, 0.6, 0.5, 0.51], "targets": [3000] * 4})
+    lo, hi = ch.replication_count_interval(rep, seed=1)
+    assert lo <= 1 <= hi and hi <= 2
+
+
 def test_pi_across_tolerances_changes_with_the_bound() -> None:
     a = AttackResult.from_predictions("a", truth=[100.0, 100.0], prediction=[101.0, 108.0])
     b = AttackResult.from_predictions("b", truth=[100.0, 100.0], prediction=[104.0, 120.0])
@@ -256,7 +296,7 @@ def test_chapter_parameters_refuse_bad_values() -> None:
     with pytest.raises(ParameterError, match="adult_pii"):
         spec.validate({"adult_pii": ["age", "salary"]})
     with pytest.raises(ParameterError, match="thresholds"):
-        spec.validate({"thresholds": [0.9, 0.5]})
+        spec.validate({"thresholds": [0.9, 0.5]})  # Fig 5 walks every distinct p_max: no grid to give
     with pytest.raises(ParameterError, match="bankchurners_path"):
         spec.validate({"bankchurners_path": "/nonexistent/BankChurners.csv"})
     with pytest.raises(ParameterError, match="secrets"):

@@ -24,7 +24,8 @@ The recipe (§4.2-4.4), as implemented here:
    ``score(attack, baseline)`` measures the baseline on exactly the targets
    an attack predicted for and gives PI (§4.3 steps 1-4, Eq 6).
 3. :func:`precision_vs_prediction_rate`: withhold a prediction when the
-   model's largest class probability is below a threshold (§4.5, Fig 5).
+   model's largest class probability is below a threshold (§4.5, Fig 5);
+   :func:`confidence_walk` walks every distinct probability.
 4. :func:`replicate_records` and :func:`replication_test`: duplicated
    records as dependent members and non-members (§4.6, Fig 6).
 5. :func:`framework_table` fitted on a synthetic copy of the members gives
@@ -81,6 +82,8 @@ __all__ = [
     "nonmember_baseline",
     "framework_table",
     "precision_vs_prediction_rate",
+    "confidence_walk",
+    "perfect_bootstrap",
     "perfect_precision",
     "replicate_records",
     "replication_test",
@@ -531,21 +534,27 @@ def _analysis_of(result: AttackResult) -> str:
 # ---------------------------------------------------------------------------
 
 
-def precision_vs_prediction_rate(result: AttackResult, thresholds: Sequence[float]) -> pd.DataFrame:
-    """Precision and prediction rate when no prediction is made below ``p_thresh`` ([FW24] §4.5).
+def precision_vs_prediction_rate(result: AttackResult, thresholds: Sequence[float] | None = None) -> pd.DataFrame:
+    """Precision and prediction rate when no prediction is made below ``p_thresh`` ([FW24] §4.5, Fig 5).
 
     For each threshold, predict only where :math:`p_{max} \\ge p_{thresh}`
     (:meth:`AttackResult.at_threshold`); prediction rate is the share of
     targets with a prediction (Eq 5), precision is Eq 2 over those
-    predictions (NaN when there are none).
+    predictions (NaN when there are none). Without ``thresholds`` the whole
+    curve: every distinct :math:`p_{max}` is a threshold
+    (:func:`confidence_walk`), so no point of it is missed.
 
     >>> r = AttackResult.from_predictions("t", truth=["a", "b", "a", "b"], prediction=["a", "a", "a", "b"],
     ...                                   confidence=[0.9, 0.6, 0.8, 0.95])
     >>> precision_vs_prediction_rate(r, [0.0, 0.7])[["prediction_rate", "precision"]].to_numpy().tolist()
     [[1.0, 0.75], [0.75, 1.0]]
+    >>> precision_vs_prediction_rate(r)["predictions"].tolist()
+    [4, 3, 2, 1]
     """
     if result.confidence is None:
         raise ValueError(f"{result.attack!r} has no confidence (continuous secrets have no p_max)")
+    if thresholds is None:
+        return confidence_walk(result)
     rows = []
     for t in thresholds:
         check_number("threshold", t, low=0, high=1)
@@ -554,6 +563,79 @@ def precision_vs_prediction_rate(result: AttackResult, thresholds: Sequence[floa
                      "prediction_rate": s.coverage, "precision": s.precision,
                      "precision_low": s.precision_ci[0], "precision_high": s.precision_ci[1]})
     return pd.DataFrame(rows)
+
+
+def _walk_order(confidence: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Targets by decreasing confidence: the order, the sorted values, and where each tie group starts."""
+    order = np.argsort(-confidence, kind="stable")
+    c = confidence[order]
+    new_group = np.r_[True, c[1:] != c[:-1]] if c.size else np.zeros(0, dtype=bool)
+    starts = np.maximum.accumulate(np.where(new_group, np.arange(c.size), 0)) if c.size else np.zeros(0, int)
+    return order, c, starts
+
+
+def confidence_walk(result: AttackResult, confidence: float = 0.95) -> pd.DataFrame:
+    """Precision and prediction rate at every distinct confidence value, highest last ([FW24] §4.5, Fig 5).
+
+    Sorting the predicted targets by :math:`p_{max}` once, the threshold at
+    the k-th distinct value predicts for every target at least that
+    confident: predictions and correct ones are cumulative counts, so the
+    whole curve costs one sort (the same rows as
+    :func:`precision_vs_prediction_rate` at those thresholds). Wilson
+    intervals on precision.
+
+    >>> r = AttackResult.from_predictions("t", truth=["a", "b", "a", "b"], prediction=["a", "a", "a", "b"],
+    ...                                   confidence=[0.9, 0.6, 0.9, 0.95])
+    >>> confidence_walk(r)[["threshold", "predictions", "correct"]].to_numpy().tolist()
+    [[0.6, 4.0, 3.0], [0.9, 3.0, 3.0], [0.95, 1.0, 1.0]]
+    """
+    from .rates import wilson_interval
+
+    made = np.asarray(result.predicted, dtype=bool)
+    conf = np.asarray(result.confidence, dtype=float)[made]
+    ok = np.asarray(result.is_correct(), dtype=bool)[made]
+    order, c, _ = _walk_order(conf)
+    cum_ok = np.cumsum(ok[order])
+    last = np.flatnonzero(np.r_[c[1:] != c[:-1], True]) if c.size else np.zeros(0, int)
+    predictions, correct = last + 1, cum_ok[last] if c.size else np.zeros(0, int)
+    low, high = wilson_interval(correct, predictions, confidence)
+    out = pd.DataFrame({"threshold": c[last], "predictions": predictions, "correct": correct,
+                        "prediction_rate": predictions / max(result.n_targets, 1),
+                        "precision": correct / predictions, "precision_low": low, "precision_high": high})
+    return out.iloc[::-1].reset_index(drop=True)
+
+
+def perfect_bootstrap(result: AttackResult, min_predictions: int, n_boot: int = 200,
+                      seed: int | np.random.Generator | None = 0) -> np.ndarray:
+    """Does the curve reach precision 1.0 on at least ``min_predictions`` predictions, in each bootstrap sample?
+
+    Targets are resampled with replacement (``n_boot`` times). Along the
+    walk (:func:`confidence_walk`) precision is 1.0 exactly up to the tie
+    group of the most confident wrong prediction, so a sample is perfect
+    when the weight of the targets more confident than that group reaches
+    ``min_predictions``. Returns one boolean per sample; its mean is the
+    share of samples in which the secret reaches perfect precision.
+
+    >>> r = AttackResult.from_predictions("t", truth=["a"] * 20, prediction=["a"] * 20, confidence=np.linspace(0, 1, 20))
+    >>> bool(perfect_bootstrap(r, 10, n_boot=50).all())
+    True
+    """
+    check_int("min_predictions", min_predictions, low=1)
+    rng = check_random_state(seed)
+    made = np.asarray(result.predicted, dtype=bool)
+    conf = np.asarray(result.confidence, dtype=float)[made]
+    ok = np.asarray(result.is_correct(), dtype=bool)[made]
+    n = int(np.asarray(result.predicted).size)
+    order, _, starts = _walk_order(conf)
+    wrong = ~ok[order]
+    weights = rng.multinomial(n, np.full(n, 1.0 / n), size=n_boot)[:, np.flatnonzero(made)][:, order]
+    cum = np.cumsum(weights, axis=1)
+    hit = (weights > 0) & wrong[None, :]
+    first = hit.argmax(axis=1)
+    start = starts[first] if conf.size else np.zeros(n_boot, int)
+    prefix = np.where(start > 0, cum[np.arange(n_boot), np.maximum(start - 1, 0)], 0)
+    prefix = np.where(hit.any(axis=1), prefix, cum[:, -1] if conf.size else 0)
+    return prefix >= min_predictions
 
 
 def perfect_precision(curve: pd.DataFrame, min_predictions: int = 1) -> dict[str, Any]:
