@@ -165,7 +165,8 @@ def _recorded_ids() -> set[str]:
     return set(ch.measure_inputs()) | set(ch.measure_skews().measurements) \
         | set(ch.measure_skew_effect(cv).measurements) | set(shokri.measurements) \
         | set(ch.measure_carlini(cv).measurements) \
-        | set(ch.measure_full_recall(ch.fig10_points(), shokri.values["k40"]).measurements) | set(ch.measure_eq11()) | set(ch.measure_recommended(cv))
+        | set(ch.measure_full_recall(ch.fig10_points(), shokri.values["k40"]).measurements) | set(ch.measure_eq11()) \
+        | set(ch.measure_recommended(cv))
 
 
 def test_the_glued_verdicts_and_paper_values_name_ledger_claims() -> None:
@@ -226,12 +227,12 @@ def test_shokri_and_carlini_statements_against_fig10() -> None:
 def test_the_paper_plot_reads_fpr_as_its_x_axis() -> None:
     # the authors' code joins Eq 11's points with straight lines on a log x axis that holds the FPR
     f, t = np.array([1e-5, 1e-4, 1e-3]), np.array([0.1, 0.2, 0.35])
-    x = ch.plot_line_reach(f, t, 30.0, 0.95)
+    x = br.plot_line_reach(f, t, 30.0, 0.95)
     p0, p1 = 0.2 / (0.2 + 30e-4), 0.35 / (0.35 + 30e-3)
     assert np.log10(x) == pytest.approx(-4 + (p0 - 0.95) / (p0 - p1))
-    assert ch.plot_line_reach(f, t, 30.0, 0.999) != ch.plot_line_reach(f, t, 30.0, 0.999)  # nan: never reached
-    assert ch.plot_line_reach(f, t, 30.0, 0.5) == 1e-3  # every point reaches it: the last one
-    assert ch.precision_at_fpr(f, t, 30.0, 1e-4) == pytest.approx(p0)
+    assert br.plot_line_reach(f, t, 30.0, 0.999) != br.plot_line_reach(f, t, 30.0, 0.999)  # nan: never reached
+    assert br.plot_line_reach(f, t, 30.0, 0.5) == 1e-3  # every point reaches it: the last one
+    assert br.precision_at_fpr(f, t, 30.0, 1e-4) == pytest.approx(p0)
 
 
 def test_full_recall_statement() -> None:
@@ -266,7 +267,7 @@ def test_recommended_skews_are_recorded_and_cannot_fail() -> None:
         a = np.sort(rng.uniform(1e-5, 1, 4)), np.sort(rng.uniform(1e-3, 1, 4))
         b = np.sort(rng.uniform(1e-5, 1, 4)), np.sort(rng.uniform(1e-3, 1, 4))
         curves = {"a": (np.r_[a[0], 1.0], np.r_[a[1], 1.0]), "b": (np.r_[b[0], 1.0], np.r_[b[1], 1.0])}
-        assert ch.ranking_kept(curves, 50.0)
+        assert br.ranking_kept(curves, 50.0)
 
 
 def test_eq11_agrees_with_counting() -> None:

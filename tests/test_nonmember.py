@@ -445,6 +445,25 @@ def test_parallel_fits_equal_the_sequential_loop() -> None:
     assert np.array_equal(a.targets, b.targets) and np.array_equal(a.is_correct(), b.is_correct())
 
 
+def test_the_prepared_leave_one_out_path_gives_fit_predicts_results() -> None:
+    rng = np.random.default_rng(5)
+    n = 300
+    df = pd.DataFrame({"job": rng.choice(["a", "b", "c"], n), "sex": rng.choice(["f", "m"], n),
+                       "age": rng.integers(18, 80, n).astype(float), "hours": rng.normal(40, 8, n)})
+    kinds = nm.attribute_kinds(df)
+    targets = np.array([3, 17, 250])
+    settings = nm.ModelSettings(C=1.0)
+    for secret, span in (("sex", None), ("job", None), ("hours", 30.0)):
+        args = dict(known=None, kinds=kinds, settings=settings, analysis="model", value_range=span)
+        fast = nm._leave_one_out_chunk(df, secret, targets, args)
+        slow = [nm.fit_predict(df.drop(index=[t]), df.loc[[t]], secret, **args) for t in targets]
+        for a, b in zip(fast, slow):
+            assert np.array_equal(a.prediction, b.prediction) and np.array_equal(a.is_correct(), b.is_correct())
+            assert (a.confidence is None) == (b.confidence is None)
+            if a.confidence is not None:
+                assert np.array_equal(a.confidence, b.confidence)
+
+
 def test_stand_in_checks_apply_the_bankchurners_tests_without_recording() -> None:
     f4 = pd.DataFrame({"secret": ["a", "a", "b", "b"], "kind": ["categorical", "categorical", "continuous", "continuous"],
                        "known": ["all other attributes", "PII only"] * 2, "precision": [0.95, 0.5, 0.25, 0.2],

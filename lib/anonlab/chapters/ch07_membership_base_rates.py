@@ -379,38 +379,12 @@ RECOMMENDED_IDS = ("fw.s5.recommended_skew.1_2", "fw.s5.recommended_skew.1_5", "
                    "fw.s5.recommended_skew.1_50")
 
 
-def ranking_kept(cv: Mapping[str, tuple[np.ndarray, np.ndarray]], skew: float, n_recalls: int = 25) -> bool:
-    """At ``skew``, do the attacks rank at every recall both reach as their ROC curves do there?
-
-    On a log-spaced grid of recalls, the attack with the higher precision
-    (Eq 11, log-log interpolation) must be the one with the lower FPR.
-    By Eq 11 this holds at every skew for any curves: it is what makes a
-    common set of skews an apples-to-apples comparison (§5).
-
-    >>> cv = {"a": (np.array([1e-4, 1.0]), np.array([0.1, 1.0])), "b": (np.array([1e-3, 1.0]), np.array([0.1, 1.0]))}
-    >>> ranking_kept(cv, 10.0)
-    True
-    """
-    names = list(cv)
-    low = max(float(cv[a][1][cv[a][1] > 0].min()) for a in names)
-    grid = np.geomspace(low, 1.0, n_recalls)
-    ok = True
-    for r in grid:
-        pts = [base_rates.precision_at_recall(*cv[a], skew, float(r)) for a in names]
-        for i in range(len(pts)):
-            for j in range(i + 1, len(pts)):
-                by_prec = np.sign(round(pts[i].precision - pts[j].precision, 12))
-                by_fpr = np.sign(round(pts[j].fpr - pts[i].fpr, 15))
-                ok &= bool(by_prec == by_fpr)
-    return ok
-
-
 def measure_recommended(cv: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> dict[str, Measurement]:
     """§5's recommended skews (1:2, 1:5, 1:10, 1:50), each on Fig. 10: the attacks' ranking, and what a stakeholder reads.
 
-    Each claim's measurement is :func:`ranking_kept` at its skew (the ledger
-    marks it an illustration: it cannot fail); its note gives each attack's
-    precision at Fig. 10's lowest FPR and at recall 0.1 at that skew.
+    Each claim's measurement is :func:`~anonlab.measures.base_rates.ranking_kept` at its skew (the
+    ledger marks it an illustration: it cannot fail); its note gives each attack's precision at Fig. 10's
+    lowest FPR and at recall 0.1 at that skew.
     """
     out = {}
     for cid in RECOMMENDED_IDS:
@@ -421,8 +395,8 @@ def measure_recommended(cv: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> dict
             p_low = base_rates.precision_recall_at_skews(f[i:i + 1], t[i:i + 1], k)["precision"].iloc[0]
             p_01 = base_rates.precision_at_recall(f, t, k, 0.1).precision
             parts.append(f"{membership.PAPERS.get(a, a)}: {p_low:.3f} at FPR {f[i]:g}, {p_01:.3f} at recall 0.1")
-        out[cid] = Measurement(ranking_kept(cv, k), note=f"{base_rates.skew_label(k)}, log-log, Eq 11; "
-                                                         + "; ".join(parts))
+        out[cid] = Measurement(base_rates.ranking_kept(cv, k),
+                               note=f"{base_rates.skew_label(k)}, log-log, Eq 11; " + "; ".join(parts))
     return out
 
 
@@ -465,6 +439,7 @@ def measure_skews() -> Findings:
               "texas_members": tx["members"], "texas_population": tx["population"],
               "texas_people_per_member": tx["population"] / tx["members"],
               "train_one_in": 1 / train_frac, "train_records": tp_["train_records"],
+              "skew_one_share": 1 / skew_h,
               "dataset_records": tp_["dataset_records"]}
     table = pd.DataFrame({
         "quantity": ["training share 10K/67K", "hospital skew (1/5 x 1/6)", "hospital skew (1/5 x 10K/67K)",
@@ -504,32 +479,6 @@ def measure_skew_effect(cv: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> Find
 EVERYONE, MEMBERS, PLOT_X = "everyone observed", "members (recall)", "plot's x axis (FPR)"
 
 
-def plot_line_reach(fpr: np.ndarray, tpr: np.ndarray, skew: float, min_precision: float) -> float:
-    r"""The largest x at which the paper's own Fig. 9 (right) line still has precision ``min_precision``.
-
-    The authors' plotting code (``base_rate_code/prroc.py``) converts each
-    Fig. 10 point with Eq 11, puts its FPR on the axis it labels "Recall"
-    (logarithmic) and joins the points with straight lines (precision
-    linear). This reads that line: the last crossing of the bar, on
-    :math:`\log x`; NaN if no point reaches it.
-
-    >>> round(plot_line_reach(np.array([1e-4, 1e-3]), np.array([0.2, 0.35]), 30.0, 0.95), 6)
-    0.000354
-    """
-    f, t = np.asarray(fpr, float), np.asarray(tpr, float)
-    keep = f > 0
-    x, y = f[keep], t[keep] / (t[keep] + skew * f[keep])
-    order = np.argsort(x)
-    x, y = x[order], y[order]
-    best = float(x[y >= min_precision].max()) if (y >= min_precision).any() else math.nan
-    lx = np.log10(x)
-    for i in range(x.size - 1):
-        if (y[i] >= min_precision) != (y[i + 1] >= min_precision):
-            s = (y[i] - min_precision) / (y[i] - y[i + 1])
-            best = float(np.nanmax([best, 10 ** (lx[i] + s * (lx[i + 1] - lx[i]))]))
-    return best
-
-
 def targets_readings(fpr: np.ndarray, tpr: np.ndarray, skew: float, min_precision: float) -> dict[str, float]:
     r"""How far a Fig. 10 curve reaches at a precision bar, under each meaning of "targets" ([FW24] §5).
 
@@ -538,24 +487,16 @@ def targets_readings(fpr: np.ndarray, tpr: np.ndarray, skew: float, min_precisio
     precision at ``skew`` (Eq 11) is at least ``min_precision``, expressed as
     a share of everyone observed, :math:`TP/(M+N) = \text{recall}/(1+k)`, and
     of the members, the recall (Eq 9); and the reach on the paper's own plot,
-    whose x axis the authors' code fills with the FPR (:func:`plot_line_reach`).
+    whose x axis the authors' code fills with the FPR
+    (:func:`~anonlab.measures.base_rates.plot_line_reach`).
 
     >>> r = targets_readings(np.array([1e-4, 1.0]), np.array([0.002, 1.0]), 30.0, 0.4)
     >>> round(r["members (recall)"], 4), round(r["plot's x axis (FPR)"], 6), round(r["everyone observed"] * 31, 4)
     (0.002, 0.0001, 0.002)
     """
     pt = base_rates.max_recall_at_precision(fpr, tpr, skew, min_precision)
-    return {EVERYONE: pt.targets_fraction, MEMBERS: pt.recall, PLOT_X: plot_line_reach(fpr, tpr, skew, min_precision)}
-
-
-def precision_at_fpr(fpr: np.ndarray, tpr: np.ndarray, skew: float, at_fpr: float) -> float:
-    """Precision (Eq 11) of a curve read on log-log axes at one FPR.
-
-    >>> precision_at_fpr(np.array([1e-5, 1e-4, 1.0]), np.array([3e-4, 0.002, 1.0]), 30.0, 1e-4)
-    0.4
-    """
-    t = float(base_rates.interpolate_roc(fpr, tpr, [at_fpr])[0])
-    return round(t / (t + skew * at_fpr), 12)
+    return {EVERYONE: pt.targets_fraction, MEMBERS: pt.recall,
+            PLOT_X: base_rates.plot_line_reach(fpr, tpr, skew, min_precision)}
 
 
 def measure_shokri(cv: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> Findings:
@@ -574,7 +515,7 @@ def measure_shokri(cv: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> Findings:
     as_targets = base_rates.precision_at_recall(f, t, k40, base_rates.recall_for_targets_fraction(frac40, k40))
     as_recall = base_rates.precision_at_recall(f, t, k40, frac40, extrapolate=True)
     first = base_rates.precision_recall_at_skews(f[:1], t[:1], k40)["precision"].iloc[0]
-    as_fpr = precision_at_fpr(f, t, k40, frac40)
+    as_fpr = base_rates.precision_at_fpr(f, t, k40, frac40)
     at_40 = base_rates.max_recall_at_precision(f, t, k40, c.reported)
     best = base_rates.precision_recall_at_skews(f, t, k40)["precision"].max()
     readings = {"everyone observed, TP/(M+N)": as_targets.precision, "members, recall (Eq 9)": as_recall.precision,
@@ -619,6 +560,24 @@ def readings_within(table: pd.DataFrame, claim_id: str) -> tuple[int, int]:
     values = np.r_[1.0 / rows["one_in_targets"].to_numpy(dtype=float), rows["recall"].to_numpy(dtype=float),
                    rows["fpr"].to_numpy(dtype=float)]
     return int(np.sum((values >= low - 1e-12) & (values <= high + 1e-12))), int(values.size)
+
+
+def within_readings_md(table: pd.DataFrame, claim_id: str) -> str:
+    """The readings of :func:`measure_carlini`'s table the claim accepts, in words ("none" if none).
+
+    >>> t = pd.DataFrame({"skew_label": ["1:30"], "scale": ["step"], "min_precision": [0.95],
+    ...                   "one_in_targets": [155.0], "recall": [0.2], "fpr": [1e-4]})
+    >>> within_readings_md(t, "fw.s5.carlini.precision_95_targets")
+    '1:30, step, FPR: 1 in 10,000'
+    """
+    c = claims.claim(claim_id)
+    low, high = accepted_interval(c)
+    out = []
+    for r in table[np.isclose(table["min_precision"], c.params["precision"])].itertuples():
+        for name, v in (("TP/(M+N)", 1.0 / r.one_in_targets), ("recall", r.recall), ("FPR", r.fpr)):
+            if low - 1e-12 <= v <= high + 1e-12:
+                out.append(f"{r.skew_label}, {r.scale}, {name}: 1 in {1 / v:,.0f}")
+    return "; ".join(out) or "none"
 
 
 def carlini_skews() -> dict[str, float]:
@@ -678,6 +637,7 @@ def measure_carlini(cv: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> Findings
               "c95_1_30_one_in": q30["one_in_targets"].iloc[0] if 30 in skews else math.nan,
               "k_star_md": star, "k_star": k_star}
     values["c95_readings_within"], values["c95_readings"] = readings_within(tab, c95.id)
+    values["c95_within_md"] = within_readings_md(tab, c95.id)
     tab = tab.assign(one_in_fpr=1.0 / tab["fpr"])
     cols = ["skew_label", "min_precision", "scale", "fpr", "recall", "precision", "one_in_targets", "one_in_members",
             "one_in_fpr"]

@@ -767,8 +767,46 @@ def leave_one_out_baseline(data: pd.DataFrame, secret: str, targets: npt.ArrayLi
 
 def _leave_one_out_chunk(data: pd.DataFrame, secret: str, targets: np.ndarray,
                          args: Mapping[str, Any]) -> list[AttackResult]:
-    """One :func:`fit_predict` per target, fitted on every other row (a worker's share of the targets)."""
-    return [fit_predict(data.drop(index=[t]), data.loc[[t]], secret, **args) for t in targets]
+    """One :func:`fit_predict` per target, fitted on every other row (a worker's share of the targets).
+
+    With the regression (``analysis="model"``) the table is prepared once
+    (:func:`_prepare` works value by value, so a row dropped after
+    preparing is the row dropped before) and each model is fitted straight
+    from it, without :func:`fit_predict`'s per-call preparation and
+    memoisation, which a fit used once does not need: the same models and
+    predictions, at about two thirds of the cost.
+    """
+    kinds = args["kinds"]
+    known = _check_known(data, secret, args.get("known"))
+    counts = data[secret].value_counts(dropna=False)
+    may_lose_a_class = kinds[secret] == CATEGORICAL and (counts.size < 2 or (counts.size == 2 and counts.min() == 1))
+    if args.get("analysis") != "model" or not known or may_lose_a_class:
+        return [fit_predict(data.drop(index=[t]), data.loc[[t]], secret, **args) for t in targets]
+    settings = args["settings"]
+    prepared = _prepare(data[known + [secret]], kinds)
+    kind = kinds[secret]
+    out = []
+    for t in targets:
+        train, target = prepared.drop(index=[t]), prepared.loc[[t]]
+        pipe = _pipeline(known, kinds, kind, settings)
+        with warnings.catch_warnings():
+            from sklearn.exceptions import ConvergenceWarning
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            pipe.fit(train[known], train[secret].to_numpy())
+        truth = target[secret].to_numpy()
+        if kind == CATEGORICAL:
+            proba = pipe.predict_proba(target[known])
+            pred = pipe.named_steps["model"].classes_[proba.argmax(axis=1)].astype(object)
+            conf, correct = proba.max(axis=1), None
+            label = "logistic regression"
+        else:
+            pred, conf = pipe.predict(target[known]).astype(float), None
+            correct = correct_within(pred, truth, settings.tolerance, settings.tolerance_basis, args.get("value_range"))
+            label = "Lasso"
+        out.append(AttackResult(f"non-member baseline: {secret} ({label})", target.index.to_numpy(), truth,
+                                np.ones(1, dtype=bool), np.asarray(pred, dtype=object), confidence=conf,
+                                correct=correct))
+    return out
 
 
 def pi_across_tolerances(attack: AttackResult, baseline: AttackResult, tolerances: Sequence[float], *,
