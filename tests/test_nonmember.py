@@ -264,14 +264,32 @@ def test_bankchurners_claims_without_the_file_are_not_measured() -> None:
 
 
 def test_measure_adult_decisions() -> None:
-    pit = pd.DataFrame({"secret": ["a", "a", "b", "b"], "tolerance": [0.01, 0.1] * 2, "pi": [0.1, 0.12, 0.2, 0.5]})
+    pit = pd.DataFrame({"secret": ["a", "a", "b", "b"], "tolerance": [0.01, 0.1] * 2, "pi": [0.1, 0.12, 0.2, 0.5],
+                        "spread": [0.02, 0.02, 0.3, 0.3], "spread_low": [0.0, 0.0, 0.1, 0.1],
+                        "spread_high": [0.05, 0.05, 0.5, 0.5]})
     cvr = pd.DataFrame({"secret": ["s"], "difference": [0.01], "targets": [100]})
     m = ch.measure_adult(pit, cvr)
-    assert m["fw.s4_3.pi_independent_of_error"].value is False  # b spreads by 0.3
+    c = ch.claim("fw.s4_3.pi_independent_of_error")
+    pi = m["fw.s4_3.pi_independent_of_error"]
+    assert pi.value == 0.3 and pi.ci == (0.1, 0.5)  # b: the interval that lies highest
+    assert ch.rules.decide(c, {"measured": pi.value, "ci": list(pi.ci)}) == "not reproduced"
     assert m["fw.s4_2.relaxed_close_to_complete"].value is True
     m2 = ch.measure_adult(pit[pit["secret"] == "a"], cvr.assign(difference=[-0.2]))
-    assert m2["fw.s4_3.pi_independent_of_error"].value is True
+    pi2 = m2["fw.s4_3.pi_independent_of_error"]
+    assert ch.rules.decide(c, {"measured": pi2.value, "ci": list(pi2.ci)}) == "reproduced"
     assert m2["fw.s4_2.relaxed_close_to_complete"].value is False
+
+
+def test_the_spread_of_pi_comes_with_a_bootstrap_interval() -> None:
+    rng = np.random.default_rng(6)
+    truth = rng.uniform(50, 150, 800)
+    a = AttackResult.from_predictions("a", truth=truth, prediction=truth * rng.normal(1, 0.05, 800))
+    b = AttackResult.from_predictions("b", truth=truth, prediction=truth * rng.normal(1, 0.2, 800))
+    out = nm.pi_spread_bootstrap(a, b, [0.01, 0.05, 0.2], basis="relative", n_boot=100, seed=1)
+    pi = nm.pi_across_tolerances(a, b, [0.01, 0.05, 0.2], basis="relative")["pi"]
+    assert out["spread"] == pytest.approx(pi.max() - pi.min())
+    assert out["low"] <= out["spread"] <= out["high"] and out["high"] - out["low"] < 0.5
+    assert nm.pi_spread_bootstrap(a, b, [0.01, 0.05, 0.2], basis="relative", n_boot=100, seed=1) == out
 
 
 def test_fig_summaries() -> None:

@@ -91,6 +91,7 @@ __all__ = [
     "pi_across_tolerances",
     "complete_vs_relaxed",
     "pi_vs_tolerance",
+    "pi_spread_bootstrap",
     "prefit",
     "default_n_jobs",
 ]
@@ -835,6 +836,49 @@ def pi_across_tolerances(attack: AttackResult, baseline: AttackResult, tolerance
     return pd.DataFrame(rows)
 
 
+def pi_spread_bootstrap(attack: AttackResult, baseline: AttackResult, tolerances: Sequence[float], *,
+                        basis: str = "range", value_range: float | None = None, n_boot: int = 200,
+                        seed: int | np.random.Generator | None = 0, confidence: float = 0.95) -> dict[str, float]:
+    """How far PI moves over the error bounds (max - min, :func:`pi_across_tolerances`), with a bootstrap interval.
+
+    The targets the attack predicted for are resampled with replacement
+    (``n_boot`` times); in each sample attack and baseline are judged with
+    every bound and PI (Eq 6) recomputed; the interval is the percentile
+    interval of the spread (a bound at which the baseline is always right
+    has no PI and is left out of that sample's spread).
+
+    >>> a = AttackResult.from_predictions("a", truth=[100.0] * 40, prediction=[101.0] * 20 + [108.0] * 20)
+    >>> b = AttackResult.from_predictions("b", truth=[100.0] * 40, prediction=[104.0] * 20 + [120.0] * 20)
+    >>> out = pi_spread_bootstrap(a, b, [0.02, 0.1], basis="relative", n_boot=50)
+    >>> out["spread"], out["low"] <= out["spread"] <= out["high"]
+    (0.5, True)
+    """
+    from .rates import precision_improvement
+
+    made = attack.targets[attack.predicted]
+    base = baseline.on_targets(made)
+    a = attack.subset(attack.predicted)
+    ca = np.column_stack([correct_within(a.prediction.astype(float), a.truth.astype(float), t, basis, value_range)
+                          for t in tolerances]).astype(float)
+    cb = np.column_stack([correct_within(base.prediction.astype(float), base.truth.astype(float), t, basis,
+                                         value_range) for t in tolerances]).astype(float)
+    n = ca.shape[0]
+
+    def spread(pa: np.ndarray, pb: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            pi = np.asarray(precision_improvement(pa, pb), dtype=float)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a sample where no bound has a PI
+            return np.nanmax(pi, axis=-1) - np.nanmin(pi, axis=-1)
+
+    point = float(spread(ca.mean(axis=0), cb.mean(axis=0)))
+    rng = check_random_state(seed)
+    counts = rng.multinomial(n, np.full(n, 1.0 / n), size=n_boot).astype(float)
+    boot = spread(counts @ ca / n, counts @ cb / n)  # integer sums, so a share of 1 stays exactly 1
+    lo, hi = np.nanquantile(boot, [(1 - confidence) / 2, (1 + confidence) / 2])
+    return {"spread": point, "low": float(lo), "high": float(hi)}
+
+
 def complete_vs_relaxed(data: pd.DataFrame, split: MemberSplit, secrets: Sequence[str], n_targets: int, *,
                         kinds: Mapping[str, str], settings: ModelSettings = ModelSettings()) -> pd.DataFrame:
     """Relaxed (one fit on the members) vs complete (one fit per target on all other rows) baselines (§4.2).
@@ -863,12 +907,15 @@ def complete_vs_relaxed(data: pd.DataFrame, split: MemberSplit, secrets: Sequenc
 
 
 def pi_vs_tolerance(data: pd.DataFrame, split: MemberSplit, pii: Sequence[str], tolerances: Sequence[float], *,
-                    kinds: Mapping[str, str], settings: ModelSettings = ModelSettings()) -> pd.DataFrame:
+                    kinds: Mapping[str, str], settings: ModelSettings = ModelSettings(),
+                    seed: int | None = 0) -> pd.DataFrame:
     """PI of the all-attributes Lasso over the PII-only Lasso, per continuous secret and error bound (§4.3).
 
     The "attack" knows every other attribute, the baseline only the PII;
     both are judged with the same bound (:func:`pi_across_tolerances`).
-    [FW24] §4.3 says PI is then independent of the bound.
+    [FW24] §4.3 says PI is then independent of the bound. Each secret's
+    rows also carry the spread of PI over the bounds and its bootstrap
+    interval (:func:`pi_spread_bootstrap`, seeded with ``seed``).
     """
     frames = []
     for secret in [c for c in data.columns if kinds[c] == CONTINUOUS]:
@@ -879,6 +926,7 @@ def pi_vs_tolerance(data: pd.DataFrame, split: MemberSplit, pii: Sequence[str], 
                       analysis="model")
         atk = nonmember_baseline(data, secret, **common)
         base = nonmember_baseline(data, secret, known=known_pii, **common)
+        sp = pi_spread_bootstrap(atk, base, tolerances, basis=settings.tolerance_basis, seed=seed)
         frames.append(pi_across_tolerances(atk, base, tolerances, basis=settings.tolerance_basis)
-                      .assign(secret=secret))
+                      .assign(secret=secret, spread=sp["spread"], spread_low=sp["low"], spread_high=sp["high"]))
     return pd.concat(frames, ignore_index=True)
