@@ -276,6 +276,16 @@ def load_table(dataset: str, *, n_rows: int | None = None, census_attributes: Se
     return df, nm.attribute_kinds(df)
 
 
+def census_secrets_of(p: Mapping[str, Any]) -> list[str]:
+    """The secrets of the Census-Income panel of a run: ``secrets`` it has, else ``census_secrets``, else all.
+
+    >>> census_secrets_of({"census_attributes": ["a", "b", "c"], "secrets": [], "census_secrets": ["b"]})
+    ['b']
+    """
+    cols = list(p["census_attributes"])
+    return ([c for c in cols if c in p["secrets"]] or [c for c in cols if c in p["census_secrets"]] or cols)
+
+
 def settings_from(p: Mapping[str, Any], **change: Any) -> nm.ModelSettings:
     """The model settings of a run's parameters (``change`` overrides some: ``tolerance_basis="relative"``)."""
     q = {**p, **change}
@@ -310,11 +320,9 @@ def prepare(p: Mapping[str, Any], dataset: str) -> dict[str, Any]:
             key["census_attributes"] = list(p["census_attributes"])
     split = nm.split_members(table, p["n_members"], p["n_non_members"], seed=p["seed"])
     # the requested secrets this data set has; none of them (or none requested): Census-Income's own
-    # secrets (census_secrets), else every attribute
-    secrets = [c for c in table.columns if c in p["secrets"]]
-    if not secrets and dataset == "census":
-        secrets = [c for c in table.columns if c in p["census_secrets"]]
-    secrets = secrets or list(table.columns)
+    # secrets (census_secrets), else every attribute (census_secrets_of)
+    secrets = census_secrets_of(p) if dataset == "census" else \
+        [c for c in table.columns if c in p["secrets"]] or list(table.columns)
     key.update(pii=list(pii), secrets=secrets)
     return {"name": dataset, "label": LABELS[dataset], "table": table, "kinds": kinds, "split": split,
             "pii": list(pii), "secrets": secrets, "key": key}
