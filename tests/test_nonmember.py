@@ -482,6 +482,30 @@ def test_the_prepared_leave_one_out_path_gives_fit_predicts_results() -> None:
                 assert np.array_equal(a.confidence, b.confidence)
 
 
+def test_bankchurners_monte_carlo_counts_and_precisions_carry_intervals() -> None:
+    from anonlab import claims
+    from anonlab.claims.recorder import _check_intervals
+
+    raw = pd.DataFrame({"Gender": ["F", "M"], "Credit_Limit": [1.0, 2.0]})
+    s5 = pd.DataFrame({"secret": ["a", "b"], "perfect (≥1 prediction)": [True, True],
+                       "perfect (≥10 predictions)": [True, False]})
+    c5 = pd.DataFrame({"secret": ["a", "a"], "threshold": [0.0, 0.9], "predictions": [100, 20],
+                       "prediction_rate": [1.0, 0.2], "precision": [0.9, 1.0]})
+    rep = pd.DataFrame({"fraction": [0.0, 1.0], "secret": ["a", "a"], "kind": ["continuous"] * 2,
+                        "precision": [0.5, 0.6], "targets": [3000, 3000]})
+    f8 = pd.DataFrame({"secret": ["Total_Revolving_Bal"], "difference": [-0.5], "non-member": [0.95],
+                       "prior (synthetic)": [0.45], "non-member low": [0.94], "non-member high": [0.96],
+                       "prior low": [0.43], "prior high": [0.47]})
+    m = ch.measure_bankchurners(raw, f5_summary=s5, f5_curves=c5, rep_effects=ch.replication_effects(rep), f8=f8,
+                                f5_boot=np.array([1] * 90 + [2] * 10), rep=rep)
+    assert m["fw.fig5.perfect_precision_count"].value == 1 and m["fw.fig5.perfect_precision_count"].ci == (1.0, 2.0)
+    assert m["fw.fig6.replication_effect"].ci == (1.0, 1.0)
+    assert m["fw.fig8.total_revolving_bal.prior"].ci == (0.43, 0.47)
+    for cid, v in m.items():  # the recorder's rule: a Monte Carlo number has its interval
+        if claims.claim(cid).monte_carlo:
+            _check_intervals(cid, v.value, v.ci, v.alternatives)
+
+
 def test_stand_in_checks_apply_the_bankchurners_tests_without_recording() -> None:
     f4 = pd.DataFrame({"secret": ["a", "a", "b", "b"], "kind": ["categorical", "categorical", "continuous", "continuous"],
                        "known": ["all other attributes", "PII only"] * 2, "precision": [0.95, 0.5, 0.25, 0.2],
