@@ -165,7 +165,8 @@ def _recorded_ids() -> set[str]:
     return set(ch.measure_inputs()) | set(ch.measure_skews().measurements) \
         | set(ch.measure_skew_effect(cv).measurements) | set(shokri.measurements) \
         | set(ch.measure_carlini(cv).measurements) \
-        | set(ch.measure_full_recall(ch.fig10_points(), shokri.values["k40"]).measurements) | set(ch.measure_eq11())
+        | set(ch.measure_full_recall(ch.fig10_points(), shokri.values["k40"]).measurements) | set(ch.measure_eq11()) \
+        | set(ch.measure_recommended(cv))
 
 
 def test_the_glued_verdicts_and_paper_values_name_ledger_claims() -> None:
@@ -198,32 +199,75 @@ def test_shokri_and_carlini_statements_against_fig10() -> None:
     cv = ch.curves(ch.fig10_points())
     s = ch.measure_shokri(cv)
     m = s.measurements["fw.s5.shokri.precision_40"]
+    c = claims.claim("fw.s5.shokri.precision_40")
     assert m.value == pytest.approx(0.39, abs=0.01)  # the ledger's hand reading: about 0.39
-    assert claims.verdict(claims.claim("fw.s5.shokri.precision_40"), m.value) == "reproduced"
+    assert sorted(m.alternatives) == sorted(c.alternatives())
+    assert m.alternatives["the plot's x axis (FPR, authors' code)"] == pytest.approx(0.4)  # 0.002 / (0.002 + 30e-4)
+    assert m.alternatives["members, recall (Eq 9)"] >= s.values["shokri_first_precision"] == pytest.approx(0.5)
+    verdicts = {k: claims.verdict(c, v) for k, v in m.alternatives.items()}
+    assert verdicts["members, recall (Eq 9)"] == "not reproduced"
+    assert verdicts["everyone observed, TP/(M+N)"] == "reproduced"
     assert s.values["shokri_best"] < 0.5
-    c = ch.measure_carlini(cv)
-    v95 = c.measurements["fw.s5.carlini.precision_95_targets"].value
-    v80 = c.measurements["fw.s5.carlini.precision_80_targets"].value
-    assert 1 / 2000 < v95 < 1 / 1500  # about 1/1700, not 1/8000
-    assert 1 / 1100 < v80 < 1 / 850  # about 1/950
-    assert claims.verdict(claims.claim("fw.s5.carlini.precision_95_targets"), v95) == "not reproduced"
-    assert claims.verdict(claims.claim("fw.s5.carlini.precision_80_targets"), v80) == "reproduced"
-    assert c.values["k_star"] == 240.0
+    car = ch.measure_carlini(cv)
+    m95 = car.measurements["fw.s5.carlini.precision_95_targets"]
+    m80 = car.measurements["fw.s5.carlini.precision_80_targets"]
+    assert 1 / 2000 < m95.value < 1 / 1500  # about 1/1700, not 1/8000
+    c95, c80 = claims.claim("fw.s5.carlini.precision_95_targets"), claims.claim("fw.s5.carlini.precision_80_targets")
+    assert sorted(m95.alternatives) == sorted(c95.alternatives())
+    assert sorted(m80.alternatives) == sorted(c80.alternatives())
+    assert {claims.verdict(c95, v) for v in [m95.value, *m95.alternatives.values()]} == {"not reproduced"}
+    # "recall" is defined (Eq 9): the 80 % statement is read as a recall, 0.25 at 1:240, far from 1/800
+    assert m80.value == pytest.approx(0.253, abs=0.002)
+    assert m80.alternatives["recall, 1:30"] == pytest.approx(0.426, abs=0.002)
+    assert {claims.verdict(c80, v) for v in [m80.value, *m80.alternatives.values()]} == {"not reproduced"}
+    assert car.values["k_star"] == 240.0
+    assert 900 < car.values["c80_one_in"] < 1000  # as TP/(M+N), the reading the ledger used before issue 22
+
+
+def test_the_paper_plot_reads_fpr_as_its_x_axis() -> None:
+    # the authors' code joins Eq 11's points with straight lines on a log x axis that holds the FPR
+    f, t = np.array([1e-5, 1e-4, 1e-3]), np.array([0.1, 0.2, 0.35])
+    x = br.plot_line_reach(f, t, 30.0, 0.95)
+    p0, p1 = 0.2 / (0.2 + 30e-4), 0.35 / (0.35 + 30e-3)
+    assert np.log10(x) == pytest.approx(-4 + (p0 - 0.95) / (p0 - p1))
+    assert br.plot_line_reach(f, t, 30.0, 0.999) != br.plot_line_reach(f, t, 30.0, 0.999)  # nan: never reached
+    assert br.plot_line_reach(f, t, 30.0, 0.5) == 1e-3  # every point reaches it: the last one
+    assert br.precision_at_fpr(f, t, 30.0, 1e-4) == pytest.approx(p0)
 
 
 def test_full_recall_statement() -> None:
     pts = ch.fig10_points()
+    assert pts.loc[pts.fpr.eq(0.5), "attack"].tolist() == ["shokri"]  # as in the authors' plotting code
+    assert pts.loc[pts.fpr.eq(0.25), "attack"].tolist() == ["carlini"]
     f = ch.measure_full_recall(pts, 30.0)
     assert f.measurements["fw.s5.no_better_than_all_member"].value is False
-    assert f.values["fpr_full_recall"] == 0.25
+    assert f.values["fpr_full_recall"] == 0.25 and f.values["fpr_full_recall_shokri"] == 0.5
     assert f.values["full_recall_base_30"] == pytest.approx(1 / 31)
     assert f.values["full_recall_prec_30"] == pytest.approx(1 / (1 + 30 * 0.25))  # TPR 1 at FPR 0.25
+    assert f.values["full_recall_prec_30_shokri"] == pytest.approx(1 / (1 + 30 * 0.5))
 
 
 def test_single_value_rows_are_reassigned() -> None:
     p = pd.DataFrame({"attack": ["a", "b", "b"], "fpr": [0.1, 0.1, 0.5], "tpr": [0.2, 0.3, 0.9]})
     out = ch.single_value_rows_to(p, "a")
     assert out["attack"].tolist() == ["a", "a", "b"] and out["fpr"].tolist() == [0.1, 0.5, 0.1]
+
+
+def test_recommended_skews_are_recorded_and_cannot_fail() -> None:
+    cv = ch.curves(ch.fig10_points())
+    m = ch.measure_recommended(cv)
+    assert list(m) == list(ch.RECOMMENDED_IDS)
+    assert [claims.claim(i).params["skew"] for i in m] == ["1:2", "1:5", "1:10", "1:50"]
+    assert all(v.value is True for v in m.values())
+    assert all(claims.decide(claims.claim(i), {"measured": v.value}) == claims.ILLUSTRATED for i, v in m.items())
+    assert "0.375 at FPR 1e-05" in m["fw.s5.recommended_skew.1_50"].note  # Shokri: 3e-4 / (3e-4 + 50e-5)
+    # whatever the curves, the ranking is the ROC's: random curves never break it
+    rng = np.random.default_rng(1)
+    for _ in range(5):
+        a = np.sort(rng.uniform(1e-5, 1, 4)), np.sort(rng.uniform(1e-3, 1, 4))
+        b = np.sort(rng.uniform(1e-5, 1, 4)), np.sort(rng.uniform(1e-3, 1, 4))
+        curves = {"a": (np.r_[a[0], 1.0], np.r_[a[1], 1.0]), "b": (np.r_[b[0], 1.0], np.r_[b[1], 1.0])}
+        assert br.ranking_kept(curves, 50.0)
 
 
 def test_eq11_agrees_with_counting() -> None:
@@ -479,8 +523,8 @@ def test_recommended_values_at_the_largest_skew() -> None:
 def test_readings_of_the_95_statement() -> None:
     cv = ch.curves(ch.fig10_points())
     v = ch.measure_carlini(cv).values
-    assert v["c95_readings"] == 2 * 3 * len(ch.fig9_skews())  # two meanings x three scales x skews
-    assert v["c95_readings_within"] == 0
+    assert v["c95_readings"] == 3 * 3 * len(ch.fig9_skews())  # three meanings x three scales x skews
+    assert v["c95_readings_within"] == 1  # only the table's points on the FPR axis at 1:30: 1 in 10,000
 
 
 def test_readings_within_counts_what_the_rules_accept() -> None:
@@ -488,10 +532,11 @@ def test_readings_within_counts_what_the_rules_accept() -> None:
     rng = np.random.default_rng(0)
     one_in = 1 / rng.uniform(0, 3 * c.reported, 200)
     recall = rng.uniform(0, 3 * c.reported, 200)
-    t = pd.DataFrame({"min_precision": 0.95, "one_in_targets": one_in, "recall": recall})
+    fpr = rng.uniform(0, 3 * c.reported, 200)
+    t = pd.DataFrame({"min_precision": 0.95, "one_in_targets": one_in, "recall": recall, "fpr": fpr})
     within, n = ch.readings_within(t, c.id)
-    assert n == 400
-    assert within == sum(claims.verdict(c, float(x)) == "reproduced" for x in np.r_[1 / one_in, recall])
+    assert n == 600
+    assert within == sum(claims.verdict(c, float(x)) == "reproduced" for x in np.r_[1 / one_in, recall, fpr])
     assert 0 < within < n
 
 

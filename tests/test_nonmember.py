@@ -140,6 +140,46 @@ def test_threshold_curve_and_perfect_precision() -> None:
     assert not nm.perfect_precision(c, min_predictions=4)["perfect"]
 
 
+def test_the_confidence_walk_is_the_threshold_curve_at_every_distinct_value() -> None:
+    rng = np.random.default_rng(3)
+    conf = np.round(rng.uniform(0.3, 1.0, 400), 2)  # many ties
+    truth = rng.choice(["a", "b", "c"], 400)
+    pred = np.where(rng.uniform(size=400) < conf, truth, "a")
+    r = AttackResult.from_predictions("t", truth=truth, prediction=pred, confidence=conf)
+    walk = nm.confidence_walk(r)
+    grid = nm.precision_vs_prediction_rate(r, sorted(set(conf)))
+    assert len(walk) == len(set(conf))
+    pd.testing.assert_frame_equal(walk[grid.columns].astype(float), grid.astype(float))
+    assert nm.precision_vs_prediction_rate(r).equals(walk)
+
+
+def test_perfect_bootstrap_agrees_with_the_walk_on_each_sample() -> None:
+    rng = np.random.default_rng(4)
+    for trial in range(4):
+        n = 60
+        conf = np.round(rng.uniform(0.5, 1.0, n), 1)
+        ok = rng.uniform(size=n) < 0.5 + 0.5 * (conf - 0.5) * 2
+        truth = np.array(["x"] * n, dtype=object)
+        r = AttackResult.from_predictions("t", truth=truth, prediction=np.where(ok, "x", "y"), confidence=conf)
+        got = nm.perfect_bootstrap(r, 5, n_boot=30, seed=trial)
+        gen = np.random.default_rng(trial)
+        w = gen.multinomial(n, np.full(n, 1.0 / n), size=30)
+        for b in range(30):
+            idx = np.repeat(np.arange(n), w[b])
+            sample = AttackResult.from_predictions("s", truth=truth[idx], prediction=r.prediction[idx],
+                                                   confidence=conf[idx])
+            expect = nm.perfect_precision(nm.confidence_walk(sample), 5)["perfect"]
+            assert got[b] == expect, (trial, b)
+
+
+def test_fig5_counts_and_their_interval() -> None:
+    assert ch.count_interval(np.array([3] * 100)) == (3.0, 3.0)
+    rep = pd.DataFrame({"fraction": [0.0, 1.0, 0.0, 1.0], "secret": ["a", "a", "b", "b"], "kind": ["continuous"] * 4,
+                        "precision": [0.5, 0.6, 0.5, 0.51], "targets": [3000] * 4})
+    lo, hi = ch.replication_count_interval(rep, seed=1)
+    assert lo <= 1 <= hi and hi <= 2
+
+
 def test_pi_across_tolerances_changes_with_the_bound() -> None:
     a = AttackResult.from_predictions("a", truth=[100.0, 100.0], prediction=[101.0, 108.0])
     b = AttackResult.from_predictions("b", truth=[100.0, 100.0], prediction=[104.0, 120.0])
@@ -224,14 +264,32 @@ def test_bankchurners_claims_without_the_file_are_not_measured() -> None:
 
 
 def test_measure_adult_decisions() -> None:
-    pit = pd.DataFrame({"secret": ["a", "a", "b", "b"], "tolerance": [0.01, 0.1] * 2, "pi": [0.1, 0.12, 0.2, 0.5]})
+    pit = pd.DataFrame({"secret": ["a", "a", "b", "b"], "tolerance": [0.01, 0.1] * 2, "pi": [0.1, 0.12, 0.2, 0.5],
+                        "spread": [0.02, 0.02, 0.3, 0.3], "spread_low": [0.0, 0.0, 0.1, 0.1],
+                        "spread_high": [0.05, 0.05, 0.5, 0.5]})
     cvr = pd.DataFrame({"secret": ["s"], "difference": [0.01], "targets": [100]})
     m = ch.measure_adult(pit, cvr)
-    assert m["fw.s4_3.pi_independent_of_error"].value is False  # b spreads by 0.3
+    c = ch.claim("fw.s4_3.pi_independent_of_error")
+    pi = m["fw.s4_3.pi_independent_of_error"]
+    assert pi.value == 0.3 and pi.ci == (0.1, 0.5)  # b: the interval that lies highest
+    assert ch.rules.decide(c, {"measured": pi.value, "ci": list(pi.ci)}) == "not reproduced"
     assert m["fw.s4_2.relaxed_close_to_complete"].value is True
     m2 = ch.measure_adult(pit[pit["secret"] == "a"], cvr.assign(difference=[-0.2]))
-    assert m2["fw.s4_3.pi_independent_of_error"].value is True
+    pi2 = m2["fw.s4_3.pi_independent_of_error"]
+    assert ch.rules.decide(c, {"measured": pi2.value, "ci": list(pi2.ci)}) == "reproduced"
     assert m2["fw.s4_2.relaxed_close_to_complete"].value is False
+
+
+def test_the_spread_of_pi_comes_with_a_bootstrap_interval() -> None:
+    rng = np.random.default_rng(6)
+    truth = rng.uniform(50, 150, 800)
+    a = AttackResult.from_predictions("a", truth=truth, prediction=truth * rng.normal(1, 0.05, 800))
+    b = AttackResult.from_predictions("b", truth=truth, prediction=truth * rng.normal(1, 0.2, 800))
+    out = nm.pi_spread_bootstrap(a, b, [0.01, 0.05, 0.2], basis="relative", n_boot=100, seed=1)
+    pi = nm.pi_across_tolerances(a, b, [0.01, 0.05, 0.2], basis="relative")["pi"]
+    assert out["spread"] == pytest.approx(pi.max() - pi.min())
+    assert out["low"] <= out["spread"] <= out["high"] and out["high"] - out["low"] < 0.5
+    assert nm.pi_spread_bootstrap(a, b, [0.01, 0.05, 0.2], basis="relative", n_boot=100, seed=1) == out
 
 
 def test_fig_summaries() -> None:
@@ -256,7 +314,7 @@ def test_chapter_parameters_refuse_bad_values() -> None:
     with pytest.raises(ParameterError, match="adult_pii"):
         spec.validate({"adult_pii": ["age", "salary"]})
     with pytest.raises(ParameterError, match="thresholds"):
-        spec.validate({"thresholds": [0.9, 0.5]})
+        spec.validate({"thresholds": [0.9, 0.5]})  # Fig 5 walks every distinct p_max: no grid to give
     with pytest.raises(ParameterError, match="bankchurners_path"):
         spec.validate({"bankchurners_path": "/nonexistent/BankChurners.csv"})
     with pytest.raises(ParameterError, match="secrets"):
@@ -403,6 +461,49 @@ def test_parallel_fits_equal_the_sequential_loop() -> None:
     b = nm.leave_one_out_baseline(df, "age", targets, kinds=kinds, n_jobs=2)
     assert np.array_equal(a.prediction.astype(float), b.prediction.astype(float))
     assert np.array_equal(a.targets, b.targets) and np.array_equal(a.is_correct(), b.is_correct())
+
+
+def test_the_prepared_leave_one_out_path_gives_fit_predicts_results() -> None:
+    rng = np.random.default_rng(5)
+    n = 300
+    df = pd.DataFrame({"job": rng.choice(["a", "b", "c"], n), "sex": rng.choice(["f", "m"], n),
+                       "age": rng.integers(18, 80, n).astype(float), "hours": rng.normal(40, 8, n)})
+    kinds = nm.attribute_kinds(df)
+    targets = np.array([3, 17, 250])
+    settings = nm.ModelSettings(C=1.0)
+    for secret, span in (("sex", None), ("job", None), ("hours", 30.0)):
+        args = dict(known=None, kinds=kinds, settings=settings, analysis="model", value_range=span)
+        fast = nm._leave_one_out_chunk(df, secret, targets, args)
+        slow = [nm.fit_predict(df.drop(index=[t]), df.loc[[t]], secret, **args) for t in targets]
+        for a, b in zip(fast, slow):
+            assert np.array_equal(a.prediction, b.prediction) and np.array_equal(a.is_correct(), b.is_correct())
+            assert (a.confidence is None) == (b.confidence is None)
+            if a.confidence is not None:
+                assert np.array_equal(a.confidence, b.confidence)
+
+
+def test_bankchurners_monte_carlo_counts_and_precisions_carry_intervals() -> None:
+    from anonlab import claims
+    from anonlab.claims.recorder import _check_intervals
+
+    raw = pd.DataFrame({"Gender": ["F", "M"], "Credit_Limit": [1.0, 2.0]})
+    s5 = pd.DataFrame({"secret": ["a", "b"], "perfect (≥1 prediction)": [True, True],
+                       "perfect (≥10 predictions)": [True, False]})
+    c5 = pd.DataFrame({"secret": ["a", "a"], "threshold": [0.0, 0.9], "predictions": [100, 20],
+                       "prediction_rate": [1.0, 0.2], "precision": [0.9, 1.0]})
+    rep = pd.DataFrame({"fraction": [0.0, 1.0], "secret": ["a", "a"], "kind": ["continuous"] * 2,
+                        "precision": [0.5, 0.6], "targets": [3000, 3000]})
+    f8 = pd.DataFrame({"secret": ["Total_Revolving_Bal"], "difference": [-0.5], "non-member": [0.95],
+                       "prior (synthetic)": [0.45], "non-member low": [0.94], "non-member high": [0.96],
+                       "prior low": [0.43], "prior high": [0.47]})
+    m = ch.measure_bankchurners(raw, f5_summary=s5, f5_curves=c5, rep_effects=ch.replication_effects(rep), f8=f8,
+                                f5_boot=np.array([1] * 90 + [2] * 10), rep=rep)
+    assert m["fw.fig5.perfect_precision_count"].value == 1 and m["fw.fig5.perfect_precision_count"].ci == (1.0, 2.0)
+    assert m["fw.fig6.replication_effect"].ci == (1.0, 1.0)
+    assert m["fw.fig8.total_revolving_bal.prior"].ci == (0.43, 0.47)
+    for cid, v in m.items():  # the recorder's rule: a Monte Carlo number has its interval
+        if claims.claim(cid).monte_carlo:
+            _check_intervals(cid, v.value, v.ci, v.alternatives)
 
 
 def test_stand_in_checks_apply_the_bankchurners_tests_without_recording() -> None:

@@ -94,15 +94,15 @@ def plot_fig9(cv: Curves, skews: np.ndarray) -> Any:
 def plot_statements(cv: Curves, k_shokri: float, k_carlini: float) -> Any:
     """Precision against the share of everyone observed correctly flagged, with the §5 statements as markers.
 
-    Shokri et al.'s curve at skew ``k_shokri``, Carlini et al.'s at ``k_carlini``.
+    Shokri et al.'s curve at skew ``k_shokri``, Carlini et al.'s at ``k_carlini``; the statements about
+    "targets" only (the 80 % one is about a recall, another axis).
     """
     c = claims.claim("fw.s5.shokri.precision_40")
-    c95, c80 = claims.claim("fw.s5.carlini.precision_95_targets"), claims.claim("fw.s5.carlini.precision_80_targets")
+    c95 = claims.claim("fw.s5.carlini.precision_95_targets")
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
     for ax, a, k, marks in [
         (axes[0], "shokri", k_shokri, [(c.params["targets_fraction"], c.reported)]),
-        (axes[1], "carlini", k_carlini, [(c95.reported, c95.params["precision"]),
-                                         (c80.reported, c80.params["precision"])]),
+        (axes[1], "carlini", k_carlini, [(c95.reported, c95.params["precision"])]),
     ]:
         gf, gt = base_rates.roc_grid(*cv[a])
         d = base_rates.precision_recall_at_skews(gf, gt, k)

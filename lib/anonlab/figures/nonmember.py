@@ -33,13 +33,13 @@ def plot_fig4(tables: Mapping[str, pd.DataFrame]):
 
 
 def plot_fig5(curves: pd.DataFrame, title: str = ""):
-    """Fig 5: precision against prediction rate, one line per categorical secret."""
+    """Fig 5: precision against prediction rate, one line per categorical secret (every threshold: no markers)."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for secret, c in curves.groupby("secret", sort=False):
         c = c[c["predictions"] > 0]
-        ax.plot(c["prediction_rate"], c["precision"], marker="o", ms=3, label=secret)
+        ax.plot(c["prediction_rate"], c["precision"], lw=1.2, label=secret)
     ax.set_xscale("log")
     ax.set_xlabel("prediction rate PR_base (log scale)")
     ax.set_ylabel("precision P_base")

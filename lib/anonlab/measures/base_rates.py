@@ -49,7 +49,7 @@ Examples
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -72,6 +72,9 @@ from anonlab.measures.rates import (
 
 __all__ = [
     "Scale",
+    "plot_line_reach",
+    "precision_at_fpr",
+    "ranking_kept",
     "RocCurve",
     "OperatingPoint",
     "check_roc",
@@ -1235,6 +1238,68 @@ def low_fpr_table(
 # ---------------------------------------------------------------------------
 # The worked example of [FW24] §1
 # ---------------------------------------------------------------------------
+
+
+def plot_line_reach(fpr: np.ndarray, tpr: np.ndarray, skew: float, min_precision: float) -> float:
+    r"""The largest x at which the paper's own Fig. 9 (right) line still has precision ``min_precision``.
+
+    The authors' plotting code (``base_rate_code/prroc.py``) converts each
+    Fig. 10 point with Eq 11, puts its FPR on the axis it labels "Recall"
+    (logarithmic) and joins the points with straight lines (precision
+    linear). This reads that line: the last crossing of the bar, on
+    :math:`\log x`; NaN if no point reaches it.
+
+    >>> round(plot_line_reach(np.array([1e-4, 1e-3]), np.array([0.2, 0.35]), 30.0, 0.95), 6)
+    0.000354
+    """
+    f, t = np.asarray(fpr, float), np.asarray(tpr, float)
+    keep = f > 0
+    x, y = f[keep], t[keep] / (t[keep] + skew * f[keep])
+    order = np.argsort(x)
+    x, y = x[order], y[order]
+    best = float(x[y >= min_precision].max()) if (y >= min_precision).any() else math.nan
+    lx = np.log10(x)
+    for i in range(x.size - 1):
+        if (y[i] >= min_precision) != (y[i + 1] >= min_precision):
+            s = (y[i] - min_precision) / (y[i] - y[i + 1])
+            best = float(np.nanmax([best, 10 ** (lx[i] + s * (lx[i + 1] - lx[i]))]))
+    return best
+
+
+def precision_at_fpr(fpr: np.ndarray, tpr: np.ndarray, skew: float, at_fpr: float) -> float:
+    """Precision (Eq 11) of a curve read on log-log axes at one FPR.
+
+    >>> precision_at_fpr(np.array([1e-5, 1e-4, 1.0]), np.array([3e-4, 0.002, 1.0]), 30.0, 1e-4)
+    0.4
+    """
+    t = float(interpolate_roc(fpr, tpr, [at_fpr])[0])
+    return round(t / (t + skew * at_fpr), 12)
+
+
+def ranking_kept(cv: Mapping[str, tuple[np.ndarray, np.ndarray]], skew: float, n_recalls: int = 25) -> bool:
+    """At ``skew``, do the attacks rank at every recall both reach as their ROC curves do there?
+
+    On a log-spaced grid of recalls, the attack with the higher precision
+    (Eq 11, log-log interpolation) must be the one with the lower FPR.
+    By Eq 11 this holds at every skew for any curves: it is what makes a
+    common set of skews an apples-to-apples comparison (§5).
+
+    >>> cv = {"a": (np.array([1e-4, 1.0]), np.array([0.1, 1.0])), "b": (np.array([1e-3, 1.0]), np.array([0.1, 1.0]))}
+    >>> ranking_kept(cv, 10.0)
+    True
+    """
+    names = list(cv)
+    low = max(float(cv[a][1][cv[a][1] > 0].min()) for a in names)
+    grid = np.geomspace(low, 1.0, n_recalls)
+    ok = True
+    for r in grid:
+        pts = [precision_at_recall(*cv[a], skew, float(r)) for a in names]
+        for i in range(len(pts)):
+            for j in range(i + 1, len(pts)):
+                by_prec = np.sign(round(pts[i].precision - pts[j].precision, 12))
+                by_fpr = np.sign(round(pts[j].fpr - pts[i].fpr, 15))
+                ok &= bool(by_prec == by_fpr)
+    return ok
 
 
 def worked_example(

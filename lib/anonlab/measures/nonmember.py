@@ -24,7 +24,8 @@ The recipe (§4.2-4.4), as implemented here:
    ``score(attack, baseline)`` measures the baseline on exactly the targets
    an attack predicted for and gives PI (§4.3 steps 1-4, Eq 6).
 3. :func:`precision_vs_prediction_rate`: withhold a prediction when the
-   model's largest class probability is below a threshold (§4.5, Fig 5).
+   model's largest class probability is below a threshold (§4.5, Fig 5);
+   :func:`confidence_walk` walks every distinct probability.
 4. :func:`replicate_records` and :func:`replication_test`: duplicated
    records as dependent members and non-members (§4.6, Fig 6).
 5. :func:`framework_table` fitted on a synthetic copy of the members gives
@@ -81,6 +82,8 @@ __all__ = [
     "nonmember_baseline",
     "framework_table",
     "precision_vs_prediction_rate",
+    "confidence_walk",
+    "perfect_bootstrap",
     "perfect_precision",
     "replicate_records",
     "replication_test",
@@ -88,6 +91,7 @@ __all__ = [
     "pi_across_tolerances",
     "complete_vs_relaxed",
     "pi_vs_tolerance",
+    "pi_spread_bootstrap",
     "prefit",
     "default_n_jobs",
 ]
@@ -358,9 +362,20 @@ def prefit(tasks: Sequence[tuple], n_jobs: int | None = None) -> int:
         key = _fit_key(train, targets, secret, known, kinds, settings)
         if key not in _FITS and key not in todo:
             todo[key] = (train, targets, secret, known, kinds, settings)
-    for key, value in zip(todo, _fit_many(list(todo.values()), default_n_jobs() if n_jobs is None else n_jobs)):
+    # the costliest fits first (a multinomial fit costs about rows x classes), so that no worker is left
+    # alone with a long fit at the end; the results are stored by key, so the order changes nothing else
+    order = sorted(todo, key=lambda k: _fit_cost(todo[k]), reverse=True)
+    for key, value in zip(order, _fit_many([todo[k] for k in order], default_n_jobs() if n_jobs is None else n_jobs)):
         _remember(key, value)
     return len(todo)
+
+
+def _fit_cost(task: tuple) -> float:
+    """A fit's relative cost for scheduling: rows x classes for a logistic regression, rows / 10 for a Lasso."""
+    train, _, secret, known, kinds, _ = task
+    if kinds[secret] == CATEGORICAL:
+        return float(len(train)) * max(int(train[secret].nunique()), 2) * (1 + len(known) / 10)
+    return float(len(train)) / 10
 
 
 def _check_known(data: pd.DataFrame, secret: str, known: Sequence[str] | None) -> list[str]:
@@ -531,21 +546,27 @@ def _analysis_of(result: AttackResult) -> str:
 # ---------------------------------------------------------------------------
 
 
-def precision_vs_prediction_rate(result: AttackResult, thresholds: Sequence[float]) -> pd.DataFrame:
-    """Precision and prediction rate when no prediction is made below ``p_thresh`` ([FW24] §4.5).
+def precision_vs_prediction_rate(result: AttackResult, thresholds: Sequence[float] | None = None) -> pd.DataFrame:
+    """Precision and prediction rate when no prediction is made below ``p_thresh`` ([FW24] §4.5, Fig 5).
 
     For each threshold, predict only where :math:`p_{max} \\ge p_{thresh}`
     (:meth:`AttackResult.at_threshold`); prediction rate is the share of
     targets with a prediction (Eq 5), precision is Eq 2 over those
-    predictions (NaN when there are none).
+    predictions (NaN when there are none). Without ``thresholds`` the whole
+    curve: every distinct :math:`p_{max}` is a threshold
+    (:func:`confidence_walk`), so no point of it is missed.
 
     >>> r = AttackResult.from_predictions("t", truth=["a", "b", "a", "b"], prediction=["a", "a", "a", "b"],
     ...                                   confidence=[0.9, 0.6, 0.8, 0.95])
     >>> precision_vs_prediction_rate(r, [0.0, 0.7])[["prediction_rate", "precision"]].to_numpy().tolist()
     [[1.0, 0.75], [0.75, 1.0]]
+    >>> precision_vs_prediction_rate(r)["predictions"].tolist()
+    [4, 3, 2, 1]
     """
     if result.confidence is None:
         raise ValueError(f"{result.attack!r} has no confidence (continuous secrets have no p_max)")
+    if thresholds is None:
+        return confidence_walk(result)
     rows = []
     for t in thresholds:
         check_number("threshold", t, low=0, high=1)
@@ -554,6 +575,79 @@ def precision_vs_prediction_rate(result: AttackResult, thresholds: Sequence[floa
                      "prediction_rate": s.coverage, "precision": s.precision,
                      "precision_low": s.precision_ci[0], "precision_high": s.precision_ci[1]})
     return pd.DataFrame(rows)
+
+
+def _walk_order(confidence: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Targets by decreasing confidence: the order, the sorted values, and where each tie group starts."""
+    order = np.argsort(-confidence, kind="stable")
+    c = confidence[order]
+    new_group = np.r_[True, c[1:] != c[:-1]] if c.size else np.zeros(0, dtype=bool)
+    starts = np.maximum.accumulate(np.where(new_group, np.arange(c.size), 0)) if c.size else np.zeros(0, int)
+    return order, c, starts
+
+
+def confidence_walk(result: AttackResult, confidence: float = 0.95) -> pd.DataFrame:
+    """Precision and prediction rate at every distinct confidence value, highest last ([FW24] §4.5, Fig 5).
+
+    Sorting the predicted targets by :math:`p_{max}` once, the threshold at
+    the k-th distinct value predicts for every target at least that
+    confident: predictions and correct ones are cumulative counts, so the
+    whole curve costs one sort (the same rows as
+    :func:`precision_vs_prediction_rate` at those thresholds). Wilson
+    intervals on precision.
+
+    >>> r = AttackResult.from_predictions("t", truth=["a", "b", "a", "b"], prediction=["a", "a", "a", "b"],
+    ...                                   confidence=[0.9, 0.6, 0.9, 0.95])
+    >>> confidence_walk(r)[["threshold", "predictions", "correct"]].to_numpy().tolist()
+    [[0.6, 4.0, 3.0], [0.9, 3.0, 3.0], [0.95, 1.0, 1.0]]
+    """
+    from .rates import wilson_interval
+
+    made = np.asarray(result.predicted, dtype=bool)
+    conf = np.asarray(result.confidence, dtype=float)[made]
+    ok = np.asarray(result.is_correct(), dtype=bool)[made]
+    order, c, _ = _walk_order(conf)
+    cum_ok = np.cumsum(ok[order])
+    last = np.flatnonzero(np.r_[c[1:] != c[:-1], True]) if c.size else np.zeros(0, int)
+    predictions, correct = last + 1, cum_ok[last] if c.size else np.zeros(0, int)
+    low, high = wilson_interval(correct, predictions, confidence)
+    out = pd.DataFrame({"threshold": c[last], "predictions": predictions, "correct": correct,
+                        "prediction_rate": predictions / max(result.n_targets, 1),
+                        "precision": correct / predictions, "precision_low": low, "precision_high": high})
+    return out.iloc[::-1].reset_index(drop=True)
+
+
+def perfect_bootstrap(result: AttackResult, min_predictions: int, n_boot: int = 200,
+                      seed: int | np.random.Generator | None = 0) -> np.ndarray:
+    """Does the curve reach precision 1.0 on at least ``min_predictions`` predictions, in each bootstrap sample?
+
+    Targets are resampled with replacement (``n_boot`` times). Along the
+    walk (:func:`confidence_walk`) precision is 1.0 exactly up to the tie
+    group of the most confident wrong prediction, so a sample is perfect
+    when the weight of the targets more confident than that group reaches
+    ``min_predictions``. Returns one boolean per sample; its mean is the
+    share of samples in which the secret reaches perfect precision.
+
+    >>> r = AttackResult.from_predictions("t", truth=["a"] * 20, prediction=["a"] * 20, confidence=np.linspace(0, 1, 20))
+    >>> bool(perfect_bootstrap(r, 10, n_boot=50).all())
+    True
+    """
+    check_int("min_predictions", min_predictions, low=1)
+    rng = check_random_state(seed)
+    made = np.asarray(result.predicted, dtype=bool)
+    conf = np.asarray(result.confidence, dtype=float)[made]
+    ok = np.asarray(result.is_correct(), dtype=bool)[made]
+    n = int(np.asarray(result.predicted).size)
+    order, _, starts = _walk_order(conf)
+    wrong = ~ok[order]
+    weights = rng.multinomial(n, np.full(n, 1.0 / n), size=n_boot)[:, np.flatnonzero(made)][:, order]
+    cum = np.cumsum(weights, axis=1)
+    hit = (weights > 0) & wrong[None, :]
+    first = hit.argmax(axis=1)
+    start = starts[first] if conf.size else np.zeros(n_boot, int)
+    prefix = np.where(start > 0, cum[np.arange(n_boot), np.maximum(start - 1, 0)], 0)
+    prefix = np.where(hit.any(axis=1), prefix, cum[:, -1] if conf.size else 0)
+    return prefix >= min_predictions
 
 
 def perfect_precision(curve: pd.DataFrame, min_predictions: int = 1) -> dict[str, Any]:
@@ -685,8 +779,46 @@ def leave_one_out_baseline(data: pd.DataFrame, secret: str, targets: npt.ArrayLi
 
 def _leave_one_out_chunk(data: pd.DataFrame, secret: str, targets: np.ndarray,
                          args: Mapping[str, Any]) -> list[AttackResult]:
-    """One :func:`fit_predict` per target, fitted on every other row (a worker's share of the targets)."""
-    return [fit_predict(data.drop(index=[t]), data.loc[[t]], secret, **args) for t in targets]
+    """One :func:`fit_predict` per target, fitted on every other row (a worker's share of the targets).
+
+    With the regression (``analysis="model"``) the table is prepared once
+    (:func:`_prepare` works value by value, so a row dropped after
+    preparing is the row dropped before) and each model is fitted straight
+    from it, without :func:`fit_predict`'s per-call preparation and
+    memoisation, which a fit used once does not need: the same models and
+    predictions, at about two thirds of the cost.
+    """
+    kinds = args["kinds"]
+    known = _check_known(data, secret, args.get("known"))
+    counts = data[secret].value_counts(dropna=False)
+    may_lose_a_class = kinds[secret] == CATEGORICAL and (counts.size < 2 or (counts.size == 2 and counts.min() == 1))
+    if args.get("analysis") != "model" or not known or may_lose_a_class:
+        return [fit_predict(data.drop(index=[t]), data.loc[[t]], secret, **args) for t in targets]
+    settings = args["settings"]
+    prepared = _prepare(data[known + [secret]], kinds)
+    kind = kinds[secret]
+    out = []
+    for t in targets:
+        train, target = prepared.drop(index=[t]), prepared.loc[[t]]
+        pipe = _pipeline(known, kinds, kind, settings)
+        with warnings.catch_warnings():
+            from sklearn.exceptions import ConvergenceWarning
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            pipe.fit(train[known], train[secret].to_numpy())
+        truth = target[secret].to_numpy()
+        if kind == CATEGORICAL:
+            proba = pipe.predict_proba(target[known])
+            pred = pipe.named_steps["model"].classes_[proba.argmax(axis=1)].astype(object)
+            conf, correct = proba.max(axis=1), None
+            label = "logistic regression"
+        else:
+            pred, conf = pipe.predict(target[known]).astype(float), None
+            correct = correct_within(pred, truth, settings.tolerance, settings.tolerance_basis, args.get("value_range"))
+            label = "Lasso"
+        out.append(AttackResult(f"non-member baseline: {secret} ({label})", target.index.to_numpy(), truth,
+                                np.ones(1, dtype=bool), np.asarray(pred, dtype=object), confidence=conf,
+                                correct=correct))
+    return out
 
 
 def pi_across_tolerances(attack: AttackResult, baseline: AttackResult, tolerances: Sequence[float], *,
@@ -713,6 +845,49 @@ def pi_across_tolerances(attack: AttackResult, baseline: AttackResult, tolerance
         rows.append({"tolerance": float(tol), "p_attack": s.precision, "p_base": s.baseline_precision,
                      "pi": s.precision_improvement})
     return pd.DataFrame(rows)
+
+
+def pi_spread_bootstrap(attack: AttackResult, baseline: AttackResult, tolerances: Sequence[float], *,
+                        basis: str = "range", value_range: float | None = None, n_boot: int = 200,
+                        seed: int | np.random.Generator | None = 0, confidence: float = 0.95) -> dict[str, float]:
+    """How far PI moves over the error bounds (max - min, :func:`pi_across_tolerances`), with a bootstrap interval.
+
+    The targets the attack predicted for are resampled with replacement
+    (``n_boot`` times); in each sample attack and baseline are judged with
+    every bound and PI (Eq 6) recomputed; the interval is the percentile
+    interval of the spread (a bound at which the baseline is always right
+    has no PI and is left out of that sample's spread).
+
+    >>> a = AttackResult.from_predictions("a", truth=[100.0] * 40, prediction=[101.0] * 20 + [108.0] * 20)
+    >>> b = AttackResult.from_predictions("b", truth=[100.0] * 40, prediction=[104.0] * 20 + [120.0] * 20)
+    >>> out = pi_spread_bootstrap(a, b, [0.02, 0.1], basis="relative", n_boot=50)
+    >>> out["spread"], out["low"] <= out["spread"] <= out["high"]
+    (0.5, True)
+    """
+    from .rates import precision_improvement
+
+    made = attack.targets[attack.predicted]
+    base = baseline.on_targets(made)
+    a = attack.subset(attack.predicted)
+    ca = np.column_stack([correct_within(a.prediction.astype(float), a.truth.astype(float), t, basis, value_range)
+                          for t in tolerances]).astype(float)
+    cb = np.column_stack([correct_within(base.prediction.astype(float), base.truth.astype(float), t, basis,
+                                         value_range) for t in tolerances]).astype(float)
+    n = ca.shape[0]
+
+    def spread(pa: np.ndarray, pb: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            pi = np.asarray(precision_improvement(pa, pb), dtype=float)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a sample where no bound has a PI
+            return np.nanmax(pi, axis=-1) - np.nanmin(pi, axis=-1)
+
+    point = float(spread(ca.mean(axis=0), cb.mean(axis=0)))
+    rng = check_random_state(seed)
+    counts = rng.multinomial(n, np.full(n, 1.0 / n), size=n_boot).astype(float)
+    boot = spread(counts @ ca / n, counts @ cb / n)  # integer sums, so a share of 1 stays exactly 1
+    lo, hi = np.nanquantile(boot, [(1 - confidence) / 2, (1 + confidence) / 2])
+    return {"spread": point, "low": float(lo), "high": float(hi)}
 
 
 def complete_vs_relaxed(data: pd.DataFrame, split: MemberSplit, secrets: Sequence[str], n_targets: int, *,
@@ -743,12 +918,15 @@ def complete_vs_relaxed(data: pd.DataFrame, split: MemberSplit, secrets: Sequenc
 
 
 def pi_vs_tolerance(data: pd.DataFrame, split: MemberSplit, pii: Sequence[str], tolerances: Sequence[float], *,
-                    kinds: Mapping[str, str], settings: ModelSettings = ModelSettings()) -> pd.DataFrame:
+                    kinds: Mapping[str, str], settings: ModelSettings = ModelSettings(),
+                    seed: int | None = 0) -> pd.DataFrame:
     """PI of the all-attributes Lasso over the PII-only Lasso, per continuous secret and error bound (§4.3).
 
     The "attack" knows every other attribute, the baseline only the PII;
     both are judged with the same bound (:func:`pi_across_tolerances`).
-    [FW24] §4.3 says PI is then independent of the bound.
+    [FW24] §4.3 says PI is then independent of the bound. Each secret's
+    rows also carry the spread of PI over the bounds and its bootstrap
+    interval (:func:`pi_spread_bootstrap`, seeded with ``seed``).
     """
     frames = []
     for secret in [c for c in data.columns if kinds[c] == CONTINUOUS]:
@@ -759,6 +937,7 @@ def pi_vs_tolerance(data: pd.DataFrame, split: MemberSplit, pii: Sequence[str], 
                       analysis="model")
         atk = nonmember_baseline(data, secret, **common)
         base = nonmember_baseline(data, secret, known=known_pii, **common)
+        sp = pi_spread_bootstrap(atk, base, tolerances, basis=settings.tolerance_basis, seed=seed)
         frames.append(pi_across_tolerances(atk, base, tolerances, basis=settings.tolerance_basis)
-                      .assign(secret=secret))
+                      .assign(secret=secret, spread=sp["spread"], spread_low=sp["low"], spread_high=sp["high"]))
     return pd.concat(frames, ignore_index=True)
