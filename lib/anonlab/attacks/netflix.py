@@ -44,6 +44,7 @@ re-identification rate with their intervals.
 from __future__ import annotations
 
 import math
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -963,7 +964,9 @@ class Experiment:
     :meth:`run` is :func:`reidentification_trials`, through ``cached`` when
     given (a chapter run's :meth:`~anonlab.chapters.kit.ChapterRun.cached`:
     ``cached(step, compute, **key)``, keyed by the data's identity, the
-    targets and every setting).
+    targets and every setting). With ``verbose``, each run prints one progress
+    line (label, size, seconds) to standard error, which the book's publish
+    step moves to the kernel log.
     """
 
     data: Release
@@ -995,7 +998,8 @@ class Experiment:
             grid=sorted({int(m) for m in grid}), similarity=[sim.kind, sim.rating_scale, sim.date_scale],
             weights=self.weights, seed=self.seed, **kw)
         if self.verbose:
-            print(f"{label}: {len(targets)} targets x {len(set(grid))} aux sizes, {time.perf_counter() - t0:.1f} s")
+            print(f"{label}: {len(targets)} targets x {len(set(grid))} aux sizes, {time.perf_counter() - t0:.1f} s",
+                  file=sys.stderr)
         return out
 
 

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..claims import Measurement, chapter_claims, claim
+from ..claims import Measurement, claim
 from ..measures.privacy_loss import PartialKnowledgeDelta, mix, monte_carlo_delta, partial_knowledge_delta, \
     post_process, privacy_loss_distribution, same_privacy_loss
 from ..mechanisms import queries
@@ -262,12 +262,6 @@ def paper_settings() -> dict[str, Any]:
     return {"paper_voters": ex7["voters"], "paper_threshold": ex7["release_if_count_above"],
             "paper_known": ex7["known_votes"], "paper_ref_voters": ref["voters"],
             "paper_ref_known": ref["known_votes"], "paper_ref_known_yes": ref["known_yes"]}
-
-
-def claims_table() -> pd.DataFrame:
-    """The chapter's claims in the ledger: where the thesis makes each and what it says, by id."""
-    rows = [{"id": c.id, "where": c.where, "statement": c.statement} for c in chapter_claims(CHAPTER.name)]
-    return pd.DataFrame(rows).set_index("id")
 
 
 def example7_table(sweep: Mapping[tuple[str, float], PartialKnowledgeDelta], epsilon_verdict: float,

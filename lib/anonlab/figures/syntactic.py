@@ -12,40 +12,49 @@ import pandas as pd
 from .. import plotting
 
 
+#: Width of a figure of this module, inches: at the book's 110 dpi it fits the 772 px text column, so
+#: its 10 pt text is shown at 10 pt (the layout rule: natural width at most 857 px).
+WIDTH = 7.4
+
+
 def plot_t_closeness(t_table: pd.DataFrame, reported_salary: float, reported_disease: float,
                      disease_columns: Mapping[str, str]) -> Any:
     """Bar charts of each class's EMD with the slides' t as a dashed line.
 
     Left: Salary (column ``salary (ordered)``). Right: Disease under each
     reading of the unstated hierarchy (``disease_columns``: reading -> column
-    of ``t_table``), side by side per class.
+    of ``t_table``), side by side per class. One legend for both panels, below
+    them, so that no bar is hidden.
     """
-    fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.6), sharey=True)
-    labels = (t_table["zip_code"] + " / " + t_table["age"]).tolist()
+    fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 3.3), sharey=True)
+    labels = (t_table["zip_code"] + "\n" + t_table["age"]).tolist()
     x = np.arange(len(labels))
-    axes[0].bar(x, t_table["salary (ordered)"], color="tab:blue", label="measured, per class")
+    axes[0].bar(x, t_table["salary (ordered)"], color="tab:purple", label="salary, per class")
     axes[0].set_title("salary (ordered distance)")
     width = 0.8 / len(disease_columns)
     colors = ["tab:blue", "tab:orange", "tab:gray"]
     for j, ((label, col), color) in enumerate(zip(disease_columns.items(), colors)):
-        axes[1].bar(x + (j - 1) * width, t_table[col], width=width, color=color, label=label)
+        axes[1].bar(x + (j - 1) * width, t_table[col], width=width, color=color, label=f"disease: {label}")
     axes[1].set_title("disease, by reading of the hierarchy")
     for ax, reported in [(axes[0], reported_salary), (axes[1], reported_disease)]:
-        plotting.paper_hline(ax, reported, label="slides: t")
+        plotting.paper_hline(ax, reported, label="the slides' t" if ax is axes[0] else "_nolegend_")
         ax.set_xticks(x, labels)
-        ax.set_xlabel("equivalence class (ZIP / age)")
+        ax.set_xlabel("equivalence class (ZIP, age)")
     axes[0].set_ylabel("EMD to the whole table")
     top = t_table[["salary (ordered)", *disease_columns.values()]].max().max()
-    axes[0].set_ylim(0, 1.35 * max(top, reported_disease))
-    axes[0].legend(loc="upper left", fontsize=8)
-    axes[1].legend(loc="upper left", fontsize=8)
+    axes[0].set_ylim(0, 1.1 * max(top, reported_disease))
     fig.tight_layout()
+    handles = [h for ax in axes for h in ax.get_legend_handles_labels()[0]]
+    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2)
     return fig
 
 
 def plot_sweep(sweep: pd.DataFrame, k_target: int) -> Any:
-    """k and l along the ladder (log scale) and the suppression cost of reaching ``k_target``."""
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.4))
+    """k and l along the ladder (log scale) and the suppression cost of reaching ``k_target``.
+
+    The left panel's legend sits below the figure: the curves fill the panel.
+    """
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(WIDTH, 3.3))
     ax1.plot(sweep.index, sweep["k"], marker="o", label="k (no suppression)")
     ax1.plot(sweep.index, sweep["k_after"], marker="o", label=f"k after suppression to {k_target}")
     ax1.plot(sweep.index, sweep["l_distinct_after"], marker="s", label="distinct l after suppression")
@@ -53,9 +62,11 @@ def plot_sweep(sweep: pd.DataFrame, k_target: int) -> Any:
     ax1.set_yscale("log")
     ax1.set_xlabel("generalisation level")
     ax1.set_ylabel("value (log scale)")
-    ax1.legend(fontsize=8)
+    ax1.set_title("k and l")
     ax2.plot(sweep.index, 100 * sweep["suppressed"], marker="o", color="tab:red")
     ax2.set_xlabel("generalisation level")
-    ax2.set_ylabel(f"records suppressed to reach k = {k_target} (%)")
+    ax2.set_ylabel("records suppressed (%)")
+    ax2.set_title(f"cost of reaching k = {k_target}")
     fig.tight_layout()
+    fig.legend(handles=ax1.get_legend_handles_labels()[0], loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2)
     return fig
