@@ -13,7 +13,8 @@ from .rules import decide, reading_verdict
 
 __all__ = ["COLUMNS", "claim_row", "claim_rows", "format_number"]
 
-COLUMNS = ["id", "chapter", "paper", "where", "statement", "reported", "measured", "ci", "verdict", "readings"]
+COLUMNS = ["id", "chapter", "paper", "where", "statement", "reported", "measured", "ci", "verdict", "readings",
+           "note"]
 
 
 def _decimals(width: float) -> int:
@@ -102,6 +103,7 @@ def claim_row(c: Claim, r: Mapping[str, Any] | None) -> dict[str, Any]:
         "ci": _fmt_ci(r),
         "verdict": v,
         "readings": _readings(c, r),
+        "note": str((r or {}).get("note") or ""),
     }
 
 

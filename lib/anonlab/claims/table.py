@@ -30,7 +30,7 @@ def claim_table_html(group: pd.DataFrame, *, rulebook: str = "#rulebook", anchor
     Used by every chapter (:meth:`anonlab.chapters.kit.ChapterRun.verdict_table`), the verdicts page and
     the front page, so a claim reads the same everywhere. Four columns fit a 740 px column without
     sideways scrolling: the statement comes first and whole; where the paper makes it, the claim's id,
-    the readings and the stand-in open on demand; the measured value is printed to the precision its
+    the readings, the stand-in and the run's note open on demand; the measured value is printed to the precision its
     interval supports, with the interval under it; the verdict badge links to the rules (``rulebook``).
     ``anchors`` gives each row the id ``claim-<id>`` (the verdicts page, which the front page links to);
     ``chapter_links`` maps a chapter to its page, to link each claim to the chapter that measures it.
@@ -42,6 +42,8 @@ def claim_table_html(group: pd.DataFrame, *, rulebook: str = "#rulebook", anchor
             details += f' · <a href="{escape(chapter_links[r["chapter"]])}">the chapter</a>'
         if r.get("readings"):
             details += f"<br>{escape(r['readings'])}"
+        if r.get("note"):
+            details += f"<br>{escape(r['note'])}"
         ci = f'<br><span class="claim-ci">{escape(r["ci"])}</span>' if r.get("ci") else ""
         row_id = f' id="claim-{escape(r["id"])}"' if anchors else ""
         rows.append(
