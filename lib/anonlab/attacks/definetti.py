@@ -58,6 +58,7 @@ import math
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -75,6 +76,7 @@ from anonlab.attacks.naive_bayes import (
 from anonlab.mechanisms.anatomy import TIES, Anatomy, anatomy_groups, merge_groups
 from anonlab.mechanisms.dp import EncodedTable
 from anonlab.measures.protocol import AttackResult, majority_baseline, score
+from anonlab.measures.rates import coverage, precision
 from anonlab.validation import check_choice, check_int, check_number, check_random_state
 
 __all__ = [
@@ -128,6 +130,35 @@ def _spmm(A: sparse.csr_matrix, X: np.ndarray) -> np.ndarray:
     out = np.zeros((A.shape[0], X.shape[1]))
     _csr_matvecs(A.shape[0], A.shape[1], X.shape[1], A.indptr, A.indices, A.data, X.ravel(), out.ravel())
     return out
+
+
+def _dense_products(M: sparse.csr_matrix, Mt: sparse.csr_matrix, Y: np.ndarray,
+                    m: int) -> tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray]]:
+    """The chain's two products ``X -> M @ X`` and ``X -> Mt @ X``, the faster way with the same numbers.
+
+    ``M`` (combinations x cells, m ones a row) is small and dense enough on the paper's tables (31 cells for m =
+    5) that one BLAS product on the dense matrix beats the sparse kernel (:func:`_spmm`) about twice. The
+    numbers are the same: every entry is 0 or 1, so each term is exact, ``Mt @ N`` sums whole numbers (exact in
+    any order), and ``M @ Y`` is kept dense only if it equals :func:`_spmm` bit for bit on ``Y`` (a kernel that
+    sums in another order would differ). The sparse kernel is used for a table with many cells (more than 8
+    per QI) and for a product that fails the check.
+    """
+    def sparse_of(A: sparse.csr_matrix) -> Callable[[np.ndarray], np.ndarray]:
+        return lambda X: _spmm(A, X)
+
+    if M.shape[1] > 8 * m:
+        return sparse_of(M), sparse_of(Mt)
+    Md, Mtd = M.toarray(), Mt.toarray()
+    lf = Md.__matmul__ if np.array_equal(Md @ Y, _spmm(M, Y)) else sparse_of(M)
+    return lf, Mtd.__matmul__
+
+
+@lru_cache(maxsize=1)
+def _blas_threads() -> Any:
+    """threadpoolctl's controller of this process's thread pools (scikit-learn's dependency), made once."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
 
 
 def group_sa_counts(group: np.ndarray, sa_codes: np.ndarray, n_sa: int) -> np.ndarray:
@@ -297,22 +328,25 @@ class DeFinettiResult:
     def scores(self, sa_codes: np.ndarray, threshold: float = 0.8) -> pd.DataFrame:
         """Accuracy, and share and accuracy of the predictions with belief > ``threshold``, per method.
 
-        Scored by :func:`anonlab.measures.score`: accuracy is the precision of
-        a prediction for every tuple; the confident columns are the coverage
-        and precision of ``at_threshold(strictly_above(threshold))`` (NaN
-        accuracy when no belief exceeds the threshold).
+        The ratios :func:`anonlab.measures.score` reports (without its
+        intervals, which a sweep does not keep): accuracy is the precision of a
+        prediction for every tuple; the confident columns are the coverage and
+        precision of ``at_threshold(strictly_above(threshold))`` (NaN accuracy
+        when no belief exceeds the threshold).
         """
         check_number("threshold", threshold, low=0, high=1, high_inclusive=False)
         rows = []
         for m in self.predictions:
             result = self.attack_result(m, sa_codes)
-            confident = score(result.at_threshold(strictly_above(threshold)))
+            confident = result.at_threshold(strictly_above(threshold))
+            right, n_conf, conf_right = (int(result.is_correct().sum()), int(confident.predicted.sum()),
+                                         int(confident.is_correct().sum()))
             rows.append({
                 "method": m,
-                "accuracy": score(result).precision,
-                "n_confident": confident.n_predictions,
-                "confident_share": confident.coverage,
-                "confident_accuracy": confident.precision,
+                "accuracy": float(precision(right, int(result.predicted.sum()) - right)),
+                "n_confident": n_conf,
+                "confident_share": float(coverage(n_conf, result.n_targets)),
+                "confident_accuracy": float(precision(conf_right, n_conf - conf_right)),
             })
         return pd.DataFrame(rows)
 
@@ -439,10 +473,13 @@ def _markov_chain(
     of the counts stay zero, those of the model are never read), so one
     gather gives a pair's cells and the SA values are their low bits; it gathers 1-D rows with ``take`` (never the slow
     ``x[:, idx]``), swaps and counts only the accepted pairs (``np.add.at``
-    instead of two ``bincount``\\ s over all cells) and reuses its buffers.
-    Padding changes no number: the model's columns are computed independently
-    (:func:`_spmm` sums each column in the same order), and the trace sums
-    whole numbers, exact in any order.
+    instead of two ``bincount``\\ s over all cells), counts a position's
+    votes when its value leaves it (not by a pass over all positions every
+    iteration of the history window), takes the two products densely where
+    that gives the same numbers (:func:`_dense_products`) and reuses its
+    buffers. Padding changes no number: the model's columns are computed
+    independently (each column is summed in the same order), and the trace
+    sums whole numbers, exact in any order.
     """
     M, Mt, laplace = setup.M, setup.Mt, setup.laplace
     g_start, m = setup.g_start, setup.m
@@ -480,9 +517,10 @@ def _markov_chain(
     later, ok, differ = (np.empty(G, dtype=bool) for _ in range(3))
     delta = np.empty(G)
     C = _spmm(Mt, N_pad)
+    M_at, Mt_at = _dense_products(M, Mt, np.log(C + laplace) - log_den_pad, m)
     for it in range(iterations):
         # model of the current assignment: sum_i log Pr[x_i | s] for every combination (U, K)
-        LF = _spmm(M, np.log(C + laplace) - log_den_pad).ravel()
+        LF = M_at(np.log(C + laplace) - log_den_pad).ravel()
         accepted = 0
         for _ in range(moves_per_iteration):
             # one swap proposal in every group, all groups at once: positions a (row 0) and b (row 1)
@@ -518,7 +556,7 @@ def _markov_chain(
             # the counts are whole numbers (exact in float64), so the update's order does not matter
             np.add.at(N_flat, moved, 1.0)
             np.subtract.at(N_flat, left, 1.0)
-        C_new = _spmm(Mt, N_pad)
+        C_new = Mt_at(N_pad)
         trace[it] = np.abs(C_new - C).sum() / (n * m)
         acceptance[it] = accepted / (G * moves_per_iteration) if G else 0.0
         C = C_new
@@ -682,10 +720,11 @@ def definetti_attack(
 
     movable = sizes >= 2
     t0 = time.perf_counter()
-    trace, acceptance, votes, N_hist = _markov_chain(
-        _ChainSetup(M=M, Mt=Mt, log_den_rows=log_den_rows, laplace=laplace, g_start=starts[movable],
-                    g_size=sizes[movable], ucode=ucode, m=m),
-        assign, N, rng, iterations=iterations, history=history, moves_per_iteration=moves_per_iteration)
+    with _blas_threads().limit(limits=1, user_api="blas"):  # small products: threads only cost time
+        trace, acceptance, votes, N_hist = _markov_chain(
+            _ChainSetup(M=M, Mt=Mt, log_den_rows=log_den_rows, laplace=laplace, g_start=starts[movable],
+                        g_size=sizes[movable], ucode=ucode, m=m),
+            assign, N, rng, iterations=iterations, history=history, moves_per_iteration=moves_per_iteration)
     seconds = time.perf_counter() - t0
 
     # --- predictors ------------------------------------------------------------
