@@ -312,6 +312,10 @@ def test_measure_fig4_reads_the_papers_reading_of_fig4():
     l7 = got["cormode.fig4a.l7_below_30pct"]
     assert l7.value == pytest.approx(f.best(1, 7)) and f.best_method(1, 7) == "group"
     assert l7.ci == pytest.approx(t_interval(f.best(1, 7), 0.01, 5)) and "(group)" in l7.note
+    wide = Fig4(f.summary.assign(accuracy_sd=0.5, repetitions=2), f.noiseless, f.l_grid, f.multipliers)
+    assert wide.interval(1, 7, "group") == (0.0, 1.0)  # an accuracy's interval stays in [0, 1]
+    one = Fig4(f.summary.assign(repetitions=1, accuracy_sd=np.nan), f.noiseless, f.l_grid, f.multipliers)
+    assert all(math.isnan(x) for x in one.interval(1, 7, "group")) and one.interval(9, 7, "group") is None
     assert got["cormode.fig4b.above_1_over_l_smaller_margin"].value is True
     assert got["cormode.fig4b.below_noiseless_at_l5"].value is True  # best(2, 5) = open 0.30 < 0.34
     assert got["cormode.fig4b.group_dominates_perm"].value is False  # group behind at small l

@@ -1138,19 +1138,21 @@ class Fig4:
 
     def interval(self, mult: int, l: int, method: str,  # noqa: E741
                  confidence: float = 0.95) -> tuple[float, float] | None:
-        """Student-t interval of the mean accuracy over the repetitions: mean ± t s / sqrt(r).
+        """Student-t interval of the mean accuracy over the repetitions: mean ± t s / sqrt(r), within [0, 1].
 
         ``t`` is the (1 + confidence) / 2 quantile of Student's t with r - 1
-        degrees of freedom, ``s`` the repetitions' sample standard deviation;
-        (NaN, NaN) with one repetition, ``None`` when not run.
+        degrees of freedom, ``s`` the repetitions' sample standard deviation
+        (an accuracy, so the ends are clipped to [0, 1]); (NaN, NaN) with one
+        repetition, ``None`` when not run.
         """
         S = self.summary
         hit = S[(S["multiplier"] == mult) & (S["l"] == l) & (S["method"] == method)]
         if not len(hit) or not np.isfinite(hit["accuracy_mean"].iloc[0]):
             return None
         row = hit.iloc[0]
-        return t_interval(float(row["accuracy_mean"]), float(row["accuracy_sd"]), int(row["repetitions"]),
-                          confidence)
+        lo, hi = t_interval(float(row["accuracy_mean"]), float(row["accuracy_sd"]), int(row["repetitions"]),
+                            confidence)
+        return (lo, hi) if math.isnan(lo) else (max(lo, 0.0), min(hi, 1.0))
 
     @property
     def tight(self) -> bool:
