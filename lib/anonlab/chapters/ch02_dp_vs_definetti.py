@@ -208,8 +208,8 @@ CHAPTER = Chapter(
               "proposals per group per iteration; 0 skips", low=0, high=100),
         Param("repetitions", "int", 5, "deFinetti runs per (l, group size), each on a fresh Anatomy "
               "(paper: 5)", low=1, high=50),
-        Param("reading_repetitions", "int", 2, "deFinetti runs per (l, group size) under each reading of the two "
-              "open choices other than the default (at most repetitions; 5 is the paper's protocol, 2 keeps the "
+        Param("reading_repetitions", "int", 3, "deFinetti runs per (l, group size) under each reading of the two "
+              "open choices other than the default (at most repetitions; 5 is the paper's protocol, 3 keeps the "
               "default run within its time budget)", low=1, high=50),
         Param("tradeoff_epsilons", "float_list", [0.1, 1.0], "epsilons of the accuracy-vs-m trade-off (§2.5)",
               low=0, low_inclusive=False, high=1e6, max_len=10),
