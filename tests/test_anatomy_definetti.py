@@ -453,3 +453,37 @@ def test_order_within_groups_is_lexsort(case):
     elif case == "empty":
         grp, key = grp[:0], key[:0]
     assert np.array_equal(_order_within_groups(grp, key), np.lexsort((key, grp)))
+
+
+def test_dense_products_give_the_sparse_kernels_numbers():
+    """The chain's dense products equal the sparse kernel bit for bit, or the chain keeps the sparse one."""
+    import anonlab.attacks.definetti as D
+
+    table, _ = _chain_table(5, 40, 3, n_sa=6, n_qi_values=4)
+    lay = qi_layout(table)
+    rng = np.random.default_rng(2)
+    Y = np.log(rng.integers(0, 30, (table.n_cells, 8)) + 1.0) - np.log(40.0)
+    N = rng.integers(0, 9, (len(lay.combos), 8)).astype(float)
+    m_at, mt_at = D._dense_products(lay.M, lay.Mt, Y, table.m)
+    assert np.array_equal(m_at(Y), D._spmm(lay.M, Y)) and np.array_equal(mt_at(N), D._spmm(lay.Mt, N))
+    assert isinstance(getattr(m_at, "__self__", None), np.ndarray)  # dense: 12 cells for 3 QIs
+    # a table with many cells a QI keeps the sparse kernel
+    wide, _ = D._dense_products(lay.M, lay.Mt, Y, m=1)
+    assert not isinstance(getattr(wide, "__self__", None), np.ndarray)
+    assert np.array_equal(wide(Y), D._spmm(lay.M, Y))
+
+
+def test_sweep_scores_are_the_protocols():
+    """A sweep's accuracy and confident share are anonlab.measures.score's precision and coverage."""
+    from anonlab.measures import score
+
+    table, group = _chain_table(6, 30, 3, n_sa=6, n_qi_values=4)
+    res = definetti_attack(table, group, iterations=10, history=5, seed=1)
+    sc = res.scores(table.sa_codes, 0.5).set_index("method")
+    for m in METHODS:
+        full = score(res.attack_result(m, table.sa_codes))
+        conf = score(res.attack_result(m, table.sa_codes).at_threshold(np.nextafter(0.5, 1)))
+        assert sc.loc[m, "accuracy"] == full.precision and sc.loc[m, "n_confident"] == conf.n_predictions
+        assert sc.loc[m, "confident_share"] == conf.coverage
+        assert sc.loc[m, "confident_accuracy"] == conf.precision or (
+            np.isnan(sc.loc[m, "confident_accuracy"]) and np.isnan(conf.precision))

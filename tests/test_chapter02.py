@@ -17,14 +17,14 @@ from anonlab.attacks import definetti
 from anonlab.attacks.definetti import DeFinettiSweep, Fig4, definetti_attack_records, definetti_sweep, fig4_of, \
     kept_run, moves_check, replay_sweep_run
 from anonlab.attacks.naive_bayes import NaiveRun, naive_attack, naive_attack_records, nonmember_table, \
-    report_epsilon, tradeoff_table
+    mean_interval, median_of_means, report_epsilon, summarize_attack, t_interval, tradeoff_table
 from anonlab.chapters import ch02_dp_vs_definetti as ch
 from anonlab.chapters import kit
 from anonlab.claims import Measurement
 from anonlab.figures import cormode as figures
 from anonlab.measures import majority_baseline, score, wilson_interval
 from anonlab.mechanisms.anatomy import anatomy_checks, anatomy_limits
-from anonlab.mechanisms.dp import encode_table, encode_train_test, noise_by_epsilon, noise_check
+from anonlab.mechanisms.dp import corner_means, encode_table, encode_train_test, noise_by_epsilon, noise_check
 from anonlab.validation import ParameterError
 
 # ---------------------------------------------------------------- fixtures
@@ -47,19 +47,15 @@ def tables():
 
 def _naive_run(acc_by_eps: dict[float, float], test_shift: float = 0.0, share: float = 0.1,
                conf_acc: float = 0.9, n: int = 1000) -> NaiveRun:
-    """A NaiveRun whose summary has the given mean accuracy per ε (train), min/max ± 0.01."""
+    """A NaiveRun of two draws per ε whose accuracy is the given one ± 0.01 (train; test ``test_shift`` lower)."""
     rows = []
     for split, shift in (("train", 0.0), ("test", test_shift)):
         for eps, a in acc_by_eps.items():
-            a = a - shift
-            rows.append({"split": split, "epsilon": eps, "accuracy_min": a - 0.01, "accuracy_mean": a,
-                         "accuracy_max": a + 0.01, "confident_share_min": share, "confident_share_mean": share,
-                         "confident_share_max": share, "n_confident_min": share * n,
-                         "n_confident_mean": share * n, "n_confident_max": share * n,
-                         "confident_accuracy_min": conf_acc, "confident_accuracy_mean": conf_acc,
-                         "confident_accuracy_max": conf_acc})
-    s = pd.DataFrame(rows).sort_values(["split", "epsilon"]).reset_index(drop=True)
-    return NaiveRun(results=pd.DataFrame(), summary=s, seconds=1.0)
+            for draw, d in ((0, -0.01), (1, 0.01)):
+                rows.append({"epsilon": eps, "split": split, "draw": draw, "n": n, "accuracy": a - shift + d,
+                             "n_confident": share * n, "confident_share": share, "confident_accuracy": conf_acc})
+    res = pd.DataFrame(rows)
+    return NaiveRun(results=res, summary=summarize_attack(res), seconds=1.0)
 
 
 GRID = [0.01, 0.1, 1.0, 10.0]
@@ -143,14 +139,20 @@ def test_noise_check_and_its_claims():
     t = encode_table(_frame(200), ["a", "b", "c"], "s")
     sens, corners = noise_check(t, 0, n_removed=5, corner_draws=20_000)
     assert sens.iloc[:, 1].tolist() == [4, 3] and sens.iloc[:, 2].tolist() == [4, 3]
-    assert corners.columns[-1] == "mean |noise| (20,000 draws)"
-    # the mean |noise| approaches E|Z| = 2 alpha / (1 - alpha^2)
-    np.testing.assert_allclose(corners.iloc[:, -1], corners["E|noise| (formula)"], rtol=0.05)
+    assert list(corners.columns[-2:]) == ["mean |noise| (20,000 draws)", "± (95% interval of the mean)"]
+    # the mean |noise| approaches E|Z| = 2 alpha / (1 - alpha^2), within its interval
+    means, half = corner_means(corners), corners["± (95% interval of the mean)"]
+    np.testing.assert_allclose(means, corners["E|noise| (formula)"], rtol=0.05)
+    assert ((means - corners["E|noise| (formula)"]).abs() < 2.5 * half).all()
     got = ch.measure_noise(sens, corners, t, n_removed=5)
     assert got["cormode.s2_2.sensitivity_m_plus_1"].value is True
     assert got["cormode.s2_2.sensitivity_reduced_to_m"].value is True
     assert got["cormode.s2_2.sensitivity_m_plus_1"].note == "m = 3; 5 tuples removed one at a time"
-    assert got["cormode.s2_2.noise_magnitude"].value == corners.iloc[:, -1].max()
+    noise = got["cormode.s2_2.noise_magnitude"]
+    assert noise.value == means.max() and noise.ci == pytest.approx((means.max() - half[3], means.max() + half[3]))
+    # the glued corner is the recorded (simulated) value, the formula's is glued beside it
+    g = ch.noise_numbers(noise_by_epsilon([0.1], [10]), corners)
+    assert g["noise_corner"] == noise.value and g["noise_formula"] == corners["E|noise| (formula)"].max()
     # a wrong sensitivity is caught
     bad = sens.copy()
     bad.iloc[1, 2] = 4
@@ -193,8 +195,12 @@ def test_measure_fig1_on_hand_made_curves():
     # |acc(10) - acc(inf)| = 0.001 <= 0.005
     assert got["cormode.fig1.high_eps_equals_noiseless"].value is True
     assert "= 0.0010 at most (tolerance 0.005)" in got["cormode.fig1.high_eps_equals_noiseless"].note
-    assert got["cormode.fig1.train_test_gap"].value == pytest.approx(0.004)
-    assert got["cormode.fig1.occupation.eps001_nontrivial"].value == pytest.approx(0.20)
+    gap = got["cormode.fig1.train_test_gap"]  # paired per draw: every draw differs by the shift
+    assert gap.value == pytest.approx(0.004) and gap.ci == pytest.approx((0.004, 0.004))
+    assert "occupation, eps = " in gap.note
+    occ = got["cormode.fig1.occupation.eps001_nontrivial"]
+    assert occ.value == pytest.approx(0.20) and occ.ci[0] < 0.19 and occ.ci[1] > 0.21  # draws 0.19 and 0.21
+    assert occ.ci == pytest.approx(mean_interval(np.array([0.19, 0.21])))
     assert got["cormode.fig1.marital.eps001_nontrivial"].value == pytest.approx(0.40)
     # without 0.01 in the grid the claim is not measured
     no001 = {sa: _naive_run({e: a for e, a in SMOOTH.items() if e != 0.01}) for sa in naive}
@@ -226,15 +232,27 @@ class _FakeTable:
 def test_measure_fig3_takes_the_median_over_the_grid():
     naive = {"occupation": _naive_run(SMOOTH, share=0.014, conf_acc=0.85),
              "marital_status": _naive_run(SMOOTH, share=0.25, conf_acc=0.80)}
-    got, numbers = ch.measure_fig3(naive, adult=True)
-    assert got["cormode.fig3.adult_occupation.confident_share"].value == pytest.approx(0.014)
+    got, numbers = ch.measure_fig3(naive, adult=True, seed=0)
+    share = got["cormode.fig3.adult_occupation.confident_share"]
+    assert share.value == pytest.approx(0.014) and share.ci == pytest.approx((0.014, 0.014))  # no spread
+    assert got["cormode.fig3.confident_accuracy_085"].ci == pytest.approx((0.85, 0.85))
     assert got["cormode.fig3.adult_marital.confident_count"].value == pytest.approx(250)
     assert got["cormode.fig3.confident_more_accurate"].value is True
     assert got["cormode.fig3.confident_accuracy_085"].value == pytest.approx(0.85)
     assert numbers["conf_share_last"] == pytest.approx(0.25)
     # the confident subset less accurate than all tuples somewhere: the claim fails
     worse = dict(naive, marital_status=_naive_run(SMOOTH, share=0.25, conf_acc=0.3))
-    assert ch.measure_fig3(worse, adult=True)[0]["cormode.fig3.confident_more_accurate"].value is False
+    assert ch.measure_fig3(worse, adult=True, seed=0)[0]["cormode.fig3.confident_more_accurate"].value is False
+
+
+def test_median_of_means_has_a_bootstrap_interval_over_the_draws():
+    rows = [{"epsilon": e, "split": "train", "draw": d, "confident_share": 0.1 * k + 0.01 * d}
+            for k, e in enumerate([0.1, 1.0, 10.0]) for d in range(4)]
+    run = NaiveRun(pd.DataFrame(rows), pd.DataFrame(), 0.0)
+    value, ci = median_of_means(run, "confident_share", seed=1)
+    assert value == pytest.approx(0.115)  # the middle eps, mean of 0.10 ... 0.13
+    assert 0.10 <= ci[0] < 0.115 < ci[1] <= 0.13
+    assert median_of_means(run, "confident_share", seed=1) == (value, ci)  # seeded
 
 
 def test_measure_timing_and_internet_unavailable():
@@ -273,6 +291,7 @@ def _fig4(perm, group, open_, L=(2, 3, 4, 5, 6, 7), mults=(1, 2, 3), noiseless=0
                 a = f(l, mult)
                 rows.append({"multiplier": mult, "l": l, "group_size": l * mult, "method": m,
                              "accuracy_min": a - 0.01, "accuracy_mean": a, "accuracy_max": a + 0.01,
+                             "accuracy_sd": 0.01, "repetitions": 5,
                              "confident_share_mean": (share or (lambda l, mu: 0.5 / l))(l, mult),
                              "confident_accuracy_mean": 0.9, "final_l1_mean": 0.0})
     return Fig4(pd.DataFrame(rows), noiseless, list(L), list(mults))
@@ -290,7 +309,13 @@ def test_measure_fig4_reads_the_papers_reading_of_fig4():
     assert "at or below 1/l for l in [2, 3]" in got["cormode.fig4a.above_1_over_l"].note
     assert got["cormode.fig4a.open_le_noiseless"].value is True
     assert got["cormode.fig4a.perm_vs_group"].value is True
-    assert got["cormode.fig4a.l7_below_30pct"].value == pytest.approx(f.best(1, 7))
+    l7 = got["cormode.fig4a.l7_below_30pct"]
+    assert l7.value == pytest.approx(f.best(1, 7)) and f.best_method(1, 7) == "group"
+    assert l7.ci == pytest.approx(t_interval(f.best(1, 7), 0.01, 5)) and "(group)" in l7.note
+    wide = Fig4(f.summary.assign(accuracy_sd=0.5, repetitions=2), f.noiseless, f.l_grid, f.multipliers)
+    assert wide.interval(1, 7, "group") == (0.0, 1.0)  # an accuracy's interval stays in [0, 1]
+    one = Fig4(f.summary.assign(repetitions=1, accuracy_sd=np.nan), f.noiseless, f.l_grid, f.multipliers)
+    assert all(math.isnan(x) for x in one.interval(1, 7, "group")) and one.interval(9, 7, "group") is None
     assert got["cormode.fig4b.above_1_over_l_smaller_margin"].value is True
     assert got["cormode.fig4b.below_noiseless_at_l5"].value is True  # best(2, 5) = open 0.30 < 0.34
     assert got["cormode.fig4b.group_dominates_perm"].value is False  # group behind at small l
@@ -320,10 +345,10 @@ def test_measure_fig4_small_grids_are_not_run():
 
 def test_plateau_convergence_and_its_claims():
     flat = np.r_[np.linspace(5, 1, 50), np.ones(50)]
-    assert ch.plateau(flat) and not ch.plateau(np.linspace(5, 1, 100))
-    assert ch.plateau(np.zeros(20))
-    assert ch.plateau([5.0, 4.0, 3.0, 2.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.05])  # last tenth within 10% of the one before
-    assert not ch.plateau([5.0, 4.0, 3.0, 2.0, 1.0, 0.9, 0.8, 0.7, 0.6, 0.5])
+    assert definetti.plateau(flat) and not definetti.plateau(np.linspace(5, 1, 100))
+    assert definetti.plateau(np.zeros(20))
+    assert definetti.plateau([5.0, 4.0, 3.0, 2.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.05])  # last tenth within 10% of the one before
+    assert not definetti.plateau([5.0, 4.0, 3.0, 2.0, 1.0, 0.9, 0.8, 0.7, 0.6, 0.5])
     traces = pd.concat([pd.DataFrame({"l": 2, "multiplier": 1, "repetition": r, "iteration": np.arange(1, 101),
                                       "l1": flat if r else np.linspace(5, 1, 100)}) for r in range(2)])
     results = pd.DataFrame({"multiplier": 1, "l": 2, "method": ["group", "group", "open", "open"],
@@ -333,7 +358,8 @@ def test_plateau_convergence_and_its_claims():
     assert spread.loc[(1, 2, "group")] == pytest.approx(0.03)
     got = ch.measure_convergence(conv, spread, repetitions=2, paper_target=True)
     assert got["cormode.s3_2.convergence"].value is False  # 50% is not most runs
-    assert got["cormode.s3_2.repetition_spread"].value is False
+    assert got["cormode.s3_2.repetition_spread"].value is False  # one of two configurations: not a majority
+    assert "50% of the 2 configurations" in got["cormode.s3_2.repetition_spread"].note
     assert "0.0300 (size 1l, l = 2, group)" in got["cormode.s3_2.repetition_spread"].note
     assert ch.measure_convergence(conv, spread, repetitions=1, paper_target=True)[
         "cormode.s3_2.repetition_spread"].value is None
@@ -372,7 +398,7 @@ def test_naive_attack_records_are_draw_zero_of_fig1():
     high, _ = recs["naive Bayes on ε-DP counts (ε = 1), s, belief > 0.5"]
     assert score(high).n_predictions == row["n_confident"]
     assert score(base).precision == score(majority_baseline(tr.sa_codes)).precision
-    table = ch.attack_yardstick(recs)
+    table = figures.attack_yardstick(recs)
     assert table["targets"].tolist() == [400, 400] and table.loc[res.attack, "coverage"] == 1.0
 
 
@@ -439,31 +465,52 @@ def test_nonmember_table_uses_eq6():
     assert math.isnan(ch.nonmember_numbers(pd.DataFrame())["pi_max"])
 
 
-def test_spread_readings_and_the_recorded_alternatives():
+def test_many_cases_is_read_as_most_configurations():
     spread = pd.Series([0.0, 0.01, 0.02, 0.15], index=pd.MultiIndex.from_tuples(
         [(1, 2, "group"), (1, 2, "open"), (1, 3, "group"), (3, 7, "group")], names=["multiplier", "l", "method"]))
-    r = ch.spread_readings(spread)
-    assert r == {ch.SPREAD_LARGEST: False, ch.SPREAD_MOST: True}
-    assert ch.spread_readings(spread.iloc[[0, 3]])[ch.SPREAD_MOST] is False  # half is not a majority
-    assert ch.spread_readings(pd.Series([0.01, 0.0, 0.15])) == {ch.SPREAD_LARGEST: False, ch.SPREAD_MOST: True}
-    conv = pd.Series([True, True])
-    got = ch.measure_convergence(conv, spread, repetitions=2, paper_target=True)["cormode.s3_2.repetition_spread"]
-    assert got.value is False and got.alternatives == r and "75%" in got.note
+    assert ch.spread_share(spread) == 0.75
+    got = ch.measure_convergence(pd.Series([True, True]), spread, repetitions=2, paper_target=True)
+    m = got["cormode.s3_2.repetition_spread"]
+    assert m.value is True and m.alternatives is None  # one reading: the largest spread is only reported
+    assert "75% of the 4 configurations" in m.note and "0.1500 (size 3l, l = 7, group)" in m.note
+    half = ch.measure_convergence(pd.Series([True]), spread.iloc[[0, 3]], repetitions=2, paper_target=True)
+    assert half["cormode.s3_2.repetition_spread"].value is False  # half is not a majority
 
 
-def test_with_choices_labels_match_the_ledger():
+def test_with_choices_records_every_reading_with_its_interval():
     from anonlab import claims
 
-    measured = {cid: ch.Measurement(True) for cid in ch.CHOICE_CLAIMS}
-    alts = {label: {cid: ch.Measurement(False) for cid in ch.CHOICE_CLAIMS} for label in ch.ALTERNATIVE_RUNS}
+    measured = {cid: ch.Measurement(True) for cid in ch.choice_claims()}
+    measured["cormode.fig4a.l7_below_30pct"] = ch.Measurement(0.31, ci=(0.29, 0.33), note="n")
+    alts = {label: {cid: ch.Measurement(False) for cid in ch.choice_claims()} for label in ch.ALTERNATIVE_RUNS}
+    for label in alts:
+        alts[label]["cormode.fig4a.l7_below_30pct"] = ch.Measurement(0.28, ci=(0.25, 0.31))
     got = ch.with_choices(measured, alts)
-    for cid in ch.CHOICE_CLAIMS:
-        assert sorted(got[cid].alternatives) == sorted(claims.claim(cid).alternatives())
-        assert got[cid].alternatives[ch.KNOWN_PAPER] is True and got[cid].alternatives[ch.TIES_STABLE] is False
+    assert set(got) == set(ch.choice_claims())
+    for cid in ch.choice_claims():
+        c = claims.claim(cid)
+        assert sorted(got[cid].alternatives) == sorted(c.alternatives()) == sorted(ch.READINGS), cid
+        assert c.monte_carlo and c.choices[0]["default"] == ch.DEFAULT_READING
+        assert got[cid].alternatives[ch.DEFAULT_READING].value == measured[cid].value
+    l7 = got["cormode.fig4a.l7_below_30pct"]
+    assert l7.alternatives[ch.DEFAULT_READING] == ch.Measurement(0.31, ci=(0.29, 0.33)) and l7.note == "n"
+    assert all(a.ci == (0.25, 0.31) for k, a in l7.alternatives.items() if k != ch.DEFAULT_READING)
     assert ch.with_choices({"cormode.fig4a.l7_below_30pct": ch.Measurement(None)}, alts) == {}
     assert ch.with_choices(measured, {}) == {}
-    assert sorted(claims.claim("cormode.s3_2.repetition_spread").alternatives()) == sorted(
-        [ch.SPREAD_LARGEST, ch.SPREAD_MOST])
+    # the readings: both choices, alone and together
+    assert set(ch.READINGS.values()) == {((), "random"), ((), "stable"), (("marital_status",), "random"),
+                                         (("marital_status",), "stable")}
+    assert ch.READINGS[ch.DEFAULT_READING] == ((), "random") and ch.DEFAULT_READING not in ch.ALTERNATIVE_RUNS
+
+
+def test_claims_of_one_figure_share_their_readings():
+    """One reading per figure: every claim measured on the deFinetti sweep lists the same readings."""
+    from anonlab import claims
+
+    swept = [claims.claim(cid) for cid in ch.choice_claims()]
+    assert all(c.choices == swept[0].choices for c in swept)
+    assert sorted(c.id.split(".")[1] for c in swept) == sorted(
+        ["fig4a"] * 7 + ["fig4b"] * 3 + ["fig4"] + ["s3_2"] * 3 + ["s3_3"])  # every claim measured on the sweep
 
 
 def test_the_glued_verdicts_and_paper_values_name_this_chapters_claims():
@@ -481,9 +528,10 @@ def test_noise_by_epsilon_is_the_formula():
     t = noise_by_epsilon([0.1, 1.0], [3, 10])
     # 1/sinh(eps/m): the mean |noise| of the two-sided geometric
     np.testing.assert_allclose(t["m = 10"], [1 / np.sinh(0.01), 1 / np.sinh(0.1)])
-    corners = pd.DataFrame({"E|noise| (formula)": [2.9, 99.998]})
+    corners = pd.DataFrame({"E|noise| (formula)": [2.9, 99.998], "mean |noise| (10 draws)": [3.0, 100.2]})
     g = ch.noise_numbers(t, corners)
-    assert g["noise_grid_m"] == 10 and g["noise_grid_hi"] > 99.99 and g["noise_corner"] == 99.998
+    assert g["noise_grid_m"] == 10 and g["noise_grid_hi"] > 99.99
+    assert g["noise_corner"] == 100.2 and g["noise_formula"] == 99.998
     assert noise_by_epsilon([0.5], [4], "laplace")["m = 4"].iloc[0] == 8.0
 
 
@@ -503,7 +551,7 @@ def _run(**p):
     return kit.ChapterRun(ch.CHAPTER, {**ch.CHAPTER.parameters.defaults(), **p})
 
 
-def test_launch_sweeps_runs_the_alternatives_on_their_configurations():
+def test_launch_sweeps_runs_every_reading_on_the_whole_grid():
     rng = np.random.default_rng(5)
     n = 420
     df = pd.DataFrame({c: rng.integers(0, k, n).astype(str) for c, k in
@@ -515,13 +563,18 @@ def test_launch_sweeps_runs_the_alternatives_on_their_configurations():
                     definetti_sensitive="occupation", l_grid=[2, 3, 4], multipliers=[1, 2],
                     tradeoff_epsilons=[1.0], tradeoff_attributes=["education"])
     table = ch.definetti_table(data, s)
-    kw = dict(repetitions=2, iterations=6, history=2, moves_per_iteration=1, threshold=0.8, seed=9)
-    sw = ch.launch_sweeps(_run(check_moves=2, use_cache=False, **kw), data, s, table)()
-    assert set(sw.alternatives) == {ch.KNOWN_MARITAL, ch.TIES_STABLE}
-    tab_m, res_m = sw.alternatives[ch.KNOWN_MARITAL]
-    assert list(tab_m.qi_names) == list(table.qi_names) + ["marital_status"] and sw.alternatives[ch.TIES_STABLE][0] is table
-    ran = set(map(tuple, res_m.results[["multiplier", "l"]].drop_duplicates().to_numpy().tolist()))
-    assert ran == {(2, 2), (2, 3), (2, 4), (1, 2), (1, 4)}  # no tight groups at the l in between
+    kw = dict(repetitions=3, iterations=6, history=2, moves_per_iteration=1, threshold=0.8, seed=9)
+    run = _run(check_moves=2, use_cache=False, reading_repetitions=2, **kw)
+    assert ch.reading_repetitions(run.p) == 2 and ch.reading_repetitions({**run.p, "repetitions": 1}) == 1
+    sw = ch.launch_sweeps(run, data, s, table)()
+    assert set(sw.alternatives) == set(ch.ALTERNATIVE_RUNS) and len(sw.alternatives) == 3
+    marital = [sw.alternatives[k][0] for k, (extra, _) in ch.ALTERNATIVE_RUNS.items() if extra]
+    assert len(marital) == 2 and marital[0] is marital[1]  # one table for the two readings that know marital status
+    assert list(marital[0].qi_names) == list(table.qi_names) + ["marital_status"]
+    assert sw.alternatives["§2.3 attributes, stable ties"][0] is table
+    for label, (tab, res) in sw.alternatives.items():
+        ran = set(map(tuple, res.results[["multiplier", "l", "repetition"]].drop_duplicates().to_numpy().tolist()))
+        assert ran == {(mu, l, r) for mu in (1, 2) for l in (2, 3, 4) for r in (0, 1)}, label  # every l, every size
     # the main sweep is definetti_sweep's, and keeps the yardstick's run
     main = definetti_sweep(table, [2, 3, 4], multipliers=[1, 2], keep=[(4, 1, 0)],
                            **{k: v for k, v in kw.items()})
@@ -532,17 +585,23 @@ def test_launch_sweeps_runs_the_alternatives_on_their_configurations():
     # the choices table and the claims under every reading
     f4 = fig4_of(sw.main, table, s.l_grid, s.multipliers)
     nd = ch.headline_naive(table, [0.1, 1.0], draws=2, noise="geometric", seed=9)
-    figs, meas = ch.measure_alternatives(sw, s, nd, draws=2, noise="geometric", seed=9)
+    figs, meas = ch.measure_alternatives(sw, s, nd, draws=2, noise="geometric", seed=9, repetitions=2)
+    assert set(meas) == set(ch.ALTERNATIVE_RUNS)
+    assert {"cormode.fig4a.above_1_over_l", "cormode.s3_2.convergence", "cormode.s3_2.repetition_spread",
+            "cormode.fig4a.decreases_with_l"} <= set(meas["§2.3 + marital status, stable ties"])
     t = figures.choice_table(f4, nd, figs, meas)
-    assert list(t.columns)[1:] == [ch.KNOWN_MARITAL, ch.TIES_STABLE]
+    assert list(t.columns) == [f"{ch.DEFAULT_READING} (default)", *ch.ALTERNATIVE_RUNS]
     assert math.isnan(t.iloc[0, 0])  # no l = 7 in this grid
     g = ch.choice_numbers(t)
-    assert math.isnan(g["choice_l7_lo"]) and g["choice_naive_lo"] == t.iloc[1].min()
+    assert math.isnan(g["choice_l7_lo"]) and g["choice_naive_lo"] == t.loc[
+        "naive attack, lowest mean for ε in [0.1, 1]"].min()
     assert all(math.isnan(v) for v in ch.choice_numbers(None).values())
 
 
 def test_choice_numbers_give_the_ranges_over_the_readings():
-    g = ch.choice_numbers(pd.DataFrame({"a": [0.31, 0.32], "b": [0.29, 0.33]}))
+    t = pd.DataFrame({"a": [0.31, 0.32], "b": [0.29, 0.33]},
+                     index=["best method, l = 7", "naive attack, lowest mean for ε in [0.1, 1]"])
+    g = ch.choice_numbers(t)
     assert (g["choice_l7_lo"], g["choice_l7_hi"]) == (0.29, 0.31)
     assert g["choice_margin_lo"] == pytest.approx(0.01) and g["choice_margin_hi"] == pytest.approx(0.04)
 

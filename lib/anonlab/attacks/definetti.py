@@ -58,6 +58,7 @@ import math
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -70,10 +71,12 @@ from anonlab.attacks.naive_bayes import (
     naive_attack,
     naive_bayes_from_counts,
     strictly_above,
+    t_interval,
 )
 from anonlab.mechanisms.anatomy import TIES, Anatomy, anatomy_groups, merge_groups
 from anonlab.mechanisms.dp import EncodedTable
 from anonlab.measures.protocol import AttackResult, majority_baseline, score
+from anonlab.measures.rates import coverage, precision
 from anonlab.validation import check_choice, check_int, check_number, check_random_state
 
 __all__ = [
@@ -99,10 +102,11 @@ __all__ = [
     "fig4_of",
     "noiseless_accuracy",
     "Sweeps",
-    "alternative_configurations",
     "fig4_sweep_specs",
     "collect_sweeps",
     "moves_check",
+    "plateau",
+    "convergence",
 ]
 
 METHODS: tuple[str, ...] = ("permutation", "group", "open")
@@ -126,6 +130,35 @@ def _spmm(A: sparse.csr_matrix, X: np.ndarray) -> np.ndarray:
     out = np.zeros((A.shape[0], X.shape[1]))
     _csr_matvecs(A.shape[0], A.shape[1], X.shape[1], A.indptr, A.indices, A.data, X.ravel(), out.ravel())
     return out
+
+
+def _dense_products(M: sparse.csr_matrix, Mt: sparse.csr_matrix, Y: np.ndarray,
+                    m: int) -> tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray]]:
+    """The chain's two products ``X -> M @ X`` and ``X -> Mt @ X``, the faster way with the same numbers.
+
+    ``M`` (combinations x cells, m ones a row) is small and dense enough on the paper's tables (31 cells for m =
+    5) that one BLAS product on the dense matrix beats the sparse kernel (:func:`_spmm`) about twice. The
+    numbers are the same: every entry is 0 or 1, so each term is exact, ``Mt @ N`` sums whole numbers (exact in
+    any order), and ``M @ Y`` is kept dense only if it equals :func:`_spmm` bit for bit on ``Y`` (a kernel that
+    sums in another order would differ). The sparse kernel is used for a table with many cells (more than 8
+    per QI) and for a product that fails the check.
+    """
+    def sparse_of(A: sparse.csr_matrix) -> Callable[[np.ndarray], np.ndarray]:
+        return lambda X: _spmm(A, X)
+
+    if M.shape[1] > 8 * m:
+        return sparse_of(M), sparse_of(Mt)
+    Md, Mtd = M.toarray(), Mt.toarray()
+    lf = Md.__matmul__ if np.array_equal(Md @ Y, _spmm(M, Y)) else sparse_of(M)
+    return lf, Mtd.__matmul__
+
+
+@lru_cache(maxsize=1)
+def _blas_threads() -> Any:
+    """threadpoolctl's controller of this process's thread pools (scikit-learn's dependency), made once."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
 
 
 def group_sa_counts(group: np.ndarray, sa_codes: np.ndarray, n_sa: int) -> np.ndarray:
@@ -295,22 +328,25 @@ class DeFinettiResult:
     def scores(self, sa_codes: np.ndarray, threshold: float = 0.8) -> pd.DataFrame:
         """Accuracy, and share and accuracy of the predictions with belief > ``threshold``, per method.
 
-        Scored by :func:`anonlab.measures.score`: accuracy is the precision of
-        a prediction for every tuple; the confident columns are the coverage
-        and precision of ``at_threshold(strictly_above(threshold))`` (NaN
-        accuracy when no belief exceeds the threshold).
+        The ratios :func:`anonlab.measures.score` reports (without its
+        intervals, which a sweep does not keep): accuracy is the precision of a
+        prediction for every tuple; the confident columns are the coverage and
+        precision of ``at_threshold(strictly_above(threshold))`` (NaN accuracy
+        when no belief exceeds the threshold).
         """
         check_number("threshold", threshold, low=0, high=1, high_inclusive=False)
         rows = []
         for m in self.predictions:
             result = self.attack_result(m, sa_codes)
-            confident = score(result.at_threshold(strictly_above(threshold)))
+            confident = result.at_threshold(strictly_above(threshold))
+            right, n_conf, conf_right = (int(result.is_correct().sum()), int(confident.predicted.sum()),
+                                         int(confident.is_correct().sum()))
             rows.append({
                 "method": m,
-                "accuracy": score(result).precision,
-                "n_confident": confident.n_predictions,
-                "confident_share": confident.coverage,
-                "confident_accuracy": confident.precision,
+                "accuracy": float(precision(right, int(result.predicted.sum()) - right)),
+                "n_confident": n_conf,
+                "confident_share": float(coverage(n_conf, result.n_targets)),
+                "confident_accuracy": float(precision(conf_right, n_conf - conf_right)),
             })
         return pd.DataFrame(rows)
 
@@ -437,10 +473,13 @@ def _markov_chain(
     of the counts stay zero, those of the model are never read), so one
     gather gives a pair's cells and the SA values are their low bits; it gathers 1-D rows with ``take`` (never the slow
     ``x[:, idx]``), swaps and counts only the accepted pairs (``np.add.at``
-    instead of two ``bincount``\\ s over all cells) and reuses its buffers.
-    Padding changes no number: the model's columns are computed independently
-    (:func:`_spmm` sums each column in the same order), and the trace sums
-    whole numbers, exact in any order.
+    instead of two ``bincount``\\ s over all cells), counts a position's
+    votes when its value leaves it (not by a pass over all positions every
+    iteration of the history window), takes the two products densely where
+    that gives the same numbers (:func:`_dense_products`) and reuses its
+    buffers. Padding changes no number: the model's columns are computed
+    independently (each column is summed in the same order), and the trace
+    sums whole numbers, exact in any order.
     """
     M, Mt, laplace = setup.M, setup.Mt, setup.laplace
     g_start, m = setup.g_start, setup.m
@@ -462,8 +501,11 @@ def _markov_chain(
     acceptance = np.empty(iterations)
     votes = np.zeros(n * K, dtype=np.int32)  # (n, K) flattened: history of assignments
     vote_shift = (np.arange(n) - ucode) * K  # code + vote_shift = position * K + SA value
-    N_hist = np.zeros_like(N_pad)
+    # each position's value is held at the ends of iterations since[p], since[p] + 1, ...: the votes are
+    # counted when a value leaves its position (and at the end), not by a pass over all n every iteration
     h0 = iterations - history
+    since = np.full(n, h0, dtype=np.int64)
+    N_hist = np.zeros_like(N_pad)
     uij = np.empty((2, G))
     # the positions in int32 while they are computed (numpy casts floats to int32 several times faster
     # than to int64, with the same truncation), in int64 to index (numpy's fast gathers take int64)
@@ -475,9 +517,10 @@ def _markov_chain(
     later, ok, differ = (np.empty(G, dtype=bool) for _ in range(3))
     delta = np.empty(G)
     C = _spmm(Mt, N_pad)
+    M_at, Mt_at = _dense_products(M, Mt, np.log(C + laplace) - log_den_pad, m)
     for it in range(iterations):
         # model of the current assignment: sum_i log Pr[x_i | s] for every combination (U, K)
-        LF = _spmm(M, np.log(C + laplace) - log_den_pad).ravel()
+        LF = M_at(np.log(C + laplace) - log_den_pad).ravel()
         accepted = 0
         for _ in range(moves_per_iteration):
             # one swap proposal in every group, all groups at once: positions a (row 0) and b (row 1)
@@ -502,20 +545,24 @@ def _markov_chain(
             np.not_equal(s_ab[0], s_ab[1], out=differ)
             ok &= differ
             acc = np.flatnonzero(ok)
-            moved = cross.take(acc, axis=1)
-            code[ab[0].take(acc)] = moved[0]  # swap (a != b, and groups are disjoint)
-            code[ab[1].take(acc)] = moved[1]
+            moved, left, pos = cross.take(acc, axis=1), same.take(acc, axis=1), ab.take(acc, axis=1)
+            if it >= h0:  # the values leaving their positions were held at the ends of since[p] .. it - 1
+                p = pos.ravel()  # distinct positions (a != b, and groups are disjoint)
+                votes[p * K + (left.ravel() & low)] += it - since[p]
+                since[p] = it
+            code[pos[0]] = moved[0]  # swap
+            code[pos[1]] = moved[1]
             accepted += len(acc)
             # the counts are whole numbers (exact in float64), so the update's order does not matter
             np.add.at(N_flat, moved, 1.0)
-            np.subtract.at(N_flat, same.take(acc, axis=1), 1.0)
-        C_new = _spmm(Mt, N_pad)
+            np.subtract.at(N_flat, left, 1.0)
+        C_new = Mt_at(N_pad)
         trace[it] = np.abs(C_new - C).sum() / (n * m)
         acceptance[it] = accepted / (G * moves_per_iteration) if G else 0.0
         C = C_new
         if it >= h0:
-            votes[code + vote_shift] += 1
             N_hist += N_pad
+    votes[code + vote_shift] += iterations - since  # the final values, held since since[p]
     np.bitwise_and(code, low, out=assign)
     N[...] = N_pad[:, :S]
     return trace, acceptance, votes.reshape(n, K)[:, :S].reshape(-1), np.ascontiguousarray(N_hist[:, :S])
@@ -673,10 +720,11 @@ def definetti_attack(
 
     movable = sizes >= 2
     t0 = time.perf_counter()
-    trace, acceptance, votes, N_hist = _markov_chain(
-        _ChainSetup(M=M, Mt=Mt, log_den_rows=log_den_rows, laplace=laplace, g_start=starts[movable],
-                    g_size=sizes[movable], ucode=ucode, m=m),
-        assign, N, rng, iterations=iterations, history=history, moves_per_iteration=moves_per_iteration)
+    with _blas_threads().limit(limits=1, user_api="blas"):  # small products: threads only cost time
+        trace, acceptance, votes, N_hist = _markov_chain(
+            _ChainSetup(M=M, Mt=Mt, log_den_rows=log_den_rows, laplace=laplace, g_start=starts[movable],
+                        g_size=sizes[movable], ucode=ucode, m=m),
+            assign, N, rng, iterations=iterations, history=history, moves_per_iteration=moves_per_iteration)
     seconds = time.perf_counter() - t0
 
     # --- predictors ------------------------------------------------------------
@@ -1042,6 +1090,7 @@ def summarize_sweep(results: pd.DataFrame) -> pd.DataFrame:
     """Min, mean and max over repetitions per (multiplier, l, method), as Cormode plots them (Fig. 4).
 
     Columns: ``multiplier, l, group_size, method`` and ``accuracy_min / _mean / _max``,
+    ``accuracy_sd`` (sample standard deviation over the repetitions, NaN for one) and ``repetitions``,
     ``confident_share_mean``, ``confident_accuracy_mean``, ``final_l1_mean``.
     """
     g = results.groupby(["multiplier", "l", "group_size", "method"], sort=True)
@@ -1049,6 +1098,8 @@ def summarize_sweep(results: pd.DataFrame) -> pd.DataFrame:
         accuracy_min=("accuracy", "min"),
         accuracy_mean=("accuracy", "mean"),
         accuracy_max=("accuracy", "max"),
+        accuracy_sd=("accuracy", "std"),
+        repetitions=("accuracy", "size"),
         confident_share_mean=("confident_share", "mean"),
         confident_accuracy_mean=("confident_accuracy", "mean"),
         final_l1_mean=("final_l1", "mean"),
@@ -1079,6 +1130,29 @@ class Fig4:
         """The best of the three methods' mean accuracies."""
         vals = [self.acc(mult, l, m) for m in METHODS]
         return None if None in vals else max(vals)
+
+    def best_method(self, mult: int, l: int) -> str | None:  # noqa: E741
+        """The method whose mean accuracy is :meth:`best` (the first of :data:`METHODS` on a tie)."""
+        vals = [self.acc(mult, l, m) for m in METHODS]
+        return None if None in vals else METHODS[int(np.argmax(vals))]
+
+    def interval(self, mult: int, l: int, method: str,  # noqa: E741
+                 confidence: float = 0.95) -> tuple[float, float] | None:
+        """Student-t interval of the mean accuracy over the repetitions: mean ± t s / sqrt(r), within [0, 1].
+
+        ``t`` is the (1 + confidence) / 2 quantile of Student's t with r - 1
+        degrees of freedom, ``s`` the repetitions' sample standard deviation
+        (an accuracy, so the ends are clipped to [0, 1]); (NaN, NaN) with one
+        repetition, ``None`` when not run.
+        """
+        S = self.summary
+        hit = S[(S["multiplier"] == mult) & (S["l"] == l) & (S["method"] == method)]
+        if not len(hit) or not np.isfinite(hit["accuracy_mean"].iloc[0]):
+            return None
+        row = hit.iloc[0]
+        lo, hi = t_interval(float(row["accuracy_mean"]), float(row["accuracy_sd"]), int(row["repetitions"]),
+                            confidence)
+        return (lo, hi) if math.isnan(lo) else (max(lo, 0.0), min(hi, 1.0))
 
     @property
     def tight(self) -> bool:
@@ -1116,8 +1190,8 @@ def fig4_of(sweep: DeFinettiSweep, table: EncodedTable, l_grid: Sequence[int], m
 class Sweeps:
     """Fig. 4's sweeps (:func:`fig4_sweep_specs`): the main one, each alternative reading's, the ``check_moves`` rerun.
 
-    ``alternatives`` maps an alternative's label to its table and sweep
-    (its configurations merged into one).
+    ``alternatives`` maps an alternative's label to its table and sweep (the
+    whole grid of l and group sizes, as the main sweep).
     """
 
     main: DeFinettiSweep
@@ -1125,58 +1199,58 @@ class Sweeps:
     more: DeFinettiSweep | None
 
 
-def alternative_configurations(l_grid: Sequence[int], multipliers: Sequence[int]) -> list[tuple[list[int], list[int]]]:
-    """The (l grid, multipliers) pairs an alternative reading runs.
-
-    Merged groups (size 2l, 3l) at every l; tight groups only at the
-    smallest and the largest l (permutation vs group, l = 7): the tight runs
-    at the l in between are the dearest (most groups) and the claims an
-    alternative is recorded for do not read them.
-
-    >>> alternative_configurations([2, 3, 4, 5, 6, 7], [1, 2, 3])
-    [([2, 3, 4, 5, 6, 7], [2, 3]), ([2, 7], [1])]
-    """
-    L, mults = sorted(set(l_grid)), sorted(set(multipliers))
-    merged = [m for m in mults if m > 1]
-    return ([(L, merged)] if merged else []) + ([(sorted({L[0], L[-1]}), [1])] if 1 in mults else [])
-
-
 def fig4_sweep_specs(table: EncodedTable, l_grid: Sequence[int], multipliers: Sequence[int],
                      alternatives: Mapping[str, tuple[EncodedTable, str]], *, seed: int, check_moves: int,
+                     repetitions: int, reading_repetitions: int | None = None,
                      **protocol: Any) -> dict[Any, dict[str, Any]]:
     """The :func:`definetti_sweeps` specs of Fig. 4's experiment, by key.
 
     ``"main"``: the sweep of ``table`` over ``l_grid`` and ``multipliers``
-    from ``seed``, keeping the run :func:`kept_run` (for the yardstick).
-    ``(label, i)``: the configurations of :func:`alternative_configurations`
-    for each alternative ``{label: (table, ties)}``, with the same
-    ``protocol`` (repetitions, iterations, history, moves_per_iteration,
-    threshold): merged groups from ``seed``, tight groups from ``seed + 2``.
-    ``"more"``: the largest l with tight groups and ``check_moves`` proposals
-    per group per iteration, from ``seed + 1`` (none when ``check_moves`` is 0
-    or there are no tight groups).
+    from ``seed``, ``repetitions`` times, keeping the run :func:`kept_run`
+    (for the yardstick). ``("reading", label)``: the same grid for each
+    alternative reading ``{label: (table, ties)}``, from the same ``seed``
+    (so a reading that changes only the table replays the main sweep's
+    Anatomy groupings and random starts), ``reading_repetitions`` times
+    (default ``repetitions``), with the same ``protocol`` (iterations,
+    history, moves_per_iteration, threshold). ``"more"``: the largest l with
+    tight groups and ``check_moves`` proposals per group per iteration, from
+    ``seed + 1`` (none when ``check_moves`` is 0 or there are no tight groups).
     """
     specs: dict[Any, dict[str, Any]] = {"main": dict(table=table, l_grid=l_grid, multipliers=multipliers, seed=seed,
+                                                     repetitions=repetitions,
                                                      keep=[kept_run(l_grid, multipliers)], **protocol)}
     for label, (tab, ties) in alternatives.items():
-        for i, (L, mults) in enumerate(alternative_configurations(l_grid, multipliers)):
-            specs[label, i] = dict(table=tab, l_grid=L, multipliers=mults, ties=ties,
-                                   seed=seed if mults != [1] else seed + 2, **protocol)
+        specs["reading", label] = dict(table=tab, l_grid=l_grid, multipliers=multipliers, ties=ties, seed=seed,
+                                       repetitions=reading_repetitions or repetitions, **protocol)
     if check_moves and 1 in multipliers:
         specs["more"] = dict(table=table, l_grid=[max(l_grid)], multipliers=[1], seed=seed + 1,
-                             **{**protocol, "moves_per_iteration": check_moves})
+                             repetitions=repetitions, **{**protocol, "moves_per_iteration": check_moves})
     return specs
 
 
 def collect_sweeps(sweeps: Mapping[Any, DeFinettiSweep],
                    alternatives: Mapping[str, tuple[EncodedTable, str]]) -> Sweeps:
     """:class:`Sweeps` from the sweeps of :func:`fig4_sweep_specs` (by the same keys)."""
-    def merged(label: str) -> DeFinettiSweep:
-        parts = [sw for k, sw in sweeps.items() if isinstance(k, tuple) and k[0] == label]
-        return DeFinettiSweep(results=pd.concat([r.results for r in parts], ignore_index=True),
-                              traces=pd.concat([r.traces for r in parts], ignore_index=True))
     return Sweeps(main=sweeps["main"], more=sweeps.get("more"),
-                  alternatives={label: (tab, merged(label)) for label, (tab, _) in alternatives.items()})
+                  alternatives={label: (tab, sweeps["reading", label]) for label, (tab, _) in alternatives.items()})
+
+
+def plateau(trace: Sequence[float], rel: float = 0.1) -> bool:
+    """Cormode's "almost converge" (§3.2): the mean of an L1 trace's last tenth is within ``rel`` of the tenth before.
+
+    A sampler never stops moving, so the L1 distance between successive joints settles on a plateau, not zero.
+    """
+    t = np.asarray(trace, dtype=float)
+    k = max(1, len(t) // 10)
+    last, before = t[-k:].mean(), t[-2 * k:-k].mean() if len(t) >= 2 * k else np.nan
+    return bool(abs(last / before - 1) <= rel) if before > 0 else bool(last == 0)
+
+
+def convergence(sweep: DeFinettiSweep, rel: float = 0.1) -> tuple[pd.Series, pd.Series]:
+    """Per run: on a :func:`plateau` (``rel``)? Per (multiplier, l, method): max − min accuracy over repetitions."""
+    conv = sweep.traces.groupby(["l", "multiplier", "repetition"])["l1"].apply(lambda s: plateau(s.to_numpy(), rel))
+    spread = sweep.results.groupby(["multiplier", "l", "method"])["accuracy"].agg(lambda a: a.max() - a.min())
+    return conv, spread
 
 
 def moves_check(sweep: DeFinettiSweep, more: DeFinettiSweep | None, *, l_top: int, moves: int,

@@ -68,6 +68,10 @@ __all__ = [
     "naive_attack_models",
     "summarize_attack",
     "NaiveRun",
+    "t_interval",
+    "mean_interval",
+    "train_test_gap",
+    "median_of_means",
     "naive_attack_runs",
     "report_epsilon",
     "naive_attack_records",
@@ -568,6 +572,70 @@ class NaiveRun:
         c = self.curve(split)
         hit = c[np.isclose(c["epsilon"], eps)]
         return float(hit[col].iloc[0]) if len(hit) else None
+
+    def draws(self, eps: float, col: str = "accuracy", split: str = "train") -> np.ndarray:
+        """The per-draw values of ``col`` at ε = ``eps`` (NaN dropped; empty when ``eps`` is not in the grid)."""
+        R = self.results
+        v = R.loc[(R["split"] == split) & np.isclose(R["epsilon"], eps), col].to_numpy(dtype=float)
+        return v[np.isfinite(v)]
+
+
+def t_interval(mean: float, sd: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Student-t interval of a mean of ``n`` independent draws: mean ± t_{(1+c)/2, n-1} sd / sqrt(n).
+
+    (NaN, NaN) with fewer than two draws (no spread to go by).
+
+    >>> [round(x, 4) for x in t_interval(0.3, 0.02, 5)]
+    [0.2752, 0.3248]
+    """
+    from scipy.stats import t
+
+    if n < 2 or not np.isfinite(sd):
+        return (math.nan, math.nan)
+    half = float(t.ppf((1 + confidence) / 2, n - 1)) * sd / math.sqrt(n)
+    return (mean - half, mean + half)
+
+
+def mean_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
+    """:func:`t_interval` of the mean of independent draws (sample standard deviation); (NaN, NaN) when empty.
+
+    >>> [round(x, 3) for x in mean_interval(np.array([0.2, 0.22, 0.24]))]
+    [0.17, 0.27]
+    """
+    v = np.asarray(values, dtype=float)
+    if not len(v):
+        return (math.nan, math.nan)
+    return t_interval(float(v.mean()), float(v.std(ddof=1)) if len(v) > 1 else math.nan, len(v), confidence)
+
+
+def train_test_gap(runs: Mapping[str, NaiveRun], targets: Sequence[str]) -> tuple[float, tuple[float, float], str]:
+    """Train − test accuracy where it is largest: (mean over draws, its :func:`mean_interval`, where).
+
+    Each draw's noisy classifier scores both files, so the difference is taken per draw (paired) and averaged;
+    the (target, finite ε) with the largest absolute mean difference is reported.
+    """
+    best: tuple[float, tuple[float, float], str] = (0.0, (0.0, 0.0), "")
+    for sa in targets:
+        R = runs[sa].results
+        wide = R[np.isfinite(R["epsilon"])].pivot_table(index=["epsilon", "draw"], columns="split", values="accuracy")
+        for eps, d in (wide["train"] - wide["test"]).groupby(level="epsilon"):
+            if not best[2] or abs(d.mean()) > abs(best[0]):
+                best = (float(d.mean()), mean_interval(d.to_numpy()), f"{sa}, eps = {eps:g}")
+    return best
+
+
+def median_of_means(run: NaiveRun, col: str, *, seed: int, resamples: int = 2000) -> tuple[float, tuple[float, float]]:
+    """The median over the finite ε grid of the mean over draws of ``col`` (train), and its 95% interval.
+
+    The interval is a percentile bootstrap: the draws of each ε are resampled with replacement (independently
+    per ε, ``resamples`` times, generator ``seed``) and the statistic recomputed.
+    """
+    R = run.results
+    R = R[(R["split"] == "train") & np.isfinite(R["epsilon"])]
+    X = R.pivot_table(index="epsilon", columns="draw", values=col).to_numpy(dtype=float)  # (ε, draws)
+    idx = np.random.default_rng(seed).integers(0, X.shape[1], size=(resamples, *X.shape))
+    boot = np.median(np.take_along_axis(np.broadcast_to(X, idx.shape), idx, axis=2).mean(axis=2), axis=1)
+    return float(np.median(X.mean(axis=1))), (float(np.quantile(boot, 0.025)), float(np.quantile(boot, 0.975)))
 
 
 def naive_attack_runs(tables: Mapping[str, tuple[EncodedTable, EncodedTable | None]], epsilons: Sequence[float],

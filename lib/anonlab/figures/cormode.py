@@ -19,10 +19,10 @@ import pandas as pd
 from .. import plotting
 from ..attacks.definetti import METHODS, DeFinettiSweep, Fig4
 from ..attacks.naive_bayes import NaiveRun
-from ..chapters.ch02_dp_vs_definetti import FIG1_IDS, KNOWN_PAPER, PAPER_SHARE, TIES_RANDOM, USUAL_EPS, \
+from ..chapters.ch02_dp_vs_definetti import DEFAULT_READING, FIG1_IDS, PAPER_SHARE, USUAL_EPS, \
     headline_numbers, timing_claim_id
 from ..claims import Measurement
-from ..measures import majority_baseline, score
+from ..measures import AttackResult, majority_baseline, score, yardstick
 from ..mechanisms.dp import EncodedTable
 
 Tables = Mapping[str, tuple[EncodedTable, EncodedTable | None]]
@@ -218,16 +218,23 @@ def confidence_by_l(f: Fig4) -> pd.DataFrame:
         index="l", columns="multiplier", values=["confident_share_mean", "confident_accuracy_mean", "accuracy_mean"])
 
 
+def attack_yardstick(records: Mapping[str, tuple[AttackResult, AttackResult]]) -> pd.DataFrame:
+    """The recorded attacks scored by :func:`anonlab.measures.yardstick` against their majority baselines."""
+    table = yardstick({k: r for k, (r, _) in records.items()}, {k: b for k, (_, b) in records.items()})
+    return table[["targets", "predictions", "precision", "precision_low", "precision_high", "coverage",
+                  "baseline_precision", "pi"]]
+
+
 def choice_table(main: Fig4, naive_summary: pd.DataFrame, figs: Mapping[str, Fig4],
                  alt_measured: Mapping[str, Mapping[str, Measurement]]) -> pd.DataFrame:
-    """The numbers behind the choice-dependent claims, one column per reading (default first).
+    """The numbers behind the claims of Fig. 4, one column per reading (the default first).
 
-    Rows: the best method at l = 7 with tight groups, the naive attack's
-    lowest mean accuracy for ε in [0.1, 1], the largest |permutation − 1/l|
-    at size 3l, the largest margin of the best method over 1/l at l ≥ 6 with
-    ≥ 10 tuples per group, permutation − group at the smallest and group −
-    permutation at the largest l (tight), the smallest group − permutation
-    at size 2l, and the noiseless classifier. NaN where the grid lacks it.
+    Rows: the best method at l = 7 with tight groups and its interval over the repetitions, the naive
+    attack's lowest mean accuracy for ε in [0.1, 1], the smallest margin of permutation and group over 1/l
+    (tight), the largest |permutation − 1/l| at size 3l, the largest margin of the best method over 1/l at
+    l ≥ 6 with ≥ 10 tuples per group, permutation − group at the smallest and group − permutation at the
+    largest l (tight), the smallest group − permutation at size 2l, the best method at l = 5, size 10, minus
+    the noiseless classifier, and the noiseless classifier. NaN where the grid lacks it.
     """
     def numbers(f: Fig4, naive_lo: float) -> dict[str, float]:
         L, M = f.l_grid, f.multipliers
@@ -241,10 +248,15 @@ def choice_table(main: Fig4, naive_summary: pd.DataFrame, figs: Mapping[str, Fig
             v = f.best(mu, l) if mu in M and l in L else None
             return nan if v is None else v
 
+        ci = f.interval(1, 7, f.best_method(1, 7)) if 1 in M and 7 in L else None
         big = [b(mu, l) - 1 / l for l in L for mu in M if l >= 6 and l * mu >= 10]
         return {
             "best method, l = 7, tight (paper: < 0.30)": b(1, 7),
+            "  its 95% interval over the repetitions: low": nan if ci is None else ci[0],
+            "  high": nan if ci is None else ci[1],
             "naive attack, lowest mean for ε in [0.1, 1]": naive_lo,
+            "smallest of permutation, group − 1/l over l, tight (> 0)": min(
+                min(a(1, l, "permutation"), a(1, l, "group")) - 1 / l for l in L) if 1 in M else nan,
             "largest |permutation − 1/l|, size 3l (about 1/l: ≤ 0.03)": max(
                 (abs(a(3, l, "permutation") - 1 / l) for l in L), default=nan) if 3 in M else nan,
             "largest best − 1/l, l ≥ 6 and ≥ 10 tuples (≤ 0.03)": max(big) if big else nan,
@@ -252,9 +264,10 @@ def choice_table(main: Fig4, naive_summary: pd.DataFrame, figs: Mapping[str, Fig
             f"group − permutation, l = {max(L)}, tight (> 0)": a(1, max(L), "group") - a(1, max(L), "permutation"),
             "smallest group − permutation over l, size 2l (≥ 0)": min(
                 a(2, l, "group") - a(2, l, "permutation") for l in L) if 2 in M else nan,
+            "best − noiseless, l = 5, size 10 (< 0)": b(2, 5) - f.noiseless,
             "noiseless classifier": f.noiseless,
         }
-    cols = {f"{KNOWN_PAPER}, {TIES_RANDOM} (default)": numbers(main, headline_numbers(naive_summary)["naive_usual_lo"])}
+    cols = {f"{DEFAULT_READING} (default)": numbers(main, headline_numbers(naive_summary)["naive_usual_lo"])}
     for label, f in figs.items():
         cols[label] = numbers(f, alt_measured[label]["naive_usual_lo"].value)
     return pd.DataFrame(cols)

@@ -51,6 +51,8 @@ import pandas as pd
 from anonlab.validation import check_choice, check_int, check_number, check_random_state
 
 __all__ = [
+    "CORNER_HALF_WIDTH",
+    "corner_means",
     "MISSING",
     "EncodedTable",
     "NoisyCounts",
@@ -561,12 +563,16 @@ def noise_check(table: EncodedTable, seed: int | np.random.Generator,
     One generator from ``seed`` first picks ``n_removed`` tuples to remove
     one at a time (:func:`measured_sensitivity`), then
     draws ``corner_draws`` two-sided geometric values at each (ε, m) in
-    {1, 0.1} × {3, 10}.
+    {1, 0.1} × {3, 10}: their mean absolute value and the half-width of its
+    95% Student-t interval, :math:`t_{0.975, N-1} s / \\sqrt{N}` for the
+    draws' sample standard deviation :math:`s`.
 
     Returns
     -------
     sensitivity, corners : pandas.DataFrame
     """
+    from scipy.stats import t
+
     rng = check_random_state(seed)
     rows = rng.choice(table.n, size=min(n_removed, table.n), replace=False)
     sens = pd.DataFrame([{
@@ -574,9 +580,24 @@ def noise_check(table: EncodedTable, seed: int | np.random.Generator,
         "measured: max L1 change when one tuple is removed": measured_sensitivity(table, rows,
                                                                                   include_sa_marginal=marg),
     } for label, marg in [("joint counts + SA marginal", True), ("joint counts only (the attack)", False)]])
-    corners = pd.DataFrame([{"epsilon": e, "m": m, "alpha": geometric_alpha(e, m),
+    t975 = float(t.ppf(0.975, corner_draws - 1)) if corner_draws > 1 else math.nan
+    rows_out = []
+    for e in (1.0, 0.1):
+        for m in (3, 10):
+            z = np.abs(two_sided_geometric(geometric_alpha(e, m), corner_draws, rng))
+            rows_out.append({"epsilon": e, "m": m, "alpha": geometric_alpha(e, m),
                              "E|noise| (formula)": expected_abs_noise(e, m),
-                             f"mean |noise| ({corner_draws:,} draws)":
-                                 np.abs(two_sided_geometric(geometric_alpha(e, m), corner_draws, rng)).mean()}
-                            for e in (1.0, 0.1) for m in (3, 10)])
-    return sens, corners
+                             f"mean |noise| ({corner_draws:,} draws)": z.mean(),
+                             CORNER_HALF_WIDTH: t975 * z.std(ddof=1) / math.sqrt(corner_draws)
+                             if corner_draws > 1 else math.nan})
+    return sens, pd.DataFrame(rows_out)
+
+
+#: The column of :func:`noise_check`'s corners with the half-width of the mean's 95% interval.
+CORNER_HALF_WIDTH = "± (95% interval of the mean)"
+
+
+def corner_means(corners: pd.DataFrame) -> pd.Series:
+    """The simulated mean |noise| of each corner of :func:`noise_check` (its one such column)."""
+    (col,) = [c for c in corners.columns if str(c).startswith("mean |noise|")]
+    return corners[col]
