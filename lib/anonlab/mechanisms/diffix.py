@@ -1660,6 +1660,24 @@ class DiffixProxy:
             "suppressed": self._suppressed(counts, thresholds), "answer": [e[2] for e in entries],
         })
 
+    def query_sets(self, analyst: str | None = None) -> pd.DataFrame:
+        """The owner's view of each logged query's set: ``analyst``, ``true_count``, ``set_id``, ``answer``.
+
+        One row per logged query, in log order.
+
+        ``set_id`` is the XOR of the hashes of the users in the query set, the
+        value that seeds its dynamic noise: two queries with the same users
+        have the same ``set_id`` (and the empty set 0). Needs
+        ``keep_log=True``. Does not count as queries.
+        """
+        entries, ids_list, counts, _ = self._audited(analyst)
+        if not ids_list:
+            return pd.DataFrame({"analyst": pd.Series(dtype=object), "true_count": np.zeros(0, dtype=np.int64),
+                                 "set_id": np.zeros(0, dtype=_U64), "answer": np.zeros(0)})
+        _, xors = self._query_sets(ids_list)
+        return pd.DataFrame({"analyst": [e[0] for e in entries], "true_count": counts, "set_id": xors,
+                             "answer": [e[2] for e in entries]})
+
     def suppressed_share(self, analyst: str | None = None) -> float:
         """The share of the logged queries that were bucket suppressed (``audit(analyst)["suppressed"].mean()``)."""
         _, ids_list, counts, thresholds = self._audited(analyst)

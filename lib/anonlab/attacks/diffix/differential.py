@@ -33,6 +33,8 @@ __all__ = [
     "DifferentialOutcome",
     "differential_attack",
     "differential_attack_many",
+    "shared_query_sets",
+    "full_attack_shared_sets",
     "UniquenessOracle",
     "subsets_by_decreasing_size",
     "FullDifferentialOutcome",
@@ -365,3 +367,76 @@ def _full_differential_steps(table: str, record: Mapping[str, Any], a_star: Sequ
         else:  # the search ended (subsets or max_checked exhausted) before reaching the bound
             out[b] = FullDifferentialOutcome(None, (), checked, attacked, queries, 0)
     return out
+
+
+def shared_query_sets(sets: pd.DataFrame, k: int) -> dict[str, int]:
+    """Do two samples of one DifferentialAttack share a query set? ([G19] §3.1's caveat on correlated samples.)
+
+    ``sets`` is the owner's view (:meth:`~anonlab.mechanisms.diffix.DiffixProxy.query_sets`)
+    of the ``4k`` queries of one test on ``k`` attributes, in the order the
+    attack sends them: for each ``j``, ``Q_j`` then ``Q'_j``, each for
+    ``s = 0`` then ``s = 1``. In each family (``s = 0`` pairs, ``s = 1``
+    pairs) a query of pair ``j`` whose set equals that of a query of another
+    pair gets the same dynamic noise for the conditions they share, so the two
+    samples are correlated. Returns ``samples`` (pairs the test keeps, both
+    answers > 0), ``correlated`` (kept samples with a query whose set is that
+    of another kept sample's query), ``shared`` (queries whose set is that of
+    a query of another pair, kept or not) and ``largest_shared`` (the largest
+    true count among those, 0 if none).
+
+    k = 2, a made-up log where both ``s = 0`` pairs select the same 3 users
+    (set 5) and every ``s = 1`` query selects nobody (set 0, suppressed):
+
+    >>> sets = pd.DataFrame({"set_id": [5, 0, 5, 0, 5, 0, 5, 0], "true_count": [3, 0, 3, 0, 3, 0, 3, 0],
+    ...                      "answer": [3.0, 0.0, 2.0, 0.0, 4.0, 0.0, 3.0, 0.0]})
+    >>> shared_query_sets(sets, 2)
+    {'samples': 2, 'correlated': 2, 'shared': 8, 'largest_shared': 3}
+    """
+    if len(sets) != 4 * k:
+        raise ValueError(f"a test on {k} attributes sends {4 * k} queries, got {len(sets)}")
+    shape = (k, 2, 2)  # j, (Q, Q'), s
+    ids = sets["set_id"].to_numpy().reshape(shape)
+    counts = sets["true_count"].to_numpy().reshape(shape)
+    answers = sets["answer"].to_numpy().reshape(shape)
+    out = {"samples": 0, "correlated": 0, "shared": 0, "largest_shared": 0}
+    for sv in (0, 1):
+        pair_ids = ids[:, :, sv]
+        kept = (answers[:, 0, sv] > 0) & (answers[:, 1, sv] > 0)
+        for j in range(k):
+            hit = np.isin(pair_ids[j], np.delete(pair_ids, j, axis=0))
+            out["shared"] += int(hit.sum())
+            if hit.any():
+                out["largest_shared"] = max(out["largest_shared"], int(counts[j, :, sv][hit].max()))
+            if kept[j]:
+                out["samples"] += 1
+                others = np.delete(np.arange(k), j)
+                out["correlated"] += int(np.isin(pair_ids[j], pair_ids[others[kept[others]]]).any())
+    return out
+
+
+def full_attack_shared_sets(proxy: DiffixProxy, records: pd.DataFrame, attributes: Sequence[str], secret: str,
+                            oracle: UniquenessOracle, *, seed: int = 0) -> pd.DataFrame:
+    """:func:`shared_query_sets` of the test FullDifferentialAttack ends on, for each victim of ``records``.
+
+    Each victim knows ``attributes`` (her ``A*``) and is attacked as in
+    :func:`full_differential_attack` (search stream ``[seed, i]``) through
+    ``proxy`` (``keep_log=True``) under her own analyst name; the last
+    ``4|A|`` queries she caused are the test that decided. One row per
+    attacked victim (``subset_size`` and the counts of :func:`shared_query_sets`).
+    """
+    if not proxy.keep_log:
+        raise ValueError("full_attack_shared_sets reads the proxy's log: give it a proxy with keep_log=True")
+    rows = []
+    for i, (idx, rec) in enumerate(records.iterrows()):
+        analyst = f"shared sets {i}"
+        o = full_differential_attack(proxy, rec.to_dict(), attributes, secret, oracle,
+                                     seed=np.random.default_rng([seed, i]), analyst=analyst)
+        if o.guess is None:
+            continue
+        k = len(o.subset)
+        rows.append((idx, analyst, k))
+    log = proxy.query_sets()
+    by_analyst = dict(tuple(log.groupby("analyst", sort=False)))
+    return pd.DataFrame([{"user": idx, "subset_size": k, **shared_query_sets(by_analyst[a].tail(4 * k), k)}
+                         for idx, a, k in rows],
+                        columns=["user", "subset_size", "samples", "correlated", "shared", "largest_shared"])

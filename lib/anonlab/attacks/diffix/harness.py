@@ -33,6 +33,7 @@ import pandas as pd
 from anonlab import measures
 from anonlab.measures import AttackResult, wilson_interval
 from anonlab.mechanisms.diffix import DiffixProxy
+from anonlab.validation import check_random_state
 
 from ._common import _cloning_settings, _positive_int, _py
 from ._common import drive_many
@@ -53,6 +54,7 @@ __all__ = [
     "filtered_sample_moments",
     "summarize_differential",
     "summarize_cloning",
+    "query_count_interval",
     "differential_result",
     "cloning_result",
     "yardstick_baselines",
@@ -777,6 +779,44 @@ def summarize_cloning(res: pd.DataFrame) -> dict[str, Any]:
 
 
 
+QUERY_STATISTICS = {"median": lambda a: np.median(a, axis=-1), "max": lambda a: np.max(a, axis=-1)}
+
+
+def query_count_interval(queries: Sequence[float], statistic: str = "median", *,
+                         per: Sequence[float] | None = None, seed: np.random.Generator | int | None = 0,
+                         n_boot: int = 2000, confidence: float = 0.95) -> tuple[float, float]:
+    """Percentile bootstrap interval of a statistic of the per-user query counts, or of a ratio of two.
+
+    ``statistic`` is ``"median"`` or ``"max"`` of ``queries`` (one count per
+    victim); with ``per`` (another attack's counts, e.g. the greedy attack's)
+    the interval is that of ``stat(queries) / stat(per)``, each sample
+    resampled with replacement on its own, ``n_boot`` times. For the maximum
+    the bootstrap gives the spread of the largest of n draws: its lower end
+    is a few order statistics below the sample's maximum.
+
+    >>> query_count_interval([5, 5, 5], "max")
+    (5.0, 5.0)
+    >>> lo, hi = query_count_interval(list(range(1, 101)), seed=0)
+    >>> 40 <= lo < 50.5 < hi <= 61
+    True
+    """
+    if statistic not in QUERY_STATISTICS:
+        raise ValueError(f"statistic must be one of {sorted(QUERY_STATISTICS)}, got {statistic!r}")
+    stat = QUERY_STATISTICS[statistic]
+    g = check_random_state(seed)
+
+    def draws(x: Sequence[float]) -> np.ndarray:
+        a = np.asarray(x, dtype=float)
+        if a.size == 0:
+            raise ValueError("query counts must not be empty")
+        return stat(a[g.integers(0, a.size, size=(n_boot, a.size))])
+
+    values = draws(queries) if per is None else draws(queries) / draws(per)
+    tail = 100 * (1 - confidence) / 2
+    lo, hi = np.percentile(values, [tail, 100 - tail])
+    return float(lo), float(hi)
+
+
 def differential_result(res: pd.DataFrame, name: str = "differential") -> AttackResult:
     """A differential experiment as an :class:`~anonlab.measures.AttackResult`.
 
@@ -1042,6 +1082,24 @@ class Experiments:
 
         return self.together({k: functools.partial(self.run.cached, "complete_k", functools.partial(compute, k),
                                                    **self._key(k=k, B=B, n=n_users, salts=n_salts)) for k in ks})
+
+    def shared_sets(self, ds: Any, n: int) -> pd.DataFrame:
+        """Shared query sets in the tests FullDifferentialAttack decides with (:func:`full_attack_shared_sets`).
+
+        ``n`` random victims of ``ds`` (stream ``seed``), each knowing every
+        attribute of it, through a logging copy of the kept proxy.
+        """
+        from .differential import full_attack_shared_sets
+
+        def compute() -> pd.DataFrame:
+            proxy = self.proxy(ds)
+            proxy.keep_log = True  # a copy with counters and a log of its own
+            users = _sample_users(len(ds.data), n, self.seed)
+            oracle = UniquenessOracle(ds.data[list(ds.attributes)])
+            return full_attack_shared_sets(proxy, ds.data.iloc[users], list(ds.attributes), ds.secret, oracle,
+                                           seed=self.seed)
+
+        return self.run.cached("shared_sets", compute, **self._key(ds=ds.name, n=n))
 
     def fig3(self, ds: Any, k: int, n: int, budget: int | None, secret: str | None = None) -> tuple[pd.DataFrame, int]:
         """The full differential attack on ``n`` users knowing ``k`` attributes; (results, queries).
