@@ -3,15 +3,20 @@
 :func:`run_differential_experiment`, :func:`run_complete_k` and
 :func:`run_cloning_experiment` attack many users of a
 :class:`~anonlab.data.diffix_datasets.DiffixDataset` (in this process or in
-worker processes, with the same results; the cloning attack sends all
-victims' pending queries in one batch per round, and the worker pools are
-kept across experiments until :func:`shutdown_pools` or exit);
-:func:`run_cloning_sigma_sweep` gives the single test at several cut-offs
-σ* from one run (:func:`rethreshold_cloning`); :func:`summarize_differential`
-and :func:`summarize_cloning` turn them into the paper's quantities with
+worker processes, with the same results; each attack sends all its victims'
+pending queries in one batch per round, and the worker pools are kept
+across experiments until :func:`shutdown_pools` or exit);
+:func:`run_differential_bound_sweep` and :func:`run_cloning_sigma_sweep`
+give several bounds or cut-offs σ* from one exploration;
+:func:`differential_sample_moments` and :func:`filtered_sample_moments`
+measure Eq. 6 on the proxy; :func:`summarize_differential` and
+:func:`summarize_cloning` turn the runs into the paper's quantities with
 Wilson intervals; :func:`differential_result` and :func:`cloning_result`
 turn them into :class:`~anonlab.measures.AttackResult` objects for the
-book's one scoring protocol.
+book's one scoring protocol, and :func:`yardstick_row` scores them against
+the majority guess and the rare value. :class:`Experiments` runs the
+chapters' experiments through a chapter run's result cache, several at once
+when asked (:meth:`Experiments.together`).
 """
 
 from __future__ import annotations
@@ -1071,7 +1076,7 @@ class Experiments:
                  n_salts: int) -> dict[int, tuple[pd.DataFrame, dict[str, Any]]]:
         """The differential attack on Complete_k for each k of ``ks`` under ``n_salts`` salts (:func:`run_complete_k`).
 
-        With workers, the k run in worker processes side by side.
+        With workers, the k run in worker processes side by side, the largest first.
         """
         def compute(k: int) -> tuple[pd.DataFrame, dict[str, Any]]:
             kw = dict(B=B, n_users=n_users, seed=self.seed, n_salts=n_salts, **self.proxy_settings)
@@ -1080,8 +1085,10 @@ class Experiments:
             print(f"Complete_{k}: {summary['n_users']} users attacked under {n_salts} salt(s)")
             return res, summary
 
-        return self.together({k: functools.partial(self.run.cached, "complete_k", functools.partial(compute, k),
-                                                   **self._key(k=k, B=B, n=n_users, salts=n_salts)) for k in ks})
+        got = self.together({k: functools.partial(self.run.cached, "complete_k", functools.partial(compute, k),
+                                                  **self._key(k=k, B=B, n=n_users, salts=n_salts))
+                             for k in sorted(ks, reverse=True)})  # the largest (slowest) first
+        return {k: got[k] for k in ks}
 
     def shared_sets(self, ds: Any, n: int) -> pd.DataFrame:
         """Shared query sets in the tests FullDifferentialAttack decides with (:func:`full_attack_shared_sets`).
