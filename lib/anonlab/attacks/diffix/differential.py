@@ -178,10 +178,12 @@ class UniquenessOracle:
     def __init__(self, data: pd.DataFrame) -> None:
         self._codes: dict[str, np.ndarray] = {}
         self._lookup: dict[str, dict[Any, int]] = {}
+        self._counts: dict[str, np.ndarray] = {}
         for c in data.columns:
             codes, uniques = pd.factorize(data[c], use_na_sentinel=True)
             self._codes[c] = codes.astype(np.int32)
             self._lookup[c] = {_py(v): i for i, v in enumerate(uniques)}
+            self._counts[c] = np.bincount(codes[codes >= 0], minlength=len(uniques))
         self._n = len(data)
 
     def matches(self, a: str, value: Any) -> np.ndarray:
@@ -189,10 +191,27 @@ class UniquenessOracle:
         code = self._lookup[a].get(_py(value), -2)  # -2: a value no record has
         return self._codes[a] == code
 
+    def matching(self, record: Mapping[str, Any], attributes: Sequence[str]) -> np.ndarray:
+        """Positions (ascending) of the records that match ``record`` on every one of ``attributes``.
+
+        The rarest of the record's values first, then the candidates only.
+
+        >>> o = UniquenessOracle(pd.DataFrame({"a": [1, 1, 2, 1], "b": ["x", "y", "x", "x"]}))
+        >>> o.matching({"a": 1, "b": "x"}, ["a", "b"]).tolist(), o.matching({"a": 3}, ["a"]).tolist()
+        ([0, 3], [])
+        """
+        codes = {a: self._lookup[a].get(_py(record[a]), -2) for a in attributes}  # -2: a value no record has
+        if any(c < 0 for c in codes.values()):
+            return np.zeros(0, dtype=np.int64)
+        order = sorted(codes, key=lambda a: self._counts[a][codes[a]])
+        rows = np.flatnonzero(self._codes[order[0]] == codes[order[0]])
+        for a in order[1:]:
+            rows = rows[self._codes[a][rows] == codes[a]]
+        return rows
+
     def __call__(self, record: Mapping[str, Any], attributes: Sequence[str]) -> bool:
         """True iff exactly one record matches ``record`` on ``attributes``."""
-        sel = np.logical_and.reduce([self.matches(a, record[a]) for a in attributes])
-        return int(np.count_nonzero(sel)) == 1
+        return self.matching(record, attributes).size == 1
 
     def for_record(self, record: Mapping[str, Any], a_star: Sequence[str]) -> Callable[[Sequence[str]], bool]:
         """A fast oracle for many subsets of one victim's ``A*`` (at most 64 attributes).

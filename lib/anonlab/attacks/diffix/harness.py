@@ -152,10 +152,9 @@ def _cloning_users(ds: Any, proxy: DiffixProxy, rows: Sequence[int], rngs: Seque
     for row, g in zip(rows, rngs):
         a_star = _known_attributes(attrs, k, g)
         # ground truth (not the attacker's view): who shares the victim's x^(A*), and their secrets
-        share = np.logical_and.reduce([oracle.matches(a, ds.data[a].iat[row]) for a in a_star])
-        peers = secret[share]
-        truths.append((bool(np.all(peers == secret[row])), bool(peers.size == 1)))
         record = {a: _py(ds.data[a].iat[row]) for a in a_star}
+        peers = secret[oracle.matching(record, a_star)]
+        truths.append((bool(np.all(peers == secret[row])), bool(peers.size == 1)))
         if params.get("sigma_stars"):  # the double test at several σ*, one exploration
             attacks.append(_double_test_sweep_steps(proxy.table, record, a_star, ds.secret, domains,
                                                     n_dummy=params["n_dummy"], sigma_stars=params["sigma_stars"],
