@@ -18,6 +18,7 @@ import itertools
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -130,19 +131,27 @@ def _one_differential_steps(table: str, record: Mapping[str, Any], attributes: S
     return outs[0]
 
 
+@lru_cache(maxsize=1 << 14)
+def _differential_templates(table: str, attrs: tuple[str, ...], secret: str) -> tuple[tuple[str, str], ...]:
+    """The statements of Eqs. 7-8 for each j: ``(Q_j, Q'_j)`` without the values (memoised: subsets recur)."""
+    out = []
+    for j in range(len(attrs)):
+        others = [(a, "=") for i, a in enumerate(attrs) if i != j]
+        out.append((_template(table, others + [(secret, "=")]),
+                    _template(table, others + [(attrs[j], "<>"), (secret, "=")])))
+    return tuple(out)
+
+
 def _differential_steps(table: str, vals: Mapping[str, list[Any]], n: int, attrs: list[str],
                         secret: str) -> Steps:
     """The queries of :func:`differential_attack_many` in one batch, then the test (a coroutine)."""
     k = len(attrs)
+    victims = list(zip(*(vals[a] for a in attrs)))  # each victim's values of a_1..a_k
     batch = []
-    for j in range(k):
-        others = [a for i, a in enumerate(attrs) if i != j]
-        t_q = _template(table, [(a, "=") for a in others] + [(secret, "=")])
-        t_qbar = _template(table, [(a, "=") for a in others] + [(attrs[j], "<>"), (secret, "=")])
-        base = [tuple(vals[a][i] for a in others) for i in range(n)]
-        rows = [b + (sv,) for sv in (0, 1) for b in base]
-        rows_bar = [b + (vals[attrs[j]][i], sv) for sv in (0, 1) for i, b in enumerate(base)]
-        batch += [(t_q, rows), (t_qbar, rows_bar)]
+    for j, (t_q, t_qbar) in enumerate(_differential_templates(table, tuple(attrs), secret)):
+        base = [x[:j] + x[j + 1:] for x in victims]  # without a_j
+        batch += [(t_q, [b + (sv,) for sv in (0, 1) for b in base]),
+                  (t_qbar, [b + (x[j], sv) for sv in (0, 1) for b, x in zip(base, victims)])]
     answers = yield batch
     diffs = np.zeros((2, n, k))
     ok = np.zeros((2, n, k), dtype=bool)
