@@ -433,6 +433,10 @@ def test_measure_correlated_samples() -> None:
     assert "34 of their queries" in diff.correlated_samples_text(shared)
     shared.loc[0, "correlated"] = 1
     assert diff.measure_correlated_samples(shared, 10)["gadotti.s3.diff.correlation_negligible"].value is False
+    shared.loc[1, "largest_shared"] = 3  # a shared set big enough to pass suppression: no "hidden" sentence
+    assert "hides them all" not in diff.measure_correlated_samples(shared, 10)[
+        "gadotti.s3.diff.correlation_negligible"].note
+    assert "never more than 3." in diff.correlated_samples_text(shared)
     c = claims.claim("gadotti.s3.diff.correlation_negligible")
     assert c.illustration and claims.decide(c, {"measured": True}) == claims.ILLUSTRATED
 

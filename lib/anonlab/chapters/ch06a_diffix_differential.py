@@ -8,7 +8,7 @@ its claims, one per section of the notebook, each returning
   variance of an answer, bucket suppression);
 * :func:`measure_moments`, :func:`measure_fig2` (Eq. 6, App. A, Fig. 2);
 * :func:`measure_fig3` (the full differential attack on real data, with the
-  readings of CENSUS's search bound and secret);
+  readings of CENSUS's secret; the cost of the book's search bound shown);
 * :func:`measure_correlated_samples` (§3.1's correlated samples) and
   :func:`measure_dinur_nissim` (the result §6 cites);
 * :func:`unmeasured_claims` (claims this chapter cannot measure, and why).
@@ -594,24 +594,23 @@ def measure_correlated_samples(shared: pd.DataFrame, k_star: int) -> dict[str, M
     """
     n_s, n_c = int(shared["samples"].sum()), int(shared["correlated"].sum())
     largest = int(shared["largest_shared"].max()) if len(shared) else 0
+    hidden = ", so bucket suppression hides them all" if largest <= 1 else ""
     return {"gadotti.s3.diff.correlation_negligible": Measurement(
         bool(n_c == 0), n=n_s,
         note=f"ADULT, k* = {k_star}, {len(shared)} attacked victims: {n_c} of the {n_s} samples their deciding tests "
              f"kept share a query set with another kept sample; {int(shared['shared'].sum())} of their queries share "
-             f"a set with a query of another pair, none of more than {largest} "
-             "user(s), so bucket suppression hides them all")}
+             f"a set with a query of another pair, none of more than {largest} user(s){hidden}")}
 
 
 def correlated_samples_text(shared: pd.DataFrame) -> str:
     """The shared query sets of the ADULT attack's deciding tests in two sentences."""
     n_s, n_c = int(shared["samples"].sum()), int(shared["correlated"].sum())
     largest = int(shared["largest_shared"].max()) if len(shared) else 0
+    why = (": the victim is unique on the attacked attributes, so two such sets can only hold her alone or nobody, "
+           "and bucket suppression answers both with 0, which the test drops." if largest <= 1 else ".")
     return (f"Of the {n_s} samples the deciding tests of {len(shared)} attacked victims keep, {n_c} share a query set "
             f"with another sample of the same test. {int(shared['shared'].sum())} of their queries do select the "
-            f"same users as a query of another pair, but never more than "
-            f"{largest}: the victim is unique on the attacked attributes, so "
-            "two such sets can only hold her alone or nobody, and bucket suppression answers both with 0, which "
-            "the test drops.")
+            f"same users as a query of another pair, but never more than {largest}{why}")
 
 
 #: Dinur & Nissim's reconstruction, illustrated: records, noise bounds as powers of n (n^(1/4) is o(√n)), draws.
