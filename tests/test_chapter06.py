@@ -157,6 +157,11 @@ def test_measure_fig2_by_hand() -> None:
     assert m["gadotti.app_a.symmetric_error"].value is True
     assert m["gadotti.s4.differential_acc_k5"].value == 0.85
     assert m["gadotti.s4.differential_acc_k2"].value == pytest.approx(0.70)  # the lower of 0.75 and 0.70
+    assert m["gadotti.s4.differential_acc_k2"].ci == pytest.approx((0.68, 0.72))
+    emp_high = {2: _empirical(0.90, 2)}  # the exact 0.75 is lower: the interval is capped there
+    m2 = diff.measure_fig2(_curves(), emp_high, p_err, n_simulations=1000, complete_salts=2, rounding=True,
+                           bucket_suppression=True)["gadotti.s4.differential_acc_k2"]
+    assert m2.value == pytest.approx(0.75) and m2.ci == pytest.approx((0.75, 0.75))
     assert m["gadotti.s4.empirical_below_theory"].value is True
     assert m["gadotti.s4.complete_k_no_suppression"].value is True
     assert m["gadotti.s3.diff.queries_and_samples"].value is True
@@ -203,7 +208,8 @@ def test_measure_fig3() -> None:
     assert m["gadotti.fig3.census_differential_acc"].value == pytest.approx(0.61)
     assert m["gadotti.fig3.plateau"].value is True  # +0.01
     assert diff.measure_fig3(_fig3((0.5, 0.6, 0.7)))["gadotti.fig3.plateau"].value is False
-    alts = {label: 0.7 for label in claims.claim("gadotti.fig3.census_differential_acc").alternatives()}
+    alts = {label: claims.Measurement(0.7, ci=(0.6, 0.8))
+            for label in claims.claim("gadotti.fig3.census_differential_acc").alternatives()}
     with_alts = diff.measure_fig3(_fig3(), alts)["gadotti.fig3.census_differential_acc"]
     assert with_alts.alternatives == alts and with_alts.value == pytest.approx(0.61)
     assert "20% attacked" in with_alts.note
@@ -215,37 +221,45 @@ def test_measure_fig3() -> None:
 # ---------------------------------------------------------------------------- cloning attacks
 
 
-def test_measure_table1_records_one_accuracy_once() -> None:
+def test_measure_table1_scores_every_claim_on_the_shared_measurement() -> None:
     adult = cloning_res([0, 1, 0, 1], [0, 1, 0, 0], [True, True, True, True])  # accuracy_pa 0.75
     census = cloning_res([0, 0, 0, 0], [0, 0, 0, 0], [True, False, False, False])  # 1.0, attackable 0.25
     m = clo.measure_table1({"adult": (adult, 0), "census": (census, 0), "german (CREDIT stand-in)": (adult, 0)},
-                          census_k=41, n_dummy=10, sigma_star=0.7, max_subsets_large=100)
-    one = m["gadotti.s5.double_test.adult_acc_single"]
-    assert one.value == 0.75 and one.n == 4
-    # the same run's accuracy is not scored again under the claims that repeat it
-    for cid in ("gadotti.s3.cloning.acc_delta10", "gadotti.abstract.cloning_acc_range",
-                "gadotti.s1.cloning_accuracy_all_range", "gadotti.abstract.cloning_share"):
-        assert m[cid].value is None and "not scored twice" in m[cid].note, cid
-        assert claims.verdict(claims.claim(cid), m[cid].value) == "not run"
+                          census_k=41, n_dummy=10, sigma_star=0.7, max_subsets=None, max_subsets_large=100)
+    # one run's accuracy_pa is scored under each claim that states it, each against its own number
+    for cid in ("gadotti.s5.double_test.adult_acc_single", "gadotti.s3.cloning.acc_delta10",
+                "gadotti.abstract.cloning_acc_range"):
+        assert m[cid].value == 0.75 and m[cid].n == 4 and m[cid].ci is not None, cid
+    for cid in ("gadotti.s5.double_test.adult_attackable_single", "gadotti.abstract.cloning_share"):
+        assert m[cid].value == 1.0 and m[cid].ci is not None, cid
+    assert m["gadotti.s1.cloning_accuracy_all_range"].value == 0.75  # attackable 1.0 x accuracy_pa 0.75
+    # CENSUS (bounded search) is shown, not scored; German credit not even shown
     assert "CENSUS (k* = 41" in m["gadotti.abstract.cloning_acc_range"].note
+    assert "accuracy_pa 1.000" in m["gadotti.abstract.cloning_acc_range"].note
+    assert "attackable 0.250" in m["gadotti.abstract.cloning_share"].note
     assert "german" not in m["gadotti.abstract.cloning_acc_range"].note
-    assert m["gadotti.s5.double_test.adult_attackable_single"].value == 1.0
+    assert "every subset" in m["gadotti.s3.cloning.acc_delta10"].note
     assert m["gadotti.fig4.credit_k6_correct"].value is None
+    # each claim judged against its own value: 0.75 fails "at least 93.3%", 1.0 passes "at least 93%"
+    assert claims.verdict(claims.claim("gadotti.s3.cloning.acc_delta10"), 0.75) == "not reproduced"
+    assert claims.verdict(claims.claim("gadotti.abstract.cloning_share"), 1.0) == "reproduced"
+    capped = clo.measure_table1({"adult": (adult, 0)}, census_k=None, n_dummy=10, sigma_star=0.7, max_subsets=20,
+                                max_subsets_large=100)
+    assert "not the paper's exhaustive search" in capped["gadotti.s3.cloning.acc_delta10"].note
+    assert "CENSUS" not in capped["gadotti.abstract.cloning_share"].note
 
 
-def test_measure_value_unique_range_under_each_attribute_set() -> None:
+def test_measure_value_unique_range_on_the_chapters_attributes() -> None:
     adult = cloning_res([0, 1, 0, 1], [0, 1, 0, 0], [True] * 4, value_unique=[True, False, True, True])  # 0.75
     census = cloning_res([0, 0], [0, 0], [True, True])  # value-unique 1.0
-    labels = list(clo.ADULT_ATTRIBUTE_CHOICES)
-    choices = pd.DataFrame({"value-unique": [0.9] + [0.99] * (len(labels) - 1)}, index=labels)
-    m = clo.measure_value_unique_range({"adult": (adult, 0), "census": (census, 0)}, choices, (0.93, 1.0))
+    m = clo.measure_value_unique_range({"adult": (adult, 0), "census": (census, 0)}, (0.93, 1.0))
     r = m["gadotti.s1.value_unique_range"]
-    assert r.value == 0.75  # ADULT's run is the farthest from [0.93, 1]
-    assert r.alternatives[labels[0]] == 0.9 and r.alternatives[labels[1]] == 0.99
+    assert r.value == 0.75 and r.alternatives is None and r.ci[0] < 0.75 < r.ci[1]  # ADULT is the farthest
+    assert "census 1.000" in r.note
     c = claims.claim("gadotti.s1.value_unique_range")
-    assert sorted(r.alternatives) == sorted(c.alternatives())
-    rec = {"measured": r.value, "alternatives": {k: {"measured": v} for k, v in r.alternatives.items()}}
-    assert claims.decide(c, rec) == "depends on an unstated choice"
+    assert not c.choices and c.monte_carlo
+    m = clo.measure_value_unique_range({"adult": (census, 0)}, (0.93, 1.0))
+    assert m["gadotti.s1.value_unique_range"].value == 1.0
 
 
 def test_measure_fig4() -> None:
@@ -258,29 +272,33 @@ def test_measure_fig4() -> None:
 
 
 def test_measure_value_unique_classes() -> None:
-    labels = list(clo.ADULT_ATTRIBUTE_CHOICES)
-    choices = pd.DataFrame({"class mean": [2.0] + [1.44] * (len(labels) - 1),
-                            "class max": [4] + [9] * (len(labels) - 1)}, index=labels)
-    m = clo.measure_value_unique_classes(pd.Series([1, 1, 2, 4]), choices)
+    m = clo.measure_value_unique_classes(pd.Series([1, 1, 2, 4]))
     mean, mx = m["gadotti.s4.adult_value_unique_class_mean"], m["gadotti.s4.adult_value_unique_class_max"]
-    assert mean.value == 2.0 and mx.value == 4
-    assert mean.alternatives[labels[1]] == 1.44 and mx.alternatives[labels[1]] == 9
-    for cid, meas in (("gadotti.s4.adult_value_unique_class_mean", mean), ("gadotti.s4.adult_value_unique_class_max", mx)):
-        c = claims.claim(cid)
-        assert sorted(meas.alternatives) == sorted(c.alternatives())
-        rec = {"measured": meas.value, "alternatives": {k: {"measured": v} for k, v in meas.alternatives.items()}}
-        assert claims.decide(c, rec) == "depends on an unstated choice"  # one set fits, another does not
+    assert mean.value == 2.0 and mx.value == 4 and mean.n == 4
+    assert mean.alternatives is None and mx.alternatives is None  # one reading: the chapter's attributes
 
 
-def test_attribute_choices_are_the_ledger_alternatives() -> None:
+def test_attribute_sets_are_judged_on_the_whole_table() -> None:
     labels = list(clo.ADULT_ATTRIBUTE_CHOICES)
     assert labels[0].startswith("ours") and set(clo.ADULT_ATTRIBUTE_CHOICES[labels[0]]) == set(
         __import__("anonlab.data.diffix_datasets", fromlist=["x"]).ADULT_ATTRIBUTES)
-    assert claims.claim("gadotti.s4.adult_value_unique_class_mean").alternatives() == labels
+    for cid in clo.VALUE_UNIQUE_TABLE.values():
+        assert not claims.claim(cid).choices, cid  # the table's claims share one reading
     tiny = pd.DataFrame({c: [0, 0, 1] for c in set().union(*clo.ADULT_ATTRIBUTE_CHOICES.values())}).assign(
         income=[0, 1, 1])
     t = clo.attribute_choices(tiny)
     assert list(t.index) == labels and (t["unique"] == 1 / 3).all()
+    # like the real data: one set fits the maximum and the share but not the mean; another fits the mean only
+    choices = pd.DataFrame({"class mean": [1.11, 1.44, 1.0], "class max": [13, 9, 3],
+                            "value-unique": [0.9, 0.8, 0.999]}, index=["a", "b", "c"])
+    table = clo.attribute_set_table(choices)
+    assert table["class mean agrees"].tolist() == [False, True, False]
+    assert table["class max agrees"].tolist() == [False, False, True]
+    assert table["value-unique agrees"].tolist() == [False, False, True]
+    assert not table["all three agree"].any()
+    assert clo.attribute_set_text(table).startswith("Under none")
+    choices.loc["d"] = [1.44, 4, 0.95]
+    assert clo.attribute_set_text(clo.attribute_set_table(choices)).startswith("Under d ")
 
 
 def test_measure_shuffled() -> None:
@@ -294,25 +312,36 @@ def test_measure_greedy_ratios() -> None:
     full = cloning_res([0, 1, 0], [0, 1, 0], [True] * 3, queries=[300, 320, 2000])
     greedy = cloning_res([0, 1, 0], [0, 1, 1], [True, True, True], queries=[30, 32, 32])
     bounded = cloning_res([0, 1, 0], [0, 1, 0], [True, True, False], queries=[300, 320, 640])
-    m = clo.measure_greedy(full, greedy, bounded, n_known=10, n_dummy=10, max_subsets=None, max_subsets_large=30,
-                          probe_queries=21, probe_value_unique=True)
-    e_all, e_b = clo.EXPLORATION_CHOICES
+    m = clo.measure_greedy(full, greedy, n_known=10, n_dummy=10, max_subsets=None, probe_queries=21,
+                           probe_value_unique=True, seed=0, bounded=bounded, max_subsets_large=30)
     assert m["gadotti.app_b.full_median_ratio"].value == 10.0  # 320 / 32
-    assert m["gadotti.app_b.full_median_ratio"].alternatives == {e_all: 10.0, e_b: 10.0}
     assert m["gadotti.app_b.full_max_ratio"].value == 2000 / 32
-    assert m["gadotti.app_b.full_max_ratio"].alternatives[e_b] == 20.0  # 640 / 32
     assert m["gadotti.abstract.median_queries"].value == 320
+    lo, hi = m["gadotti.abstract.median_queries"].ci
+    assert 300 <= lo <= 320 <= hi <= 2000
+    lo, hi = m["gadotti.app_b.full_max_ratio"].ci
+    assert 300 / 32 <= lo <= hi <= 2000 / 30
+    # the book's bound is not a reading: quoted in the note, no alternative
+    for cid in ("gadotti.app_b.full_median_ratio", "gadotti.app_b.full_max_ratio", "gadotti.abstract.median_queries"):
+        assert m[cid].alternatives is None and not claims.claim(cid).choices, cid
+        assert "every subset" in m[cid].note and "bound of 30 subsets" in m[cid].note, cid
     f = m["gadotti.s3.median_reduction_factor"]
-    assert f.alternatives[clo.FACTOR_READINGS[1]] == 2000 / 32 and f.alternatives[clo.FACTOR_READINGS[0]] == 10.0
-    for cid in ("gadotti.app_b.full_median_ratio", "gadotti.app_b.full_max_ratio", "gadotti.abstract.median_queries",
-                "gadotti.s3.median_reduction_factor"):
-        assert sorted(m[cid].alternatives) == sorted(claims.claim(cid).alternatives()), cid
+    assert f.alternatives[clo.FACTOR_READINGS[1]].value == 2000 / 32
+    assert f.alternatives[clo.FACTOR_READINGS[0]].value == 10.0
+    assert all(a.ci is not None for a in f.alternatives.values())
+    assert sorted(f.alternatives) == sorted(claims.claim("gadotti.s3.median_reduction_factor").alternatives())
     # §3.2's factor: 10 fails as the median, 62.5 fails as the maximum (100 ± 30): not reproduced either way
-    rec = {"measured": f.value, "alternatives": {k: {"measured": v} for k, v in f.alternatives.items()}}
+    rec = {"measured": f.value, "ci": f.ci,
+           "alternatives": {k: {"measured": v.value, "ci": v.ci} for k, v in f.alternatives.items()}}
     assert claims.decide(claims.claim("gadotti.s3.median_reduction_factor"), rec) == "not reproduced"
     assert m["gadotti.app_b.greedy_max_queries"].value == 32 and "= 32" in m["gadotti.app_b.greedy_max_queries"].note
+    assert m["gadotti.app_b.greedy_max_queries"].ci[1] == 32.0 and m["gadotti.app_b.greedy_max_queries"].ci[0] >= 30
     assert m["gadotti.app_b.accuracy_almost_same"].value is False  # 1.0 vs 0.667
     assert m["gadotti.s3.cloning.queries_per_subset"].value == 21
+    capped = clo.measure_greedy(full, greedy, n_known=10, n_dummy=10, max_subsets=20, probe_queries=21,
+                                probe_value_unique=True, seed=0)
+    assert "not the paper's exhaustive search" in capped["gadotti.abstract.median_queries"].note
+    assert "bound of" not in capped["gadotti.abstract.median_queries"].note
 
 
 def test_measure_double_and_exact() -> None:
@@ -393,6 +422,32 @@ def test_fig3_numbers() -> None:
 def test_unmeasured_claims_exist_in_the_ledger() -> None:
     for cid, m in diff.unmeasured_claims().items():
         assert claims.claim(cid).chapter == diff.CHAPTER.name and m.value is None and m.note
+        assert claims.claim(cid).data == "unavailable", cid  # the published run measures every claim it can
+
+
+def test_measure_correlated_samples() -> None:
+    shared = pd.DataFrame({"user": [1, 2], "subset_size": [9, 8], "samples": [3, 1], "correlated": [0, 0],
+                           "shared": [30, 4], "largest_shared": [1, 0]})
+    m = diff.measure_correlated_samples(shared, 10)["gadotti.s3.diff.correlation_negligible"]
+    assert m.value is True and m.n == 4 and "0 of the 4 samples" in m.note and "more than 1 user" in m.note
+    assert "34 of their queries" in diff.correlated_samples_text(shared)
+    shared.loc[0, "correlated"] = 1
+    assert diff.measure_correlated_samples(shared, 10)["gadotti.s3.diff.correlation_negligible"].value is False
+    shared.loc[1, "largest_shared"] = 3  # a shared set big enough to pass suppression: no "hidden" sentence
+    assert "hides them all" not in diff.measure_correlated_samples(shared, 10)[
+        "gadotti.s3.diff.correlation_negligible"].note
+    assert "never more than 3." in diff.correlated_samples_text(shared)
+    c = claims.claim("gadotti.s3.diff.correlation_negligible")
+    assert c.illustration and claims.decide(c, {"measured": True}) == claims.ILLUSTRATED
+
+
+def test_dinur_nissim_illustration() -> None:
+    table = pd.DataFrame({"noise bound": ["n^0.25", "n^0.5"], "recovered": [0.97, 0.7], "lowest": [0.95, 0.68]})
+    assert diff.measure_dinur_nissim(table)["gadotti.s6.dinur_nissim_sqrt_n"].value is True
+    table.loc[0, "lowest"] = 0.8
+    m = diff.measure_dinur_nissim(table)["gadotti.s6.dinur_nissim_sqrt_n"]
+    assert m.value is False and "noise n^0.25: 97.0%" in m.note
+    assert claims.claim("gadotti.s6.dinur_nissim_sqrt_n").illustration
 
 
 # ---------------------------------------------------------------------------- CENSUS readings
@@ -417,14 +472,18 @@ def test_census_alternatives_and_verdict() -> None:
     s0, s1, s2 = dd.CENSUS_SECRETS
     r = pd.DataFrame({"secret": [s0, s0, s0, s1, s2], "bound": [10, 10, 40, 10, 10], "users": [200, 40, 40, 40, 40],
                       "unique": [0.9] * 5, "attacked": [0.25, 0.2, 0.2, 0.3, 0.3], "queries": [1, 1, 4, 1, 1],
-                      "accuracy (unique)": [0.55, 0.5, 0.5, 0.7, 0.6], "precision of the attack's guesses":
-                      [0.83, 0.8, 0.8, 0.9, 0.9]})
+                      "accuracy (unique)": [0.55, 0.5, 0.5, 0.7, 0.6],
+                      "ci (unique)": [(0.5, 0.6), (0.4, 0.6), (0.4, 0.6), (0.6, 0.8), (0.5, 0.7)],
+                      "precision of the attack's guesses": [0.83, 0.8, 0.8, 0.9, 0.9]})
     alts = diff.census_alternatives(r)
     cid = "gadotti.fig3.census_differential_acc"
-    assert sorted(alts) == sorted(claims.claim(cid).alternatives())
-    assert alts["attacked users only"] == 0.83 and alts[s0] == 0.55 and alts[s1] == 0.7 and alts[s2] == 0.6
-    rec = {"measured": 0.55, "alternatives": {k: {"measured": v} for k, v in alts.items()}}
-    assert claims.decide(claims.claim(cid), rec) == "depends on an unstated choice"  # 0.7 fits 0.688 ± 0.03
+    c = claims.claim(cid)
+    assert sorted(alts) == sorted(c.alternatives()) == sorted(dd.CENSUS_SECRETS)  # the secret: the paper's choice
+    assert alts[s0].value == 0.55 and alts[s1].value == 0.7 and alts[s2].value == 0.6
+    assert alts[s1].ci == (0.6, 0.8)
+    rec = {"measured": 0.55, "ci": [0.5, 0.6],
+           "alternatives": {k: {"measured": v.value, "ci": list(v.ci)} for k, v in alts.items()}}
+    assert claims.decide(c, rec) == "depends on an unstated choice"  # 0.7 fits 0.688, 0.55 does not
     text = diff.census_readings_text(r)
     assert "from 10 to 40" in text and "4.0 times the queries" in text and "83.0%" in text
     assert diff.census_alternatives(None) is None and diff.census_readings_text(None).startswith("CENSUS was not")

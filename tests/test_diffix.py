@@ -948,3 +948,67 @@ def test_experiments_together_give_the_runs_one_by_one(german_ds, monkeypatch) -
         pd.testing.assert_frame_equal(got[key][0], res)
         assert got[key][1] == queries > 0
     harness.shutdown_pools()
+
+
+# ---------------------------------------------------------------------------- issue 22: shared sets, intervals
+
+
+def test_query_sets_name_the_users_a_query_selects(table: pd.DataFrame) -> None:
+    p = DiffixProxy(table, table="t", salt=3)
+    p.query("SELECT count(*) FROM t WHERE age = 30", analyst="a")
+    p.query("SELECT count(*) FROM t WHERE age >= 30 AND age <= 30", analyst="a")  # the same users, other noise
+    p.query("SELECT count(*) FROM t WHERE age = 31", analyst="b")
+    p.query("SELECT count(*) FROM t WHERE age = 200", analyst="b")  # nobody
+    qs = p.query_sets()
+    assert qs["analyst"].tolist() == ["a", "a", "b", "b"]
+    assert qs["true_count"].tolist() == p.audit()["true_count"].tolist()
+    ids = qs["set_id"].tolist()
+    assert ids[0] == ids[1] != ids[2] and ids[3] == 0
+    assert qs["answer"].tolist() == p.audit()["answer"].tolist()
+    assert len(p.query_sets("b")) == 2 and p.n_queries() == 4  # the owner's view is not a query
+    assert DiffixProxy(table, table="t", salt=3).query_sets().empty
+
+
+def test_shared_query_sets_never_reach_the_test_of_a_unique_victim(adult_ds) -> None:
+    oracle = atk.UniquenessOracle(adult_ds.data[adult_ds.attributes])
+    proxy = DiffixProxy(adult_ds.data, table="adult", salt=11, keep_log=True)
+    victims = adult_ds.data.iloc[np.random.default_rng(4).choice(len(adult_ds.data), 25, replace=False)]
+    tab = atk.full_attack_shared_sets(proxy, victims, adult_ds.attributes, adult_ds.secret, oracle, seed=2)
+    assert len(tab) > 10 and tab["samples"].sum() > 0
+    assert tab["correlated"].sum() == 0 and tab["largest_shared"].max() <= 1  # the victim alone, or nobody
+    assert tab["shared"].sum() > 0  # they exist, suppressed
+    # the same attack as FullDifferentialAttack alone: the samples its deciding test keeps
+    for _, row in tab.head(3).iterrows():
+        o = atk.full_differential_attack(DiffixProxy(adult_ds.data, table="adult", salt=11),
+                                         adult_ds.data.loc[row["user"]].to_dict(), adult_ds.attributes,
+                                         adult_ds.secret, oracle,
+                                         seed=np.random.default_rng([2, list(victims.index).index(row["user"])]))
+        assert (o.n_samples, len(o.subset)) == (row["samples"], row["subset_size"])
+    with pytest.raises(ValueError, match="keep_log"):
+        atk.full_attack_shared_sets(DiffixProxy(adult_ds.data, table="adult", keep_log=False), victims,
+                                    adult_ds.attributes, adult_ds.secret, oracle)
+    with pytest.raises(ValueError, match="sends 8 queries"):
+        atk.shared_query_sets(pd.DataFrame({"set_id": [1], "true_count": [1], "answer": [1.0]}), 2)
+
+
+def test_dinur_nissim_recovery_needs_small_noise() -> None:
+    small = atk.dinur_nissim_recovery(96, 96 ** 0.25, seed=1)
+    large = atk.dinur_nissim_recovery(96, 96.0, seed=1)  # noise as large as the data: nothing to learn
+    assert small >= 0.9 and large < 0.8
+    assert atk.dinur_nissim_recovery(96, 96 ** 0.25, seed=1) == small  # seeded
+    with pytest.raises(ValueError, match="noise_bound"):
+        atk.dinur_nissim_recovery(10, -1.0)
+
+
+def test_query_count_interval() -> None:
+    q = np.arange(1, 1001)
+    lo, hi = atk.query_count_interval(q, "median", seed=0)
+    assert 460 < lo < 500.5 < hi < 540  # about ±1.96·(√n / 2) order statistics
+    lo, hi = atk.query_count_interval(q, "max", seed=0)
+    assert hi == 1000 and 990 <= lo < 1000
+    assert atk.query_count_interval([300, 300], "median", per=[30, 30], seed=0) == (10.0, 10.0)
+    assert atk.query_count_interval(q, seed=5) == atk.query_count_interval(q, seed=5)
+    with pytest.raises(ValueError, match="statistic"):
+        atk.query_count_interval(q, "mean")
+    with pytest.raises(ValueError, match="empty"):
+        atk.query_count_interval([], "max")

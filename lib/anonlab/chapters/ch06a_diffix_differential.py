@@ -8,7 +8,9 @@ its claims, one per section of the notebook, each returning
   variance of an answer, bucket suppression);
 * :func:`measure_moments`, :func:`measure_fig2` (Eq. 6, App. A, Fig. 2);
 * :func:`measure_fig3` (the full differential attack on real data, with the
-  readings of CENSUS's search bound and secret);
+  readings of CENSUS's secret; the cost of the book's search bound shown);
+* :func:`measure_correlated_samples` (§3.1's correlated samples) and
+  :func:`measure_dinur_nissim` (the result §6 cites);
 * :func:`unmeasured_claims` (claims this chapter cannot measure, and why).
 
 The experiments run through :class:`anonlab.attacks.diffix.Experiments`
@@ -59,14 +61,11 @@ VERDICTS = {"v_" + cid.removeprefix("gadotti.").replace(".", "_"): cid for cid i
     "gadotti.s4.differential_acc_k5", "gadotti.abstract.differential_acc_k5", "gadotti.s4.differential_acc_k2",
     "gadotti.s4.empirical_below_theory", "gadotti.s4.complete_k_no_suppression",
     "gadotti.s3.diff.queries_and_samples", "gadotti.fig3.adult_differential_acc",
-    "gadotti.fig3.census_differential_acc", "gadotti.fig3.plateau")}
+    "gadotti.fig3.census_differential_acc", "gadotti.fig3.plateau", "gadotti.s3.diff.correlation_negligible",
+    "gadotti.s6.dinur_nissim_sqrt_n")}
 
 FIG3_CLAIMS = {"adult": "gadotti.fig3.adult_differential_acc", "census": "gadotti.fig3.census_differential_acc"}
 
-#: Fig. 3's "correctly inferred / unique" read two ways (the ledger's choice for CENSUS): label -> column of
-#: :func:`fig3_row`.
-FIG3_READINGS = {"all unique users, random guesses for the unattacked": "accuracy (unique)",
-                 "attacked users only": "precision of the attack's guesses"}
 
 
 def _complete_k_size(values: Mapping[str, Any]) -> None:
@@ -286,7 +285,8 @@ def measure_fig2(curves: pd.DataFrame, empirical: Mapping[int, tuple[pd.DataFram
     * §1's acc(5) is the exact value; §4's and the abstract's are the
       empirical accuracy on Complete_5 (mean ± 2 SE over salts);
     * the two error probabilities are equal within four standard errors;
-    * §4's "above 66% for k = 2" takes the lower of exact and empirical acc(2);
+    * §4's "above 66% for k = 2" takes the lower of exact and empirical acc(2)
+      (its interval: that of the empirical value, capped at the exact one);
     * the empirical curve lies below the rounding simulation at every k;
     * "close to no bucket suppression": at most 5% of the attack's queries;
     * the attack costs 4k queries and gives at most 2k samples per victim.
@@ -320,8 +320,10 @@ def measure_fig2(curves: pd.DataFrame, empirical: Mapping[int, tuple[pd.DataFram
                      f"rounding {rounding}, suppression {bucket_suppression}")
     if 2 in empirical:
         s2 = empirical[2][1]
+        lo2, hi2 = s2["accuracy_ci"]
         out["gadotti.s4.differential_acc_k2"] = Measurement(
-            min(s2["accuracy"], float(th.loc[2])), n=s2["n_users"],
+            min(s2["accuracy"], float(th.loc[2])), ci=(min(lo2, float(th.loc[2])), min(hi2, float(th.loc[2]))),
+            n=s2["n_users"],
             note=f"the lower of exact acc(2) = {th.loc[2]:.3f} and the empirical {s2['accuracy']:.3f} "
                  f"({s2['n_users']} users of Complete_2 x {complete_salts} salts)")
     if empirical:
@@ -431,7 +433,7 @@ def census_readings_text(readings: pd.DataFrame | None) -> str:
     if readings is None:
         return "CENSUS was not run with these parameters."
     first = readings.iloc[0]
-    prec = FIG3_READINGS["attacked users only"]
+    prec = "precision of the attack's guesses"
     same = readings.iloc[1:][readings.iloc[1:]["secret"] == CENSUS_SECRETS[0]].sort_values("bound")
     text = (f"The chapter's run attacks {first['attacked']:.0%} of its {first['users']} victims "
             f"({first['unique']:.0%} are unique); its own guesses are right for {first[prec]:.1%} of those it "
@@ -459,30 +461,34 @@ def census_reading_k(k_values: Sequence[int]) -> int:
     return k_paper if k_paper in k_values else max(k_values)
 
 
-def census_alternatives(readings: pd.DataFrame | None) -> dict[str, float] | None:
-    """The CENSUS Fig. 3 claim's value under each alternative of the ledger's two choices (``None``: not run).
+def census_alternatives(readings: pd.DataFrame | None) -> dict[str, Measurement] | None:
+    """The CENSUS Fig. 3 claim under each reading of the secret the ledger lists (``None``: not run).
 
-    Reading of the accuracy (on the chapter's run, the first row): over the
-    unique users with random guesses for those not attacked, or over the
-    attacked users only. Reading of the secret: the accuracy over the unique
-    users for each :data:`CENSUS_SECRETS` (rows at the chapter's bound).
+    The accuracy over the unique victims (random guesses for those not
+    attacked, as the paper's Fig. 3 counts them) with its Wilson interval,
+    for each :data:`CENSUS_SECRETS` at the chapter's bound: the chapter's run
+    (first row) for its own secret, the readings' runs for the others. (Fig.
+    3 says "If the attack outputs NonAttackable, the secret attribute is
+    predicted at random"; the accuracy of the attacked victims alone is not
+    a reading of it, and the bound on the search is the book's, not the
+    paper's: both are shown, neither is scored.)
 
     >>> r = pd.DataFrame({"secret": list(CENSUS_SECRETS), "bound": [10, 10, 10],
-    ...                   "accuracy (unique)": [0.55, 0.6, 0.7],
-    ...                   "precision of the attack's guesses": [0.83, 0.9, 0.8]})
-    >>> census_alternatives(r)["attacked users only"], census_alternatives(r)[CENSUS_SECRETS[2]]
-    (0.83, 0.7)
+    ...                   "accuracy (unique)": [0.55, 0.6, 0.7], "ci (unique)": [(0.5, 0.6), (0.5, 0.7), (0.6, 0.8)]})
+    >>> a = census_alternatives(r)
+    >>> a[CENSUS_SECRETS[0]].value, a[CENSUS_SECRETS[2]].value, a[CENSUS_SECRETS[2]].ci
+    (0.55, 0.7, (0.6, 0.8))
     """
     if readings is None:
         return None
     first = readings.iloc[0]
-    out = {label: float(first[col]) for label, col in FIG3_READINGS.items()}
     at_bound = readings[readings["bound"] == first["bound"]].drop_duplicates("secret").set_index("secret")
-    out.update({label: float(at_bound.loc[label, "accuracy (unique)"]) for label in CENSUS_SECRETS})
-    return out
+    return {label: Measurement(float(at_bound.loc[label, "accuracy (unique)"]),
+                               ci=tuple(float(v) for v in at_bound.loc[label, "ci (unique)"]))
+            for label in CENSUS_SECRETS}
 
 
-def measure_fig3(fig3: pd.DataFrame, census_alts: Mapping[str, float] | None = None) -> dict[str, Measurement]:
+def measure_fig3(fig3: pd.DataFrame, census_alts: Mapping[str, Measurement] | None = None) -> dict[str, Measurement]:
     """Fig. 3: accuracy among users unique on A* at the paper's k*; the CENSUS plateau.
 
     The paper's "correctly inferred / unique" read as the accuracy over the
@@ -575,12 +581,70 @@ def unmeasured_claims() -> dict[str, Measurement]:
     """Claims of the paper this chapter does not measure, with the reason."""
     out = {cid: Measurement(None, note="a result of another paper on location data, not available here")
            for cid in ("gadotti.s6.pyrgelis_correct", "gadotti.s6.pyrgelis_queries")}
-    out["gadotti.s6.dinur_nissim_sqrt_n"] = Measurement(
-        None, note="a cited result (Dinur-Nissim); not reproduced in this chapter")
-    out["gadotti.s3.diff.correlation_negligible"] = Measurement(
-        None, note="not measured: on Complete_k no two pairs share a query set; see Beyond the paper for the "
-                   "correlation Diffix's shared static noise does create")
     return out
+
+
+def measure_correlated_samples(shared: pd.DataFrame, k_star: int) -> dict[str, Measurement]:
+    """§3.1: samples of one test correlated through a shared query set, in the ADULT attack's deciding tests.
+
+    ``shared`` is :func:`~anonlab.attacks.diffix.full_attack_shared_sets`
+    (one row per attacked victim). "Negligible" is read as: no kept sample
+    of a test shares a query set with another kept sample of the same test
+    (then the correlation cannot touch the test at all).
+    """
+    n_s, n_c = int(shared["samples"].sum()), int(shared["correlated"].sum())
+    largest = int(shared["largest_shared"].max()) if len(shared) else 0
+    hidden = ", so bucket suppression hides them all" if largest <= 1 else ""
+    return {"gadotti.s3.diff.correlation_negligible": Measurement(
+        bool(n_c == 0), n=n_s,
+        note=f"ADULT, k* = {k_star}, {len(shared)} attacked victims: {n_c} of the {n_s} samples their deciding tests "
+             f"kept share a query set with another kept sample; {int(shared['shared'].sum())} of their queries share "
+             f"a set with a query of another pair, none of more than {largest} user(s){hidden}")}
+
+
+def correlated_samples_text(shared: pd.DataFrame) -> str:
+    """The shared query sets of the ADULT attack's deciding tests in two sentences."""
+    n_s, n_c = int(shared["samples"].sum()), int(shared["correlated"].sum())
+    largest = int(shared["largest_shared"].max()) if len(shared) else 0
+    why = (": the victim is unique on the attacked attributes, so two such sets can only hold her alone or nobody, "
+           "and bucket suppression answers both with 0, which the test drops." if largest <= 1 else ".")
+    return (f"Of the {n_s} samples the deciding tests of {len(shared)} attacked victims keep, {n_c} share a query set "
+            f"with another sample of the same test. {int(shared['shared'].sum())} of their queries do select the "
+            f"same users as a query of another pair, but never more than {largest}{why}")
+
+
+#: Dinur & Nissim's reconstruction, illustrated: records, noise bounds as powers of n (n^(1/4) is o(√n)), draws.
+DINUR_NISSIM = {"n": 128, "exponents": (0.25, 0.5), "draws": 2}
+
+
+def dinur_nissim_table(seed: int) -> pd.DataFrame:
+    """§6's cited result: the share of n secret bits recovered from 4n noisy subset sums, by noise bound.
+
+    :func:`~anonlab.attacks.diffix.dinur_nissim_recovery` with the settings of
+    :data:`DINUR_NISSIM`, each draw from stream ``[seed, 66, e, d]``.
+    """
+    n = DINUR_NISSIM["n"]
+    rows = []
+    for e, expo in enumerate(DINUR_NISSIM["exponents"]):
+        got = [atk.dinur_nissim_recovery(n, n ** expo, seed=np.random.default_rng([seed, 66, e, d]))
+               for d in range(DINUR_NISSIM["draws"])]
+        rows.append({"noise bound": f"n^{expo:g} = {n ** expo:.1f}", "records": n, "queries": 4 * n,
+                     "recovered": float(np.mean(got)), "lowest": float(min(got))})
+    return pd.DataFrame(rows)
+
+
+def measure_dinur_nissim(table: pd.DataFrame) -> dict[str, Measurement]:
+    """§6: with noise o(√n) almost every record is recovered; with noise √n markedly fewer.
+
+    Holds when the smallest noise bound recovers at least 90% in every draw
+    and the largest recovers less on average (the ledger marks the claim an
+    illustration of a theorem).
+    """
+    small, large = table.iloc[0], table.iloc[-1]
+    return {"gadotti.s6.dinur_nissim_sqrt_n": Measurement(
+        bool(small["lowest"] >= 0.9 and large["recovered"] < small["recovered"]),
+        note="records recovered by linear programming from 4n noisy subset sums: "
+             + ", ".join(f"noise {r['noise bound']}: {r['recovered']:.1%}" for _, r in table.iterrows()))}
 
 
 def yardstick_runs(adult: Any, census: Any | None,

@@ -1292,6 +1292,7 @@ class DiffixProxy:
         self._templates: dict[str, _Plan] = {}
         self._set_memo: dict[tuple[int, ...], tuple[int, int]] = {}  # core ids -> (count, xor)
         self._counts: dict[str, int] = {}
+        self._n_suppressed: dict[str, int | None] = {}  # per analyst; None: some answered by a worker
         self._log: list[tuple[str, tuple[int, ...], float]] = []
 
     # -- public: what an analyst can do -------------------------------------------------
@@ -1606,11 +1607,12 @@ class DiffixProxy:
         """Forget the log and the counters (the noise does not change)."""
         self._log.clear()
         self._counts.clear()
+        self._n_suppressed.clear()
 
     def with_own_counters(self) -> "DiffixProxy":
         """The same proxy (table, salt, cached row sets and noise) with counters and a log of its own."""
         other = copy.copy(self)
-        other._counts, other._log = {}, []
+        other._counts, other._log, other._n_suppressed = {}, [], {}
         return other
 
     def record_activity(self, analyst: str, n_queries: int,
@@ -1620,6 +1622,7 @@ class DiffixProxy:
         ``log`` holds ``(canonical sql, answer)`` pairs, as :meth:`log` gives them.
         """
         self._counts[analyst] = self._counts.get(analyst, 0) + int(n_queries)
+        self._n_suppressed[analyst] = None
         if self.keep_log:
             self._log.extend((analyst, sql, float(a)) for sql, a in log)
 
@@ -1641,7 +1644,7 @@ class DiffixProxy:
         other.salt = salt_to_uint64(salt)
         other._seed_arr = np.zeros(0, dtype=_U64)
         other._static_arr = np.zeros(0)
-        other._counts, other._log = {}, []
+        other._counts, other._log, other._n_suppressed = {}, [], {}
         return other
 
     # -- public: the data owner's view ----------------------------------------------------
@@ -1660,8 +1663,33 @@ class DiffixProxy:
             "suppressed": self._suppressed(counts, thresholds), "answer": [e[2] for e in entries],
         })
 
+    def query_sets(self, analyst: str | None = None) -> pd.DataFrame:
+        """The owner's view of each logged query's set: ``analyst``, ``true_count``, ``set_id``, ``answer``.
+
+        One row per logged query, in log order.
+
+        ``set_id`` is the XOR of the hashes of the users in the query set, the
+        value that seeds its dynamic noise: two queries with the same users
+        have the same ``set_id`` (and the empty set 0). Needs
+        ``keep_log=True``. Does not count as queries.
+        """
+        entries, ids_list, counts, _ = self._audited(analyst)
+        if not ids_list:
+            return pd.DataFrame({"analyst": pd.Series(dtype=object), "true_count": np.zeros(0, dtype=np.int64),
+                                 "set_id": np.zeros(0, dtype=_U64), "answer": np.zeros(0)})
+        _, xors = self._query_sets(ids_list)
+        return pd.DataFrame({"analyst": [e[0] for e in entries], "true_count": counts, "set_id": xors,
+                             "answer": [e[2] for e in entries]})
+
     def suppressed_share(self, analyst: str | None = None) -> float:
-        """The share of the logged queries that were bucket suppressed (``audit(analyst)["suppressed"].mean()``)."""
+        """The share of the logged queries that were bucket suppressed (``audit(analyst)["suppressed"].mean()``).
+
+        Counted as the queries are answered when this proxy answered them all
+        (none recorded from a worker); else recomputed by the audit.
+        """
+        n, k = self._counts.get(analyst, 0), self._n_suppressed.get(analyst)
+        if analyst is not None and self.keep_log and n and k is not None:
+            return k / n
         _, ids_list, counts, thresholds = self._audited(analyst)
         return float(self._suppressed(counts, thresholds).mean()) if ids_list else float("nan")
 
@@ -2123,6 +2151,8 @@ class DiffixProxy:
         suppressed = self._suppressed(counts, thresholds)
         answers = self._finish(noisy, suppressed)
         self._counts[analyst] = self._counts.get(analyst, 0) + n
+        if self._n_suppressed.get(analyst, 0) is not None:
+            self._n_suppressed[analyst] = self._n_suppressed.get(analyst, 0) + int(np.count_nonzero(suppressed))
         if self.keep_log:
             self._log.extend(zip(itertools.repeat(analyst), ids_list, answers.tolist()))
         return answers

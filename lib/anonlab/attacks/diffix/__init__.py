@@ -12,8 +12,8 @@ import diffix as atk``; ``atk.cloning_attack``):
 :mod:`.theory`
     The likelihood-ratio test of the differential attack and its accuracy
     ``acc(k)`` (App. A: exact by Imhof's method, Monte Carlo, with rounded
-    outputs), the moments of Eq. 6 measured on the proxy, and the cloning
-    test's miss probability.
+    outputs) and the cloning test's miss probability: formulas and
+    simulations, no proxy.
 :mod:`.differential`
     The differential attack (§3.1): DifferentialAttack for one or many
     victims, the uniqueness oracle and FullDifferentialAttack with its
@@ -24,9 +24,14 @@ import diffix as atk``; ``atk.cloning_attack``):
     double test of §5) and the greedy variant of App. B.
 :mod:`.harness`
     Experiments over many users (in worker processes when asked, with the
-    same results), their summaries with Wilson intervals, and their
-    conversion to :class:`~anonlab.measures.AttackResult` for the book's one
-    scoring protocol (:func:`anonlab.measures.score`).
+    same results), Eq. 6 measured on the proxy, their summaries with Wilson
+    intervals, their conversion to :class:`~anonlab.measures.AttackResult`
+    for the book's one scoring protocol (:func:`anonlab.measures.score`) and
+    the yardstick, and :class:`~.harness.Experiments`, the book's
+    experiments through a chapter run's result cache.
+
+Attacks are written as coroutines (:mod:`._common`: ``drive``, ``drive_many``)
+so that many victims' queries go to the proxy in one batch.
 """
 
 from __future__ import annotations

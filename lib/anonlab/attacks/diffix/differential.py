@@ -18,6 +18,7 @@ import itertools
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -33,6 +34,8 @@ __all__ = [
     "DifferentialOutcome",
     "differential_attack",
     "differential_attack_many",
+    "shared_query_sets",
+    "full_attack_shared_sets",
     "UniquenessOracle",
     "subsets_by_decreasing_size",
     "FullDifferentialOutcome",
@@ -128,19 +131,27 @@ def _one_differential_steps(table: str, record: Mapping[str, Any], attributes: S
     return outs[0]
 
 
+@lru_cache(maxsize=1 << 14)
+def _differential_templates(table: str, attrs: tuple[str, ...], secret: str) -> tuple[tuple[str, str], ...]:
+    """The statements of Eqs. 7-8 for each j: ``(Q_j, Q'_j)`` without the values (memoised: subsets recur)."""
+    out = []
+    for j in range(len(attrs)):
+        others = [(a, "=") for i, a in enumerate(attrs) if i != j]
+        out.append((_template(table, others + [(secret, "=")]),
+                    _template(table, others + [(attrs[j], "<>"), (secret, "=")])))
+    return tuple(out)
+
+
 def _differential_steps(table: str, vals: Mapping[str, list[Any]], n: int, attrs: list[str],
                         secret: str) -> Steps:
     """The queries of :func:`differential_attack_many` in one batch, then the test (a coroutine)."""
     k = len(attrs)
+    victims = list(zip(*(vals[a] for a in attrs)))  # each victim's values of a_1..a_k
     batch = []
-    for j in range(k):
-        others = [a for i, a in enumerate(attrs) if i != j]
-        t_q = _template(table, [(a, "=") for a in others] + [(secret, "=")])
-        t_qbar = _template(table, [(a, "=") for a in others] + [(attrs[j], "<>"), (secret, "=")])
-        base = [tuple(vals[a][i] for a in others) for i in range(n)]
-        rows = [b + (sv,) for sv in (0, 1) for b in base]
-        rows_bar = [b + (vals[attrs[j]][i], sv) for sv in (0, 1) for i, b in enumerate(base)]
-        batch += [(t_q, rows), (t_qbar, rows_bar)]
+    for j, (t_q, t_qbar) in enumerate(_differential_templates(table, tuple(attrs), secret)):
+        base = [x[:j] + x[j + 1:] for x in victims]  # without a_j
+        batch += [(t_q, [b + (sv,) for sv in (0, 1) for b in base]),
+                  (t_qbar, [b + (x[j], sv) for sv in (0, 1) for b, x in zip(base, victims)])]
     answers = yield batch
     diffs = np.zeros((2, n, k))
     ok = np.zeros((2, n, k), dtype=bool)
@@ -176,10 +187,12 @@ class UniquenessOracle:
     def __init__(self, data: pd.DataFrame) -> None:
         self._codes: dict[str, np.ndarray] = {}
         self._lookup: dict[str, dict[Any, int]] = {}
+        self._counts: dict[str, np.ndarray] = {}
         for c in data.columns:
             codes, uniques = pd.factorize(data[c], use_na_sentinel=True)
             self._codes[c] = codes.astype(np.int32)
             self._lookup[c] = {_py(v): i for i, v in enumerate(uniques)}
+            self._counts[c] = np.bincount(codes[codes >= 0], minlength=len(uniques))
         self._n = len(data)
 
     def matches(self, a: str, value: Any) -> np.ndarray:
@@ -187,10 +200,27 @@ class UniquenessOracle:
         code = self._lookup[a].get(_py(value), -2)  # -2: a value no record has
         return self._codes[a] == code
 
+    def matching(self, record: Mapping[str, Any], attributes: Sequence[str]) -> np.ndarray:
+        """Positions (ascending) of the records that match ``record`` on every one of ``attributes``.
+
+        The rarest of the record's values first, then the candidates only.
+
+        >>> o = UniquenessOracle(pd.DataFrame({"a": [1, 1, 2, 1], "b": ["x", "y", "x", "x"]}))
+        >>> o.matching({"a": 1, "b": "x"}, ["a", "b"]).tolist(), o.matching({"a": 3}, ["a"]).tolist()
+        ([0, 3], [])
+        """
+        codes = {a: self._lookup[a].get(_py(record[a]), -2) for a in attributes}  # -2: a value no record has
+        if any(c < 0 for c in codes.values()):
+            return np.zeros(0, dtype=np.int64)
+        order = sorted(codes, key=lambda a: self._counts[a][codes[a]])
+        rows = np.flatnonzero(self._codes[order[0]] == codes[order[0]])
+        for a in order[1:]:
+            rows = rows[self._codes[a][rows] == codes[a]]
+        return rows
+
     def __call__(self, record: Mapping[str, Any], attributes: Sequence[str]) -> bool:
         """True iff exactly one record matches ``record`` on ``attributes``."""
-        sel = np.logical_and.reduce([self.matches(a, record[a]) for a in attributes])
-        return int(np.count_nonzero(sel)) == 1
+        return self.matching(record, attributes).size == 1
 
     def for_record(self, record: Mapping[str, Any], a_star: Sequence[str]) -> Callable[[Sequence[str]], bool]:
         """A fast oracle for many subsets of one victim's ``A*`` (at most 64 attributes).
@@ -365,3 +395,76 @@ def _full_differential_steps(table: str, record: Mapping[str, Any], a_star: Sequ
         else:  # the search ended (subsets or max_checked exhausted) before reaching the bound
             out[b] = FullDifferentialOutcome(None, (), checked, attacked, queries, 0)
     return out
+
+
+def shared_query_sets(sets: pd.DataFrame, k: int) -> dict[str, int]:
+    """Do two samples of one DifferentialAttack share a query set? ([G19] §3.1's caveat on correlated samples.)
+
+    ``sets`` is the owner's view (:meth:`~anonlab.mechanisms.diffix.DiffixProxy.query_sets`)
+    of the ``4k`` queries of one test on ``k`` attributes, in the order the
+    attack sends them: for each ``j``, ``Q_j`` then ``Q'_j``, each for
+    ``s = 0`` then ``s = 1``. In each family (``s = 0`` pairs, ``s = 1``
+    pairs) a query of pair ``j`` whose set equals that of a query of another
+    pair gets the same dynamic noise for the conditions they share, so the two
+    samples are correlated. Returns ``samples`` (pairs the test keeps, both
+    answers > 0), ``correlated`` (kept samples with a query whose set is that
+    of another kept sample's query), ``shared`` (queries whose set is that of
+    a query of another pair, kept or not) and ``largest_shared`` (the largest
+    true count among those, 0 if none).
+
+    k = 2, a made-up log where both ``s = 0`` pairs select the same 3 users
+    (set 5) and every ``s = 1`` query selects nobody (set 0, suppressed):
+
+    >>> sets = pd.DataFrame({"set_id": [5, 0, 5, 0, 5, 0, 5, 0], "true_count": [3, 0, 3, 0, 3, 0, 3, 0],
+    ...                      "answer": [3.0, 0.0, 2.0, 0.0, 4.0, 0.0, 3.0, 0.0]})
+    >>> shared_query_sets(sets, 2)
+    {'samples': 2, 'correlated': 2, 'shared': 8, 'largest_shared': 3}
+    """
+    if len(sets) != 4 * k:
+        raise ValueError(f"a test on {k} attributes sends {4 * k} queries, got {len(sets)}")
+    shape = (k, 2, 2)  # j, (Q, Q'), s
+    ids = sets["set_id"].to_numpy().reshape(shape)
+    counts = sets["true_count"].to_numpy().reshape(shape)
+    answers = sets["answer"].to_numpy().reshape(shape)
+    out = {"samples": 0, "correlated": 0, "shared": 0, "largest_shared": 0}
+    for sv in (0, 1):
+        pair_ids = ids[:, :, sv]
+        kept = (answers[:, 0, sv] > 0) & (answers[:, 1, sv] > 0)
+        for j in range(k):
+            hit = np.isin(pair_ids[j], np.delete(pair_ids, j, axis=0))
+            out["shared"] += int(hit.sum())
+            if hit.any():
+                out["largest_shared"] = max(out["largest_shared"], int(counts[j, :, sv][hit].max()))
+            if kept[j]:
+                out["samples"] += 1
+                others = np.delete(np.arange(k), j)
+                out["correlated"] += int(np.isin(pair_ids[j], pair_ids[others[kept[others]]]).any())
+    return out
+
+
+def full_attack_shared_sets(proxy: DiffixProxy, records: pd.DataFrame, attributes: Sequence[str], secret: str,
+                            oracle: UniquenessOracle, *, seed: int = 0) -> pd.DataFrame:
+    """:func:`shared_query_sets` of the test FullDifferentialAttack ends on, for each victim of ``records``.
+
+    Each victim knows ``attributes`` (her ``A*``) and is attacked as in
+    :func:`full_differential_attack` (search stream ``[seed, i]``) through
+    ``proxy`` (``keep_log=True``) under her own analyst name; the last
+    ``4|A|`` queries she caused are the test that decided. One row per
+    attacked victim (``subset_size`` and the counts of :func:`shared_query_sets`).
+    """
+    if not proxy.keep_log:
+        raise ValueError("full_attack_shared_sets reads the proxy's log: give it a proxy with keep_log=True")
+    rows = []
+    for i, (idx, rec) in enumerate(records.iterrows()):
+        analyst = f"shared sets {i}"
+        o = full_differential_attack(proxy, rec.to_dict(), attributes, secret, oracle,
+                                     seed=np.random.default_rng([seed, i]), analyst=analyst)
+        if o.guess is None:
+            continue
+        k = len(o.subset)
+        rows.append((idx, analyst, k))
+    log = proxy.query_sets()
+    by_analyst = dict(tuple(log.groupby("analyst", sort=False)))
+    return pd.DataFrame([{"user": idx, "subset_size": k, **shared_query_sets(by_analyst[a].tail(4 * k), k)}
+                         for idx, a, k in rows],
+                        columns=["user", "subset_size", "samples", "correlated", "shared", "largest_shared"])

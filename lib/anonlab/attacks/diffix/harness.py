@@ -3,15 +3,20 @@
 :func:`run_differential_experiment`, :func:`run_complete_k` and
 :func:`run_cloning_experiment` attack many users of a
 :class:`~anonlab.data.diffix_datasets.DiffixDataset` (in this process or in
-worker processes, with the same results; the cloning attack sends all
-victims' pending queries in one batch per round, and the worker pools are
-kept across experiments until :func:`shutdown_pools` or exit);
-:func:`run_cloning_sigma_sweep` gives the single test at several cut-offs
-σ* from one run (:func:`rethreshold_cloning`); :func:`summarize_differential`
-and :func:`summarize_cloning` turn them into the paper's quantities with
+worker processes, with the same results; each attack sends all its victims'
+pending queries in one batch per round, and the worker pools are kept
+across experiments until :func:`shutdown_pools` or exit);
+:func:`run_differential_bound_sweep` and :func:`run_cloning_sigma_sweep`
+give several bounds or cut-offs σ* from one exploration;
+:func:`differential_sample_moments` and :func:`filtered_sample_moments`
+measure Eq. 6 on the proxy; :func:`summarize_differential` and
+:func:`summarize_cloning` turn the runs into the paper's quantities with
 Wilson intervals; :func:`differential_result` and :func:`cloning_result`
 turn them into :class:`~anonlab.measures.AttackResult` objects for the
-book's one scoring protocol.
+book's one scoring protocol, and :func:`yardstick_row` scores them against
+the majority guess and the rare value. :class:`Experiments` runs the
+chapters' experiments through a chapter run's result cache, several at once
+when asked (:meth:`Experiments.together`).
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ import pandas as pd
 from anonlab import measures
 from anonlab.measures import AttackResult, wilson_interval
 from anonlab.mechanisms.diffix import DiffixProxy
+from anonlab.validation import check_random_state
 
 from ._common import _cloning_settings, _positive_int, _py
 from ._common import drive_many
@@ -53,6 +59,7 @@ __all__ = [
     "filtered_sample_moments",
     "summarize_differential",
     "summarize_cloning",
+    "query_count_interval",
     "differential_result",
     "cloning_result",
     "yardstick_baselines",
@@ -145,10 +152,9 @@ def _cloning_users(ds: Any, proxy: DiffixProxy, rows: Sequence[int], rngs: Seque
     for row, g in zip(rows, rngs):
         a_star = _known_attributes(attrs, k, g)
         # ground truth (not the attacker's view): who shares the victim's x^(A*), and their secrets
-        share = np.logical_and.reduce([oracle.matches(a, ds.data[a].iat[row]) for a in a_star])
-        peers = secret[share]
-        truths.append((bool(np.all(peers == secret[row])), bool(peers.size == 1)))
         record = {a: _py(ds.data[a].iat[row]) for a in a_star}
+        peers = secret[oracle.matching(record, a_star)]
+        truths.append((bool(np.all(peers == secret[row])), bool(peers.size == 1)))
         if params.get("sigma_stars"):  # the double test at several σ*, one exploration
             attacks.append(_double_test_sweep_steps(proxy.table, record, a_star, ds.secret, domains,
                                                     n_dummy=params["n_dummy"], sigma_stars=params["sigma_stars"],
@@ -777,6 +783,44 @@ def summarize_cloning(res: pd.DataFrame) -> dict[str, Any]:
 
 
 
+QUERY_STATISTICS = {"median": lambda a: np.median(a, axis=-1), "max": lambda a: np.max(a, axis=-1)}
+
+
+def query_count_interval(queries: Sequence[float], statistic: str = "median", *,
+                         per: Sequence[float] | None = None, seed: np.random.Generator | int | None = 0,
+                         n_boot: int = 2000, confidence: float = 0.95) -> tuple[float, float]:
+    """Percentile bootstrap interval of a statistic of the per-user query counts, or of a ratio of two.
+
+    ``statistic`` is ``"median"`` or ``"max"`` of ``queries`` (one count per
+    victim); with ``per`` (another attack's counts, e.g. the greedy attack's)
+    the interval is that of ``stat(queries) / stat(per)``, each sample
+    resampled with replacement on its own, ``n_boot`` times. For the maximum
+    the bootstrap gives the spread of the largest of n draws: its lower end
+    is a few order statistics below the sample's maximum.
+
+    >>> query_count_interval([5, 5, 5], "max")
+    (5.0, 5.0)
+    >>> lo, hi = query_count_interval(list(range(1, 101)), seed=0)
+    >>> 40 <= lo < 50.5 < hi <= 61
+    True
+    """
+    if statistic not in QUERY_STATISTICS:
+        raise ValueError(f"statistic must be one of {sorted(QUERY_STATISTICS)}, got {statistic!r}")
+    stat = QUERY_STATISTICS[statistic]
+    g = check_random_state(seed)
+
+    def draws(x: Sequence[float]) -> np.ndarray:
+        a = np.asarray(x, dtype=float)
+        if a.size == 0:
+            raise ValueError("query counts must not be empty")
+        return stat(a[g.integers(0, a.size, size=(n_boot, a.size))])
+
+    values = draws(queries) if per is None else draws(queries) / draws(per)
+    tail = 100 * (1 - confidence) / 2
+    lo, hi = np.percentile(values, [tail, 100 - tail])
+    return float(lo), float(hi)
+
+
 def differential_result(res: pd.DataFrame, name: str = "differential") -> AttackResult:
     """A differential experiment as an :class:`~anonlab.measures.AttackResult`.
 
@@ -1031,7 +1075,7 @@ class Experiments:
                  n_salts: int) -> dict[int, tuple[pd.DataFrame, dict[str, Any]]]:
         """The differential attack on Complete_k for each k of ``ks`` under ``n_salts`` salts (:func:`run_complete_k`).
 
-        With workers, the k run in worker processes side by side.
+        With workers, the k run in worker processes side by side, the largest first.
         """
         def compute(k: int) -> tuple[pd.DataFrame, dict[str, Any]]:
             kw = dict(B=B, n_users=n_users, seed=self.seed, n_salts=n_salts, **self.proxy_settings)
@@ -1040,8 +1084,28 @@ class Experiments:
             print(f"Complete_{k}: {summary['n_users']} users attacked under {n_salts} salt(s)")
             return res, summary
 
-        return self.together({k: functools.partial(self.run.cached, "complete_k", functools.partial(compute, k),
-                                                   **self._key(k=k, B=B, n=n_users, salts=n_salts)) for k in ks})
+        got = self.together({k: functools.partial(self.run.cached, "complete_k", functools.partial(compute, k),
+                                                  **self._key(k=k, B=B, n=n_users, salts=n_salts))
+                             for k in sorted(ks, reverse=True)})  # the largest (slowest) first
+        return {k: got[k] for k in ks}
+
+    def shared_sets(self, ds: Any, n: int) -> pd.DataFrame:
+        """Shared query sets in the tests FullDifferentialAttack decides with (:func:`full_attack_shared_sets`).
+
+        ``n`` random victims of ``ds`` (stream ``seed``), each knowing every
+        attribute of it, through a logging copy of the kept proxy.
+        """
+        from .differential import full_attack_shared_sets
+
+        def compute() -> pd.DataFrame:
+            proxy = self.proxy(ds)
+            proxy.keep_log = True  # a copy with counters and a log of its own
+            users = _sample_users(len(ds.data), n, self.seed)
+            oracle = UniquenessOracle(ds.data[list(ds.attributes)])
+            return full_attack_shared_sets(proxy, ds.data.iloc[users], list(ds.attributes), ds.secret, oracle,
+                                           seed=self.seed)
+
+        return self.run.cached("shared_sets", compute, **self._key(ds=ds.name, n=n))
 
     def fig3(self, ds: Any, k: int, n: int, budget: int | None, secret: str | None = None) -> tuple[pd.DataFrame, int]:
         """The full differential attack on ``n`` users knowing ``k`` attributes; (results, queries).
