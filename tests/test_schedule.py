@@ -106,7 +106,7 @@ def test_a_job_waiting_for_a_job_outside_the_build_is_refused() -> None:
         _run([Job("09", "09", "chapter", after=("nope",))], Recorder())
 
 
-def test_the_longest_job_starts_first() -> None:
+def test_the_longest_job_starts_first_and_a_serial_build_keeps_the_book_order() -> None:
     jobs = [Job("short", "short", "chapter", expected=5), Job("long", "long", "chapter", expected=60),
             Job("mid", "mid", "chapter", expected=20)]
     started: list[str] = []
@@ -116,8 +116,14 @@ def test_the_longest_job_starts_first() -> None:
         started.append(job.key)
         return rec(job, grant)
 
-    schedule.run_jobs(jobs, execute, cores=2, memory=8 * GB, concurrency=1, log=lambda line: None)
-    assert started == ["long", "mid", "short"]
+    with ThreadPoolExecutor(1) as pool:  # one at a time, in a pool: the order is the scheduler's
+        schedule.run_jobs(jobs, execute, cores=2, memory=8 * GB, concurrency=2, executor=pool,
+                          log=lambda line: None)
+    assert started[0] == "long"
+    started.clear()
+    schedule.run_jobs(jobs + [Job("short:exercises", "short", "exercises", expected=90)], execute, cores=2,
+                      memory=8 * GB, concurrency=1, log=lambda line: None)
+    assert started == ["short", "long", "mid", "short:exercises"]  # serial: the book's order, exercises last
 
 
 def test_a_failure_stops_new_jobs_and_names_the_failure() -> None:

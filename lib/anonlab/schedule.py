@@ -167,9 +167,16 @@ def _say(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def _order(jobs: Iterable[Job]) -> list[Job]:
-    """Longest expected first; default runs before exercise runs; then the given order."""
+def _order(jobs: Iterable[Job], serial: bool = False) -> list[Job]:
+    """The order jobs start in when they may: longest expected first, default runs before exercise runs on a tie.
+
+    ``serial``: the order of a build that runs one job at a time, as the book
+    always did: every default run in the given (table of contents) order,
+    then every chapter's exercise runs.
+    """
     indexed = list(enumerate(jobs))
+    if serial:
+        return [j for _, j in sorted(indexed, key=lambda t: (t[1].kind != "chapter", t[0]))]
     return [j for _, j in sorted(indexed, key=lambda t: (-t[1].expected, t[1].kind != "chapter", t[0]))]
 
 
@@ -191,7 +198,7 @@ def run_jobs(jobs: Sequence[Job], execute: Callable[[Job, Grant], Any], *, cores
     if unknown:
         raise ValueError(f"jobs wait for jobs that are not in the build: {sorted(unknown)}")
     started = time.perf_counter()
-    pending = _order(jobs)
+    pending = _order(jobs, serial=concurrency == 1)
     running: dict[Future, tuple[Job, Grant]] = {}
     results: dict[str, Any] = {}
     failures: list[str] = []
