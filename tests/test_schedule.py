@@ -215,16 +215,23 @@ def test_a_parallel_build_records_what_a_serial_build_records(tmp_path: Path, mo
                                cores=2)
         books[mode] = root / "book"
     serial, parallel = books["serial"], books["parallel"]
-    files = sorted(p.relative_to(serial) for p in serial.rglob("*") if p.suffix in (".ipynb", ".json")
-                   and not p.name.endswith(".params.json"))
+    files = schedule.build_outputs(serial)
     assert len(files) == 2 * (2 + sum(1 + len(course_exercises(n)) for n in names))
-    for rel in files:
-        if rel.suffix == ".ipynb":
-            assert schedule.comparable_notebook(parallel / rel) == schedule.comparable_notebook(serial / rel), rel
-        else:
-            assert schedule.recorded_values(parallel / rel) == schedule.recorded_values(serial / rel), rel
+    assert schedule.compare_builds(serial, parallel) == []
     meta = json.loads((parallel / "_exercises" / names[0] / "quick" / f"{names[0]}.params.json").read_text())
     assert meta["shared_kernel"] is True
+
+
+def test_compare_builds_names_what_differs(tmp_path: Path) -> None:
+    for side, value in (("a", 1), ("b", 2)):
+        book = tmp_path / side
+        book.mkdir()
+        results = {"claim.same": {"measured": 0}, "claim.moved": {"measured": value},
+                   "cormode.timing.adult": {"measured": value}}
+        (book / "x.results.json").write_text(json.dumps({"notebook": "x", "results": results}))
+    (tmp_path / "b" / "y.results.json").write_text(json.dumps({"results": {}}))
+    assert schedule.compare_builds(tmp_path / "a", tmp_path / "b") == [
+        f"only in {tmp_path / 'b'}: y.results.json", "x.results.json: claim.moved"]
 
 
 def course_exercises(name: str) -> list:

@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["Job", "Grant", "plan_book", "run_jobs", "run_book_jobs", "fixed_pool_cores", "POOL_ENV",
-           "comparable_notebook", "recorded_values", "WALL_CLOCK_CLAIMS"]
+           "comparable_notebook", "recorded_values", "compare_builds", "WALL_CLOCK_CLAIMS"]
 
 #: Environment variables that size a run's worker pools (the de Finetti sweeps, the model fits, joblib).
 POOL_ENV = ("ANONLAB_JOBS", "ANONLAB_N_JOBS", "LOKY_MAX_CPU_COUNT")
@@ -348,3 +348,29 @@ def recorded_values(path: Path, except_claims: Sequence[str] = WALL_CLOCK_CLAIMS
     results = {k: v for k, v in data.get("results", {}).items() if k not in except_claims}
     return {**data, "results": results}
 
+
+def build_outputs(book: Path) -> list[Path]:
+    """The files two builds are compared on, relative to ``book``: executed notebooks and recorded results."""
+    book = Path(book)
+    return sorted(p.relative_to(book) for p in book.rglob("*")
+                  if p.is_file() and (p.suffix == ".ipynb" or p.name.endswith(".results.json"))
+                  and not any(part.startswith((".run-", "_generated", "_build")) for part in p.relative_to(book).parts))
+
+
+def compare_builds(a: Path, b: Path) -> list[str]:
+    """Where two builds' outputs differ (:func:`comparable_notebook`, :func:`recorded_values`); ``[]`` if nowhere.
+
+    Each difference is named by file; for results, by claim.
+    """
+    a, b = Path(a), Path(b)
+    files_a, files_b = build_outputs(a), build_outputs(b)
+    out = [f"only in {a}: {f}" for f in sorted(set(files_a) - set(files_b))]
+    out += [f"only in {b}: {f}" for f in sorted(set(files_b) - set(files_a))]
+    for rel in sorted(set(files_a) & set(files_b)):
+        if rel.suffix == ".ipynb":
+            if comparable_notebook(a / rel) != comparable_notebook(b / rel):
+                out.append(f"{rel}: the notebooks differ")
+            continue
+        ra, rb = recorded_values(a / rel)["results"], recorded_values(b / rel)["results"]
+        out += [f"{rel}: {cid}" for cid in sorted(set(ra) | set(rb)) if ra.get(cid) != rb.get(cid)]
+    return out

@@ -49,7 +49,10 @@ def timed_start(code: str) -> tuple[float, list[str]]:
     from jupyter_client.manager import start_new_kernel
 
     t = time.perf_counter()
-    km, kc = start_new_kernel(kernel_name="python3", cwd=str(ROOT / "notebooks"))
+    import subprocess
+
+    km, kc = start_new_kernel(kernel_name="python3", cwd=str(ROOT / "notebooks"), stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
     try:
         reply = kc.execute_interactive(code, silent=False, timeout=120, output_hook=lambda msg: None)
         seconds = time.perf_counter() - t

@@ -38,6 +38,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -47,6 +48,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "_build" / "benchmarks"
 sys.path.insert(0, str(ROOT / "lib"))
+
+from anonlab.schedule import WALL_CLOCK_CLAIMS as WALL_CLOCK  # noqa: E402
 
 
 def timed_command(args: list[str], env: dict[str, str]) -> dict:
@@ -115,6 +118,10 @@ def book_builds(only: list[str] | None, serial: bool) -> dict:
     names = [n for n in runner.toc_notebooks() if not only or n in only]
     sel = ["--only", *names] if only else []
     out: dict = {"chapters": names}
+    from anonlab import paths
+    from anonlab.schedule import build_outputs, compare_builds
+
+    kept = Path(tempfile.mkdtemp(prefix="anonlab-serial-build-"))
     for mode, args in (("serial", ["--jobs", "1", "--fresh-kernels"]), ("parallel", [])):
         if mode == "serial" and not serial:
             continue
@@ -125,6 +132,16 @@ def book_builds(only: list[str] | None, serial: bool) -> dict:
         out[mode]["runs"] = recorded_runs(names)
         if out[mode]["exit"] != 0:
             return out
+        if mode == "serial":  # keep its outputs, to compare the parallel build's with
+            for rel in build_outputs(paths.book_dir()):
+                (kept / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(paths.book_dir() / rel, kept / rel)
+    if serial:
+        diffs = compare_builds(kept, paths.book_dir())
+        out["differences_serial_parallel"] = diffs
+        print(f"== the parallel build's outputs against the serial build's: {len(diffs)} differences "
+              f"(timing metadata and {', '.join(WALL_CLOCK)} aside)", flush=True)
+    shutil.rmtree(kept, ignore_errors=True)
     out["where_the_time_goes"] = {n: slowest_cells(n) for n in names}
     if not only:
         print("== HTML and browser check", flush=True)
@@ -156,8 +173,11 @@ def book_table(book: dict) -> str:
         if key in book:
             lines.append(build_line(label, book[key]))
     if s and p:
+        diffs = book.get("differences_serial_parallel", [])
         lines += ["", f"Whole runs, serial / parallel: wall {_ratio(s['wall_s'], p['wall_s'])}, "
-                      f"CPU {_ratio(s['user_sys_s'], p['user_sys_s'])}.", ""]
+                      f"CPU {_ratio(s['user_sys_s'], p['user_sys_s'])}. Outputs of the parallel build against "
+                      f"the serial build's (timing metadata and {', '.join(WALL_CLOCK)} aside): "
+                      + (f"{len(diffs)} differences: " + "; ".join(diffs[:20]) if diffs else "identical") + ".", ""]
     lines += ["| chapter | default run serial (s) | parallel (s) | CPU serial / parallel (s) | quick run (s) | "
               "exercise runs | exercises serial (s) | parallel (s) | ratio |", "|---|---|---|---|---|---|---|---|---|"]
     tot = {"ds": 0.0, "dp": 0.0, "es": 0.0, "ep": 0.0}
