@@ -243,3 +243,29 @@ def course_exercises(name: str) -> list:
 def test_exercise_runs_are_the_quick_preset_then_each_variant() -> None:
     runs = course.exercise_runs("01_syntactic_anonymity")
     assert runs[0][0] == "quick" and len(runs) == 1 + len(course_exercises("01_syntactic_anonymity"))
+
+
+def test_a_flexible_job_s_pools_are_sized_to_its_cores_and_the_memory_check_to_its_share(monkeypatch) -> None:
+    import os
+
+    from anonlab import runner
+    from anonlab.memory import MEMORY_LIMIT_ENV
+
+    seen: dict[str, str | None] = {}
+
+    def fake_run(chapter, parameters, **kw):
+        seen.update({k: os.environ.get(k) for k in (*schedule.POOL_ENV, MEMORY_LIMIT_ENV)})
+        return runner.RunResult(chapter, Path("x"), None, dict(parameters), 1.0, False)
+
+    monkeypatch.setattr(runner, "run_notebook", fake_run)
+    for k in (*schedule.POOL_ENV, MEMORY_LIMIT_ENV):
+        monkeypatch.delenv(k, raising=False)
+    job = Job("c", "c", "chapter", memory=GB)
+    schedule.execute_job(job, Grant(1, 3 * GB, time.perf_counter(), True))
+    assert seen == {"ANONLAB_JOBS": "1", "ANONLAB_N_JOBS": "1", "LOKY_MAX_CPU_COUNT": "1",
+                    MEMORY_LIMIT_ENV: str(3 * GB)}
+    assert all(k not in os.environ for k in seen)  # restored
+    schedule.execute_job(Job("c", "c", "chapter", cores=2, flexible=False), Grant(2, GB, time.perf_counter(), True))
+    assert seen["ANONLAB_JOBS"] is None  # a pool fixed by a parameter is left alone
+    schedule.execute_job(job, Grant(2, GB, time.perf_counter(), False))
+    assert set(seen.values()) == {None}  # a serial build changes nothing
