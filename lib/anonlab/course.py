@@ -190,7 +190,9 @@ def chapter_header(chapter: str) -> str:
         lines += ["**You will learn**", ""] + [f"- {g}" for g in ch.goals] + [""]
     if ch.assumes:
         lines += [f"**It assumes** {ch.assumes}", ""]
-    lines += [f"**Run time** (measured when this copy of the book was built): {_fmt_seconds(default)} "
+    shared = " while other runs shared the machine" if _run_meta(paths.book_dir(), chapter).get(
+        "concurrent_build") else ""
+    lines += [f"**Run time** (measured when this copy of the book was built{shared}): {_fmt_seconds(default)} "
               f"with the default parameters, {_fmt_seconds(quick)} with `--quick` "
               f"(`python -m anonlab run {chapter} --quick`).", ":::", ""]
     return "\n".join(lines)

@@ -52,6 +52,9 @@ __all__ = [
 
 KERNEL_NAME = "python3"
 
+#: Set by a build that runs other runs beside this one (:mod:`anonlab.schedule`): recorded with the run's time.
+CONCURRENT_BUILD_ENV = "ANONLAB_CONCURRENT_BUILD"
+
 
 class RunError(RuntimeError):
     """A notebook could not be run: bad parameters, or a cell failed."""
@@ -508,6 +511,7 @@ def _execute_and_publish(src: Path, name: str, params: Mapping[str, Any], full_p
         "peak_memory_mb": round(sampler.peak / MiB),
         "cpu_seconds": round(sampler.cpu, 1),
         "shared_kernel": kernel is not None,
+        "concurrent_build": bool(os.environ.get(CONCURRENT_BUILD_ENV)),
         "estimated_memory_mb": round(get(name).peak_memory(full_params).bytes / MiB),
         "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "published": published,

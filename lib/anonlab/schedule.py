@@ -269,10 +269,11 @@ def execute_job(job: Job, grant: Grant, *, force: bool = False, shared_kernels: 
     """
     from . import course
     from .memory import MEMORY_LIMIT_ENV
-    from .runner import run_notebook
+    from .runner import CONCURRENT_BUILD_ENV, run_notebook
 
-    saved = {k: os.environ.get(k) for k in (*POOL_ENV, MEMORY_LIMIT_ENV)}
+    saved = {k: os.environ.get(k) for k in (*POOL_ENV, MEMORY_LIMIT_ENV, CONCURRENT_BUILD_ENV)}
     if grant.concurrent:
+        os.environ[CONCURRENT_BUILD_ENV] = "1"
         if job.flexible:
             os.environ.update({k: str(grant.cores) for k in POOL_ENV})
         os.environ[MEMORY_LIMIT_ENV] = str(int(grant.memory))
