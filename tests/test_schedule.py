@@ -269,3 +269,24 @@ def test_a_flexible_job_s_pools_are_sized_to_its_cores_and_the_memory_check_to_i
     assert seen["ANONLAB_JOBS"] is None  # a pool fixed by a parameter is left alone
     schedule.execute_job(job, Grant(2, GB, time.perf_counter(), False))
     assert set(seen.values()) == {None}  # a serial build changes nothing
+
+
+def test_comparable_notebooks_leave_out_what_differs_between_any_two_runs(tmp_path: Path) -> None:
+    def notebook(name: str, html_id: str, chunks: list[str], address: str) -> Path:
+        outputs = [{"output_type": "stream", "name": "stdout", "text": c} for c in chunks]
+        outputs.append({"output_type": "execute_result", "execution_count": 1, "metadata": {},
+                        "data": {"text/html": f'<table id="T_{html_id}"><td id="T_{html_id}_row0">0.5</td></table>',
+                                 "text/plain": f"<Styler at 0x{address}>"}})
+        nb = {"cells": [{"cell_type": "code", "source": "run()", "metadata": {"papermill": {"duration": 1.0}},
+                         "execution_count": 1, "outputs": outputs}],
+              "metadata": {"papermill": {"parameters": {"k": 1}, "start_time": name}}, "nbformat": 4,
+              "nbformat_minor": 5}
+        path = tmp_path / f"{name}.ipynb"
+        path.write_text(json.dumps(nb))
+        return path
+
+    a = notebook("a", "3f9a1", ["8 of 8: 40 targets, 0.1 s\n", "done\n"], "7f5ce547fd10")
+    b = notebook("b", "d3c1e", ["8 of 8: 40 targets, 0.0 s\ndone\n"], "7fa3a3b60350")
+    assert schedule.comparable_notebook(a) == schedule.comparable_notebook(b)
+    c = notebook("c", "d3c1e", ["8 of 8: 41 targets, 0.0 s\ndone\n"], "7fa3a3b60350")  # a value that moved
+    assert schedule.comparable_notebook(a) != schedule.comparable_notebook(c)

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -59,7 +60,14 @@ WALL_CLOCK_CLAIMS = ("cormode.timing.internet", "cormode.timing.adult")
 #: The cells that show those wall-clock readings, by chapter (a piece of each cell's source): their outputs
 #: differ between any two runs. The verdict table is among them; its other values are compared through the
 #: recorded results (:func:`recorded_values`).
-WALL_CLOCK_CELLS = {"02_dp_vs_definetti": ("chapter.time_attack(", "chapter.measure_timing(", "run.verdict_table()")}
+WALL_CLOCK_CELLS = {
+    "02_dp_vs_definetti": ("chapter.time_attack(", "chapter.measure_timing(", "run.verdict_table()"),
+    # the solver's CPU and wall seconds, blocks per CPU second and the projection in hours
+    "04_census_reconstruction": ("display(exp.solver", "display(exp.table_sets", "display(projection("),
+}
+
+#: A duration a cell prints (``"40 targets x 4 aux sizes, 0.1 s"``): it differs between any two runs.
+_PRINTED_SECONDS = re.compile(r"\b\d+(?:\.\d+)? s\b")
 
 
 @dataclass(frozen=True)
@@ -331,8 +339,11 @@ def comparable_notebook(path: Path) -> str:
 
     Dropped: papermill's and Jupyter's timing metadata (per cell and per
     notebook, with the temporary output path), the random id papermill
-    gives the cell of injected parameters, and the outputs of the cells
-    that show wall-clock readings (:data:`WALL_CLOCK_CELLS`). Kept: every cell's source and
+    gives the cell of injected parameters, the random ids pandas' Styler
+    gives its tables and an object's address in its repr, the outputs of
+    the cells that show wall-clock readings (:data:`WALL_CLOCK_CELLS`), and
+    in printed text the durations (``0.1 s``) and how the kernel split it
+    into chunks. Kept: every cell's source and
     outputs (values, tables, figures' bytes), the execution counts and the
     parameters.
     """
@@ -349,7 +360,25 @@ def comparable_notebook(path: Path) -> str:
             cell.pop("id", None)  # papermill draws a new one for every run
         if any(piece in "".join(cell.get("source", "")) for piece in clock):
             cell["outputs"] = "(wall-clock readings: not compared)"
-    return json.dumps(nb, sort_keys=True, indent=1)
+        elif cell.get("outputs"):
+            cell["outputs"] = _merged_streams(cell["outputs"])
+    # pandas' Styler names each table with a random id (T_3f9a1): the same table reads the same without it
+    text = re.sub(r"T_[0-9a-f]{5}(?![0-9a-z])", "T_id", json.dumps(nb, sort_keys=True, indent=1))
+    return re.sub(r" at 0x[0-9a-f]+>", " at 0x>", text)  # an object's address in its repr
+
+
+def _merged_streams(outputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Consecutive printed outputs as one (how a kernel splits them depends on timing), durations masked."""
+    merged: list[dict[str, Any]] = []
+    for out in outputs:
+        if out.get("output_type") == "stream":
+            text = _PRINTED_SECONDS.sub("(t) s", "".join(out.get("text", "")))
+            if merged and merged[-1].get("output_type") == "stream" and merged[-1]["name"] == out.get("name"):
+                merged[-1]["text"] += text
+                continue
+            out = {"output_type": "stream", "name": out.get("name"), "text": text}
+        merged.append(out)
+    return merged
 
 
 def recorded_values(path: Path, except_claims: Sequence[str] = WALL_CLOCK_CLAIMS) -> dict[str, Any]:
