@@ -121,7 +121,8 @@ def book_builds(only: list[str] | None, serial: bool) -> dict:
     from anonlab import paths
     from anonlab.schedule import build_outputs, compare_builds
 
-    kept = Path(tempfile.mkdtemp(prefix="anonlab-serial-build-"))
+    kept = OUT / "serial-build"  # the serial build's outputs, kept to compare (and to look at)
+    shutil.rmtree(kept, ignore_errors=True)
     for mode, args in (("serial", ["--jobs", "1", "--fresh-kernels"]), ("parallel", [])):
         if mode == "serial" and not serial:
             continue
@@ -141,7 +142,6 @@ def book_builds(only: list[str] | None, serial: bool) -> dict:
         out["differences_serial_parallel"] = diffs
         print(f"== the parallel build's outputs against the serial build's: {len(diffs)} differences "
               f"(timing metadata and {', '.join(WALL_CLOCK)} aside)", flush=True)
-    shutil.rmtree(kept, ignore_errors=True)
     out["where_the_time_goes"] = {n: slowest_cells(n) for n in names}
     if not only:
         print("== HTML and browser check", flush=True)
