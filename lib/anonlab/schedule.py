@@ -342,10 +342,11 @@ def comparable_notebook(path: Path) -> str:
     gives the cell of injected parameters, the random ids pandas' Styler
     gives its tables and an object's address in its repr, the outputs of
     the cells that show wall-clock readings (:data:`WALL_CLOCK_CELLS`), and
-    in printed text the durations (``0.1 s``) and how the kernel split it
-    into chunks. Kept: every cell's source and
-    outputs (values, tables, figures' bytes), the execution counts and the
-    parameters.
+    in printed text the durations (``0.1 s``), how the kernel split it into
+    chunks and the order of its lines (tasks running side by side print
+    their progress in any order). Kept: every cell's source and outputs
+    (values, tables, figures' bytes, printed lines), the execution counts
+    and the parameters.
     """
     nb = json.loads(Path(path).read_text(encoding="utf-8"))
     clock = WALL_CLOCK_CELLS.get(Path(path).name.split(".")[0], ())
@@ -368,15 +369,19 @@ def comparable_notebook(path: Path) -> str:
 
 
 def _merged_streams(outputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Consecutive printed outputs as one (how a kernel splits them depends on timing), durations masked."""
+    """Consecutive printed outputs as one sorted list of lines, durations masked.
+
+    How a kernel splits printed text into chunks, and in which order the
+    progress lines of tasks running side by side arrive, depend on timing.
+    """
     merged: list[dict[str, Any]] = []
     for out in outputs:
         if out.get("output_type") == "stream":
-            text = _PRINTED_SECONDS.sub("(t) s", "".join(out.get("text", "")))
+            lines = _PRINTED_SECONDS.sub("(t) s", "".join(out.get("text", ""))).splitlines()
             if merged and merged[-1].get("output_type") == "stream" and merged[-1]["name"] == out.get("name"):
-                merged[-1]["text"] += text
+                merged[-1]["lines"] = sorted(merged[-1]["lines"] + lines)
                 continue
-            out = {"output_type": "stream", "name": out.get("name"), "text": text}
+            out = {"output_type": "stream", "name": out.get("name"), "lines": sorted(lines)}
         merged.append(out)
     return merged
 
