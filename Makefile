@@ -47,7 +47,9 @@ lab: $(STAMP)
 
 # Speed benchmarks: each prints ratios measured in one run (not a timed test) and writes
 # _build/benchmarks/<name>.json; summary.py collects them into one JSON + table and, unless
-# BENCH_BOOK=0, times a whole book build from scratch (wall time and peak memory).
+# BENCH_BOOK=0, builds the book's runs from a cold result cache twice in the same run, serial
+# (as before) and parallel, and reports wall, CPU, peak memory and load for the whole and each
+# part as ratios serial / parallel, then the HTML and a rebuild with nothing changed.
 BENCH_BOOK ?= 1
 benchmark: $(STAMP)
 	@for b in tests/benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

@@ -50,6 +50,11 @@ def build_parser() -> argparse.ArgumentParser:
     book.add_argument("--force", action="store_true", help="rerun notebooks even if up to date")
     book.add_argument("--only", nargs="*", help="run only these chapters (the rest are built as they are)")
     book.add_argument("--no-run", action="store_true", help="only regenerate the verdict pages and build")
+    book.add_argument("--jobs", "-j", type=int, default=None,
+                      help="runs at a time (default: one per core; 1 runs them one after another)")
+    book.add_argument("--fresh-kernels", action="store_true",
+                      help="start a kernel for every exercise run instead of one per chapter")
+    book.add_argument("--no-html", action="store_true", help="stop after the runs (no HTML, no browser check)")
 
     sweep = sub.add_parser("sweep", help="run a chapter over a parameter grid in parallel; one table + figure")
     sweep.add_argument("notebook", help="chapter name, e.g. 02_dp_vs_definetti")
@@ -99,7 +104,8 @@ def main(argv: list[str] | None = None) -> int:
             if args.no_run:
                 build_and_check()
             else:
-                build_book(force=args.force, only=args.only)
+                build_book(force=args.force, only=args.only, jobs=args.jobs,
+                           shared_kernels=not args.fresh_kernels, html=not args.no_html)
         elif args.command == "sweep":
             from .runner import quick_parameters
             from .sweep import parse_grid, run_sweep

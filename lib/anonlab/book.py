@@ -16,7 +16,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from . import claims, paths
-from .runner import RunError, run_notebook, toc_notebooks
+from .runner import RunError, toc_notebooks
 
 __all__ = ["generate_pages", "build_html", "check_internal_links", "find_browser",
            "browser_check", "build_book", "checked_pages"]
@@ -298,37 +298,41 @@ def check_published_verdicts(names: list[str]) -> None:
         raise RunError("verdicts changed without their pins:\n  " + "\n  ".join(problems))
 
 
-def build_book(*, force: bool = False, only: list[str] | None = None) -> Path:
-    """Run every chapter in ``_toc.yml`` order with its default parameters, then build.
+def build_book(*, force: bool = False, only: list[str] | None = None, jobs: int | None = None,
+               shared_kernels: bool = True, html: bool = True) -> Path:
+    """Run every chapter in ``_toc.yml`` with its default parameters and every exercise run, then build.
 
-    Stops at the first failing chapter (its published notebook is left as it was).
-    When neither a chapter nor any page changed since the last good build,
-    the HTML is left as it is (``force`` rebuilds it).
+    The runs are scheduled side by side over the machine's cores and memory
+    (:mod:`anonlab.schedule`): ``jobs`` at once (default: one per core;
+    ``jobs=1`` runs them one after another), each chapter's exercise runs in
+    one shared kernel unless ``shared_kernels`` is off. A failing run stops
+    the build once the runs under way have finished (a failed run never
+    replaces a published notebook). When neither a chapter nor any page
+    changed since the last good build, the HTML is left as it is (``force``
+    rebuilds it); ``html=False`` stops after the runs.
     """
+    from .schedule import plan_book, run_book_jobs
+
     names = toc_notebooks()
     if only:
         unknown = sorted(set(only) - set(names))
         if unknown:
             raise RunError(f"unknown chapter(s) {unknown}; chapters: {', '.join(names)}")
         names = [n for n in names if n in only]
-    from .chapters import has_chapter, run_order
-    from .course import run_exercises
-
-    names = run_order(names)  # a chapter that reads others' results (chapter 9) runs after them
-    for i, name in enumerate(names, 1):
-        print(f"[anonlab] chapter {i}/{len(names)}: {name}", file=sys.stderr)
-        run_notebook(name, force=force)
-    check_published_verdicts(toc_notebooks())
-    for name in names:  # the computed solutions of every exercise (a failure fails the build)
-        if has_chapter(name):
-            run_exercises(name, force=force)
-    html = paths.project_root() / "_build" / "html"
+    plan = plan_book(names)
+    print(f"[anonlab] {len(plan)} jobs for {len(names)} chapters: {jobs or 'one per core'} at a time"
+          f"{', exercise runs in one kernel per chapter' if shared_kernels else ''}", file=sys.stderr)
+    run_book_jobs(plan, concurrency=jobs, force=force, shared_kernels=shared_kernels)
+    check_published_verdicts(toc_notebooks())  # the published runs' verdicts against tests/verdicts/default
+    out = paths.project_root() / "_build" / "html"
+    if not html:
+        return out
     key = book_inputs_key()
-    stamp = html / STAMP_NAME
-    if not force and stamp.exists() and stamp.read_text() == key and (html / "index.html").exists():
-        print(f"[anonlab] nothing changed since the last build: the book is at {html / 'index.html'}",
+    stamp = out / STAMP_NAME
+    if not force and stamp.exists() and stamp.read_text() == key and (out / "index.html").exists():
+        print(f"[anonlab] nothing changed since the last build: the book is at {out / 'index.html'}",
               file=sys.stderr)
-        return html
+        return out
     return build_and_check(key)
 
 

@@ -34,9 +34,14 @@ __all__ = ["cached", "is_cached", "cache_key", "library_fingerprint", "results_d
 T = TypeVar("T")
 
 
+#: Puts the result cache elsewhere than ``<data cache>/results``: an empty one times a cold build (the benchmark).
+RESULTS_DIR_ENV = "ANONLAB_RESULTS_DIR"
+
+
 def results_dir() -> Path:
-    """``<data cache>/results`` (the data cache is ``$ANONLAB_DATA_DIR`` or the user cache)."""
-    return paths.cache_dir() / "results"
+    """``$ANONLAB_RESULTS_DIR``, else ``<data cache>/results`` (the data cache is ``$ANONLAB_DATA_DIR`` or the user cache)."""
+    env = os.environ.get(RESULTS_DIR_ENV)
+    return Path(env) if env else paths.cache_dir() / "results"
 
 
 @lru_cache(maxsize=1)

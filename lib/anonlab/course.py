@@ -24,14 +24,14 @@ from __future__ import annotations
 import base64
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from . import chapters, paths
 
-__all__ = ["LECTURES", "Lecture", "exercise_dir", "run_exercises", "glued_outputs", "write_course_pages",
+__all__ = ["LECTURES", "Lecture", "exercise_dir", "exercise_runs", "run_exercises", "glued_outputs", "write_course_pages",
            "INSTALL_NOTE"]
 
 GENERATED = "_generated"
@@ -74,25 +74,44 @@ def exercise_dir(chapter: str) -> Path:
     return paths.book_dir() / "_exercises" / chapter
 
 
-def run_exercises(chapter: str, *, force: bool = False, progress: bool = True) -> dict[str, Any]:
+def exercise_runs(chapter: str) -> list[tuple[str, dict[str, Any]]]:
+    """The solution runs of a chapter, in order: ``("quick", quick preset)``, then each exercise's variant.
+
+    A variant is the quick preset plus the exercise's parameters.
+    """
+    ch = chapters.get(chapter)
+    return [("quick", dict(ch.quick))] + [(e.key, {**ch.quick, **e.parameters}) for e in ch.exercises]
+
+
+def run_exercises(chapter: str, *, force: bool = False, progress: bool = True, shared: bool = True,
+                  log: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run the chapter's quick preset and every exercise variant; return ``{key: RunResult}``.
 
-    The quick run is under the key ``"quick"``. A failing run raises
+    The quick run is under the key ``"quick"``. With ``shared`` (the
+    default) the runs share one kernel (:class:`anonlab.runner.SharedKernel`):
+    the kernel's start and the imports are paid once, and what the library
+    keeps in memory and in the result cache from one run serves the next;
+    without it each run starts a kernel of its own. Runs that are up to date
+    are not repeated (and start no kernel). ``log`` receives one line per run
+    (default: standard error). A failing run raises
     :class:`anonlab.runner.RunError` naming the exercise.
     """
-    from .runner import RunError, run_notebook
+    from contextlib import nullcontext
 
-    ch = chapters.get(chapter)
+    from .runner import RunError, SharedKernel, run_notebook
+
+    say = log or (lambda line: print(line, file=sys.stderr, flush=True))
     out: dict[str, Any] = {}
-    runs = [("quick", dict(ch.quick))] + [(e.key, {**ch.quick, **e.parameters}) for e in ch.exercises]
-    for key, params in runs:
-        if progress:
-            print(f"[anonlab] {chapter}: solution run {key!r}", file=sys.stderr)
-        try:
-            out[key] = run_notebook(chapter, params, out_dir=exercise_dir(chapter) / key, force=force,
-                                    progress=False)
-        except RunError as exc:
-            raise RunError(f"{chapter}: the solution run of exercise {key!r} failed:\n{exc}") from None
+    with SharedKernel(chapter) if shared else nullcontext() as kernel:
+        for key, params in exercise_runs(chapter):
+            try:
+                out[key] = res = run_notebook(chapter, params, out_dir=exercise_dir(chapter) / key, force=force,
+                                              progress=False, kernel=kernel)
+            except RunError as exc:
+                raise RunError(f"{chapter}: the solution run of exercise {key!r} failed:\n{exc}") from None
+            if progress:
+                say(f"[anonlab] {chapter}: solution run {key!r} "
+                    + ("up to date" if res.cached else f"done in {res.seconds:.1f} s"))
     return out
 
 
@@ -171,7 +190,9 @@ def chapter_header(chapter: str) -> str:
         lines += ["**You will learn**", ""] + [f"- {g}" for g in ch.goals] + [""]
     if ch.assumes:
         lines += [f"**It assumes** {ch.assumes}", ""]
-    lines += [f"**Run time** (measured when this copy of the book was built): {_fmt_seconds(default)} "
+    shared = " while other runs shared the machine" if _run_meta(paths.book_dir(), chapter).get(
+        "concurrent_build") else ""
+    lines += [f"**Run time** (measured when this copy of the book was built{shared}): {_fmt_seconds(default)} "
               f"with the default parameters, {_fmt_seconds(quick)} with `--quick` "
               f"(`python -m anonlab run {chapter} --quick`).", ":::", ""]
     return "\n".join(lines)

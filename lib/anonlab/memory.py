@@ -107,14 +107,20 @@ def check_fits(chapter: str, estimate: MemoryEstimate, available: float | None =
                       f"(or set {MEMORY_LIMIT_ENV} if you know better)")
 
 
-def _tree_rss(root: Any) -> int:
-    """Resident memory of a process and all its descendants, bytes (processes that vanish are skipped)."""
+def _tree_rss(root: Any, cpu: dict[int, float] | None = None) -> int:
+    """Resident memory of a process and all its descendants, bytes (processes that vanish are skipped).
+
+    With ``cpu``, each process's CPU time so far (user + system seconds) is stored there under its pid.
+    """
     import psutil
 
     total = 0
     for p in [root, *root.children(recursive=True)]:
         try:
             total += p.memory_info().rss
+            if cpu is not None:
+                t = p.cpu_times()
+                cpu[p.pid] = max(cpu.get(p.pid, 0.0), t.user + t.system)
         except (psutil.NoSuchProcess, psutil.AccessDenied):
             pass
     return total
@@ -132,12 +138,19 @@ class PeakSampler:
         with PeakSampler() as s:
             run_the_chapter()
         s.peak   # bytes
+        s.cpu    # user + system seconds the processes used while the block ran
+
+    The CPU time counts each process's time at its last sample (a worker's
+    last quarter-second before it exits can be missed), less what the
+    processes had used before the block began.
     """
 
     def __init__(self, pids: list[int] | None = None, interval: float = 0.25) -> None:
         self.pids = pids
         self.interval = interval
         self.peak = 0
+        self._cpu: dict[int, float] = {}
+        self._cpu_before: dict[int, float] = {}
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -151,14 +164,26 @@ class PeakSampler:
             for pid in pids:
                 try:
                     roots.setdefault(pid, psutil.Process(pid))
-                    total += _tree_rss(roots[pid])
+                    total += _tree_rss(roots[pid], self._cpu)
                 except psutil.NoSuchProcess:
                     pass
             self.peak = max(self.peak, total)
             if self._stop.wait(self.interval):
                 break
 
+    @property
+    def cpu(self) -> float:
+        """User + system seconds the measured processes used while the block ran (see the class)."""
+        return sum(v - self._cpu_before.get(k, 0.0) for k, v in self._cpu.items())
+
     def __enter__(self) -> PeakSampler:
+        import psutil
+
+        for pid in [os.getpid()] if self.pids is None else list(self.pids):  # running before: count what they use from now
+            try:
+                _tree_rss(psutil.Process(pid), self._cpu_before)
+            except psutil.NoSuchProcess:
+                pass
         self._thread = threading.Thread(target=self._sample, name="anonlab-peak-memory", daemon=True)
         self._thread.start()
         return self

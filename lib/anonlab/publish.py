@@ -157,5 +157,6 @@ def tidy_executed_notebook(path: Path, chapter: str, values: Mapping[str, Any], 
     moved = tidy_for_reading(nb, chapter, values)
     nbformat.write(nb, path)
     if log is not None and moved:
+        log.parent.mkdir(parents=True, exist_ok=True)
         with open(log, "a", encoding="utf-8") as fh:
             fh.write("".join(moved))

@@ -39,6 +39,7 @@ __all__ = [
     "RunInterrupted",
     "kernel_log",
     "RunResult",
+    "SharedKernel",
     "notebook_parameters",
     "validate_parameters",
     "resolve_notebook",
@@ -50,6 +51,9 @@ __all__ = [
 ]
 
 KERNEL_NAME = "python3"
+
+#: Set by a build that runs other runs beside this one (:mod:`anonlab.schedule`): recorded with the run's time.
+CONCURRENT_BUILD_ENV = "ANONLAB_CONCURRENT_BUILD"
 
 
 class RunError(RuntimeError):
@@ -322,6 +326,113 @@ def _quiet_kernel_manager(log: Any, kernels: list[int] | None = None) -> type:
     return QuietKernelManager
 
 
+#: The tag of the cell a :class:`SharedKernel` runs before each notebook (removed from the published copy).
+PRELUDE_TAG = "anonlab-prelude"
+
+
+class SharedKernel:
+    """One kernel that executes several runs of a chapter one after another (its exercise variants).
+
+    A fresh kernel per run pays the kernel's start and the imports of the
+    library (pandas, scikit-learn, matplotlib, the chapter module) every time;
+    here they are paid once, and what the library keeps in memory between
+    calls (loaded data sets, fitted models, parsed queries) serves the next
+    run. Each run starts with a prelude cell that empties the notebook's
+    namespace (``%reset -f``), closes the previous run's figures and sets the
+    run's ``ANONLAB_OUTPUT_DIR`` and ``ANONLAB_RUN_PARAMETERS``; the prelude
+    is removed from the published notebook and its execution counts are
+    renumbered from 1, so the published copy reads as a fresh kernel's
+    (``tests/test_schedule.py`` checks the values against fresh kernels).
+    A kernel that died is replaced before the next run. Use it as a context
+    manager::
+
+        with SharedKernel("01_syntactic_anonymity") as kernel:
+            run_notebook("01_syntactic_anonymity", {...}, kernel=kernel)
+    """
+
+    def __init__(self, name: str, *, kernel_name: str = KERNEL_NAME) -> None:
+        self.name = name
+        self.kernel_name = kernel_name
+        self.pids: list[int] = []
+        self.km: Any = None
+        self.runs = 0
+        self._log: Any = None
+
+    def __enter__(self) -> SharedKernel:
+        path = kernel_log(self.name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._log = open(path, "wb")  # noqa: SIM115 - closed in __exit__, after the kernel has stopped
+        return self
+
+    def manager(self) -> Any:
+        """The kernel manager for the next run: the running kernel, or a new one if it is gone or never started."""
+        from jupyter_core.utils import run_sync
+
+        if self.km is not None and self.km.has_kernel and not run_sync(self.km.is_alive)():
+            self._shutdown()
+        if self.km is None:
+            self.pids.clear()
+            self.km = _quiet_kernel_manager(self._log, self.pids)(kernel_name=self.kernel_name)
+        return self.km
+
+    def _shutdown(self) -> None:
+        from jupyter_core.utils import run_sync
+
+        km, self.km = self.km, None
+        if km is not None and km.has_kernel:
+            try:
+                run_sync(km.shutdown_kernel)(now=True)
+            except Exception:  # noqa: BLE001 - a kernel that is already gone
+                pass
+
+    def __exit__(self, *exc: Any) -> None:
+        self._shutdown()
+        if self._log is not None:
+            self._log.close()
+
+
+def _prelude_source(env: Mapping[str, str]) -> str:
+    """The code a shared kernel runs before a notebook: an empty namespace, no open figures, the run's variables."""
+    return "\n".join([
+        "get_ipython().run_line_magic('reset', '-f')",
+        "import os as _os, sys as _sys",
+        "if 'matplotlib.pyplot' in _sys.modules:",
+        "    _sys.modules['matplotlib.pyplot'].close('all')",
+        f"_os.environ.update({dict(env)!r})",
+        "del _os, _sys",
+    ])
+
+
+def _with_prelude(src: Path, env: Mapping[str, str]) -> Any:
+    """The source notebook with the prelude cell in front (tagged :data:`PRELUDE_TAG`)."""
+    import nbformat
+
+    nb = nbformat.read(src, as_version=4)
+    cell = nbformat.v4.new_code_cell(_prelude_source(env))
+    cell.metadata["tags"] = [PRELUDE_TAG]
+    nb.cells.insert(0, cell)
+    return nb
+
+
+def _without_prelude(path: Path, src: Path) -> None:
+    """Remove the prelude from an executed notebook and renumber its executions from 1, as a fresh kernel's."""
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    nb.cells = [c for c in nb.cells if PRELUDE_TAG not in c.get("metadata", {}).get("tags", [])]
+    count = 0
+    for cell in nb.cells:
+        if cell.cell_type != "code" or cell.get("execution_count") is None:
+            continue
+        count += 1
+        cell.execution_count = count
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "execute_result":
+                out["execution_count"] = count
+    nb.metadata.get("papermill", {})["input_path"] = str(src)
+    nbformat.write(nb, path)
+
+
 def _remove_stale_run_folders(dest_dir: Path, name: str) -> None:
     """Remove ``.run-<name>-*`` folders left by runs whose process is gone (killed, power cut)."""
     for folder in dest_dir.glob(f".run-{name}-*"):
@@ -337,14 +448,18 @@ def _remove_stale_run_folders(dest_dir: Path, name: str) -> None:
 
 def _execute_and_publish(src: Path, name: str, params: Mapping[str, Any], full_params: Mapping[str, Any],
                          key: str, tmp: Path, dest_dir: Path, *, kernel_name: str, progress: bool,
-                         timeout: int | None) -> float:
-    """Execute ``src`` into ``tmp`` and publish its products into ``dest_dir``; return the seconds."""
+                         timeout: int | None, kernel: SharedKernel | None = None) -> float:
+    """Execute ``src`` into ``tmp`` and publish its products into ``dest_dir``; return the seconds.
+
+    With ``kernel``, the notebook runs in that shared kernel after a prelude
+    cell (:class:`SharedKernel`); otherwise in a kernel of its own.
+    """
     import papermill as pm
 
     out_nb = tmp / f"{name}.ipynb"
-    env_before = {k: os.environ.get(k) for k in ("ANONLAB_OUTPUT_DIR", "ANONLAB_RUN_PARAMETERS")}
-    os.environ["ANONLAB_OUTPUT_DIR"] = str(tmp)
-    os.environ["ANONLAB_RUN_PARAMETERS"] = json.dumps(full_params, default=str)
+    run_env = {"ANONLAB_OUTPUT_DIR": str(tmp), "ANONLAB_RUN_PARAMETERS": json.dumps(full_params, default=str)}
+    env_before = {k: os.environ.get(k) for k in run_env}
+    os.environ.update(run_env)
     if progress:
         shown = " ".join(f"{k}={v!r}" for k, v in params.items()) or "defaults"
         print(f"[anonlab] running {name} ({shown})", file=sys.stderr)
@@ -352,28 +467,44 @@ def _execute_and_publish(src: Path, name: str, params: Mapping[str, Any], full_p
     from .memory import MiB, PeakSampler
 
     start = time.perf_counter()
-    log_path = kernel_log(name)
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    log = open(log_path, "wb")  # noqa: SIM115 - closed in finally, after the kernel has stopped
-    kernels: list[int] = []
+    log: Any = None
+    log_path = kernel_log(name)  # a shared kernel's own log holds its output; stderr of the page goes here
+    if kernel is None:
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        log = open(log_path, "wb")  # noqa: SIM115 - closed in finally, after the kernel has stopped
+        kernels: list[int] = []
+        source: Any = str(src)
+        engine: dict[str, Any] = {"kernel_manager_class": _quiet_kernel_manager(log, kernels)}
+    else:
+        engine = {"km": kernel.manager()}
+        kernels = kernel.pids
+        source = _with_prelude(src, run_env)
     sampler = PeakSampler(kernels)
     try:
         with sampler:
             pm.execute_notebook(
-                str(src), str(out_nb), parameters=dict(params), kernel_name=kernel_name,
+                source, str(out_nb), parameters=dict(params), kernel_name=kernel_name,
                 progress_bar=progress, cwd=str(src.parent), execution_timeout=timeout,
-                log_output=False, kernel_manager_class=_quiet_kernel_manager(log, kernels),
+                log_output=False, **engine,
             )
+        if kernel is not None:
+            kernel.runs += 1
+            _without_prelude(out_nb, src)
     except Exception as exc:  # papermill raises PapermillExecutionError for a failing cell
         kept = None
+        if kernel is not None and isinstance(getattr(exc, "cell_index", None), int):
+            exc.cell_index -= 1  # type: ignore[attr-defined]  # the prelude is not the reader's cell
         if out_nb.exists():
             failed_dir = paths.project_root() / "_build" / "failed"
             failed_dir.mkdir(parents=True, exist_ok=True)
             kept = failed_dir / f"{name}.ipynb"
+            if kernel is not None:
+                _without_prelude(out_nb, src)
             shutil.move(str(out_nb), kept)
         raise RunError(_failure_message(name, exc, params, kept)) from None
     finally:
-        log.close()
+        if log is not None:
+            log.close()
         for k, v in env_before.items():
             if v is None:
                 os.environ.pop(k, None)
@@ -394,6 +525,9 @@ def _execute_and_publish(src: Path, name: str, params: Mapping[str, Any], full_p
         "cache_key": key,
         "seconds": round(seconds, 2),
         "peak_memory_mb": round(sampler.peak / MiB),
+        "cpu_seconds": round(sampler.cpu, 1),
+        "shared_kernel": kernel is not None,
+        "concurrent_build": bool(os.environ.get(CONCURRENT_BUILD_ENV)),
         "estimated_memory_mb": round(get(name).peak_memory(full_params).bytes / MiB),
         "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "published": published,
@@ -421,6 +555,7 @@ def run_notebook(
     progress: bool = True,
     kernel_name: str = KERNEL_NAME,
     timeout: int | None = None,
+    kernel: SharedKernel | None = None,
 ) -> RunResult:
     """Execute one notebook with papermill and publish it atomically.
 
@@ -435,6 +570,9 @@ def run_notebook(
         (default ``book/``).
     force
         Run even if an executed notebook with the same cache key exists.
+    kernel
+        A :class:`SharedKernel` to run in (the exercise variants of a
+        chapter share one); default: a kernel of the run's own.
     """
     src = resolve_notebook(notebook)
     params = validate_parameters(src, dict(parameters or {}))
@@ -458,7 +596,8 @@ def run_notebook(
     try:
         (tmp / "pid").write_text(str(os.getpid()))
         seconds = _execute_and_publish(src, name, params, full_params, key, tmp, dest_dir,
-                                       kernel_name=kernel_name, progress=progress, timeout=timeout)
+                                       kernel_name=kernel_name, progress=progress, timeout=timeout,
+                                       kernel=kernel)
     except KeyboardInterrupt:
         raise RunInterrupted(f"{name}: interrupted; nothing was published (the previous copy, if any, "
                              "is unchanged)") from None

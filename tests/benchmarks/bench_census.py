@@ -4,9 +4,9 @@ Run as ``.venv/bin/python tests/benchmarks/bench_census.py [--blocks 10000] [--w
 (not collected by pytest; nothing here asserts a time). It prints, measured in one run:
 
 1. the vectorised tabulation (one sparse product for all blocks) against
-   what a NumPy user writes (type counts by ``np.bincount``, then a dense
-   matrix product with the incidence matrix), cross-checked for identical
-   tables;
+   what a SciPy user writes (type counts by ``np.bincount``, then the
+   product with the transposed sparse incidence matrix, never densified),
+   cross-checked for identical tables;
 2. the reconstruction (one HiGHS integer program per block plus the
    uniqueness solve) of ``--blocks`` blocks of the chapter's default
    population on ``--workers`` local processes, exact and swapped tables,
@@ -46,8 +46,12 @@ SIZE_BINS = [0, 5, 20, 50, 100, 200, 5000]
 
 
 def tabulate_reference(counts: np.ndarray, spec) -> np.ndarray:
-    """What a NumPy user writes: type counts times the dense incidence matrix."""
-    return counts @ spec.matrix.toarray().T.astype(np.int64)
+    """What a SciPy user writes: the type counts times the transposed sparse incidence matrix, kept sparse.
+
+    (Densifying the matrix first, the former reference, is what nobody who
+    has a sparse matrix in hand would write.)
+    """
+    return np.asarray(counts @ spec.matrix.T).astype(np.int64)
 
 
 def figure(name: str, library: float, reference: float, what: str, **extra) -> dict:
@@ -84,16 +88,19 @@ def main() -> None:
     people = pop.people
     counts = np.bincount(people["block"].to_numpy() * N_TYPES + people["type"].to_numpy(),
                          minlength=args.blocks * N_TYPES).reshape(args.blocks, N_TYPES)
-    t0 = time.perf_counter()
-    ref = tabulate_reference(counts, spec)
-    t_ref = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    fast = tabulate(counts, spec)
-    t_fast = time.perf_counter() - t0
+    t_ref = t_fast = float("inf")
+    for _ in range(5):  # best of five, alternating, so a burst of load hits both
+        t0 = time.perf_counter()
+        ref = tabulate_reference(counts, spec)
+        t_ref = min(t_ref, time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        fast = tabulate(counts, spec)
+        t_fast = min(t_fast, time.perf_counter() - t0)
     assert (ref == fast).all(), "tabulation differs from the reference"
-    figures = [figure("tabulate all blocks", t_fast, t_ref, "dense NumPy product", blocks=args.blocks)]
-    print(f"\n1. tabulation of {args.blocks:,} blocks: dense NumPy {t_ref:.3f} s, sparse product {t_fast:.4f} s "
-          f"(ratio {t_ref / t_fast:.1f}), identical")
+    figures = [figure("tabulate all blocks", t_fast, t_ref, "counts @ sparse matrix.T (SciPy, not densified)",
+                      blocks=args.blocks)]
+    print(f"\n1. tabulation of {args.blocks:,} blocks: SciPy sparse product {t_ref:.4f} s, library {t_fast:.4f} s "
+          f"(ratio {t_ref / t_fast:.2f}), identical")
 
     rows = []
     for mech, kw in [("exact", {}), ("swapping", {"swap_rate": 0.05})]:

@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ..claims import Measurement, claim
 from ..measures.privacy_loss import PartialKnowledgeDelta, mix, monte_carlo_delta, partial_knowledge_delta, \
@@ -462,6 +461,8 @@ def axioms_table(sweep: Mapping[tuple[str, float], PartialKnowledgeDelta], n_vot
     otherwise has δ ≤ weight·δ₁ + (1 − weight)·δ₂ (joint convexity of the
     hockey-stick divergence; this implies the axiom).
     """
+    from scipy import stats  # here, not at import: scipy.stats costs ~0.7 s of a kernel's start
+
     rows = []
     m = n_voters - 1 - known_votes
     thr, ex = thresholded_tally(threshold), exact_tally()

@@ -58,7 +58,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy import stats
 
 from ..measures.privacy_loss import LOSS_TOLERANCE, PartialKnowledgeDelta, logsumexp, partial_knowledge_delta
 from ..validation import ParameterError, check_choice, check_int, check_number, check_random_state
@@ -147,6 +146,8 @@ def thresholded_tally(threshold: int, noise_epsilon: float | None = None,
 
 @lru_cache(maxsize=256)
 def _unknown_log_pmf(m: int, p: float) -> np.ndarray:
+    from scipy import stats  # here, not at import: scipy.stats costs ~0.7 s of a kernel's start
+
     out = stats.binom.logpmf(np.arange(m + 1), m, p)
     out.setflags(write=False)
     return out
@@ -407,6 +408,8 @@ def tally_partial_knowledge_delta(mech: CountingMechanism, n_voters: int, p: flo
     bs = np.arange(k + 1) if known_yes is None else np.asarray(list(known_yes), dtype=int)
     if bs.min() < 0 or bs.max() > k:
         raise ParameterError(f"known_yes values must be in [0, {k}], got {bs.tolist()}")
+    from scipy import stats
+
     log_bg = stats.binom.logpmf(bs, k, p)
 
     def conditional(b: int) -> tuple[np.ndarray, np.ndarray]:
