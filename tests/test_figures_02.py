@@ -125,3 +125,19 @@ def test_chapter02_box_comes_after_the_opening_and_before_the_claim():
 
 def test_an_exercise_asks_to_move_the_slider():
     assert any("move the slider" in ex.question for ex in ch.CHAPTER.exercises)
+
+
+def test_the_explorable_fallback_leaves_the_notebooks_backend_alone():
+    """Drawing the static fallback must not switch the kernel's backend: every later figure would vanish."""
+    from anonlab import explore
+
+    pytest.importorskip("matplotlib_inline")
+    before = matplotlib.get_backend()
+    matplotlib.use("module://matplotlib_inline.backend_inline")
+    try:
+        e = explore.build_explorable("t", "m", [1, 2], lambda v: {"a": ([1, 2], [v, v + 1])}, x_label="x",
+                                     y_label="y")
+        assert e.png().startswith(b"\x89PNG")
+        assert matplotlib.get_backend() == "module://matplotlib_inline.backend_inline"
+    finally:
+        matplotlib.use(before)
