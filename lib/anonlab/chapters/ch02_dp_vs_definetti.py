@@ -250,9 +250,9 @@ CHAPTER = Chapter(
              "acc_low_first": "mean accuracy at the smallest ε, first target"}),
         Exercise(
             "drop_income",
-            "Predict first: without `income` occupation is predicted from m = 4 attributes, so each count "
-            "gets less noise but the classifier has less evidence. Better or worse at ε = 0.1? Then run it "
-            "with `quasi_identifiers = [\"workclass\", \"education\", \"occupation\", \"sex\", \"hours\"]`.",
+            "Predict first: without `income` occupation is predicted from m = 4 attributes: less noise per count, "
+            "less evidence. Better or worse at ε = 0.1? Predict, then move the slider after Fig. 1 from m = 5 to 4 "
+            "and run it with `quasi_identifiers = [\"workclass\", \"education\", \"occupation\", \"sex\", \"hours\"]`.",
             {"quasi_identifiers": ["workclass", "education", "occupation", "sex", "hours"]},
             {"acc_eps01_first": "mean accuracy at ε = 0.1, first target",
              "acc_noiseless_first": "the noiseless classifier, first target"}),
