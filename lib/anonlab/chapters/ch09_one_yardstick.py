@@ -274,13 +274,41 @@ def yardstick(table: pd.DataFrame, verdicts: Mapping[str, str], chapters: Sequen
     return pd.DataFrame(rows)
 
 
-def details(table: pd.DataFrame) -> pd.DataFrame:
-    """What each recorded attack is and what it spent: data, knowledge, resources, the run, the claim."""
+#: What the details table shows for a value repeated from the row above.
+DITTO = '<span style="color:#888" title="as above">〃</span>'
+
+
+def details(table: pd.DataFrame) -> Any:
+    """What each recorded attack is and what it spent, grouped by chapter under the run it comes from.
+
+    Columns: the attack (its claim's id under it), the data, what the
+    attacker knows, the resources it spent; each chapter's heading names
+    the paper and the run (:attr:`~anonlab.claims.yardstick.RecordedRun.label`).
+    A value repeated from the row above is shown as a ditto mark. Returns
+    an HTML table that fits the text column.
+    """
+    import html
+
+    from ..claims.yardstick import grouped_html
+
     rec = table[table["recorded"]]
-    return pd.DataFrame({"chapter": rec["chapter"].str.split("_").str[0], "attack": rec["name"],
-                         "paper": rec["paper"].map(lambda k: PAPERS[k][0]), "data": rec["data"],
-                         "attacker knows": rec["knows"], "spent": rec["spent"], "run": rec["run"],
-                         "claim": rec["claim"].fillna("")}).set_index(["chapter", "attack"])
+    groups = []
+    for ch, g in rec.groupby("chapter", sort=False):
+        who = ", ".join(dict.fromkeys(PAPERS[k][0] for k in g["paper"]))
+        runs = ", ".join(dict.fromkeys(str(x) for x in g["run"] if x))
+        head = (f'<a href="{html.escape(ch)}.html">Chapter {html.escape(ch.split("_")[0])}</a> · {html.escape(who)}'
+                f'<br><span style="font-weight:normal;font-size:0.9em">{html.escape(runs)}</span>')
+        rows, before = [], {}
+        for r in g.to_dict("records"):
+            cells = [html.escape(str(r["name"])) + (f'<br><code style="font-size:0.8em">{html.escape(r["claim"])}'
+                                                    "</code>" if isinstance(r["claim"], str) and r["claim"] else "")]
+            for k in ("data", "knows", "spent"):  # a value repeated from the row above is a ditto mark
+                cells.append(DITTO if before.get(k) == r[k] else html.escape(str(r[k])))
+            before = r
+            rows.append(cells)
+        groups.append((head, rows))
+    return grouped_html("yardstick-table yardstick-details",
+                        [("attack", 30), ("data", 25), ("attacker knows", 25), ("spent", 20)], groups)
 
 
 def findings(table: pd.DataFrame) -> dict[str, Any]:

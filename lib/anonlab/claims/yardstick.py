@@ -38,7 +38,7 @@ from .recorder import load_attacks
 from .rules import decide
 
 __all__ = ["RecordedRun", "recorded_run", "yardstick_table", "position", "off_scale_reason", "recorded_verdicts",
-           "yardstick_counts", "write_yardstick_summary", "readable_table", "off_scale_counts", "placed_html", "off_scale_html", "HtmlTable",
+           "yardstick_counts", "write_yardstick_summary", "readable_table", "off_scale_counts", "placed_html", "off_scale_html", "grouped_html", "HtmlTable",
            "SHORT_POSITIONS", "SHORT_REASONS", "POSITIONS", "BEYOND", "SAME", "WORSE", "OFF"]
 
 BEYOND = "learns beyond the baseline"
@@ -333,7 +333,7 @@ def _verdict_html(verdict: Any) -> str:
     if not isinstance(verdict, str) or not verdict:
         return ""
     return (f'<a class="verdict verdict-{verdict_slug(verdict)}" href="verdicts.html#rulebook" '
-            f'style="white-space:normal;overflow-wrap:normal" title="how this verdict is decided">{html.escape(verdict)}</a>')
+            f'style="white-space:normal" title="how this verdict is decided">{html.escape(verdict)}</a>')
 
 
 def _table_html(cls: str, columns: Sequence[tuple[str, int]], body: Sequence[str]) -> str:
@@ -356,6 +356,16 @@ def _on_demand(summary: str, text: Any) -> str:
         return ""
     return (f'<details><summary style="font-size:0.85em;color:#555;cursor:pointer">{html.escape(summary)}'
             f'</summary><div style="font-size:0.9em">{html.escape(text)}</div></details>')
+
+
+def grouped_html(cls: str, columns: Sequence[tuple[str, int]],
+                 groups: Sequence[tuple[str, Sequence[Sequence[str]]]]) -> HtmlTable:
+    """A fixed-layout table of HTML cells under group headings: ``groups`` is (heading HTML, rows of cells)."""
+    body = []
+    for heading, rows in groups:
+        body.append(_group_row(len(columns), heading))
+        body += ["<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>" for cells in rows]
+    return HtmlTable(_table_html(cls, columns, body))
 
 
 def placed_html(table: pd.DataFrame, papers: Mapping[str, str] | None = None) -> HtmlTable:

@@ -21,13 +21,13 @@ def plot_yardstick(table: pd.DataFrame, papers: Mapping[str, tuple[str, str]]):
     same targets is a small grey dot at the same coverage, joined to the
     attack by a line. Coverage is on a log scale (from a few per ten thousand
     to every target). The legend sits under the axes, in three columns, so
-    the figure fits the text column (about 7 inches) with every text at 10 pt.
+    the figure fits the text column (about 6.8 inches) with every text at 10 pt.
     """
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
     rec = table[table["recorded"] & (table["predictions"] > 0)]
-    fig, ax = plt.subplots(figsize=(7.0, 4.4))
+    fig, ax = plt.subplots(figsize=(6.7, 4.4))
     for r in rec.to_dict("records"):
         x, y, b = r["coverage"], r["precision"], r.get("baseline_precision", math.nan)
         if isinstance(b, float) and math.isfinite(b):
@@ -46,7 +46,8 @@ def plot_yardstick(table: pd.DataFrame, papers: Mapping[str, tuple[str, str]]):
               if p in set(rec["position"])]
     colors.append(Line2D([], [], marker=".", color="#999999", label="baseline, same targets"))
     fig.tight_layout()
-    fig.legend(handles=shapes + colors, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, frameon=False)
+    fig.legend(handles=shapes + colors, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, frameon=False,
+               columnspacing=1.2, handlelength=1.6)
     return fig
 
 
