@@ -275,7 +275,7 @@ def yardstick(table: pd.DataFrame, verdicts: Mapping[str, str], chapters: Sequen
 
 
 #: What the details table shows for a value repeated from the row above.
-DITTO = '<span style="color:#888" title="as above">〃</span>'
+DITTO = '<span style="color:#888" title="as in the row above">same</span>'
 
 
 def details(table: pd.DataFrame) -> Any:
@@ -284,7 +284,7 @@ def details(table: pd.DataFrame) -> Any:
     Columns: the attack (its claim's id under it), the data, what the
     attacker knows, the resources it spent; each chapter's heading names
     the paper and the run (:attr:`~anonlab.claims.yardstick.RecordedRun.label`).
-    A value repeated from the row above is shown as a ditto mark. Returns
+    A value repeated from the row above reads 'same'. Returns
     an HTML table that fits the text column.
     """
     import html
@@ -302,7 +302,7 @@ def details(table: pd.DataFrame) -> Any:
         for r in g.to_dict("records"):
             cells = [html.escape(str(r["name"])) + (f'<br><code style="font-size:0.8em">{html.escape(r["claim"])}'
                                                     "</code>" if isinstance(r["claim"], str) and r["claim"] else "")]
-            for k in ("data", "knows", "spent"):  # a value repeated from the row above is a ditto mark
+            for k in ("data", "knows", "spent"):  # a value repeated from the row above reads 'same'
                 cells.append(DITTO if before.get(k) == r[k] else html.escape(str(r[k])))
             before = r
             rows.append(cells)
