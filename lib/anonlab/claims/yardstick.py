@@ -333,7 +333,7 @@ def _verdict_html(verdict: Any) -> str:
     if not isinstance(verdict, str) or not verdict:
         return ""
     return (f'<a class="verdict verdict-{verdict_slug(verdict)}" href="verdicts.html#rulebook" '
-            f'style="white-space:normal" title="how this verdict is decided">{html.escape(verdict)}</a>')
+            f'style="white-space:normal;overflow-wrap:anywhere;max-width:100%" title="how this verdict is decided">{html.escape(verdict)}</a>')
 
 
 def _table_html(cls: str, columns: Sequence[tuple[str, int]], body: Sequence[str]) -> str:
