@@ -400,3 +400,24 @@ def not_on_scale(table: pd.DataFrame) -> pd.DataFrame:
     rows += [{"what": r["name"], "chapters": r["chapter"].split("_")[0], "why": r["why_off"],
               "claim's verdict": r["verdict"]} for r in table[~table["recorded"]].to_dict("records")]
     return pd.DataFrame(rows).set_index("what")
+
+
+def results_off_scale(table: pd.DataFrame) -> Any:
+    """The results of the book that are not an attack's guesses (:data:`OFF_SCALE`): what, why, the verdict.
+
+    An HTML table that fits the text column, grouped by chapter, with the
+    whole reason (no truncation) and the claim's verdict as the book's badge.
+    """
+    import html
+
+    from ..claims.yardstick import grouped_html, verdict_badge
+
+    rest = table[~table["recorded"]]
+    groups = []
+    for ch, g in rest.groupby("chapter", sort=False):
+        who = ", ".join(dict.fromkeys(PAPERS[k][0] for k in g["paper"]))
+        head = f'<a href="{html.escape(ch)}.html">Chapter {html.escape(ch.split("_")[0])}</a> · {html.escape(who)}'
+        groups.append((head, [[html.escape(str(r["name"])), html.escape(str(r["why_off"])), verdict_badge(r["verdict"])]
+                              for r in g.to_dict("records")]))
+    return grouped_html("yardstick-table yardstick-results", [("result", 38), ("why it has no row", 46),
+                                                              ("claim's verdict", 16)], groups)

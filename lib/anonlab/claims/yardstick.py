@@ -38,7 +38,7 @@ from .recorder import load_attacks
 from .rules import decide
 
 __all__ = ["RecordedRun", "recorded_run", "yardstick_table", "position", "off_scale_reason", "recorded_verdicts",
-           "yardstick_counts", "write_yardstick_summary", "readable_table", "off_scale_counts", "placed_html", "off_scale_html", "grouped_html", "HtmlTable",
+           "yardstick_counts", "write_yardstick_summary", "readable_table", "off_scale_counts", "placed_html", "off_scale_html", "grouped_html", "verdict_badge", "HtmlTable",
            "SHORT_POSITIONS", "SHORT_REASONS", "POSITIONS", "BEYOND", "SAME", "WORSE", "OFF"]
 
 BEYOND = "learns beyond the baseline"
@@ -326,7 +326,7 @@ def _coverage_html(v: Any, lo: Any, hi: Any) -> str:
     return shown
 
 
-def _verdict_html(verdict: Any) -> str:
+def verdict_badge(verdict: Any) -> str:
     """The claim's verdict as the book's badge, linked to the rules; blank when the row has no claim."""
     from .rules import verdict_slug
 
@@ -398,7 +398,7 @@ def placed_html(table: pd.DataFrame, papers: Mapping[str, str] | None = None) ->
                 f"<td>{_coverage_html(r['coverage'], r.get('coverage_low'), r.get('coverage_high'))}</td>"
                 f"<td>{base_s}</td><td>{_measured_html(r['pi'], r['pi_low'], r['pi_high'])}</td>"
                 f'<td title="{html.escape(pos)}">{html.escape(SHORT_POSITIONS[pos])}</td>'
-                f"<td>{_verdict_html(r.get('verdict'))}</td></tr>")
+                f"<td>{verdict_badge(r.get('verdict'))}</td></tr>")
     return HtmlTable(_table_html("yardstick-table", cols, body))
 
 
@@ -424,6 +424,6 @@ def off_scale_html(table: pd.DataFrame) -> HtmlTable:
                 f"<td>{html.escape(str(r['chapter']).split('_')[0])}</td><td>{html.escape(str(r['name']))}</td>"
                 f"<td>{_measured_html(r['precision'], r['precision_low'], r['precision_high'])}</td>"
                 f"<td>{_coverage_html(r['coverage'], r.get('coverage_low'), r.get('coverage_high'))}</td>"
-                f"<td>{_verdict_html(r.get('verdict'))}</td>")
+                f"<td>{verdict_badge(r.get('verdict'))}</td>")
             body[-1] = f"<tr>{body[-1]}</tr>"
     return HtmlTable(_table_html("yardstick-table yardstick-off", cols, body))
