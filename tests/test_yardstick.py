@@ -196,6 +196,13 @@ def test_the_chapter_describes_reads_and_sums_up(recorded: Path) -> None:
     assert list(table.columns) == ["precision", "coverage", "baseline", "PI", "where it stands", "claim's verdict"]
     assert (table["PI"] != "").sum() == 3  # PI shown where it is defined, blank elsewhere
     assert len(ch9.not_on_scale(y)) == 2 + len(off)
+    rec = y[y["recorded"]]
+    placed, off_html = ys.placed_html(rec, {}), ys.off_scale_html(rec)
+    assert placed.count("<tr><td>") == 3 and off_html.count("<tr><td>") == 2  # each attack in exactly one table
+    assert "table-layout:fixed" in placed and "Chapter 02" in placed
+    assert set(table["where it stands"]) <= set(ys.SHORT_POSITIONS.values()) | set(ys.SHORT_REASONS.values())
+    results = ch9.results_off_scale(y)
+    assert all(o.why in results.replace("&#x27;", "'") for o in ch9.OFF_SCALE if o.chapter == "02_dp_vs_definetti")
 
 
 def test_the_cache_key_of_chapter_9_follows_the_chapters_it_reads(tmp_path: Path,

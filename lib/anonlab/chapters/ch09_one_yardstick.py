@@ -274,13 +274,41 @@ def yardstick(table: pd.DataFrame, verdicts: Mapping[str, str], chapters: Sequen
     return pd.DataFrame(rows)
 
 
-def details(table: pd.DataFrame) -> pd.DataFrame:
-    """What each recorded attack is and what it spent: data, knowledge, resources, the run, the claim."""
+#: What the details table shows for a value repeated from the row above.
+DITTO = '<span style="color:#888" title="as in the row above">same</span>'
+
+
+def details(table: pd.DataFrame) -> Any:
+    """What each recorded attack is and what it spent, grouped by chapter under the run it comes from.
+
+    Columns: the attack (its claim's id under it), the data, what the
+    attacker knows, the resources it spent; each chapter's heading names
+    the paper and the run (:attr:`~anonlab.claims.yardstick.RecordedRun.label`).
+    A value repeated from the row above reads 'same'. Returns
+    an HTML table that fits the text column.
+    """
+    import html
+
+    from ..claims.yardstick import grouped_html
+
     rec = table[table["recorded"]]
-    return pd.DataFrame({"chapter": rec["chapter"].str.split("_").str[0], "attack": rec["name"],
-                         "paper": rec["paper"].map(lambda k: PAPERS[k][0]), "data": rec["data"],
-                         "attacker knows": rec["knows"], "spent": rec["spent"], "run": rec["run"],
-                         "claim": rec["claim"].fillna("")}).set_index(["chapter", "attack"])
+    groups = []
+    for ch, g in rec.groupby("chapter", sort=False):
+        who = ", ".join(dict.fromkeys(PAPERS[k][0] for k in g["paper"]))
+        runs = ", ".join(dict.fromkeys(str(x) for x in g["run"] if x))
+        head = (f'<a href="{html.escape(ch)}.html">Chapter {html.escape(ch.split("_")[0])}</a> · {html.escape(who)}'
+                f'<br><span style="font-weight:normal;font-size:0.9em">{html.escape(runs)}</span>')
+        rows, before = [], {}
+        for r in g.to_dict("records"):
+            cells = [html.escape(str(r["name"])) + (f'<br><code style="font-size:0.8em">{html.escape(r["claim"])}'
+                                                    "</code>" if isinstance(r["claim"], str) and r["claim"] else "")]
+            for k in ("data", "knows", "spent"):  # a value repeated from the row above reads 'same'
+                cells.append(DITTO if before.get(k) == r[k] else html.escape(str(r[k])))
+            before = r
+            rows.append(cells)
+        groups.append((head, rows))
+    return grouped_html("yardstick-table yardstick-details",
+                        [("attack", 30), ("data", 25), ("attacker knows", 25), ("spent", 20)], groups)
 
 
 def findings(table: pd.DataFrame) -> dict[str, Any]:
@@ -372,3 +400,24 @@ def not_on_scale(table: pd.DataFrame) -> pd.DataFrame:
     rows += [{"what": r["name"], "chapters": r["chapter"].split("_")[0], "why": r["why_off"],
               "claim's verdict": r["verdict"]} for r in table[~table["recorded"]].to_dict("records")]
     return pd.DataFrame(rows).set_index("what")
+
+
+def results_off_scale(table: pd.DataFrame) -> Any:
+    """The results of the book that are not an attack's guesses (:data:`OFF_SCALE`): what, why, the verdict.
+
+    An HTML table that fits the text column, grouped by chapter, with the
+    whole reason (no truncation) and the claim's verdict as the book's badge.
+    """
+    import html
+
+    from ..claims.yardstick import grouped_html, verdict_badge
+
+    rest = table[~table["recorded"]]
+    groups = []
+    for ch, g in rest.groupby("chapter", sort=False):
+        who = ", ".join(dict.fromkeys(PAPERS[k][0] for k in g["paper"]))
+        head = f'<a href="{html.escape(ch)}.html">Chapter {html.escape(ch.split("_")[0])}</a> · {html.escape(who)}'
+        groups.append((head, [[html.escape(str(r["name"])), html.escape(str(r["why_off"])), verdict_badge(r["verdict"])]
+                              for r in g.to_dict("records")]))
+    return grouped_html("yardstick-table yardstick-results", [("result", 38), ("why it has no row", 46),
+                                                              ("claim's verdict", 16)], groups)

@@ -38,7 +38,8 @@ from .recorder import load_attacks
 from .rules import decide
 
 __all__ = ["RecordedRun", "recorded_run", "yardstick_table", "position", "off_scale_reason", "recorded_verdicts",
-           "yardstick_counts", "write_yardstick_summary", "readable_table", "off_scale_counts", "POSITIONS", "BEYOND", "SAME", "WORSE", "OFF"]
+           "yardstick_counts", "write_yardstick_summary", "readable_table", "off_scale_counts", "placed_html", "off_scale_html", "grouped_html", "verdict_badge", "HtmlTable",
+           "SHORT_POSITIONS", "SHORT_REASONS", "POSITIONS", "BEYOND", "SAME", "WORSE", "OFF"]
 
 BEYOND = "learns beyond the baseline"
 SAME = "no better than the baseline"
@@ -46,6 +47,18 @@ WORSE = "worse than the baseline"
 OFF = "off the scale"
 #: Where a row stands against its baseline, in the order the book lists them.
 POSITIONS = (BEYOND, SAME, WORSE, OFF)
+
+#: A position in one word, for the table (the full wording is the cell's tooltip).
+SHORT_POSITIONS = {BEYOND: "beyond", SAME: "level", WORSE: "worse", OFF: "off scale"}
+#: Why a row cannot be placed, in a few words (keys: what :func:`off_scale_reason` returns).
+SHORT_REASONS = {
+    "it made no prediction (it abstained on every target)": "no prediction",
+    "no baseline was recorded on its targets": "no baseline",
+    "its baseline made no prediction on its targets": "baseline silent",
+    "its baseline is right on every target it predicted for: nothing is left to improve on, PI is undefined":
+        "baseline always right",
+    "PI is undefined": "PI undefined",
+}
 
 #: What each recorded resource is, in words (the ``spent`` column).
 RESOURCE_WORDS = {
@@ -264,7 +277,8 @@ def readable_table(table: pd.DataFrame) -> pd.DataFrame:
         "baseline": [num(x, ".2f") for x in table.get("baseline_precision", pd.Series(math.nan, index=table.index))],
         "PI": [_interval(r.get("pi", math.nan), r.get("pi_low", math.nan), r.get("pi_high", math.nan))
                for r in table.to_dict("records")],
-        "where it stands": [p if not w else f"{p}: {w}" for p, w in zip(table["position"], table["why_off"])],
+        "where it stands": [SHORT_REASONS.get(w, w) if w else SHORT_POSITIONS[p]
+                            for p, w in zip(table["position"], table["why_off"])],
         "claim's verdict": table["verdict"] if "verdict" in table else "",
     })
     return out.set_index(["chapter", "attack"])
@@ -277,3 +291,139 @@ def off_scale_counts(table: pd.DataFrame) -> pd.DataFrame:
     g = off.groupby("why_off").agg(attacks=("name", "size"),
                                    chapters=("chapter", lambda c: ", ".join(sorted({x.split("_")[0] for x in c}))))
     return g.sort_values("attacks", ascending=False)
+
+
+class HtmlTable(str):
+    """An HTML fragment that a notebook displays as HTML (its text is the markup)."""
+
+    def _repr_html_(self) -> str:
+        return str(self)
+
+
+def _measured_html(v: Any, lo: Any, hi: Any) -> str:
+    """A value to the precision its interval supports, the interval under it in small type ("—" if undefined)."""
+    from .rows import format_number
+
+    if not (isinstance(v, (int, float)) and math.isfinite(v)):
+        return "—"
+    if not all(isinstance(x, (int, float)) and math.isfinite(x) for x in (lo, hi)):
+        return html.escape(format_number(float(v)))
+    ci = (float(lo), float(hi))
+    low, high = (format_number(x, ci) for x in ci)
+    return (f"{html.escape(format_number(float(v), ci))}"
+            f'<br><span style="font-size:0.85em;color:#555">[{html.escape(low)}, {html.escape(high)}]</span>')
+
+
+def _coverage_html(v: Any, lo: Any, hi: Any) -> str:
+    """Coverage to three significant digits (its interval, often far narrower, on hover)."""
+    from .rows import format_number
+
+    if not (isinstance(v, (int, float)) and math.isfinite(v)):
+        return "—"
+    shown = html.escape(format_number(float(v)))
+    if all(isinstance(x, (int, float)) and math.isfinite(x) for x in (lo, hi)):
+        return f'<span title="interval [{lo:.3g}, {hi:.3g}]">{shown}</span>'
+    return shown
+
+
+def verdict_badge(verdict: Any) -> str:
+    """The claim's verdict as the book's badge, linked to the rules; blank when the row has no claim."""
+    from .rules import verdict_slug
+
+    if not isinstance(verdict, str) or not verdict:
+        return ""
+    return (f'<a class="verdict verdict-{verdict_slug(verdict)}" href="verdicts.html#rulebook" '
+            f'style="white-space:normal;overflow-wrap:anywhere;max-width:100%" title="how this verdict is decided">{html.escape(verdict)}</a>')
+
+
+def _table_html(cls: str, columns: Sequence[tuple[str, int]], body: Sequence[str]) -> str:
+    """A fixed-layout table that fills the text column (``columns``: heading, width in %) and never widens it."""
+    cols = "".join(f'<col style="width:{w}%">' for _, w in columns)
+    head = "".join(f'<th style="text-align:left">{html.escape(h)}</th>' for h, _ in columns)
+    return (f'<table class="{cls}" style="width:100%;table-layout:fixed;font-size:0.85em;overflow-wrap:anywhere">'
+            f"<colgroup>{cols}</colgroup><thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(body)
+            + "\n</tbody></table>\n")
+
+
+def _group_row(span: int, text: str) -> str:
+    return (f'<tr><th colspan="{span}" style="text-align:left;background:#f4f4f4;padding-top:0.5em">'
+            f"{text}</th></tr>")
+
+
+def _on_demand(summary: str, text: Any) -> str:
+    """``text`` folded behind ``summary`` (nothing when there is no text)."""
+    if not isinstance(text, str) or not text:
+        return ""
+    return (f'<details><summary style="font-size:0.85em;color:#555;cursor:pointer">{html.escape(summary)}'
+            f'</summary><div style="font-size:0.9em">{html.escape(text)}</div></details>')
+
+
+def grouped_html(cls: str, columns: Sequence[tuple[str, int]],
+                 groups: Sequence[tuple[str, Sequence[Sequence[str]]]]) -> HtmlTable:
+    """A fixed-layout table of HTML cells under group headings: ``groups`` is (heading HTML, rows of cells)."""
+    body = []
+    for heading, rows in groups:
+        body.append(_group_row(len(columns), heading))
+        body += ["<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>" for cells in rows]
+    return HtmlTable(_table_html(cls, columns, body))
+
+
+def placed_html(table: pd.DataFrame, papers: Mapping[str, str] | None = None) -> HtmlTable:
+    """The attacks that can be placed against their baseline, grouped by chapter, as a table that fits the page.
+
+    ``table`` is the chapter's yardstick (:func:`yardstick_table` with
+    ``paper``, ``verdict`` and ``note`` added); ``papers`` maps a paper key to
+    its name. Each number is printed to the precision its interval supports
+    (:func:`anonlab.claims.rows.format_number`), the interval under it
+    (coverage to three significant digits, its interval on hover);
+    "stands" is the position in a word, the full wording on hover; a row's
+    note opens on demand. Rows that cannot be placed are left to
+    :func:`off_scale_html`.
+    """
+    cols = [("attack", 32), ("precision", 13), ("coverage", 10), ("baseline", 9), ("PI", 13), ("stands", 9),
+            ("claim's verdict", 14)]
+    body = []
+    placed = table[table["position"] != OFF]
+    for ch, g in placed.groupby("chapter", sort=False):
+        who = ", ".join(dict.fromkeys((papers or {}).get(k, k) for k in g.get("paper", pd.Series(dtype=str))))
+        link = f'<a href="{html.escape(ch)}.html">Chapter {html.escape(ch.split("_")[0])}</a>'
+        body.append(_group_row(len(cols), link + (f" · {html.escape(who)}" if who else "")))
+        for r in g.to_dict("records"):
+            base = r.get("baseline_precision", math.nan)
+            base_s = _measured_html(base, math.nan, math.nan)
+            pos = r["position"]
+            body.append(
+                f"<tr><td>{html.escape(str(r['name']))}{_on_demand('note', r.get('note'))}</td>"
+                f"<td>{_measured_html(r['precision'], r['precision_low'], r['precision_high'])}</td>"
+                f"<td>{_coverage_html(r['coverage'], r.get('coverage_low'), r.get('coverage_high'))}</td>"
+                f"<td>{base_s}</td><td>{_measured_html(r['pi'], r['pi_low'], r['pi_high'])}</td>"
+                f'<td title="{html.escape(pos)}">{html.escape(SHORT_POSITIONS[pos])}</td>'
+                f"<td>{verdict_badge(r.get('verdict'))}</td></tr>")
+    return HtmlTable(_table_html("yardstick-table", cols, body))
+
+
+def off_scale_html(table: pd.DataFrame) -> HtmlTable:
+    """The recorded attacks that cannot be placed, grouped by the reason, each group's notes on demand.
+
+    ``table`` as for :func:`placed_html`; only its recorded attacks whose
+    position is :data:`OFF` are listed, with precision and coverage (to the
+    precision their intervals support) and the claim's verdict.
+    """
+    cols = [("ch.", 6), ("attack", 54), ("precision", 14), ("coverage", 11), ("claim's verdict", 15)]
+    recorded = table["recorded"] if "recorded" in table else True
+    off = table[(table["position"] == OFF) & recorded]
+    body = []
+    order = off["why_off"].value_counts().index
+    for why in order:
+        g = off[off["why_off"] == why]
+        notes = " ".join(dict.fromkeys(n for n in g.get("note", pd.Series(dtype=str)) if isinstance(n, str) and n))
+        head = f"{html.escape(why[0].upper() + why[1:])} ({len(g)})"
+        body.append(_group_row(len(cols), head + _on_demand("why", notes)))
+        for r in g.to_dict("records"):
+            body.append(
+                f"<td>{html.escape(str(r['chapter']).split('_')[0])}</td><td>{html.escape(str(r['name']))}</td>"
+                f"<td>{_measured_html(r['precision'], r['precision_low'], r['precision_high'])}</td>"
+                f"<td>{_coverage_html(r['coverage'], r.get('coverage_low'), r.get('coverage_high'))}</td>"
+                f"<td>{verdict_badge(r.get('verdict'))}</td>")
+            body[-1] = f"<tr>{body[-1]}</tr>"
+    return HtmlTable(_table_html("yardstick-table yardstick-off", cols, body))

@@ -20,13 +20,14 @@ def plot_yardstick(table: pd.DataFrame, papers: Mapping[str, tuple[str, str]]):
     colour says where the attack stands; the baseline's precision on the
     same targets is a small grey dot at the same coverage, joined to the
     attack by a line. Coverage is on a log scale (from a few per ten thousand
-    to every target).
+    to every target). The legend sits under the axes, in three columns, so
+    the figure fits the text column (about 6.8 inches) with every text at 10 pt.
     """
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
     rec = table[table["recorded"] & (table["predictions"] > 0)]
-    fig, ax = plt.subplots(figsize=(7.4, 4.6))
+    fig, ax = plt.subplots(figsize=(6.7, 4.4))
     for r in rec.to_dict("records"):
         x, y, b = r["coverage"], r["precision"], r.get("baseline_precision", math.nan)
         if isinstance(b, float) and math.isfinite(b):
@@ -44,8 +45,9 @@ def plot_yardstick(table: pd.DataFrame, papers: Mapping[str, tuple[str, str]]):
     colors = [Line2D([], [], marker="o", ls="", color=c, label=p) for p, c in POSITION_COLORS.items()
               if p in set(rec["position"])]
     colors.append(Line2D([], [], marker=".", color="#999999", label="baseline, same targets"))
-    ax.legend(handles=shapes + colors, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     fig.tight_layout()
+    fig.legend(handles=shapes + colors, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, frameon=False,
+               columnspacing=1.2, handlelength=1.6)
     return fig
 
 
@@ -68,8 +70,8 @@ def plot_alc_weight(grid: Sequence[Mapping[str, float]], p_attack: float, p_base
     ax.set_xscale("log")
     ax.set_xlabel("attack's recall (coverage), log scale")
     ax.set_ylabel("score")
-    ax.set_title(f"attack precision {p_attack:g}, baseline precision {p_base:g} at coverage 1", fontsize=9)
+    ax.set_title(f"attack precision {p_attack:g}, baseline precision {p_base:g} at coverage 1")
     ax.set_ylim(min(-0.2, float(np.nanmin(g["alc"])) - 0.05), 1.0)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(loc="lower right")
     fig.tight_layout()
     return fig
