@@ -196,13 +196,15 @@ class ChapterRun:
 
     def explorable(self, title: str, parameter: str, values: Iterable[Any],
                    frame: Callable[[Any], Mapping[str, tuple[Any, Any]]], *, x_label: str, y_label: str,
-                   claim_id: str | None = None, key: Mapping[str, Any] | None = None, **kw: Any) -> Any:
+                   claim_id: str | None = None, key: Mapping[str, Any] | None = None, current: Any = None,
+                   **kw: Any) -> Any:
         """An explorable figure (:mod:`anonlab.explore`): a slider over ``parameter``, one frame per value.
 
         ``frame(value)`` runs the chapter's library code at that value and returns ``{series: (x, y)}``;
         each frame is cached under the step ``explore_<parameter>`` and ``key`` (every other input it
         depends on) like any other step. With ``claim_id`` the figure draws the band of values the
-        claim's tolerance accepts. The run's own value of ``parameter`` gives the static fallback.
+        claim's tolerance accepts. The run's own value of ``parameter`` (or ``current``, for a parameter
+        that is not one of the chapter's) gives the static fallback and the slider's starting place.
         """
         from .. import explore
 
@@ -212,7 +214,8 @@ class ChapterRun:
         if claim_id is not None and "band" not in kw:
             kw["band"] = explore.claim_band(claims.claim(claim_id), frames.values())
         return explore.build_explorable(title, parameter, values, frames.__getitem__, x_label=x_label,
-                                        y_label=y_label, current=self.p.get(parameter), **kw)
+                                        y_label=y_label,
+                                        current=self.p.get(parameter) if current is None else current, **kw)
 
     # -- record and verdicts -------------------------------------------------
     def record(self, measurements: Mapping[str, Measurement | Any]) -> pd.DataFrame:
