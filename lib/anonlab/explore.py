@@ -99,12 +99,12 @@ class Explorable:
 
 
 def _draw_png(e: Explorable) -> bytes:
-    import matplotlib
+    # a Figure without pyplot: switching pyplot's backend here (matplotlib.use("Agg")) would silence every
+    # later plt.show() of the notebook that displays this figure
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7.0, 4.2), dpi=110)
+    fig = Figure(figsize=(7.0, 4.2), dpi=110)
+    ax = fig.subplots()
     if e.band:
         ax.axhspan(e.band[0], e.band[1], color="#1b5e20", alpha=0.12, label=e.band[2])
     for s in e.frames[e.default]:
@@ -120,7 +120,6 @@ def _draw_png(e: Explorable) -> bytes:
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
-    plt.close(fig)
     return buf.getvalue()
 
 
