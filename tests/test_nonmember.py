@@ -552,6 +552,17 @@ def test_fig5_curves_are_fig5s_curves_and_thin_to_real_thresholds() -> None:
     assert ch.fig5_curves({**d, "secrets": ["age"]}, settings).empty
 
 
+def _natural_width(fig) -> int:
+    """The figure's width in pixels as the notebook's inline backend saves it (110 dpi, bbox tight, 0.1 in pad)."""
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    return Image.open(io.BytesIO(buf.getvalue())).size[0]
+
+
 def test_figures_fit_the_text_column_with_text_of_10_pt() -> None:
     """Each figure's natural width (bbox tight, 110 dpi) is at most 857 px, no text below 10 pt, at most 2 panels a row."""
     import matplotlib.pyplot as plt
@@ -569,14 +580,16 @@ def test_figures_fit_the_text_column_with_text_of_10_pt() -> None:
                        "known": ["all other attributes", "PII only"] * 20, "precision": np.linspace(0, 1, 40)})
     rep = pd.DataFrame({"secret": np.repeat(secrets, 4), "fraction": [0.0, 0.1, 0.5, 1.0] * 20,
                         "precision": np.linspace(0, 1, 80)})
+    rep10 = pd.DataFrame({"secret": np.repeat(secrets, 11), "fraction": [0.0, *np.linspace(0.1, 1.0, 10)] * 20,
+                          "precision": np.linspace(0, 1, 220)})
     cmp_ = pd.DataFrame({"secret": secrets, "non-member": np.linspace(0, 1, 20), "prior (synthetic)": np.linspace(0, 0.9, 20)})
     curves = pd.DataFrame({"secret": np.repeat(secrets[:9], 3), "predictions": [100, 10, 1] * 9,
                            "prediction_rate": [1.0, 0.1, 0.01] * 9, "precision": [0.5, 0.8, 1.0] * 9})
     pit = pd.DataFrame({"secret": np.repeat(secrets[:5], 2), "tolerance": [0.01, 0.2] * 5, "pi": np.linspace(-0.5, 0.5, 10)})
     figs = [figures.plot_fig4({"Adult": f4, "KDD Census-Income": f4}), figures.plot_fig5(curves, title="t"),
-            figures.plot_fig6(rep, title="t"), figures.plot_fig8(cmp_, title="t"), figures.plot_pi_vs_tolerance(pit)]
+            figures.plot_fig6(rep, title="t"), figures.plot_fig6(rep10, title="t"), figures.plot_fig8(cmp_, title="t"), figures.plot_pi_vs_tolerance(pit)]
     for fig in figs:
-        width = fig.get_tightbbox(fig.canvas.get_renderer()).width * 110
+        width = _natural_width(fig)
         sizes = {t.get_fontsize() for t in fig.findobj(Text) if t.get_text() and t.get_visible()}
         rows = {round(ax.get_position().y0, 3) for ax in fig.axes}
         per_row = max(sum(1 for ax in fig.axes if round(ax.get_position().y0, 3) == r) for r in rows)

@@ -83,16 +83,18 @@ def plot_fig6(rep: pd.DataFrame, title: str = "") -> Any:
     import matplotlib.pyplot as plt
 
     wide = rep.pivot(index="secret", columns="fraction", values="precision").reindex(rep["secret"].unique())
-    fig, ax = plt.subplots(figsize=(WIDTH, 4.4))
-    w = 0.8 / wide.shape[1]
+    n = wide.shape[1]
+    ncol = min(n, 6)  # the replicated shares in at most two rows above the bars
+    fig, ax = plt.subplots(figsize=(WIDTH, 4.4 + 0.25 * (n > ncol)))
+    w = 0.8 / n
     for k, frac in enumerate(wide.columns):
-        ax.bar(np.arange(len(wide)) + (k - (wide.shape[1] - 1) / 2) * w, wide[frac], width=w,
-               label="no record replicated" if frac == 0 else f"{frac:.0%} replicated")
+        ax.bar(np.arange(len(wide)) + (k - (n - 1) / 2) * w, wide[frac], width=w,
+               label="none" if frac == 0 else f"{frac:.0%}")
     _secret_ticks(ax, wide.index)
     ax.set_xlim(-0.6, len(wide) - 0.4)
     ax.set_ylabel("baseline precision")
-    ax.set_title(title, pad=30)
-    _legend_above(ax, ncol=wide.shape[1])
+    ax.set_title(title, pad=48 + 18 * (n > ncol))
+    _legend_above(ax, ncol=ncol, title="share of the members replicated", alignment="left")
     fig.tight_layout()
     return fig
 
