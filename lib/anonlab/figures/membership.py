@@ -78,9 +78,9 @@ def plot_fig9_roc(cv: Curves) -> Any:
     for a, (f, t) in cv.items():
         gf, gt = base_rates.roc_grid(f, t)
         ax.plot(gf, gt, label=f"{PAPERS[a]}, read log-log between the points")
-        plotting.paper_points(ax, f, t, label="paper (Fig. 10)" if a == "carlini" else "_")
+        plotting.paper_points(ax, f, t, label="paper's Fig. 10 points" if a == "carlini" else "_")
     ax.plot([1e-5, 1], [1e-5, 1], ":", color="grey", label="chance")
-    ax.set(xscale="log", yscale="log", xlabel="FPR", ylabel="TPR", title="ROC, log-log (Fig. 9 middle)")
+    ax.set(xscale="log", yscale="log", xlabel="FPR", ylabel="TPR", title="ROC, log-log (the paper's Fig. 9, middle)")
     ax.legend(loc="lower right")  # below the chance line, where no curve goes
     fig.tight_layout()
     return fig
@@ -98,7 +98,7 @@ def plot_fig9_precision(cv: Curves, skews: np.ndarray) -> Any:
             (line,) = ax.plot(d["recall"], d["precision"], label=d["skew_label"].iloc[0])
             ax.axhline(d["baseline_precision"].iloc[0], color=line.get_color(), linestyle=":", linewidth=1)
             plotting.paper_points(ax, p["recall"], p["precision"],
-                                  label="Fig. 10's points, Eq 11" if lab == skews.max() else "_")
+                                  label="paper's Fig. 10 points, Eq 11" if lab == skews.max() else "_")
         ax.set(xscale="log", xlabel="recall (TPR)", ylim=(0, 1.02), title=PAPERS[a])
     axes[0].set_ylabel("precision")
     handles, labels = axes[0].get_legend_handles_labels()
@@ -125,7 +125,7 @@ def plot_statements(cv: Curves, k_shokri: float, k_carlini: float) -> Any:
     ]:
         gf, gt = base_rates.roc_grid(*cv[a])
         d = base_rates.precision_recall_at_skews(gf, gt, k)
-        ax.plot(d["targets_fraction"], d["precision"], label=f"Fig. 10 at {base_rates.skew_label(k)}")
+        ax.plot(d["targets_fraction"], d["precision"], label=f"paper's Fig. 10 at {base_rates.skew_label(k)}")
         plotting.paper_points(ax, [m[0] for m in marks], [m[1] for m in marks], label="paper (§5 text)")
         ax.set(xscale="log", ylim=(0, 1.02), xlim=(1e-6, 1e-1), title=PAPERS[a])
         ax.set_xticks([1e-6, 1e-4, 1e-2])
