@@ -392,7 +392,8 @@ def test_figures_draw() -> None:
 
     cv = ch.curves(ch.fig10_points())
     shokri, carlini = ch.measure_shokri(cv), ch.measure_carlini(cv)
-    figs = [figures.plot_worked_example(2000, 0.05, 0.0), figures.plot_fig9(cv, np.array([1.0, 30.0])),
+    figs = [figures.plot_worked_example(2000, 0.05, 0.0), figures.plot_fig9_roc(cv),
+            figures.plot_fig9_precision(cv, np.array([1.0, 30.0])),
             figures.plot_statements(cv, shokri.values["k40"], carlini.values["k_star"]),
             figures.plot_live_rocs(mm.attack_rocs(_scores())),
             figures.plot_pr_at_skews(mm.attack_rocs(_scores()), np.array([1.0, 2.0, 5.0, 10.0, 50.0])),
@@ -400,6 +401,56 @@ def test_figures_draw() -> None:
     assert all(f is not None for f in figs)
     assert figures.plot_sweep(pd.DataFrame()) is None
     plt.close("all")
+
+
+def _natural_width(fig) -> int:
+    """The figure's width in pixels as the notebook's inline backend saves it (110 dpi, bbox tight, 0.1 in pad)."""
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    return Image.open(io.BytesIO(buf.getvalue())).size[0]
+
+
+def test_figures_fit_the_text_column_with_text_of_10_pt() -> None:
+    """Each figure's natural width (bbox tight, 110 dpi) is at most 857 px, no text below 10 pt, at most 2 panels a row."""
+    import matplotlib.pyplot as plt
+    from matplotlib.text import Text
+
+    from anonlab import plotting
+
+    plotting.book_style()
+    cv = ch.curves(ch.fig10_points())
+    shokri, carlini = ch.measure_shokri(cv), ch.measure_carlini(cv)
+    rocs = mm.attack_rocs(_scores())
+    figs = [figures.plot_worked_example(2000, 0.05, 0.0), figures.plot_fig9_roc(cv),
+            figures.plot_fig9_precision(cv, np.array([1.0, 30.0, 240.0])),
+            figures.plot_statements(cv, shokri.values["k40"], carlini.values["k_star"]), figures.plot_live_rocs(rocs),
+            figures.plot_pr_at_skews(rocs, np.array([1.0, 2.0, 5.0, 10.0, 30.0, 50.0, 240.0])),
+            figures.plot_pr_at_skews(rocs, np.array([1.0, 30.0])),
+            figures.plot_sweep(pd.DataFrame({"gap": [0.1, 0.2], "AUC": [0.6, 0.7], "max_depth": [4, "None"]}))]
+    for fig in figs:
+        width = _natural_width(fig)
+        sizes = {t.get_fontsize() for t in fig.findobj(Text) if t.get_text() and t.get_visible()}
+        rows = {round(ax.get_position().y0, 3) for ax in fig.axes if ax.get_visible() and ax.axison}
+        per_row = max(sum(1 for ax in fig.axes if ax.axison and round(ax.get_position().y0, 3) == r) for r in rows)
+        assert width <= 857 and min(sizes) >= 10 and per_row <= 2, (fig.axes[0].get_title(), width, sizes, per_row)
+    plt.close("all")
+
+
+def test_the_explorable_frames_are_eq11_at_each_skew_with_the_statements_as_paper_points() -> None:
+    cv = ch.curves(ch.fig10_points())
+    low, high = figures.skew_frame(cv, "1:1"), figures.skew_frame(cv, "1:240")
+    assert set(low) == {"Shokri et al.", "Carlini et al. (LiRA)"}
+    x, y = low["Shokri et al."]
+    x2, y2 = high["Shokri et al."]
+    # at the table's first point (FPR 1e-5, TPR 3e-4): precision 3e-4 / (3e-4 + k 1e-5), share TPR / (1 + k)
+    assert np.isclose(y[0], 3e-4 / (3e-4 + 1e-5)) and np.isclose(y2[0], 3e-4 / (3e-4 + 240e-5))
+    assert np.isclose(x[0], 3e-4 / 2) and np.isclose(x2[0], 3e-4 / 241)
+    names = [s.name for s in figures.statement_points()]
+    assert len(names) == 2 and "40%" in names[0] and "8,000" in names[1]
 
 
 # ---------------------------------------------------------------------------

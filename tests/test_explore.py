@@ -41,3 +41,17 @@ def test_the_slider_draws_the_recorded_frames_in_a_browser(tmp_path: Path) -> No
     # a figure whose frames are the same at both ends explores nothing
     flat = dict(e, ends=[dict(end, recorded=[[1]], drawn=[[1]]) for end in e["ends"]])
     assert "the same values at both ends" in pagecheck.layout_problems({"p": {"width": 900, "explorables": [flat]}})[0]
+
+
+def test_the_static_fallback_leaves_pyplots_backend_alone() -> None:
+    """Drawing the fallback PNG must not switch the notebook's backend (later figures would not show)."""
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    before = matplotlib.get_backend()
+    plt.switch_backend("svg")
+    try:
+        assert _figure().png().startswith(b"\x89PNG")
+        assert matplotlib.get_backend() == "svg"
+    finally:
+        plt.switch_backend(before)

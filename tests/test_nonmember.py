@@ -521,3 +521,77 @@ def test_stand_in_checks_apply_the_bankchurners_tests_without_recording() -> Non
     assert got["fw.fig4.some_baselines_high"] == "reproduced" and got["fw.fig4.all_vs_pii"] == "reproduced"
     assert got["fw.fig6.replication_effect"] == "not reproduced"  # no significant change; the paper found 2
     assert set(got) <= {"reproduced", "not reproduced"} and list(t["claim"]) == ch.STAND_IN_IDS
+
+
+# ---------------------------------------------------------------------------
+# figures: designed for the text column; the explorable Fig 5
+# ---------------------------------------------------------------------------
+
+
+def _prepared_toy(n: int = 600) -> dict:
+    df = _toy(n)
+    kinds = nm.attribute_kinds(df)
+    return {"table": df, "kinds": kinds, "split": nm.split_members(df, 400, 200, seed=0), "secrets": list(df.columns),
+            "pii": ["age"], "label": "toy"}
+
+
+def test_fig5_curves_are_fig5s_curves_and_thin_to_real_thresholds() -> None:
+    from anonlab.figures import nonmember as figures
+
+    d = _prepared_toy()
+    settings = nm.ModelSettings(C=1.0)
+    curves = ch.fig5_curves(d, settings)
+    pd.testing.assert_frame_equal(curves, ch.fig5(d, settings, 5, n_boot=5)[0])
+    series = figures.fig5_series(curves, per_decade=2)
+    assert set(series) == {"job", "degree", "coin"}
+    for secret, (x, y) in series.items():
+        c = curves[curves["secret"] == secret]
+        rows = set(zip(c["prediction_rate"], c["precision"]))
+        assert set(zip(x, y)) <= rows  # real thresholds only, nothing interpolated
+        assert x[0] == c["prediction_rate"].iloc[0] and x[-1] == c["prediction_rate"].iloc[-1]  # both ends kept
+    assert ch.fig5_curves({**d, "secrets": ["age"]}, settings).empty
+
+
+def _natural_width(fig) -> int:
+    """The figure's width in pixels as the notebook's inline backend saves it (110 dpi, bbox tight, 0.1 in pad)."""
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    return Image.open(io.BytesIO(buf.getvalue())).size[0]
+
+
+def test_figures_fit_the_text_column_with_text_of_10_pt() -> None:
+    """Each figure's natural width (bbox tight, 110 dpi) is at most 857 px, no text below 10 pt, at most 2 panels a row."""
+    import matplotlib.pyplot as plt
+    from matplotlib.text import Text
+
+    from anonlab import plotting
+    from anonlab.figures import nonmember as figures
+
+    plotting.book_style()
+    from anonlab.data.loaders import CENSUS_INCOME_COLUMNS
+
+    secrets = BANK_CHURNERS_COLUMNS[1:]  # the widest real case of Figs 5-8: BankChurners' 20 attributes
+    long4 = sorted(CENSUS_INCOME_COLUMNS, key=len)[-20:]  # and Census-Income's longest names in Fig 4
+    f4 = pd.DataFrame({"secret": np.repeat(long4, 2), "kind": "categorical",
+                       "known": ["all other attributes", "PII only"] * 20, "precision": np.linspace(0, 1, 40)})
+    rep = pd.DataFrame({"secret": np.repeat(secrets, 4), "fraction": [0.0, 0.1, 0.5, 1.0] * 20,
+                        "precision": np.linspace(0, 1, 80)})
+    rep10 = pd.DataFrame({"secret": np.repeat(secrets, 11), "fraction": [0.0, *np.linspace(0.1, 1.0, 10)] * 20,
+                          "precision": np.linspace(0, 1, 220)})
+    cmp_ = pd.DataFrame({"secret": secrets, "non-member": np.linspace(0, 1, 20), "prior (synthetic)": np.linspace(0, 0.9, 20)})
+    curves = pd.DataFrame({"secret": np.repeat(secrets[:9], 3), "predictions": [100, 10, 1] * 9,
+                           "prediction_rate": [1.0, 0.1, 0.01] * 9, "precision": [0.5, 0.8, 1.0] * 9})
+    pit = pd.DataFrame({"secret": np.repeat(secrets[:5], 2), "tolerance": [0.01, 0.2] * 5, "pi": np.linspace(-0.5, 0.5, 10)})
+    figs = [figures.plot_fig4({"Adult": f4, "KDD Census-Income": f4}), figures.plot_fig5(curves, title="t"),
+            figures.plot_fig6(rep, title="t"), figures.plot_fig6(rep10, title="t"), figures.plot_fig8(cmp_, title="t"), figures.plot_pi_vs_tolerance(pit)]
+    for fig in figs:
+        width = _natural_width(fig)
+        sizes = {t.get_fontsize() for t in fig.findobj(Text) if t.get_text() and t.get_visible()}
+        rows = {round(ax.get_position().y0, 3) for ax in fig.axes}
+        per_row = max(sum(1 for ax in fig.axes if round(ax.get_position().y0, 3) == r) for r in rows)
+        assert width <= 857 and min(sizes) >= 10 and per_row <= 2, (width, sizes, per_row)
+    plt.close("all")

@@ -176,7 +176,8 @@ CHAPTER = Chapter(
             "The authors ran the logistic regression with 5,000 saga iterations; scikit-learn's default is "
             "100. *Predict first:* with more iterations, do the categorical baselines of Fig 4 on Adult rise, "
             "fall or stay, and do more categorical secrets reach precision 1.0 in Fig 5? Then run with "
-            "`max_iter = 1000`.",
+            "`max_iter = 1000`. The explorable figure after Fig 5 moves the other knob of the same fit, the "
+            "penalty's strength `C`: predict, then move its slider. At which `C` do most secrets reach 1.0?",
             {"max_iter": 1000},
             {"a4_mean_cat": "mean baseline precision, categorical secrets, all other attributes known (Adult)",
              "a4_mean_all": "mean baseline precision, every secret, all other attributes known (Adult)",
@@ -383,6 +384,19 @@ def fig5(d: Mapping[str, Any], settings: nm.ModelSettings, min_predictions: int,
         return empty, pd.DataFrame(columns=["secret", "perfect (≥1 prediction)",
                                             f"perfect (≥{min_predictions} predictions)"]), np.zeros(n_boot, int)
     return pd.concat(curves, ignore_index=True), pd.DataFrame(summary), np.sum(boots, axis=0)
+
+
+#: The L1 strengths of the explorable Fig 5 (with the run's own ``C``): from "majority vote" to a weak penalty.
+EXPLORE_C = (0.001, 0.003, 0.01, 0.03, 0.1)
+
+
+def fig5_curves(d: Mapping[str, Any], settings: nm.ModelSettings) -> pd.DataFrame:
+    """Fig 5's curves alone (:func:`fig5` without its summary and bootstrap), for the explorable figure's frames."""
+    kinds, split = d["kinds"], d["split"]
+    curves = [nm.confidence_walk(nm.nonmember_baseline(d["table"], s, members=split.members, targets=split.non_members,
+                                                       kinds=kinds, settings=settings, analysis="model")).assign(secret=s)
+              for s in d["secrets"] if kinds[s] == nm.CATEGORICAL]
+    return pd.concat(curves, ignore_index=True) if curves else pd.DataFrame(columns=["secret", "predictions"])
 
 
 def count_interval(counts: np.ndarray, level: float = 0.95) -> tuple[float, float]:

@@ -13,6 +13,7 @@ the §1 computation.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -189,8 +190,10 @@ CHAPTER = Chapter(
             "texas_25m",
             "The paper's Texas scenario puts 10,000 members among 2.4 million people; the 2010 census counted "
             "about 25 million Texans, a skew of about 1:2500. *Predict first:* at Fig. 10's lowest FPR, will "
-            "Carlini et al.'s precision stay above 50 % at that skew? And Shokri et al.'s? Then run with "
-            "`recommended_skews = [\"1:2\", \"1:5\", \"1:10\", \"1:50\", \"1:2500\"]`.",
+            "Carlini et al.'s precision stay above 50 % at that skew? And Shokri et al.'s? Predict, then move "
+            "the slider of the explorable figure (§5's statements) to its largest skew and see how far the curves "
+            "have fallen. Then run with `recommended_skews = [\"1:2\", \"1:5\", \"1:10\", \"1:50\", \"1:2500\"]` "
+            "(in that run the slider reaches 1:2500).",
             {"recommended_skews": ["1:2", "1:5", "1:10", "1:50", "1:2500"]},
             {"rec_max_skew_md": "largest recommended skew",
              "rec_carlini_lowest_fpr_precision": "Carlini et al.'s precision at Fig. 10's lowest FPR, that skew",
@@ -846,10 +849,10 @@ def counted_check(scores: pd.DataFrame, rocs: Mapping[str, base_rates.RocCurve],
 
 
 def depth_sweep(run: ChapterRun, data: membership.MembershipData) -> pd.DataFrame:
-    """The loss attack against tree depth: one pair of models per depth of ``sweep_max_depths``."""
+    """The loss attack against tree depth: one pair of models per depth of ``sweep_max_depths`` (progress on stderr)."""
     p = run.p
     if p["model"] == "logistic_regression" or not p["sweep_max_depths"]:
-        print("no depth sweep (logistic regression has no depth, or sweep_max_depths is empty)")
+        print("no depth sweep (logistic regression has no depth, or sweep_max_depths is empty)", file=sys.stderr)
         return pd.DataFrame()
     rows = []
     for d in p["sweep_max_depths"]:
@@ -860,5 +863,5 @@ def depth_sweep(run: ChapterRun, data: membership.MembershipData) -> pd.DataFram
         rows.append({"max_depth": "None" if d is None else d, "train accuracy": ac.train_accuracy,
                      "test accuracy": ac.test_accuracy, "gap": ac.gap, "AUC": rr.auc,
                      "TPR at FPR 1e-2": at.tpr.iloc[0], "TPR at FPR 1e-1": at.tpr.iloc[1]})
-        print(f"max_depth={d}: done")
+        print(f"max_depth={d}: done", file=sys.stderr, flush=True)  # progress: the run's log, not the page
     return pd.DataFrame(rows)

@@ -3,7 +3,11 @@
 [FW24]: P. Francis and D. Wagner, "Towards more accurate and useful data
 anonymity vulnerability measures", arXiv:2403.06595 (2024). The paper's
 numbers come from the claims ledger; the book's convention (measured lines,
-the paper as open markers) is :mod:`anonlab.plotting`'s.
+the paper as open markers) is :mod:`anonlab.plotting`'s. Every figure is
+designed for the book's text column: :data:`WIDTH` inches wide at most
+(under the 857 px at which the book's 10 pt text still renders at 9 pt), at
+most two panels side by side, legends outside the data.
+:func:`skew_frame` gives the series of the chapter's explorable figure.
 """
 
 from __future__ import annotations
@@ -21,6 +25,9 @@ from ..attacks.membership import LABELS, PAPERS
 from ..measures import base_rates
 
 Curves = Mapping[str, tuple[np.ndarray, np.ndarray]]
+
+#: Width of a full-column figure, inches (7.4 in at 110 dpi: 814 px, inside the book's 857 px).
+WIDTH = 7.4
 
 
 def thin_roc(fpr: np.ndarray, tpr: np.ndarray, per_decade: int = 200) -> np.ndarray:
@@ -51,7 +58,7 @@ def thin_roc(fpr: np.ndarray, tpr: np.ndarray, per_decade: int = 200) -> np.ndar
 def plot_worked_example(population: float, fpr: float, fnr: float) -> Any:
     """Precision of one attack against the share of members tested, with §1's two points."""
     curve = base_rates.worked_example(population, fpr, fnr, np.geomspace(1e-4, 0.5, 200))
-    fig, ax = plt.subplots()
+    fig, ax = plt.subplots(figsize=(WIDTH, 4.2))
     ax.plot(curve["member_share"], curve["precision"], label=f"attack (FPR {fpr:g}, FNR {fnr:g})")
     ax.plot(curve["member_share"], curve["baseline_precision"], ":", color="grey",
             label="everyone is a member (= random guessing)")
@@ -60,22 +67,29 @@ def plot_worked_example(population: float, fpr: float, fnr: float) -> Any:
                           label="paper (§1)")
     ax.set(xscale="log", xlabel="share of members among those tested", ylabel="precision",
            title="The same attack, different base rates")
-    ax.legend()
+    ax.legend(loc="upper left")  # the empty corner: both curves are low at small shares
+    fig.tight_layout()
     return fig
 
 
-def plot_fig9(cv: Curves, skews: np.ndarray) -> Any:
-    """Fig. 10's curves on log-log axes, and precision against recall at each skew (Eq 11)."""
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4.2))
-    ax = axes[0]
+def plot_fig9_roc(cv: Curves) -> Any:
+    """Fig. 10's points as ROC curves on log-log axes (the paper's Fig. 9, middle)."""
+    fig, ax = plt.subplots(figsize=(WIDTH, 4.2))
     for a, (f, t) in cv.items():
         gf, gt = base_rates.roc_grid(f, t)
-        ax.plot(gf, gt, label=PAPERS[a])
-        plotting.paper_points(ax, f, t, label="paper (Fig. 10)" if a == "carlini" else "_")
+        ax.plot(gf, gt, label=f"{PAPERS[a]}, read log-log between the points")
+        plotting.paper_points(ax, f, t, label="paper's Fig. 10 points" if a == "carlini" else "_")
     ax.plot([1e-5, 1], [1e-5, 1], ":", color="grey", label="chance")
-    ax.set(xscale="log", yscale="log", xlabel="FPR", ylabel="TPR", title="ROC, log-log (Fig. 9 middle)")
-    ax.legend()
-    for ax, a in zip(axes[1:], ("shokri", "carlini")):
+    ax.set(xscale="log", yscale="log", xlabel="FPR", ylabel="TPR", title="ROC, log-log (the paper's Fig. 9, middle)")
+    ax.legend(loc="lower right")  # below the chance line, where no curve goes
+    fig.tight_layout()
+    return fig
+
+
+def plot_fig9_precision(cv: Curves, skews: np.ndarray) -> Any:
+    """Precision against recall at each skew (Eq 11), one panel per attack of Fig. 10 (the paper's Fig. 9, right)."""
+    fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 4.4), sharey=True)
+    for ax, a in zip(axes, ("shokri", "carlini")):
         f, t = cv[a]
         gf, gt = base_rates.roc_grid(f, t)
         dense = base_rates.precision_recall_at_skews(gf, gt, skews)
@@ -84,10 +98,15 @@ def plot_fig9(cv: Curves, skews: np.ndarray) -> Any:
             (line,) = ax.plot(d["recall"], d["precision"], label=d["skew_label"].iloc[0])
             ax.axhline(d["baseline_precision"].iloc[0], color=line.get_color(), linestyle=":", linewidth=1)
             plotting.paper_points(ax, p["recall"], p["precision"],
-                                  label="paper points, Eq 11" if lab == skews.max() else "_")
-        ax.set(xscale="log", xlabel="recall (TPR)", ylabel="precision", ylim=(0, 1.02), title=PAPERS[a])
-        ax.legend(title="member:non-member", fontsize=8)
-    fig.tight_layout()
+                                  label="paper's Fig. 10 points, Eq 11" if lab == skews.max() else "_")
+        ax.set(xscale="log", xlabel="recall (TPR)", ylim=(0, 1.02), title=PAPERS[a])
+    axes[0].set_ylabel("precision")
+    handles, labels = axes[0].get_legend_handles_labels()
+    handles.append(plt.Line2D([], [], color="grey", linestyle=":", linewidth=1))
+    labels.append("everyone is a member")
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), title="member:non-member skew",
+               bbox_to_anchor=(0.5, 0.0), columnspacing=1.2, handlelength=1.6)
+    fig.tight_layout(rect=(0, 0.6 / fig.get_figheight(), 1, 1))
     return fig
 
 
@@ -99,25 +118,27 @@ def plot_statements(cv: Curves, k_shokri: float, k_carlini: float) -> Any:
     """
     c = claims.claim("fw.s5.shokri.precision_40")
     c95 = claims.claim("fw.s5.carlini.precision_95_targets")
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
-    for ax, a, k, marks in [
-        (axes[0], "shokri", k_shokri, [(c.params["targets_fraction"], c.reported)]),
-        (axes[1], "carlini", k_carlini, [(c95.reported, c95.params["precision"])]),
+    fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 4.0), sharey=True)
+    for ax, a, k, marks, where in [
+        (axes[0], "shokri", k_shokri, [(c.params["targets_fraction"], c.reported)], "upper right"),
+        (axes[1], "carlini", k_carlini, [(c95.reported, c95.params["precision"])], "lower left"),
     ]:
         gf, gt = base_rates.roc_grid(*cv[a])
         d = base_rates.precision_recall_at_skews(gf, gt, k)
-        ax.plot(d["targets_fraction"], d["precision"], label=f"Fig. 10, log-log, {base_rates.skew_label(k)}")
+        ax.plot(d["targets_fraction"], d["precision"], label=f"paper's Fig. 10 at {base_rates.skew_label(k)}")
         plotting.paper_points(ax, [m[0] for m in marks], [m[1] for m in marks], label="paper (§5 text)")
-        ax.set(xscale="log", xlabel="share of everyone observed correctly flagged, TP/(M+N)", ylabel="precision",
-               ylim=(0, 1.02), xlim=(1e-6, 1e-1), title=PAPERS[a])
-        ax.legend()
+        ax.set(xscale="log", ylim=(0, 1.02), xlim=(1e-6, 1e-1), title=PAPERS[a])
+        ax.set_xticks([1e-6, 1e-4, 1e-2])
+        ax.legend(loc=where)  # each panel's empty corner
+    axes[0].set_ylabel("precision")
+    fig.supxlabel("share of everyone observed correctly flagged, TP/(M+N)", fontsize=10)
     fig.tight_layout()
     return fig
 
 
 def plot_live_rocs(rocs: Mapping[str, base_rates.RocCurve]) -> Any:
     """The live attacks' ROC curves on linear and log-log axes (drawn through :func:`thin_roc`)."""
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.4))
+    fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 4.6))
     for a, r in rocs.items():
         keep = thin_roc(r.fpr, r.tpr)
         for ax in axes:
@@ -126,21 +147,22 @@ def plot_live_rocs(rocs: Mapping[str, base_rates.RocCurve]) -> Any:
     for ax, scale in zip(axes, ("linear", "log")):
         ax.plot([lo, 1], [lo, 1], ":", color="grey", label="chance")
         ax.set(xscale=scale, yscale=scale, xlabel="FPR", ylabel="TPR")
-    axes[0].set_title("ROC, linear axes")
-    axes[1].set(title="ROC, log-log axes (Carlini et al.)", xlim=(lo, 1), ylim=(lo, 1))
-    axes[0].legend(fontsize=8)
-    fig.tight_layout()
+    axes[0].set_title("linear axes")
+    axes[1].set(title="log-log axes (Carlini et al.)", xlim=(lo, 1), ylim=(lo, 1))
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=2, bbox_to_anchor=(0.5, 0.0))
+    fig.tight_layout(rect=(0, 0.25 * math.ceil(len(labels) / 2) / fig.get_figheight(), 1, 1))
     return fig
 
 
 def plot_pr_at_skews(rocs: Mapping[str, base_rates.RocCurve], skews: np.ndarray) -> Any:
     """Every threshold of every attack at each skew (Eq 11), with its conservative interval shaded.
 
+    Two panels a row, one per skew; the legend takes an empty panel when there is one, else sits above.
     Drawn through :func:`thin_roc` (the thresholds a figure can show).
     """
-    ncol = min(4, len(skews))
-    nrow = int(math.ceil(len(skews) / ncol))
-    fig, axes = plt.subplots(nrow, ncol, figsize=(3.4 * ncol, 3.2 * nrow), sharey=True, squeeze=False)
+    nrow = int(math.ceil(len(skews) / 2))
+    fig, axes = plt.subplots(nrow, 2, figsize=(WIDTH, 2.5 * nrow + 0.6), sharey=True, squeeze=False)
     for ax, k in zip(axes.ravel(), skews):
         for a, r in rocs.items():
             keep = thin_roc(r.fpr, r.tpr)[1:]  # without the first point, which flags no one
@@ -148,14 +170,24 @@ def plot_pr_at_skews(rocs: Mapping[str, base_rates.RocCurve], skews: np.ndarray)
             lo_, hi_ = base_rates.precision_interval_at_skew(r.tp[keep], r.n_members, r.fp[keep], r.n_non_members, k)
             (line,) = ax.plot(d["recall"], d["precision"], label=LABELS[a], linewidth=1)
             ax.fill_between(d["recall"], lo_, hi_, color=line.get_color(), alpha=0.15, linewidth=0)
-        ax.axhline(float(base_rates.everyone_is_member(k)["precision"].iloc[0]), color="grey", linestyle=":")
-        ax.set(xscale="log", ylim=(0, 1.02), title=base_rates.skew_label(k), xlabel="recall")
-    for ax in axes.ravel()[len(skews):]:
-        ax.set_visible(False)
+        ax.axhline(float(base_rates.everyone_is_member(k)["precision"].iloc[0]), color="grey", linestyle=":",
+                   label="everyone is a member")
+        ax.set(xscale="log", ylim=(0, 1.02))
+        ax.set_title(f"skew {base_rates.skew_label(k)}", loc="left")
     for ax in axes[:, 0]:
         ax.set_ylabel("precision")
-    axes[0, 0].legend(fontsize=7)
-    fig.tight_layout()
+    for j in range(2):
+        used = [i for i in range(nrow) if i * 2 + j < len(skews)]
+        axes[used[-1], j].set_xlabel("recall")
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    if len(skews) % 2:
+        spare = axes[-1, 1]
+        spare.axis("off")
+        spare.legend(handles, labels, loc="center")
+        fig.tight_layout()
+    else:
+        fig.legend(handles, labels, loc="upper center", ncol=3, bbox_to_anchor=(0.5, 1.0))
+        fig.tight_layout(rect=(0, 0, 1, 1 - 0.75 / fig.get_figheight()))
     return fig
 
 
@@ -163,11 +195,46 @@ def plot_sweep(sweep: pd.DataFrame) -> Any:
     """Loss-attack AUC against the generalisation gap, one point per depth (nothing for an empty sweep)."""
     if sweep.empty:
         return None
-    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    fig, ax = plt.subplots(figsize=(WIDTH * 0.8, 3.8))
     ax.plot(sweep["gap"], sweep["AUC"], "o-")
     for _, row in sweep.iterrows():
-        ax.annotate(f"depth {row['max_depth']}", (row["gap"], row["AUC"]), fontsize=8,
-                    textcoords="offset points", xytext=(4, -10))
+        ax.annotate(f"depth {row['max_depth']}", (row["gap"], row["AUC"]), textcoords="offset points",
+                    xytext=(6, -12))
+    ax.margins(x=0.15, y=0.15)
     ax.set(xlabel="generalisation gap (train - test accuracy)", ylabel="loss attack AUC",
            title="More capacity, more memorisation")
+    fig.tight_layout()
     return fig
+
+
+def skew_frame(cv: Curves, skew: str | float, per_decade: int = 10) -> dict[str, tuple[list[float], list[float]]]:
+    """One frame of the explorable figure: each Fig. 10 attack's precision against TP/(M+N) at ``skew`` (Eq 11).
+
+    The curve is read log-log between Fig. 10's points (:func:`~anonlab.measures.base_rates.roc_grid`,
+    ``per_decade`` grid points per decade, the table's own points included), as in :func:`plot_statements`;
+    the x value is the share of everyone observed who is correctly flagged, the ledger's default reading of
+    §5's "targets".
+
+    >>> f = skew_frame({"shokri": (np.array([1e-4, 1.0]), np.array([2e-3, 1.0]))}, "1:30", per_decade=1)
+    >>> [round(v, 3) for v in f["Shokri et al."][1]][:1]
+    [0.4]
+    """
+    k = float(base_rates.as_skews([skew])[0])
+    out = {}
+    for a, (f, t) in cv.items():
+        gf, gt = base_rates.roc_grid(f, t, points_per_decade=per_decade)
+        d = base_rates.precision_recall_at_skews(gf, gt, k)
+        out[PAPERS.get(a, a)] = (d["targets_fraction"].astype(float).tolist(), d["precision"].astype(float).tolist())
+    return out
+
+
+def statement_points() -> list[Any]:
+    """§5's two statements about "targets" as the explorable figure's paper points (ledger values)."""
+    from ..explore import Series
+
+    c40 = claims.claim("fw.s5.shokri.precision_40")
+    c95 = claims.claim("fw.s5.carlini.precision_95_targets")
+    return [Series(f"paper: {PAPERS['shokri']}, {c40.reported:.0%} for 1 in {1 / c40.params['targets_fraction']:,.0f}",
+                   [c40.params["targets_fraction"]], [c40.reported]),
+            Series(f"paper: {PAPERS['carlini']}, {c95.params['precision']:.0%} for 1 in {1 / c95.reported:,.0f}",
+                   [c95.reported], [c95.params["precision"]])]
