@@ -226,6 +226,16 @@ CHAPTER = Chapter(
              "risk_width_members": "width of its interval",
              "alc_members": "ALC of the same guesses against the book's baseline model"},
         ),
+        Exercise(
+            "cormode_alone",
+            "*Predict first:* Cormode argues that DP counts and l-diverse tables leak about equally. On the "
+            "yardstick of chapters 1 and 2 alone, how many of their attacks learn something beyond their baseline, "
+            "and how many do not? Then run with `chapters = ['01_syntactic_anonymity', '02_dp_vs_definetti']` "
+            "and `peers = False`.",
+            {"chapters": ["01_syntactic_anonymity", "02_dp_vs_definetti"], "peers": False},
+            {"n_beyond": "attacks whose PI interval lies above 0",
+             "n_same": "attacks whose PI interval contains 0"},
+        ),
     ),
 )
 
