@@ -663,15 +663,15 @@ def sigma_sweep_table(ds: Any, sweeps: Mapping[bool, Mapping[float, pd.DataFrame
 def plot_sigma_sweep(ax: Any, sweep: pd.DataFrame, n_users: int, paper: Callable[[str], Any]) -> None:
     """Precision against coverage of the single and double tests across σ*, with the paper's two points.
 
-    Each point is labelled with its σ* (alternately above and below); the legend sits under the axes.
+    Each point is labelled with its σ* (alternately right and left); the legend sits under the axes.
     """
     from .. import plotting
 
     for test, d in sweep.groupby("test"):
         ax.plot(d["coverage"], d["precision"], "o-", label=f"{test} test")
-        for i, (_, r) in enumerate(d.iterrows()):  # labels alternately above and below: neighbours stay apart
-            ax.annotate(f"{r['σ*']:g}", (r["coverage"], r["precision"]), xytext=(5, 3 if i % 2 == 0 else -6),
-                        textcoords="offset points", va="bottom" if i % 2 == 0 else "top")
+        for i, (_, r) in enumerate(d.iterrows()):  # labels alternately right and left: neighbours stay apart
+            ax.annotate(f"{r['σ*']:g}", (r["coverage"], r["precision"]), xytext=(5 if i % 2 == 0 else -5, 3),
+                        textcoords="offset points", ha="left" if i % 2 == 0 else "right")
     plotting.paper_points(ax, [paper("gadotti.s5.double_test.adult_attackable_single"),
                                paper("gadotti.s5.double_test.adult_attackable_double")],
                           [paper("gadotti.s5.double_test.adult_acc_single"),
