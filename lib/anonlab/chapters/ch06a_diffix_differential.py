@@ -146,7 +146,8 @@ CHAPTER = Chapter(
             "Diffix rounds every answer, and §4 says rounding has close to no effect on the differential "
             "attack. *Predict first:* without rounding, will the differential attack on Complete_k become more "
             "accurate, and will the full attack's guesses on ADULT be right more often? Then run with "
-            "`rounding = False`.",
+            "`rounding = False`. And would Diffix be safer with noise layers of twice or eight times the "
+            "standard deviation? Predict, then move the slider of the figure of acc(k) over the noise's σ.",
             {"rounding": False},
             {"emp_acc_kmax": "differential attack on Complete_k, largest k run",
              "adult_diff_precision": "full differential attack on ADULT: accuracy of its own guesses"},
@@ -364,7 +365,10 @@ def fig2_numbers(curves: pd.DataFrame, empirical: Mapping[int, tuple[pd.DataFram
 
 
 def plot_fig2(ax: Any, fig2: pd.DataFrame, B: int, paper: Callable[[str], Any]) -> None:
-    """Fig. 2: exact and rounded theory, the empirical points through the proxy, the paper's values (``paper``)."""
+    """Fig. 2: exact and rounded theory, the empirical points through the proxy, the paper's values (``paper``).
+
+    The legend sits under the axes (two columns), off the data; the paper's points are on the curves at k = 5.
+    """
     from .. import plotting
 
     ax.plot(fig2["k"], fig2["theory"], "-", label="theoretical, exact (no rounding)")
@@ -372,14 +376,75 @@ def plot_fig2(ax: Any, fig2: pd.DataFrame, B: int, paper: Callable[[str], Any]) 
     e = fig2.dropna(subset=["empirical"])
     ax.errorbar(e["k"], e["empirical"], yerr=[e["empirical"] - e["ci_low"], e["ci_high"] - e["empirical"]],
                 fmt="o-", capsize=3, label=f"Complete_k through the proxy (B = {B})")
-    plotting.paper_points(ax, [5], [paper("gadotti.s4.differential_acc_k5")], label="paper, §4 (92.6%)")
-    plotting.paper_points(ax, [5, 5], [paper("gadotti.abstract.differential_acc_k5"),
-                                       paper("gadotti.s1.differential_acc_k5")],
-                          marker="s", label="paper, abstract (89.4%) and §1 (96.8%)")
-    plotting.paper_hline(ax, paper("gadotti.s4.differential_acc_k2"), label="paper: above 66% at k = 2")
+    s4, ab, s1 = (paper(f"gadotti.{c}.differential_acc_k5") for c in ("s4", "abstract", "s1"))
+    plotting.paper_points(ax, [5], [s4], label=f"paper, §4 ({s4:.1%})")
+    plotting.paper_points(ax, [5, 5], [ab, s1], marker="s", label=f"paper, abstract ({ab:.1%}) and §1 ({s1:.1%})")
+    k2 = paper("gadotti.s4.differential_acc_k2")
+    plotting.paper_hline(ax, k2, label=f"paper: above {k2:.0%} at k = 2")
     ax.set(xlabel="k (known attributes)", ylabel="accuracy", title="Fig. 2: accuracy of the differential attack",
            ylim=(0.5, 1.0))
-    ax.legend(fontsize=8)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
+
+
+#: The standard deviations σ of Diffix's noise layers the explorable figure of acc(k) moves through (Diffix: 1).
+NOISE_SDS: tuple[float, ...] = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+
+
+def noise_frame(noise_sd: float, *, n_simulations: int, B: int, seed: int) -> dict[str, tuple[list[int], list[float]]]:
+    """acc(k), k = 1..6, when every noise layer of Diffix has standard deviation σ = ``noise_sd``.
+
+    Two series, as in Fig. 2: the exact accuracy of the likelihood ratio test
+    ([G19] App. A with Eq. 6 scaled by σ², :func:`anonlab.attacks.diffix.theoretical_accuracy`)
+    and the paper's simulation with rounded answers
+    (:func:`anonlab.attacks.diffix.simulated_accuracy_rounding`, ``n_simulations``
+    experiments per secret value, the seeds of :func:`anonlab.attacks.diffix.accuracy_curves`,
+    so the frame at σ = 1 is Fig. 2's two theoretical curves). The attacker knows σ.
+    """
+    from ..attacks.diffix import theory
+
+    ks = list(range(1, 7))
+    exact = [theory.theoretical_accuracy(k, noise_sd) for k in ks]
+    rounded = [theory.simulated_accuracy_rounding(k, n_simulations, B=B, seed=np.random.default_rng([seed, 2, i]),
+                                                  noise_sd=noise_sd) for i, k in enumerate(ks)]
+    return {"exact (no rounding)": (ks, exact), "rounded answers (simulation)": (ks, rounded)}
+
+
+def noise_explorable(run: Any, *, n_simulations: int, B: int, seed: int) -> Any:
+    """The explorable figure of acc(k) over the noise's σ (:data:`NOISE_SDS`), one :func:`noise_frame` each.
+
+    The band is what §1's acc(5) claim accepts; the paper's points are §1's
+    theoretical and §4's empirical acc(5). The static fallback shows σ = 1, Diffix's.
+    """
+    import dataclasses
+
+    from .. import explore
+
+    s1, s4 = (run.paper(f"gadotti.{c}.differential_acc_k5") for c in ("s1", "s4"))
+    e = run.explorable(
+        "acc(k) of the differential attack", "noise_sd", NOISE_SDS,
+        lambda sd: noise_frame(sd, n_simulations=n_simulations, B=B, seed=seed),
+        x_label="k (known attributes)", y_label="accuracy", claim_id="gadotti.s1.differential_acc_k5",
+        key={"n_sim": n_simulations, "B": B, "seed": seed},
+        paper=[explore.Series("paper, acc(5): §1 (theory), §4 (Complete_5)", [5, 5], [s1, s4])],
+        alt="Accuracy of the differential attack against the number of known attributes k from 1 to 6, exact "
+            "and with rounded answers, for one standard deviation of Diffix's noise layers at a time; a slider "
+            "moves the standard deviation from 0.25 to 8.")
+    e = dataclasses.replace(e, default=NOISE_SDS.index(1.0))
+    _draw_fallback(e)
+    return e
+
+
+def _draw_fallback(e: Any) -> None:
+    """Draw the explorable figure's static PNG now and give matplotlib its backend back.
+
+    :mod:`anonlab.explore` draws the fallback under ``matplotlib.use("Agg")``, which would leave the
+    notebook's inline backend off and the chapter's later figures undisplayed.
+    """
+    import matplotlib
+
+    backend = matplotlib.get_backend()
+    e.png()
+    matplotlib.use(backend)
 
 
 # ---------------------------------------------------------------------------
@@ -558,18 +623,32 @@ def fig3_numbers(fig3: pd.DataFrame, paper: Callable[[str], Any]) -> dict[str, A
 
 
 def plot_fig3(axes: Sequence[Any], fig3: pd.DataFrame, paper: Callable[[str], Any]) -> None:
-    """Fig. 3, one panel per data set, with the paper's accuracy at its k* (``paper``)."""
+    """Fig. 3, one panel per data set, with the paper's accuracy at its k* (``paper``) on the accuracy curve.
+
+    One legend for all panels, under them (the caller's figure), off the data.
+    """
     from .. import plotting
 
-    for ax, (name, d) in zip(axes, fig3.groupby("data set", sort=False)):
+    for i, (ax, (name, d)) in enumerate(zip(axes, fig3.groupby("data set", sort=False))):
         ax.plot(d["k*"], d["unique"], "o-", label="unique on A*")
         ax.plot(d["k*"], d["correctly inferred"], "s-", label="correctly inferred (all users)")
         ax.plot(d["k*"], d["accuracy (unique)"], "^-", label="accuracy among unique users")
         cid = FIG3_CLAIMS[name]
         plotting.paper_points(ax, [claims.claim(cid).params["k_star"]], [paper(cid)], label="paper (accuracy)")
-        ax.set(xlabel="k* (known attributes)", ylabel="fraction of users", title=f"Fig. 3: {name.upper()}",
-               ylim=(0, 1))
-        ax.legend(fontsize=8)
+        ax.set(xlabel="k* (known attributes)", ylabel="fraction of users" if i == 0 else "",
+               title=f"Fig. 3: {name.upper()}", ylim=(0, 1.02))
+    handles, labels = axes[0].get_legend_handles_labels()
+    axes[0].figure.legend(handles, labels, loc="outside lower center", ncol=2)
+
+
+def fig3_figure(fig3: pd.DataFrame, paper: Callable[[str], Any]) -> Any:
+    """The figure of :func:`plot_fig3`: one panel per data set side by side (at most 2), 7.4 inches wide."""
+    import matplotlib.pyplot as plt
+
+    n = max(1, fig3["data set"].nunique())
+    fig, axes = plt.subplots(1, n, figsize=(7.4, 3.6), squeeze=False, sharey=True, layout="constrained")
+    plot_fig3(axes[0], fig3, paper)
+    return fig
 
 
 # ---------------------------------------------------------------------------

@@ -341,10 +341,15 @@ def measure_fig4(fig4: pd.DataFrame) -> dict[str, Measurement]:
 
 
 def plot_fig4(axes: Sequence[Any], fig4: pd.DataFrame, paper: Callable[[str], Any]) -> None:
-    """Fig. 4, one panel per data set; on ADULT the paper's attackable share and its product with accuracy_pa."""
+    """Fig. 4, one panel per data set; on ADULT the paper's attackable share and its product with accuracy_pa.
+
+    The paper's points sit on ADULT's predicted-attackable and correctly-inferred curves at k* = 10. One
+    legend for all panels, in the first spare axes of ``axes`` if there is one, else under the figure.
+    """
     from .. import plotting
 
-    for ax, name in zip(axes, dict.fromkeys(fig4["data set"])):
+    names = list(dict.fromkeys(fig4["data set"]))
+    for ax, name in zip(axes, names):
         d = fig4[fig4["data set"] == name]
         ax.plot(d["k*"], d["value_unique"], "o-", label="value-unique")
         ax.plot(d["k*"], d["attackable"], "s-", label="predicted attackable")
@@ -352,10 +357,34 @@ def plot_fig4(axes: Sequence[Any], fig4: pd.DataFrame, paper: Callable[[str], An
         if name == "adult":
             att = paper("gadotti.s5.double_test.adult_attackable_single")
             plotting.paper_points(ax, [10, 10], [att, att * paper("gadotti.s3.cloning.acc_delta10")],
-                                  label="paper (attackable; attackable x accuracy_pa)")
+                                  label="paper, ADULT k* = 10 (attackable;\nattackable x accuracy_pa)")
         ax.set(xlabel="k*", ylabel="fraction of users", ylim=(0, 1.02),
-               title=f"Fig. 4: {name.upper() if name != 'german' else 'German credit (CREDIT stand-in)'}")
-        ax.legend(fontsize=8)
+               title=f"{name.upper() if name != 'german' else 'German credit (CREDIT stand-in)'}")
+    handles, labels = {}, {}
+    for ax in axes[:len(names)]:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lab, h)
+    spare = list(axes[len(names):])
+    if spare:
+        for ax in spare:
+            ax.set_axis_off()
+        spare[0].legend(list(handles.values()), list(handles), loc="center")
+    else:
+        axes[0].figure.legend(list(handles.values()), list(handles), loc="outside lower center", ncol=2)
+
+
+def fig4_figure(fig4: pd.DataFrame, paper: Callable[[str], Any]) -> Any:
+    """The figure of :func:`plot_fig4`: at most 2 panels side by side, 7.4 inches wide, as many rows as needed."""
+    import matplotlib.pyplot as plt
+
+    n = max(1, fig4["data set"].nunique())
+    cols = 1 if n == 1 else 2
+    rows = -(-(n + 1) // cols) if cols == 2 else 1  # a spare panel for the legend when there is room
+    fig, axes = plt.subplots(rows, cols, figsize=(7.4, 3.2 * rows + (0.8 if rows * cols == n else 0)),
+                             squeeze=False, layout="constrained")
+    fig.suptitle("Fig. 4: the cloning attack against the number of known attributes k*")
+    plot_fig4(list(axes.ravel()), fig4, paper)
+    return fig
 
 
 def measure_value_unique_classes(classes: pd.Series) -> dict[str, Measurement]:
@@ -632,22 +661,25 @@ def sigma_sweep_table(ds: Any, sweeps: Mapping[bool, Mapping[float, pd.DataFrame
 
 
 def plot_sigma_sweep(ax: Any, sweep: pd.DataFrame, n_users: int, paper: Callable[[str], Any]) -> None:
-    """Precision against coverage of the single and double tests across σ*, with the paper's two points."""
+    """Precision against coverage of the single and double tests across σ*, with the paper's two points.
+
+    Each point is labelled with its σ* (alternately right and left); the legend sits under the axes.
+    """
     from .. import plotting
 
     for test, d in sweep.groupby("test"):
         ax.plot(d["coverage"], d["precision"], "o-", label=f"{test} test")
-        for _, r in d.iterrows():
-            ax.annotate(f"σ*={r['σ*']:g}", (r["coverage"], r["precision"]), fontsize=7, xytext=(4, 3),
-                        textcoords="offset points")
+        for i, (_, r) in enumerate(d.iterrows()):  # labels alternately right and left: neighbours stay apart
+            ax.annotate(f"{r['σ*']:g}", (r["coverage"], r["precision"]), xytext=(5 if i % 2 == 0 else -5, 3),
+                        textcoords="offset points", ha="left" if i % 2 == 0 else "right")
     plotting.paper_points(ax, [paper("gadotti.s5.double_test.adult_attackable_single"),
                                paper("gadotti.s5.double_test.adult_attackable_double")],
                           [paper("gadotti.s5.double_test.adult_acc_single"),
                            paper("gadotti.s5.double_test.adult_acc_double")],
                           label="paper, σ* = 0.7 (single, double)")
     ax.set(xlabel="coverage (predicted attackable)", ylabel="precision (accuracy_pa)",
-           title=f"ADULT, {n_users} users: precision against coverage")
-    ax.legend(fontsize=8)
+           title=f"ADULT, {n_users} users: precision against coverage (points labelled by σ*)")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3)
 
 
 def sweep_text(sweep: pd.DataFrame) -> str:

@@ -27,6 +27,7 @@ import functools
 import inspect
 import math
 import os
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -102,10 +103,10 @@ T = TypeVar("T")
 
 
 def progress_printer(label: str, every: int = 100) -> ProgressFn:
-    """A progress callback that prints ``label: done/total`` every ``every`` users."""
+    """A progress callback that prints ``label: done/total`` to stderr (build noise) every ``every`` users."""
     def report(done: int, total: int) -> None:
         if done == total or done % every == 0:
-            print(f"{label}: {done}/{total} users", flush=True)
+            print(f"{label}: {done}/{total} users", file=sys.stderr, flush=True)
     return report
 
 
@@ -1081,7 +1082,7 @@ class Experiments:
             kw = dict(B=B, n_users=n_users, seed=self.seed, n_salts=n_salts, **self.proxy_settings)
             res, summary = (_task_pool(self.n_jobs).submit(run_complete_k, k, **kw).result() if self.n_jobs > 1
                             else run_complete_k(k, **kw))
-            print(f"Complete_{k}: {summary['n_users']} users attacked under {n_salts} salt(s)")
+            print(f"Complete_{k}: {summary['n_users']} users attacked under {n_salts} salt(s)", file=sys.stderr)
             return res, summary
 
         got = self.together({k: functools.partial(self.run.cached, "complete_k", functools.partial(compute, k),

@@ -80,17 +80,26 @@ class LRTestParameters:
             raise ValueError(f"n must be an integer >= 1, got {self.n!r}")
 
 
-def differential_distributions(k: int) -> LRTestParameters:
+def differential_distributions(k: int, noise_sd: float = 1.0) -> LRTestParameters:
     """The distributions of Eq. 6 for k known attributes: ``f = N(0, 2)``, ``g = N(1, 2k + 2)``, n = k.
+
+    Diffix's noise layers are N(0, 1) ([G19] §2); with layers of standard
+    deviation ``noise_sd`` (σ) every variance of Eq. 6 scales by σ²:
+    ``f = N(0, 2σ²)``, ``g = N(1, (2k + 2)σ²)``.
 
     Examples
     --------
     >>> differential_distributions(5)
     LRTestParameters(mu0=0.0, var0=2.0, mu1=1.0, var1=12.0, n=5)
+    >>> differential_distributions(5, noise_sd=2.0)
+    LRTestParameters(mu0=0.0, var0=8.0, mu1=1.0, var1=48.0, n=5)
     """
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be an integer >= 1, got {k!r}")
-    return LRTestParameters(0.0, 2.0, 1.0, 2.0 * k + 2.0, int(k))
+    if not (math.isfinite(noise_sd) and noise_sd > 0):
+        raise ValueError(f"noise_sd must be a finite number > 0, got {noise_sd!r}")
+    v = float(noise_sd) ** 2
+    return LRTestParameters(0.0, 2.0 * v, 1.0, (2.0 * k + 2.0) * v, int(k))
 
 
 def log_likelihood_ratio(q: Any, r: Any, k: int) -> float:
@@ -251,18 +260,20 @@ def lr_test_error(p: LRTestParameters) -> float:
     return imhof_sf(0.0, [p.var0, -p.var1], [p.n, p.n], [lam0, lam1])
 
 
-def theoretical_accuracy(k: int) -> float:
+def theoretical_accuracy(k: int, noise_sd: float = 1.0) -> float:
     """``acc(k) = 1 - p_err(k)``: the differential attack's accuracy with k attributes.
 
     [G19] App. A applied to Eq. 6: ``mu0 = 0, sigma0^2 = 2, mu1 = 1,
-    sigma1^2 = 2k + 2, n = k``, with no rounding and no bucket suppression.
+    sigma1^2 = 2k + 2, n = k``, with no rounding and no bucket suppression;
+    with noise layers of standard deviation ``noise_sd`` (σ, Diffix's is 1)
+    both variances scale by σ² (:func:`differential_distributions`).
 
     Examples
     --------
     >>> round(theoretical_accuracy(1), 3)
     0.673
     """
-    return 1.0 - lr_test_error(differential_distributions(k))
+    return 1.0 - lr_test_error(differential_distributions(k, noise_sd))
 
 
 def monte_carlo_accuracy(k: int, n_experiments: int = 100_000,
@@ -350,7 +361,8 @@ def error_probabilities(k: int, n_experiments: int = 40_000,
 
 def simulated_accuracy_rounding(k: int, n_experiments: int = 1000, B: int = 12,
                                 seed: np.random.Generator | int | None = 0,
-                                rounding: bool = True, share_static: bool = False) -> float:
+                                rounding: bool = True, share_static: bool = False,
+                                noise_sd: float = 1.0) -> float:
     """Accuracy of the test when Diffix's outputs are rounded ([G19] App. A, numerical simulation).
 
     Simulates, for each experiment and each value of the secret, the 4k
@@ -380,24 +392,29 @@ def simulated_accuracy_rounding(k: int, n_experiments: int = 1000, B: int = 12,
     share_static : bool
         Draw one static noise value per distinct condition across all 4k
         queries (Diffix's behaviour) instead of one per pair.
+    noise_sd : float
+        Standard deviation σ of every noise layer (Diffix's: 1); the
+        noise values are the same draws times σ, and the test uses Eq. 6
+        scaled by σ² (:func:`differential_distributions`).
 
     Returns
     -------
     float
         Fraction of correct decisions over the ``2 n_experiments`` runs.
     """
-    p = differential_distributions(k)
+    p = differential_distributions(k, noise_sd)
     g = check_random_state(seed)
     n = _positive_int("n_experiments", n_experiments)
+    sd = float(noise_sd)
     if isinstance(B, bool) or not isinstance(B, (int, np.integer)) or B < 2:
         raise ValueError(f"B must be an integer >= 2, got {B!r}")
     rnd = (lambda x: np.maximum(np.rint(x), 0.0)) if rounding else (lambda x: x)  # noqa: E731
     correct = 0
     for secret in (1, 0):
         # static noise per distinct condition: a_i = x_i (k), a_j <> x_j (k), s = 0, s = 1
-        st_eq = g.standard_normal((n, k))
-        st_ne = g.standard_normal((n, k))
-        st_s = g.standard_normal((n, 2))
+        st_eq = g.standard_normal((n, k)) * sd
+        st_ne = g.standard_normal((n, k)) * sd
+        st_s = g.standard_normal((n, 2)) * sd
         n_zero = g.binomial(B - 1, 0.5, (n, k))  # other users sharing k - 1 attributes with s = 0
         samples = []
         for sv in (0, 1):  # q (s = 0 pairs) then r (s = 1 pairs)
@@ -408,12 +425,12 @@ def simulated_accuracy_rounding(k: int, n_experiments: int = 1000, B: int = 12,
                 shared = st_eq.sum(axis=1, keepdims=True) - st_eq + st_s[:, [sv]]
                 neg = st_ne
             else:
-                shared = g.normal(0.0, math.sqrt(k), (n, k))
-                neg = g.standard_normal((n, k))
-            dyn_q = g.normal(0.0, math.sqrt(k), (n, k))  # k dynamic layers of Q_j's query set
+                shared = g.normal(0.0, math.sqrt(k), (n, k)) * sd
+                neg = g.standard_normal((n, k)) * sd
+            dyn_q = g.normal(0.0, math.sqrt(k), (n, k)) * sd  # k dynamic layers of Q_j's query set
             # the victim outside both sets: same query set, same dynamic noise per shared condition
-            dyn_qbar = g.normal(0.0, math.sqrt(k), (n, k)) if victim_in else dyn_q
-            dyn_neg = g.standard_normal((n, k))  # dynamic noise of a_j <> x_j in Q'_j
+            dyn_qbar = g.normal(0.0, math.sqrt(k), (n, k)) * sd if victim_in else dyn_q
+            dyn_neg = g.standard_normal((n, k)) * sd  # dynamic noise of a_j <> x_j in Q'_j
             big_q = others + victim_in + shared + dyn_q
             small_q = others + shared + dyn_qbar + neg + dyn_neg
             samples.append(rnd(big_q) - rnd(small_q))
