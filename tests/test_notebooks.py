@@ -307,6 +307,13 @@ def test_the_book_builds_without_warnings_and_links_resolve(
     assert {"intro", "verdicts", "course", "glossary"} <= set(pages)
     problems = book.browser_check(html, pages, browser, shots)
     assert problems == []
+    # what a reader sees, measured laid out at a desktop and a phone width (anonlab.pagecheck): no table
+    # wider than the page, no figure text under 9 pt, no code wall before the first figure, every figure
+    # captioned, every explorable figure drawing its recorded frames
+    from anonlab import pagecheck
+
+    for width in (1400, 414):
+        assert pagecheck.layout_problems(pagecheck.layout_report(html, pages, browser, width)) == []
     assert sorted(p.stem for p in shots.glob("*.png")) == sorted(pages)
     verdicts = (html / "verdicts.html").read_text()
     n = len(claims.load_ledger(executed_book / "data" / "claims.yaml"))
