@@ -552,17 +552,6 @@ def test_fig5_curves_are_fig5s_curves_and_thin_to_real_thresholds() -> None:
     assert ch.fig5_curves({**d, "secrets": ["age"]}, settings).empty
 
 
-def _natural_width(fig) -> int:
-    """The figure's width in pixels as the notebook's inline backend saves it (110 dpi, bbox tight, 0.1 in pad)."""
-    import io
-
-    from PIL import Image
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
-    return Image.open(io.BytesIO(buf.getvalue())).size[0]
-
-
 def test_figures_fit_the_text_column_with_text_of_10_pt() -> None:
     """Each figure's natural width (bbox tight, 110 dpi) is at most 857 px, no text below 10 pt, at most 2 panels a row."""
     import matplotlib.pyplot as plt
@@ -588,10 +577,8 @@ def test_figures_fit_the_text_column_with_text_of_10_pt() -> None:
     pit = pd.DataFrame({"secret": np.repeat(secrets[:5], 2), "tolerance": [0.01, 0.2] * 5, "pi": np.linspace(-0.5, 0.5, 10)})
     figs = [figures.plot_fig4({"Adult": f4, "KDD Census-Income": f4}), figures.plot_fig5(curves, title="t"),
             figures.plot_fig6(rep, title="t"), figures.plot_fig6(rep10, title="t"), figures.plot_fig8(cmp_, title="t"), figures.plot_pi_vs_tolerance(pit)]
+    from .test_figures_01_03_04_08 import layout_problems  # the book's one checker of the column's rules
+
     for fig in figs:
-        width = _natural_width(fig)
-        sizes = {t.get_fontsize() for t in fig.findobj(Text) if t.get_text() and t.get_visible()}
-        rows = {round(ax.get_position().y0, 3) for ax in fig.axes}
-        per_row = max(sum(1 for ax in fig.axes if round(ax.get_position().y0, 3) == r) for r in rows)
-        assert width <= 857 and min(sizes) >= 10 and per_row <= 2, (width, sizes, per_row)
+        assert layout_problems(fig) == [], fig.axes[0].get_title()
     plt.close("all")
