@@ -283,30 +283,33 @@ def anonymeter_vs_pi(inputs: Any, peers: Mapping[str, Any]) -> pd.DataFrame:
                       res["correct"]["control"], res["guesses"]["control"])
         s_atk, s_ctl = score(atk), score(ctl)
         vs_base = score(atk, inputs.baseline_on_targets)
-        a, c = res["attack_rate"]["value"], res["control_rate"]["value"]
-        rows.append({"input": release, "attack": "Anonymeter's nearest-row attack", "targets": atk.n_targets,
-                     "precision": s_atk.precision, "control precision": s_ctl.precision,
-                     "PI, control as baseline": float(precision_improvement(s_atk.precision, s_ctl.precision)),
-                     "Anonymeter attack rate": a, "Anonymeter control rate": c,
-                     "PI of Anonymeter's rates": float(precision_improvement(a, c)),
-                     "Anonymeter risk": res["risk"], "risk low": res["risk_ci"][0], "risk high": res["risk_ci"][1],
-                     "baseline precision (same targets)": vs_base.baseline_precision,
-                     "PI vs baseline (same targets)": vs_base.precision_improvement,
-                     "PI low": vs_base.precision_improvement_ci[0], "PI high": vs_base.precision_improvement_ci[1]})
+        rows.append(_anonymeter_row(release, "Anonymeter's nearest-row attack", atk.n_targets, s_atk.precision,
+                                    s_ctl.precision,
+                                    float(precision_improvement(s_atk.precision, s_ctl.precision)), res, vs_base))
     for name, (attack, base) in inputs.scored.items():
-        res = peers["anonymeter_counts"][name]
         s = score(attack, base)
-        a, c = res["attack_rate"]["value"], res["control_rate"]["value"]
-        rows.append({"input": "ε-DP counts (chapter 5)", "attack": f"the book's {name}", "targets": attack.n_targets,
-                     "precision": s.precision, "control precision": s.baseline_precision,
-                     "PI, control as baseline": s.precision_improvement,
-                     "Anonymeter attack rate": a, "Anonymeter control rate": c,
-                     "PI of Anonymeter's rates": float(precision_improvement(a, c)),
-                     "Anonymeter risk": res["risk"], "risk low": res["risk_ci"][0], "risk high": res["risk_ci"][1],
-                     "baseline precision (same targets)": s.baseline_precision,
-                     "PI vs baseline (same targets)": s.precision_improvement,
-                     "PI low": s.precision_improvement_ci[0], "PI high": s.precision_improvement_ci[1]})
+        rows.append(_anonymeter_row("ε-DP counts (chapter 5)", f"the book's {name}", attack.n_targets, s.precision,
+                                    s.baseline_precision, s.precision_improvement,
+                                    peers["anonymeter_counts"][name], s))
     return pd.DataFrame(rows).set_index(["input", "attack"])
+
+
+def _anonymeter_row(release: str, attack: str, targets: int, precision: float, control_precision: float,
+                    pi_control: float, res: Mapping[str, Any], vs_base: Any) -> dict[str, Any]:
+    """One row of the Anonymeter comparison: the book's scores beside Anonymeter's rates and risk.
+
+    ``res`` is Anonymeter's result for the row; ``vs_base`` the book's score of the attack against the
+    baseline on the same targets (precision improvement with its interval).
+    """
+    a, c = res["attack_rate"]["value"], res["control_rate"]["value"]
+    return {"input": release, "attack": attack, "targets": targets,
+            "precision": precision, "control precision": control_precision, "PI, control as baseline": pi_control,
+            "Anonymeter attack rate": a, "Anonymeter control rate": c,
+            "PI of Anonymeter's rates": float(precision_improvement(a, c)),
+            "Anonymeter risk": res["risk"], "risk low": res["risk_ci"][0], "risk high": res["risk_ci"][1],
+            "baseline precision (same targets)": vs_base.baseline_precision,
+            "PI vs baseline (same targets)": vs_base.precision_improvement,
+            "PI low": vs_base.precision_improvement_ci[0], "PI high": vs_base.precision_improvement_ci[1]}
 
 
 def alc_vs_pi(inputs: Any, peers: Mapping[str, Any]) -> pd.DataFrame:
