@@ -103,7 +103,7 @@ def _draw_png(e: Explorable) -> bytes:
     # stop every later figure of the chapter from showing.
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(7.0, 4.2), dpi=110)
+    fig = Figure(figsize=(7.0, 4.8), dpi=110)
     ax = fig.subplots()
     if e.band:
         ax.axhspan(e.band[0], e.band[1], color="#1b5e20", alpha=0.12, label=e.band[2])
@@ -116,7 +116,10 @@ def _draw_png(e: Explorable) -> bytes:
     ax.set_xlabel(e.x_label)
     ax.set_ylabel(e.y_label)
     ax.set_title(f"{e.title} ({e.parameter} = {e.values[e.default]})", fontsize=10)
-    ax.legend(fontsize=10, loc="best")
+    # The legend sits under the axes, never over the band or a line (at most two entries per row).
+    n = len(ax.get_legend_handles_labels()[1])
+    ax.legend(fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=min(2, max(n, 1)),
+              frameon=False)
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
@@ -133,10 +136,24 @@ _SCRIPT = """(function () {
     });
     return t;
   }
-  function layout(i) {
-    var l = {title: {text: d.title + ' (' + d.parameter + ' = ' + d.values[i] + ')', font: {size: 14}},
-             xaxis: {title: {text: d.x_label}, type: d.log_x ? 'log' : 'linear'}, yaxis: {title: {text: d.y_label}},
-             margin: {t: 50, r: 10, b: 50, l: 60}, legend: {orientation: 'h', y: -0.25}, font: {size: 13},
+  function wrap(text, width) {
+    // Plotly does not wrap titles: break at words so the title fits the plot's width (about 8 px a letter).
+    var most = Math.max(20, Math.floor(width / 8)), lines = [''];
+    text.split(' ').forEach(function (w) {
+      var last = lines[lines.length - 1];
+      if (last && (last + ' ' + w).length > most) { lines.push(w); } else { lines[lines.length - 1] = last ? last + ' ' + w : w; }
+    });
+    return lines.join('<br>');
+  }
+  function layout(i, width) {
+    var title = wrap(d.title + ' (' + d.parameter + ' = ' + d.values[i] + ')', width);
+    var l = {title: {text: title, font: {size: 14}, automargin: true},
+             xaxis: {title: {text: d.x_label}, type: d.log_x ? 'log' : 'linear', automargin: true,
+                     exponentformat: 'power'},
+             yaxis: {title: {text: d.y_label}, automargin: true, exponentformat: 'power'},
+             margin: {t: 50, r: 10, b: 10, l: 60},
+             legend: {orientation: 'h', yref: 'container', y: 0, yanchor: 'bottom', x: 0, xanchor: 'left'},
+             font: {size: 13},
              shapes: [], annotations: []};
     if (d.band) {
       l.shapes.push({type: 'rect', xref: 'paper', x0: 0, x1: 1, y0: d.band[0], y1: d.band[1],
@@ -156,7 +173,7 @@ _SCRIPT = """(function () {
     function draw() {
       var i = +slider.value;
       shown.textContent = d.values[i];
-      Plotly.react(plot, traces(i), layout(i), {displayModeBar: false, responsive: true});
+      Plotly.react(plot, traces(i), layout(i, plot.clientWidth || 700), {displayModeBar: false, responsive: true});
     }
     slider.addEventListener('input', draw);
     draw();
@@ -180,7 +197,7 @@ def explorable_html(e: Explorable) -> str:
     return (
         f'<div class="anonlab-explorable" data-parameter="{html.escape(e.parameter, quote=True)}">'
         f'<img class="anonlab-explorable-fallback" alt="{alt}" src="data:image/png;base64,{png}">'
-        f'<div class="anonlab-explorable-plot" style="display:none;width:100%;height:420px"></div>'
+        f'<div class="anonlab-explorable-plot" style="display:none;width:100%;height:460px"></div>'
         f'<div class="anonlab-explorable-controls" style="display:none;gap:0.8em;align-items:center">'
         f'<label>{html.escape(e.parameter)} = <output>{html.escape(str(e.values[e.default]))}</output></label>'
         f'<input type="range" min="0" max="{n}" step="1" value="{e.default}" style="flex:1" '
