@@ -403,23 +403,12 @@ def test_figures_draw() -> None:
     plt.close("all")
 
 
-def _natural_width(fig) -> int:
-    """The figure's width in pixels as the notebook's inline backend saves it (110 dpi, bbox tight, 0.1 in pad)."""
-    import io
-
-    from PIL import Image
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
-    return Image.open(io.BytesIO(buf.getvalue())).size[0]
-
-
 def test_figures_fit_the_text_column_with_text_of_10_pt() -> None:
-    """Each figure's natural width (bbox tight, 110 dpi) is at most 857 px, no text below 10 pt, at most 2 panels a row."""
+    """Every figure passes the book's one figure checker: natural width, 10 pt text, 2 panels a row, no legend over a line."""
     import matplotlib.pyplot as plt
-    from matplotlib.text import Text
 
     from anonlab import plotting
+    from tests.test_figures_01_03_04_08 import layout_problems
 
     plotting.book_style()
     cv = ch.curves(ch.fig10_points())
@@ -431,13 +420,9 @@ def test_figures_fit_the_text_column_with_text_of_10_pt() -> None:
             figures.plot_pr_at_skews(rocs, np.array([1.0, 2.0, 5.0, 10.0, 30.0, 50.0, 240.0])),
             figures.plot_pr_at_skews(rocs, np.array([1.0, 30.0])),
             figures.plot_sweep(pd.DataFrame({"gap": [0.1, 0.2], "AUC": [0.6, 0.7], "max_depth": [4, "None"]}))]
-    for fig in figs:
-        width = _natural_width(fig)
-        sizes = {t.get_fontsize() for t in fig.findobj(Text) if t.get_text() and t.get_visible()}
-        rows = {round(ax.get_position().y0, 3) for ax in fig.axes if ax.get_visible() and ax.axison}
-        per_row = max(sum(1 for ax in fig.axes if ax.axison and round(ax.get_position().y0, 3) == r) for r in rows)
-        assert width <= 857 and min(sizes) >= 10 and per_row <= 2, (fig.axes[0].get_title(), width, sizes, per_row)
+    problems = {fig.axes[0].get_title() or str(i): layout_problems(fig) for i, fig in enumerate(figs)}
     plt.close("all")
+    assert not any(problems.values()), problems
 
 
 def test_the_explorable_frames_are_eq11_at_each_skew_with_the_statements_as_paper_points() -> None:

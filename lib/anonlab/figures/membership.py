@@ -118,10 +118,10 @@ def plot_statements(cv: Curves, k_shokri: float, k_carlini: float) -> Any:
     """
     c = claims.claim("fw.s5.shokri.precision_40")
     c95 = claims.claim("fw.s5.carlini.precision_95_targets")
-    fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 4.0), sharey=True)
-    for ax, a, k, marks, where in [
-        (axes[0], "shokri", k_shokri, [(c.params["targets_fraction"], c.reported)], "upper right"),
-        (axes[1], "carlini", k_carlini, [(c95.reported, c95.params["precision"])], "lower left"),
+    fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 4.6), sharey=True)
+    for ax, a, k, marks in [
+        (axes[0], "shokri", k_shokri, [(c.params["targets_fraction"], c.reported)]),
+        (axes[1], "carlini", k_carlini, [(c95.reported, c95.params["precision"])]),
     ]:
         gf, gt = base_rates.roc_grid(*cv[a])
         d = base_rates.precision_recall_at_skews(gf, gt, k)
@@ -129,9 +129,9 @@ def plot_statements(cv: Curves, k_shokri: float, k_carlini: float) -> Any:
         plotting.paper_points(ax, [m[0] for m in marks], [m[1] for m in marks], label="paper (§5 text)")
         ax.set(xscale="log", ylim=(0, 1.02), xlim=(1e-6, 1e-1), title=PAPERS[a])
         ax.set_xticks([1e-6, 1e-4, 1e-2])
-        ax.legend(loc=where)  # each panel's empty corner
+        ax.set_xlabel("correctly flagged share, TP/(M+N)")
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), frameon=False)  # under its panel, off the curve
     axes[0].set_ylabel("precision")
-    fig.supxlabel("share of everyone observed correctly flagged, TP/(M+N)", fontsize=10)
     fig.tight_layout()
     return fig
 
