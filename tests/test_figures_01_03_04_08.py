@@ -284,3 +284,22 @@ def test_the_chapter_box_comes_after_the_opening_and_before_the_claim(name):
     assert md[0].startswith("# ") and "## " not in md[0] and len(md[0].split()) > 30
     assert md[1].strip() == f"```{{include}} _generated/chapters/{name}.header.md\n```"
     assert md[2].startswith("## The claim")
+
+
+@pytest.mark.parametrize("x, shown", [(0.123456, "0.1235"), (12345.6, "12,346"), (3e-05, "3e-05"), (2.0, "2"),
+                                      (float("nan"), "NaN"), (-1500.0, "-1,500"), (2.5e6, "2.5e+06")])
+def test_plain_tables_show_four_significant_digits(x, shown) -> None:
+    from anonlab import plotting
+
+    assert plotting.table_number(x) == shown
+
+
+def test_the_kit_sets_the_table_style_for_every_chapter() -> None:
+    import pandas as pd
+
+    from anonlab import plotting
+
+    with pd.option_context("display.float_format", None):
+        plotting.table_style()
+        assert "0.1235" in pd.DataFrame({"a": [0.123456]}).to_html()
+        assert "0.123456" not in pd.DataFrame({"a": [0.123456]}).to_html()

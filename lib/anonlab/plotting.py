@@ -14,7 +14,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 
-__all__ = ["book_style", "paper_hline", "paper_points", "measured_band"]
+__all__ = ["book_style", "table_style", "table_number", "paper_hline", "paper_points", "measured_band"]
 
 PAPER_STYLE: dict[str, Any] = dict(color="black", linestyle="--", linewidth=1.2)
 def book_style() -> None:
@@ -29,6 +29,25 @@ def book_style() -> None:
         "legend.frameon": False,
         "font.size": 10,
     })
+
+
+def table_number(x: float) -> str:
+    """How a plain table shows a float: four significant digits, thousands grouped, no exponent below a million.
+
+    ``0.123456 -> '0.1235'``, ``12345.6 -> '12,346'``, ``3e-05 -> '3e-05'``, NaN -> ``'NaN'``.
+    """
+    if x != x:
+        return "NaN"
+    if abs(x) >= 1000 and abs(x) < 1e6:
+        return f"{x:,.0f}"
+    return f"{x:.4g}"
+
+
+def table_style() -> None:
+    """The book's pandas display: floats by :func:`table_number`, not pandas' six decimals."""
+    import pandas as pd
+
+    pd.set_option("display.float_format", table_number)
 
 
 def paper_hline(ax: Axes, value: float, label: str = "paper", **kw: Any) -> None:

@@ -363,9 +363,10 @@ def _cache_name(chapter: str, step: str) -> str:
 
 
 def start(chapter: Any, namespace: Mapping[str, Any]) -> ChapterRun:
-    """Check a notebook's parameters against the declaration, set the book's figure style, return the run."""
+    """Check a notebook's parameters against the declaration, set the book's figure and table style, return the run."""
     from .. import plotting
 
     run = ChapterRun(chapter, chapter.check(namespace))
     plotting.book_style()
+    plotting.table_style()
     return run
