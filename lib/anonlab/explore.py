@@ -134,6 +134,10 @@ _SCRIPT = """(function () {
     d.paper.forEach(function (s) {
       t.push({x: s.x, y: s.y, name: s.name, mode: 'markers', marker: {symbol: 'star', size: 13, color: 'black'}});
     });
+    if (d.band) {
+      t.push({x: [null], y: [null], name: d.band[2], mode: 'markers', hoverinfo: 'skip',
+              marker: {symbol: 'square', size: 14, color: 'rgba(27, 94, 32, 0.25)'}});
+    }
     return t;
   }
   function wrap(text, width) {
@@ -147,19 +151,19 @@ _SCRIPT = """(function () {
   }
   function layout(i, width) {
     var title = wrap(d.title + ' (' + d.parameter + ' = ' + d.values[i] + ')', width);
-    var l = {title: {text: title, font: {size: 14}, automargin: true},
+    var rows = title.split('<br>').length;
+    var l = {title: {text: title, font: {size: 14}, x: 0.5, xanchor: 'center', y: 1, yref: 'container', yanchor: 'top', pad: {t: 22}},
              xaxis: {title: {text: d.x_label}, type: d.log_x ? 'log' : 'linear', automargin: true,
                      exponentformat: 'power'},
              yaxis: {title: {text: d.y_label}, automargin: true, exponentformat: 'power'},
-             margin: {t: 50, r: 10, b: 10, l: 60},
+             margin: {t: 34 + 20 * rows, r: 10, b: 10, l: 60},
              legend: {orientation: 'h', yref: 'container', y: 0, yanchor: 'bottom', x: 0, xanchor: 'left'},
              font: {size: 13},
              shapes: [], annotations: []};
     if (d.band) {
+      // The band is named in the legend (a label on the plot would sit over the lines in some frames).
       l.shapes.push({type: 'rect', xref: 'paper', x0: 0, x1: 1, y0: d.band[0], y1: d.band[1],
                      fillcolor: '#1b5e20', opacity: 0.12, line: {width: 0}});
-      l.annotations.push({xref: 'paper', x: 1, y: d.band[1], text: d.band[2], showarrow: false,
-                          xanchor: 'right', yanchor: 'bottom', font: {size: 12, color: '#1b5e20'}});
     }
     return l;
   }
@@ -171,11 +175,17 @@ _SCRIPT = """(function () {
     plot.style.display = 'block';
     root.querySelector('.anonlab-explorable-controls').style.display = 'flex';
     function draw() {
-      var i = +slider.value;
+      // The width is the column's, measured now (a phone's column is narrower than Plotly's 700 px default).
+      var i = +slider.value, width = root.clientWidth || 700, l = layout(i, width);
+      l.width = width;
       shown.textContent = d.values[i];
-      Plotly.react(plot, traces(i), layout(i, plot.clientWidth || 700), {displayModeBar: false, responsive: true});
+      Plotly.react(plot, traces(i), l, {displayModeBar: false});
     }
     slider.addEventListener('input', draw);
+    if (window.ResizeObserver) {
+      var last = root.clientWidth;
+      new ResizeObserver(function () { if (root.clientWidth !== last) { last = root.clientWidth; draw(); } }).observe(root);
+    }
     draw();
   }
   if (window.Plotly) { start(); return; }
