@@ -360,12 +360,12 @@ def test_shares_carry_their_wilson_interval() -> None:
 
 def test_person_homogeneity_is_each_persons_block_majority_share():
     pop = generate_blocks(60, seed=3)
-    h = chapter.person_homogeneity(pop.block_sizes, pop.people["group"].to_numpy())
+    h = rc.person_homogeneity(pop.block_sizes, pop.people["group"].to_numpy())
     g, b = pop.group_counts(), pop.people["block"].to_numpy()
     assert np.allclose(h, g.max(axis=1)[b] / pop.block_sizes[b])
     assert np.isclose(h.mean(), majority_share(g))
     with pytest.raises(ValueError, match="block sizes add up"):
-        chapter.person_homogeneity(pop.block_sizes[:-1], pop.people["group"].to_numpy())
+        rc.person_homogeneity(pop.block_sizes[:-1], pop.people["group"].to_numpy())
 
 
 def test_by_homogeneity_bins_people_and_keeps_single_group_blocks_apart():
@@ -374,7 +374,7 @@ def test_by_homogeneity_bins_people_and_keeps_single_group_blocks_apart():
     truth = ["a", "a", "b", "b", "a", "a", "a"]
     guess = ["a", "b", "b", None, "a", "a", None]
     h = np.array([0.45, 0.45, 0.45, 0.45, 1.0, 1.0, 0.95])
-    t = chapter.by_homogeneity(AttackResult.from_predictions("t", truth, guess), h, min_people=2)
+    t = rc.by_homogeneity(AttackResult.from_predictions("t", truth, guess), h, min_people=2)
     assert t["people"].tolist() == [4, 2]  # the lone 0.95 person is dropped; h = 1 is a bin of its own
     assert t["precision"].tolist() == pytest.approx([2 / 3, 1.0])
     assert t["recall"].tolist() == pytest.approx([0.5, 1.0])
