@@ -642,20 +642,20 @@ def delta_frame(sweep: Mapping[tuple[str, float], PartialKnowledgeDelta], p: flo
                 ) -> dict[str, tuple[list[float], list[float]]]:
     """One frame of the explorable figure: log10 δ(ε) of Example 7 at Yes probability ``p``, from the sweep.
 
-    The thresholded tally's passive δ_P(ε) (PPKDP, Definition 58) and active δ_A(ε) (APKDP, Definition 57),
-    and the exact tally's δ(ε), the same for both attackers (Theorem 2); each over the sweep's ε grid, as
-    log10 (δ = 0 is ``-inf``, drawn as a gap).
+    The exact tally's δ(ε), the same for both attackers (Theorem 2), and the thresholded tally's passive δ_P(ε)
+    (PPKDP, Definition 58) and active δ_A(ε) (APKDP, Definition 57), drawn in that order (the active line over
+    the exact tally's where they are equal); each over the sweep's ε grid, as log10 (δ = 0 is ``-inf``, a gap).
 
     >>> sw = example7_sweep(20, 3, 5, [0.1], [0.0, 1.0])
     >>> f = delta_frame(sw, 0.1)
     >>> list(f), f["active attacker (APKDP)"][0]
-    (['passive attacker (PPKDP)', 'active attacker (APKDP)', 'exact tally (both attackers)'], [0.0, 1.0])
+    (['exact tally (both attackers)', 'passive attacker (PPKDP)', 'active attacker (APKDP)'], [0.0, 1.0])
     """
     thr, exact = sweep["thresholded tally", float(p)], sweep["exact tally", float(p)]
     eps = [float(e) for e in thr.epsilons]
-    return {"passive attacker (PPKDP)": (eps, [float(v) for v in log10(thr.log_passive)]),
-            "active attacker (APKDP)": (eps, [float(v) for v in log10(thr.log_active)]),
-            "exact tally (both attackers)": (eps, [float(v) for v in log10(exact.log_active)])}
+    return {"exact tally (both attackers)": (eps, [float(v) for v in log10(exact.log_active)]),
+            "passive attacker (PPKDP)": (eps, [float(v) for v in log10(thr.log_passive)]),
+            "active attacker (APKDP)": (eps, [float(v) for v in log10(thr.log_active)])}
 
 
 def private_band(sweep: Mapping[tuple[str, float], PartialKnowledgeDelta], p_values: Sequence[float],
