@@ -395,5 +395,5 @@ def test_homogeneity_frame_puts_the_exact_majority_guess_on_the_diagonal():
     f = chapter.homogeneity_frame(exp, "dp ε=1")
     x, p = f["block majority: P"]
     assert len(x) >= 4 and np.allclose(p, x, atol=0.03)
-    assert np.allclose(f["reconstruction (perfect linkage): P"][1], 1.0)
-    assert np.allclose(f["reconstruction (perfect linkage): R"][1], 1.0)
+    assert np.allclose(f["attack, perfect linkage: P"][1], 1.0)
+    assert np.allclose(f["attack, perfect linkage: R"][1], 1.0)

@@ -517,7 +517,7 @@ def homogeneity_frame(exp: CensusExperiment, publication: str) -> dict[str, tupl
     """
     h = person_homogeneity(exp.block_sizes, exp.attacks[(publication, "perfect")].truth)
     out = {}
-    for name, res in (("reconstruction (perfect linkage)", exp.attacks[(publication, "perfect")]),
+    for name, res in (("attack, perfect linkage", exp.attacks[(publication, "perfect")]),
                       ("block majority", exp.baselines[(publication, "majority")])):
         t = by_homogeneity(res, h)
         for col, short in (("precision", "P"), ("recall", "R")):
@@ -537,7 +537,7 @@ def epsilon_explorable(run: Any, exp: CensusExperiment) -> Any:
     x = float(exp.population["people in their block's majority group"])
     p_maj, p_att = (run.paper(f"fw.s3_1.{c}.precision") for c in ("block_majority", "abowd2021.perfect"))
     r_att = run.paper("fw.s3_1.abowd2021.perfect.recall")
-    paper = [explore.Series("paper, all blocks: P (attack; majority)", [x, x], [p_att, p_maj]),
+    paper = [explore.Series("paper, all blocks: P (both)", [x, x], [p_att, p_maj]),
              explore.Series("paper, all blocks: attack's R", [x], [r_att])]
     return run.explorable(
         "Whom each inference gets right, on the DP tables", "epsilon", list(exp.epsilons),
