@@ -354,3 +354,46 @@ def test_home_work_claim_is_an_illustration_and_stand_ins_are_not_inconclusive()
 def test_shares_carry_their_wilson_interval() -> None:
     m = chapter.share(30, 40)
     assert m.value == 0.75 and m.n == 40 and m.ci[0] < 0.75 < m.ci[1]
+
+
+# --- the explorable figure: precision and recall by block homogeneity ------------------------------------------------
+
+def test_person_homogeneity_is_each_persons_block_majority_share():
+    pop = generate_blocks(60, seed=3)
+    h = rc.person_homogeneity(pop.block_sizes, pop.people["group"].to_numpy())
+    g, b = pop.group_counts(), pop.people["block"].to_numpy()
+    assert np.allclose(h, g.max(axis=1)[b] / pop.block_sizes[b])
+    assert np.isclose(h.mean(), majority_share(g))
+    with pytest.raises(ValueError, match="block sizes add up"):
+        rc.person_homogeneity(pop.block_sizes[:-1], pop.people["group"].to_numpy())
+
+
+def test_by_homogeneity_bins_people_and_keeps_single_group_blocks_apart():
+    from anonlab.measures.protocol import AttackResult
+
+    truth = ["a", "a", "b", "b", "a", "a", "a"]
+    guess = ["a", "b", "b", None, "a", "a", None]
+    h = np.array([0.45, 0.45, 0.45, 0.45, 1.0, 1.0, 0.95])
+    t = rc.by_homogeneity(AttackResult.from_predictions("t", truth, guess), h, min_people=2)
+    assert t["people"].tolist() == [4, 2]  # the lone 0.95 person is dropped; h = 1 is a bin of its own
+    assert t["precision"].tolist() == pytest.approx([2 / 3, 1.0])
+    assert t["recall"].tolist() == pytest.approx([0.5, 1.0])
+    assert t["homogeneity"].tolist() == pytest.approx([0.45, 1.0])
+
+
+def test_homogeneity_frame_puts_the_exact_majority_guess_on_the_diagonal():
+    """On exact tables the majority guess is right for a share h of a block's people (ties aside): its precision in
+    each bin is about the bin's mean homogeneity, and a guess that knows everyone's group is right everywhere."""
+    from anonlab.measures.protocol import AttackResult
+
+    pop = generate_blocks(300, seed=4, alpha=0.5)
+    maj = rc.block_majority_attack(publish(pop, "exact"), pop)
+    truth = pop.people["group"].to_numpy()
+    oracle = AttackResult("oracle", np.arange(truth.size), truth, np.ones(truth.size, bool), truth)
+    exp = rc.CensusExperiment(0.5, pd.Series(dtype=float), attacks={("dp ε=1", "perfect"): oracle},
+                              baselines={("dp ε=1", "majority"): maj}, block_sizes=pop.block_sizes)
+    f = chapter.homogeneity_frame(exp, "dp ε=1")
+    x, p = f["block majority: P"]
+    assert len(x) >= 4 and np.allclose(p, x, atol=0.03)
+    assert np.allclose(f["attack, perfect linkage: P"][1], 1.0)
+    assert np.allclose(f["attack, perfect linkage: R"][1], 1.0)

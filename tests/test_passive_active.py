@@ -476,3 +476,32 @@ def test_readings_detail_reads_the_sweep_table(small_run):
     assert d.index.tolist() == ["p = 0.0001", "p = 0.5"]
     assert d.loc["p = 0.5", "gap_orders"] < ch.MIN_GAP_ORDERS <= d.loc["p = 0.0001", "gap_orders"]
     assert 0.5 < d.loc["p = 0.0001", "settled_active"] <= 1
+
+
+# --- the explorable figure over p ------------------------------------------------------------------------------------
+
+def test_delta_frame_shows_the_sweep_at_one_p(small_run):
+    """Each frame is the sweep's thresholded tally at that p: at p = 1e-4 the active line is the exact tally's and
+    the passive one is far below the bar; at p = 0.5 the threshold never fires and the three lines coincide."""
+    eps, ps, sweep = small_run
+    f = ch.delta_frame(sweep, 1e-4)
+    passive, active, exact = (f[k][1] for k in ("passive attacker (PPKDP)", "active attacker (APKDP)",
+                                                 "exact tally (both attackers)"))
+    assert f["passive attacker (PPKDP)"][0] == [float(e) for e in eps]
+    table = ch.sweep_table(sweep, 1.0, 1e-6, 0.5).set_index(["mechanism", "p"])
+    i = list(eps).index(1.0)
+    assert math.isclose(passive[i], table.loc[("thresholded tally", 1e-4), "log10_delta_passive"])
+    assert np.allclose(active, exact) and max(passive) < -6
+    g = ch.delta_frame(sweep, 0.5)
+    assert np.allclose(g["passive attacker (PPKDP)"][1], g["exact tally (both attackers)"][1])
+    assert not np.allclose(f["passive attacker (PPKDP)"][1], g["passive attacker (PPKDP)"][1])
+    with pytest.raises(KeyError):
+        ch.delta_frame(sweep, 0.3)  # not swept: no frame is made up
+
+
+def test_private_band_runs_from_the_lowest_frame_value_to_the_bar(small_run):
+    eps, ps, sweep = small_run
+    lo, hi, label = ch.private_band(sweep, ps, 1e-6)
+    assert hi == -6.0 and "1e-06" in label
+    lowest = min(min(y) for p in ps for _, y in ch.delta_frame(sweep, p).values())
+    assert lo == lowest < hi

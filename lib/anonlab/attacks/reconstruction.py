@@ -82,6 +82,8 @@ __all__ = [
     "decomposition",
     "projection",
     "US_POPULATED_BLOCKS",
+    "person_homogeneity",
+    "by_homogeneity",
 ]
 
 
@@ -691,3 +693,63 @@ def projection(solver: pd.DataFrame, workers: tuple[int, ...] = (2, 16, 128, 102
     rate = solver["blocks per CPU second"]
     return pd.DataFrame({f"{n} workers": blocks / (rate * n) / 3600 for n in workers}).rename_axis(
         f"hours for {blocks:,} blocks")
+
+
+# ---------------------------------------------------------------------------
+# Who each inference gets right, by block homogeneity (chapter 4's explorable figure)
+# ---------------------------------------------------------------------------
+
+#: Edges of the block-homogeneity bins (share of a block's people in its largest group); people in single-group
+#: blocks (homogeneity exactly 1) make a bin of their own.
+HOMOGENEITY_EDGES = (0.0, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+#: A bin with fewer people than this is left out of a frame (its precision would be mostly noise).
+MIN_BIN_PEOPLE = 30
+
+
+def person_homogeneity(block_sizes: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """Each person's block homogeneity: the share of their block's people in the block's largest group.
+
+    h_i = max_g n_{b(i), g} / n_{b(i)}, with n_{b,g} the true count of race × Hispanic group g in block b.
+    People are in block order, as :func:`~anonlab.data.census_blocks.generate_blocks` draws them (block 0's
+    ``block_sizes[0]`` people first), so person i's block is read from the sizes; ``groups`` are the
+    people's true group codes (an :class:`~anonlab.measures.protocol.AttackResult`'s ``truth``).
+
+    >>> person_homogeneity(np.array([3, 1]), np.array([0, 0, 1, 5])).round(3).tolist()
+    [0.667, 0.667, 0.667, 1.0]
+    """
+    block = np.repeat(np.arange(len(block_sizes)), block_sizes)
+    groups = np.asarray(groups, dtype=np.int64)
+    if block.size != groups.size:
+        raise ValueError(f"block sizes add up to {block.size} people, but {groups.size} group codes were given")
+    n_groups = int(groups.max()) + 1
+    counts = np.bincount(block * n_groups + groups, minlength=len(block_sizes) * n_groups)
+    top = counts.reshape(len(block_sizes), n_groups).max(axis=1)
+    return top[block] / np.asarray(block_sizes)[block]
+
+
+def by_homogeneity(result: AttackResult, homogeneity: np.ndarray,
+                   edges: tuple[float, ...] = HOMOGENEITY_EDGES,
+                   min_people: int = MIN_BIN_PEOPLE) -> pd.DataFrame:
+    """Precision and recall of one inference per block-homogeneity bin (people in single-group blocks apart).
+
+    Per bin: ``homogeneity`` the people's mean h, ``precision`` = correct / predictions, ``recall`` = correct /
+    people (the chapter's reading of F&W's R, :data:`anonlab.chapters.ch04_census_reconstruction.R_READINGS`); bins with fewer than ``min_people`` people
+    are dropped.
+
+    >>> r = AttackResult.from_predictions("t", ["a", "b", "a", "a"], ["a", "a", None, "a"])
+    >>> by_homogeneity(r, np.array([0.5, 0.5, 1.0, 1.0]), min_people=1)[["precision", "recall"]].values.tolist()
+    [[0.5, 0.5], [1.0, 0.5]]
+    """
+    h = np.asarray(homogeneity, dtype=float)
+    which = np.searchsorted(np.asarray(edges), h, side="right") - 1  # h = 1 falls past the last edge: its own bin
+    correct, made = result.is_correct(), np.asarray(result.predicted, dtype=bool)
+    rows = []
+    for b in np.unique(which):
+        m = which == b
+        if m.sum() < min_people:
+            continue
+        n_made, n_ok = int(made[m].sum()), int(correct[m].sum())
+        rows.append({"homogeneity": float(h[m].mean()), "people": int(m.sum()),
+                     "precision": n_ok / n_made if n_made else math.nan, "recall": n_ok / int(m.sum())})
+    return pd.DataFrame(rows, columns=["homogeneity", "people", "precision", "recall"])

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..attacks import reconstruction as rc
-from ..attacks.reconstruction import CensusExperiment, decomposition
+from ..attacks.reconstruction import CensusExperiment, by_homogeneity, decomposition, person_homogeneity
 from ..attacks.traces import home_work_share
 from ..claims import Measurement, claim
 from ..memory import MiB, MemoryEstimate
@@ -140,7 +140,9 @@ CHAPTER = Chapter(
             "homogeneous_nation",
             "Blocks that look like the nation: `homogeneity = 100`. **Predict** first: will the majority "
             "guess's precision go up or down, and what share of the attack's correct inferences (perfect "
-            "linkage) will be about block-majority people? Then run it.",
+            "linkage) will be about block-majority people? Predict, then move the slider of the figure over "
+            "block homogeneity to the largest ε and read its left end, the mixed blocks every block would then "
+            "be. Then run it.",
             {"homogeneity": 100.0},
             {"maj_p": "block-majority guess: precision (swapped tables)",
              "maj_share_correct": "attack's correct inferences that are block-majority people",
@@ -187,6 +189,11 @@ CHAPTER = Chapter(
 _NOT_IN_KEY = ("n_workers", "scheduler", "trace_people", "home_hours", "work_hours", "warfarin_patients", "use_cache")
 
 
+def experiment_key(params: Mapping[str, Any]) -> dict[str, Any]:
+    """The parameters that change the experiment's results (its cache key: all but :data:`_NOT_IN_KEY`)."""
+    return {k: v for k, v in params.items() if k not in _NOT_IN_KEY}
+
+
 def run_experiment(params: Mapping[str, Any], cached: Callable[..., Any] | None = None) -> CensusExperiment:
     """The reconstruction experiment for these parameters (:func:`~anonlab.attacks.reconstruction.census_experiment`).
 
@@ -195,7 +202,7 @@ def run_experiment(params: Mapping[str, Any], cached: Callable[..., Any] | None 
     without it the experiment is computed.
     """
     values = CHAPTER.parameters.validate(dict(params))
-    key = {k: v for k, v in values.items() if k not in _NOT_IN_KEY}
+    key = experiment_key(values)
 
     def compute() -> CensusExperiment:
         return rc.census_experiment(values, DP_CLAIM_EPSILONS, values["n_workers"], values["scheduler"])
@@ -497,3 +504,45 @@ def recorded_attacks(exp: CensusExperiment) -> dict[str, tuple[AttackResult, Att
             "reconstruction, perfect linkage": (exp.attacks[("swapping", "perfect")], maj),
             "block majority": (maj, None),
             "block majority, single-group blocks": (exp.baselines[("swapping", "single")], None)}
+
+
+# --- the explorable figure: who each inference gets right, by block homogeneity, over ε --------------------------------
+
+def homogeneity_frame(exp: CensusExperiment, publication: str) -> dict[str, tuple[list[float], list[float]]]:
+    """One frame of the explorable figure: :func:`by_homogeneity` of the attack and of the guess on one publication.
+
+    The reconstruction attack with perfect linkage (``exp.attacks[(publication, "perfect")]``) and the
+    block-majority guess (``exp.baselines[(publication, "majority")]``), each as precision and recall
+    against block homogeneity (:func:`person_homogeneity` of the experiment's population).
+    """
+    h = person_homogeneity(exp.block_sizes, exp.attacks[(publication, "perfect")].truth)
+    out = {}
+    for name, res in (("attack, perfect linkage", exp.attacks[(publication, "perfect")]),
+                      ("block majority", exp.baselines[(publication, "majority")])):
+        t = by_homogeneity(res, h)
+        for col, short in (("precision", "P"), ("recall", "R")):
+            out[f"{name}: {short}"] = (t["homogeneity"].tolist(), t[col].tolist())
+    return out
+
+
+def epsilon_explorable(run: Any, exp: CensusExperiment) -> Any:
+    """The chapter's explorable figure: :func:`homogeneity_frame` on the DP tables at each ε of the sweep.
+
+    The slider runs over the experiment's ``epsilons`` (the run's ``epsilon`` gives the static frame); the band
+    is what F&W's block-majority precision claim accepts; the paper's population-wide P and R (attack with
+    perfect linkage, block majority) are drawn at this population's mean homogeneity.
+    """
+    from .. import explore
+
+    x = float(exp.population["people in their block's majority group"])
+    p_maj, p_att = (run.paper(f"fw.s3_1.{c}.precision") for c in ("block_majority", "abowd2021.perfect"))
+    r_att = run.paper("fw.s3_1.abowd2021.perfect.recall")
+    paper = [explore.Series("paper, all blocks: P (both)", [x, x], [p_att, p_maj]),
+             explore.Series("paper, all blocks: attack's R", [x], [r_att])]
+    return run.explorable(
+        "Whom each inference gets right, on the DP tables", "epsilon", list(exp.epsilons),
+        lambda eps: homogeneity_frame(exp, f"dp ε={eps:g}"),
+        x_label="block homogeneity (share of the block in its largest group)", y_label="precision, recall",
+        claim_id="fw.s3_1.block_majority.precision", key=experiment_key(run.p), paper=paper,
+        alt="Precision and recall of the reconstruction attack with perfect linkage and of the block-majority "
+            "guess against block homogeneity, one frame per per-block ε of the DP tables; a slider moves ε.")

@@ -108,7 +108,8 @@ CHAPTER = Chapter(
             "larger_p",
             "**Predict**: with a Yes probability of one in a hundred (`p_example = 0.01`), which of the three "
             "Example 7 statements still hold? Will the active attacker's δ stay well above `delta_private` "
-            "even if they can no longer be sure of the vote? Then run it.",
+            "even if they can no longer be sure of the vote? Predict, then move the slider of the figure over p "
+            "to 0.01 and read the curves at ε = `epsilon_verdict`. Then run it.",
             {"p_example": 0.01},
             {"ex7_defeats_at_p": "'the active attacker defeats the threshold'",
              "ex7_private_at_p": "'private against a passive attacker'",
@@ -632,3 +633,60 @@ def measure_reducibility(referendum_result: PartialKnowledgeDelta, referendum_ta
                           f"thresholded tally in {int(remark2[remark2.mechanism == 'thresholded tally'].same_as_smaller_database.sum())}"
                           f" of {int((remark2.mechanism == 'thresholded tally').sum())} (p, attacker) cases")),
     }
+
+
+# --- the explorable figure: Example 7's δ(ε) over the lost Yes probability p -----------------------------------------
+
+
+def delta_frame(sweep: Mapping[tuple[str, float], PartialKnowledgeDelta], p: float
+                ) -> dict[str, tuple[list[float], list[float]]]:
+    """One frame of the explorable figure: log10 δ(ε) of Example 7 at Yes probability ``p``, from the sweep.
+
+    The exact tally's δ(ε), the same for both attackers (Theorem 2), and the thresholded tally's passive δ_P(ε)
+    (PPKDP, Definition 58) and active δ_A(ε) (APKDP, Definition 57), drawn in that order (the active line over
+    the exact tally's where they are equal); each over the sweep's ε grid, as log10 (δ = 0 is ``-inf``, a gap).
+
+    >>> sw = example7_sweep(20, 3, 5, [0.1], [0.0, 1.0])
+    >>> f = delta_frame(sw, 0.1)
+    >>> list(f), f["active attacker (APKDP)"][0]
+    (['exact tally (both attackers)', 'passive attacker (PPKDP)', 'active attacker (APKDP)'], [0.0, 1.0])
+    """
+    thr, exact = sweep["thresholded tally", float(p)], sweep["exact tally", float(p)]
+    eps = [float(e) for e in thr.epsilons]
+    return {"exact tally (both attackers)": (eps, [float(v) for v in log10(exact.log_active)]),
+            "passive attacker (PPKDP)": (eps, [float(v) for v in log10(thr.log_passive)]),
+            "active attacker (APKDP)": (eps, [float(v) for v in log10(thr.log_active)])}
+
+
+def private_band(sweep: Mapping[tuple[str, float], PartialKnowledgeDelta], p_values: Sequence[float],
+                 delta_private: float) -> tuple[float, float, str]:
+    """The band of log10 δ the chapter calls private, δ ≤ ``delta_private``, from the frames' lowest value up.
+
+    Example 7's claims are judged at this bar (:func:`example7_table`): the passive δ must stay in the band,
+    the active δ above it shows the count "does not provide privacy". The ledger's claims are true/false
+    statements, so the band is the chapter's bar, not a tolerance of a reported number.
+
+    >>> sw = example7_sweep(20, 3, 5, [0.1], [0.0, 1.0])
+    >>> lo, hi, _ = private_band(sw, [0.1], 0.1)
+    >>> hi, lo < hi
+    (-1.0, True)
+    """
+    ys = [y for p in p_values for _, yy in delta_frame(sweep, p).values() for y in yy if np.isfinite(y)]
+    hi = float(np.log10(delta_private))
+    return (min(ys + [hi]), hi, f"private: δ ≤ {delta_private:g} (the chapter's bar)")
+
+
+def p_explorable(run: Any, sweep: Mapping[tuple[str, float], PartialKnowledgeDelta], p_values: Sequence[float],
+                 p_example: float, delta_private: float, key: Mapping[str, Any]) -> Any:
+    """The chapter's explorable figure: :func:`delta_frame` at each Yes probability of ``p_values``.
+
+    The slider starts at ``p_example``; the band is :func:`private_band`. ``key`` is every input of the sweep
+    (the frames' cache key). The thesis gives no δ values, so no paper points are drawn.
+    """
+    values = [float(p) for p in p_values]
+    return run.explorable(
+        "Example 7: δ(ε) of the thresholded tally", "p", values, lambda p: delta_frame(sweep, p),
+        x_label="ε", y_label="log10 δ(ε)", key=key, current=float(p_example),
+        band=private_band(sweep, values, delta_private),
+        alt="log10 δ against ε for the passive and the active attacker of the thresholded tally and for the "
+            "exact tally, one frame per Yes probability p; a slider moves p.")
