@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from anonlab import chapters, slides, syllabus
+from anonlab import chapters, paths, slides, syllabus
 from anonlab.book import BROWSER_FLAGS, find_browser
 from anonlab.chapters import Chapter, Exercise
 from anonlab.runner import toc_notebooks
@@ -108,9 +108,7 @@ def _open_offline(page: Path, browser: str) -> str:
 
 def _recorded_decks(tmp: Path) -> list[str]:
     """The chapters whose default run is in ``book/`` (the build's runs), their decks written under ``tmp``."""
-    from anonlab.claims.pins import is_default_run
-
-    names = [c for c in toc_notebooks() if syllabus.deck_available(c) and is_default_run(c)]
+    names = [c for c in toc_notebooks() if syllabus.deck_available(c) and slides._default_run(c, paths.book_dir())]
     if not names:
         pytest.skip("no executed default run in book/ (python -m anonlab book makes them)")
     slides.build_slides(tmp, names)
@@ -130,8 +128,13 @@ def test_each_deck_shows_its_claims_verdicts_as_recorded(tmp_path: Path) -> None
             assert r["verdict"] == recorded[r["id"]] == pinned[r["id"]], (c, r["id"])
         shown = re.findall(r'<span class="verdict"[^>]*>([^<]+)</span></td></tr>', page)
         assert shown == [r["verdict"] for r in rows], c
-        if not recorded:  # the synthesis chapter records no claim of its own
-            assert "records no claim of its own" in page
+        if not recorded:  # the synthesis chapter records no claim of its own: where the attacks stand
+            from anonlab.claims.yardstick import POSITIONS, yardstick_counts, yardstick_table
+
+            counts = yardstick_counts(yardstick_table([x for x in toc_notebooks() if x != c
+                                                       and (paths.book_dir() / f"{x}.attacks.pkl").exists()]))
+            assert "records no claim of its own" in page  # the same counts as the front page's yardstick row
+            assert [int(n) for n in re.findall(r"</td><td>(\d+)</td></tr>", page)] == [counts[p] for p in POSITIONS]
 
 
 @pytest.mark.skipif(find_browser() is None, reason="no Chromium")

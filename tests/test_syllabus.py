@@ -83,9 +83,9 @@ def test_the_page_shows_goals_as_lists_hours_and_every_week(monkeypatch: pytest.
     assert ".;" not in plan and "; " not in "".join(re.findall(r"- \*\*You will learn:\*\*.*", plan))
     for w in syllabus.WEEKS:
         assert f"## Week {w.number}: {w.title}" in plan and f"(week-{w.number})=" in plan
-        assert f"**{syllabus.week_hours(w)['total']:g} h**" in plan
+        assert f"**{syllabus._hours(syllabus.week_hours(w)['total'])}**" in plan
     assert plan.index("## Week 2:") < plan.index("## Week 3:")
-    assert f"**{syllabus.course_hours()['total']:g} h**" in plan
+    assert f"**{syllabus._hours(syllabus.course_hours()['total'])}**" in plan
     for c in names:
         for g in chapters.get(c).goals:
             assert f"    - {g.strip().rstrip('.')}." in plan

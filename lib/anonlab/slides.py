@@ -45,8 +45,8 @@ _TEMPLATE = r"""{%- extends 'index.html.j2' -%}
 {% block notebook_css %}<style>
 html, body, main { width: 100%; height: 100%; margin: 0; overflow: hidden; }
 .reveal { font-size: 30px; }
-.reveal h1, .reveal h2 { text-transform: none; }
-.reveal h1 { font-size: 1.6em; } .reveal h2 { font-size: 1.2em; margin-bottom: 0.4em; }
+.reveal .slides h1, .reveal .slides h2 { text-transform: none; }
+.reveal .slides h1 { font-size: 1.6em; } .reveal .slides h2 { font-size: 1.2em; margin-bottom: 0.4em; }
 .reveal section { text-align: left; }
 .reveal p, .reveal li { line-height: 1.35; }
 .reveal img.key-figure { display: block; margin: 0 auto; max-height: 480px; max-width: 100%; width: auto; }
@@ -231,6 +231,27 @@ def _verdict_html(rows: Sequence[Mapping[str, Any]], counts: Mapping[str, int]) 
             f'<p class="small">Every claim of the chapter in this run: {tally}.</p>')
 
 
+def _placed_html(chapter: str, book: Path) -> str:
+    """The synthesis chapter's verdict: how many recorded attacks stand where on the yardstick (no claim of its own)."""
+    from .claims.yardstick import POSITIONS, yardstick_counts, yardstick_table
+
+    others = [c for c in chapters.get(chapter).after if (book / f"{c}.attacks.pkl").exists()]
+    counts = yardstick_counts(yardstick_table(others, book))
+    rows = "".join(f"<tr><td>{html.escape(p)}</td><td>{counts[p]}</td></tr>" for p in POSITIONS)
+    return ("This chapter records no claim of its own: it places every attack the other chapters recorded on one "
+            'yardstick, precision improvement over the baseline on the same targets.\n\n<table class="deck-verdicts">'
+            f"<thead><tr><th>where the attack stands</th><th>attacks</th></tr></thead><tbody>{rows}</tbody></table>")
+
+
+def _default_run(chapter: str, book: Path) -> bool:
+    """Whether the recorded run of ``chapter`` in ``book`` used the declared defaults (``use_cache`` aside)."""
+    try:
+        given = json.loads((book / f"{chapter}.params.json").read_text(encoding="utf-8")).get("parameters")
+    except (OSError, ValueError):
+        return False
+    return isinstance(given, dict) and set(given) <= {"use_cache"}
+
+
 def _slide(source: str) -> dict[str, Any]:
     """A markdown cell that starts a slide (its id is set by :func:`deck_notebook`)."""
     return {"cell_type": "markdown", "metadata": {"slideshow": {"slide_type": "slide"}}, "source": source}
@@ -238,7 +259,7 @@ def _slide(source: str) -> dict[str, Any]:
 
 def deck_notebook(chapter: str, book_dir: Path | None = None) -> dict[str, Any]:
     """The deck as a notebook of five markdown slides, read from the chapter's executed run in ``book_dir``."""
-    from .claims.pins import is_default_run, recorded_verdicts
+    from .claims.pins import recorded_verdicts
     from .claims.rules import VERDICTS
     from .course import glued_outputs
 
@@ -247,21 +268,20 @@ def deck_notebook(chapter: str, book_dir: Path | None = None) -> dict[str, Any]:
     glued, cites = glued_outputs(book / f"{chapter}.ipynb"), _citations(book / "references.bib")
     ch = chapters.get(chapter)
     week = syllabus.week_of(chapter)
-    run = "the default run" if is_default_run(chapter, book) else "a run with other than the default parameters"
+    run = "the default run" if _default_run(chapter, book) else "a run with other than the default parameters"
     slides = [_slide(f"# {ch.title}\n\n" + (f"Week {week} of the course. " if week else "")
                      + f'Made from {run} of this copy of the book; <a href="../{chapter}.html">the chapter</a>.')]
     slides.append(_slide("## The claim\n\n" + shorten(resolve_roles(claim_paragraph(nb), glued, cites))))
     fig = key_figure(nb)
     if fig is not None:
         cap = resolve_roles(fig[1], glued, cites)
-        first = cap.split(". ")[0].rstrip(".") + "."
+        first = shorten(cap, 0).removesuffix(" …")
         slides.append(_slide(f'## The key figure\n\n<img class="key-figure" src="data:image/png;base64,{fig[0]}" '
                              f'alt="{html.escape(cap, quote=True)}">\n\n<p class="caption">{html.escape(first)}</p>'))
     verdicts = recorded_verdicts(chapter, book)
     counts = {v: sum(1 for x in verdicts.values() if x == v) for v in VERDICTS}
     slides.append(_slide("## The verdict\n\n" + (_verdict_html(deck_verdicts(chapter, book), counts) if verdicts
-                                                 else "This chapter records no claim of its own: it places "
-                                                      "every other chapter's attacks on one yardstick.")))
+                                                 else _placed_html(chapter, book))))
     q = syllabus.first_question(chapter)
     if q is not None:
         slides.append(_slide("## Predict first\n\n" + resolve_roles(q[1], glued, cites)

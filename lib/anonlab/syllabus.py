@@ -226,8 +226,8 @@ def exercise_anchors(text: str) -> set[str]:
 
 
 def _hours(x: float) -> str:
-    """``1.5`` -> ``1.5 h``, ``3.0`` -> ``3 h``."""
-    return f"{x:g} h"
+    """``1.5`` -> ``1.5 h``, ``3.0`` -> ``3 h`` (a no-break space: the unit stays with its number)."""
+    return f"{x:g}\u00a0h"
 
 
 def _time_line(h: dict[str, float]) -> str:
