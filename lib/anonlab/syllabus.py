@@ -219,10 +219,11 @@ def first_question(chapter: str) -> tuple[str, str] | None:
 
 
 def exercise_anchors(text: str) -> set[str]:
-    """The anchors a generated page defines: ``id="..."`` attributes and MyST ``(label)=`` targets."""
+    """The anchors a generated page defines: ``id="..."`` / ``name="..."`` attributes and MyST ``(label)=`` targets."""
     import re
 
-    return set(re.findall(r'id="([^"]+)"', text)) | set(re.findall(r"^\s*\(([^)\s]+)\)=\s*$", text, re.M))
+    return (set(re.findall(r'\b(?:id|name)="([^"]+)"', text))
+            | set(re.findall(r"^\s*\(([^)\s]+)\)=\s*$", text, re.M)))
 
 
 def _hours(x: float) -> str:
