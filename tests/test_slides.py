@@ -63,6 +63,7 @@ def test_roles_become_plain_text_with_the_glued_values() -> None:
     glued = {"acc": {"text/plain": "0.8766"}, "k": {"text/plain": "'4'"}}
     text = "{term}`classes <equivalence class>` k = {glue:text}`k`, acc {glue:text}`acc:.1%` {cite}`a,b` {term}`PI`"
     assert slides.resolve_roles(text, glued, {"a": "Alpha 2011"}) == "classes k = 4, acc 87.7% (Alpha 2011; b) PI"
+    assert slides.resolve_roles("as Alpha {cite}`a` says", {}, {"a": "Alpha 2011"}) == "as Alpha (2011) says"
 
 
 def test_a_long_claim_is_cut_at_a_sentence() -> None:

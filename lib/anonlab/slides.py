@@ -135,11 +135,16 @@ def _glued_text(data: Mapping[str, Any] | None, fmt: str) -> str:
 
 def resolve_roles(text: str, glued: Mapping[str, Mapping[str, Any]], cites: Mapping[str, str]) -> str:
     """MyST text as plain markdown for a slide: ``{term}`` -> its text, ``{cite}`` -> (Author Year),
-    ``{glue:text}`name:fmt``` -> the glued value formatted, any other role -> its text."""
+    ``{glue:text}`name:fmt``` -> the glued value formatted, any other role -> its text. A citation right
+    after its authors' names gives only the year."""
     def role(m: re.Match[str]) -> str:
         name, body = m.group(1), m.group(2)
         if name == "cite" or name.startswith("cite:"):
-            return "(" + "; ".join(cites.get(k.strip(), k.strip()) for k in body.split(",")) + ")"
+            before = m.string[:m.start()].rstrip()
+            refs = [cites.get(k.strip(), k.strip()) for k in body.split(",")]
+            # "Cormode {cite}`cormode2011`" reads "Cormode (2011)", not "Cormode (Cormode 2011)"
+            refs = [r.rsplit(" ", 1)[1] if " " in r and before.endswith(r.rsplit(" ", 1)[0]) else r for r in refs]
+            return "(" + "; ".join(refs) + ")"
         if name.startswith("glue"):
             key, _, fmt = body.partition(":")
             return _glued_text(glued.get(key.strip()), fmt)
