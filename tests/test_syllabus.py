@@ -59,6 +59,18 @@ def test_readings_are_references_of_the_book_and_exercises_are_declared() -> Non
     assert seeds <= {r.key for w in syllabus.WEEKS for r in w.readings}
 
 
+def _cited(notebook: str) -> set[str]:
+    text = (paths.notebooks_dir() / f"{notebook}.ipynb").read_text(encoding="utf-8")
+    return {k.strip() for group in re.findall(r"\{cite[a-z:]*\}`([^`]+)`", text) for k in group.split(",")}
+
+
+def test_a_weeks_reading_is_what_its_chapter_cites() -> None:
+    everywhere = set().union(*(_cited(c) for c in toc_notebooks()))
+    for w in syllabus.WEEKS:
+        cited = set().union(*(_cited(c) for c in w.chapters)) if w.chapters else everywhere
+        assert {r.key for r in w.readings} <= cited, f"week {w.number} reads what its chapter does not cite"
+
+
 def test_hours_add_up_per_week_and_for_the_course() -> None:
     total = {"reading": 0.0, "in class": 0.0, "homework": 0.0}
     for w in syllabus.WEEKS:
