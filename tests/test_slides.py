@@ -72,6 +72,25 @@ def test_a_long_claim_is_cut_at_a_sentence() -> None:
     assert slides.shorten("k-anonymity holds. l-diversity does not.", 100) == "k-anonymity holds. l-diversity does not."
 
 
+def _png(height: int) -> str:
+    """A PNG header of the given height (enough for :func:`slides.png_height`)."""
+    import base64
+    import struct
+
+    return base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0\0\0\rIHDR" + struct.pack(">II", 800, height)).decode()
+
+
+def test_the_key_figure_is_one_that_fits_a_slide() -> None:
+    tall = int(slides.MAX_FIGURE_HEIGHT / slides.MIN_FIGURE_SCALE) + 1
+    assert slides.png_height(_png(tall)) == tall
+    nb = {"cells": [_md("## Setup"), _fig("Setup.", _png(300)), _md("## Reproduction"),
+                    _fig("Too tall.", _png(tall)), _fig("Fits.", _png(tall - 1))]}
+    assert slides.key_figure(nb) == (_png(tall - 1), "Fits.")
+    nb["cells"][-1] = _fig("Taller.", _png(2 * tall))
+    nb["cells"][1] = _fig("Setup, tall too.", _png(tall + 5))
+    assert slides.key_figure(nb) == (_png(tall), "Too tall.")  # none fits: the least tall
+
+
 def test_the_deck_is_read_from_the_run(mini_deck: Path) -> None:
     nb = slides.deck_notebook("00_mini_chapter")
     text = "\n".join(c["source"] for c in nb["cells"])

@@ -28,7 +28,7 @@ from typing import Any
 from . import chapters, paths, syllabus
 
 __all__ = ["REVEAL_FILES", "SLIDE_WIDTH", "SLIDE_HEIGHT", "reveal_source", "vendor_reveal", "resolve_roles",
-           "claim_paragraph", "shorten", "key_figure", "headline_claims", "deck_verdicts", "deck_notebook", "write_deck",
+           "claim_paragraph", "shorten", "png_height", "key_figure", "headline_claims", "deck_verdicts", "deck_notebook", "write_deck",
            "build_slides"]
 
 #: The parts of the reveal.js distribution a deck needs (relative to the package's ``revealjs`` folder).
@@ -38,6 +38,10 @@ SLIDE_WIDTH, SLIDE_HEIGHT = 1280, 720
 #: The most headline claims a verdict slide shows, and the longest claim text (characters), so a slide fits.
 MAX_CLAIMS = 4
 MAX_CLAIM_CHARS = 560
+#: The key figure's largest height on a slide (px; CSS ``max-height``) and the least share of its size it
+#: may be shrunk to (its 10 pt text stays at 7 pt or more on a 1280 x 720 slide).
+MAX_FIGURE_HEIGHT = 520
+MIN_FIGURE_SCALE = 0.72
 
 _TEMPLATE = r"""{%- extends 'index.html.j2' -%}
 {% block html_head_js %}{% endblock html_head_js %}
@@ -46,11 +50,11 @@ _TEMPLATE = r"""{%- extends 'index.html.j2' -%}
 html, body, main { width: 100%; height: 100%; margin: 0; overflow: hidden; }
 .reveal { font-size: 30px; }
 .reveal .slides h1, .reveal .slides h2 { text-transform: none; }
-.reveal .slides h1 { font-size: 1.6em; } .reveal .slides h2 { font-size: 1.2em; margin-bottom: 0.4em; }
+.reveal .slides h1 { font-size: 1.6em; } .reveal .slides h2 { font-size: 1.2em; margin: 0 0 0.3em; }
 .reveal section { text-align: left; }
 .reveal p, .reveal li { line-height: 1.35; }
-.reveal img.key-figure { display: block; margin: 0 auto; max-height: 480px; max-width: 100%; width: auto; }
-.reveal p.caption { font-size: 0.55em; color: #444; margin-top: 0.3em; }
+.reveal img.key-figure { display: block; margin: 0 auto; max-height: {{ resources.anonlab_figure_height }}px; max-width: 100%; width: auto; }
+.reveal p.caption { font-size: 0.5em; color: #444; margin-top: 0.3em; padding-right: 4em; }
 .reveal table.deck-verdicts { font-size: 0.5em; width: 100%; border-collapse: collapse; }
 .reveal table.deck-verdicts th, .reveal table.deck-verdicts td { padding: 0.25em 0.4em; vertical-align: top;
   border-bottom: 1px solid #ccc; }
@@ -188,8 +192,18 @@ def shorten(text: str, limit: int = MAX_CLAIM_CHARS) -> str:
     return out
 
 
+def png_height(b64: str) -> int | None:
+    """The pixel height of a base64 PNG, read from its IHDR header (``None`` if it is not a PNG)."""
+    import base64
+    import struct
+
+    head = base64.b64decode(b64[:40] + "=" * (-len(b64[:40]) % 4))
+    return struct.unpack(">I", head[20:24])[0] if head[:8] == b"\x89PNG\r\n\x1a\n" and len(head) >= 24 else None
+
+
 def key_figure(nb: Mapping[str, Any]) -> tuple[str, str] | None:
-    """(base64 PNG, caption) of the first figure in the "Reproduction" section (else the first figure)."""
+    """(base64 PNG, caption) of the key figure: the first figure of the "Reproduction" section (else of the
+    chapter) that fits a slide at :data:`MIN_FIGURE_SCALE` of its size or more, else the least tall one."""
     found = []
     for section, cell in _cells(nb):
         for o in cell.get("outputs", []):
@@ -197,8 +211,13 @@ def key_figure(nb: Mapping[str, Any]) -> tuple[str, str] | None:
             if png and not (o.get("metadata") or {}).get("scrapbook"):
                 cap = (((cell.get("metadata") or {}).get("mystnb") or {}).get("figure") or {}).get("caption", "")
                 found.append((section == "Reproduction", "".join(png).replace("\n", ""), cap))
-    found.sort(key=lambda f: not f[0])  # stable: the Reproduction's first figure, else the first one
-    return (found[0][1], found[0][2]) if found else None
+    found.sort(key=lambda f: not f[0])  # stable: the Reproduction's figures first, in order
+    if not found:
+        return None
+    tall = MAX_FIGURE_HEIGHT / MIN_FIGURE_SCALE
+    fits = [f for f in found if (png_height(f[1]) or 0) <= tall]
+    pick = fits[0] if fits else min(found, key=lambda f: png_height(f[1]) or 0)
+    return pick[1], pick[2]
 
 
 def headline_claims(chapter: str) -> list[str]:
@@ -309,7 +328,8 @@ def write_deck(chapter: str, slides_dir: Path, book_dir: Path | None = None) -> 
                               reveal_url_prefix="reveal.js", reveal_theme="white", reveal_transition="none",
                               reveal_width=str(SLIDE_WIDTH), reveal_height=str(SLIDE_HEIGHT), exclude_input=True)
     nb = nbformat.from_dict(deck_notebook(chapter, book_dir))
-    body, _ = exporter.from_notebook_node(nb, resources={"anonlab_mathjax": "../_static/mathjax/tex-chtml.js"})
+    body, _ = exporter.from_notebook_node(nb, resources={"anonlab_mathjax": "../_static/mathjax/tex-chtml.js",
+                                                           "anonlab_figure_height": MAX_FIGURE_HEIGHT})
     out = slides_dir / f"{chapter}.html"
     out.write_text(body, encoding="utf-8")
     return out
