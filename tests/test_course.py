@@ -92,14 +92,6 @@ def test_run_exercises_runs_quick_and_each_variant(mini_project: Path, monkeypat
     assert (base / "high" / "00_mini_chapter.ipynb").exists()
 
 
-def test_course_plan_lists_lectures_in_order(mini_project: Path, monkeypatch) -> None:
-    monkeypatch.setattr(chapters, "has_chapter", lambda name: True)
-    monkeypatch.setattr(chapters, "get", lambda name: Chapter(name, f"Title {name}", SPEC, goals=("g",)))
-    plan = course.course_plan(["02_dp_vs_definetti", "01_syntactic_anonymity"])
-    assert plan.index("Lecture 1") < plan.index("01_syntactic_anonymity") < plan.index("Lecture 2")
-    assert "04_census" not in plan
-
-
 def test_a_published_run_with_other_parameters_is_not_called_the_default(mini_project: Path,
                                                                        mini_course: Chapter) -> None:
     book = mini_project / "book"

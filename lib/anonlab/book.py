@@ -345,6 +345,9 @@ def build_and_check(key: str | None = None) -> Path:
     stamp_key = key or book_inputs_key()
     generate_pages()
     html = build_html()
+    from .slides import build_slides  # a reveal.js deck per chapter under _build/html/slides (issue 28)
+
+    build_slides(html, names)
     broken = check_internal_links(html)
     if broken:
         raise RuntimeError("broken internal links in the built book:\n  " + "\n  ".join(broken))

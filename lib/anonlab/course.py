@@ -30,37 +30,13 @@ from pathlib import Path
 from typing import Any
 
 from . import chapters, paths
+from .syllabus import course_plan  # the schedule (anonlab.syllabus), written by write_course_pages
 
-__all__ = ["LECTURES", "Lecture", "exercise_dir", "exercise_runs", "run_exercises", "glued_outputs", "write_course_pages",
+__all__ = ["course_plan", "exercise_dir", "exercise_runs", "run_exercises", "glued_outputs", "write_course_pages",
            "INSTALL_NOTE"]
 
 GENERATED = "_generated"
 
-
-@dataclass(frozen=True)
-class Lecture:
-    """One lecture of the suggested course: a title and the chapters it uses."""
-
-    title: str
-    chapters: tuple[str, ...]
-    note: str = ""
-
-
-#: The suggested order of a one-semester course (chapters not yet written are skipped).
-LECTURES: tuple[Lecture, ...] = (
-    Lecture("Removing names is not anonymising: k-anonymity, l-diversity, t-closeness",
-            ("01_syntactic_anonymity",)),
-    Lecture("Noise against inference: differentially private counts and Anatomy",
-            ("02_dp_vs_definetti",)),
-    Lecture("Sparse data: de-anonymising the Netflix Prize", ("03_netflix_eccentricity",)),
-    Lecture("Reconstruction from published tables: the US Census", ("04_census_reconstruction",)),
-    Lecture("What counts as a loss: the non-member baseline, precision and coverage",
-            ("05_nonmember_framework",)),
-    Lecture("Attacking a query interface: Diffix's sticky noise",
-            ("06a_diffix_differential", "06b_diffix_cloning")),
-    Lecture("Membership inference at realistic base rates", ("07_membership_base_rates",)),
-    Lecture("Who is the attacker? Passive and active partial knowledge", ("08_passive_active",)),
-)
 
 INSTALL_NOTE = (
     "Python 3.11 or newer with pip, `make`, and about 1 GB of disk for the environment; "
@@ -232,34 +208,6 @@ def chapter_exercises(chapter: str, figure_dir: Path) -> str:
             parts.append(f"\n   ![The figure for this exercise](/{rel})\n")
         parts.append("   ::::\n\n")
     return "".join(parts)
-
-
-def course_plan(names: list[str]) -> str:
-    """The course plan: lectures in order, with chapter, goals, exercises to assign, run time."""
-    lines = []
-    n = 0
-    for lec in LECTURES:
-        present = [c for c in lec.chapters if c in names and chapters.has_chapter(c)]
-        if not present:
-            continue
-        n += 1
-        lines.append(f"## Lecture {n}: {lec.title}\n")
-        for c in present:
-            ch = chapters.get(c)
-            default, quick = run_times(c)
-            lines.append(f"**Chapter:** [{ch.title}]({c}.ipynb)\n")
-            if ch.goals:
-                lines.append("**Goals:** " + "; ".join(ch.goals) + "\n")
-            if ch.assumes:
-                lines.append(f"**Assumes:** {ch.assumes}\n")
-            if ch.exercises:
-                keys = "; ".join(f"{i}, which changes {exercise_changes(ch, e)}" for i, e in enumerate(ch.exercises, 1))
-                lines.append(f"**Exercises to assign:** {keys} — each asks for a prediction first; the "
-                             "solutions are in the chapter, computed by the build.\n")
-            lines.append(f"**Run time:** {_fmt_seconds(default)} at the defaults, {_fmt_seconds(quick)} "
-                         f"with `--quick` (use that in class).\n")
-        lines.append("")
-    return "\n".join(lines)
 
 
 def write_course_pages(names: list[str]) -> None:
