@@ -376,5 +376,6 @@ def test_the_date_error_explorable_draws_the_headlines_and_starts_at_the_smaller
     e = ch.date_error_explorable(run, exp, np.arange(4), [2, 8], [3, 14], 0.25)
     assert list(e.values) == [0, 3, 7, 14, 30, 90] and e.values[e.default] == 3
     assert [s.y for s in e.paper] == [[claims.claim(ch.HEADLINE_2).reported, claims.claim(ch.HEADLINE_8).reported]]
+    assert [s.x for s in e.paper] == [[2, 8]]  # the ledger's m of each headline
     assert e.band[:2] == pytest.approx((0.675, 0.685))
     assert [s.y for s in e.frames[-1]] == [[0.0, 1.0], [0.0, 1.0]]  # 90 days: 4 - 9 < 0, none re-identified

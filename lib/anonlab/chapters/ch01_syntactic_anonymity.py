@@ -187,9 +187,9 @@ CHAPTER = Chapter(
             "level0",
             "Attack Adult as published (`attack_level = 0`). **Predict** the fraction of "
             "targets the homogeneity attack discloses from the uniqueness rate under "
-            "'Uniqueness': the same, smaller or larger? Why? Predict, then move the slider of the figure "
-            "under 'The homogeneity attack along the ladder' to k = 1 (nothing suppressed): its level 0 is "
-            "this attack. Then run it.",
+            "'Uniqueness': the same, smaller or larger? Why? Then move the slider of the figure under 'The "
+            "homogeneity attack along the ladder' to k = 1 (nothing suppressed: its level 0 is this attack, "
+            "on every record), and run it.",
             {"attack_level": 0},
             {"adult_unique_frac": "records alone in their class",
              "attack_fraction": "targets disclosed by the homogeneity attack",
@@ -673,7 +673,7 @@ def homogeneity_explorable(run: Any, levels: Sequence[pd.DataFrame], quasi_ident
     """
     ks = sorted({*EXPLORE_KS, int(run.p["k_target"])})
     return run.explorable(
-        "What the attacker learns about Adult's records", "k_target", ks,
+        "What the attacker learns", "k_target", ks,
         lambda k: homogeneity_frame(levels, quasi_identifiers, sensitive_attribute, k),
         x_label="generalisation level", y_label="share of the records", claim_id=CLAIMS["homogeneity"], key=key,
         alt=f"Line chart of four shares of Adult's records against the generalisation level 0 to {len(levels) - 1}: "

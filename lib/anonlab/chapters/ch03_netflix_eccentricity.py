@@ -811,16 +811,16 @@ def date_error_explorable(run: Any, exp: nf.Experiment, targets: np.ndarray, gri
     ``date_errors``), with [NS08]'s two headlines and the band the two-ratings claim accepts."""
     from .. import explore
 
-    values = sorted({*EXPLORE_DATE_ERRORS, *date_errors})
+    values, heads = sorted({*EXPLORE_DATE_ERRORS, *date_errors}), (HEADLINE_2, HEADLINE_8)
     return run.explorable(
-        "Re-identification against what the adversary knows", "date_error", values,
+        "Re-identification, synthetic data", "date_error", values,
         lambda d: date_error_frame(exp, targets, grid, d, wrong_fraction),
         x_label="m (movies the adversary knows)", y_label="share re-identified", claim_id=HEADLINE_2,
         key={"data": dict(exp.data.key), "targets": [int(t) for t in targets], "grid": list(grid), "phi": exp.phi,
              "sim": [exp.similarity.rating_scale, exp.similarity.date_scale], "weights": exp.weights,
              "seed": exp.seed, "wrong": wrong_fraction}, current=min(date_errors),
-        paper=[explore.Series("paper (Netflix Prize): 2 ratings, ±3 d; 8 ratings, 2 wrong, ±14 d", [2, 8],
-                              [run.paper(HEADLINE_2), run.paper(HEADLINE_8)])],
+        paper=[explore.Series("paper's headlines (Netflix Prize)", [claims.claim(c).params["m"] for c in heads],
+                              [run.paper(c) for c in heads])],
         alt=f"Line chart of the share of targets re-identified against the number m of movies the adversary "
             f"knows, with exact ratings and with {wrong_fraction:.0%} of them wrong, and the paper's two headline "
             f"points; a slider moves the error of the known dates from {values[0]} to {values[-1]} days.")
