@@ -495,3 +495,25 @@ def test_the_notebook_includes_the_course_pages():
     for term in ["quasi-identifier", "equivalence class", "k-anonymity", "l-diversity", "t-closeness",
                  "Earth Mover's Distance"]:
         assert re.search(r"\{term\}`(" + re.escape(term) + r"|[^`<]+<" + re.escape(term) + r">)`", text), term
+
+
+def test_the_homogeneity_frame_counts_each_share_of_the_records() -> None:
+    """Level 0: classes {a, a}, {a, b, b}, {b}; level 1 merges all six records into one class."""
+    t0 = pd.DataFrame({"zip": list("112223"), "d": list("aaabbb")})
+    levels = [t0, t0.assign(zip="*")]
+    f = ch.homogeneity_frame(levels, ["zip"], "d", 2)
+    lines = ch.FRAME_LINES
+    assert f[lines["disclosed"]] == ([0, 1], [2 / 6, 0.0])  # the {a, a} class; one mixed class discloses nothing
+    assert f[lines["suppressed"]][1] == [1 / 6, 0.0]
+    assert f[lines["best_guess"]][1] == pytest.approx([4 / 6, 3 / 6])  # the {b} record gets the release's 'a'
+    assert f[lines["majority"]][1] == pytest.approx([3 / 6, 3 / 6])
+    assert ch.homogeneity_frame(levels, ["zip"], "d", 1)[lines["disclosed"]][1] == [3 / 6, 0.0]
+
+
+def test_the_homogeneity_explorable_has_one_frame_per_k_and_finds_the_last_disclosing_k(run, monkeypatch) -> None:
+    monkeypatch.setenv("ANONLAB_NO_CACHE", "1")  # a toy table: keep it out of the results cache
+    t0 = pd.DataFrame({"zip": list("112223"), "d": list("aaabbb")})
+    e = ch.homogeneity_explorable(run, [t0, t0.assign(zip="*")], ["zip"], "d", key={"toy": 1})
+    assert list(e.values) == sorted({*ch.EXPLORE_KS, run.p["k_target"]}) and e.band is None
+    assert e.values[e.default] == run.p["k_target"]
+    assert ch.last_disclosing_k(e) == 2  # the {a, a} class survives k = 2, not k = 3

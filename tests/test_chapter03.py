@@ -342,3 +342,40 @@ def test_synthetic_source_reuses_the_main_data() -> None:
     assert ch.synthetic_source(1000, 0, prize) is prize  # the scale section runs on the Prize itself
     h = pd.Series({"rate": 0.5, "ci_low": 0.4, "ci_high": 0.6, "n": 10})
     assert ch.measure_headlines(h, h, 480_189, 1.5, "Netflix Prize")[ch.HEADLINE_8].note.startswith("Netflix Prize, 480,189")
+
+
+class _FakeExperiment:
+    """Answers each run with hand-made trials: ``4 - date_error // 10`` of 4 targets re-identified at m = 2
+    (one fewer with wrong entries), all 4 at m = 8; records the settings it was asked for."""
+
+    phi = 1.5
+
+    def __init__(self) -> None:
+        self.asked: list[dict] = []
+
+    def run(self, targets, grid, label, **kw) -> pd.DataFrame:
+        self.asked.append({"grid": list(grid), **kw})
+        k = 4 - kw["date_error"] // 10 - (1 if kw.get("wrong_fraction") else 0)
+        return _trials({2: (k, 4), 8: (4, 4)})
+
+
+def test_the_date_error_frame_reads_each_headline_setting_at_that_date_error() -> None:
+    exp = _FakeExperiment()
+    f = ch.date_error_frame(exp, np.arange(4), [2, 8], 20, 0.25)
+    assert f == {"exact ratings": ([2, 8], [0.5, 1.0]), "exact ratings, 25% wrong": ([2, 8], [0.25, 1.0])}
+    assert exp.asked == [{"grid": [2, 8], "date_error": 20}, {"grid": [2, 8], "date_error": 20, "wrong_fraction": 0.25}]
+
+
+def test_the_date_error_explorable_draws_the_headlines_and_starts_at_the_smaller_error(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("ANONLAB_OUTPUT_DIR", str(tmp_path))
+    monkeypatch.setenv("ANONLAB_NO_CACHE", "1")
+    run = kit.ChapterRun(ch.CHAPTER, SPEC.defaults())
+    exp = _FakeExperiment()
+    exp.data, exp.similarity, exp.weights, exp.seed = nf.Release(None, "toy", {"toy": 1}), nf.Similarity(
+        "exponential", 1.5, 30.0), "natural", 0
+    e = ch.date_error_explorable(run, exp, np.arange(4), [2, 8], [3, 14], 0.25)
+    assert list(e.values) == [0, 3, 7, 14, 30, 90] and e.values[e.default] == 3
+    assert [s.y for s in e.paper] == [[claims.claim(ch.HEADLINE_2).reported, claims.claim(ch.HEADLINE_8).reported]]
+    assert [s.x for s in e.paper] == [[2, 8]]  # the ledger's m of each headline
+    assert e.band[:2] == pytest.approx((0.675, 0.685))
+    assert [s.y for s in e.frames[-1]] == [[0.0, 1.0], [0.0, 1.0]]  # 90 days: 4 - 9 < 0, none re-identified

@@ -261,3 +261,40 @@ def homogeneity_attack(
         truth=truth,
         background_facts=n_facts,
     )
+
+
+def suppression_outcome(table: pd.DataFrame, quasi_identifiers: Sequence[str], sensitive_attribute: str,
+                        k: int) -> dict[str, float]:
+    """What an attacker learns about the records of ``table`` once it is released k-anonymous by suppression.
+
+    The release is ``table`` without the records whose equivalence class has fewer than ``k``
+    (:func:`anonlab.mechanisms.syntactic.suppress_small_classes`); every record of ``table`` is a
+    target, found through its quasi-identifiers (a suppressed one is not found). Shares of
+    N = ``len(table)``:
+
+    - ``disclosed``: targets the homogeneity attack discloses (their class holds one sensitive
+      value), ``n_disclosed / N``; always right;
+    - ``best_guess``: targets whose value is the most common of their class (the attacker's best
+      guess, posterior ``top_share``), a target not found getting the release's most common value;
+    - ``majority``: targets whose value is the release's most common one (the majority guess,
+      :func:`anonlab.measures.majority_baseline`: no linking at all);
+    - ``suppressed``: records removed to reach ``k``.
+
+    An empty release tells nothing: every share but ``suppressed`` is 0.
+
+    >>> df = pd.DataFrame({"zip": list("112223"), "d": list("aaabbb")})
+    >>> {key: round(v, 3) for key, v in suppression_outcome(df, ["zip"], "d", 2).items()}
+    {'disclosed': 0.333, 'best_guess': 0.667, 'majority': 0.5, 'suppressed': 0.167}
+    """
+    from ..measures.protocol import majority_baseline
+    from ..mechanisms.syntactic import suppress_small_classes
+
+    supp = suppress_small_classes(table, quasi_identifiers, k)
+    if not len(supp.table):
+        return {"disclosed": 0.0, "best_guess": 0.0, "majority": 0.0, "suppressed": 1.0}
+    truth = table[sensitive_attribute].to_numpy(dtype=object)
+    top = majority_baseline(supp.table[sensitive_attribute].to_numpy(dtype=object)).prediction[0]
+    res = homogeneity_attack(supp.table, quasi_identifiers, sensitive_attribute, targets=table).targets
+    guess = np.where(res["class_size"].to_numpy() > 0, res["top_value"].to_numpy(dtype=object), top)
+    return {"disclosed": float(res["disclosed"].mean()), "best_guess": float(np.mean(guess == truth)),
+            "majority": float(np.mean(truth == top)), "suppressed": float(supp.fraction_suppressed)}

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..attacks.homogeneity import homogeneity_attack
+from ..attacks.homogeneity import homogeneity_attack, suppression_outcome
 from ..claims import Measurement, claim
 from ..data import tables
 from ..data.loaders import ADULT_COLUMNS
@@ -187,7 +187,9 @@ CHAPTER = Chapter(
             "level0",
             "Attack Adult as published (`attack_level = 0`). **Predict** the fraction of "
             "targets the homogeneity attack discloses from the uniqueness rate under "
-            "'Uniqueness': the same, smaller or larger? Why? Then run it.",
+            "'Uniqueness': the same, smaller or larger? Why? Then move the slider of the figure under 'The "
+            "homogeneity attack along the ladder' to k = 1 (nothing suppressed: its level 0 is this attack, "
+            "on every record), and run it.",
             {"attack_level": 0},
             {"adult_unique_frac": "records alone in their class",
              "attack_fraction": "targets disclosed by the homogeneity attack",
@@ -646,3 +648,40 @@ def sweep_findings(sweep: pd.DataFrame, k_target: int, level: int = 3) -> dict[s
         "lent_after_level3": float(sweep.loc[level, "l_entropy_after"]) if kept else float("nan"),
         "t_level3": float(sweep.loc[level, "t"]),
     }
+
+
+#: The k targets the explorable figure moves through (the slides' Figure 2: k = 4), and its lines.
+EXPLORE_KS = (1, 2, 3, 4, 5, 10, 20, 50)
+FRAME_LINES = {"disclosed": "disclosed with certainty (homogeneity attack)",
+               "best_guess": "right: the class's most common value", "majority": "right: majority guess (baseline)",
+               "suppressed": "records suppressed to reach k"}
+
+
+def homogeneity_frame(levels: Sequence[pd.DataFrame], quasi_identifiers: Sequence[str], sensitive_attribute: str,
+                      k: int) -> dict[str, tuple[list[int], list[float]]]:
+    """Per ladder level (x: 0, 1, ...; ``levels`` are the generalised tables), the shares of
+    :func:`~anonlab.attacks.homogeneity.suppression_outcome` once each is made k-anonymous by suppression."""
+    out = [suppression_outcome(t, quasi_identifiers, sensitive_attribute, k) for t in levels]
+    return {line: (list(range(len(out))), [o[key] for o in out]) for key, line in FRAME_LINES.items()}
+
+
+def homogeneity_explorable(run: Any, levels: Sequence[pd.DataFrame], quasi_identifiers: Sequence[str],
+                           sensitive_attribute: str, key: Mapping[str, Any]) -> Any:
+    """The explorable figure of :func:`homogeneity_frame` over ``k_target`` (:data:`EXPLORE_KS` and the run's own).
+
+    The slides' homogeneity claim is qualitative (no band) and they print no value for Adult (no paper point).
+    """
+    ks = sorted({*EXPLORE_KS, int(run.p["k_target"])})
+    return run.explorable(
+        "What the attacker learns", "k_target", ks,
+        lambda k: homogeneity_frame(levels, quasi_identifiers, sensitive_attribute, k),
+        x_label="generalisation level", y_label="share of the records", claim_id=CLAIMS["homogeneity"], key=key,
+        alt=f"Line chart of four shares of Adult's records against the generalisation level 0 to {len(levels) - 1}: "
+            "disclosed with certainty by the homogeneity attack, guessed right from the class, guessed right by "
+            f"the majority guess, and suppressed; a slider moves the k enforced by suppression from {ks[0]} to {ks[-1]}.")
+
+
+def last_disclosing_k(e: Any) -> int | None:
+    """The largest k of an explorable of :func:`homogeneity_explorable` at which some level still discloses."""
+    hit = [v for v, f in zip(e.values, e.frames) if any(y > 0 for y in f[0].y)]
+    return max(hit) if hit else None

@@ -217,7 +217,9 @@ CHAPTER = Chapter(
         ),
         Exercise(
             "date_scale3",
-            "N-S's similarity forgives a date error over about 30 days (`date_scale = 30`). **Predict**: "
+            "N-S's similarity forgives a date error over about 30 days (`date_scale = 30`). First predict how "
+            "fast the synthetic curves fall as the known dates loosen, then move the slider of the figure of "
+            "re-identification against the date error. **Predict** next: "
             "if it expects dates within about three days (`date_scale = 3.0`), will the curve with dates "
             "known to ±3 days rise or fall, and the curve with dates known to ±14 days? Then run it.",
             {"date_scale": 3.0},
@@ -785,3 +787,40 @@ def measure_headlines(h8: pd.Series, h2: pd.Series, n_users: int, phi: float,
     return {cid: Measurement(float(r["rate"]), ci=(float(r["ci_low"]), float(r["ci_high"])), n=int(r["n"]),
                              note=note, real_data=real)
             for cid, r in ((HEADLINE_8, h8), (HEADLINE_2, h2))}
+
+
+#: The aux's date errors (days) the explorable figure moves through, besides the run's own ([NS08]: 3 and 14).
+EXPLORE_DATE_ERRORS = (0, 3, 7, 14, 30, 90)
+
+
+def date_error_frame(exp: nf.Experiment, targets: np.ndarray, grid: Sequence[int], date_error: int,
+                     wrong_fraction: float) -> dict[str, tuple[list[int], list[float]]]:
+    """Share re-identified per aux size m (:func:`anonlab.attacks.netflix.reidentification_rate` at ``exp.phi``)
+    when the aux's dates are off by up to ``date_error`` days: exact ratings, and with ``wrong_fraction`` of
+    the entries completely wrong (the settings of [NS08]'s two headlines, :func:`reidentification_curves`)."""
+    runs = {"exact ratings": {}, f"exact ratings, {wrong_fraction:.0%} wrong": {"wrong_fraction": wrong_fraction}}
+    rates = {label: nf.reidentification_rate(exp.run(targets, grid, f"{label}, ±{date_error} d",
+                                                     date_error=date_error, **kw), exp.phi)
+             for label, kw in runs.items()}
+    return {label: (r.index.tolist(), r["rate"].tolist()) for label, r in rates.items()}
+
+
+def date_error_explorable(run: Any, exp: nf.Experiment, targets: np.ndarray, grid: Sequence[int],
+                          date_errors: Sequence[int], wrong_fraction: float) -> Any:
+    """The explorable figure of :func:`date_error_frame` over the date error (:data:`EXPLORE_DATE_ERRORS` and
+    ``date_errors``), with [NS08]'s two headlines and the band the two-ratings claim accepts."""
+    from .. import explore
+
+    values, heads = sorted({*EXPLORE_DATE_ERRORS, *date_errors}), (HEADLINE_2, HEADLINE_8)
+    return run.explorable(
+        "Re-identification, synthetic data", "date_error", values,
+        lambda d: date_error_frame(exp, targets, grid, d, wrong_fraction),
+        x_label="m (movies the adversary knows)", y_label="share re-identified", claim_id=HEADLINE_2,
+        key={"data": dict(exp.data.key), "targets": [int(t) for t in targets], "grid": list(grid), "phi": exp.phi,
+             "sim": [exp.similarity.rating_scale, exp.similarity.date_scale], "weights": exp.weights,
+             "seed": exp.seed, "wrong": wrong_fraction}, current=min(date_errors),
+        paper=[explore.Series("paper's headlines (Netflix Prize)", [claims.claim(c).params["m"] for c in heads],
+                              [run.paper(c) for c in heads])],
+        alt=f"Line chart of the share of targets re-identified against the number m of movies the adversary "
+            f"knows, with exact ratings and with {wrong_fraction:.0%} of them wrong, and the paper's two headline "
+            f"points; a slider moves the error of the known dates from {values[0]} to {values[-1]} days.")
