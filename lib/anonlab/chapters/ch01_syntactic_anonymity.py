@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..attacks.homogeneity import homogeneity_attack, suppression_outcome
+from ..attacks.homogeneity import homogeneity_attack
+from ..figures.syntactic import FRAME_LINES, homogeneity_frame, last_disclosing_k
 from ..claims import Measurement, claim
 from ..data import tables
 from ..data.loaders import ADULT_COLUMNS
@@ -650,19 +651,8 @@ def sweep_findings(sweep: pd.DataFrame, k_target: int, level: int = 3) -> dict[s
     }
 
 
-#: The k targets the explorable figure moves through (the slides' Figure 2: k = 4), and its lines.
+#: The k targets the explorable figure moves through (the slides' Figure 2: k = 4).
 EXPLORE_KS = (1, 2, 3, 4, 5, 10, 20, 50)
-FRAME_LINES = {"disclosed": "disclosed with certainty (homogeneity attack)",
-               "best_guess": "right: the class's most common value", "majority": "right: majority guess (baseline)",
-               "suppressed": "records suppressed to reach k"}
-
-
-def homogeneity_frame(levels: Sequence[pd.DataFrame], quasi_identifiers: Sequence[str], sensitive_attribute: str,
-                      k: int) -> dict[str, tuple[list[int], list[float]]]:
-    """Per ladder level (x: 0, 1, ...; ``levels`` are the generalised tables), the shares of
-    :func:`~anonlab.attacks.homogeneity.suppression_outcome` once each is made k-anonymous by suppression."""
-    out = [suppression_outcome(t, quasi_identifiers, sensitive_attribute, k) for t in levels]
-    return {line: (list(range(len(out))), [o[key] for o in out]) for key, line in FRAME_LINES.items()}
 
 
 def homogeneity_explorable(run: Any, levels: Sequence[pd.DataFrame], quasi_identifiers: Sequence[str],
@@ -679,9 +669,3 @@ def homogeneity_explorable(run: Any, levels: Sequence[pd.DataFrame], quasi_ident
         alt=f"Line chart of four shares of Adult's records against the generalisation level 0 to {len(levels) - 1}: "
             "disclosed with certainty by the homogeneity attack, guessed right from the class, guessed right by "
             f"the majority guess, and suppressed; a slider moves the k enforced by suppression from {ks[0]} to {ks[-1]}.")
-
-
-def last_disclosing_k(e: Any) -> int | None:
-    """The largest k of an explorable of :func:`homogeneity_explorable` at which some level still discloses."""
-    hit = [v for v, f in zip(e.values, e.frames) if any(y > 0 for y in f[0].y)]
-    return max(hit) if hit else None

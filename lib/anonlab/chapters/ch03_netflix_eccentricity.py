@@ -32,6 +32,7 @@ import pandas as pd
 
 from .. import claims
 from ..attacks import netflix as nf
+from ..figures.netflix import date_error_frame
 from ..claims import Measurement
 from ..measures import wilson_interval
 from ..data.netflix_synthetic import NETFLIX_SHAPE, RatingMatrix, generate_netflix_like
@@ -791,18 +792,6 @@ def measure_headlines(h8: pd.Series, h2: pd.Series, n_users: int, phi: float,
 
 #: The aux's date errors (days) the explorable figure moves through, besides the run's own ([NS08]: 3 and 14).
 EXPLORE_DATE_ERRORS = (0, 3, 7, 14, 30, 90)
-
-
-def date_error_frame(exp: nf.Experiment, targets: np.ndarray, grid: Sequence[int], date_error: int,
-                     wrong_fraction: float) -> dict[str, tuple[list[int], list[float]]]:
-    """Share re-identified per aux size m (:func:`anonlab.attacks.netflix.reidentification_rate` at ``exp.phi``)
-    when the aux's dates are off by up to ``date_error`` days: exact ratings, and with ``wrong_fraction`` of
-    the entries completely wrong (the settings of [NS08]'s two headlines, :func:`reidentification_curves`)."""
-    runs = {"exact ratings": {}, f"exact ratings, {wrong_fraction:.0%} wrong": {"wrong_fraction": wrong_fraction}}
-    rates = {label: nf.reidentification_rate(exp.run(targets, grid, f"{label}, ±{date_error} d",
-                                                     date_error=date_error, **kw), exp.phi)
-             for label, kw in runs.items()}
-    return {label: (r.index.tolist(), r["rate"].tolist()) for label, r in rates.items()}
 
 
 def date_error_explorable(run: Any, exp: nf.Experiment, targets: np.ndarray, grid: Sequence[int],

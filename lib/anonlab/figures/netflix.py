@@ -229,3 +229,15 @@ def plot_readings(by_reading: Mapping[str, Any], m_grid: Sequence[int], data_nam
         _m_axis(ax, m_grid)
     _legend_below(fig, axes[0][0].get_legend_handles_labels()[0])
     return fig
+
+
+def date_error_frame(exp: nf.Experiment, targets: np.ndarray, grid: Sequence[int], date_error: int,
+                     wrong_fraction: float) -> dict[str, tuple[list[int], list[float]]]:
+    """Share re-identified per aux size m (:func:`anonlab.attacks.netflix.reidentification_rate` at ``exp.phi``)
+    when the aux's dates are off by up to ``date_error`` days: exact ratings, and with ``wrong_fraction`` of
+    the entries completely wrong (the settings of [NS08]'s two headlines, :func:`anonlab.chapters.ch03_netflix_eccentricity.reidentification_curves`)."""
+    runs = {"exact ratings": {}, f"exact ratings, {wrong_fraction:.0%} wrong": {"wrong_fraction": wrong_fraction}}
+    rates = {label: nf.reidentification_rate(exp.run(targets, grid, f"{label}, ±{date_error} d",
+                                                     date_error=date_error, **kw), exp.phi)
+             for label, kw in runs.items()}
+    return {label: (r.index.tolist(), r["rate"].tolist()) for label, r in rates.items()}

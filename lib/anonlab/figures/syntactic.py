@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import matplotlib.pyplot as plt
@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .. import plotting
+from ..attacks.homogeneity import suppression_outcome
 
 
 #: Width of a figure of this module, inches: at the book's 110 dpi it fits the 772 px text column, so
@@ -70,3 +71,23 @@ def plot_sweep(sweep: pd.DataFrame, k_target: int) -> Any:
     fig.tight_layout()
     fig.legend(handles=ax1.get_legend_handles_labels()[0], loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2)
     return fig
+
+
+#: The lines of chapter 1's explorable figure (:func:`homogeneity_frame`): key -> legend label.
+FRAME_LINES = {"disclosed": "disclosed with certainty (homogeneity attack)",
+               "best_guess": "right: the class's most common value", "majority": "right: majority guess (baseline)",
+               "suppressed": "records suppressed to reach k"}
+
+
+def homogeneity_frame(levels: Sequence[pd.DataFrame], quasi_identifiers: Sequence[str], sensitive_attribute: str,
+                      k: int) -> dict[str, tuple[list[int], list[float]]]:
+    """Per ladder level (x: 0, 1, ...; ``levels`` are the generalised tables), the shares of
+    :func:`~anonlab.attacks.homogeneity.suppression_outcome` once each is made k-anonymous by suppression."""
+    out = [suppression_outcome(t, quasi_identifiers, sensitive_attribute, k) for t in levels]
+    return {line: (list(range(len(out))), [o[key] for o in out]) for key, line in FRAME_LINES.items()}
+
+
+def last_disclosing_k(e: Any) -> int | None:
+    """The largest k of an explorable of :func:`anonlab.chapters.ch01_syntactic_anonymity.homogeneity_explorable` at which some level still discloses."""
+    hit = [v for v, f in zip(e.values, e.frames) if any(y > 0 for y in f[0].y)]
+    return max(hit) if hit else None
