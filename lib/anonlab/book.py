@@ -16,6 +16,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from . import claims, paths
+from .assignments import build as build_assignments
 from .runner import RunError, toc_notebooks
 
 __all__ = ["generate_pages", "build_html", "check_internal_links", "find_browser",
@@ -344,6 +345,7 @@ def build_and_check(key: str | None = None) -> Path:
     names = toc_notebooks()
     stamp_key = key or book_inputs_key()
     generate_pages()
+    print(f"[anonlab] assignments: {build_assignments()}", file=sys.stderr)
     html = build_html()
     broken = check_internal_links(html)
     if broken:
