@@ -17,8 +17,9 @@ __all__ = ["ASSIGNMENTS", "Assignment", "ExpectedValue", "accepted_tolerance", "
            "expected_value", "hidden_test", "public_test"]
 
 
-def build(out_dir: Path | None = None, book_dir: Path | None = None) -> dict[str, Any]:
+def build(out_dir: Path | None = None, book_dir: Path | None = None,
+          results_dir: Path | None = None) -> dict[str, Any]:
     """Generate every assignment's notebooks with otter and the book's pages (:func:`.otter_build.build`)."""
     from .otter_build import build as _build
 
-    return _build(out_dir, book_dir)
+    return _build(out_dir, book_dir, results_dir)

@@ -164,18 +164,20 @@ def grade_in_process(submission: Path, autograder: Path) -> tuple[float, float]:
     return score, possible
 
 
-def build(out_dir: Path | None = None, book_dir: Path | None = None) -> dict[str, Any]:
+def build(out_dir: Path | None = None, book_dir: Path | None = None,
+          results_dir: Path | None = None) -> dict[str, Any]:
     """Assign every assignment, copy the student notebooks into the book and write its generated pages.
 
-    ``out_dir``: default ``_build/assignments``; ``book_dir``: the book (its results files are the expected
-    values' source). Returns a summary: how many were built or cached, otter's version, CPU seconds.
+    ``out_dir``: default ``_build/assignments``; ``book_dir``: the book, which gets the pages
+    (``_generated/``) and the student notebooks (``_static/assignments/``); ``results_dir``: where the
+    chapters' results files are (the expected values' source; default the book). Returns a summary: how many were built or cached, otter's version, CPU seconds.
     """
     from .pages import write_pages
 
     out_dir = out_dir or paths.project_root() / "_build" / "assignments"
     book_dir = book_dir or paths.book_dir()
     start = time.process_time()
-    built = [assign(a, expected_value(a, book_dir), out_dir) for a in ASSIGNMENTS]
+    built = [assign(a, expected_value(a, results_dir or book_dir), out_dir) for a in ASSIGNMENTS]
     static = book_dir / "_static" / "assignments"
     if static.exists():
         shutil.rmtree(static)

@@ -10,13 +10,15 @@ leaves out.
 from __future__ import annotations
 
 import html
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
+from .. import paths
 from ..claims import claim
 from .model import Built
 
-__all__ = ["instructor_page", "student_page", "write_pages", "STUDENT_FILE", "INSTRUCTOR_FILE"]
+__all__ = ["chapter_heading", "instructor_page", "student_page", "write_pages", "STUDENT_FILE", "INSTRUCTOR_FILE"]
 
 STUDENT_FILE = "assignments.md"
 INSTRUCTOR_FILE = "assignments.instructor.md"
@@ -32,16 +34,28 @@ def _chapters(built: Sequence[Built]) -> dict[str, list[Built]]:
     return out
 
 
+def chapter_heading(chapter: str) -> str:
+    """``Chapter NN: <title>`` linked to the chapter, the title being its notebook's first heading."""
+    title = chapter
+    nb_path = paths.notebooks_dir() / f"{chapter}.ipynb"
+    if nb_path.exists():
+        cells = json.loads(nb_path.read_text(encoding="utf-8"))["cells"]
+        lines = [ln for c in cells if c["cell_type"] == "markdown" for ln in "".join(c["source"]).splitlines()]
+        title = next((ln[2:].strip() for ln in lines if ln.startswith("# ")), chapter)
+    return f"## Chapter {chapter.split('_')[0]}: [{title}]({chapter}.ipynb)"
+
+
 def _claim_link(claim_id: str) -> str:
-    """The claim's id linked to its row of the verdict table."""
-    return f"[`{claim_id}`](verdicts.md#claim-{claim_id})"
+    """The claim's id linked to its row of the verdict table (a raw HTML id there, so an HTML link here)."""
+    cid = html.escape(claim_id)
+    return f'<a href="verdicts.html#claim-{cid}"><code>{cid}</code></a>'
 
 
 def student_page(built: Sequence[Built]) -> str:
     """MyST of the students' part: title + anchor, claim, task, download of the notebook; no value, no solution."""
     parts = []
     for chapter, items in _chapters(built).items():
-        parts.append(f"## Chapter {chapter.split('_')[0]}: [{chapter}]({chapter}.ipynb)\n")
+        parts.append(chapter_heading(chapter) + "\n")
         for b in items:
             a = b.assignment
             c = claim(a.claim_id)
