@@ -37,7 +37,11 @@ KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python
 
 def otter_version() -> str:
     """The installed otter-grader's version (raises ImportError when it is missing: ``pip install .[course]``)."""
-    import otter
+    try:
+        import otter
+    except ImportError as exc:
+        raise ImportError("the assignments need otter-grader (the course extra): "
+                          "pip install -r requirements.lock, or make env") from exc
 
     return str(otter.__version__)
 
