@@ -56,4 +56,4 @@ benchmark: $(STAMP)
 	$(BIN)/python tests/benchmarks/summary.py $(if $(filter 1,$(BENCH_BOOK)),--book,)
 
 clean:
-	rm -rf _build book/*.ipynb book/*.results.json book/*.params.json book/*.attacks.pkl book/_generated book/_exercises
+	rm -rf _build book/*.ipynb book/*.results.json book/*.params.json book/*.attacks.pkl book/_generated book/_exercises book/_static/assignments

@@ -1,8 +1,10 @@
-"""Shared fixtures: a miniature project for runner and claims tests."""
+"""Shared fixtures: a miniature project for runner and claims tests; the book executed with small parameters."""
 
 from __future__ import annotations
 
 import json
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
@@ -107,3 +109,31 @@ def mini_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def read_json(path: Path) -> dict:
     return json.loads(path.read_text())
+
+
+@pytest.fixture(scope="session")
+def executed_book(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A copy of the project's book sources with every notebook executed (small parameters).
+
+    Here, not in ``test_notebooks.py``, so that the session runs the notebooks once for every module that
+    reads their records (``test_notebooks.py``, ``test_assignments.py``).
+    """
+    from anonlab import chapters, runner
+    from tests.test_notebooks import ROOT, SMALL, _selected_chapters, _with_what_they_read
+
+    root = tmp_path_factory.mktemp("book-project")
+    for name in ("_config.yml", "_toc.yml"):
+        shutil.copy(ROOT / name, root / name)
+    for folder in ("book", "notebooks", "data"):
+        shutil.copytree(ROOT / folder, root / folder,
+                        ignore=shutil.ignore_patterns("*.ipynb", "*.json", "_generated", ".run-*")
+                        if folder == "book" else None)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ANONLAB_ROOT", str(root))
+        mp.delenv("ANONLAB_OUTPUT_DIR", raising=False)
+        mp.setenv("ANONLAB_NO_CACHE", "1")  # cold runs: what the pins and the memory estimates are about
+        only = _with_what_they_read(_selected_chapters())  # chapter 9 needs what 1-8 record
+        for name in chapters.run_order(runner.toc_notebooks()):
+            if not only or name in only:
+                runner.run_notebook(name, SMALL.get(name, {}), progress=False, force=True)
+    yield root

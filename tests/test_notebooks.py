@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -120,27 +118,6 @@ def test_notebook_sources_are_clean(name: str) -> None:
         "the second code cell validates the parameters in one call"
     assert "remove-input" in code[1].get("metadata", {}).get("tags", []), "hide the validation cell"
     assert nb["metadata"]["kernelspec"]["name"] == "python3"
-
-
-@pytest.fixture(scope="session")
-def executed_book(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A copy of the project's book sources with every notebook executed (small parameters)."""
-    root = tmp_path_factory.mktemp("book-project")
-    for name in ("_config.yml", "_toc.yml"):
-        shutil.copy(ROOT / name, root / name)
-    for folder in ("book", "notebooks", "data"):
-        shutil.copytree(ROOT / folder, root / folder,
-                        ignore=shutil.ignore_patterns("*.ipynb", "*.json", "_generated", ".run-*")
-                        if folder == "book" else None)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("ANONLAB_ROOT", str(root))
-        mp.delenv("ANONLAB_OUTPUT_DIR", raising=False)
-        mp.setenv("ANONLAB_NO_CACHE", "1")  # cold runs: what the pins and the memory estimates are about
-        only = _with_what_they_read(_selected_chapters())  # chapter 9 needs what 1-8 record
-        for name in chapters.run_order(runner.toc_notebooks()):
-            if not only or name in only:
-                runner.run_notebook(name, SMALL.get(name, {}), progress=False, force=True)
-    yield root
 
 
 @pytest.mark.notebook

@@ -16,6 +16,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from . import claims, paths
+from .assignments import build as build_assignments
 from .runner import RunError, toc_notebooks
 
 __all__ = ["generate_pages", "build_html", "check_internal_links", "find_browser",
@@ -53,7 +54,8 @@ def generate_pages(results_dir: Path | None = None) -> None:
 
     The verdict summary and table (included by ``intro.md`` and
     ``verdicts.md``), the yardstick's row on the front page, each chapter's header and computed exercise solutions,
-    and the course plan (:mod:`anonlab.course`).
+    and the course plan (:mod:`anonlab.course`); the graded assignments with otter (:mod:`anonlab.assignments`:
+    their page and student notebooks, from the recorded runs).
     """
     from .course import write_course_pages
 
@@ -62,6 +64,7 @@ def generate_pages(results_dir: Path | None = None) -> None:
     claims.write_verdict_pages(generated_dir(), results_dir, chapters)
     claims.write_yardstick_summary(generated_dir(), names, results_dir)
     write_course_pages(names)
+    print(f"[anonlab] assignments: {build_assignments(results_dir=results_dir)}", file=sys.stderr)
 
 
 MATHJAX_PARTS = ("tex-chtml.js", "output/chtml/fonts/woff-v2", "input/tex/extensions", "ui", "a11y")
