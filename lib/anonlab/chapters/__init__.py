@@ -77,6 +77,21 @@ class Exercise:
     figure
         Optional glue key of a figure the notebook glues (``glue(key, fig)``),
         shown for the variant.
+    base
+        The run the exercise changes: ``"quick"`` (the chapter's quick
+        preset, the default), ``"default"`` (the chapter's default run, the one
+        the chapter shows: its values are read from the published run) or a
+        mapping of parameters on top of the quick preset (a medium preset, for
+        an effect the quick preset is too small to show).
+    explain
+        A worked answer to the question's "why", as text with placeholders
+        filled from the glued values (:func:`anonlab.course.fill_explanation`):
+        ``{key}`` is the variant's value, ``{key@base}`` the base run's,
+        ``{key:change}`` the move between them in words ("rises from 0.12 to
+        0.19", "falls from ...", "stays at ..."). The conclusion is computed,
+        never typed.
+    grading
+        A note for whoever grades the exercise (the instructor edition only).
     """
 
     key: str
@@ -84,6 +99,9 @@ class Exercise:
     parameters: Mapping[str, Any]
     answer: Mapping[str, str]
     figure: str | None = None
+    base: str | Mapping[str, Any] = "quick"
+    explain: str = ""
+    grading: str = ""
 
     def __post_init__(self) -> None:
         if not self.key.isidentifier():
@@ -93,6 +111,23 @@ class Exercise:
         if not self.answer:
             raise ValueError(f"exercise {self.key!r} must name the glue keys that answer it")
         object.__setattr__(self, "answer", dict(self.answer))
+        if isinstance(self.base, str) and self.base not in ("quick", "default"):
+            raise ValueError(f"exercise {self.key!r}: base must be 'quick', 'default' or parameters, "
+                             f"got {self.base!r}")
+        if not isinstance(self.base, str):
+            object.__setattr__(self, "base", dict(self.base))
+
+    def base_parameters(self, quick: Mapping[str, Any]) -> dict[str, Any]:
+        """The parameters of the run this exercise changes (its base), given the chapter's quick preset."""
+        if self.base == "default":
+            return {}
+        if self.base == "quick":
+            return dict(quick)
+        return {**quick, **self.base}  # type: ignore[dict-item]
+
+    def run_parameters(self, quick: Mapping[str, Any]) -> dict[str, Any]:
+        """The parameters of the exercise's solution run: its base plus its own parameters."""
+        return {**self.base_parameters(quick), **self.parameters}
 
 
 @dataclass(frozen=True)
@@ -157,7 +192,7 @@ class Chapter:
             raise ValueError(f"chapter {self.name}: exercise keys repeat: {keys}")
         for e in self.exercises:
             try:
-                self.parameters.validate({**self.quick, **e.parameters})
+                self.parameters.validate(e.run_parameters(self.quick))
             except ParameterError as exc:
                 raise ValueError(f"chapter {self.name}, exercise {e.key!r}: {exc}") from None
 

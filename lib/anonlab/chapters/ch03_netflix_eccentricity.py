@@ -598,6 +598,11 @@ def _curve_names(rating_error: int, date_errors: Sequence[int]) -> dict[str, str
             "rare": f"ratings ±{rating_error}, dates ±{d_ref} d, rare movies"}
 
 
+def interval_text(row: pd.Series, low: str = "ci_low", high: str = "ci_high") -> str:
+    """A 95 % interval of a rate as text, ``"[0.91, 0.95]"`` (the Wilson interval the scorer computed)."""
+    return f"[{row[low]:.2f}, {row[high]:.2f}]"
+
+
 def curve_values(curves: nf.Curves, at: int, rating_error: int, date_errors: Sequence[int]) -> dict[str, Any]:
     """Numbers the prose quotes about the main curves."""
     k = _curve_names(rating_error, date_errors)
@@ -616,6 +621,8 @@ def curve_values(curves: nf.Curves, at: int, rating_error: int, date_errors: Seq
             "nodate_max": float(nodate["rate"].iloc[-1]),
             "rare_gain": float((curves.rates[k["rare"]]["rate"] - curves.rates[k["uni"]]["rate"]).mean()),
             "fm_at": float(curves.absent_rate.loc[at, "match_rate"]), "n_uni": len(curves.targets),
+            "fm_at_ci": interval_text(curves.absent_rate.loc[at], "match_ci_low", "match_ci_high"),
+            "rate_few_ci": interval_text(curves.rates[f"exact ratings, dates ±{d_few} d"].loc[at]),
             "n_rare": len(curves.rare_targets)}
 
 
