@@ -376,6 +376,8 @@ def build_edition(edition: str) -> Path:
     """
     import shutil
 
+    from .chapters import has_chapter
+
     generate_pages(edition=edition)
     if edition == "instructor":
         html = build_html()
@@ -386,6 +388,13 @@ def build_edition(edition: str) -> Path:
         if html.exists():
             shutil.rmtree(html)
         built.rename(html)
+    if edition == "instructor":
+        from .course import preset_problems
+
+        unnamed = [p for name in toc_notebooks() if has_chapter(name) for p in preset_problems(name)]
+        if unnamed:
+            raise RuntimeError("solutions cite the chapter's values with others, without naming their preset:\n  "
+                               + "\n  ".join(unnamed))
     broken = check_internal_links(html)
     if broken:
         raise RuntimeError(f"broken internal links in the {edition} edition:\n  " + "\n  ".join(broken))

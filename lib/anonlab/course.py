@@ -36,7 +36,7 @@ from typing import Any
 from . import chapters, paths
 
 __all__ = ["LECTURES", "Lecture", "exercise_dir", "exercise_runs", "run_exercises", "glued_outputs", "write_course_pages",
-           "EDITIONS", "chapter_exercises", "exercise_label", "solution", "base_key",
+           "EDITIONS", "chapter_exercises", "exercise_label", "solution", "base_key", "preset_problems",
            "INSTALL_NOTE"]
 
 GENERATED = "_generated"
@@ -305,6 +305,25 @@ def chapter_exercises(chapter: str, figure_dir: Path, edition: str = "instructor
             parts.append(f"\n**Grading note.** {e.grading.strip()}\n")
         parts.append("::::\n\n")
     return "".join(parts)
+
+
+def preset_problems(chapter: str) -> list[str]:
+    """Solutions on the generated page that cite a value the chapter shows, with another value, unnamed.
+
+    Reads the instructor edition's ``_generated/chapters/<chapter>.exercises.md``
+    and compares each solution's base run with the chapter's published
+    default run (:func:`anonlab.solutions.preset_disagreements`); nothing to
+    compare when the published run is not a default run.
+    """
+    from . import solutions
+
+    published = published_default_glue(chapter)
+    page = paths.book_dir() / GENERATED / "chapters" / f"{chapter}.exercises.md"
+    if published is None or not page.exists():
+        return []
+    ch = chapters.get(chapter)
+    bases = {e.key: base_glue(chapter, e) or {} for e in ch.exercises}
+    return [f"{chapter}/{p}" for p in solutions.preset_disagreements(ch, published, bases, page.read_text("utf-8"))]
 
 
 def course_plan(names: list[str]) -> str:

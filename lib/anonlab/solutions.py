@@ -48,7 +48,9 @@ def base_label(e: chapters.Exercise) -> str:
     """The column head of an exercise's base run: which preset the values come from."""
     if e.base == "default":
         return "the chapter's default run (shown above)"
-    return "quick preset" if e.base == "quick" else "medium preset"
+    if e.base == "quick":
+        return "quick preset"
+    return "medium preset (" + ", ".join(f"`{k} = {_show(v)}`" for k, v in dict(e.base).items()) + ")"  # type: ignore[union-attr]
 
 
 def preset_note(ch: chapters.Chapter, e: chapters.Exercise) -> str:
