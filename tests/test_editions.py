@@ -115,6 +115,11 @@ def test_explanations_compute_their_direction_words() -> None:
     assert solutions.fill_explanation("{s:change}", base, var) == "changes from level 6 to never"
     assert solutions.fill_explanation("{a@base} {a} {a@base:vs:b}", base, var) == "0.12 0.19 smaller than"
     assert solutions.placeholders("{a:change} {b@base:vs:c}") == ["a", "b", "c"]
+    base["a_ci"], var["a_ci"] = _v("[0.01, 0.24]"), _v("[0.11, 0.47]")
+    assert solutions.fill_explanation("{a:overlap}", base, var).endswith("overlap, so these samples cannot tell "
+                                                                         "the two apart")
+    var["a_ci"] = _v("[0.30, 0.47]")
+    assert "do not overlap" in solutions.fill_explanation("{a:overlap}", base, var)
 
 
 def test_the_preset_check_fails_on_an_unnamed_disagreement(mini_project: Path, mini: Chapter) -> None:

@@ -34,7 +34,7 @@ INTERVAL_SUFFIX = "_ci"
 #: Lists longer than this are shown by their length in a preset note.
 SHORT_LIST = 6
 
-_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(@base)?(:change|:vs:([A-Za-z_][A-Za-z0-9_]*))?\}")
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(@base)?(:change|:overlap|:vs:([A-Za-z_][A-Za-z0-9_]*))?\}")
 
 
 def _show(value: Any) -> str:
@@ -125,6 +125,22 @@ def _versus(a: str, b: str) -> str:
     return "the same as" if x == y else ("larger than" if x > y else "smaller than")
 
 
+def _bounds(shown: str) -> tuple[float, float] | None:
+    """``(low, high)`` of an interval shown as ``[0.01, 0.24]`` or ``5 to 7``, or ``None``."""
+    nums = re.findall(r"-?\d+(?:\.\d+)?", shown)
+    return (float(nums[0]), float(nums[1])) if len(nums) == 2 else None
+
+
+def _overlap(base: str, variant: str) -> str:
+    """Whether two 95 % intervals overlap, in words (the base run's and the variant's)."""
+    a, b = _bounds(base), _bounds(variant)
+    if a is None or b is None:
+        return "their intervals were not measured"
+    if a[0] <= b[1] and b[0] <= a[1]:
+        return f"their 95 % intervals ({base} and {variant}) overlap, so these samples cannot tell the two apart"
+    return f"their 95 % intervals ({base} and {variant}) do not overlap"
+
+
 def placeholders(template: str) -> list[str]:
     """The glue keys an ``explain`` template cites."""
     return [k for m in _PLACEHOLDER.finditer(template) for k in (m.group(1), m.group(4)) if k]
@@ -136,7 +152,8 @@ def fill_explanation(template: str, base: Mapping[str, Mapping[str, Any]],
 
     ``{key}`` is the variant's value, ``{key@base}`` the base run's,
     ``{key:change}`` the move from base to variant in words ("rises from 0.12
-    to 0.19", "falls ...", "stays at ..."), ``{a:vs:b}`` (``{a@base:vs:b}``)
+    to 0.19", "falls ...", "stays at ..."), ``{key:overlap}`` whether the two
+    runs' 95 % intervals of it (glued as ``key_ci``) overlap, ``{a:vs:b}`` (``{a@base:vs:b}``)
     how ``a`` compares with ``b`` in the variant (the base run): "larger
     than", "smaller than", "the same as".
     """
@@ -145,6 +162,9 @@ def fill_explanation(template: str, base: Mapping[str, Mapping[str, Any]],
         run = base if at_base else variant
         if other:
             return _versus(text(run.get(key)), text(run.get(other)))
+        if how == ":overlap":
+            ci = key + INTERVAL_SUFFIX
+            return _overlap(text(base.get(ci)), text(variant.get(ci)))
         if how:
             return _change(text(base.get(key)), text(variant.get(key)))
         return text(run.get(key))

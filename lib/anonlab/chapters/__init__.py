@@ -88,8 +88,9 @@ class Exercise:
         filled from the glued values (:func:`anonlab.course.fill_explanation`):
         ``{key}`` is the variant's value, ``{key@base}`` the base run's,
         ``{key:change}`` the move between them in words ("rises from 0.12 to
-        0.19", "falls from ...", "stays at ..."). The conclusion is computed,
-        never typed.
+        0.19", "falls from ...", "stays at ..."), ``{key:overlap}`` whether
+        their 95 % intervals overlap, ``{a:vs:b}`` how two values compare. The
+        conclusion is computed, never typed.
     grading
         A note for whoever grades the exercise (the instructor edition only).
     """
