@@ -34,7 +34,7 @@ from ..memory import MiB, MemoryEstimate
 from ..validation import Param, ParameterError, ParameterSpec
 
 __all__ = ["Chapter", "Exercise", "SPINE", "USE_CACHE", "CHAPTERS_PATH_ENV", "get", "module_name", "has_chapter",
-           "run_order"]
+           "run_order", "interval_text", "rate_interval_text"]
 
 #: Extra folders searched for chapter modules ``ch<name>.py`` (``os.pathsep``-separated): a course's
 #: own chapters, or the worked example of the guide to adding a chapter. Read when the package is imported.
@@ -54,6 +54,23 @@ USE_CACHE = Param("use_cache", "bool", True,
 #: "Beyond the slides: Adult").
 SPINE = ("The claim", "Parameters", "Setup", "Reproduction", "Verdict", "Beyond the",
          "Exercises", "Provenance")
+
+
+def interval_text(ci: tuple[float, float] | Any, digits: int = 2) -> str:
+    """A 95 % interval as the text a chapter glues next to its value (``value_ci``): ``"[0.77, 0.96]"``."""
+    lo, hi = ci
+    return f"[{float(lo):.{digits}f}, {float(hi):.{digits}f}]"
+
+
+def rate_interval_text(rate: float, n: int, digits: int = 2) -> str:
+    """The Wilson 95 % interval of a rate measured on ``n`` cases, as text (``"[0.01, 0.24]"``).
+
+    The successes are ``round(rate * n)``; see
+    :func:`anonlab.measures.rates.wilson_interval` (E. B. Wilson, 1927).
+    """
+    from ..measures import wilson_interval
+
+    return interval_text(wilson_interval(round(rate * n), n), digits) if n else "not measured (no case)"
 
 
 @dataclass(frozen=True)

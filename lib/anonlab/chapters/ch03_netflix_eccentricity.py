@@ -38,6 +38,7 @@ from ..data.netflix_synthetic import NETFLIX_SHAPE, RatingMatrix, generate_netfl
 from ..validation import Param, ParameterError, ParameterSpec
 from ..memory import MiB, MemoryEstimate
 from . import Chapter, Exercise
+from . import interval_text as chapters_interval_text
 
 NAME = "03_netflix_eccentricity"
 HEADLINE_8 = "ns.abstract.eight_ratings_two_wrong_14_days"
@@ -610,7 +611,7 @@ def _curve_names(rating_error: int, date_errors: Sequence[int]) -> dict[str, str
 
 def interval_text(row: pd.Series, low: str = "ci_low", high: str = "ci_high") -> str:
     """A 95 % interval of a rate as text, ``"[0.91, 0.95]"`` (the Wilson interval the scorer computed)."""
-    return f"[{row[low]:.2f}, {row[high]:.2f}]"
+    return chapters_interval_text((row[low], row[high]))
 
 
 def curve_values(curves: nf.Curves, at: int, rating_error: int, date_errors: Sequence[int]) -> dict[str, Any]:
