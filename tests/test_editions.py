@@ -82,6 +82,14 @@ def test_a_solution_names_its_preset_shows_intervals_and_explains(mini_project: 
     assert course.exercise_label(NAME, "bigger") == f"exercise-{NAME}-bigger"
 
 
+def test_an_interval_glued_under_another_name_is_shown(mini_project: Path) -> None:
+    glued = {"n": _v("5"), "n_range": _v("5 to 7")}
+    assert solutions.cell(glued, "n") == "5"
+    assert solutions.cell(glued, "n", "n_range") == "5 (95 % interval 5 to 7)"
+    with pytest.raises(ValueError, match="intervals of values it does not show"):
+        Exercise("e", "q?", {"x": 1}, {"k": "v"}, intervals={"other": "other_ci"})
+
+
 def test_the_student_edition_shows_the_questions_only(mini_project: Path, mini: Chapter) -> None:
     _run_all(mini_project)
     out = mini_project / "book" / "_generated" / "chapters"

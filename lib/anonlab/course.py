@@ -271,8 +271,8 @@ def solution(chapter: str, e: chapters.Exercise, figure_dir: Path) -> str:
                      "default parameters), so only this exercise's values are shown.\n\n")
     base = base or {}
     parts.append(f"| | {solutions.base_label(e)} | this exercise |\n|---|---|---|\n")
-    parts += [f"| {label} | {solutions.cell(base, key)} | {solutions.cell(vals, key)} |\n"
-              for key, label in e.answer.items()]
+    parts += [f"| {label} | {solutions.cell(base, key, e.intervals.get(key))} | "
+              f"{solutions.cell(vals, key, e.intervals.get(key))} |\n" for key, label in e.answer.items()]
     if e.explain and base:
         parts.append(f"\n**Why.** {solutions.fill_explanation(e.explain.strip(), base, vals)}\n")
     if e.figure and "image/png" in vals.get(e.figure, {}):

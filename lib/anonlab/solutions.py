@@ -87,10 +87,13 @@ def text(data: Mapping[str, Any] | None) -> str:
         return raw.replace("|", "\\|").replace("\n", " ")
 
 
-def cell(glued: Mapping[str, Mapping[str, Any]], key: str) -> str:
-    """The value glued as ``key``, followed by its 95 % interval when the run glues ``key_ci``."""
+def cell(glued: Mapping[str, Mapping[str, Any]], key: str, interval: str | None = None) -> str:
+    """The value glued as ``key``, followed by its 95 % interval when the run glues one.
+
+    The interval is glued as ``interval`` (an exercise's ``intervals``), by default ``key_ci``.
+    """
     value = text(glued.get(key))
-    ci = glued.get(key + INTERVAL_SUFFIX)
+    ci = glued.get(interval or key + INTERVAL_SUFFIX)
     return f"{value} (95 % interval {text(ci)})" if ci and value != "—" else value
 
 

@@ -110,6 +110,9 @@ class Exercise:
         conclusion is computed, never typed.
     grading
         A note for whoever grades the exercise (the instructor edition only).
+    intervals
+        ``{answer key: glue key}`` of a value's 95 % interval glued under
+        another name than ``<key>_ci`` (which the solution finds by itself).
     """
 
     key: str
@@ -120,6 +123,7 @@ class Exercise:
     base: str | Mapping[str, Any] = "quick"
     explain: str = ""
     grading: str = ""
+    intervals: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.key.isidentifier():
@@ -129,6 +133,10 @@ class Exercise:
         if not self.answer:
             raise ValueError(f"exercise {self.key!r} must name the glue keys that answer it")
         object.__setattr__(self, "answer", dict(self.answer))
+        object.__setattr__(self, "intervals", dict(self.intervals))
+        if set(self.intervals) - set(self.answer):
+            raise ValueError(f"exercise {self.key!r}: intervals of values it does not show: "
+                             f"{sorted(set(self.intervals) - set(self.answer))}")
         if isinstance(self.base, str) and self.base not in ("quick", "default"):
             raise ValueError(f"exercise {self.key!r}: base must be 'quick', 'default' or parameters, "
                              f"got {self.base!r}")

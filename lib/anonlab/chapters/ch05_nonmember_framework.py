@@ -182,6 +182,7 @@ CHAPTER = Chapter(
             {"a4_mean_cat": "mean baseline precision, categorical secrets, all other attributes known (Adult)",
              "a4_mean_all": "mean baseline precision, every secret, all other attributes known (Adult)",
              "n_perfect5": "categorical secrets reaching precision 1.0 (Fig 5)"},
+            intervals={"n_perfect5": "perfect5_ci"},
         ),
         Exercise(
             "relative_tolerance",
