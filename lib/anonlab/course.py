@@ -283,6 +283,16 @@ def solution(chapter: str, e: chapters.Exercise, figure_dir: Path) -> str:
     return "".join(parts)
 
 
+def grading_note(e: chapters.Exercise) -> str:
+    """The exercise's grading note: its own, or what to credit, read from what the solution shows."""
+    if e.grading:
+        return e.grading.strip()
+    shown = "; ".join(e.answer.values())
+    return ("Credit the prediction made before the run and its reason, whichever way the run came out: a "
+            f"direction (or a value) for each of: {shown}. The table above is what this build computed "
+            "on the preset it names.")
+
+
 #: The editions of the book: the instructor's (solutions, grading notes) and the student's (questions only).
 EDITIONS = ("instructor", "student")
 
@@ -301,8 +311,7 @@ def chapter_exercises(chapter: str, figure_dir: Path, edition: str = "instructor
         if edition == "student":
             continue
         parts.append(f"::::{{dropdown}} Solution (computed by this build)\n{solution(chapter, e, figure_dir)}")
-        if e.grading:
-            parts.append(f"\n**Grading note.** {e.grading.strip()}\n")
+        parts.append(f"\n**Grading note.** {grading_note(e)}\n")
         parts.append("::::\n\n")
     return "".join(parts)
 
