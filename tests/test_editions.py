@@ -69,7 +69,7 @@ def test_a_solution_names_its_preset_shows_intervals_and_explains(mini_project: 
     text = course.chapter_exercises(NAME, out)
     # the preset, from the declaration: the parameter, its value, the chapter's value and its meaning
     assert "Ran on the quick preset, not on the chapter's default run above: it differs in `n = 10` " \
-           "(the chapter: `100`; rows sampled: 100 means the whole table)" in text
+           "(the chapter: `100`)" in text
     assert "| | quick preset | this exercise |" in text
     assert "| the value | 0.25 (95 % interval [0.10, 0.40]) | 0.5 (95 % interval [0.33, 0.67]) |" in text
     assert "**Why.** The value rises from 0.25 to 0.5; it is larger than the other." in text

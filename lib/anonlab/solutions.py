@@ -34,6 +34,10 @@ INTERVAL_SUFFIX = "_ci"
 #: Lists longer than this are shown by their length in a preset note.
 SHORT_LIST = 6
 
+#: Defaults that mean something else than their value (``adult_rows = 0``: every record): a preset note
+#: adds the parameter's declared meaning.
+SPECIAL = (0, None, "", "auto", "all")
+
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(@base)?(:change|:overlap|:vs:([A-Za-z_][A-Za-z0-9_]*))?\}")
 
 
@@ -57,13 +61,15 @@ def preset_note(ch: chapters.Chapter, e: chapters.Exercise) -> str:
     """One sentence: the preset the solution ran on and each parameter in which it differs from the chapter's run.
 
     The differences are read from the declaration (the base parameters
-    against the declared defaults, each with its declared meaning).
+    against the declared defaults; a default in :data:`SPECIAL`, such as 0
+    for "every record", with its declared meaning).
     """
     if e.base == "default":
         return "Ran on the chapter's default parameters: the base column is the run shown above."
     defaults = ch.parameters.defaults()
     base = ch.parameters.validate(e.base_parameters(ch.quick))
-    diffs = [f"`{k} = {_show(v)}` (the chapter: `{_show(defaults[k])}`; {ch.parameters[k].help})"
+    diffs = [f"`{k} = {_show(v)}` (the chapter: `{_show(defaults[k])}`"
+             + (f"; {ch.parameters[k].help})" if defaults[k] in SPECIAL else ")")
              for k, v in base.items() if k != "use_cache" and v != defaults.get(k)]
     which = "the quick preset" if e.base == "quick" else "a medium preset (the quick preset with " + ", ".join(
         f"`{k} = {_show(v)}`" for k, v in dict(e.base).items()) + ")"  # type: ignore[union-attr]
