@@ -143,7 +143,11 @@ def test_the_preset_check_fails_on_an_unnamed_disagreement(mini_project: Path, m
     wrong = {**bases, "full": {"value": _v("0.7")}}  # labelled the chapter's run, another value
     assert "full: value is 0.7 in the column labelled the chapter's run" in \
         solutions.preset_disagreements(mini, published, wrong, page)[0]
-    (out / f"{NAME}.exercises.md").write_text(page)
+    (out / f"{NAME}.exercises.md").write_text(page.replace("Ran on the quick preset", "Ran on"))
+    assert [p.split(":")[0] for p in course.preset_problems(NAME)] == [f"{NAME}/bigger"]
+    import shutil
+
+    shutil.rmtree(course.exercise_dir(NAME) / "bigger")  # a solution not run cites nothing
     assert course.preset_problems(NAME) == []
 
 

@@ -380,6 +380,12 @@ def build_edition(edition: str) -> Path:
 
     generate_pages(edition=edition)
     if edition == "instructor":
+        from .course import preset_problems
+
+        unnamed = [p for name in toc_notebooks() if has_chapter(name) for p in preset_problems(name)]
+        if unnamed:
+            raise RuntimeError("solutions cite the chapter's values with others, without naming their preset:\n  "
+                               + "\n  ".join(unnamed))
         html = build_html()
     else:
         work = paths.project_root() / "_build" / edition
@@ -388,13 +394,6 @@ def build_edition(edition: str) -> Path:
         if html.exists():
             shutil.rmtree(html)
         built.rename(html)
-    if edition == "instructor":
-        from .course import preset_problems
-
-        unnamed = [p for name in toc_notebooks() if has_chapter(name) for p in preset_problems(name)]
-        if unnamed:
-            raise RuntimeError("solutions cite the chapter's values with others, without naming their preset:\n  "
-                               + "\n  ".join(unnamed))
     broken = check_internal_links(html)
     if broken:
         raise RuntimeError(f"broken internal links in the {edition} edition:\n  " + "\n  ".join(broken))

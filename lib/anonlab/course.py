@@ -331,7 +331,8 @@ def preset_problems(chapter: str) -> list[str]:
     if published is None or not page.exists():
         return []
     ch = chapters.get(chapter)
-    bases = {e.key: base_glue(chapter, e) or {} for e in ch.exercises}
+    shown = [e for e in ch.exercises if (exercise_dir(chapter) / e.key / f"{chapter}.ipynb").exists()]
+    bases = {e.key: base_glue(chapter, e) or {} for e in shown}  # a solution not run cites nothing
     return [f"{chapter}/{p}" for p in solutions.preset_disagreements(ch, published, bases, page.read_text("utf-8"))]
 
 
