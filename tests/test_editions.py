@@ -97,7 +97,7 @@ def test_the_student_edition_shows_the_questions_only(mini_project: Path, mini: 
     text = course.chapter_exercises(NAME, out, "student")
     assert "Predict first: what if x = 0.9? Why?" in text and f"(exercise-{NAME}-medium)=" in text
     for hidden in ("Solution (computed by this build)", "0.25", "0.75", "interval", "Why.", "Grading note",
-                   "dropdown", "python -m anonlab run"):
+                   "dropdown", "-p x '0.9'"):
         assert hidden not in text, hidden
     with pytest.raises(ValueError, match="edition"):
         course.chapter_exercises(NAME, out, "teacher")

@@ -296,6 +296,17 @@ def grading_note(e: chapters.Exercise) -> str:
 #: The editions of the book: the instructor's (solutions, grading notes) and the student's (questions only).
 EDITIONS = ("instructor", "student")
 
+#: The sentence before a chapter's exercises, by edition.
+INTRO = {
+    "instructor": "Each solution was computed by this build and opens under its question: it names the preset it "
+                  "ran on (the quick preset unless it says otherwise) and how that differs from the chapter's run "
+                  "above, shows the values that answer the question beside the base run's (with 95 % intervals "
+                  "where a rate rests on a sample), explains the change with those values, and ends with a "
+                  "grading note.",
+    "student": "Write down your prediction, then run the change yourself: `python -m anonlab run {chapter} "
+               "--quick`, followed by `-p NAME VALUE` for each parameter the exercise names.",
+}
+
 
 def chapter_exercises(chapter: str, figure_dir: Path, edition: str = "instructor") -> str:
     """The exercises of a chapter, each after its label; in the instructor edition with its solution folded.
@@ -305,7 +316,7 @@ def chapter_exercises(chapter: str, figure_dir: Path, edition: str = "instructor
     if edition not in EDITIONS:
         raise ValueError(f"edition must be one of {EDITIONS}, got {edition!r}")
     ch = chapters.get(chapter)
-    parts = []
+    parts = [INTRO[edition].format(chapter=chapter) + "\n\n"] if ch.exercises else []
     for i, e in enumerate(ch.exercises, 1):
         parts.append(f"({exercise_label(chapter, e.key)})=\n**Exercise {i}.** {e.question.strip()}\n\n")
         if edition == "student":
