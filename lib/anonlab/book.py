@@ -375,9 +375,11 @@ def build_edition(edition: str) -> Path:
     and moved to ``_build/student/html``.
     """
     import shutil
+    import time
 
     from .chapters import has_chapter
 
+    started = time.perf_counter()
     generate_pages(edition=edition)
     if edition == "instructor":
         from .course import preset_problems
@@ -397,6 +399,8 @@ def build_edition(edition: str) -> Path:
     broken = check_internal_links(html)
     if broken:
         raise RuntimeError(f"broken internal links in the {edition} edition:\n  " + "\n  ".join(broken))
+    print(f"[anonlab] the {edition} edition: pages and HTML in {time.perf_counter() - started:.0f} s",
+          file=sys.stderr)
     return html
 
 
