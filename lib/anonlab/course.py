@@ -273,6 +273,8 @@ def solution(chapter: str, e: chapters.Exercise, figure_dir: Path) -> str:
     parts.append(f"| | {solutions.base_label(e)} | this exercise |\n|---|---|---|\n")
     parts += [f"| {label} | {solutions.cell(base, key, e.intervals.get(key))} | "
               f"{solutions.cell(vals, key, e.intervals.get(key))} |\n" for key, label in e.answer.items()]
+    if any(vals.get(e.intervals.get(k, k + solutions.INTERVAL_SUFFIX)) for k in e.answer):
+        parts.append("\nAfter a value, in brackets or parentheses: its 95 % interval.\n")
     if e.explain and base:
         parts.append(f"\n**Why.** {solutions.fill_explanation(e.explain.strip(), base, vals)}\n")
     if e.figure and "image/png" in vals.get(e.figure, {}):

@@ -94,13 +94,16 @@ def text(data: Mapping[str, Any] | None) -> str:
 
 
 def cell(glued: Mapping[str, Mapping[str, Any]], key: str, interval: str | None = None) -> str:
-    """The value glued as ``key``, followed by its 95 % interval when the run glues one.
+    """The value glued as ``key``, followed by its 95 % interval when the run glues one (``0.9 [0.77, 0.96]``).
 
     The interval is glued as ``interval`` (an exercise's ``intervals``), by default ``key_ci``.
     """
     value = text(glued.get(key))
     ci = glued.get(interval or key + INTERVAL_SUFFIX)
-    return f"{value} (95 % interval {text(ci)})" if ci and value != "—" else value
+    if not ci or value == "—":
+        return value
+    shown = text(ci)
+    return f"{value} {shown}" if shown.startswith("[") else f"{value} ({shown})"
 
 
 def number(shown: str) -> float | None:
