@@ -292,6 +292,18 @@ def test_the_book_builds_without_warnings_and_links_resolve(
     for width in (1400, 414):
         assert pagecheck.layout_problems(pagecheck.layout_report(html, pages, browser, width)) == []
     assert sorted(p.stem for p in shots.glob("*.png")) == sorted(pages)
+    # the student edition: the same runs, the exercises without solutions, checked in the browser too
+    student = book.build_edition("student")
+    assert student == executed_book / "_build" / "student" / "html"
+    chapter_pages = [n for n in NOTEBOOKS if chapters.get(n).exercises]
+    for name in chapter_pages:
+        shown, hidden = (html / f"{name}.html").read_text(), (student / f"{name}.html").read_text()
+        assert "Solution (computed by this build)" in shown and "Solution (computed by this build)" not in hidden
+        assert f'id="exercise-{name.replace("_", "-")}' in hidden.lower().replace("_", "-")
+    assert book.browser_check(student, list(NOTEBOOKS), browser, shots / "student") == []
+    for width in (1400, 414):
+        assert pagecheck.layout_problems(pagecheck.layout_report(student, list(NOTEBOOKS), browser, width)) == []
+    book.generate_pages()  # the instructor edition's pages again
     verdicts = (html / "verdicts.html").read_text()
     n = len(claims.load_ledger(executed_book / "data" / "claims.yaml"))
     assert f"<td><p>{n}</p></td>" in verdicts or f">{n}<" in verdicts

@@ -6,7 +6,8 @@ Rerun one chapter with new parameters (the executed notebook goes to ``book/``):
 
     python -m anonlab run 01_syntactic_anonymity -p table adult -p k_target 5
 
-Build the whole book (every chapter, then the HTML under ``_build/html``)::
+Build the whole book (every chapter, then the instructor edition's HTML under
+``_build/html`` and the student edition's under ``_build/student/html``)::
 
     python -m anonlab book
 """
@@ -55,6 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
     book.add_argument("--fresh-kernels", action="store_true",
                       help="start a kernel for every exercise run instead of one per chapter")
     book.add_argument("--no-html", action="store_true", help="stop after the runs (no HTML, no browser check)")
+    book.add_argument("--edition", choices=("both", "instructor", "student"), default="both",
+                      help="which edition to build: the instructor's (solutions, grading notes: _build/html), "
+                           "the student's (questions only: _build/student/html) or both (default)")
 
     sweep = sub.add_parser("sweep", help="run a chapter over a parameter grid in parallel; one table + figure")
     sweep.add_argument("notebook", help="chapter name, e.g. 02_dp_vs_definetti")
@@ -101,11 +105,12 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "book":
             from .book import build_and_check, build_book
 
+            editions = ("student", "instructor") if args.edition == "both" else (args.edition,)
             if args.no_run:
-                build_and_check()
+                build_and_check(editions=editions)
             else:
                 build_book(force=args.force, only=args.only, jobs=args.jobs,
-                           shared_kernels=not args.fresh_kernels, html=not args.no_html)
+                           shared_kernels=not args.fresh_kernels, html=not args.no_html, editions=editions)
         elif args.command == "sweep":
             from .runner import quick_parameters
             from .sweep import parse_grid, run_sweep

@@ -1,5 +1,11 @@
 """Build the whole book: run every chapter, generate the verdict pages, build HTML.
 
+Two editions come from one source and one set of executed runs: the
+instructor edition (``_build/html``: exercise solutions and grading notes)
+and the student edition (``_build/student/html``: the questions only; see
+:func:`build_and_check`). Only the generated pages and one more Sphinx build
+differ.
+
 The build is Jupyter Book 1 (Sphinx) with notebook execution off: papermill
 has already executed the notebooks (see :mod:`anonlab.runner`). Sphinx runs
 with warnings as errors (``-W -n --keep-going``) and the internal links of
@@ -19,7 +25,7 @@ from . import claims, paths
 from .assignments import build as build_assignments
 from .runner import RunError, toc_notebooks
 
-__all__ = ["generate_pages", "build_html", "check_internal_links", "find_browser",
+__all__ = ["generate_pages", "build_html", "build_edition", "blank_instructor_pages", "edition_dir", "check_internal_links", "find_browser",
            "browser_check", "build_book", "checked_pages"]
 
 #: Hand-written pages every build renders in the browser check (besides the chapters).
@@ -49,22 +55,45 @@ def chapter_title(name: str) -> str:
     return name
 
 
-def generate_pages(results_dir: Path | None = None) -> None:
+def generate_pages(results_dir: Path | None = None, edition: str = "instructor") -> None:
     """Write the pages made at build time under ``book/_generated``.
 
     The verdict summary and table (included by ``intro.md`` and
     ``verdicts.md``), the yardstick's row on the front page, each chapter's header and computed exercise solutions,
     and the course plan (:mod:`anonlab.course`); the graded assignments with otter (:mod:`anonlab.assignments`:
-    their page and student notebooks, from the recorded runs).
+    their page and student notebooks, from the recorded runs). ``edition="student"`` writes
+    the exercises without solutions and empties every generated
+    ``*.instructor.md`` (:func:`blank_instructor_pages`): the assignments' solutions and hidden tests too.
     """
-    from .course import write_course_pages
+    from .course import EDITIONS, write_course_pages
 
+    if edition not in EDITIONS:
+        raise ValueError(f"edition must be one of {EDITIONS}, got {edition!r}")
     names = toc_notebooks()
     chapters = {name: chapter_title(name) for name in names}
     claims.write_verdict_pages(generated_dir(), results_dir, chapters)
     claims.write_yardstick_summary(generated_dir(), names, results_dir)
-    write_course_pages(names)
+    write_course_pages(names, edition)
     print(f"[anonlab] assignments: {build_assignments(results_dir=results_dir)}", file=sys.stderr)
+    if edition == "student":
+        blank_instructor_pages()
+
+
+def blank_instructor_pages(folder: Path | None = None) -> list[Path]:
+    """Empty every generated ``*.instructor.md`` (solutions, hidden tests, grading notes); return them.
+
+    The student edition includes the same pages, which then include nothing.
+    """
+    found = sorted((folder or generated_dir()).rglob("*.instructor.md"))
+    for f in found:
+        f.write_text("", encoding="utf-8")
+    return found
+
+
+def edition_dir(edition: str) -> Path:
+    """Where an edition's HTML goes: ``_build/html`` (instructor), ``_build/student/html`` (student)."""
+    build = paths.project_root() / "_build"
+    return build / "html" if edition == "instructor" else build / edition / "html"
 
 
 MATHJAX_PARTS = ("tex-chtml.js", "output/chtml/fonts/woff-v2", "input/tex/extensions", "ui", "a11y")
@@ -302,7 +331,8 @@ def check_published_verdicts(names: list[str]) -> None:
 
 
 def build_book(*, force: bool = False, only: list[str] | None = None, jobs: int | None = None,
-               shared_kernels: bool = True, html: bool = True) -> Path:
+               shared_kernels: bool = True, html: bool = True,
+               editions: tuple[str, ...] = ("student", "instructor")) -> Path:
     """Run every chapter in ``_toc.yml`` with its default parameters and every exercise run, then build.
 
     The runs are scheduled side by side over the machine's cores and memory
@@ -312,7 +342,8 @@ def build_book(*, force: bool = False, only: list[str] | None = None, jobs: int 
     the build once the runs under way have finished (a failed run never
     replaces a published notebook). When neither a chapter nor any page
     changed since the last good build, the HTML is left as it is (``force``
-    rebuilds it); ``html=False`` stops after the runs.
+    rebuilds it); ``html=False`` stops after the runs. ``editions``: which
+    editions to build (:func:`build_and_check`).
     """
     from .schedule import plan_book, run_book_jobs
 
@@ -332,37 +363,80 @@ def build_book(*, force: bool = False, only: list[str] | None = None, jobs: int 
         return out
     key = book_inputs_key()
     stamp = out / STAMP_NAME
-    if not force and stamp.exists() and stamp.read_text() == key and (out / "index.html").exists():
+    if (not force and set(editions) == {"student", "instructor"} and stamp.exists() and stamp.read_text() == key and (out / "index.html").exists()
+            and (edition_dir("student") / "index.html").exists()):
         print(f"[anonlab] nothing changed since the last build: the book is at {out / 'index.html'}",
               file=sys.stderr)
         return out
-    return build_and_check(key)
+    return build_and_check(key, editions)
 
 
-def build_and_check(key: str | None = None) -> Path:
-    """Generate the verdict pages, build the HTML, check its links and every page in a browser.
+def build_edition(edition: str) -> Path:
+    """Generate the pages of one edition and build its HTML into :func:`edition_dir`; check its links.
 
-    On success the inputs' key is stamped into the HTML folder.
+    The student edition is built by Sphinx into ``_build/student/_build/html``
+    and moved to ``_build/student/html``.
+    """
+    import shutil
+    import time
+
+    from .chapters import has_chapter
+
+    started = time.perf_counter()
+    generate_pages(edition=edition)
+    if edition == "instructor":
+        from .course import preset_problems
+
+        unnamed = [p for name in toc_notebooks() if has_chapter(name) for p in preset_problems(name)]
+        if unnamed:
+            raise RuntimeError("solutions cite the chapter's values with others, without naming their preset:\n  "
+                               + "\n  ".join(unnamed))
+        html = build_html()
+    else:
+        work = paths.project_root() / "_build" / edition
+        built = build_html(work)
+        html = edition_dir(edition)
+        if html.exists():
+            shutil.rmtree(html)
+        built.rename(html)
+    from .slides import build_slides  # a reveal.js deck per chapter under <edition>/slides (issue 28)
+
+    build_slides(html, toc_notebooks())
+    broken = check_internal_links(html)
+    if broken:
+        raise RuntimeError(f"broken internal links in the {edition} edition:\n  " + "\n  ".join(broken))
+    print(f"[anonlab] the {edition} edition: pages and HTML in {time.perf_counter() - started:.0f} s",
+          file=sys.stderr)
+    return html
+
+
+def build_and_check(key: str | None = None, editions: tuple[str, ...] = ("student", "instructor")) -> Path:
+    """Build each edition (both by default), check its links and its pages in a browser.
+
+    The instructor edition (solutions, grading notes) goes to ``_build/html``,
+    the student edition (questions only) to ``_build/student/html``; both
+    reuse the same executed runs. The instructor edition is built last, so
+    ``book/_generated`` is left as it describes. On success the inputs' key is
+    stamped into the instructor HTML folder (when both editions were built).
     """
     names = toc_notebooks()
     stamp_key = key or book_inputs_key()
-    generate_pages()
-    html = build_html()
-    from .slides import build_slides  # a reveal.js deck per chapter under _build/html/slides (issue 28)
-
-    build_slides(html, names)
-    broken = check_internal_links(html)
-    if broken:
-        raise RuntimeError("broken internal links in the built book:\n  " + "\n  ".join(broken))
+    built = {edition: build_edition(edition) for edition in editions}
     browser = find_browser()
     if browser is None:
         print("[anonlab] no Chromium found: skipping the browser check of the pages", file=sys.stderr)
     else:
-        shots = paths.project_root() / "_build" / "screenshots"
-        problems = browser_check(html, checked_pages(names), browser, shots)
-        if problems:
-            raise RuntimeError("the browser check found problems:\n  " + "\n  ".join(problems))
-        print(f"[anonlab] screenshots of every page: {shots}", file=sys.stderr)
-        (html / STAMP_NAME).write_text(stamp_key)
-    print(f"[anonlab] the book is at {html / 'index.html'}", file=sys.stderr)
-    return html
+        for edition, html in built.items():
+            shots = paths.project_root() / "_build" / ("screenshots" if edition == "instructor"
+                                                       else f"screenshots-{edition}")
+            pages = checked_pages(names) if edition == "instructor" else list(names)
+            problems = browser_check(html, pages, browser, shots)
+            if problems:
+                raise RuntimeError(f"the browser check of the {edition} edition found problems:\n  "
+                                   + "\n  ".join(problems))
+            print(f"[anonlab] screenshots of the {edition} edition's pages: {shots}", file=sys.stderr)
+        if set(built) == {"student", "instructor"}:
+            (built["instructor"] / STAMP_NAME).write_text(stamp_key)
+    for edition, html in built.items():
+        print(f"[anonlab] the {edition} edition is at {html / 'index.html'}", file=sys.stderr)
+    return built.get("instructor") or next(iter(built.values()))

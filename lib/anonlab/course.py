@@ -3,16 +3,20 @@
 A chapter declares its learning goals, what it assumes and its exercises
 (:class:`anonlab.chapters.Exercise`). The book build then
 
-1. runs each chapter's quick preset and, for every exercise, the quick
-   preset with the exercise's parameters (ordinary runs through
+1. runs each chapter's quick preset and, for every exercise, its base
+   preset with the exercise's parameters (the quick preset, a medium preset,
+   or the defaults when the effect needs them: ordinary runs through
    :func:`anonlab.runner.run_notebook`, cached like any run, written under
    ``book/_exercises/<chapter>/``); a failing solution run fails the build;
 2. writes, for each chapter, ``_generated/chapters/<chapter>.header.md``
    (goals, prerequisites, run times read from the recorded runs) and
-   ``_generated/chapters/<chapter>.exercises.md`` (each question with its
-   solution in a dropdown the reader opens: the values that answer it for
-   the quick preset and for the variant, side by side, and the variant's
-   figure), which the chapter includes;
+   ``_generated/chapters/<chapter>.exercises.md`` (each question after its
+   label; in the instructor edition its solution in a dropdown the reader
+   opens: the preset it ran on, the values that answer it for the base run
+   and the variant side by side with their intervals, a worked "why" filled
+   from those values (:mod:`anonlab.solutions`), the variant's figure and a
+   grading note; the student edition has the questions only), which the
+   chapter includes;
 3. writes ``_generated/course_plan.md``, included by the course-plan page.
 
 No answer is typed anywhere: a solution is read from the executed variant,
@@ -33,6 +37,7 @@ from . import chapters, paths
 from .syllabus import course_plan  # the schedule (anonlab.syllabus), written by write_course_pages
 
 __all__ = ["course_plan", "exercise_dir", "exercise_runs", "run_exercises", "glued_outputs", "write_course_pages",
+           "EDITIONS", "chapter_exercises", "exercise_label", "solution", "base_key", "preset_problems",
            "INSTALL_NOTE"]
 
 GENERATED = "_generated"
@@ -50,13 +55,33 @@ def exercise_dir(chapter: str) -> Path:
     return paths.book_dir() / "_exercises" / chapter
 
 
-def exercise_runs(chapter: str) -> list[tuple[str, dict[str, Any]]]:
-    """The solution runs of a chapter, in order: ``("quick", quick preset)``, then each exercise's variant.
+def base_key(ch: chapters.Chapter, e: chapters.Exercise) -> str:
+    """The name of an exercise's base run: ``"quick"``, ``"default"`` or ``"base_<key>"`` for a medium preset.
 
-    A variant is the quick preset plus the exercise's parameters.
+    A medium preset shared by several exercises is named after the first of them (one run).
+    """
+    if isinstance(e.base, str):
+        return e.base
+    first = next(x for x in ch.exercises if not isinstance(x.base, str) and dict(x.base) == dict(e.base))
+    return f"base_{first.key}"
+
+
+def exercise_runs(chapter: str) -> list[tuple[str, dict[str, Any]]]:
+    """The solution runs of a chapter, in order: each base run, then each exercise's variant.
+
+    ``("quick", quick preset)`` comes first; a medium preset (an exercise's
+    ``base`` parameters) is a run ``base_<key>``; an exercise on the
+    ``"default"`` base compares with the chapter's published default run,
+    which is not repeated here. A variant is its base plus the exercise's
+    parameters.
     """
     ch = chapters.get(chapter)
-    return [("quick", dict(ch.quick))] + [(e.key, {**ch.quick, **e.parameters}) for e in ch.exercises]
+    runs: dict[str, dict[str, Any]] = {"quick": dict(ch.quick)}
+    for e in ch.exercises:
+        key = base_key(ch, e)
+        if key != "default":
+            runs.setdefault(key, e.base_parameters(ch.quick))
+    return list(runs.items()) + [(e.key, e.run_parameters(ch.quick)) for e in ch.exercises]
 
 
 def run_exercises(chapter: str, *, force: bool = False, progress: bool = True, shared: bool = True,
@@ -103,20 +128,6 @@ def glued_outputs(notebook: Path) -> dict[str, dict[str, Any]]:
                 out[meta["name"]] = {k[len(prefix):] if k.startswith(prefix) else k: v
                                      for k, v in (o.get("data") or {}).items()}
     return out
-
-
-def _text(data: Mapping[str, Any] | None) -> str:
-    """A glued value as short text (numbers rounded to 4 significant digits)."""
-    if not data:
-        return "—"
-    raw = data.get("text/markdown") or data.get("text/plain") or ""
-    raw = "".join(raw) if isinstance(raw, list) else str(raw)
-    raw = raw.strip().strip("'\"")
-    try:
-        x = float(raw)
-        return f"{x:.4g}" if not x.is_integer() or abs(x) >= 1e15 else str(int(x))
-    except ValueError:
-        return raw.replace("|", "\\|").replace("\n", " ")
 
 
 def _run_meta(run_dir: Path, chapter: str) -> dict[str, Any]:
@@ -179,44 +190,151 @@ def exercise_changes(ch: chapters.Chapter, e: chapters.Exercise) -> str:
     return "; ".join(f"`{k} = {json.dumps(v)}` ({ch.parameters[k].help})" for k, v in e.parameters.items())
 
 
-def chapter_exercises(chapter: str, figure_dir: Path) -> str:
-    """The exercises of a chapter, each with its computed solution in a dropdown."""
+def exercise_label(chapter: str, key: str) -> str:
+    """The MyST label of an exercise, ``exercise-<chapter>-<key>`` (the course schedule links to it)."""
+    try:
+        from . import syllabus  # the schedule's own spelling, where it exists
+
+        return str(syllabus.exercise_label(chapter, key))  # type: ignore[attr-defined]
+    except (ImportError, AttributeError):
+        return f"exercise-{chapter}-{key}"
+
+
+def _flags(params: Mapping[str, Any]) -> str:
+    return " ".join(f"-p {k} '{json.dumps(v)}'" if not isinstance(v, str) else f"-p {k} {v}"
+                    for k, v in params.items())
+
+
+def solution_command(chapter: str, e: chapters.Exercise) -> str:
+    """The command that makes an exercise's solution run: its base preset and its parameters."""
+    quick = "" if e.base == "default" else " --quick"
+    extra = {} if isinstance(e.base, str) else dict(e.base)
+    return f"python -m anonlab run {chapter}{quick} {_flags({**extra, **e.parameters})}".rstrip()
+
+
+def published_default_glue(chapter: str) -> dict[str, dict[str, Any]] | None:
+    """The glued values of the chapter's published run when it ran on the defaults, else ``None``."""
+    nb = paths.book_dir() / f"{chapter}.ipynb"
+    meta = _run_meta(paths.book_dir(), chapter)
+    if not nb.exists() or meta.get("parameters", None) != {}:
+        return None
+    return glued_outputs(nb)
+
+
+def base_glue(chapter: str, e: chapters.Exercise) -> dict[str, dict[str, Any]] | None:
+    """The glued values of an exercise's base run (``None`` when it is not part of this build)."""
+    if e.base == "default":
+        return published_default_glue(chapter)
+    nb = exercise_dir(chapter) / base_key(chapters.get(chapter), e) / f"{chapter}.ipynb"
+    return glued_outputs(nb) if nb.exists() else None
+
+
+def solution(chapter: str, e: chapters.Exercise, figure_dir: Path) -> str:
+    """One exercise's solution (MyST, inside its dropdown): command, preset, values with intervals, why, figure."""
+    from . import solutions
+
     ch = chapters.get(chapter)
-    base = exercise_dir(chapter)
-    quick_vals = glued_outputs(base / "quick" / f"{chapter}.ipynb") if (base / "quick" / f"{chapter}.ipynb").exists() else {}
-    parts = []
-    for i, e in enumerate(ch.exercises, 1):
-        nb = base / e.key / f"{chapter}.ipynb"
-        flags = " ".join(f"-p {k} '{json.dumps(v)}'" if not isinstance(v, str) else f"-p {k} {v}"
-                         for k, v in e.parameters.items())
-        parts.append(f"{i}. {e.question.strip()}\n")
-        parts.append(f"   ::::{{dropdown}} Solution (computed by this build)\n")
-        parts.append(f"   `python -m anonlab run {chapter} --quick {flags}`\n\n")
-        parts.append(f"   Changes {exercise_changes(ch, e)}.\n\n")
-        if not nb.exists():
-            parts.append("   The solution run was not part of this build "
-                         "(`python -m anonlab book` computes it).\n   ::::\n\n")
-            continue
-        vals = glued_outputs(nb)
-        parts.append("   | | quick preset | this exercise |\n   |---|---|---|\n")
-        for key, label in e.answer.items():
-            parts.append(f"   | {label} | {_text(quick_vals.get(key))} | {_text(vals.get(key))} |\n")
-        if e.figure and "image/png" in vals.get(e.figure, {}):
-            png = figure_dir / f"{chapter}.{e.key}.png"
-            png.write_bytes(base64.b64decode(vals[e.figure]["image/png"]))
-            rel = png.relative_to(paths.book_dir()).as_posix()
-            parts.append(f"\n   ![The figure for this exercise](/{rel})\n")
-        parts.append("   ::::\n\n")
+    nb = exercise_dir(chapter) / e.key / f"{chapter}.ipynb"
+    parts = [f"`{solution_command(chapter, e)}`\n\n", f"Changes {exercise_changes(ch, e)}.\n\n",
+             f"{solutions.preset_note(ch, e)}\n\n"]
+    if not nb.exists():
+        return "".join(parts) + ("The solution run was not part of this build "
+                                 "(`python -m anonlab book` computes it).\n")
+    vals = glued_outputs(nb)
+    base = base_glue(chapter, e)
+    if base is None:
+        parts.append("The base run was not part of this build (the chapter above was not run with its "
+                     "default parameters), so only this exercise's values are shown.\n\n")
+    base = base or {}
+    parts.append(f"| | {solutions.base_label(e)} | this exercise |\n|---|---|---|\n")
+    parts += [f"| {label} | {solutions.cell(base, key, e.intervals.get(key))} | "
+              f"{solutions.cell(vals, key, e.intervals.get(key))} |\n" for key, label in e.answer.items()]
+    if any(vals.get(e.intervals.get(k, k + solutions.INTERVAL_SUFFIX)) for k in e.answer):
+        parts.append("\nAfter a value, in brackets or parentheses: its 95 % interval.\n")
+    if e.explain and base:
+        parts.append(f"\n**Why.** {solutions.fill_explanation(e.explain.strip(), base, vals)}\n")
+    if e.figure and "image/png" in vals.get(e.figure, {}):
+        png = figure_dir / f"{chapter}.{e.key}.png"
+        png.write_bytes(base64.b64decode(vals[e.figure]["image/png"]))
+        rel = png.relative_to(paths.book_dir()).as_posix()
+        parts.append(f"\n![The figure for this exercise](/{rel})\n")
     return "".join(parts)
 
 
-def write_course_pages(names: list[str]) -> None:
-    """Write every chapter's header and exercises, and the course plan, under ``book/_generated``."""
+def grading_note(e: chapters.Exercise) -> str:
+    """The exercise's grading note: its own, or what to credit, read from what the solution shows."""
+    if e.grading:
+        return e.grading.strip()
+    shown = "; ".join(e.answer.values())
+    return ("Credit the prediction made before the run and its reason, whichever way the run came out: a "
+            f"direction (or a value) for each of: {shown}. The table above is what this build computed "
+            "on the preset it names.")
+
+
+#: The editions of the book: the instructor's (solutions, grading notes) and the student's (questions only).
+EDITIONS = ("instructor", "student")
+
+#: The sentence before a chapter's exercises, by edition.
+INTRO = {
+    "instructor": "Each solution was computed by this build and opens under its question: it names the preset it "
+                  "ran on (the quick preset unless it says otherwise) and how that differs from the chapter's run "
+                  "above, shows the values that answer the question beside the base run's (with 95 % intervals "
+                  "where a rate rests on a sample), explains the change with those values, and ends with a "
+                  "grading note.",
+    "student": "Write down your prediction, then run the change yourself: `python -m anonlab run {chapter} "
+               "--quick`, followed by `-p NAME VALUE` for each parameter the exercise names.",
+}
+
+
+def chapter_exercises(chapter: str, figure_dir: Path, edition: str = "instructor") -> str:
+    """The exercises of a chapter, each after its label; in the instructor edition with its solution folded.
+
+    The student edition shows the questions only: no solution, no grading note.
+    """
+    if edition not in EDITIONS:
+        raise ValueError(f"edition must be one of {EDITIONS}, got {edition!r}")
+    ch = chapters.get(chapter)
+    parts = [INTRO[edition].format(chapter=chapter) + "\n\n"] if ch.exercises else []
+    for i, e in enumerate(ch.exercises, 1):
+        parts.append(f"({exercise_label(chapter, e.key)})=\n**Exercise {i}.** {e.question.strip()}\n\n")
+        if edition == "student":
+            continue
+        parts.append(f"::::{{dropdown}} Solution (computed by this build)\n{solution(chapter, e, figure_dir)}")
+        parts.append(f"\n**Grading note.** {grading_note(e)}\n")
+        parts.append("::::\n\n")
+    return "".join(parts)
+
+
+def preset_problems(chapter: str) -> list[str]:
+    """Solutions on the generated page that cite a value the chapter shows, with another value, unnamed.
+
+    Reads the instructor edition's ``_generated/chapters/<chapter>.exercises.md``
+    and compares each solution's base run with the chapter's published
+    default run (:func:`anonlab.solutions.preset_disagreements`); nothing to
+    compare when the published run is not a default run.
+    """
+    from . import solutions
+
+    published = published_default_glue(chapter)
+    page = paths.book_dir() / GENERATED / "chapters" / f"{chapter}.exercises.md"
+    if published is None or not page.exists():
+        return []
+    ch = chapters.get(chapter)
+    shown = [e for e in ch.exercises if (exercise_dir(chapter) / e.key / f"{chapter}.ipynb").exists()]
+    bases = {e.key: base_glue(chapter, e) or {} for e in shown}  # a solution not run cites nothing
+    return [f"{chapter}/{p}" for p in solutions.preset_disagreements(ch, published, bases, page.read_text("utf-8"))]
+
+
+def write_course_pages(names: list[str], edition: str = "instructor") -> None:
+    """Write every chapter's header and exercises, and the course plan, under ``book/_generated``.
+
+    ``edition="student"`` writes the exercises without their solutions.
+    """
     out = paths.book_dir() / GENERATED / "chapters"
     out.mkdir(parents=True, exist_ok=True)
     for c in names:
         if not chapters.has_chapter(c):
             continue
         (out / f"{c}.header.md").write_text(chapter_header(c), encoding="utf-8")
-        (out / f"{c}.exercises.md").write_text(chapter_exercises(c, out), encoding="utf-8")
+        (out / f"{c}.exercises.md").write_text(chapter_exercises(c, out, edition), encoding="utf-8")
     (paths.book_dir() / GENERATED / "course_plan.md").write_text(course_plan(names), encoding="utf-8")

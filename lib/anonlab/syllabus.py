@@ -122,11 +122,13 @@ WEEKS: tuple[Week, ...] = (
 
 
 def exercise_label(chapter: str, key: str) -> str:
-    """The anchor of an exercise on its chapter page: ``exercise-<chapter>-<key>``.
+    """The anchor of an exercise on its chapter page: ``exercise-<chapter>-<key>``, spelt as Sphinx spells ids.
 
-    The chapter's generated exercise list puts it before each exercise; the schedule links to it.
+    The chapter's generated exercise list puts it before each exercise (a MyST label); the schedule links to
+    it. Sphinx turns a label's underscores into hyphens in the page's ids, so the label is written that way:
+    ``exercise-01-syntactic-anonymity-one-more-qi``.
     """
-    return f"exercise-{chapter}-{key}"
+    return f"exercise-{chapter}-{key}".replace("_", "-").lower()
 
 
 def exercise_href(chapter: str, key: str, book_dir: Path | None = None) -> str:

@@ -34,7 +34,7 @@ from ..memory import MiB, MemoryEstimate
 from ..validation import Param, ParameterError, ParameterSpec
 
 __all__ = ["Chapter", "Exercise", "SPINE", "USE_CACHE", "CHAPTERS_PATH_ENV", "get", "module_name", "has_chapter",
-           "run_order"]
+           "run_order", "interval_text", "rate_interval_text"]
 
 #: Extra folders searched for chapter modules ``ch<name>.py`` (``os.pathsep``-separated): a course's
 #: own chapters, or the worked example of the guide to adding a chapter. Read when the package is imported.
@@ -54,6 +54,23 @@ USE_CACHE = Param("use_cache", "bool", True,
 #: "Beyond the slides: Adult").
 SPINE = ("The claim", "Parameters", "Setup", "Reproduction", "Verdict", "Beyond the",
          "Exercises", "Provenance")
+
+
+def interval_text(ci: tuple[float, float] | Any, digits: int = 2) -> str:
+    """A 95 % interval as the text a chapter glues next to its value (``value_ci``): ``"[0.77, 0.96]"``."""
+    lo, hi = ci
+    return f"[{float(lo):.{digits}f}, {float(hi):.{digits}f}]"
+
+
+def rate_interval_text(rate: float, n: int, digits: int = 2) -> str:
+    """The Wilson 95 % interval of a rate measured on ``n`` cases, as text (``"[0.01, 0.24]"``).
+
+    The successes are ``round(rate * n)``; see
+    :func:`anonlab.measures.rates.wilson_interval` (E. B. Wilson, 1927).
+    """
+    from ..measures import wilson_interval
+
+    return interval_text(wilson_interval(round(rate * n), n), digits) if n else "not measured (no case)"
 
 
 @dataclass(frozen=True)
@@ -77,6 +94,25 @@ class Exercise:
     figure
         Optional glue key of a figure the notebook glues (``glue(key, fig)``),
         shown for the variant.
+    base
+        The run the exercise changes: ``"quick"`` (the chapter's quick
+        preset, the default), ``"default"`` (the chapter's default run, the one
+        the chapter shows: its values are read from the published run) or a
+        mapping of parameters on top of the quick preset (a medium preset, for
+        an effect the quick preset is too small to show).
+    explain
+        A worked answer to the question's "why", as text with placeholders
+        filled from the glued values (:func:`anonlab.course.fill_explanation`):
+        ``{key}`` is the variant's value, ``{key@base}`` the base run's,
+        ``{key:change}`` the move between them in words ("rises from 0.12 to
+        0.19", "falls from ...", "stays at ..."), ``{key:overlap}`` whether
+        their 95 % intervals overlap, ``{a:vs:b}`` how two values compare. The
+        conclusion is computed, never typed.
+    grading
+        A note for whoever grades the exercise (the instructor edition only).
+    intervals
+        ``{answer key: glue key}`` of a value's 95 % interval glued under
+        another name than ``<key>_ci`` (which the solution finds by itself).
     """
 
     key: str
@@ -84,6 +120,10 @@ class Exercise:
     parameters: Mapping[str, Any]
     answer: Mapping[str, str]
     figure: str | None = None
+    base: str | Mapping[str, Any] = "quick"
+    explain: str = ""
+    grading: str = ""
+    intervals: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.key.isidentifier():
@@ -93,6 +133,27 @@ class Exercise:
         if not self.answer:
             raise ValueError(f"exercise {self.key!r} must name the glue keys that answer it")
         object.__setattr__(self, "answer", dict(self.answer))
+        object.__setattr__(self, "intervals", dict(self.intervals))
+        if set(self.intervals) - set(self.answer):
+            raise ValueError(f"exercise {self.key!r}: intervals of values it does not show: "
+                             f"{sorted(set(self.intervals) - set(self.answer))}")
+        if isinstance(self.base, str) and self.base not in ("quick", "default"):
+            raise ValueError(f"exercise {self.key!r}: base must be 'quick', 'default' or parameters, "
+                             f"got {self.base!r}")
+        if not isinstance(self.base, str):
+            object.__setattr__(self, "base", dict(self.base))
+
+    def base_parameters(self, quick: Mapping[str, Any]) -> dict[str, Any]:
+        """The parameters of the run this exercise changes (its base), given the chapter's quick preset."""
+        if self.base == "default":
+            return {}
+        if self.base == "quick":
+            return dict(quick)
+        return {**quick, **self.base}  # type: ignore[dict-item]
+
+    def run_parameters(self, quick: Mapping[str, Any]) -> dict[str, Any]:
+        """The parameters of the exercise's solution run: its base plus its own parameters."""
+        return {**self.base_parameters(quick), **self.parameters}
 
 
 @dataclass(frozen=True)
@@ -157,7 +218,7 @@ class Chapter:
             raise ValueError(f"chapter {self.name}: exercise keys repeat: {keys}")
         for e in self.exercises:
             try:
-                self.parameters.validate({**self.quick, **e.parameters})
+                self.parameters.validate(e.run_parameters(self.quick))
             except ParameterError as exc:
                 raise ValueError(f"chapter {self.name}, exercise {e.key!r}: {exc}") from None
 

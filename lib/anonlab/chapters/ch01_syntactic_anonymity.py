@@ -159,6 +159,10 @@ CHAPTER = Chapter(
             {"adult_unique_frac": "records alone in their class (as published)",
              "supp_level3": "records suppressed to reach k at level 3",
              "attack_fraction": "targets disclosed by the homogeneity attack (level 3)"},
+            base={"adult_rows": 0},  # the whole of Adult, as the chapter: 3,000 rows cannot show it
+            explain="With `education` known the share of records alone in their class "
+                    "{adult_unique_frac:change}: one more attribute can only split classes, never merge them. "
+                    "Reaching k at level 3 now suppresses {supp_level3} of the records (it {supp_level3:change}).",
         ),
         Exercise(
             "bucket5",
@@ -170,6 +174,10 @@ CHAPTER = Chapter(
             {"supp_level1": "records suppressed at level 1",
              "supp_level3": "records suppressed at level 3",
              "first_level_k": "first level whose k reaches the target"},
+            base="default",  # the ladder's levels as the chapter reports them (a sample reaches k elsewhere)
+            explain="Narrower age ranges make smaller classes at level 1, so the suppression there "
+                    "{supp_level1:change}; at level 3 it {supp_level3:change}. The first level whose k reaches "
+                    "the target without suppression is {first_level_k} (the chapter's run: {first_level_k@base}).",
         ),
         Exercise(
             "income",
@@ -183,6 +191,10 @@ CHAPTER = Chapter(
              "l_after_level3": "distinct l after suppression (level 3)",
              "lent_after_level3": "entropy l after suppression (level 3)",
              "t_level3": "t at level 3 (equal distance)"},
+            base="default",
+            explain="The sensitive attribute now has {n_sa_values} values, so no class can be more than "
+                    "{n_sa_values}-diverse; the entropy l after suppression at level 3 is {lent_after_level3} "
+                    "(the distinct l: {l_after_level3}). t {t_level3:change}.",
         ),
         Exercise(
             "level0",
@@ -195,6 +207,12 @@ CHAPTER = Chapter(
             {"adult_unique_frac": "records alone in their class",
              "attack_fraction": "targets disclosed by the homogeneity attack",
              "attack_baseline_precision": "majority guess's precision on the same targets"},
+            base={"adult_rows": 0},  # the whole of Adult, as the chapter: 3,000 rows cannot show it
+            explain="The attack discloses {attack_fraction} of the targets, {attack_fraction:vs:adult_unique_frac} "
+                    "the share of records alone in their class ({adult_unique_frac}): a record alone in its class "
+                    "is disclosed (its class holds one sensitive value), and so is every record of a larger "
+                    "class whose records all share one value, so the fraction can only be at least the "
+                    "uniqueness rate. The majority guess is right on {attack_baseline_precision} of the same targets.",
         ),
         Exercise(
             "salary_bands",

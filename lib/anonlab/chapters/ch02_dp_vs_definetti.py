@@ -261,17 +261,17 @@ CHAPTER = Chapter(
             "Predict first: the permutation method votes over the last `history` assignments of the chain. "
             "With `history = 1` (Kifer's single final permutation), will it keep its lead over the group "
             "method at the largest l? Then run it with `history = 1`.",
-            {"history": 1},
-            {"df_pvg_top": "permutation − group accuracy at the largest l, tight groups",
-             "df_best_top": "best method at the largest l, tight groups"}),
+            {"history": 1}, base={"l_grid": [2, 7]},  # the chapter's largest l, 7 (the quick preset stops at 3)
+            answer={"df_pvg_top": "permutation − group accuracy at the largest l, tight groups",
+                    "df_best_top": "best method at the largest l, tight groups"}),
         Exercise(
             "iterations",
             "Predict first: will ten times more Markov-chain iterations pull the repetitions together "
             "(a smaller spread) and move the accuracy at the largest l up or down? Then run it with "
             "`iterations = 300` (the quick preset has 30).",
-            {"iterations": 300},
-            {"spread_max": "largest max − min accuracy over repetitions",
-             "df_best_top": "best method at the largest l, tight groups"}),
+            {"iterations": 300}, base={"l_grid": [2, 7]},
+            answer={"spread_max": "largest max − min accuracy over repetitions",
+                    "df_best_top": "best method at the largest l, tight groups"}),
     ),
 )
 

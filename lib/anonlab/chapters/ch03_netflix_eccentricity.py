@@ -39,6 +39,7 @@ from ..data.netflix_synthetic import NETFLIX_SHAPE, RatingMatrix, generate_netfl
 from ..validation import Param, ParameterError, ParameterSpec
 from ..memory import MiB, MemoryEstimate
 from . import Chapter, Exercise
+from . import interval_text as chapters_interval_text
 
 NAME = "03_netflix_eccentricity"
 HEADLINE_8 = "ns.abstract.eight_ratings_two_wrong_14_days"
@@ -215,6 +216,10 @@ CHAPTER = Chapter(
              "top1_ref": "best-scoring record is the target's (no threshold)",
              "ecc_min_m": "mean eccentricity of the targets at m = 1",
              "ecc_at": "mean eccentricity of the targets at m = 8"},
+            explain="The mean eccentricity at m = 1 {ecc_min_m:change}: with one known movie every record's "
+                    "score is that movie's weight times a similarity, so the weight scales the best score, the "
+                    "second best and their spread alike, and the eccentricity, their ratio, cannot move. At m = 8 "
+                    "it {ecc_at:change}, and the share re-identified {rate_ref:change}.",
         ),
         Exercise(
             "date_scale3",
@@ -227,6 +232,8 @@ CHAPTER = Chapter(
             {"rate_few": "re-identified at m = 8, dates ±3 d",
              "rate_ref": "re-identified at m = 8, dates ±14 d",
              "fm_at": "removed targets falsely matched at m = 8"},
+            explain="At ±3 days the share re-identified {rate_few:change}; {rate_few:overlap}. At ±14 days it "
+                    "{rate_ref:change}; {rate_ref:overlap}.",
         ),
         Exercise(
             "phi3",
@@ -258,6 +265,10 @@ CHAPTER = Chapter(
             {"synthetic_users": 20_000},
             {"syn_users": "synthetic users", "h8": "re-identified: 8 ratings, 2 wrong, dates ±14 d",
              "h2": "re-identified: 2 ratings, dates ±3 d", "syn_fm": "removed targets falsely matched at m = 8"},
+            base={"synthetic_targets": 100},  # 20 targets make a false-match rate of 1 in 20 (wide intervals)
+            explain="With four times the subscribers the 8-rating setting {h8:change} ({h8:overlap}) and the "
+                    "2-rating one {h2:change} ({h2:overlap}); removed targets are falsely matched at a rate that "
+                    "{syn_fm:change} ({syn_fm:overlap}).",
         ),
     ),
 )
@@ -601,6 +612,11 @@ def _curve_names(rating_error: int, date_errors: Sequence[int]) -> dict[str, str
             "rare": f"ratings ±{rating_error}, dates ±{d_ref} d, rare movies"}
 
 
+def interval_text(row: pd.Series, low: str = "ci_low", high: str = "ci_high") -> str:
+    """A 95 % interval of a rate as text, ``"[0.91, 0.95]"`` (the Wilson interval the scorer computed)."""
+    return chapters_interval_text((row[low], row[high]))
+
+
 def curve_values(curves: nf.Curves, at: int, rating_error: int, date_errors: Sequence[int]) -> dict[str, Any]:
     """Numbers the prose quotes about the main curves."""
     k = _curve_names(rating_error, date_errors)
@@ -619,6 +635,8 @@ def curve_values(curves: nf.Curves, at: int, rating_error: int, date_errors: Seq
             "nodate_max": float(nodate["rate"].iloc[-1]),
             "rare_gain": float((curves.rates[k["rare"]]["rate"] - curves.rates[k["uni"]]["rate"]).mean()),
             "fm_at": float(curves.absent_rate.loc[at, "match_rate"]), "n_uni": len(curves.targets),
+            "fm_at_ci": interval_text(curves.absent_rate.loc[at], "match_ci_low", "match_ci_high"),
+            "rate_few_ci": interval_text(curves.rates[f"exact ratings, dates ±{d_few} d"].loc[at]),
             "n_rare": len(curves.rare_targets)}
 
 

@@ -182,6 +182,7 @@ CHAPTER = Chapter(
             {"a4_mean_cat": "mean baseline precision, categorical secrets, all other attributes known (Adult)",
              "a4_mean_all": "mean baseline precision, every secret, all other attributes known (Adult)",
              "n_perfect5": "categorical secrets reaching precision 1.0 (Fig 5)"},
+            intervals={"n_perfect5": "perfect5_ci"},
         ),
         Exercise(
             "relative_tolerance",
@@ -194,6 +195,9 @@ CHAPTER = Chapter(
              "pi_spread": "largest spread of PI over the error bounds",
              "pi_spread_secret": "the secret with that spread",
              "v_pi": "verdict on 'PI is independent of the error bound'"},
+            base={"pi_tolerances": [0.01, 0.02, 0.05, 0.1, 0.2]},  # the chapter's bounds: two show no spread
+            explain="Under the text's rule the continuous baselines' mean precision {a4_mean_cont:change}; the "
+                    "largest spread of PI over the error bounds {pi_spread:change} (for {pi_spread_secret}).",
         ),
         Exercise(
             "smaller_pii",

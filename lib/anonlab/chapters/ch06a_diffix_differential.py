@@ -40,7 +40,7 @@ from ..data.diffix_datasets import CENSUS_SECRETS
 from ..measures import wilson_interval
 from ..memory import worker_pools
 from ..validation import Param, ParameterError, ParameterSpec
-from . import Chapter, Exercise
+from . import Chapter, Exercise, interval_text, rate_interval_text
 
 #: Complete_k with more records than this is refused (B**k; 12**6 = 2,985,984).
 MAX_COMPLETE_RECORDS = 3_000_000
@@ -360,6 +360,7 @@ def fig2_numbers(curves: pd.DataFrame, empirical: Mapping[int, tuple[pd.DataFram
         out["supp_max"] = max(s["suppressed"] for r, s in empirical.values())
         out["pairs_min"] = min(s["pairs_used"] for r, s in empirical.values())
         out["emp_acc_kmax"] = empirical[max(empirical)][1]["accuracy"]
+        out["emp_acc_kmax_ci"] = interval_text(empirical[max(empirical)][1]["accuracy_ci"])
         out["emp_kmax"] = max(empirical)
     return out
 
@@ -606,6 +607,9 @@ def fig3_numbers(fig3: pd.DataFrame, paper: Callable[[str], Any]) -> dict[str, A
         r = a.iloc[-1]
         out = {"adult_diff_attacked": float(r["attacked"]),
                "adult_diff_precision": float(r["precision of the attack's guesses"]), "adult_diff_k": int(r["k*"])}
+        n_att = round(float(r["attacked"]) * int(r["users"]))
+        out |= {"adult_diff_attacked_ci": rate_interval_text(float(r["attacked"]), int(r["users"])),
+                "adult_diff_precision_ci": rate_interval_text(float(r["precision of the attack's guesses"]), n_att)}
     parts = []
     for name, cid in FIG3_CLAIMS.items():
         k_paper = claims.claim(cid).params["k_star"]

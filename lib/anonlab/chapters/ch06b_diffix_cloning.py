@@ -31,7 +31,7 @@ from ..attacks import diffix as atk
 from ..claims import Measurement
 from ..memory import worker_pools
 from ..validation import Param, ParameterSpec
-from . import Chapter, Exercise
+from . import Chapter, Exercise, interval_text
 from .ch06a_diffix_differential import COMMON
 
 #: Paper values the prose quotes: glue key -> claim id.
@@ -282,6 +282,7 @@ def table1_numbers(adult_full: pd.DataFrame) -> dict[str, Any]:
     """Numbers of Table 1's ADULT row quoted in the prose."""
     sa = atk.summarize_cloning(adult_full)
     return {"adult_acc_pa": sa["accuracy_pa"], "adult_attackable": sa["attackable"], "adult_vu": sa["value_unique"],
+            "adult_acc_pa_ci": interval_text(sa["accuracy_pa_ci"]), "adult_attackable_ci": interval_text(sa["attackable_ci"]),
             "adult_acc_all": sa["accuracy_all"],
             "adult_median_q": sa["median_queries"], "adult_max_q": sa["max_queries"]}
 
