@@ -247,8 +247,13 @@ def _prepare(df: pd.DataFrame, kinds: Mapping[str, str]) -> pd.DataFrame:
 
 def _pipeline(known: Sequence[str], kinds: Mapping[str, str], secret_kind: str, settings: ModelSettings,
               random_state: int = 0):
+    """The analysis of [FW24] §4.4 as a scikit-learn pipeline: scaled continuous and one-hot categorical known
+    attributes, then an L1 logistic regression (saga) for a categorical secret or a Lasso for a continuous one.
+
+    The fits below build the same design matrix faster (:mod:`anonlab.measures.design`) and fit :func:`_model`
+    on it; this pipeline is the reference they are tested against.
+    """
     from sklearn.compose import ColumnTransformer
-    from sklearn.linear_model import Lasso, LogisticRegression
     from sklearn.pipeline import Pipeline
     from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
@@ -256,12 +261,30 @@ def _pipeline(known: Sequence[str], kinds: Mapping[str, str], secret_kind: str, 
     cats = [c for c in known if kinds[c] == CATEGORICAL]
     pre = ColumnTransformer([("num", StandardScaler(), nums),
                              ("cat", OneHotEncoder(handle_unknown="ignore"), cats)])
+    return Pipeline([("features", pre), ("model", _model(secret_kind, settings, random_state))])
+
+
+def _model(secret_kind: str, settings: ModelSettings, random_state: int = 0):
+    """The pipeline's last step: ``LogisticRegression(l1_ratio=1, C, saga)`` or ``Lasso(alpha)`` ([FW24] §4.4)."""
+    from sklearn.linear_model import Lasso, LogisticRegression
+
     if secret_kind == CATEGORICAL:
-        model = LogisticRegression(l1_ratio=1.0, C=settings.C, solver="saga", max_iter=settings.max_iter,
-                                   random_state=random_state)
-    else:
-        model = Lasso(alpha=settings.alpha, max_iter=max(settings.max_iter, 1000), random_state=random_state)
-    return Pipeline([("features", pre), ("model", model)])
+        return LogisticRegression(l1_ratio=1.0, C=settings.C, solver="saga", max_iter=settings.max_iter,
+                                  random_state=random_state)
+    return Lasso(alpha=settings.alpha, max_iter=max(settings.max_iter, 1000), random_state=random_state)
+
+
+def _fit_on(model: Any, x_train: Any, y: np.ndarray, x_targets: Any, kind: str
+            ) -> tuple[np.ndarray, np.ndarray | None]:
+    """Fit ``model`` on a design matrix; predict the targets' matrix: (prediction, p_max or None)."""
+    with warnings.catch_warnings():
+        from sklearn.exceptions import ConvergenceWarning
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(x_train, y)
+    if kind == CATEGORICAL:
+        proba = model.predict_proba(x_targets)
+        return model.classes_[proba.argmax(axis=1)].astype(object), proba.max(axis=1)
+    return model.predict(x_targets).astype(float), None
 
 
 # ---------------------------------------------------------------------------
@@ -300,20 +323,17 @@ def _fit_key(train: pd.DataFrame, targets: pd.DataFrame, secret: str, known: Seq
 
 def _fit_model(train: pd.DataFrame, targets: pd.DataFrame, secret: str, known: Sequence[str],
                kinds: Mapping[str, str], settings: ModelSettings) -> tuple[np.ndarray, np.ndarray | None]:
-    """Fit the regression of :func:`_pipeline` on ``train``; predict ``targets``: (prediction, p_max)."""
+    """Fit the analysis of :func:`_pipeline` on ``train``; predict ``targets``: (prediction, p_max).
+
+    The design matrices are :func:`~anonlab.measures.design.design_pair`'s
+    (the pipeline's, entry for entry), so the model is the pipeline's.
+    """
+    from .design import design_pair
+
     known = list(known)
-    tr, te = _prepare(train[known + [secret]], kinds), _prepare(targets[known], kinds)
-    kind = kinds[secret]
-    pipe = _pipeline(known, kinds, kind, settings)
-    with warnings.catch_warnings():
-        from sklearn.exceptions import ConvergenceWarning
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        pipe.fit(tr[known], tr[secret].to_numpy())
-    if kind == CATEGORICAL:
-        proba = pipe.predict_proba(te[known])
-        classes = pipe.named_steps["model"].classes_
-        return classes[proba.argmax(axis=1)].astype(object), proba.max(axis=1)
-    return pipe.predict(te[known]).astype(float), None
+    x_train, x_targets = design_pair(train, targets, known, kinds, _prepare)
+    y = _prepare(train[[secret]], kinds)[secret].to_numpy()
+    return _fit_on(_model(kinds[secret], settings), x_train, y, x_targets, kinds[secret])
 
 
 def _remember(key: str, value: tuple[np.ndarray, np.ndarray | None]) -> None:
@@ -781,41 +801,58 @@ def _leave_one_out_chunk(data: pd.DataFrame, secret: str, targets: np.ndarray,
                          args: Mapping[str, Any]) -> list[AttackResult]:
     """One :func:`fit_predict` per target, fitted on every other row (a worker's share of the targets).
 
-    With the regression (``analysis="model"``) the table is prepared once
-    (:func:`_prepare` works value by value, so a row dropped after
-    preparing is the row dropped before) and each model is fitted straight
-    from it, without :func:`fit_predict`'s per-call preparation and
-    memoisation, which a fit used once does not need: the same models and
-    predictions, at about two thirds of the cost.
+    With the regression (``analysis="model"``) the table is prepared and
+    coded once (:func:`_leave_one_out_models`; :func:`_prepare` works value
+    by value, so a row dropped after preparing is the row dropped before)
+    and each model is fitted straight from it, without :func:`fit_predict`'s
+    per-call preparation and memoisation, which a fit used once does not
+    need: the same models and predictions, at a fraction of the cost.
     """
     kinds = args["kinds"]
     known = _check_known(data, secret, args.get("known"))
     counts = data[secret].value_counts(dropna=False)
     may_lose_a_class = kinds[secret] == CATEGORICAL and (counts.size < 2 or (counts.size == 2 and counts.min() == 1))
-    if args.get("analysis") != "model" or not known or may_lose_a_class:
+    if args.get("analysis") != "model" or not known or may_lose_a_class or not data.index.is_unique:
         return [fit_predict(data.drop(index=[t]), data.loc[[t]], secret, **args) for t in targets]
-    settings = args["settings"]
-    prepared = _prepare(data[known + [secret]], kinds)
+    return _leave_one_out_models(data, secret, targets, known, args)
+
+
+def _leave_one_out_models(data: pd.DataFrame, secret: str, targets: np.ndarray, known: list[str],
+                          args: Mapping[str, Any]) -> list[AttackResult]:
+    """The regression of :func:`_leave_one_out_chunk`, one fit per target on every other row of ``data``.
+
+    The continuous columns are prepared and the categorical ones coded
+    (:func:`~anonlab.measures.design.category_codes`) once for the whole
+    table; each fit drops its target's row from them and builds the design
+    matrix from what is left (:func:`~anonlab.measures.design.fit_design`,
+    the pipeline's matrix entry for entry), so a category only the target
+    has is unknown to its model, as in a fit on the table without it.
+    """
+    from .design import category_codes, fit_design
+
+    kinds, settings = args["kinds"], args["settings"]
     kind = kinds[secret]
+    nums = [c for c in known if kinds[c] == CONTINUOUS]
+    cats = [c for c in known if kinds[c] == CATEGORICAL]
+    numeric = _prepare(data[nums], kinds) if nums else None
+    y_all = _prepare(data[[secret]], kinds)[secret]
+    coded = [category_codes(data[c]) for c in cats]
+    position = data.index.get_indexer(targets)
     out = []
-    for t in targets:
-        train, target = prepared.drop(index=[t]), prepared.loc[[t]]
-        pipe = _pipeline(known, kinds, kind, settings)
-        with warnings.catch_warnings():
-            from sklearn.exceptions import ConvergenceWarning
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            pipe.fit(train[known], train[secret].to_numpy())
-        truth = target[secret].to_numpy()
+    for t, i in zip(targets, position):
+        keep = np.ones(len(data), dtype=bool)
+        keep[i] = False
+        design, x_train = fit_design(None if numeric is None else numeric.drop(index=[t]),
+                                     [c.codes[keep] for c in coded], [len(c.labels) for c in coded])
+        x_target = design.matrix(None if numeric is None else numeric.loc[[t]], [c.codes[[i]] for c in coded])
+        pred, conf = _fit_on(_model(kind, settings), x_train, y_all.drop(index=[t]).to_numpy(), x_target, kind)
+        truth = y_all.loc[[t]].to_numpy()
         if kind == CATEGORICAL:
-            proba = pipe.predict_proba(target[known])
-            pred = pipe.named_steps["model"].classes_[proba.argmax(axis=1)].astype(object)
-            conf, correct = proba.max(axis=1), None
-            label = "logistic regression"
+            correct, label = None, "logistic regression"
         else:
-            pred, conf = pipe.predict(target[known]).astype(float), None
             correct = correct_within(pred, truth, settings.tolerance, settings.tolerance_basis, args.get("value_range"))
             label = "Lasso"
-        out.append(AttackResult(f"non-member baseline: {secret} ({label})", target.index.to_numpy(), truth,
+        out.append(AttackResult(f"non-member baseline: {secret} ({label})", data.index[[i]].to_numpy(), truth,
                                 np.ones(1, dtype=bool), np.asarray(pred, dtype=object), confidence=conf,
                                 correct=correct))
     return out
