@@ -176,35 +176,43 @@ def fit_design(numeric: pd.DataFrame | None, codes: Sequence[np.ndarray], n_cate
     return design, _stack(blocks, design.sparse_output)
 
 
-def coded_columns(frames: Sequence[pd.DataFrame], columns: Sequence[str]) -> dict[str, tuple[list[np.ndarray], int]]:
+def coded_columns(frames: Sequence[pd.DataFrame], columns: Sequence[str], memo: dict | None = None
+                  ) -> dict[str, tuple[list[np.ndarray], int]]:
     """Code each categorical column over several tables at once: per column, the codes of each table and the count.
 
     Coding the tables together gives one category order for all of them (a
     target's category unseen in training then has a code the design does
-    not keep).
+    not keep). ``memo`` (``{key: (frames, value)}``, held by a caller whose
+    frames are not changed meanwhile) keeps each column's codes for the next fit.
     """
     out = {}
     sizes = [len(f) for f in frames]
     cuts = np.cumsum(sizes)[:-1]
     for col in columns:
+        key = ("codes", *map(id, frames), col)
+        if memo is not None and key in memo:
+            out[col] = memo[key][1]
+            continue
         both = pd.concat([f[col] for f in frames], ignore_index=True)
         c = category_codes(both)
         out[col] = (np.split(c.codes, cuts), len(c.labels))
+        if memo is not None:
+            memo[key] = (tuple(frames), out[col])
     return out
 
 
 def design_pair(train: pd.DataFrame, targets: pd.DataFrame, known: Sequence[str], kinds: Mapping[str, str],
-                prepare: object) -> tuple[object, object]:
+                prepare: object, memo: dict | None = None) -> tuple[object, object]:
     """The matrices of the training rows and of the targets, as the pipeline's ``ColumnTransformer`` makes them.
 
     ``prepare`` is :func:`anonlab.measures.nonmember._prepare` (the
     continuous columns are prepared by it, so their floats are the
-    pipeline's).
+    pipeline's); ``memo``: see :func:`coded_columns`.
     """
     nums = [c for c in known if kinds[c] == CONTINUOUS]
     cats = [c for c in known if kinds[c] == CATEGORICAL]
     num_tr = prepare(train[nums], kinds) if nums else None
     num_te = prepare(targets[nums], kinds) if nums else None
-    coded = coded_columns([train, targets], cats)
+    coded = coded_columns([train, targets], cats, memo)
     design, x_train = fit_design(num_tr, [coded[c][0][0] for c in cats], [coded[c][1] for c in cats])
     return x_train, design.matrix(num_te, [coded[c][0][1] for c in cats])

@@ -59,7 +59,8 @@ import os
 import time
 import warnings
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -304,18 +305,54 @@ def default_n_jobs() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
 
+#: While a table of fits runs (:func:`_reading`): per (frame, column) its row hashes and category codes, each
+#: with the frame it was computed from (held, so that no other frame takes its ``id`` meanwhile). ``None``: no memo.
+_MEMO: dict[tuple, tuple[Any, Any]] | None = None
+
+
+@contextmanager
+def _reading() -> Iterator[None]:
+    """A block in which the frames passed to the fits are only read: each column is hashed and coded once.
+
+    Tables of fits (:func:`framework_table`, :func:`replication_test`) fit
+    one model per secret on the same frames; without this each fit hashes
+    (:func:`_fit_key`) and codes (:func:`~anonlab.measures.design.coded_columns`)
+    every column again. Nothing outside the block sees the memo.
+    """
+    global _MEMO
+    outer = _MEMO
+    _MEMO = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _MEMO = outer
+
+
+def _column_hash(df: pd.DataFrame, col: str) -> bytes:
+    """The row hashes of one column (``pandas.util.hash_pandas_object``), memoised within :func:`_reading`."""
+    key = ("hash", id(df), col)
+    if _MEMO is not None and key in _MEMO:
+        return _MEMO[key][1]
+    value = pd.util.hash_pandas_object(df[col], index=False).to_numpy().tobytes()
+    if _MEMO is not None:
+        _MEMO[key] = (df, value)
+    return value
+
+
 def _fit_key(train: pd.DataFrame, targets: pd.DataFrame, secret: str, known: Sequence[str],
              kinds: Mapping[str, str], settings: ModelSettings) -> str:
     """A digest of everything a model fit depends on: the rows (in order), the known set, kinds, model settings.
 
     The tolerance rule is not part of it (it judges predictions, it does not
-    make them), so the same fit serves both rules. Raw values are hashed;
-    :func:`_prepare` is a function of them and of the kinds.
+    make them), so the same fit serves both rules. Raw values are hashed,
+    column by column (:func:`_column_hash`); :func:`_prepare` is a function
+    of them and of the kinds.
     """
     h = hashlib.sha256()
-    for df in (train[list(known) + [secret]], targets[list(known)]):
-        h.update(repr([(c, str(df[c].dtype)) for c in df.columns]).encode())
-        h.update(pd.util.hash_pandas_object(df, index=False).to_numpy().tobytes())
+    for df, cols in ((train, list(known) + [secret]), (targets, list(known))):
+        h.update(repr((len(df), [(c, str(df[c].dtype)) for c in cols])).encode())
+        for c in cols:
+            h.update(_column_hash(df, c))
     h.update(repr(([kinds[c] for c in known], kinds[secret], settings.C, settings.alpha,
                    settings.max_iter)).encode())
     return h.hexdigest()
@@ -331,7 +368,7 @@ def _fit_model(train: pd.DataFrame, targets: pd.DataFrame, secret: str, known: S
     from .design import design_pair
 
     known = list(known)
-    x_train, x_targets = design_pair(train, targets, known, kinds, _prepare)
+    x_train, x_targets = design_pair(train, targets, known, kinds, _prepare, memo=_MEMO)
     y = _prepare(train[[secret]], kinds)[secret].to_numpy()
     return _fit_on(_model(kinds[secret], settings), x_train, y, x_targets, kinds[secret])
 
@@ -535,6 +572,15 @@ def framework_table(train: pd.DataFrame, targets: pd.DataFrame, secrets: Sequenc
     The model fits are independent: they run on ``n_jobs`` processes
     (default :func:`default_n_jobs`), with the results of the sequential loop.
     """
+    with _reading():
+        return _framework_table(train, targets, secrets, known_sets, kinds, settings, analysis, framework, n_jobs)
+
+
+def _framework_table(train: pd.DataFrame, targets: pd.DataFrame, secrets: Sequence[str],
+                     known_sets: Mapping[str, Sequence[str] | None], kinds: Mapping[str, str],
+                     settings: ModelSettings, analysis: str, framework: str, n_jobs: int | None
+                     ) -> tuple[pd.DataFrame, dict[tuple[str, str], AttackResult]]:
+    """:func:`framework_table`'s fits and rows (within :func:`_reading`)."""
     if analysis != "most_common":
         prefit([(train, targets, secret, known, kinds, settings) for secret in secrets
                 for known in known_sets.values()], n_jobs)
@@ -740,15 +786,22 @@ def replication_test(members: pd.DataFrame, secrets: Sequence[str], fractions: S
     for frac in [0.0, *[f for f in fractions if f != 0.0]]:  # the draws, in the order of the sequential loop
         table = replicate_records(members, frac, seed=rng)
         split = split_members(table, None, n_targets, seed=rng)
-        runs.append((frac, table.loc[split.members], table.loc[split.non_members]))
-    if analysis != "most_common":  # every fit is independent: run them on n_jobs processes
-        prefit([(train[cols], tgt[cols], secret, known, kinds, settings) for _, train, tgt in runs
-                for secret in secrets], n_jobs)
+        train, tgt = table.loc[split.members], table.loc[split.non_members]
+        runs.append((frac, train[cols], tgt[cols], tgt["_source"].isin(train["_source"]).to_numpy()))
+    with _reading():
+        if analysis != "most_common":  # every fit is independent: run them on n_jobs processes
+            prefit([(train, tgt, secret, known, kinds, settings) for _, train, tgt, _ in runs
+                    for secret in secrets], n_jobs)
+        return pd.DataFrame(_replication_rows(runs, secrets, known, kinds, settings, analysis))
+
+
+def _replication_rows(runs: Sequence[tuple], secrets: Sequence[str], known: Sequence[str] | None,
+                      kinds: Mapping[str, str], settings: ModelSettings, analysis: str) -> list[dict[str, Any]]:
+    """:func:`replication_test`'s rows: per fraction and secret, precision overall, on dependent and independent targets."""
     rows = []
-    for frac, train, tgt in runs:
-        dependent = tgt["_source"].isin(train["_source"]).to_numpy()
+    for frac, train, tgt, dependent in runs:
         for secret in secrets:
-            res = fit_predict(train[cols], tgt[cols], secret, known=known, kinds=kinds, settings=settings,
+            res = fit_predict(train, tgt, secret, known=known, kinds=kinds, settings=settings,
                               analysis=analysis)
             ok = res.is_correct()
             rows.append({"fraction": float(frac), "secret": secret, "kind": kinds[secret],
@@ -756,7 +809,7 @@ def replication_test(members: pd.DataFrame, secrets: Sequence[str], fractions: S
                          "precision_dependent": float(ok[dependent].mean()) if dependent.any() else math.nan,
                          "precision_independent": float(ok[~dependent].mean()) if (~dependent).any() else math.nan,
                          "n_dependent": int(dependent.sum()), "targets": int(ok.size)})
-    return pd.DataFrame(rows)
+    return rows
 
 
 # ---------------------------------------------------------------------------
