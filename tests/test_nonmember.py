@@ -560,6 +560,25 @@ def test_leave_one_out_fits_are_the_pipelines_fits_without_the_target() -> None:
             assert list(res.targets) == [t]
 
 
+def test_a_table_of_fits_memoises_columns_only_while_it_runs() -> None:
+    d = _prepared_toy()
+    members, targets = d["table"].loc[d["split"].members], d["table"].loc[d["split"].non_members]
+    settings = nm.ModelSettings(C=1.0)
+    args = dict(kinds=d["kinds"], settings=settings, n_jobs=1)
+    first, _ = nm.framework_table(members, targets, ["job", "age"], {"all": None, "PII": ["age"]}, **args)
+    assert nm._MEMO is None
+    nm._FITS.clear()
+    again, _ = nm.framework_table(members, targets, ["job", "age"], {"all": None, "PII": ["age"]}, **args)
+    pd.testing.assert_frame_equal(first, again)
+    changed = members.copy()
+    changed["coin"] = changed["coin"].to_numpy()[::-1]
+    with nm._reading():
+        k1 = nm._fit_key(members, targets, "job", ["coin", "age"], d["kinds"], settings)
+        k2 = nm._fit_key(changed, targets, "job", ["coin", "age"], d["kinds"], settings)
+        assert k1 != k2 and k1 == nm._fit_key(members, targets, "job", ["coin", "age"], d["kinds"], settings)
+    assert k1 == nm._fit_key(members, targets, "job", ["coin", "age"], d["kinds"], settings)  # memo or not
+
+
 def test_bankchurners_monte_carlo_counts_and_precisions_carry_intervals() -> None:
     from anonlab import claims
     from anonlab.claims.recorder import _check_intervals
