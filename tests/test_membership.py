@@ -184,6 +184,23 @@ def test_max_recall_agrees_with_a_dense_grid() -> None:
             assert exact.tpr == pytest.approx(on_grid, rel=2e-3)
 
 
+def test_max_recall_for_many_cases_is_the_one_case_solution() -> None:
+    """One vectorised call over (skew, bar) pairs gives exactly what one call per pair gives, and the table too."""
+    ks, ps = np.array([0.0, 1, 30, 240, 30]), np.array([1.0, 0.5, 0.8, 0.95, 0.99])
+    for f_, t_ in ((CARLINI_F, CARLINI_T), (SHOKRI_F, SHOKRI_T)):
+        for scale in ("log", "linear", "step"):
+            f, r = br.max_recall_at_precisions(f_, t_, ks, ps, scale=scale)
+            one = [br.max_recall_at_precision(f_, t_, k, p, scale=scale) for k, p in zip(ks, ps)]
+            np.testing.assert_array_equal(r, [pt.tpr for pt in one])
+            np.testing.assert_array_equal(f, [pt.fpr for pt in one])
+    table = br.max_recall_table(CARLINI_F, CARLINI_T, [1, 240], [0.5, 0.95], scales=("log", "step"))
+    for row in table.itertuples():
+        pt = br.max_recall_at_precision(CARLINI_F, CARLINI_T, row.skew, row.min_precision, scale=row.scale)
+        assert (row.recall, row.fpr) == (pt.tpr, pt.fpr) or (math.isnan(row.recall) and math.isnan(pt.tpr))
+    with pytest.raises(ValueError, match="min_precisions"):
+        br.max_recall_at_precisions(CARLINI_F, CARLINI_T, [30], [0.0])
+
+
 def test_precision_at_recall_hand_value() -> None:
     # recall 0.0031 on the Shokri segment (1e-4, 0.002)-(1e-3, 0.015):
     # log10 FPR = -4 + log10(0.0031/0.002) / log10(7.5)

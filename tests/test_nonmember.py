@@ -482,6 +482,103 @@ def test_the_prepared_leave_one_out_path_gives_fit_predicts_results() -> None:
                 assert np.array_equal(a.confidence, b.confidence)
 
 
+def _awkward(n: int = 400, seed: int = 3) -> tuple[pd.DataFrame, dict[str, str]]:
+    """A table with what the encoder must get right: NaN, integer and float categories, many and few levels."""
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"job": rng.choice(["a", "b", "c", None], n).astype(object),
+                       "code": rng.choice([3, 10, 21, 100], n), "grade": rng.choice([1.0, 2.5, np.nan], n),
+                       "sex": rng.choice(["f", "m"], n), "town": rng.choice([f"t{i}" for i in range(40)], n),
+                       "age": rng.integers(18, 80, n).astype(float), "hours": rng.normal(40, 8, n)})
+    kinds = {"job": nm.CATEGORICAL, "code": nm.CATEGORICAL, "grade": nm.CATEGORICAL, "sex": nm.CATEGORICAL,
+             "town": nm.CATEGORICAL, "age": nm.CONTINUOUS, "hours": nm.CONTINUOUS}
+    return df, kinds
+
+
+def _pipeline_matrices(train: pd.DataFrame, targets: pd.DataFrame, known: list, kinds: dict) -> tuple:
+    tr, te = nm._prepare(train[known], kinds), nm._prepare(targets[known], kinds)
+    features = nm._pipeline(known, kinds, nm.CATEGORICAL, nm.ModelSettings()).named_steps["features"]
+    return features.fit_transform(tr), features.transform(te)
+
+
+def _identical(a: object, b: object) -> bool:
+    from scipy import sparse
+
+    if type(a) is not type(b) or a.shape != b.shape:
+        return False
+    if sparse.issparse(a):
+        return all(np.array_equal(getattr(a, k), getattr(b, k)) and getattr(a, k).dtype == getattr(b, k).dtype
+                   for k in ("indptr", "indices", "data"))
+    return a.dtype == b.dtype and np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("known", [["job", "code", "grade", "town", "age", "hours"], ["job", "code", "grade", "sex"],
+                                   ["age", "hours"], ["sex", "age", "hours"], ["town"]])
+def test_the_design_matrix_is_the_pipelines_entry_for_entry(known: list) -> None:
+    from anonlab.measures.design import design_pair
+
+    df, kinds = _awkward()
+    train, targets = df.iloc[:300].copy(), df.iloc[300:].copy()
+    train = train[train["town"] != "t7"]  # a category only targets have: unknown to the encoder
+    want = _pipeline_matrices(train, targets, known, kinds)
+    got = design_pair(train, targets, known, kinds, nm._prepare)
+    assert _identical(got[0], want[0]) and _identical(got[1], want[1])
+
+
+def test_the_fits_predict_what_the_pipeline_predicts() -> None:
+    df, kinds = _awkward()
+    train, targets = df.iloc[:300], df.iloc[300:]
+    settings = nm.ModelSettings(C=1.0)
+    for secret in ("sex", "town", "hours"):
+        known = [c for c in df.columns if c != secret]
+        pipe = nm._pipeline(known, kinds, kinds[secret], settings)
+        tr, te = nm._prepare(train, kinds), nm._prepare(targets[known], kinds)
+        pipe.fit(tr[known], tr[secret].to_numpy())
+        pred, conf = nm._fit_model(train, targets, secret, known, kinds, settings)
+        if kinds[secret] == nm.CATEGORICAL:
+            proba = pipe.predict_proba(te)
+            assert np.array_equal(conf, proba.max(axis=1))
+            assert np.array_equal(pred, pipe.named_steps["model"].classes_[proba.argmax(axis=1)].astype(object))
+        else:
+            assert conf is None and np.array_equal(pred, pipe.predict(te).astype(float))
+
+
+def test_leave_one_out_fits_are_the_pipelines_fits_without_the_target() -> None:
+    df, kinds = _awkward(200)
+    df.loc[5, "town"] = "only-here"  # dropping row 5 drops a category
+    settings = nm.ModelSettings(C=1.0)
+    for secret, span in (("sex", None), ("hours", 30.0)):
+        args = dict(known=None, kinds=kinds, settings=settings, analysis="model", value_range=span)
+        fast = nm._leave_one_out_chunk(df, secret, np.array([5, 17]), args)
+        known = [c for c in df.columns if c != secret]
+        for res, t in zip(fast, (5, 17)):
+            tr, te = nm._prepare(df.drop(index=[t]), kinds), nm._prepare(df.loc[[t], known], kinds)
+            pipe = nm._pipeline(known, kinds, kinds[secret], settings).fit(tr[known], tr[secret].to_numpy())
+            if kinds[secret] == nm.CATEGORICAL:
+                assert np.array_equal(res.confidence, pipe.predict_proba(te).max(axis=1))
+            else:
+                assert np.array_equal(res.prediction.astype(float), pipe.predict(te).astype(float))
+            assert list(res.targets) == [t]
+
+
+def test_a_table_of_fits_memoises_columns_only_while_it_runs() -> None:
+    d = _prepared_toy()
+    members, targets = d["table"].loc[d["split"].members], d["table"].loc[d["split"].non_members]
+    settings = nm.ModelSettings(C=1.0)
+    args = dict(kinds=d["kinds"], settings=settings, n_jobs=1)
+    first, _ = nm.framework_table(members, targets, ["job", "age"], {"all": None, "PII": ["age"]}, **args)
+    assert nm._MEMO is None
+    nm._FITS.clear()
+    again, _ = nm.framework_table(members, targets, ["job", "age"], {"all": None, "PII": ["age"]}, **args)
+    pd.testing.assert_frame_equal(first, again)
+    changed = members.copy()
+    changed["coin"] = changed["coin"].to_numpy()[::-1]
+    with nm._reading():
+        k1 = nm._fit_key(members, targets, "job", ["coin", "age"], d["kinds"], settings)
+        k2 = nm._fit_key(changed, targets, "job", ["coin", "age"], d["kinds"], settings)
+        assert k1 != k2 and k1 == nm._fit_key(members, targets, "job", ["coin", "age"], d["kinds"], settings)
+    assert k1 == nm._fit_key(members, targets, "job", ["coin", "age"], d["kinds"], settings)  # memo or not
+
+
 def test_bankchurners_monte_carlo_counts_and_precisions_carry_intervals() -> None:
     from anonlab import claims
     from anonlab.claims.recorder import _check_intervals

@@ -13,7 +13,7 @@ import pytest
 
 from anonlab import course, schedule
 from anonlab.runner import RunError, SharedKernel, run_notebook
-from anonlab.schedule import Grant, Job
+from anonlab.schedule import Grant, Job, granted_cores
 
 ROOT = Path(__file__).resolve().parents[1]
 GB = 2**30
@@ -147,10 +147,26 @@ def test_the_book_plan_declares_pools_memory_and_order() -> None:
     jobs = {j.key: j for j in schedule.plan_book(["01_syntactic_anonymity", "06a_diffix_differential"])}
     assert set(jobs) == {"01_syntactic_anonymity", "01_syntactic_anonymity:exercises",
                          "06a_diffix_differential", "06a_diffix_differential:exercises"}
-    assert jobs["06a_diffix_differential"].cores == 2 and not jobs["06a_diffix_differential"].flexible
-    assert jobs["06a_diffix_differential:exercises"].cores == 1  # the quick preset runs with n_jobs = 1
-    assert jobs["06a_diffix_differential"].memory > 4 * GB  # the declared estimate at the defaults
+    # n_jobs = 0 by default: the run takes the cores the build gives it (a flexible job)
+    assert jobs["06a_diffix_differential"].cores == 1 and jobs["06a_diffix_differential"].flexible
+    ex = jobs["06a_diffix_differential:exercises"]
+    assert ex.cores == 1 and not ex.flexible  # the quick preset fixes n_jobs = 1
+    if granted_cores() > 1:  # the declared estimate at the defaults: a worker pool with a data-set copy per core
+        assert jobs["06a_diffix_differential"].memory > 4 * GB
     assert jobs["01_syntactic_anonymity"].flexible
+    fixed = schedule._job("06a_diffix_differential", "chapter", [{"n_jobs": 2}], (), 0.0)
+    assert fixed.cores == 2 and not fixed.flexible
+
+
+def test_a_pool_left_to_the_build_takes_the_cores_it_was_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANONLAB_JOBS", "1")
+    assert granted_cores() == 1
+    monkeypatch.delenv("ANONLAB_JOBS")
+    assert 1 <= granted_cores(at_most=2) <= 2
+    from anonlab.attacks.diffix.harness import Experiments
+
+    monkeypatch.setenv("ANONLAB_JOBS", "3")
+    assert Experiments(None, salt=0, n_jobs=0).n_jobs == 3 and Experiments(None, salt=0, n_jobs=1).n_jobs == 1
 
 
 # -- real kernels ---------------------------------------------------------------------------------------

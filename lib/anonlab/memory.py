@@ -21,7 +21,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["MiB", "GiB", "MemoryEstimate", "worker_pools", "available_memory", "check_fits", "PeakSampler",
+__all__ = ["MiB", "GiB", "MemoryEstimate", "worker_pools", "granted_cores", "available_memory", "check_fits",
+           "PeakSampler",
            "MEMORY_LIMIT_ENV"]
 
 MiB = 2**20
@@ -46,18 +47,43 @@ class MemoryEstimate:
         return _human(self.bytes)
 
 
+def granted_cores(at_most: int = 4) -> int:
+    """Worker processes for a pool whose size a run leaves to the build (``n_jobs = 0``, ``n_workers = 0``).
+
+    ``$ANONLAB_JOBS`` when set (a parallel build sets it to the cores it gave
+    the run, :func:`anonlab.schedule.execute_job`), else the CPUs this process may use, at
+    most ``at_most``. A chapter that fixes no pool size this way is a
+    flexible job: alone it gets every free core, beside another chapter one.
+
+    >>> 1 <= granted_cores(at_most=2) <= 2 or "ANONLAB_JOBS" in os.environ
+    True
+    """
+    env = os.environ.get("ANONLAB_JOBS", "").strip()
+    if env:
+        return max(1, int(env))
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, at_most))
+
+
 def worker_pools(base_mb: float, per_job_mb: float) -> Callable[[Mapping[str, Any]], MemoryEstimate]:
     """An estimate for a chapter whose ``n_jobs`` > 1 starts worker pools that each hold a copy of the data.
 
     Peak = ``base_mb`` (the kernel, in process when ``n_jobs`` = 1) + ``per_job_mb`` per job when
-    ``n_jobs`` > 1, driven by ``n_jobs``.
+    ``n_jobs`` > 1, driven by ``n_jobs`` (0: the cores the build gives the run,
+    :func:`granted_cores`).
 
     >>> est = worker_pools(1200, 1600)
     >>> str(est({"n_jobs": 1})), str(est({"n_jobs": 2})), dict(est({"n_jobs": 2}).drivers)
     ('1.2 GB', '4.3 GB', {'n_jobs': 2})
     """
     def estimate(values: Mapping[str, Any]) -> MemoryEstimate:
-        jobs = values["n_jobs"] if values["n_jobs"] > 1 else 0
+        n = values["n_jobs"]
+        if n == 0:  # the cores the build gives the run
+            n = granted_cores()
+        jobs = n if n > 1 else 0
         return MemoryEstimate((base_mb + per_job_mb * jobs) * MiB, {"n_jobs": values["n_jobs"]} if jobs else {})
 
     return estimate

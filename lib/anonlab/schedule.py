@@ -45,7 +45,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Job", "Grant", "plan_book", "run_jobs", "run_book_jobs", "fixed_pool_cores", "POOL_ENV",
+from .memory import granted_cores
+
+__all__ = ["Job", "Grant", "plan_book", "run_jobs", "run_book_jobs", "fixed_pool_cores", "granted_cores", "POOL_ENV",
            "comparable_notebook", "recorded_values", "compare_builds", "WALL_CLOCK_CLAIMS"]
 
 #: Environment variables that size a run's worker pools (the de Finetti sweeps, the model fits, joblib).
@@ -118,7 +120,9 @@ class Grant:
 def fixed_pool_cores(values: Mapping[str, Any]) -> int | None:
     """The worker-pool size a run's parameters fix (``n_jobs``, ``n_workers``), or ``None`` if they fix none.
 
-    >>> fixed_pool_cores({"n_jobs": 2, "seed": 0}), fixed_pool_cores({"n_workers": 1}), fixed_pool_cores({})
+    0 fixes none: the run takes the cores the build gives it (:func:`granted_cores`).
+
+    >>> fixed_pool_cores({"n_jobs": 2, "seed": 0}), fixed_pool_cores({"n_workers": 1}), fixed_pool_cores({"n_jobs": 0})
     (2, 1, None)
     """
     sizes = [v for k, v in values.items() if k in POOL_PARAMETERS and isinstance(v, int) and v > 0]

@@ -288,7 +288,8 @@ def reconstruct(publication: Publication, *, check_unique: bool = True, n_worker
     check_unique
         Also decide whether each block's solution is unique (a second solve).
     n_workers
-        Local worker processes (1: in this process). Ignored with ``scheduler``.
+        Local worker processes (1: in this process; 0: the cores the build
+        gives this run, :func:`anonlab.memory.granted_cores`). Ignored with ``scheduler``.
     scheduler
         Address of a Dask scheduler (``"tcp://10.0.0.5:8786"``): the blocks
         are solved on that cluster (``distributed.Client(scheduler).map``).
@@ -298,7 +299,11 @@ def reconstruct(publication: Publication, *, check_unique: bool = True, n_worker
     time_limit
         Seconds per solve.
     """
-    check_int("n_workers", n_workers, low=1)
+    check_int("n_workers", n_workers, low=0)
+    if n_workers == 0:
+        from ..memory import granted_cores
+
+        n_workers = granted_cores()
     check_number("time_limit", time_limit, low=0, low_inclusive=False)
     tables, inverse = _distinct_rows(publication.tables)
     n = tables.shape[0]

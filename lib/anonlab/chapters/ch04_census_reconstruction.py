@@ -114,7 +114,8 @@ CHAPTER = Chapter(
               high=1),
         Param("linkage_error", "float", 0.2, "share of commercial records with a wrong block, sex or age",
               low=0, high=1),
-        Param("n_workers", "int", 2, "local worker processes for the reconstruction", low=1, high=256),
+        Param("n_workers", "int", 0, "local worker processes for the reconstruction (0: the cores the build gives "
+              "this run, else this machine's, at most 4)", low=0, high=256),
         Param("scheduler", "str", None, "Dask scheduler address (tcp://host:8786); None: local processes",
               nullable=True),
         Param("trace_people", "int", 2000, "people in the §3.2 trace simulation", low=10, high=1_000_000),
@@ -123,7 +124,7 @@ CHAPTER = Chapter(
         Param("warfarin_patients", "int", 4000, "patients in the §3.3 worked example", low=20, high=1_000_000),
         Param("seed", "int", 0, "seed of every random draw", low=0),
     ], checks=[_epsilon_in_grid, _shares_fit, _scheduler_is_an_address]),
-    quick={"n_blocks": 200, "epsilons": [1.0, 4.0], "n_workers": 2, "trace_people": 300,
+    quick={"n_blocks": 200, "epsilons": [1.0, 4.0], "n_workers": 0, "trace_people": 300,
            "warfarin_patients": 1000},
     data=(),
     memory=peak_memory,

@@ -87,8 +87,8 @@ COMMON = [
     Param("seed", "int", 0, "seed of every random choice (victims, known attributes A*, dummy values, random "
           "guesses)", low=0),
     Param("n_users", "int", 1000, "victims per main experiment (the paper: 1000), users", low=10, high=10_000),
-    Param("n_jobs", "int", 2, "worker processes for the long attacks (1 means this process); results do not "
-          "depend on it", low=1, high=16),
+    Param("n_jobs", "int", 0, "worker processes for the long attacks (1: this process; 0: the cores the build "
+          "gives this run, else this machine's, at most 4); results do not depend on it", low=0, high=16),
 ]
 
 

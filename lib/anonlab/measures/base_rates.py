@@ -90,6 +90,7 @@ __all__ = [
     "everyone_is_member_result",
     "threshold_at_fpr",
     "max_recall_at_precision",
+    "max_recall_at_precisions",
     "max_recall_table",
     "empirical_max_recall_table",
     "subsample_to_skew",
@@ -789,21 +790,66 @@ def max_recall_at_precision(
     f, t = _envelope(*check_roc(fpr, tpr))
     k = _scalar_skew(skew)
     p = _check_unit_open_low("min_precision", min_precision)
+    best_f, best_t = _max_recall(f, t, np.array([k]), np.array([p]), scale)
+    return _point(k, float(best_f[0]), float(best_t[0]))
+
+
+def max_recall_at_precisions(
+    fpr: npt.ArrayLike,
+    tpr: npt.ArrayLike,
+    skews: npt.ArrayLike,
+    min_precisions: npt.ArrayLike,
+    *,
+    scale: Scale = "log",
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`max_recall_at_precision` for many (skew, precision bar) pairs at once: their FPR and recall.
+
+    ``skews`` (numbers) and ``min_precisions`` broadcast against each other;
+    every pair is solved in one vectorised pass over the curve's segments,
+    with the values of :func:`max_recall_at_precision` (``nan`` where the bar
+    is never reached).
+
+    >>> f, r = max_recall_at_precisions([0, 1e-4, 1], [0, 0.002, 1], [30, 30], [0.4, 0.9])
+    >>> np.round(r, 6).tolist()
+    [0.002, nan]
+    """
+    _check_scale(scale)
+    f, t = _envelope(*check_roc(fpr, tpr))
+    k, p = np.broadcast_arrays(np.asarray(skews, dtype=float), np.asarray(min_precisions, dtype=float))
+    if np.any(~(k >= 0)) or np.any(~((p > 0) & (p <= 1))):
+        raise ValueError("skews must be >= 0 and min_precisions in (0, 1]")
+    best_f, best_t = _max_recall(f, t, k.ravel(), p.ravel(), scale)
+    return best_f.reshape(k.shape), best_t.reshape(k.shape)
+
+
+def _max_recall(f: np.ndarray, t: np.ndarray, k: np.ndarray, p: np.ndarray, scale: str
+                ) -> tuple[np.ndarray, np.ndarray]:
+    r"""The exact max recall of :func:`max_recall_at_precision` for cases ``(k[i], p[i])``: (FPR, TPR) per case.
+
+    The bar :math:`TPR\,(1-p) \ge p\,k\,FPR` is linear in the position
+    :math:`s \in [0, 1]` along a linear segment and, in logs, along a log-log
+    one, so each segment is solved in closed form; rows are cases, columns
+    the curve's points then its segments; the highest recall wins, the
+    lowest FPR among equal recalls (``nan`` where no candidate keeps the bar).
+    """
+    k, p = k[:, None], p[:, None]
 
     def margin(ff: np.ndarray, tt: np.ndarray) -> np.ndarray:
         # precision >= p  <=>  tt*(1-p) - p*k*ff >= 0, and someone is flagged
         return np.where(tt > 0, tt * (1.0 - p) - p * k * ff, -np.inf)
 
-    cand_f = list(f[margin(f, t) >= -1e-15])
-    cand_t = list(t[margin(f, t) >= -1e-15])
+    point_ok = margin(f, t) >= -1e-15
+    cand_f = [np.broadcast_to(f, point_ok.shape)]
+    cand_t = [np.where(point_ok, t, np.nan)]
     if scale != "step" and f.size > 1:
         f0, f1, t0, t1 = f[:-1], f[1:], t[:-1], t[1:]
-        use_log = _segment_is_log(f0, t0, f1, t1) & (scale == "log") & (p < 1) & (k > 0)
+        logs = (p < 1) & (k > 0)
+        use_log = _segment_is_log(f0, t0, f1, t1) & (scale == "log") & logs
         with np.errstate(divide="ignore", invalid="ignore"):
             # h(s) linear in s on [0, 1]; s is the position along the segment
             # (in log FPR for log segments)
             h0_lin, h1_lin = margin(f0, t0), margin(f1, t1)
-            c = np.log(p * k / (1.0 - p)) if (p < 1 and k > 0) else 0.0
+            c = np.where(logs, np.log(p * k / (1.0 - p)), 0.0)
             h0_log = np.log(t0) - np.log(f0) - c
             h1_log = np.log(t1) - np.log(f1) - c
             h0 = np.where(use_log, h0_log, h0_lin)
@@ -811,23 +857,24 @@ def max_recall_at_precision(
             s_cross = h0 / (h0 - h1)
         s = np.where(h1 >= 0, 1.0, np.where(h0 >= 0, s_cross, np.nan))
         s = np.where((t0 == t1) & (h0 >= 0), 0.0, s)  # flat: same recall, better precision at the start
-        ok = np.isfinite(s)
         with np.errstate(divide="ignore", invalid="ignore"):
             fs_lin = f0 + s * (f1 - f0)
             ts_lin = t0 + s * (t1 - t0)
             fs_log = np.exp(np.log(f0) + s * (np.log(f1) - np.log(f0)))
             ts_log = np.exp(np.log(t0) + s * (np.log(t1) - np.log(t0)))
-        fs = np.where(use_log, fs_log, fs_lin)[ok]
-        ts = np.where(use_log, ts_log, ts_lin)[ok]
-        keep = ts > 0
-        cand_f += list(fs[keep])
-        cand_t += list(ts[keep])
-    if not cand_t:
-        return _point(k, math.nan, math.nan)
-    cf, ct = np.asarray(cand_f), np.asarray(cand_t)
-    best = ct >= ct.max() - 1e-15
-    i = int(np.flatnonzero(best)[np.argmin(cf[best])])
-    return _point(k, float(cf[i]), float(min(ct[i], 1.0)))
+        fs = np.where(use_log, fs_log, fs_lin)
+        ts = np.where(use_log, ts_log, ts_lin)
+        cand_f.append(fs)
+        cand_t.append(np.where(np.isfinite(s) & (ts > 0), ts, np.nan))
+    cf, ct = np.concatenate(cand_f, axis=1), np.concatenate(cand_t, axis=1)
+    found = ~np.isnan(ct)
+    top = np.max(np.where(found, ct, -np.inf), axis=1, keepdims=True)
+    best = found & (ct >= top - 1e-15)
+    i = np.argmin(np.where(best, cf, np.inf), axis=1)
+    rows = np.arange(k.shape[0])
+    any_found = found.any(axis=1)
+    return (np.where(any_found, cf[rows, i], np.nan),
+            np.where(any_found, np.minimum(ct[rows, i], 1.0), np.nan))
 
 
 def max_recall_table(
@@ -855,16 +902,23 @@ def max_recall_table(
     0.14
     """
     ps = [min_precisions] if isinstance(min_precisions, (int, float)) else list(min_precisions)
+    for p in ps:
+        _check_unit_open_low("min_precision", p)
+    for sc in scales:
+        _check_scale(sc)
+    ks = as_skews(skews)
+    f, t = _envelope(*check_roc(fpr, tpr))
+    grid_k, grid_p = (a.ravel() for a in np.meshgrid(ks, np.asarray(ps, dtype=float), indexing="ij"))
+    solved = {sc: _max_recall(f, t, grid_k, grid_p, sc) for sc in scales}  # every (skew, bar) in one pass
     rows = []
-    for k in as_skews(skews):
-        for p in ps:
-            for sc in scales:
-                pt = max_recall_at_precision(fpr, tpr, k, p, scale=sc)  # type: ignore[arg-type]
-                rows.append({"skew": k, "skew_label": skew_label(k), "min_precision": p, "scale": sc,
-                             "fpr": pt.fpr, "recall": pt.tpr, "precision": pt.precision,
-                             "targets_fraction": pt.targets_fraction,
-                             "one_in_targets": pt.one_in if pt.tpr == pt.tpr else math.nan,
-                             "one_in_members": pt.one_in_members if pt.tpr == pt.tpr else math.nan})
+    for i, (k, p) in enumerate(zip(grid_k, [q for _ in ks for q in ps])):
+        for sc in scales:
+            pt = _point(float(k), float(solved[sc][0][i]), float(solved[sc][1][i]))
+            rows.append({"skew": k, "skew_label": skew_label(k), "min_precision": p, "scale": sc,
+                         "fpr": pt.fpr, "recall": pt.tpr, "precision": pt.precision,
+                         "targets_fraction": pt.targets_fraction,
+                         "one_in_targets": pt.one_in if pt.tpr == pt.tpr else math.nan,
+                         "one_in_members": pt.one_in_members if pt.tpr == pt.tpr else math.nan})
     return pd.DataFrame(rows)
 
 

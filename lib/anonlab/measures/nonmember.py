@@ -59,7 +59,8 @@ import os
 import time
 import warnings
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -247,8 +248,13 @@ def _prepare(df: pd.DataFrame, kinds: Mapping[str, str]) -> pd.DataFrame:
 
 def _pipeline(known: Sequence[str], kinds: Mapping[str, str], secret_kind: str, settings: ModelSettings,
               random_state: int = 0):
+    """The analysis of [FW24] §4.4 as a scikit-learn pipeline: scaled continuous and one-hot categorical known
+    attributes, then an L1 logistic regression (saga) for a categorical secret or a Lasso for a continuous one.
+
+    The fits below build the same design matrix faster (:mod:`anonlab.measures.design`) and fit :func:`_model`
+    on it; this pipeline is the reference they are tested against.
+    """
     from sklearn.compose import ColumnTransformer
-    from sklearn.linear_model import Lasso, LogisticRegression
     from sklearn.pipeline import Pipeline
     from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
@@ -256,12 +262,30 @@ def _pipeline(known: Sequence[str], kinds: Mapping[str, str], secret_kind: str, 
     cats = [c for c in known if kinds[c] == CATEGORICAL]
     pre = ColumnTransformer([("num", StandardScaler(), nums),
                              ("cat", OneHotEncoder(handle_unknown="ignore"), cats)])
+    return Pipeline([("features", pre), ("model", _model(secret_kind, settings, random_state))])
+
+
+def _model(secret_kind: str, settings: ModelSettings, random_state: int = 0):
+    """The pipeline's last step: ``LogisticRegression(l1_ratio=1, C, saga)`` or ``Lasso(alpha)`` ([FW24] §4.4)."""
+    from sklearn.linear_model import Lasso, LogisticRegression
+
     if secret_kind == CATEGORICAL:
-        model = LogisticRegression(l1_ratio=1.0, C=settings.C, solver="saga", max_iter=settings.max_iter,
-                                   random_state=random_state)
-    else:
-        model = Lasso(alpha=settings.alpha, max_iter=max(settings.max_iter, 1000), random_state=random_state)
-    return Pipeline([("features", pre), ("model", model)])
+        return LogisticRegression(l1_ratio=1.0, C=settings.C, solver="saga", max_iter=settings.max_iter,
+                                  random_state=random_state)
+    return Lasso(alpha=settings.alpha, max_iter=max(settings.max_iter, 1000), random_state=random_state)
+
+
+def _fit_on(model: Any, x_train: Any, y: np.ndarray, x_targets: Any, kind: str
+            ) -> tuple[np.ndarray, np.ndarray | None]:
+    """Fit ``model`` on a design matrix; predict the targets' matrix: (prediction, p_max or None)."""
+    with warnings.catch_warnings():
+        from sklearn.exceptions import ConvergenceWarning
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(x_train, y)
+    if kind == CATEGORICAL:
+        proba = model.predict_proba(x_targets)
+        return model.classes_[proba.argmax(axis=1)].astype(object), proba.max(axis=1)
+    return model.predict(x_targets).astype(float), None
 
 
 # ---------------------------------------------------------------------------
@@ -281,18 +305,54 @@ def default_n_jobs() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
 
+#: While a table of fits runs (:func:`_reading`): per (frame, column) its row hashes and category codes, each
+#: with the frame it was computed from (held, so that no other frame takes its ``id`` meanwhile). ``None``: no memo.
+_MEMO: dict[tuple, tuple[Any, Any]] | None = None
+
+
+@contextmanager
+def _reading() -> Iterator[None]:
+    """A block in which the frames passed to the fits are only read: each column is hashed and coded once.
+
+    Tables of fits (:func:`framework_table`, :func:`replication_test`) fit
+    one model per secret on the same frames; without this each fit hashes
+    (:func:`_fit_key`) and codes (:func:`~anonlab.measures.design.coded_columns`)
+    every column again. Nothing outside the block sees the memo.
+    """
+    global _MEMO
+    outer = _MEMO
+    _MEMO = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _MEMO = outer
+
+
+def _column_hash(df: pd.DataFrame, col: str) -> bytes:
+    """The row hashes of one column (``pandas.util.hash_pandas_object``), memoised within :func:`_reading`."""
+    key = ("hash", id(df), col)
+    if _MEMO is not None and key in _MEMO:
+        return _MEMO[key][1]
+    value = pd.util.hash_pandas_object(df[col], index=False).to_numpy().tobytes()
+    if _MEMO is not None:
+        _MEMO[key] = (df, value)
+    return value
+
+
 def _fit_key(train: pd.DataFrame, targets: pd.DataFrame, secret: str, known: Sequence[str],
              kinds: Mapping[str, str], settings: ModelSettings) -> str:
     """A digest of everything a model fit depends on: the rows (in order), the known set, kinds, model settings.
 
     The tolerance rule is not part of it (it judges predictions, it does not
-    make them), so the same fit serves both rules. Raw values are hashed;
-    :func:`_prepare` is a function of them and of the kinds.
+    make them), so the same fit serves both rules. Raw values are hashed,
+    column by column (:func:`_column_hash`); :func:`_prepare` is a function
+    of them and of the kinds.
     """
     h = hashlib.sha256()
-    for df in (train[list(known) + [secret]], targets[list(known)]):
-        h.update(repr([(c, str(df[c].dtype)) for c in df.columns]).encode())
-        h.update(pd.util.hash_pandas_object(df, index=False).to_numpy().tobytes())
+    for df, cols in ((train, list(known) + [secret]), (targets, list(known))):
+        h.update(repr((len(df), [(c, str(df[c].dtype)) for c in cols])).encode())
+        for c in cols:
+            h.update(_column_hash(df, c))
     h.update(repr(([kinds[c] for c in known], kinds[secret], settings.C, settings.alpha,
                    settings.max_iter)).encode())
     return h.hexdigest()
@@ -300,20 +360,17 @@ def _fit_key(train: pd.DataFrame, targets: pd.DataFrame, secret: str, known: Seq
 
 def _fit_model(train: pd.DataFrame, targets: pd.DataFrame, secret: str, known: Sequence[str],
                kinds: Mapping[str, str], settings: ModelSettings) -> tuple[np.ndarray, np.ndarray | None]:
-    """Fit the regression of :func:`_pipeline` on ``train``; predict ``targets``: (prediction, p_max)."""
+    """Fit the analysis of :func:`_pipeline` on ``train``; predict ``targets``: (prediction, p_max).
+
+    The design matrices are :func:`~anonlab.measures.design.design_pair`'s
+    (the pipeline's, entry for entry), so the model is the pipeline's.
+    """
+    from .design import design_pair
+
     known = list(known)
-    tr, te = _prepare(train[known + [secret]], kinds), _prepare(targets[known], kinds)
-    kind = kinds[secret]
-    pipe = _pipeline(known, kinds, kind, settings)
-    with warnings.catch_warnings():
-        from sklearn.exceptions import ConvergenceWarning
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        pipe.fit(tr[known], tr[secret].to_numpy())
-    if kind == CATEGORICAL:
-        proba = pipe.predict_proba(te[known])
-        classes = pipe.named_steps["model"].classes_
-        return classes[proba.argmax(axis=1)].astype(object), proba.max(axis=1)
-    return pipe.predict(te[known]).astype(float), None
+    x_train, x_targets = design_pair(train, targets, known, kinds, _prepare, memo=_MEMO)
+    y = _prepare(train[[secret]], kinds)[secret].to_numpy()
+    return _fit_on(_model(kinds[secret], settings), x_train, y, x_targets, kinds[secret])
 
 
 def _remember(key: str, value: tuple[np.ndarray, np.ndarray | None]) -> None:
@@ -515,6 +572,15 @@ def framework_table(train: pd.DataFrame, targets: pd.DataFrame, secrets: Sequenc
     The model fits are independent: they run on ``n_jobs`` processes
     (default :func:`default_n_jobs`), with the results of the sequential loop.
     """
+    with _reading():
+        return _framework_table(train, targets, secrets, known_sets, kinds, settings, analysis, framework, n_jobs)
+
+
+def _framework_table(train: pd.DataFrame, targets: pd.DataFrame, secrets: Sequence[str],
+                     known_sets: Mapping[str, Sequence[str] | None], kinds: Mapping[str, str],
+                     settings: ModelSettings, analysis: str, framework: str, n_jobs: int | None
+                     ) -> tuple[pd.DataFrame, dict[tuple[str, str], AttackResult]]:
+    """:func:`framework_table`'s fits and rows (within :func:`_reading`)."""
     if analysis != "most_common":
         prefit([(train, targets, secret, known, kinds, settings) for secret in secrets
                 for known in known_sets.values()], n_jobs)
@@ -720,15 +786,22 @@ def replication_test(members: pd.DataFrame, secrets: Sequence[str], fractions: S
     for frac in [0.0, *[f for f in fractions if f != 0.0]]:  # the draws, in the order of the sequential loop
         table = replicate_records(members, frac, seed=rng)
         split = split_members(table, None, n_targets, seed=rng)
-        runs.append((frac, table.loc[split.members], table.loc[split.non_members]))
-    if analysis != "most_common":  # every fit is independent: run them on n_jobs processes
-        prefit([(train[cols], tgt[cols], secret, known, kinds, settings) for _, train, tgt in runs
-                for secret in secrets], n_jobs)
+        train, tgt = table.loc[split.members], table.loc[split.non_members]
+        runs.append((frac, train[cols], tgt[cols], tgt["_source"].isin(train["_source"]).to_numpy()))
+    with _reading():
+        if analysis != "most_common":  # every fit is independent: run them on n_jobs processes
+            prefit([(train, tgt, secret, known, kinds, settings) for _, train, tgt, _ in runs
+                    for secret in secrets], n_jobs)
+        return pd.DataFrame(_replication_rows(runs, secrets, known, kinds, settings, analysis))
+
+
+def _replication_rows(runs: Sequence[tuple], secrets: Sequence[str], known: Sequence[str] | None,
+                      kinds: Mapping[str, str], settings: ModelSettings, analysis: str) -> list[dict[str, Any]]:
+    """:func:`replication_test`'s rows: per fraction and secret, precision overall, on dependent and independent targets."""
     rows = []
-    for frac, train, tgt in runs:
-        dependent = tgt["_source"].isin(train["_source"]).to_numpy()
+    for frac, train, tgt, dependent in runs:
         for secret in secrets:
-            res = fit_predict(train[cols], tgt[cols], secret, known=known, kinds=kinds, settings=settings,
+            res = fit_predict(train, tgt, secret, known=known, kinds=kinds, settings=settings,
                               analysis=analysis)
             ok = res.is_correct()
             rows.append({"fraction": float(frac), "secret": secret, "kind": kinds[secret],
@@ -736,7 +809,7 @@ def replication_test(members: pd.DataFrame, secrets: Sequence[str], fractions: S
                          "precision_dependent": float(ok[dependent].mean()) if dependent.any() else math.nan,
                          "precision_independent": float(ok[~dependent].mean()) if (~dependent).any() else math.nan,
                          "n_dependent": int(dependent.sum()), "targets": int(ok.size)})
-    return pd.DataFrame(rows)
+    return rows
 
 
 # ---------------------------------------------------------------------------
@@ -781,41 +854,58 @@ def _leave_one_out_chunk(data: pd.DataFrame, secret: str, targets: np.ndarray,
                          args: Mapping[str, Any]) -> list[AttackResult]:
     """One :func:`fit_predict` per target, fitted on every other row (a worker's share of the targets).
 
-    With the regression (``analysis="model"``) the table is prepared once
-    (:func:`_prepare` works value by value, so a row dropped after
-    preparing is the row dropped before) and each model is fitted straight
-    from it, without :func:`fit_predict`'s per-call preparation and
-    memoisation, which a fit used once does not need: the same models and
-    predictions, at about two thirds of the cost.
+    With the regression (``analysis="model"``) the table is prepared and
+    coded once (:func:`_leave_one_out_models`; :func:`_prepare` works value
+    by value, so a row dropped after preparing is the row dropped before)
+    and each model is fitted straight from it, without :func:`fit_predict`'s
+    per-call preparation and memoisation, which a fit used once does not
+    need: the same models and predictions, at a fraction of the cost.
     """
     kinds = args["kinds"]
     known = _check_known(data, secret, args.get("known"))
     counts = data[secret].value_counts(dropna=False)
     may_lose_a_class = kinds[secret] == CATEGORICAL and (counts.size < 2 or (counts.size == 2 and counts.min() == 1))
-    if args.get("analysis") != "model" or not known or may_lose_a_class:
+    if args.get("analysis") != "model" or not known or may_lose_a_class or not data.index.is_unique:
         return [fit_predict(data.drop(index=[t]), data.loc[[t]], secret, **args) for t in targets]
-    settings = args["settings"]
-    prepared = _prepare(data[known + [secret]], kinds)
+    return _leave_one_out_models(data, secret, targets, known, args)
+
+
+def _leave_one_out_models(data: pd.DataFrame, secret: str, targets: np.ndarray, known: list[str],
+                          args: Mapping[str, Any]) -> list[AttackResult]:
+    """The regression of :func:`_leave_one_out_chunk`, one fit per target on every other row of ``data``.
+
+    The continuous columns are prepared and the categorical ones coded
+    (:func:`~anonlab.measures.design.category_codes`) once for the whole
+    table; each fit drops its target's row from them and builds the design
+    matrix from what is left (:func:`~anonlab.measures.design.fit_design`,
+    the pipeline's matrix entry for entry), so a category only the target
+    has is unknown to its model, as in a fit on the table without it.
+    """
+    from .design import category_codes, fit_design
+
+    kinds, settings = args["kinds"], args["settings"]
     kind = kinds[secret]
+    nums = [c for c in known if kinds[c] == CONTINUOUS]
+    cats = [c for c in known if kinds[c] == CATEGORICAL]
+    numeric = _prepare(data[nums], kinds) if nums else None
+    y_all = _prepare(data[[secret]], kinds)[secret]
+    coded = [category_codes(data[c]) for c in cats]
+    position = data.index.get_indexer(targets)
     out = []
-    for t in targets:
-        train, target = prepared.drop(index=[t]), prepared.loc[[t]]
-        pipe = _pipeline(known, kinds, kind, settings)
-        with warnings.catch_warnings():
-            from sklearn.exceptions import ConvergenceWarning
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            pipe.fit(train[known], train[secret].to_numpy())
-        truth = target[secret].to_numpy()
+    for t, i in zip(targets, position):
+        keep = np.ones(len(data), dtype=bool)
+        keep[i] = False
+        design, x_train = fit_design(None if numeric is None else numeric.drop(index=[t]),
+                                     [c.codes[keep] for c in coded], [len(c.labels) for c in coded])
+        x_target = design.matrix(None if numeric is None else numeric.loc[[t]], [c.codes[[i]] for c in coded])
+        pred, conf = _fit_on(_model(kind, settings), x_train, y_all.drop(index=[t]).to_numpy(), x_target, kind)
+        truth = y_all.loc[[t]].to_numpy()
         if kind == CATEGORICAL:
-            proba = pipe.predict_proba(target[known])
-            pred = pipe.named_steps["model"].classes_[proba.argmax(axis=1)].astype(object)
-            conf, correct = proba.max(axis=1), None
-            label = "logistic regression"
+            correct, label = None, "logistic regression"
         else:
-            pred, conf = pipe.predict(target[known]).astype(float), None
             correct = correct_within(pred, truth, settings.tolerance, settings.tolerance_basis, args.get("value_range"))
             label = "Lasso"
-        out.append(AttackResult(f"non-member baseline: {secret} ({label})", target.index.to_numpy(), truth,
+        out.append(AttackResult(f"non-member baseline: {secret} ({label})", data.index[[i]].to_numpy(), truth,
                                 np.ones(1, dtype=bool), np.asarray(pred, dtype=object), confidence=conf,
                                 correct=correct))
     return out

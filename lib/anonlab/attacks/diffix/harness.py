@@ -980,6 +980,11 @@ class Experiments:
                  n_jobs: int = 1, n_dummy: int = 10, sigma_star: float = 0.7, target_value: int = 0) -> None:
         self.run = run
         self.salt, self.rounding, self.bucket_suppression, self.seed = salt, rounding, bucket_suppression, seed
+        # n_jobs = 0: the cores the build gives this run (a flexible job, anonlab.memory.granted_cores)
+        if not n_jobs:
+            from ...memory import granted_cores
+
+            n_jobs = granted_cores()
         self.n_jobs, self.n_dummy, self.sigma_star, self.target_value = n_jobs, n_dummy, sigma_star, target_value
         self._proxies: dict[int, tuple[Any, DiffixProxy]] = {}
         self._lock = threading.Lock()
