@@ -264,6 +264,9 @@ def test_the_book_builds_without_warnings_and_links_resolve(
     monkeypatch.setenv("ANONLAB_ROOT", str(executed_book))
     book.generate_pages()
     html = book.build_html(executed_book)
+    from anonlab.slides import build_slides  # as the build does: the decks, before the link check
+
+    build_slides(html, book.toc_notebooks())
     assert (html / "index.html").exists()
     assert (html / "verdicts.html").exists()
     assert (html / "glossary.html").exists() and (html / "course.html").exists()

@@ -269,7 +269,8 @@ def _exercise_lines(week: Week) -> list[str]:
     """The exercises to assign, each linked to its question (and folded solution) on the chapter page."""
     if not week.exercises:
         return []
-    lines = ["- **Exercises to assign** (each asks for a prediction first; the solution is folded under it):"]
+    lines = ["- **Exercises to assign** (each asks for a prediction first; in the instructor edition the solution "
+             "is folded under it):"]
     for chapter, key in week.exercises:
         ch = chapters.get(chapter)
         n = 1 + [e.key for e in ch.exercises].index(key)
