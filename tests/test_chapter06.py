@@ -494,3 +494,13 @@ def test_exercises_change_parameters_of_the_declaration() -> None:
         assert len(ch.CHAPTER.exercises) >= 3 and len(ch.CHAPTER.goals) <= 3 and ch.CHAPTER.assumes
         for e in ch.CHAPTER.exercises:
             assert "Predict" in e.question and e.answer
+
+
+def test_the_complete_k_accuracy_interval_stays_an_accuracy() -> None:
+    """mean ± 2 SE over salts would reach 1.019 here (0.875 + 2 × 0.072); an accuracy's interval stops at 1."""
+    from anonlab.attacks.diffix.harness import run_complete_k
+
+    _, s = run_complete_k(6, B=12, n_users=8, n_salts=3, seed=1)
+    assert s["accuracy_by_salt"] == [1.0, 0.75, 0.875]
+    low, high = s["accuracy_ci"]
+    assert 0.0 <= low < s["accuracy"] < high == 1.0

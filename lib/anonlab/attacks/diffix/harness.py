@@ -477,7 +477,7 @@ def run_complete_k(k: int, *, B: int = 12, n_users: int = 1000, salt: int | str 
     summary : dict
         :func:`summarize_differential` of all runs pooled, plus
         ``accuracy_by_salt``, ``accuracy_ci`` (mean +- 2 standard errors over
-        salts when ``n_salts > 1``), ``suppressed`` (fraction of the attack's
+        salts when ``n_salts > 1``, clipped to [0, 1]: an accuracy), ``suppressed`` (fraction of the attack's
         queries that were bucket suppressed, from the owner's audit),
         ``pairs_used`` (fraction of the 2k pairs per victim that entered the
         test) and ``queries_per_user``.
@@ -499,7 +499,7 @@ def run_complete_k(k: int, *, B: int = 12, n_users: int = 1000, salt: int | str 
     by_salt = [float(r["correct"].mean()) for r in runs]
     if n_salts > 1:
         se = float(np.std(by_salt, ddof=1) / math.sqrt(n_salts))
-        summary["accuracy_ci"] = (float(np.mean(by_salt) - 2 * se), float(np.mean(by_salt) + 2 * se))
+        summary["accuracy_ci"] = (max(0.0, float(np.mean(by_salt) - 2 * se)), min(1.0, float(np.mean(by_salt) + 2 * se)))
     summary.update({"k": k, "n_records": ds.n_records, "n_salts": n_salts, "accuracy_by_salt": by_salt,
                     "n_users": len(runs[0]), "suppressed": float(np.mean(supp)),
                     "pairs_used": float(res["n_samples"].mean() / (2 * k)),
