@@ -23,6 +23,7 @@ from urllib.parse import unquote, urlparse
 
 from . import claims, paths
 from .assignments import build as build_assignments
+from .fileio import copy_parts
 from .runner import RunError, toc_notebooks
 
 __all__ = ["generate_pages", "build_html", "build_edition", "blank_instructor_pages", "edition_dir", "check_internal_links", "find_browser",
@@ -108,7 +109,6 @@ def vendor_mathjax(static_dir: Path | None = None) -> Path:
     is a static path; it is not ``_static`` because Jupyter Book adds every
     script found there to every page).
     """
-    import shutil
 
     try:
         import mathjax  # the django-static-mathjax distribution
@@ -118,14 +118,7 @@ def vendor_mathjax(static_dir: Path | None = None) -> Path:
     dest = (static_dir or paths.book_dir() / "_vendor") / "mathjax"
     if (dest / "tex-chtml.js").exists():
         return dest
-    for part in MATHJAX_PARTS:
-        s, d = src / part, dest / part
-        d.parent.mkdir(parents=True, exist_ok=True)
-        if s.is_dir():
-            shutil.copytree(s, d, dirs_exist_ok=True)
-        else:
-            shutil.copy2(s, d)
-    return dest
+    return copy_parts(src, dest, MATHJAX_PARTS)
 
 
 def build_html(out: Path | None = None, *, strict: bool = True) -> Path:

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["atomic_write", "default_file_mode"]
+__all__ = ["atomic_write", "default_file_mode", "copy_parts"]
 
 
 def default_file_mode() -> int:
@@ -48,3 +48,20 @@ def atomic_write(path: str | Path, write: Callable[[IO[Any]], None], *, binary: 
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def copy_parts(src: Path, dest: Path, parts: Iterable[str]) -> Path:
+    """Copy each of ``parts`` (files or folders, relative paths) from ``src`` to the same place under ``dest``.
+
+    How the build vendors a package's assets (MathJax, reveal.js) into the book; returns ``dest``.
+    """
+    import shutil
+
+    for part in parts:
+        s, d = Path(src) / part, Path(dest) / part
+        d.parent.mkdir(parents=True, exist_ok=True)
+        if s.is_dir():
+            shutil.copytree(s, d, dirs_exist_ok=True)
+        else:
+            shutil.copy2(s, d)
+    return Path(dest)

@@ -20,12 +20,12 @@ from __future__ import annotations
 import html
 import json
 import re
-import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from . import chapters, paths, syllabus
+from .fileio import copy_parts
 
 __all__ = ["REVEAL_FILES", "SLIDE_WIDTH", "SLIDE_HEIGHT", "reveal_source", "vendor_reveal", "resolve_roles",
            "claim_paragraph", "shorten", "png_height", "key_figure", "headline_claims", "deck_verdicts", "deck_notebook", "write_deck",
@@ -100,14 +100,7 @@ def vendor_reveal(slides_dir: Path) -> Path:
     main = dest / "dist" / "reveal.js"
     if main.exists() and main.stat().st_size == (src / "dist" / "reveal.js").stat().st_size:
         return dest
-    for part in REVEAL_FILES:
-        s, d = src / part, dest / part
-        d.parent.mkdir(parents=True, exist_ok=True)
-        if s.is_dir():
-            shutil.copytree(s, d, dirs_exist_ok=True)
-        else:
-            shutil.copy2(s, d)
-    return dest
+    return copy_parts(src, dest, REVEAL_FILES)
 
 
 def _citations(bib: Path) -> dict[str, str]:

@@ -815,17 +815,13 @@ def replay_sweep_run(
 
 
 def n_jobs_default() -> int:
-    """Worker processes of a sweep: ``$ANONLAB_JOBS`` if set, else the CPUs this process may use (at most 4)."""
-    import os
+    """Worker processes of a sweep: ``$ANONLAB_JOBS`` if set, else the CPUs this process may use (at most 4).
 
-    env = os.environ.get("ANONLAB_JOBS", "").strip()
-    if env:
-        return max(1, int(env))
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not on Linux
-        cpus = os.cpu_count() or 1
-    return max(1, min(cpus, 4))
+    The cores the build grants the run (:func:`anonlab.memory.granted_cores`), as chapters 4 and 6 read them.
+    """
+    from ..memory import granted_cores
+
+    return granted_cores(at_most=4)
 
 
 def _cell_job(table: EncodedTable, layout: QILayout, l: int, mults: Sequence[int],  # noqa: E741
