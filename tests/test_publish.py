@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import nbformat
+import pytest
 
 from anonlab import publish
 
@@ -77,3 +78,28 @@ def test_layout_problems_name_what_a_reader_would_see_go_wrong() -> None:
     assert "p: figure wide.png has no caption" in problems
     assert pagecheck.layout_problems({"p": bad}, captions=False) == [p for p in problems if "caption" not in p
                                                                        and "alt text" not in p and "q:" not in p]
+
+
+@pytest.mark.parametrize("source, nothing", [
+    ("sweep", True), ("display(sweep)", True), ("run.verdict_table()", True), ("display(run.verdict_table())", True),
+    ("run.provenance(DATA.names)", True), ("run.claims_table()", True),
+    ("sweep.round(3)", False), ("figures.plot_sweep(sweep, k);", False), ("x = 1\nx", False),
+    ("other.verdict_table()", False), ("run.explorable('t', 'p', [1], f)", False), ("not python (", False),
+])
+def test_code_that_tells_nothing_gets_no_show_code_button(source, nothing) -> None:
+    assert publish.code_tells_nothing(source) is nothing
+
+
+def test_a_bare_name_shows_its_output_without_its_code(tmp_path) -> None:
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    table = nbformat.v4.new_output("display_data", data={"text/plain": "a table"})
+    nb.cells = [_cell("sweep", outputs=[table]), _cell("sweep.round(3)", outputs=[table])]
+    path = tmp_path / "01_syntactic_anonymity.ipynb"
+    nbformat.write(nb, path)
+    publish.tidy_executed_notebook(path, "01_syntactic_anonymity", {}, log=tmp_path / "kernel.log")
+    out = nbformat.read(path, as_version=4)
+    assert [c.metadata["tags"] for c in out.cells] == [["remove-input"], ["hide-input"]]
+    assert out.cells[0].outputs == [table]  # the output stays
+

@@ -9,7 +9,9 @@ runner publishes an executed notebook, :func:`tidy_for_reading`:
   shows the values the run used);
 - **folds the code** of every cell that shows something (``hide-input``: the output stays, the code opens
   on a click) and **removes the code** of cells that show nothing (glue, recording, imports: their stored
-  values stay for the prose);
+  values stay for the prose) and of cells whose code would tell the reader nothing the output does not
+  (:func:`code_tells_nothing`: a bare name, or the kit's verdict table, claims table or provenance), so
+  that a "Show code" button is there only where the code shows how a result was computed;
 - keeps **progress and log lines off the page**: a cell's standard-error stream (progress, data fetches,
   warnings) is moved to the chapter's kernel log (``_build/logs/<chapter>.kernel.log``);
 - removes **local paths** from the notebook's metadata (papermill records absolute input and output paths);
@@ -23,13 +25,14 @@ A cell an author tagged already (``remove-*``, ``hide-*``) keeps its tags.
 
 from __future__ import annotations
 
+import ast
 import html
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["tidy_for_reading", "parameters_html", "tidy_executed_notebook", "glued_values", "fill_glued_prose"]
+__all__ = ["tidy_for_reading", "code_tells_nothing", "parameters_html", "tidy_executed_notebook", "glued_values", "fill_glued_prose"]
 
 AUTHOR_TAGS = {"remove-cell", "remove-input", "remove-output", "hide-cell", "hide-input", "hide-output"}
 
@@ -57,6 +60,29 @@ def _shows_something(cell: Mapping[str, Any]) -> bool:
             continue
         return True
     return False
+
+
+#: The kit's methods whose output says what it is (``run.verdict_table()``...): their code adds nothing.
+SELF_DESCRIBING = {"verdict_table", "claims_table", "provenance", "parameters_table"}
+
+
+def code_tells_nothing(source: str) -> bool:
+    """Whether a cell's code is one expression that only shows a value: a bare name (``sweep``, optionally
+    in ``display(...)``) or one of the kit's self-describing tables (:data:`SELF_DESCRIBING`, called on
+    ``run``). Such a cell gets no "Show code" button: it would open on a line that explains nothing."""
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        return False
+    if len(body) != 1 or not isinstance(body[0], ast.Expr):
+        return False
+    node = body[0].value
+    if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "display" and len(node.args) == 1:
+        node = node.args[0]
+    if isinstance(node, ast.Name):
+        return True
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and getattr(node.func.value, "id", None) == "run" and node.func.attr in SELF_DESCRIBING)
 
 
 GLUE_ROLE = re.compile(r"\{glue:(text|md)\}`([^`]+)`")
@@ -135,7 +161,8 @@ def tidy_for_reading(nb: Any, chapter: str, values: Mapping[str, Any]) -> list[s
                                       "text/plain": "the run's parameters (table)"})]
             tags.append("hide-input")
         elif not AUTHOR_TAGS & set(tags):
-            tags.append("hide-input" if _shows_something(cell) else "remove-input")
+            shown = _shows_something(cell) and not code_tells_nothing(cell.source)
+            tags.append("hide-input" if shown else "remove-input")
         cell.metadata["tags"] = list(dict.fromkeys(tags))
     store = glued_values(nb)
     for cell in nb.cells:
