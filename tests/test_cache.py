@@ -12,6 +12,7 @@ from anonlab import cache
 @pytest.fixture(autouse=True)
 def _tmp_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANONLAB_DATA_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("ANONLAB_RESULTS_DIR", raising=False)  # the results follow the data cache
     monkeypatch.delenv("ANONLAB_NO_CACHE", raising=False)
 
 

@@ -609,6 +609,7 @@ def test_choice_numbers_give_the_ranges_over_the_readings():
 def test_the_sweeps_are_cached_through_the_run(tmp_path, monkeypatch):
     """With use_cache each sweep is stored under its own inputs; a second run computes nothing."""
     monkeypatch.setenv("ANONLAB_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("ANONLAB_RESULTS_DIR", raising=False)  # the results follow the data cache
     monkeypatch.delenv("ANONLAB_NO_CACHE", raising=False)
     rng = np.random.default_rng(1)
     df = pd.DataFrame({c: rng.integers(0, 3, 240).astype(str) for c in ch.PAPER_SETTING["adult"]["qis"]})

@@ -302,6 +302,7 @@ def test_pick_targets_draws_as_before(small: nf.Release) -> None:
 def test_run_caches_trials_through_the_kit(small: nf.Release, tmp_path, monkeypatch: pytest.MonkeyPatch,
                                            use_cache: bool) -> None:
     monkeypatch.setenv("ANONLAB_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("ANONLAB_RESULTS_DIR", raising=False)  # the results follow the data cache
     monkeypatch.delenv("ANONLAB_NO_CACHE", raising=False)
     run = kit.ChapterRun(ch.CHAPTER, {"use_cache": use_cache})
     exp = nf.Experiment(small, nf.Similarity(), "natural", 1.5, 0, cached=run.cached, verbose=False)
