@@ -37,7 +37,7 @@ MINI_LEDGER = """
 
 
 MINI_CHAPTER = """
-from anonlab.chapters import Chapter
+from anonbook.chapters import Chapter
 from anonlab.validation import Param, ParameterSpec
 
 CHAPTER = Chapter(
@@ -53,17 +53,17 @@ CHAPTER = Chapter(
 
 
 def add_chapter_module(folder: Path, name: str, source: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make ``anonlab.chapters.ch<name>`` importable from ``folder``, here and in the kernels the runner starts."""
+    """Make ``anonbook.chapters.ch<name>`` importable from ``folder``, here and in the kernels the runner starts."""
     import importlib
     import sys
 
-    import anonlab.chapters
+    import anonbook.chapters
 
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"ch{name}.py").write_text(source)
     monkeypatch.setenv("ANONLAB_CHAPTERS_PATH", str(folder))
-    monkeypatch.setattr(anonlab.chapters, "__path__", [*anonlab.chapters.__path__, str(folder)])
-    monkeypatch.delitem(sys.modules, f"anonlab.chapters.ch{name}", raising=False)
+    monkeypatch.setattr(anonbook.chapters, "__path__", [*anonbook.chapters.__path__, str(folder)])
+    monkeypatch.delitem(sys.modules, f"anonbook.chapters.ch{name}", raising=False)
     importlib.invalidate_caches()
 
 
@@ -118,7 +118,7 @@ def executed_book(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     Here, not in ``test_notebooks.py``, so that the session runs the notebooks once for every module that
     reads their records (``test_notebooks.py``, ``test_assignments.py``).
     """
-    from anonlab import chapters, runner
+    from anonbook import chapters, runner
     from tests.test_notebooks import ROOT, SMALL, _selected_chapters, _with_what_they_read
 
     root = tmp_path_factory.mktemp("book-project")

@@ -16,8 +16,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from anonlab import claims, runner
-from anonlab.chapters import get, kit
+from anonlab import claims
+from anonbook import runner
+from anonbook.chapters import get, kit
 
 from .conftest import add_chapter_module
 from .test_house_style import _own_job_problems
@@ -57,7 +58,7 @@ def guide_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (root / "book").mkdir()
     (root / "data" / "claims.yaml").write_text(blocks["data/claims.yaml"])
     shutil.copy(ROOT / "data" / "manifest.yaml", root / "data" / "manifest.yaml")
-    add_chapter_module(root / "chapters", NAME, blocks[f"lib/anonlab/chapters/ch{NAME}.py"], monkeypatch)
+    add_chapter_module(root / "chapters", NAME, blocks[f"lib/anonbook/chapters/ch{NAME}.py"], monkeypatch)
     (root / "notebooks").mkdir()
     nbformat.write(guide_notebook(blocks), root / "notebooks" / f"{NAME}.ipynb")
     monkeypatch.setenv("ANONLAB_ROOT", str(root))
@@ -67,13 +68,13 @@ def guide_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_the_guide_shows_every_part_of_a_chapter() -> None:
     blocks = guide_blocks()
-    assert {"data/claims.yaml", f"lib/anonlab/chapters/ch{NAME}.py"} <= set(blocks)
+    assert {"data/claims.yaml", f"lib/anonbook/chapters/ch{NAME}.py"} <= set(blocks)
     assert len(guide_notebook(blocks).cells) >= 4
 
 
 def test_the_guide_example_follows_the_house_style(guide_project: Path) -> None:
     blocks = guide_blocks()
-    module = blocks[f"lib/anonlab/chapters/ch{NAME}.py"]
+    module = blocks[f"lib/anonbook/chapters/ch{NAME}.py"]
     assert _own_job_problems(ast.parse(module), "guide module") == []
     nb = guide_notebook(blocks)
     params = [c.source for c in nb.cells if "parameters" in c.metadata.get("tags", [])]

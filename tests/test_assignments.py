@@ -22,11 +22,12 @@ import pytest
 
 pytest.importorskip("otter", reason="otter-grader is in the course extra (requirements.lock installs it)")
 
-from anonlab import claims, runner  # noqa: E402
-from anonlab.assignments import ASSIGNMENTS, by_chapter, expected_value, hidden_test  # noqa: E402
-from anonlab.assignments.model import Assignment, Built, results_path  # noqa: E402
-from anonlab.assignments.otter_build import assign, fill_in, grade, grade_in_process  # noqa: E402
-from anonlab.assignments.pages import instructor_page, student_page  # noqa: E402
+from anonlab import claims
+from anonbook import runner
+from anonbook.assignments import ASSIGNMENTS, by_chapter, expected_value, hidden_test  # noqa: E402
+from anonbook.assignments.model import Assignment, Built, results_path  # noqa: E402
+from anonbook.assignments.otter_build import assign, fill_in, grade, grade_in_process  # noqa: E402
+from anonbook.assignments.pages import instructor_page, student_page  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 IDS = [a.anchor for a in ASSIGNMENTS]

@@ -1,6 +1,6 @@
 """The bad-input matrix: every chapter, every class of bad value, refused before any work.
 
-Rows are generated from each chapter's declaration (``anonlab.chapters``), so a
+Rows are generated from each chapter's declaration (``anonbook.chapters``), so a
 new chapter or parameter adds its rows by being declared: an unknown name, a
 wrong type, a value out of range or too large to fit (every size parameter
 has a bound), an unknown choice (data set, attribute), an empty list, a
@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from anonlab import chapters
-from anonlab.runner import RunError, run_notebook
+from anonbook import chapters
+from anonbook.runner import RunError, run_notebook
 from anonlab.validation import Param
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from anonlab import cache
+from anonbook import cache
 
 
 @pytest.fixture(autouse=True)

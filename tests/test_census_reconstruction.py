@@ -9,7 +9,7 @@ import pytest
 from anonlab.attacks import reconstruction as rc
 from anonlab.attacks.model_inversion import warfarin_example
 from anonlab.attacks.traces import home_work_hours, home_work_share, simulate_traces
-from anonlab.chapters import ch04_census_reconstruction as chapter
+from anonbook.chapters import ch04_census_reconstruction as chapter
 from anonlab.data.census_blocks import (
     GROUPS,
     N_AGE_BINS,

@@ -1,4 +1,4 @@
-"""Tests of anonlab.chapters.ch01_syntactic_anonymity: the declaration and the claim decisions.
+"""Tests of anonbook.chapters.ch01_syntactic_anonymity: the declaration and the claim decisions.
 
 The slides' values are hand-checked in tests/test_syntactic.py; here we check
 that each claim function decides on the right number, that it can fail
@@ -19,10 +19,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anonlab import runner
-from anonlab.chapters import ch01_syntactic_anonymity as ch
-from anonlab.chapters import kit
-from anonlab.figures import syntactic as figures
+from anonbook import runner
+from anonbook.chapters import ch01_syntactic_anonymity as ch
+from anonbook.chapters import kit
+from anonbook.figures import syntactic as figures
 from anonlab.data import tables
 from anonlab.measures import syntactic as ms
 from anonlab.mechanisms import syntactic as syn

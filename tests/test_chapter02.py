@@ -1,4 +1,4 @@
-"""Tests of anonlab.chapters.ch02_dp_vs_definetti: the declaration and the claim measurements.
+"""Tests of anonbook.chapters.ch02_dp_vs_definetti: the declaration and the claim measurements.
 
 The measure functions get small hand-made summaries whose verdicts can be
 read off by eye (accuracies chosen so that each claim holds or fails for a
@@ -18,10 +18,10 @@ from anonlab.attacks.definetti import DeFinettiSweep, Fig4, definetti_attack_rec
     kept_run, moves_check, replay_sweep_run
 from anonlab.attacks.naive_bayes import NaiveRun, naive_attack, naive_attack_records, nonmember_table, \
     mean_interval, median_of_means, report_epsilon, summarize_attack, t_interval, tradeoff_table
-from anonlab.chapters import ch02_dp_vs_definetti as ch
-from anonlab.chapters import kit
+from anonbook.chapters import ch02_dp_vs_definetti as ch
+from anonbook.chapters import kit
 from anonlab.claims import Measurement
-from anonlab.figures import cormode as figures
+from anonbook.figures import cormode as figures
 from anonlab.measures import majority_baseline, score, wilson_interval
 from anonlab.mechanisms.anatomy import anatomy_checks, anatomy_limits
 from anonlab.mechanisms.dp import corner_means, encode_table, encode_train_test, noise_by_epsilon, noise_check

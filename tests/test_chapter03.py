@@ -15,8 +15,8 @@ import pytest
 from anonlab.attacks import netflix as nf
 from anonlab.claims import Measurement
 from anonlab import claims
-from anonlab.chapters import ch03_netflix_eccentricity as ch
-from anonlab.chapters import kit
+from anonbook.chapters import ch03_netflix_eccentricity as ch
+from anonbook.chapters import kit
 from anonlab.data.netflix_synthetic import RatingMatrix, generate_netflix_like
 from anonlab.measures import score
 from anonlab.validation import ParameterError
@@ -290,7 +290,7 @@ def small() -> nf.Release:
 
 
 def test_pick_targets_draws_as_before(small: nf.Release) -> None:
-    exp = nf.Experiment(small, nf.Similarity(), "natural", 1.5, 7, verbose=False)
+    exp = nf.Experiment(small, nf.Similarity(), "natural", 1.5, 7)
     pool = nf.eligible_targets(small.data, 6)
     want = np.sort(np.random.default_rng(7).choice(pool, size=30, replace=False))
     assert np.array_equal(exp.pick_targets(6, 30), want)
@@ -305,7 +305,7 @@ def test_run_caches_trials_through_the_kit(small: nf.Release, tmp_path, monkeypa
     monkeypatch.delenv("ANONLAB_RESULTS_DIR", raising=False)  # the results follow the data cache
     monkeypatch.delenv("ANONLAB_NO_CACHE", raising=False)
     run = kit.ChapterRun(ch.CHAPTER, {"use_cache": use_cache})
-    exp = nf.Experiment(small, nf.Similarity(), "natural", 1.5, 0, cached=run.cached, verbose=False)
+    exp = ch.CachedExperiment(small, nf.Similarity(), "natural", 1.5, 0, cached=run.cached, verbose=False)
     stored = lambda: len(list((tmp_path / "results" / "ch03_trials").glob("*.pkl")))  # noqa: E731
     t = exp.pick_targets(4, 5)
     a = exp.run(t, [2, 4], "x", date_error=14)
@@ -320,7 +320,7 @@ def test_run_caches_trials_through_the_kit(small: nf.Release, tmp_path, monkeypa
 
 def test_reidentification_curves_settings(small: nf.Release) -> None:
     """The main curves, and with wrong_fraction the headlines' curve instead of the approximate ratings."""
-    exp = nf.Experiment(small, nf.Similarity(), "natural", 1.5, 0, verbose=False)
+    exp = nf.Experiment(small, nf.Similarity(), "natural", 1.5, 0)
     main = ch.reidentification_curves(exp, [2, 4], 10, [3, 14], 1, 40)
     assert list(main.trials) == ["exact ratings, dates ±3 d", "exact ratings, dates ±14 d", "exact ratings, no dates",
                                  "ratings ±1, dates ±14 d", "ratings ±1, dates ±14 d, rare movies"]

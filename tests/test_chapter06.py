@@ -1,7 +1,7 @@
 """Tests of chapter 6's two halves: declarations and claim decisions.
 
-:mod:`anonlab.chapters.ch06a_diffix_differential` (``diff``) and
-:mod:`anonlab.chapters.ch06b_diffix_cloning` (``clo``). Each measure
+:mod:`anonbook.chapters.ch06a_diffix_differential` (``diff``) and
+:mod:`anonbook.chapters.ch06b_diffix_cloning` (``clo``). Each measure
 function gets a small hand-built input whose verdict is known, and the
 inputs that must flip it.
 """
@@ -17,9 +17,10 @@ import pytest
 
 from anonlab import claims
 from anonlab.attacks import diffix as atk
-from anonlab.chapters import ch06a_diffix_differential as diff
-from anonlab.chapters import ch06b_diffix_cloning as clo
-from anonlab.chapters import kit
+from anonbook import diffix_harness as harness
+from anonbook.chapters import ch06a_diffix_differential as diff
+from anonbook.chapters import ch06b_diffix_cloning as clo
+from anonbook.chapters import kit
 from anonlab.data import diffix_datasets as dd
 from anonlab.measures import AttackResult
 from anonlab.validation import ParameterError
@@ -63,12 +64,12 @@ def test_declaration_refuses_what_cannot_run() -> None:
 def test_experiments_cache_through_the_run() -> None:
     calls = []
     run = kit.ChapterRun(diff.CHAPTER, {**diff.CHAPTER.parameters.defaults(), "salt": 7, "use_cache": False})
-    runs = atk.Experiments.of(run)
+    runs = harness.Experiments.of(run)
     assert runs.salt == 7 and runs.n_jobs == 2 and runs.sigma_star == 0.7  # 6a does not declare sigma_star
     assert runs.proxy_settings == {"salt": 7, "rounding": True, "bucket_suppression": True}
     assert run.cached("x", lambda: calls.append(1) or len(calls), k=1) == 1
     assert run.cached("x", lambda: calls.append(1) or len(calls), k=1) == 2  # use_cache off: computed again
-    assert atk.Experiments.of(kit.ChapterRun(clo.CHAPTER, {**clo.CHAPTER.parameters.defaults(),
+    assert harness.Experiments.of(kit.ChapterRun(clo.CHAPTER, {**clo.CHAPTER.parameters.defaults(),
                                                             "sigma_star": 0.3})).sigma_star == 0.3
 
 
@@ -374,7 +375,7 @@ def _ds(secret: list[int]) -> SimpleNamespace:
 def test_yardstick_row_by_hand() -> None:
     # 5 targets, 4 covered; right on 3 of 4; majority 0 right on 2 of the 4 covered
     r = AttackResult("toy", [0, 1, 2, 3, 4], [0, 1, 1, 0, 1], [True, True, True, True, False], [0, 1, 0, 0, 1])
-    y = atk.yardstick_row(_ds([0, 0, 0, 1]), "toy", r)
+    y = harness.yardstick_row(_ds([0, 0, 0, 1]), "toy", r)
     assert y["targets"] == 5 and y["coverage"] == pytest.approx(0.8)
     assert y["precision"] == pytest.approx(0.75) and y["baseline_precision"] == pytest.approx(0.5)
     assert y["PI"] == pytest.approx(0.5)  # (0.75 - 0.5) / (1 - 0.5), [FW24] Eq. 6
@@ -385,10 +386,10 @@ def test_yardstick_row_by_hand() -> None:
 def test_yardstick_row_edges() -> None:
     ds = _ds([0, 0, 1])
     base_only = AttackResult("b", [0, 1, 2], [0, 0, 1], [True] * 3, [0, 0, 0])
-    y = atk.yardstick_row(ds, "b", base_only)  # the baseline itself: PI 0; no rare guesses
+    y = harness.yardstick_row(ds, "b", base_only)  # the baseline itself: PI 0; no rare guesses
     assert y["PI"] == pytest.approx(0.0) and math.isnan(y["precision_rare"]) and y["recall_rare"] == 0.0
     none = AttackResult("n", [0, 1], [0, 1], [False, False], [0, 1])
-    z = atk.yardstick_row(ds, "n", none)
+    z = harness.yardstick_row(ds, "n", none)
     assert z["coverage"] == 0.0 and math.isnan(z["precision"]) and math.isnan(z["PI"])
     assert z["rare_guesses"] == 0 and math.isnan(z["recall_rare"])
 
@@ -401,12 +402,12 @@ def test_coverage_bias_text_binomial_test() -> None:
         return pd.DataFrame([{"data set": "census", "attack": "cloning, full (k* = 41)", "targets": n_cov,
                               "coverage": 1.0, "baseline_precision": k_maj / n_cov}]).set_index(["data set", "attack"])
 
-    strong = atk.coverage_bias_text(yard(200, 200), census)
+    strong = harness.coverage_bias_text(yard(200, 200), census)
     assert "strong evidence" in strong and "200 of the 200 users the full cloning attack (k* = 41) covers" in strong
     assert "never wrong" in strong
-    weak = atk.coverage_bias_text(yard(10, 9), census, "more users, through fig4_users,")
+    weak = harness.coverage_bias_text(yard(10, 9), census, "more users, through fig4_users,")
     assert "only weak evidence" in weak and "never wrong" not in weak and "(more users, through fig4_users, would" in weak
-    assert atk.coverage_bias_text(yard(10, 9), None).startswith("(CENSUS was not run")
+    assert harness.coverage_bias_text(yard(10, 9), None).startswith("(CENSUS was not run")
 
 
 def test_fig3_numbers() -> None:
@@ -498,7 +499,7 @@ def test_exercises_change_parameters_of_the_declaration() -> None:
 
 def test_the_complete_k_accuracy_interval_stays_an_accuracy() -> None:
     """mean ± 2 SE over salts would reach 1.019 here (0.875 + 2 × 0.072); an accuracy's interval stops at 1."""
-    from anonlab.attacks.diffix.harness import run_complete_k
+    from anonbook.diffix_harness import run_complete_k
 
     _, s = run_complete_k(6, B=12, n_users=8, n_salts=3, seed=1)
     assert s["accuracy_by_salt"] == [1.0, 0.75, 0.875]

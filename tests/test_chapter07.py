@@ -14,8 +14,8 @@ import pytest
 
 from anonlab import claims
 from anonlab.attacks import membership as mm
-from anonlab.chapters import ch07_membership_base_rates as ch
-from anonlab.figures import membership as figures
+from anonbook.chapters import ch07_membership_base_rates as ch
+from anonbook.figures import membership as figures
 from anonlab.measures import base_rates as br
 from anonlab.measures import score
 from anonlab.validation import ParameterError
@@ -407,7 +407,7 @@ def test_figures_fit_the_text_column_with_text_of_10_pt() -> None:
     """Every figure passes the book's one figure checker: natural width, 10 pt text, 2 panels a row, no legend over a line."""
     import matplotlib.pyplot as plt
 
-    from anonlab import plotting
+    from anonbook import plotting
     from tests.test_figures_01_03_04_08 import layout_problems
 
     plotting.book_style()

@@ -12,6 +12,7 @@ import pandas as pd
 import yaml
 
 from anonlab import claims, paths
+from anonbook import verdicts
 from anonlab.claims import Claim, Recorder, verdict
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -119,8 +120,8 @@ def test_recorder_respects_the_runner_output_dir(mini_project: Path, tmp_path: P
 def test_verdict_page_counts_match_the_ledger(mini_project: Path, tmp_path: Path) -> None:
     rec = Recorder("00_mini_chapter")
     rec.record("slides.mini.approx", float("nan"))
-    table = claims.write_verdict_pages(tmp_path / "gen")
-    counts = claims.verdict_counts(table)
+    table = verdicts.write_verdict_pages(tmp_path / "gen")
+    counts = verdicts.verdict_counts(table)
     assert counts.loc["all chapters", "claims"] == len(claims.load_ledger())
     assert counts.loc["all chapters", "not reproduced"] == 1
     assert counts.loc["all chapters", "data unavailable"] == 1
@@ -133,7 +134,7 @@ def test_results_with_ids_outside_the_ledger_are_refused(mini_project: Path) -> 
     (mini_project / "book" / "x.results.json").write_text(
         json.dumps({"notebook": "x", "results": {"slides.gone": {"measured": 1}}}))
     with pytest.raises(claims.ClaimError, match="slides.gone"):
-        claims.verdict_table()
+        verdicts.verdict_table()
 
 
 def test_paths_follow_anonlab_root(mini_project: Path) -> None:
@@ -282,7 +283,7 @@ def test_rulebook_the_published_run_measures_every_claim_it_can(chapter: str) ->
 
 
 def test_default_pins_catch_a_flip(mini_project: Path) -> None:
-    from anonlab.claims import pins
+    from anonbook.verdicts import pins
 
     rec = Recorder("00_mini_chapter")
     rec.record("slides.mini.approx", 0.5)
@@ -298,7 +299,7 @@ def test_default_pins_catch_a_flip(mini_project: Path) -> None:
 
 
 def test_the_verdicts_page_states_the_rules(tmp_path: Path) -> None:
-    claims.write_verdict_pages(tmp_path / "gen", tmp_path)  # nothing recorded: the pages still state the rules
+    verdicts.write_verdict_pages(tmp_path / "gen", tmp_path)  # nothing recorded: the pages still state the rules
     text = (tmp_path / "gen" / "rulebook.md").read_text()
     assert text.count("\n") == len(claims.RULEBOOK)
     assert "quoted" in text and "interval" in text
@@ -308,11 +309,11 @@ def test_the_verdicts_page_states_the_rules(tmp_path: Path) -> None:
 # --- the front page's findings and the one verdict table ------------------------------------
 
 def test_the_front_page_findings_come_from_the_ledger_and_the_results(tmp_path: Path) -> None:
-    from anonlab.claims import findings
+    from anonbook.verdicts import findings
 
     docs = findings.load_documents()
     assert len(docs) == 5 and all(d["headlines"] for d in docs)
-    table = claims.verdict_table(tmp_path)  # nothing recorded: every claim is not run (or has no data)
+    table = verdicts.verdict_table(tmp_path)  # nothing recorded: every claim is not run (or has no data)
     md = findings.findings_markdown(table, {"02_dp_vs_definetti": "Chapter two"})
     for d in docs:
         assert d["document"] in md
@@ -327,7 +328,7 @@ def test_the_front_page_findings_come_from_the_ledger_and_the_results(tmp_path: 
 
 
 def test_the_claims_figure_links_each_point_to_its_row() -> None:
-    from anonlab.claims import findings
+    from anonbook.verdicts import findings
 
     results = {"cormode.fig1.occupation.majority_baseline": {"measured": 0.127, "ci": [0.12, 0.13]},
                "cormode.s2_3.adult.n_tuples": {"measured": 30718}}

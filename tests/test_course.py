@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from anonlab import chapters, course
-from anonlab.chapters import Chapter, Exercise
+from anonbook import chapters, course
+from anonbook.chapters import Chapter, Exercise
 from anonlab.validation import Param, ParameterSpec
 
 SPEC = ParameterSpec([Param("x", "float", 0.5, "a value", low=0, high=1),
@@ -83,7 +83,7 @@ def test_run_exercises_runs_quick_and_each_variant(mini_project: Path, monkeypat
                             Exercise("broken", "q?", {"fail": True}, {"k": "v"})))
     monkeypatch.setattr(chapters, "get", lambda name: ch)
     monkeypatch.setattr(chapters, "has_chapter", lambda name: True)
-    from anonlab.runner import RunError
+    from anonbook.runner import RunError
 
     with pytest.raises(RunError, match="solution run of exercise 'broken' failed"):
         course.run_exercises("00_mini_chapter", progress=False)

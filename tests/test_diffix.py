@@ -23,6 +23,7 @@ from scipy import stats
 
 from anonlab import measures
 from anonlab.attacks import diffix as atk
+from anonbook import diffix_harness as harness
 from anonlab.data import diffix_datasets as dd
 from anonlab.mechanisms import diffix as mech
 from anonlab.mechanisms.diffix import DiffixProxy, DiffixQueryError
@@ -574,8 +575,8 @@ def test_cloning_miss_probability_arguments() -> None:
 def test_cloning_attack_with_rounding_and_suppression_is_mostly_right() -> None:
     ds = dd.complete_k(3, B=12, seed=9)
     p = DiffixProxy(ds.data, table="c", salt=21)
-    res = atk.run_cloning_experiment(ds, p, n_users=80, seed=2)
-    s = atk.summarize_cloning(res)
+    res = harness.run_cloning_experiment(ds, p, n_users=80, seed=2)
+    s = harness.summarize_cloning(res)
     assert s["value_unique"] == 1.0
     assert s["accuracy_pa"] > 0.85 and s["attackable"] > 0.5
     assert res["n_queries"].sum() == p.n_queries("cloning")
@@ -595,42 +596,42 @@ def test_queries_per_subset_and_greedy_bound(adult_ds) -> None:
     out = atk.cloning_attack(p, rec, adult_ds.attributes[:3], adult_ds.attributes[5], "income",
                              domains=adult_ds.domains(), n_dummy=10, check_value_unique=True)
     assert out.n_queries in (1, 21)  # ValueUnique, then 2|Delta| if it passes
-    res = atk.run_cloning_experiment(adult_ds, p, n_users=40, variant="greedy", seed=3)
+    res = harness.run_cloning_experiment(adult_ds, p, n_users=40, variant="greedy", seed=3)
     assert res["n_queries"].max() <= atk.greedy_query_bound(10, 10) == 32
     assert res["n_queries"].sum() == p.n_queries("cloning")
 
 
 def test_parallel_runs_give_the_same_results(german_ds, monkeypatch) -> None:
-    from anonlab.attacks.diffix import harness
+    from anonbook import diffix_harness as harness
 
     monkeypatch.setattr(harness, "POOL_MIN_RECORDS", 0)  # German credit alone would stay in this process
     p1 = DiffixProxy(german_ds.data, table="german", salt=4)
     p2 = DiffixProxy(german_ds.data, table="german", salt=4)
-    a = atk.run_cloning_experiment(german_ds, p1, n_users=24, k_star=8, seed=5)
-    b = atk.run_cloning_experiment(german_ds, p2, n_users=24, k_star=8, seed=5, n_jobs=2)
+    a = harness.run_cloning_experiment(german_ds, p1, n_users=24, k_star=8, seed=5)
+    b = harness.run_cloning_experiment(german_ds, p2, n_users=24, k_star=8, seed=5, n_jobs=2)
     pd.testing.assert_frame_equal(a, b)
     assert p1.n_queries() == p2.n_queries() and len(p1.log()) == len(p2.log())
 
 
 def test_full_differential_attack_uses_the_oracle(german_ds) -> None:
     p = DiffixProxy(german_ds.data, table="german", salt=4)
-    res = atk.run_differential_experiment(german_ds, p, n_users=40, k_star=6, seed=1)
+    res = harness.run_differential_experiment(german_ds, p, n_users=40, k_star=6, seed=1)
     assert (res.loc[~res["unique"], "attacked"] == False).all()  # noqa: E712
     assert res["n_queries"].sum() == p.n_queries("differential")
-    s = atk.summarize_differential(res)
+    s = harness.summarize_differential(res)
     assert 0 <= s["accuracy"] <= 1 and s["unique"] == res["unique"].mean()
 
 
 def test_experiment_parameters_are_checked(german_ds) -> None:
     p = DiffixProxy(german_ds.data, table="german")
     with pytest.raises(ValueError, match="k_star"):
-        atk.run_cloning_experiment(german_ds, p, n_users=2, k_star=99)
+        harness.run_cloning_experiment(german_ds, p, n_users=2, k_star=99)
     with pytest.raises(ValueError, match="variant"):
-        atk.run_cloning_experiment(german_ds, p, n_users=2, variant="fast")
+        harness.run_cloning_experiment(german_ds, p, n_users=2, variant="fast")
     with pytest.raises(ValueError, match="n_dummy"):
-        atk.run_cloning_experiment(german_ds, p, n_users=2, n_dummy=1)
+        harness.run_cloning_experiment(german_ds, p, n_users=2, n_dummy=1)
     with pytest.raises(ValueError, match="v must"):
-        atk.run_cloning_experiment(german_ds, p, n_users=2, v=2)
+        harness.run_cloning_experiment(german_ds, p, n_users=2, v=2)
     with pytest.raises(ValueError, match="k must"):
         atk.theoretical_accuracy(0)
 
@@ -640,7 +641,7 @@ def test_cloning_result_scored_by_the_protocol() -> None:
     res = pd.DataFrame({"user": [10, 11, 12, 13, 14], "truth": [0, 1, 1, 0, 1],
                         "attackable": [True, True, True, True, False], "guess": [0, 1, 0, 0, -1],
                         "n_queries": [21, 21, 42, 21, 900]})
-    r = atk.cloning_result(res, "toy")
+    r = harness.cloning_result(res, "toy")
     base = measures.majority_baseline(res["truth"], reference=[0, 0, 0, 1], targets=res["user"])
     s = measures.score(r, base)
     assert s.n_targets == 5 and s.coverage == pytest.approx(0.8)
@@ -653,12 +654,12 @@ def test_differential_result_abstains_on_random_guesses() -> None:
     # user 2 got a random guess (not attacked): not a prediction, even when it happens to be right
     res = pd.DataFrame({"user": [0, 1, 2], "truth": [1, 0, 1], "attacked": [True, True, False],
                         "guess": [1, 1, 1], "n_queries": [8, 8, 0]})
-    r = atk.differential_result(res)
+    r = harness.differential_result(res)
     s = measures.score(r)
     assert r.predicted.tolist() == [True, True, False]
     assert s.precision == 0.5 and s.coverage == pytest.approx(2 / 3)
     with pytest.raises(ValueError, match="distinct"):
-        atk.differential_result(pd.concat([res, res]))
+        harness.differential_result(pd.concat([res, res]))
 
 
 # ---------------------------------------------------------------------------- data sets
@@ -788,19 +789,19 @@ def test_sigma_sweep_equals_separate_runs(adult_ds) -> None:
     sigmas = [0.3, 0.7, 1.5]
     kw = dict(n_users=30, k_star=4, seed=3, max_subsets=20)
     px = DiffixProxy(adult_ds.data, table="adult", salt=5, keep_log=False)
-    sweep = atk.run_cloning_sigma_sweep(adult_ds, px, sigmas, **kw)
+    sweep = harness.run_cloning_sigma_sweep(adult_ds, px, sigmas, **kw)
     for s in sigmas:
         p1 = DiffixProxy(adult_ds.data, table="adult", salt=5, keep_log=False)
-        alone = atk.run_cloning_experiment(adult_ds, p1, sigma_star=s, **kw)
+        alone = harness.run_cloning_experiment(adult_ds, p1, sigma_star=s, **kw)
         pd.testing.assert_frame_equal(sweep[s], alone, check_exact=True)
         assert px.n_queries() == p1.n_queries()
     assert not sweep[0.3]["guess"].equals(sweep[1.5]["guess"]) or sweep[0.3]["attackable"].sum() == 0
     with pytest.raises(ValueError):
-        atk.run_cloning_sigma_sweep(adult_ds, px, sigmas, sigma_star=0.7, **kw)
+        harness.run_cloning_sigma_sweep(adult_ds, px, sigmas, sigma_star=0.7, **kw)
     with pytest.raises(ValueError):
-        atk.run_cloning_sigma_sweep(adult_ds, px, sigmas, variant="greedy", **kw)
+        harness.run_cloning_sigma_sweep(adult_ds, px, sigmas, variant="greedy", **kw)
     with pytest.raises(ValueError):
-        atk.run_cloning_sigma_sweep(adult_ds, px, [], **kw)
+        harness.run_cloning_sigma_sweep(adult_ds, px, [], **kw)
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
@@ -813,10 +814,10 @@ def test_double_test_sigma_sweep_equals_separate_runs(adult_ds, n_jobs) -> None:
     sigmas = [0.05, 0.7, 4.0]
     for cap in (None, 3):
         kw = dict(n_users=24, k_star=6, seed=11, max_subsets=cap, n_jobs=n_jobs)
-        sweep = atk.run_cloning_sigma_sweep(adult_ds, DiffixProxy(adult_ds.data, table="adult", salt=5,
+        sweep = harness.run_cloning_sigma_sweep(adult_ds, DiffixProxy(adult_ds.data, table="adult", salt=5,
                                                                   keep_log=False), sigmas, double_test=True, **kw)
         for s in sigmas:
-            alone = atk.run_cloning_experiment(adult_ds, DiffixProxy(adult_ds.data, table="adult", salt=5,
+            alone = harness.run_cloning_experiment(adult_ds, DiffixProxy(adult_ds.data, table="adult", salt=5,
                                                                      keep_log=False),
                                                double_test=True, sigma_star=s, **kw)
             pd.testing.assert_frame_equal(sweep[s], alone, check_exact=True)
@@ -864,22 +865,22 @@ def test_batched_cloning_equals_one_victim_at_a_time(adult_ds) -> None:
 
 def test_worker_pool_is_kept_across_experiments(german_ds, monkeypatch) -> None:
     """A second experiment on the same data set and settings reuses the workers (warm), with the same results."""
-    from anonlab.attacks.diffix import harness
+    from anonbook import diffix_harness as harness
 
     monkeypatch.setattr(harness, "POOL_MIN_RECORDS", 0)
     harness.shutdown_pools()
     p0 = DiffixProxy(german_ds.data, table="german", salt=4)
-    serial = atk.run_differential_experiment(german_ds, p0, n_users=20, k_star=4, seed=2)
+    serial = harness.run_differential_experiment(german_ds, p0, n_users=20, k_star=4, seed=2)
     runs = []
     for _ in range(2):
         p = DiffixProxy(german_ds.data, table="german", salt=4)
-        runs.append(atk.run_differential_experiment(german_ds, p, n_users=20, k_star=4, seed=2, n_jobs=2))
+        runs.append(harness.run_differential_experiment(german_ds, p, n_users=20, k_star=4, seed=2, n_jobs=2))
         assert p.n_queries() == p0.n_queries()
     assert len(harness._POOLS) == 1
     for r in runs:
         pd.testing.assert_frame_equal(r, serial)
     other = copy.copy(german_ds)  # another data set object: its own pool, released alone
-    atk.run_differential_experiment(other, DiffixProxy(other.data, table="german", salt=4), n_users=20, k_star=4,
+    harness.run_differential_experiment(other, DiffixProxy(other.data, table="german", salt=4), n_users=20, k_star=4,
                                     seed=2, n_jobs=2)
     assert len(harness._POOLS) == 2
     harness.shutdown_pools(ds=other)
@@ -898,15 +899,15 @@ def test_differential_bound_sweep_equals_separate_runs(adult_ds, n_jobs) -> None
     bounds = [1, 2, 5, None]
     kw = dict(n_users=40, k_star=6, seed=4, n_jobs=n_jobs)
     px = DiffixProxy(adult_ds.data, table="adult", salt=5, keep_log=False)
-    sweep = atk.run_differential_bound_sweep(adult_ds, px, bounds, **kw)
+    sweep = harness.run_differential_bound_sweep(adult_ds, px, bounds, **kw)
     for b in bounds:
         p1 = DiffixProxy(adult_ds.data, table="adult", salt=5, keep_log=False)
-        alone = atk.run_differential_experiment(adult_ds, p1, max_attacked=b, **kw)
+        alone = harness.run_differential_experiment(adult_ds, p1, max_attacked=b, **kw)
         pd.testing.assert_frame_equal(sweep[b], alone, check_exact=True)
         assert p1.n_queries() == int(alone["n_queries"].sum())
     assert len({tuple(sweep[b]["n_queries"]) for b in bounds}) > 1
     with pytest.raises(ValueError):
-        atk.run_differential_bound_sweep(adult_ds, px, [], **kw)
+        harness.run_differential_bound_sweep(adult_ds, px, [], **kw)
 
 
 def test_full_differential_bounds_of_one_victim() -> None:
@@ -929,7 +930,7 @@ def test_full_differential_bounds_of_one_victim() -> None:
 
 def test_experiments_together_give_the_runs_one_by_one(german_ds, monkeypatch) -> None:
     """Experiments run together (pooled ones waiting in threads) give each run's results and query count."""
-    from anonlab.attacks.diffix import harness
+    from anonbook import diffix_harness as harness
 
     class Run:  # a chapter run without a result cache
         p: dict = {}
@@ -938,8 +939,8 @@ def test_experiments_together_give_the_runs_one_by_one(german_ds, monkeypatch) -
             return compute()
 
     monkeypatch.setattr(harness, "POOL_MIN_RECORDS", 0)
-    alone = atk.Experiments(Run(), salt=4, n_jobs=1)
-    together = atk.Experiments(Run(), salt=4, n_jobs=2)
+    alone = harness.Experiments(Run(), salt=4, n_jobs=1)
+    together = harness.Experiments(Run(), salt=4, n_jobs=2)
     small = copy.copy(german_ds)  # a second data set object: its own pool
     specs = {"a": (german_ds, 8, 24, 30), "b": (small, 6, 24, 30, {"variant": "greedy"}), "c": (german_ds, 4, 1, None)}
     one_by_one = {key: alone.cloning(*spec[:4], **(spec[4] if len(spec) > 4 else {})) for key, spec in specs.items()}
@@ -1002,13 +1003,13 @@ def test_dinur_nissim_recovery_needs_small_noise() -> None:
 
 def test_query_count_interval() -> None:
     q = np.arange(1, 1001)
-    lo, hi = atk.query_count_interval(q, "median", seed=0)
+    lo, hi = harness.query_count_interval(q, "median", seed=0)
     assert 460 < lo < 500.5 < hi < 540  # about ±1.96·(√n / 2) order statistics
-    lo, hi = atk.query_count_interval(q, "max", seed=0)
+    lo, hi = harness.query_count_interval(q, "max", seed=0)
     assert hi == 1000 and 990 <= lo < 1000
-    assert atk.query_count_interval([300, 300], "median", per=[30, 30], seed=0) == (10.0, 10.0)
-    assert atk.query_count_interval(q, seed=5) == atk.query_count_interval(q, seed=5)
+    assert harness.query_count_interval([300, 300], "median", per=[30, 30], seed=0) == (10.0, 10.0)
+    assert harness.query_count_interval(q, seed=5) == harness.query_count_interval(q, seed=5)
     with pytest.raises(ValueError, match="statistic"):
-        atk.query_count_interval(q, "mean")
+        harness.query_count_interval(q, "mean")
     with pytest.raises(ValueError, match="empty"):
-        atk.query_count_interval([], "max")
+        harness.query_count_interval([], "max")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from anonlab import book, chapters, course, solutions
-from anonlab.chapters import Chapter, Exercise
+from anonbook import book, chapters, course, solutions
+from anonbook.chapters import Chapter, Exercise
 from anonlab.validation import Param, ParameterSpec
 
 from .test_course import _executed

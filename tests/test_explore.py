@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from anonlab import explore, pagecheck
-from anonlab.book import find_browser
+from tests import pagecheck
+from anonbook import explore
+from anonbook.book import find_browser
 
 
 def _figure() -> explore.Explorable:

@@ -27,7 +27,7 @@ from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
-from anonlab import plotting  # noqa: E402
+from anonbook import plotting
 
 DPI = 110
 MAX_WIDTH_PX = 857
@@ -119,8 +119,8 @@ def test_the_checker_sees_what_breaks_the_rules():
 
 
 def test_chapter01_figures_fit_the_column():
-    from anonlab.chapters import ch01_syntactic_anonymity as ch
-    from anonlab.figures import syntactic as figures
+    from anonbook.chapters import ch01_syntactic_anonymity as ch
+    from anonbook.figures import syntactic as figures
     from anonlab.mechanisms import syntactic as syn
 
     slides = ch.slide_tables()
@@ -143,7 +143,7 @@ def test_chapter01_figures_fit_the_column():
 @pytest.fixture(scope="module")
 def netflix_small():
     from anonlab.attacks import netflix as nf
-    from anonlab.chapters import ch03_netflix_eccentricity as ch
+    from anonbook.chapters import ch03_netflix_eccentricity as ch
     from anonlab.data.netflix_synthetic import generate_netflix_like
 
     release = nf.Release(generate_netflix_like(1_500, 300, seed=2), "small data (test)", {"dataset": "test-small"})
@@ -158,8 +158,8 @@ def netflix_small():
 
 def test_chapter03_figures_fit_the_column(netflix_small):
     from anonlab.attacks import netflix as nf
-    from anonlab.chapters import ch03_netflix_eccentricity as ch
-    from anonlab.figures import netflix as figures
+    from anonbook.chapters import ch03_netflix_eccentricity as ch
+    from anonbook.figures import netflix as figures
 
     release, grid, curves, matched, syn, wrong = netflix_small
     name, headlines = "MovieLens 100K", [0.99, 0.68]
@@ -185,7 +185,7 @@ def test_chapter03_figures_fit_the_column(netflix_small):
 
 
 def test_m_axis_labels_are_thinned_but_keep_both_ends():
-    from anonlab.figures import netflix as figures
+    from anonbook.figures import netflix as figures
 
     labels = figures.tick_labels([1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20], 3.0)
     assert labels[0] == "1" and labels[-1] == "20" and "" in labels
@@ -196,7 +196,7 @@ def test_m_axis_labels_are_thinned_but_keep_both_ends():
 
 
 def test_chapter04_figures_fit_the_column():
-    from anonlab.figures import census as figures
+    from anonbook.figures import census as figures
 
     eps = [0.5, 1.0, 4.0, 16.0]
     names = ["attack, public linkage", "attack, perfect linkage", "block majority", "single-group blocks"]
@@ -217,7 +217,7 @@ def test_chapter04_figures_fit_the_column():
 
 @pytest.fixture(scope="module")
 def thresholding_small():
-    from anonlab.chapters import ch08_passive_active as ch
+    from anonbook.chapters import ch08_passive_active as ch
 
     eps = ch.epsilon_grid([0.0, 0.5, 1.0, 2.0, 4.0], 1.0)
     ps = [1e-4, 1e-3, 0.01, 0.1, 0.3, 0.5]
@@ -225,8 +225,8 @@ def thresholding_small():
 
 
 def test_chapter08_figures_fit_the_column(thresholding_small):
-    from anonlab.chapters import ch08_passive_active as ch
-    from anonlab.figures import passive_active as figures
+    from anonbook.chapters import ch08_passive_active as ch
+    from anonbook.figures import passive_active as figures
 
     eps, ps, sweep = thresholding_small
     table = ch.sweep_table(sweep, 1.0, 1e-6, 0.5)
@@ -289,7 +289,7 @@ def test_the_chapter_box_comes_after_the_opening_and_before_the_claim(name):
 @pytest.mark.parametrize("x, shown", [(0.123456, "0.1235"), (12345.6, "12,346"), (3e-05, "3e-05"), (2.0, "2"),
                                       (float("nan"), "NaN"), (-1500.0, "-1,500"), (2.5e6, "2.5e+06")])
 def test_plain_tables_show_four_significant_digits(x, shown) -> None:
-    from anonlab import plotting
+    from anonbook import plotting
 
     assert plotting.table_number(x) == shown
 
@@ -297,7 +297,7 @@ def test_plain_tables_show_four_significant_digits(x, shown) -> None:
 def test_the_kit_sets_the_table_style_for_every_chapter() -> None:
     import pandas as pd
 
-    from anonlab import plotting
+    from anonbook import plotting
 
     with pd.option_context("display.float_format", None):
         plotting.table_style()

@@ -1,6 +1,6 @@
 """Chapter 2's figures are designed for the book's text column and its page reads as a book (issues 26 and 27).
 
-The figure functions of :mod:`anonlab.figures.cormode` are drawn on small inputs of the real kind and measured by
+The figure functions of :mod:`anonbook.figures.cormode` are drawn on small inputs of the real kind and measured by
 the column checker of ``tests/test_figures_01_03_04_08.py`` (natural width ≤ 857 px at 110 dpi, no text under
 10 pt, at most two panels side by side, no legend over data). The explorable figure's frames are Fig. 1's own
 experiment at each number of known attributes.
@@ -19,12 +19,12 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 
-from anonlab import plotting  # noqa: E402
+from anonbook import plotting
 from anonlab.attacks import naive_bayes  # noqa: E402
 from anonlab.attacks.definetti import definetti_sweep, fig4_of  # noqa: E402
-from anonlab.chapters import ch02_dp_vs_definetti as ch  # noqa: E402
-from anonlab.chapters import kit  # noqa: E402
-from anonlab.figures import cormode as figures  # noqa: E402
+from anonbook.chapters import ch02_dp_vs_definetti as ch  # noqa: E402
+from anonbook.chapters import kit  # noqa: E402
+from anonbook.figures import cormode as figures  # noqa: E402
 from anonlab.mechanisms.dp import encode_train_test  # noqa: E402
 
 from .test_chapter02 import GRID, SMOOTH, _fig4, _naive_run  # noqa: E402
@@ -129,7 +129,7 @@ def test_an_exercise_asks_to_move_the_slider():
 
 def test_the_explorable_fallback_leaves_the_notebooks_backend_alone():
     """Drawing the static fallback must not switch the kernel's backend: every later figure would vanish."""
-    from anonlab import explore
+    from anonbook import explore
 
     pytest.importorskip("matplotlib_inline")
     before = matplotlib.get_backend()

@@ -19,11 +19,12 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from anonlab import claims, plotting  # noqa: E402
+from anonlab import claims
+from anonbook import plotting
 from anonlab.attacks.diffix import theory  # noqa: E402
-from anonlab.chapters import ch06a_diffix_differential as diff  # noqa: E402
-from anonlab.chapters import ch06b_diffix_cloning as clo  # noqa: E402
-from anonlab.figures import diffix as figures  # noqa: E402
+from anonbook.chapters import ch06a_diffix_differential as diff  # noqa: E402
+from anonbook.chapters import ch06b_diffix_cloning as clo  # noqa: E402
+from anonbook.figures import diffix as figures  # noqa: E402
 
 from .test_chapter06 import _fig3, cloning_res  # noqa: E402
 from .test_figures_01_03_04_08 import layout_problems  # noqa: E402

@@ -1,4 +1,4 @@
-"""anonlab.glue writes exactly the output myst_nb.glue writes (the book's {glue} role reads it)."""
+"""anonbook.glue writes exactly the output myst_nb.glue writes (the book's {glue} role reads it)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anonlab import glue as ours
+from anonbook import glue as ours
 
 matplotlib.use("Agg")
 
@@ -41,7 +41,7 @@ def test_not_importing_sphinx() -> None:
     import subprocess
     import sys
 
-    code = ("import sys; from anonlab.glue import glue; glue('x', 1, display=False); "
+    code = ("import sys; from anonbook.glue import glue; glue('x', 1, display=False); "
             "print('sphinx' in sys.modules, 'myst_nb' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split()[-2:] == ["False", "False"]

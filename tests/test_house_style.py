@@ -1,10 +1,11 @@
 """The house style: every chapter does the jobs it shares with the others through the chapter kit.
 
-The kit (:mod:`anonlab.chapters.kit`) declares, glues, caches, records and
+The kit (:mod:`anonbook.chapters.kit`) declares, glues, caches, records and
 words verdicts once. These tests fail when a chapter module or a notebook
 does one of those jobs its own way, when a notebook's parameters cell is not
-the one generated from the declaration, when a chapter module outgrows its
-budget, or when the library's imports go round in a circle.
+the one generated from the declaration, when an import crosses the wall
+between the science (``anonlab``) and the book machine (``anonbook``), or
+when the imports go round in a circle.
 """
 
 from __future__ import annotations
@@ -17,17 +18,16 @@ from pathlib import Path
 import pytest
 
 from anonlab import claims
-from anonlab.chapters import get, kit
+from anonbook.chapters import get, kit
 
 ROOT = Path(__file__).resolve().parents[1]
-LIB = ROOT / "lib" / "anonlab"
+LIB = ROOT / "lib"
 NOTEBOOKS = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
-MODULES = sorted((LIB / "chapters").glob("ch[0-9]*.py"))
+MODULES = sorted((LIB / "anonbook" / "chapters").glob("ch[0-9]*.py"))
 
-#: Line budgets of the chapter modules (a chapter module is declarations plus the
-#: measurement functions its claims need, not a driver).
-MAX_MODULE_LINES = 900
-MAX_LINES_PER_CHAPTER = 690  # on average, besides the exercises' text: a page or two of declarations and measurements
+#: Packages the science must not load: the book machine and the tools that build and show the book.
+BOOK_ONLY = ("anonbook", "papermill", "nbformat", "nbclient", "sphinx", "jupyter_book", "myst_nb", "plotly", "otter",
+             "IPython", "ipykernel")
 
 #: Names of the claims package a chapter module or notebook must not use: deciding,
 #: wording and recording verdicts are the rules' and the kit's jobs.
@@ -68,11 +68,11 @@ def _own_job_problems(tree: ast.AST, where: str) -> list[str]:
                 bad = sorted(a.name for a in node.names if a.name in VERDICT_JOBS)
                 if bad:
                     problems.append(f"{where}: imports {bad} from claims (verdicts are the rules' and the kit's)")
-            if any(a.name in ("cache", "glue") for a in node.names) and mod in ("anonlab", ".."):
-                problems.append(f"{where}: imports anonlab.cache / anonlab.glue (through the kit)")
+            if any(a.name in ("cache", "glue") for a in node.names) and mod in ("anonlab", "anonbook", ".."):
+                problems.append(f"{where}: imports anonbook.cache / anonbook.glue (through the kit)")
         elif isinstance(node, ast.Import):
             for a in node.names:
-                if a.name in ("anonlab.cache", "anonlab.glue") or a.name.startswith("myst_nb"):
+                if a.name in ("anonbook.cache", "anonbook.glue") or a.name.startswith("myst_nb"):
                     problems.append(f"{where}: imports {a.name} (through the kit)")
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             if node.value.id == "claims" and node.attr in VERDICT_JOBS | {"reported"}:
@@ -132,29 +132,11 @@ def test_each_parameter_meaning_is_one_line_papermill_can_read(name: str) -> Non
     assert bad == []
 
 
-def test_chapter_modules_fit_their_budget() -> None:
-    sizes = {m.stem: len(m.read_text(encoding="utf-8").splitlines()) for m in MODULES}
-    over = {m: n for m, n in sizes.items() if n > MAX_MODULE_LINES}
-    assert not over, f"chapter modules over {MAX_MODULE_LINES} lines: {over}"
-    code = {m.stem: sizes[m.stem] - _exercise_lines(m) for m in MODULES}
-    budget = MAX_LINES_PER_CHAPTER * len(code)
-    assert sum(code.values()) <= budget, (f"the {len(code)} chapter modules hold {sum(code.values())} lines besides "
-                                          f"their exercises' text (budget {budget})")
-
-
-def _exercise_lines(module: Path) -> int:
-    """Lines of a chapter module inside ``Exercise(...)`` declarations: teaching text (questions, explanations,
-    grading notes) the per-chapter budget does not count (the 900-line cap of a module does)."""
-    tree = ast.parse(module.read_text(encoding="utf-8"))
-    return sum(n.end_lineno - n.lineno + 1 for n in ast.walk(tree)
-               if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "Exercise")
-
-
 def _import_graph() -> dict[str, set[str]]:
-    """Module -> the anonlab modules it imports (anywhere in the file, function-level imports too)."""
+    """Module -> the anonlab and anonbook modules it imports (anywhere in the file, function-level imports too)."""
     mods: dict[str, tuple[Path, list[str]]] = {}
-    for f in LIB.rglob("*.py"):
-        parts = list(f.relative_to(LIB.parent).with_suffix("").parts)
+    for f in [*(LIB / "anonlab").rglob("*.py"), *(LIB / "anonbook").rglob("*.py")]:
+        parts = list(f.relative_to(LIB).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts = parts[:-1]
             pkg = parts
@@ -178,7 +160,7 @@ def _import_graph() -> dict[str, set[str]]:
                 targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base for a in node.names]
             elif isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
-            deps |= {resolve(t) for t in targets if t.startswith("anonlab")}
+            deps |= {resolve(t) for t in targets if t.split(".")[0] in ("anonlab", "anonbook")}
         graph[m] = deps - {m, ""}
     return graph
 
@@ -201,3 +183,40 @@ def test_the_library_imports_go_round_in_no_circle() -> None:
         if m not in state:
             visit(m, [m])
     assert cycles == []
+
+
+def test_the_science_never_imports_the_book_machine() -> None:
+    """The wall: no module of ``anonlab`` imports ``anonbook`` (function-level imports included).
+
+    ``anonlab.__main__`` is the one door (``python -m anonlab`` runs the book's
+    command line); ``import anonlab`` never loads it."""
+    arrows = sorted(f"{m} -> {d}" for m, deps in _import_graph().items()
+                    if m.split(".")[0] == "anonlab" and m != "anonlab.__main__"
+                    for d in deps if d.split(".")[0] == "anonbook")
+    assert arrows == []
+
+
+def test_the_import_graph_test_sees_an_arrow_through_the_wall(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The wall test can fail: a science module with a function-level import of the book machine is an arrow."""
+    lib = tmp_path / "lib"
+    for pkg, body in (("anonlab", "def f():\n    from anonbook import runner\n"), ("anonbook", "")):
+        (lib / pkg).mkdir(parents=True)
+        (lib / pkg / "__init__.py").write_text("")
+        (lib / pkg / "mod.py").write_text(body)
+    (lib / "anonbook" / "runner.py").write_text("")
+    monkeypatch.setitem(globals(), "LIB", lib)
+    graph = _import_graph()
+    assert graph["anonlab.mod"] == {"anonbook.runner"}
+
+
+def test_importing_the_science_loads_no_part_of_the_book() -> None:
+    """Every module of the science imports without papermill, Sphinx, plotly, otter or the book machine."""
+    import subprocess
+    import sys
+
+    code = ("import importlib, pkgutil, sys, anonlab\n"
+            "for m in pkgutil.walk_packages(anonlab.__path__, 'anonlab.'):\n"
+            "    if not m.name.endswith('__main__'): importlib.import_module(m.name)\n"
+            f"print(sorted({{n.split('.')[0] for n in sys.modules}} & set({BOOK_ONLY!r})))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout

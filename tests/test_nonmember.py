@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anonlab.chapters import ch05_nonmember_framework as ch
+from anonbook.chapters import ch05_nonmember_framework as ch
 from anonlab.data import load_bank_churners
 from anonlab.data.loaders import BANK_CHURNERS_COLUMNS
 from anonlab.measures import AttackResult, majority_baseline, score
@@ -633,7 +633,7 @@ def _prepared_toy(n: int = 600) -> dict:
 
 
 def test_fig5_curves_are_fig5s_curves_and_thin_to_real_thresholds() -> None:
-    from anonlab.figures import nonmember as figures
+    from anonbook.figures import nonmember as figures
 
     d = _prepared_toy()
     settings = nm.ModelSettings(C=1.0)
@@ -654,8 +654,8 @@ def test_figures_fit_the_text_column_with_text_of_10_pt() -> None:
     import matplotlib.pyplot as plt
     from matplotlib.text import Text
 
-    from anonlab import plotting
-    from anonlab.figures import nonmember as figures
+    from anonbook import plotting
+    from anonbook.figures import nonmember as figures
 
     plotting.book_style()
     from anonlab.data.loaders import CENSUS_INCOME_COLUMNS

@@ -20,7 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from anonlab import book, chapters, claims, runner
+from anonlab import claims
+from anonbook import verdicts
+from anonbook import book, chapters, runner
 
 ROOT = Path(__file__).resolve().parents[1]
 VERDICTS_DIR = Path(__file__).resolve().parent / "verdicts"
@@ -233,7 +235,7 @@ def test_prose_never_contradicts_the_record(executed_book: Path, name: str) -> N
     out = executed_book / "book"
     results_file = out / f"{name}.results.json"
     results = json.loads(results_file.read_text())["results"] if results_file.exists() else {}
-    table = claims.verdict_table(out).set_index("id")["verdict"]
+    table = verdicts.verdict_table(out).set_index("id")["verdict"]
     recorded = {cid: table[cid] for cid in results}
     nb = json.loads((out / f"{name}.ipynb").read_text())
     text = "\n\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
@@ -244,7 +246,7 @@ def test_prose_never_contradicts_the_record(executed_book: Path, name: str) -> N
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_every_exercise_answer_is_a_value_the_chapter_glues(executed_book: Path, name: str) -> None:
     """A computed solution shows glued values: each one an exercise names must exist in a run."""
-    from anonlab.course import glued_outputs
+    from anonbook.course import glued_outputs
 
     _skip_unless_selected(name)
     glued = glued_outputs(executed_book / "book" / f"{name}.ipynb")
@@ -264,7 +266,7 @@ def test_the_book_builds_without_warnings_and_links_resolve(
     monkeypatch.setenv("ANONLAB_ROOT", str(executed_book))
     book.generate_pages()
     html = book.build_html(executed_book)
-    from anonlab.slides import build_slides  # as the build does: the decks, before the link check
+    from anonbook.slides import build_slides  # as the build does: the decks, before the link check
 
     build_slides(html, book.toc_notebooks())
     assert (html / "index.html").exists()
@@ -287,10 +289,10 @@ def test_the_book_builds_without_warnings_and_links_resolve(
     assert {"intro", "verdicts", "course", "glossary"} <= set(pages)
     problems = book.browser_check(html, pages, browser, shots)
     assert problems == []
-    # what a reader sees, measured laid out at a desktop and a phone width (anonlab.pagecheck): no table
+    # what a reader sees, measured laid out at a desktop and a phone width (tests.pagecheck): no table
     # wider than the page, no figure text under 9 pt, no code wall before the first figure, every figure
     # captioned, every explorable figure drawing its recorded frames
-    from anonlab import pagecheck
+    from tests import pagecheck
 
     for width in (1400, 414):
         assert pagecheck.layout_problems(pagecheck.layout_report(html, pages, browser, width)) == []

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from anonlab import claims
-from anonlab.chapters import ch08_passive_active as ch
+from anonbook.chapters import ch08_passive_active as ch
 from anonlab.measures.privacy_loss import (
     PrivacyLossDistribution,
     delta,
@@ -354,7 +354,7 @@ def test_measure_example7_records_every_reading(small_run):
 def test_the_book_s_stronger_test_is_shown_but_decides_nothing(small_run, tmp_path, monkeypatch):
     """The thesis's claim (a plain count, δ_A above the privacy bar) holds at every reading of p; the book's
     stronger test (the vote settled with probability ≥ 0.5) fails at p = 0.01 and only the note says so."""
-    from anonlab.chapters import kit
+    from anonbook.chapters import kit
 
     eps, ps, sweep = small_run
     sweep = {**sweep, **ch.example7_sweep(200, 20, 20, [1e-5, 1e-3, 1e-2], eps, None)}
@@ -384,7 +384,7 @@ def test_theorem1_checks_are_marked_as_illustrations():
 def test_paper_settings_and_claims_come_from_the_ledger():
     settings = ch.paper_settings()
     assert settings["paper_voters"] == 1000 and settings["paper_ref_known_yes"] == 500
-    from anonlab.chapters import kit
+    from anonbook.chapters import kit
 
     table = kit.ChapterRun(ch.CHAPTER, ch.CHAPTER.quick_parameters()).claims_table()  # the notebook's table
     assert set(table.index) == {c.id for c in claims.load_ledger() if c.chapter == "08_passive_active"}

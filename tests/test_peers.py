@@ -1,7 +1,7 @@
 """The peer tools, as released, against the book's PI and coverage: each relation pinned on a small fixed input.
 
 The peers run in their own environment (``.venv-peers``, which ``make test``
-creates from ``requirements-peers.lock``) through :func:`anonlab.peers.run_peers`,
+creates from ``requirements-peers.lock``) through :func:`anonbook.peers.run_peers`,
 exactly as chapter 9 runs them. The relations (see chapter 9):
 
 1. Anonymeter's risk is PI with the control attack in the baseline's role,
@@ -23,7 +23,7 @@ import pandas as pd
 import pytest
 from scipy.stats import norm
 
-from anonlab import peers
+from anonbook import peers
 from anonlab.measures import AttackResult, precision_improvement, score
 
 needs_peers = pytest.mark.skipif(

@@ -7,7 +7,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from anonlab import publish
+from anonbook import publish
 
 
 def _cell(src: str, tags: list[str] | None = None, outputs: list | None = None):
@@ -62,7 +62,7 @@ def test_the_downloaded_notebook_shows_the_values_not_placeholders() -> None:
 
 
 def test_layout_problems_name_what_a_reader_would_see_go_wrong() -> None:
-    from anonlab import pagecheck
+    from tests import pagecheck
 
     ok = {"width": 1400, "tables": [{"cls": "verdict-table", "overflow": 0}],
           "figures": [{"src": "a.png", "natural": 770, "shown": 770, "caption": "Fig. 1: x", "alt": "accuracy"}],

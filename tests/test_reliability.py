@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from anonlab import cache, runner
+from anonbook import cache, runner
 from anonlab.fileio import default_file_mode
-from anonlab.runner import RunError, parse_cli_value, run_notebook
+from anonbook.runner import RunError, parse_cli_value, run_notebook
 
 from .conftest import read_json
 from .test_data import ADULT_TRAIN, fake  # noqa: F401 - the fixture
@@ -176,7 +176,7 @@ def test_an_unwritable_result_cache_computes_and_warns(tmp_path, monkeypatch) ->
 
 
 def test_the_book_key_moves_with_any_page_or_result(mini_project: Path) -> None:
-    from anonlab import book
+    from anonbook import book
 
     (mini_project / "book" / "intro.md").write_text("# Intro\n")
     (mini_project / "_config.yml").write_text("title: x\n")

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from anonlab import claims
-from anonlab import runner
-from anonlab.runner import RunError, parse_cli_value, run_notebook
+from anonbook import runner
+from anonbook.runner import RunError, parse_cli_value, run_notebook
 
 from .conftest import read_json
 
@@ -44,7 +44,7 @@ def test_int_is_accepted_for_a_float_parameter(mini_project: Path) -> None:
 def test_a_notebook_without_a_declaration_is_refused(mini_project: Path) -> None:
     src = mini_project / "notebooks" / "00_mini_chapter.ipynb"
     src.rename(src.with_name("09_undeclared.ipynb"))
-    with pytest.raises(RunError, match="no chapter declaration anonlab.chapters.ch09_undeclared"):
+    with pytest.raises(RunError, match="no chapter declaration anonbook.chapters.ch09_undeclared"):
         run_notebook("09_undeclared", {}, progress=False)
 
 

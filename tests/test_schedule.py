@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from anonlab import course, schedule
-from anonlab.runner import RunError, SharedKernel, run_notebook
-from anonlab.schedule import Grant, Job, granted_cores
+from anonbook import course, schedule
+from anonbook.runner import RunError, SharedKernel, run_notebook
+from anonbook.schedule import Grant, Job, granted_cores
 
 ROOT = Path(__file__).resolve().parents[1]
 GB = 2**30
@@ -163,7 +163,7 @@ def test_a_pool_left_to_the_build_takes_the_cores_it_was_given(monkeypatch: pyte
     assert granted_cores() == 1
     monkeypatch.delenv("ANONLAB_JOBS")
     assert 1 <= granted_cores(at_most=2) <= 2
-    from anonlab.attacks.diffix.harness import Experiments
+    from anonbook.diffix_harness import Experiments
 
     monkeypatch.setenv("ANONLAB_JOBS", "3")
     assert Experiments(None, salt=0, n_jobs=0).n_jobs == 3 and Experiments(None, salt=0, n_jobs=1).n_jobs == 1
@@ -251,7 +251,7 @@ def test_compare_builds_names_what_differs(tmp_path: Path) -> None:
 
 
 def course_exercises(name: str) -> list:
-    from anonlab import chapters
+    from anonbook import chapters
 
     return list(chapters.get(name).exercises)
 
@@ -267,8 +267,8 @@ def test_exercise_runs_are_the_quick_preset_then_each_variant() -> None:
 def test_a_flexible_job_s_pools_are_sized_to_its_cores_and_the_memory_check_to_its_share(monkeypatch) -> None:
     import os
 
-    from anonlab import runner
-    from anonlab.memory import MEMORY_LIMIT_ENV
+    from anonbook import runner
+    from anonbook.memory import MEMORY_LIMIT_ENV
 
     seen: dict[str, str | None] = {}
 

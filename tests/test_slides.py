@@ -1,4 +1,4 @@
-"""The chapter decks (anonlab.slides): read from the executed run, the verdicts as recorded, offline reveal.js."""
+"""The chapter decks (anonbook.slides): read from the executed run, the verdicts as recorded, offline reveal.js."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from anonlab import chapters, paths, slides, syllabus
-from anonlab.book import BROWSER_FLAGS, find_browser
-from anonlab.chapters import Chapter, Exercise
-from anonlab.runner import toc_notebooks
+from anonlab import paths
+from anonbook import chapters, slides, syllabus
+from anonbook.book import BROWSER_FLAGS, find_browser
+from anonbook.chapters import Chapter, Exercise
+from anonbook.runner import toc_notebooks
 from anonlab.validation import Param, ParameterSpec
 
 
@@ -136,7 +137,7 @@ def _recorded_decks(tmp: Path) -> list[str]:
 
 
 def test_each_deck_shows_its_claims_verdicts_as_recorded(tmp_path: Path) -> None:
-    from anonlab.claims.pins import pin_path, recorded_verdicts
+    from anonbook.verdicts.pins import pin_path, recorded_verdicts
 
     for c in _recorded_decks(tmp_path):
         page = (tmp_path / "slides" / f"{c}.html").read_text(encoding="utf-8")
@@ -149,7 +150,7 @@ def test_each_deck_shows_its_claims_verdicts_as_recorded(tmp_path: Path) -> None
         shown = re.findall(r'<span class="verdict"[^>]*>([^<]+)</span></td></tr>', page)
         assert shown == [r["verdict"] for r in rows], c
         if not recorded:  # the synthesis chapter records no claim of its own: where the attacks stand
-            from anonlab.claims.yardstick import POSITIONS, yardstick_counts, yardstick_table
+            from anonbook.verdicts.yardstick import POSITIONS, yardstick_counts, yardstick_table
 
             counts = yardstick_counts(yardstick_table([x for x in toc_notebooks() if x != c
                                                        and (paths.book_dir() / f"{x}.attacks.pkl").exists()]))

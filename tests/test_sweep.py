@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from anonlab.runner import RunError
-from anonlab.sweep import grid_points, parse_grid, run_sweep
+from anonbook.runner import RunError
+from anonbook.sweep import grid_points, parse_grid, run_sweep
 
 NB = "00_mini_chapter"
 
@@ -46,7 +46,7 @@ def test_sweep_on_a_dask_local_cluster(mini_project: Path) -> None:
 def test_a_grid_too_large_is_refused_at_once_with_its_size(mini_project: Path) -> None:
     import time
 
-    from anonlab.sweep import MAX_POINTS
+    from anonbook.sweep import MAX_POINTS
 
     start = time.perf_counter()
     with pytest.raises(RunError, match=r"the grid has 1,000,000 points \(1000 x 1000\); a sweep runs at most"):

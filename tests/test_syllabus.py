@@ -1,4 +1,4 @@
-"""The course schedule (anonlab.syllabus): every chapter scheduled, the yardstick first, links that resolve,
+"""The course schedule (anonbook.syllabus): every chapter scheduled, the yardstick first, links that resolve,
 hours that add up, goals as lists."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from anonlab import chapters, course, paths, syllabus
-from anonlab.runner import toc_notebooks
+from anonlab import paths
+from anonbook import chapters, course, syllabus
+from anonbook.runner import toc_notebooks
 
 
 def _bib_keys() -> set[str]:
@@ -145,12 +146,12 @@ def test_the_generated_exercise_lists_carry_the_schedule_anchors(tmp_path: Path)
 
 
 def test_graded_assignments_are_linked_when_the_package_exists(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "anonlab.assignments", None)  # absent: the schedule still renders
+    monkeypatch.setitem(sys.modules, "anonbook.assignments", None)  # absent: the schedule still renders
     assert syllabus.graded_assignments() == {}
-    fake = types.ModuleType("anonlab.assignments")
+    fake = types.ModuleType("anonbook.assignments")
     fake.ASSIGNMENTS = (types.SimpleNamespace(chapter="01_syntactic_anonymity", key="homogeneity",
                                               title="The homogeneity attack"),)
-    monkeypatch.setitem(sys.modules, "anonlab.assignments", fake)
+    monkeypatch.setitem(sys.modules, "anonbook.assignments", fake)
     graded = syllabus.graded_assignments()
     assert graded == {"01_syntactic_anonymity": [("homogeneity", "The homogeneity attack")]}
     text = syllabus.week_markdown(syllabus.WEEKS[2], toc_notebooks(), graded)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from anonlab import chapters
+from anonbook import chapters
 
 # --- every chapter of the book is ready to teach ------------------------------------------
 

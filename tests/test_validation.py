@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from anonlab import chapters, runner
+from anonbook import chapters, runner
 from anonlab.validation import Param, ParameterError, ParameterSpec, check_random_state
 
 SPEC = ParameterSpec(

@@ -16,9 +16,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anonlab import chapters, claims, runner
-from anonlab.chapters import ch09_one_yardstick as ch9
-from anonlab.claims import yardstick as ys
+from anonlab import claims
+from anonbook import verdicts
+from anonbook import chapters, runner
+from anonbook.chapters import ch09_one_yardstick as ch9
+from anonbook.verdicts import yardstick as ys
 from anonlab.measures import AttackResult
 from anonlab.validation import ParameterSpec
 
@@ -169,16 +171,16 @@ def test_the_front_page_row_counts_the_positions(recorded: Path, tmp_path: Path)
 
 def test_a_custom_run_is_named_by_its_parameters(tmp_path: Path) -> None:
     _publish(tmp_path, "05_nonmember_framework", {}, parameters={"seed": 3})
-    run = claims.recorded_run("05_nonmember_framework", tmp_path)
+    run = verdicts.recorded_run("05_nonmember_framework", tmp_path)
     assert run.preset == "custom (seed=3)" and run.cache_key == "ab" * 32
-    assert claims.recorded_run("08_passive_active", tmp_path) is None
+    assert verdicts.recorded_run("08_passive_active", tmp_path) is None
 
 
 def test_a_claim_nobody_recorded_is_not_run(tmp_path: Path) -> None:
-    v = claims.recorded_verdicts(["fw.s5.shokri.precision_40"], tmp_path)
+    v = verdicts.recorded_verdicts(["fw.s5.shokri.precision_40"], tmp_path)
     assert v == {"fw.s5.shokri.precision_40": "not run"}
     with pytest.raises(claims.ClaimError, match="not in the ledger"):
-        claims.recorded_verdicts(["no.such.claim"], tmp_path)
+        verdicts.recorded_verdicts(["no.such.claim"], tmp_path)
 
 
 def test_the_chapter_describes_reads_and_sums_up(recorded: Path) -> None:
@@ -229,7 +231,7 @@ def test_the_peer_inputs_keep_targets_and_control_apart() -> None:
     non = members.set_axis([10, 11, 12, 13])
     rng = np.random.default_rng(0)
     t = members.loc[np.sort(rng.choice(members.index.to_numpy(), 2, replace=False))]
-    from anonlab.peers import PeerInputs
+    from anonbook.peers import PeerInputs
 
     PeerInputs(targets=t, control=non, releases={"members published": members}, aux=ch9.PEER_AUX,
                secret=ch9.PEER_SECRET)

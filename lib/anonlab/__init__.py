@@ -1,6 +1,6 @@
-"""anonlab: the helper library behind *Attacks on Anonymized Data*, a rerunnable book.
+"""anonlab: the science behind *Attacks on Anonymized Data*, a library you can use without the book.
 
-Four rooms (see the book's introduction):
+Four rooms:
 
 - :mod:`anonlab.data`: data sources, loaders and generators;
 - :mod:`anonlab.mechanisms`: what a data owner publishes (generalised tables,
@@ -9,13 +9,12 @@ Four rooms (see the book's introduction):
 - :mod:`anonlab.measures`: how any attack is scored (precision, coverage,
   baselines, precision improvement).
 
-Around them: :mod:`anonlab.chapters` (each chapter's declared parameters
-and the functions that turn its results into claim measurements),
-:mod:`anonlab.claims` (the ledger of paper claims and the recorded
-measurements), :mod:`anonlab.validation` (the one validation module),
-:mod:`anonlab.runner` (papermill execution), :mod:`anonlab.sweep`
-(parameter grids), :mod:`anonlab.course` (exercises and the course plan)
-and :mod:`anonlab.plotting`.
+Beside them: :mod:`anonlab.claims` (the ledger of the papers' claims, the
+verdict rules and the record of measurements) and :mod:`anonlab.validation`
+(checks of arguments). Importing the science loads none of papermill,
+nbformat, Sphinx, Jupyter Book, plotly or otter; the book that runs it, its
+chapters and its command line (``python -m anonlab``) are the separate
+package :mod:`anonbook`, which imports this one and is never imported by it.
 """
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ from anonlab.attacks.definetti import (
     definetti_attack,
     definetti_sweeps,
     initial_permutation,
-    n_jobs_default,
+
 )
 from anonlab.attacks.naive_bayes import _seeds, bucketize, evaluate_model, naive_attack, naive_bayes_from_counts
 from anonlab.data import load_adult
@@ -257,7 +257,9 @@ def bench_definetti(ref_iterations: int, figures: list[dict]) -> None:
     par = time.perf_counter() - t0
     cols = ["l", "method", "accuracy", "confident_share"]
     same = bool(one_by_one.results[cols].equals(pooled.results[cols]))
-    jobs = n_jobs_default()
+    from anonbook.memory import granted_cores
+
+    jobs = granted_cores(at_most=4)
     figures.append({"figure": "deFinetti sweep, l = 2..7, 1000 iterations, 1 repetition", "library_s": par,
                     "reference": "the same runs one after another", "reference_s": serial, "ratio": serial / par,
                     "identical": same, "workers": jobs})

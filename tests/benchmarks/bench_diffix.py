@@ -47,7 +47,7 @@ import numpy as np
 
 from anonlab import paths
 from anonlab.attacks import diffix as atk
-from anonlab.attacks.diffix import harness
+from anonbook import diffix_harness as harness
 from anonlab.attacks.diffix._common import _template
 from anonlab.attacks.diffix.cloning import _full_cloning_steps, drive, drive_many
 from anonlab.data import diffix_datasets as dd
@@ -303,12 +303,12 @@ def main() -> None:
     for _ in range(2):
         proxy = DiffixProxy(ds.data, table="adult", salt=salt, keep_log=False)
         t = time.perf_counter()
-        res = atk.run_cloning_experiment(ds, proxy, n_users=args.users, seed=0, n_jobs=args.jobs)
+        res = harness.run_cloning_experiment(ds, proxy, n_users=args.users, seed=0, n_jobs=args.jobs)
         times.append(time.perf_counter() - t)
     harness.shutdown_pools()
     figures.append(figure(f"run_cloning_experiment, {args.users} victims, {args.jobs} workers, pool kept",
                           times[1], times[0], "the same run starting its workers"))
-    s = atk.summarize_cloning(res)
+    s = harness.summarize_cloning(res)
     print(f"  attackable {s['attackable']:.3f}, accuracy_pa {s['accuracy_pa']:.3f}, "
           f"{proxy.n_queries() / times[1]:,.0f} queries/s with the kept pool")
 

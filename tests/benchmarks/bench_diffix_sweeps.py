@@ -29,6 +29,7 @@ from typing import Any
 
 from anonlab import paths
 from anonlab.attacks import diffix as atk
+from anonbook import diffix_harness as harness
 from anonlab.data import diffix_datasets as dd
 from anonlab.mechanisms.diffix import DiffixProxy
 
@@ -69,16 +70,16 @@ def main() -> int:
     cloning = dict(n_users=args.users, k_star=len(adult.attributes), seed=0)
     differential = dict(n_users=args.users, k_star=8, seed=0)
     figures = [
-        figure("cloning single test, 5 σ*", lambda: atk.run_cloning_sigma_sweep(adult, proxy(), SIGMAS, **cloning),
-               lambda s: atk.run_cloning_experiment(adult, proxy(), sigma_star=s, **cloning), SIGMAS,
+        figure("cloning single test, 5 σ*", lambda: harness.run_cloning_sigma_sweep(adult, proxy(), SIGMAS, **cloning),
+               lambda s: harness.run_cloning_experiment(adult, proxy(), sigma_star=s, **cloning), SIGMAS,
                "one run per σ*"),
         figure("cloning double test, 5 σ*",
-               lambda: atk.run_cloning_sigma_sweep(adult, proxy(), SIGMAS, double_test=True, **cloning),
-               lambda s: atk.run_cloning_experiment(adult, proxy(), double_test=True, sigma_star=s, **cloning),
+               lambda: harness.run_cloning_sigma_sweep(adult, proxy(), SIGMAS, double_test=True, **cloning),
+               lambda s: harness.run_cloning_experiment(adult, proxy(), double_test=True, sigma_star=s, **cloning),
                SIGMAS, "one run per σ*"),
-        figure("differential, 4 bounds", lambda: atk.run_differential_bound_sweep(adult, proxy(), BOUNDS,
+        figure("differential, 4 bounds", lambda: harness.run_differential_bound_sweep(adult, proxy(), BOUNDS,
                                                                                  **differential),
-               lambda b: atk.run_differential_experiment(adult, proxy(), max_attacked=b, **differential), BOUNDS,
+               lambda b: harness.run_differential_experiment(adult, proxy(), max_attacked=b, **differential), BOUNDS,
                "one run per bound"),
     ]
     out = paths.project_root() / "_build" / "benchmarks" / "diffix_sweeps.json"

@@ -7,7 +7,7 @@ exercise runs pay it once per chapter (they share a kernel). For each
 chapter, the best of ``--repeat`` tries of:
 
 * **library**: start a Jupyter kernel, wait until it answers, then in it
-  ``import anonlab`` and ``from anonlab.chapters import kit, ch<chapter>``
+  ``import anonlab`` and ``from anonbook.chapters import kit, ch<chapter>``
   (what a chapter notebook's first cells import), in seconds from the start
   request to the import's reply; the budget is 2 s on an idle core;
 * **reference**: the same kernel start, then the imports any data notebook
@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "_build" / "benchmarks"
 sys.path.insert(0, str(ROOT / "lib"))
 
-from anonlab.runner import toc_notebooks  # noqa: E402
+from anonbook.runner import toc_notebooks  # noqa: E402
 
 #: Modules that must not be imported by a chapter's start: the book build's, the cluster's, SciPy's heavy parts.
 HEAVY = ("sphinx", "jupyter_book", "myst_nb", "dask", "distributed", "papermill", "nbclient", "scipy.stats",
@@ -81,7 +81,7 @@ def main() -> int:
     cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     figures = []
     for name in names:
-        lib_code = f"import anonlab\nfrom anonlab.chapters import kit, ch{name}"
+        lib_code = f"import anonlab\nfrom anonbook.chapters import kit, ch{name}"
         library, heavy, reference = float("inf"), [], float("inf")
         for _ in range(args.repeat):  # alternate, so a burst of load hits both
             s, heavy = timed_start(lib_code)

@@ -49,12 +49,12 @@ ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "_build" / "benchmarks"
 sys.path.insert(0, str(ROOT / "lib"))
 
-from anonlab.schedule import WALL_CLOCK_CLAIMS as WALL_CLOCK  # noqa: E402
+from anonbook.schedule import WALL_CLOCK_CLAIMS as WALL_CLOCK  # noqa: E402
 
 
 def timed_command(args: list[str], env: dict[str, str]) -> dict:
     """Run ``python -m anonlab ARGS``: wall, user + system seconds of it and its descendants, peak memory, load."""
-    from anonlab.memory import MiB, PeakSampler
+    from anonbook.memory import MiB, PeakSampler
 
     load_before = os.getloadavg()
     cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -74,7 +74,8 @@ def timed_command(args: list[str], env: dict[str, str]) -> dict:
 
 def recorded_runs(names: list[str]) -> dict:
     """Seconds and CPU seconds each run of the last build recorded: default runs and exercise runs, per chapter."""
-    from anonlab import course, paths
+    from anonlab import paths
+    from anonbook import course
 
     def meta(path: Path) -> dict:
         try:
@@ -113,13 +114,13 @@ def slowest_cells(name: str, top: int = 3) -> list[dict]:
 
 def book_builds(only: list[str] | None, serial: bool) -> dict:
     """The serial and the parallel build from a cold result cache, the HTML, a rebuild with nothing changed."""
-    from anonlab import runner
+    from anonbook import runner
 
     names = [n for n in runner.toc_notebooks() if not only or n in only]
     sel = ["--only", *names] if only else []
     out: dict = {"chapters": names}
     from anonlab import paths
-    from anonlab.schedule import build_outputs, compare_builds
+    from anonbook.schedule import build_outputs, compare_builds
 
     kept = OUT / "serial-build"  # the serial build's outputs, kept to compare (and to look at)
     shutil.rmtree(kept, ignore_errors=True)

@@ -83,7 +83,6 @@ __all__ = [
     "METHODS",
     "QILayout",
     "qi_layout",
-    "n_jobs_default",
     "DeFinettiResult",
     "DeFinettiSweep",
     "group_sa_counts",
@@ -814,16 +813,6 @@ def replay_sweep_run(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def n_jobs_default() -> int:
-    """Worker processes of a sweep: ``$ANONLAB_JOBS`` if set, else the CPUs this process may use (at most 4).
-
-    The cores the build grants the run (:func:`anonlab.memory.granted_cores`), as chapters 4 and 6 read them.
-    """
-    from ..memory import granted_cores
-
-    return granted_cores(at_most=4)
-
-
 def _cell_job(table: EncodedTable, layout: QILayout, l: int, mults: Sequence[int],  # noqa: E741
               seq: np.random.SeedSequence, attack_kw: Mapping[str, Any], ties: str, threshold: float,
               keep: Sequence[int]) -> list[tuple[int, pd.DataFrame, np.ndarray, np.ndarray, DeFinettiResult | None]]:
@@ -886,7 +875,7 @@ def definetti_sweep(
     progress : callable, optional
         Called with a short message after each run (e.g. ``print``).
     n_jobs : int, optional
-        Worker processes (default :func:`n_jobs_default`); the results do not depend on it.
+        Worker processes (default 1: in this process); the results do not depend on it.
 
     Returns
     -------
@@ -954,7 +943,7 @@ def start_sweeps(
         spec["repetitions"] = _check_positive_int("repetitions", spec["repetitions"])
         for mult in spec["multipliers"]:
             _check_positive_int("multiplier", mult)
-    return PendingSweeps(full, progress, n_jobs_default() if n_jobs is None else int(n_jobs))
+    return PendingSweeps(full, progress, 1 if n_jobs is None else int(n_jobs))
 
 
 class PendingSweeps:

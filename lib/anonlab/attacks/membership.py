@@ -61,7 +61,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
@@ -72,6 +71,7 @@ import pandas as pd
 
 from anonlab.measures.base_rates import RocCurve, roc_from_scores
 from anonlab.measures.protocol import AttackResult
+from anonlab.progress import Progress, report
 from anonlab.validation import check_choice, check_int, check_number, check_random_state
 
 __all__ = [
@@ -480,7 +480,7 @@ def train_shadow_models(
     n_models: int,
     member_fraction: float = 0.5,
     seed: int | np.random.Generator = 0,
-    progress: bool = False,
+    progress: Progress | None = None,
 ) -> ShadowModels:
     """Train ``n_models`` models, each on its own random subset of the pool.
 
@@ -502,13 +502,13 @@ def train_shadow_models(
     seed : int or numpy.random.Generator
         Seeds the training sets and the models; the same arguments give the
         same outputs (:func:`anonlab.validation.check_random_state`).
-    progress : bool
-        Print a counter while training.
+    progress : callable, optional
+        Called with one line per trained model (:mod:`anonlab.progress`).
 
     Returns
     -------
     ShadowModels
-        Plain arrays, so the result can be kept with :func:`anonlab.cache.cached`.
+        Plain arrays, so the result can be kept with :func:`anonbook.cache.cached`.
     """
     X = np.asarray(X)
     y = np.asarray(y)
@@ -530,8 +530,7 @@ def train_shadow_models(
             est.fit(X[in_mask[j]], y[in_mask[j]])
             p = est.predict_proba(X)
             proba[j][:, np.asarray(est.classes_, dtype=int)] = p  # a class absent from training gets 0
-            if progress:
-                print(f"trained model {j + 1}/{n_models}", file=sys.stderr, flush=True)
+            report(progress, f"trained model {j + 1}/{n_models}")
     return ShadowModels(proba=proba, in_mask=in_mask, y=y, member_fraction=float(member_fraction),
                         spec=spec.key() if isinstance(spec, ModelSpec) else repr(spec))
 
@@ -880,7 +879,7 @@ def run_attacks(
     seed: int | np.random.Generator = 0,
     variance: Variance = "global",
     eps: float = 1e-4,
-    progress: bool = False,
+    progress: Progress | None = None,
 ) -> pd.DataFrame:
     """Attack models ``0 .. n_targets-1`` in turn, every other model serving as reference.
 
@@ -905,8 +904,8 @@ def run_attacks(
         LiRA's variance estimate.
     eps : float
         Probability clipping of :func:`logit_confidence`.
-    progress : bool
-        Print a counter.
+    progress : callable, optional
+        Called with one line per attacked target model (:mod:`anonlab.progress`).
 
     Returns
     -------
@@ -950,8 +949,7 @@ def run_attacks(
             else:
                 cols[a] = lira_online(phi[refs], models.in_mask[refs], phi[t], variance=variance)
         frames.append(pd.DataFrame(cols))
-        if progress:
-            print(f"attacked target model {t + 1}/{n_targets}", file=sys.stderr, flush=True)
+        report(progress, f"attacked target model {t + 1}/{n_targets}")
     return pd.concat(frames, ignore_index=True)
 
 

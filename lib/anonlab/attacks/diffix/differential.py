@@ -26,6 +26,7 @@ import pandas as pd
 
 from anonlab.mechanisms.diffix import DiffixProxy
 from anonlab.validation import check_random_state
+from anonlab.streams import stream
 
 from ._common import Steps, _py, _template, drive
 from .theory import differential_distributions, llr_rows
@@ -458,7 +459,7 @@ def full_attack_shared_sets(proxy: DiffixProxy, records: pd.DataFrame, attribute
     for i, (idx, rec) in enumerate(records.iterrows()):
         analyst = f"shared sets {i}"
         o = full_differential_attack(proxy, rec.to_dict(), attributes, secret, oracle,
-                                     seed=np.random.default_rng([seed, i]), analyst=analyst)
+                                     seed=stream(seed, "diffix.victim_subsets", i), analyst=analyst)
         if o.guess is None:
             continue
         k = len(o.subset)

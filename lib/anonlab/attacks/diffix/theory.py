@@ -31,6 +31,7 @@ import pandas as pd
 from scipy import integrate, stats
 
 from anonlab.validation import check_random_state
+from anonlab.streams import stream
 
 from ._common import _cloning_settings, _positive_int
 
@@ -455,11 +456,11 @@ def accuracy_curves(k_values: Sequence[int], *, n_monte_carlo: int = 100_000, n_
         th = theoretical_accuracy(int(k))
         rows.append({
             "k": int(k), "theory": th,
-            "monte_carlo": monte_carlo_accuracy(int(k), n_monte_carlo, seed=np.random.default_rng([seed, 1, i])),
+            "monte_carlo": monte_carlo_accuracy(int(k), n_monte_carlo, seed=stream(seed, "diffix.theory_monte_carlo", i)),
             "rounding": simulated_accuracy_rounding(int(k), n_simulations, B=B,
-                                                    seed=np.random.default_rng([seed, 2, i])),
+                                                    seed=stream(seed, "diffix.theory_rounding", i)),
             "rounding_shared_static": simulated_accuracy_rounding(int(k), n_simulations, B=B,
-                                                                  seed=np.random.default_rng([seed, 3, i]),
+                                                                  seed=stream(seed, "diffix.theory_filtered", i),
                                                                   share_static=True),
             "mc_se": math.sqrt(th * (1 - th) / (2 * n_monte_carlo)),
         })

@@ -1,0 +1,433 @@
+"""Chapter 9: one yardstick for every attack of the book, reconciled with Anonymeter and the ALC package.
+
+The chapter runs no attack: the kit reads what chapters 1-8 recorded and scores every attack with the one
+protocol of :mod:`anonlab.measures` (:meth:`~anonbook.chapters.kit.ChapterRun.yardstick`: precision and
+coverage with Wilson intervals, the baseline's precision on the same targets, PI = (P_atk − P_base) /
+(1 − P_base), [FW24] Eq 6). This module says what each recorded attack is (:data:`SOURCES`), lists the
+results that cannot be put on the scale with the reason (:data:`OFF_SCALE`), turns the table into the
+findings, and writes the peer tools' inputs from chapter 5's recorded run (:func:`peer_inputs`; the tools
+themselves and their comparison with PI are in :mod:`anonbook.peers`).
+
+[FW24] P. Francis and D. Wagner, arXiv:2403.06595 (2024).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from anonbook.memory import MiB, MemoryEstimate
+from anonlab.validation import Param, ParameterSpec
+from anonbook.chapters import BASE_MEMORY, Chapter, Exercise
+
+NAME = "09_one_yardstick"
+#: The chapters whose recorded results this one reads, in the book's order.
+READS = ("01_syntactic_anonymity", "02_dp_vs_definetti", "03_netflix_eccentricity", "04_census_reconstruction",
+         "05_nonmember_framework", "06a_diffix_differential", "06b_diffix_cloning", "07_membership_base_rates",
+         "08_passive_active")
+
+#: Each source document: its name in the book and its marker in the figure.
+PAPERS = {
+    "cmu18734slides2019": ("the CMU 18-734 slides", "s"), "cormode2011": ("Cormode 2011", "o"),
+    "narayanan2008robust": ("Narayanan & Shmatikov 2008", "^"), "francis2024towards": ("Francis & Wagner 2024", "D"),
+    "gadotti2019signal": ("Gadotti et al. 2019", "P"), "desfontaines2020lowering": ("Desfontaines 2020", "X"),
+}
+
+#: The book's inference attack on Adult (chapters 2 and 5): Cormode's known attributes and secret.
+PEER_AUX = ("workclass", "education", "sex", "hours_per_week", "income")
+PEER_SECRET = "occupation"
+#: The chapter whose recorded run (split, synthesizer, naive attack) the peers' inputs come from.
+PEER_SOURCE = "05_nonmember_framework"
+#: The recorded attack of that chapter the peers score (every target, no threshold).
+PEER_ATTACK = "naive attack"
+
+
+@dataclass(frozen=True)
+class Source:
+    """What a recorded attack is: matched by chapter and a pattern searched in its recorded name."""
+
+    chapter: str
+    match: str
+    paper: str
+    data: str
+    knows: str
+    claim: str | None = None
+    note: str = ""
+
+
+_ADULT_DP = "Adult, released as ε-differentially-private counts"
+_CORMODE_QI = "workclass, education, sex, hours and income of each target"
+_ML = "MovieLens 100K, standing in for the Netflix Prize"
+_NS_KNOWS = "8 of the target's ratings, with dates as the attack's name says"
+_NS_NOTE = ("re-identification: a person who is not in the data cannot be re-identified, so a non-member "
+            "baseline's precision is 0; the chapter's 'targets removed' rows measure the attack on such people")
+_CENSUS = "simulated census blocks with swapping, standing in for the 2010 tables"
+_DIFFIX_NOTE = "the majority guess of the secret is the baseline Gadotti et al. compare with"
+_UNIQUE = "k* attributes that make the target unique"
+_PROXY = "Adult behind a Diffix proxy"
+_MODEL = "a model trained on half of 80,000 synthetic records (members 1:1)"
+_TALLY = "a thresholded referendum tally (released above 100 Yes votes)"
+_BLOCKS = "each person's block and the block's published counts"
+
+SOURCES: tuple[Source, ...] = (
+    Source("01_syntactic_anonymity", r"^homogeneity$", "cmu18734slides2019",
+           "the slides' 4-anonymous inpatient table (12 patients)", "a neighbour's ZIP code, age and nationality",
+           "slides.kanon.homogeneity_attack"),
+    Source("01_syntactic_anonymity", r"^homogeneity \+ background", "cmu18734slides2019",
+           "the slides' 4-anonymous inpatient table (12 patients)",
+           "ZIP code, age and nationality, and one background fact", "slides.kanon.homogeneity_attack"),
+    Source("02_dp_vs_definetti", r"^naive Bayes .*belief", "cormode2011", _ADULT_DP, _CORMODE_QI,
+           "cormode.fig3.confident_more_accurate"),
+    Source("02_dp_vs_definetti", r"^naive Bayes (?!.*belief)", "cormode2011", _ADULT_DP, _CORMODE_QI,
+           "cormode.abstract.similar_accuracy"),
+    Source("02_dp_vs_definetti", r"^deFinetti", "cormode2011", "Adult, released by Anatomy (l = 7)",
+           "every target's quasi-identifiers and the group it is in", "cormode.fig4a.above_1_over_l"),
+    Source("03_netflix_eccentricity", r"half the targets removed", "narayanan2008robust", _ML, _NS_KNOWS,
+           "ns.empirical.detect_not_in_sample", _NS_NOTE),
+    Source("03_netflix_eccentricity", r"(?<!half the )targets removed", "narayanan2008robust", _ML, _NS_KNOWS,
+           "ns.empirical.detect_not_in_sample", _NS_NOTE),
+    Source("03_netflix_eccentricity", r"rare movies", "narayanan2008robust", _ML, _NS_KNOWS,
+           "ns.empirical.rare_movies", _NS_NOTE),
+    Source("03_netflix_eccentricity", r"(ratings ±1, dates ±14 d, m|25% wrong)", "narayanan2008robust", _ML,
+           _NS_KNOWS, "ns.empirical.aux_errors", _NS_NOTE),
+    Source("03_netflix_eccentricity", r"exact ratings, no dates, m", "narayanan2008robust", _ML, _NS_KNOWS,
+           "ns.empirical.no_dates", _NS_NOTE),
+    Source("03_netflix_eccentricity", r"exact ratings, dates ±(3|14) d, m", "narayanan2008robust", _ML, _NS_KNOWS,
+           "ns.empirical.exact_ratings_approx_dates", _NS_NOTE),
+    Source("04_census_reconstruction", r"public linkage", "francis2024towards", _CENSUS,
+           "the block tables and public linkage records (name, address, age, sex)",
+           "fw.s3_1.abowd2021.public.precision"),
+    Source("04_census_reconstruction", r"perfect linkage", "francis2024towards", _CENSUS,
+           "the block tables and every person's linkage record", "fw.s3_1.abowd2021.perfect.precision"),
+    Source("04_census_reconstruction", r"^block majority$", "francis2024towards", _CENSUS, _BLOCKS,
+           "fw.s3_1.block_majority.precision", "this is the baseline the reconstruction attack is compared with"),
+    Source("04_census_reconstruction", r"single-group", "francis2024towards", _CENSUS, _BLOCKS,
+           "fw.s3_1.single_race_blocks.precision", "a baseline restricted to blocks where it cannot fail"),
+    Source("05_nonmember_framework", r"^naive attack", "cormode2011",
+           "an Adult sample released as ε-DP counts; targets the 3,039 non-members", _CORMODE_QI, None,
+           "beyond the paper: Cormode's attack against Francis & Wagner's non-member baseline"),
+    Source("06a_diffix_differential", r"^adult: differential", "gadotti2019signal", _PROXY, _UNIQUE,
+           "gadotti.fig3.adult_differential_acc", _DIFFIX_NOTE),
+    Source("06a_diffix_differential", r"^census: differential", "gadotti2019signal",
+           "KDD Census-Income behind a Diffix proxy", _UNIQUE, "gadotti.fig3.census_differential_acc",
+           _DIFFIX_NOTE),
+    Source("06b_diffix_cloning", r"^adult: cloning, full", "gadotti2019signal", _PROXY, _UNIQUE,
+           "gadotti.s5.double_test.adult_acc_single", _DIFFIX_NOTE),
+    Source("06b_diffix_cloning", r"^adult: cloning, greedy", "gadotti2019signal", _PROXY, _UNIQUE,
+           "gadotti.app_b.greedy_accuracy", _DIFFIX_NOTE),
+    Source("06b_diffix_cloning", r"^adult: cloning, double", "gadotti2019signal", _PROXY, _UNIQUE,
+           "gadotti.s5.double_test.adult_acc_double", _DIFFIX_NOTE),
+    Source("06b_diffix_cloning", r"^adult: cloning, secret shuffled", "gadotti2019signal",
+           "Adult with the secret resampled, behind a Diffix proxy", _UNIQUE, "gadotti.s4.random_secret_same",
+           _DIFFIX_NOTE),
+    Source("06b_diffix_cloning", r"^census: cloning", "gadotti2019signal",
+           "KDD Census-Income behind a Diffix proxy", _UNIQUE, "gadotti.abstract.cloning_acc_range", _DIFFIX_NOTE),
+    Source("07_membership_base_rates", r"^(loss|confidence)", "francis2024towards", _MODEL,
+           "the model's output on each record", "fw.s5.no_better_than_all_member"),
+    Source("07_membership_base_rates", r"^shadow", "francis2024towards", _MODEL,
+           "the model's output on each record and 16 shadow models", "fw.s5.shokri.precision_40"),
+    Source("07_membership_base_rates", r"^LiRA", "francis2024towards", _MODEL,
+           "the model's output on each record and 16 reference models", "fw.s5.carlini.precision_80_targets"),
+    Source("08_passive_active", r"^passive", "desfontaines2020lowering", _TALLY, "100 of the other votes",
+           "desfontaines.ex7.passive_private"),
+    Source("08_passive_active", r"^active", "desfontaines2020lowering", _TALLY,
+           "100 votes it casts itself (fake Yes votes)", "desfontaines.ex7.active_defeats_threshold"),
+)
+
+
+@dataclass(frozen=True)
+class OffScale:
+    """A result of the book that is not an attack's guesses about targets, and why it has no row on the scale."""
+
+    chapter: str
+    result: str
+    paper: str
+    claim: str
+    why: str
+
+
+OFF_SCALE: tuple[OffScale, ...] = (
+    OffScale("02_dp_vs_definetti", "the uniform-association bound inside Anatomy groups", "cormode2011",
+             "cormode.s3_1.anatomy.uniform_bound",
+             "a bound on a belief (1/l), not predictions about targets"),
+    OffScale("03_netflix_eccentricity", "the (θ, ω)-deanonymization theorem's aux size", "narayanan2008robust",
+             "ns.theorem.m_bound", "a sufficient number of known ratings, not a measured attack"),
+    OffScale("04_census_reconstruction", "home and work explain 73 % of a location trace", "francis2024towards",
+             "fw.s3_2.home_work_explains_accuracy", "arithmetic on hours of the day; no attack on people is run"),
+    OffScale("04_census_reconstruction", "model inversion on warfarin patients (22 % vs 3 %)", "francis2024towards",
+             "fw.s3_3.warfarin.vs_nontraining", "accuracy gains quoted from the literature, on data not available "
+             "here; the chapter measures a synthetic stand-in"),
+    OffScale("06a_diffix_differential", "the theoretical accuracy acc(k) of the likelihood-ratio test",
+             "gadotti2019signal", "gadotti.fig2.acc_increases_with_k",
+             "an accuracy computed from the noise distributions: no targets, no baseline"),
+    OffScale("07_membership_base_rates", "ROC points of Shokri's and Carlini's attacks (Fig 10)", "francis2024towards",
+             "fw.fig10.carlini.tpr_at_fpr_1e_3",
+             "a ROC point (TPR at an FPR) has no base rate: its precision depends on the member:non-member skew, "
+             "which chapter 7 sets at 1:1, 1:30 and 1:240"),
+    OffScale("08_passive_active", "the (ε, δ) bounds of the thresholded referendum", "desfontaines2020lowering",
+             "desfontaines.ex7.active_gap",
+             "a δ bounds every attacker's privacy loss at once: a guarantee, not one attack's guesses on targets"),
+)
+
+
+def peak_memory(values: Mapping[str, Any]) -> MemoryEstimate:
+    """Peak memory: the kernel, chapter 5's Adult sample and the peers' process (NumPy 1, numba), about 0.7 GB."""
+    return MemoryEstimate(BASE_MEMORY + (450 * MiB if values.get("peers", True) else 0))
+
+
+CHAPTER = Chapter(
+    name=NAME,
+    title="One yardstick for every attack, reconciled with Anonymeter and the ALC",
+    parameters=ParameterSpec([
+        Param("chapters", "str_list", list(READS), "chapters whose recorded attacks are read (they run first)",
+              choices=READS, min_len=1),
+        Param("confidence", "float", 0.95, "level of every interval (Wilson for precision and coverage)",
+              low=0.5, high=0.999),
+        Param("peers", "bool", True, "run Anonymeter and the ALC package in their environment (.venv-peers)"),
+        Param("peer_targets", "int", 1000, "targets and control records per release that the peers attack",
+              low=50, high=3000),
+        Param("seed", "int", 0, "seed of the peers' target sample and of Anonymeter's draws", low=0,
+              high=2**32 - 1),
+    ]),
+    quick={"peer_targets": 500},
+    data=("adult-train",),
+    memory=peak_memory,
+    after=READS,
+    goals=(
+        "Put attacks on DP counts, l-diverse releases, Diffix, census tables and ML models on one scale: "
+        "precision with coverage, against a baseline on the same targets.",
+        "Tell an attack that learns something about people from one that only matches what a non-member "
+        "baseline already predicts, and say how much it learns.",
+        "Relate PI and coverage to Anonymeter's risk and the ALC, the scores practitioners run.",
+    ),
+    assumes="the chapters before it, or at least chapter 5's non-member baseline and PI.",
+    exercises=(
+        Exercise(
+            "stricter_intervals",
+            "*Predict first:* at a 99 % level instead of 95 %, which attacks stop counting as learning beyond "
+            "their baseline (their PI interval reaches 0)? Then run with `confidence = 0.99`.",
+            {"confidence": 0.99},
+            {"n_beyond": "attacks whose PI interval lies above 0",
+             "n_same": "attacks whose PI interval contains 0"},
+        ),
+        Exercise(
+            "fewer_peer_targets",
+            "*Predict first:* with 100 targets and 100 control records instead of the quick run's 500, how wide "
+            "does Anonymeter's risk interval on the published members get, and what does the ALC report? Then run with "
+            "`peer_targets = 100`.",
+            {"peer_targets": 100},
+            {"risk_members": "Anonymeter's risk, members published as they are",
+             "risk_width_members": "width of its interval",
+             "alc_members": "ALC of the same guesses against the book's baseline model"},
+        ),
+        Exercise(
+            "cormode_alone",
+            "*Predict first:* Cormode argues that DP counts and l-diverse tables leak about equally. On the "
+            "yardstick of chapters 1 and 2 alone, how many of their attacks learn something beyond their baseline, "
+            "and how many do not? Then run with `chapters = ['01_syntactic_anonymity', '02_dp_vs_definetti']` "
+            "and `peers = False`.",
+            {"chapters": ["01_syntactic_anonymity", "02_dp_vs_definetti"], "peers": False},
+            {"n_beyond": "attacks whose PI interval lies above 0",
+             "n_same": "attacks whose PI interval contains 0"},
+        ),
+    ),
+)
+
+
+def source_of(chapter: str, name: str) -> Source:
+    """The :data:`SOURCES` entry of a recorded attack (exactly one must match its chapter and name).
+
+    >>> source_of("07_membership_base_rates", "LiRA online, FPR ≤ 0.001").claim
+    'fw.s5.carlini.precision_80_targets'
+    """
+    hits = [s for s in SOURCES if s.chapter == chapter and re.search(s.match, name)]
+    if len(hits) != 1:
+        raise KeyError(f"{len(hits)} descriptions in SOURCES match the attack {name!r} of {chapter} "
+                       "(each recorded attack needs exactly one)")
+    return hits[0]
+
+
+def claim_ids(chapters: Sequence[str]) -> list[str]:
+    """Every ledger claim the yardstick's rows belong to (for the kit's ``recorded_verdicts``)."""
+    ids = [s.claim for s in SOURCES if s.chapter in chapters and s.claim]
+    ids += [o.claim for o in OFF_SCALE if o.chapter in chapters]
+    return list(dict.fromkeys(ids))
+
+
+def yardstick(table: pd.DataFrame, verdicts: Mapping[str, str], chapters: Sequence[str]) -> pd.DataFrame:
+    """The kit's yardstick table with what each row is, its claim's verdict, and the results off the scale.
+
+    ``table`` is :meth:`~anonbook.chapters.kit.ChapterRun.yardstick`;
+    ``verdicts`` maps claim ids to verdicts (the kit's
+    ``recorded_verdicts``). Adds ``paper``, ``data``, ``knows``, ``claim``,
+    ``verdict`` and ``note`` to every recorded attack, then one row per
+    :data:`OFF_SCALE` result of these chapters (no score; ``why_off`` says why).
+    """
+    rows = []
+    for r in table.to_dict("records"):
+        s = source_of(r["chapter"], r["name"])
+        rows.append({**r, "paper": s.paper, "data": s.data, "knows": s.knows, "claim": s.claim,
+                     "verdict": verdicts.get(s.claim, "") if s.claim else "", "note": s.note, "recorded": True})
+    from anonbook.verdicts.yardstick import OFF
+
+    for o in OFF_SCALE:
+        if o.chapter in chapters:
+            rows.append({"chapter": o.chapter, "name": o.result, "attack": o.result, "paper": o.paper, "data": "",
+                         "knows": "", "claim": o.claim, "verdict": verdicts.get(o.claim, ""), "note": "",
+                         "why_off": o.why, "position": OFF, "recorded": False})
+    return pd.DataFrame(rows)
+
+
+#: What the details table shows for a value repeated from the row above.
+DITTO = '<span style="color:#888" title="as in the row above">same</span>'
+
+
+def details(table: pd.DataFrame) -> Any:
+    """What each recorded attack is and what it spent, grouped by chapter under the run it comes from.
+
+    Columns: the attack (its claim's id under it), the data, what the
+    attacker knows, the resources it spent; each chapter's heading names
+    the paper and the run (:attr:`~anonbook.verdicts.yardstick.RecordedRun.label`).
+    A value repeated from the row above reads 'same'. Returns
+    an HTML table that fits the text column.
+    """
+    import html
+
+    from anonbook.verdicts.yardstick import grouped_html
+
+    rec = table[table["recorded"]]
+    groups = []
+    for ch, g in rec.groupby("chapter", sort=False):
+        who = ", ".join(dict.fromkeys(PAPERS[k][0] for k in g["paper"]))
+        runs = ", ".join(dict.fromkeys(str(x) for x in g["run"] if x))
+        head = (f'<a href="{html.escape(ch)}.html">Chapter {html.escape(ch.split("_")[0])}</a> · {html.escape(who)}'
+                f'<br><span style="font-weight:normal;font-size:0.9em">{html.escape(runs)}</span>')
+        rows, before = [], {}
+        for r in g.to_dict("records"):
+            cells = [html.escape(str(r["name"])) + (f'<br><code style="font-size:0.8em">{html.escape(r["claim"])}'
+                                                    "</code>" if isinstance(r["claim"], str) and r["claim"] else "")]
+            for k in ("data", "knows", "spent"):  # a value repeated from the row above reads 'same'
+                cells.append(DITTO if before.get(k) == r[k] else html.escape(str(r[k])))
+            before = r
+            rows.append(cells)
+        groups.append((head, rows))
+    return grouped_html("yardstick-table yardstick-details",
+                        [("attack", 30), ("data", 25), ("attacker knows", 25), ("spent", 20)], groups)
+
+
+def findings(table: pd.DataFrame) -> dict[str, Any]:
+    """The chapter's answer in numbers: how many attacks stand where, and the largest improvement.
+
+    Keys: ``n_attacks`` (recorded), ``n_chapters``, ``n_beyond``, ``n_same``,
+    ``n_worse``, ``n_off`` (recorded attacks that cannot be placed),
+    ``n_off_results`` (results that are not attacks), ``beyond`` (Markdown
+    list of the attacks beyond their baseline with PI), ``top`` / ``top_pi``
+    (the largest PI), ``median_pi`` (over those beyond), ``same`` (Markdown list).
+    """
+    from anonbook.verdicts.yardstick import BEYOND, OFF, SAME, WORSE
+
+    rec = table[table["recorded"]]
+    beyond = rec[rec["position"] == BEYOND].sort_values("pi", ascending=False)
+
+    def items(df: pd.DataFrame) -> str:
+        return "; ".join(f"{r['name']} (ch. {r['chapter'].split('_')[0]}, PI {r['pi']:.2f})"
+                         for r in df.to_dict("records")) or "none"
+
+    top = beyond.iloc[0] if len(beyond) else None
+    return {
+        "n_attacks": int(len(rec)), "n_chapters": int(rec["chapter"].nunique()),
+        "n_beyond": int(len(beyond)), "n_same": int((rec["position"] == SAME).sum()),
+        "n_worse": int((rec["position"] == WORSE).sum()), "n_off": int((rec["position"] == OFF).sum()),
+        "n_off_results": int((~table["recorded"]).sum()),
+        "beyond": items(beyond), "same": items(rec[rec["position"] == SAME]),
+        "worse": items(rec[rec["position"] == WORSE]),
+        "top": "none" if top is None else str(top["name"]), "top_pi": math.nan if top is None else float(top["pi"]),
+        "median_pi": float(beyond["pi"].median()) if len(beyond) else math.nan,
+        "max_coverage_beyond": float(beyond["coverage"].max()) if len(beyond) else math.nan,
+        "min_coverage_beyond": float(beyond["coverage"].min()) if len(beyond) else math.nan,
+    }
+
+
+def peer_inputs(p5: Mapping[str, Any], attacks5: Mapping[str, Mapping[str, Any]], *, n: int, seed: int,
+                confidence: float) -> tuple[Any, dict[str, Any]]:
+    """The peers' inputs from chapter 5's recorded run: the same Adult sample, split and synthesizer.
+
+    Chapter 5's own functions rebuild its data from its recorded parameters
+    ``p5`` (deterministic: the same sample, members and non-members, and
+    synthetic copy of the members). The releases are the members published
+    as they are and the chapter-5 synthetic copy; the targets are ``n``
+    members, the control records ``n`` non-members (in no release). The
+    book's baseline for the targets is the non-member baseline of chapter 5
+    (its model settings), fitted on the non-members and the same
+    :data:`PEER_AUX`. The recorded naive attack of chapter 5 and its
+    baseline on the same targets are scored by the peers too. Returns the
+    :class:`~anonbook.peers.PeerInputs` and a description (sizes, settings).
+    """
+    from anonlab.mechanisms.synthesis import SYNTHESIZERS
+    from anonlab.measures import nonmember as nm
+    from anonbook.peers import PeerInputs
+    from anonbook.chapters import ch05_nonmember_framework as ch5
+
+    d = ch5.prepare(p5, "adult")
+    table, split = d["table"], d["split"]
+    members, non_members = table.loc[split.members], table.loc[split.non_members]
+    synthetic = SYNTHESIZERS[p5["synthesizer"]](members, min_leaf=p5["synth_min_leaf"], kinds=d["kinds"],
+                                                seed=p5["seed"])
+    rng = np.random.default_rng(seed)
+    n_t, n_c = min(n, len(members)), min(n, len(non_members))
+    targets = members.loc[np.sort(rng.choice(members.index.to_numpy(), n_t, replace=False))]
+    control = non_members.loc[np.sort(rng.choice(non_members.index.to_numpy(), n_c, replace=False))]
+    baseline = nm.nonmember_baseline(table, PEER_SECRET, members=non_members.index, targets=targets.index,
+                                     known=list(PEER_AUX), kinds=d["kinds"], settings=ch5.settings_from(p5),
+                                     name="non-member baseline (fitted on the non-members)")
+    naive = next(v for k, v in attacks5.items() if k.startswith(PEER_ATTACK) and "belief" not in k)
+    inputs = PeerInputs(targets=targets, control=control,
+                        releases={"members published": members, "synthetic copy": synthetic},
+                        aux=PEER_AUX, secret=PEER_SECRET, seed=seed, confidence=confidence,
+                        baseline_on_targets=baseline,
+                        scored={"naive attack": (naive["result"], naive["baseline"])},
+                        alc_grid={"p_attack": 0.9, "p_base": 0.5, "r_base": 1.0,
+                                  "recalls": list(np.round(np.logspace(-4, 0, 33), 6))})
+    about = {"rows": len(table), "members": len(members), "non_members": len(non_members), "targets": n_t,
+             "control": n_c, "synthesizer": p5["synthesizer"], "min_leaf": p5["synth_min_leaf"],
+             "seed5": p5["seed"], "epsilon": p5["naive_epsilon"]}
+    return inputs, about
+
+
+def not_on_scale(table: pd.DataFrame) -> pd.DataFrame:
+    """What cannot be placed: the recorded attacks by reason, then each result that is not an attack."""
+    from anonbook.verdicts.yardstick import off_scale_counts
+
+    grouped = off_scale_counts(table).reset_index()
+    rows = [{"what": f"{r['attacks']} recorded attack(s)", "chapters": r["chapters"], "why": r["why_off"],
+             "claim's verdict": ""} for r in grouped.to_dict("records")]
+    rows += [{"what": r["name"], "chapters": r["chapter"].split("_")[0], "why": r["why_off"],
+              "claim's verdict": r["verdict"]} for r in table[~table["recorded"]].to_dict("records")]
+    return pd.DataFrame(rows).set_index("what")
+
+
+def results_off_scale(table: pd.DataFrame) -> Any:
+    """The results of the book that are not an attack's guesses (:data:`OFF_SCALE`): what, why, the verdict.
+
+    An HTML table that fits the text column, grouped by chapter, with the
+    whole reason (no truncation) and the claim's verdict as the book's badge.
+    """
+    import html
+
+    from anonbook.verdicts.yardstick import grouped_html, verdict_badge
+
+    rest = table[~table["recorded"]]
+    groups = []
+    for ch, g in rest.groupby("chapter", sort=False):
+        who = ", ".join(dict.fromkeys(PAPERS[k][0] for k in g["paper"]))
+        head = f'<a href="{html.escape(ch)}.html">Chapter {html.escape(ch.split("_")[0])}</a> · {html.escape(who)}'
+        groups.append((head, [[html.escape(str(r["name"])), html.escape(str(r["why_off"])), verdict_badge(r["verdict"])]
+                              for r in g.to_dict("records")]))
+    return grouped_html("yardstick-table yardstick-results", [("result", 38), ("why it has no row", 46),
+                                                              ("claim's verdict", 16)], groups)

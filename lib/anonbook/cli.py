@@ -1,0 +1,179 @@
+"""Command line: ``python -m anonlab {run,book,sweep,data,claims,pins,parameters}``.
+
+Examples
+--------
+Rerun one chapter with new parameters (the executed notebook goes to ``book/``)::
+
+    python -m anonlab run 01_syntactic_anonymity -p table adult -p k_target 5
+
+Build the whole book (every chapter, then the instructor edition's HTML under
+``_build/html`` and the student edition's under ``_build/student/html``)::
+
+    python -m anonlab book
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+
+def _parse_params(pairs: list[list[str]] | None, raw: list[list[str]] | None) -> dict[str, Any]:
+    from anonbook.runner import parse_cli_value
+
+    out: dict[str, Any] = {}
+    for name, value in pairs or []:
+        out[name] = parse_cli_value(value)
+    for name, value in raw or []:
+        out[name] = value
+    return out
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m anonlab", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="execute one notebook with papermill and publish it into book/")
+    run.add_argument("notebook", help="name (01_syntactic_anonymity) or path of a notebook in notebooks/")
+    run.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"),
+                     help="a parameter; VALUE is read as YAML: 5, 0.1, true, [0.1, 1.0], adult")
+    run.add_argument("-r", "--raw", nargs=2, action="append", metavar=("NAME", "VALUE"),
+                     help="a parameter passed as a raw string")
+    run.add_argument("--out", default=None, help="output folder (default: book/)")
+    run.add_argument("--force", action="store_true", help="run even if the published copy is up to date")
+    run.add_argument("--list-parameters", action="store_true",
+                     help="show the chapter's parameters (default, allowed values, meaning) and exit")
+    run.add_argument("--quick", action="store_true",
+                     help="the chapter's fast preset (classroom and test settings); -p values override it")
+
+    book = sub.add_parser("book", help="run every chapter in _toc.yml order, then build the HTML book")
+    book.add_argument("--force", action="store_true", help="rerun notebooks even if up to date")
+    book.add_argument("--only", nargs="*", help="run only these chapters (the rest are built as they are)")
+    book.add_argument("--no-run", action="store_true", help="only regenerate the verdict pages and build")
+    book.add_argument("--jobs", "-j", type=int, default=None,
+                      help="runs at a time (default: one per core; 1 runs them one after another)")
+    book.add_argument("--fresh-kernels", action="store_true",
+                      help="start a kernel for every exercise run instead of one per chapter")
+    book.add_argument("--no-html", action="store_true", help="stop after the runs (no HTML, no browser check)")
+    book.add_argument("--edition", choices=("both", "instructor", "student"), default="both",
+                      help="which edition to build: the instructor's (solutions, grading notes: _build/html), "
+                           "the student's (questions only: _build/student/html) or both (default)")
+
+    sweep = sub.add_parser("sweep", help="run a chapter over a parameter grid in parallel; one table + figure")
+    sweep.add_argument("notebook", help="chapter name, e.g. 02_dp_vs_definetti")
+    sweep.add_argument("--grid", action="append", metavar="NAME=V1,V2", required=True,
+                       help="a parameter and its values (read like -p); every combination runs")
+    sweep.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"),
+                       help="a parameter fixed for all points")
+    sweep.add_argument("--quick", action="store_true", help="start from the chapter's quick preset")
+    sweep.add_argument("--workers", type=int, default=2, help="local worker processes (default 2)")
+    sweep.add_argument("--scheduler", default=None, help="a Dask scheduler address: run the points there")
+    sweep.add_argument("--force", action="store_true", help="rerun points that are up to date")
+
+    data = sub.add_parser("data", help="fetch every data set into the cache and show its status")
+    data.add_argument("--status", action="store_true", help="only show what is cached")
+
+    sub.add_parser("claims", help="print the verdict counts of the recorded results")
+    pins = sub.add_parser("pins", help="compare the recorded default runs' verdicts with tests/verdicts/default/"
+                                        " (or --write them)")
+    pins.add_argument("chapters", nargs="*", help="chapter names (default: every chapter in the book)")
+    pins.add_argument("--write", action="store_true", help="accept the recorded default-run verdicts as the pins")
+
+    params = sub.add_parser("parameters", help="check (or --write) each notebook's parameters cell against "
+                                               "its chapter's declaration")
+    params.add_argument("notebooks", nargs="*", help="chapter names (default: every notebook)")
+    params.add_argument("--write", action="store_true", help="rewrite the cells that differ")
+    return parser
+
+
+def show_library_messages() -> None:
+    """Show what the science reports through :mod:`logging` (data fetches, warnings) on standard error.
+
+    The science never prints; the book machine decides where its messages go."""
+    import logging
+
+    log = logging.getLogger("anonlab")
+    if not log.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    show_library_messages()
+    from anonbook.runner import RunError, RunInterrupted
+
+    try:
+        if args.command == "run":
+            from anonbook.runner import describe_parameters, quick_parameters, run_notebook
+
+            if args.list_parameters:
+                print(describe_parameters(args.notebook))
+                return 0
+            params = _parse_params(args.parameter, args.raw)
+            if args.quick:
+                params = {**quick_parameters(args.notebook), **params}
+            run_notebook(args.notebook, params, out_dir=args.out, force=args.force)
+        elif args.command == "book":
+            from anonbook.book import build_and_check, build_book
+
+            editions = ("student", "instructor") if args.edition == "both" else (args.edition,)
+            if args.no_run:
+                build_and_check(editions=editions)
+            else:
+                build_book(force=args.force, only=args.only, jobs=args.jobs,
+                           shared_kernels=not args.fresh_kernels, html=not args.no_html, editions=editions)
+        elif args.command == "sweep":
+            from anonbook.runner import quick_parameters
+            from anonbook.sweep import parse_grid, run_sweep
+
+            fixed = {**(quick_parameters(args.notebook) if args.quick else {}),
+                     **_parse_params(args.parameter, None)}
+            result = run_sweep(args.notebook, parse_grid(args.grid), fixed=fixed, workers=args.workers,
+                               scheduler=args.scheduler, force=args.force)
+            print(result.table.to_string(index=False, max_rows=60))
+        elif args.command == "data":
+            from anonlab.data import data_status, fetch_all
+
+            if not args.status:
+                fetch_all()
+            print(data_status().to_string(index=False))
+        elif args.command == "parameters":
+            from anonlab import paths
+            from anonbook.chapters.kit import sync_parameters_cell
+
+            names = args.notebooks or sorted(p.stem for p in paths.notebooks_dir().glob("*.ipynb"))
+            stale = [n for n in names if not sync_parameters_cell(paths.notebooks_dir() / f"{n}.ipynb", args.write)]
+            for n in stale:
+                print(f"{n}: parameters cell {'rewritten' if args.write else 'differs from the declaration'}")
+            return 1 if stale and not args.write else 0
+        elif args.command == "pins":
+            from anonbook.verdicts import pins as verdict_pins
+            from anonbook.runner import toc_notebooks
+
+            names = args.chapters or toc_notebooks()
+            if args.write:
+                for ch in verdict_pins.write_default_pins(names):
+                    print(f"{ch}: pinned {verdict_pins.pin_path(ch)}")
+                return 0
+            problems = verdict_pins.check_default_pins(names)
+            print("\n".join(problems) or "every default run agrees with its pinned verdicts")
+            return 1 if problems else 0
+        elif args.command == "claims":
+            from anonbook.verdicts import verdict_counts, verdict_table
+
+            print(verdict_counts(verdict_table()).to_string())
+    except (RunInterrupted, KeyboardInterrupt) as exc:
+        print(str(exc) or "interrupted: nothing half-written was published", file=sys.stderr)
+        return 130
+    except (RunError, RuntimeError, ValueError, FileNotFoundError, KeyError) as exc:  # ClaimError is a KeyError
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
