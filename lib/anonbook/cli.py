@@ -87,22 +87,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def show_library_messages() -> None:
-    """Show what the science reports through :mod:`logging` (data fetches, warnings) on standard error.
-
-    The science never prints; the book machine decides where its messages go."""
-    import logging
-
-    log = logging.getLogger("anonlab")
-    if not log.handlers:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(message)s"))
-        log.addHandler(handler)
-        log.setLevel(logging.INFO)
-
-
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from anonbook.logs import show_library_messages
+
     show_library_messages()
     from anonbook.runner import RunError, RunInterrupted
 

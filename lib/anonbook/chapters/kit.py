@@ -375,7 +375,7 @@ def _cache_name(chapter: str, step: str) -> str:
 def start(chapter: Any, namespace: Mapping[str, Any]) -> ChapterRun:
     """Check a notebook's parameters against the declaration, set the book's figure and table style, return the run."""
     from anonbook import plotting
-    from anonbook.cli import show_library_messages
+    from anonbook.logs import show_library_messages
 
     show_library_messages()  # the science's data fetches and warnings: the run's log
     run = ChapterRun(chapter, chapter.check(namespace))
