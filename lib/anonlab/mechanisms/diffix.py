@@ -190,6 +190,7 @@ _MASK64 = (1 << 64) - 1
 _LANES = np.arange(64)
 _FEW_WORDS = 16  # _intersect: from this many candidate words down, AND them as Python integers
 _FEW_ROWS = 32  # _intersect: up to this many rows, XOR their hashes in Python
+_TEMPLATE_CHARS = 1 << 24  # _template: characters of memoised statements kept at most (then forgotten)
 _KEYS_PER_PASS = 2048  # _query_sets: query sets evaluated per pass of bitmaps (the cache may drop others between)
 _PY_TYPE = {"int": int, "float": float, "str": str}  # the type of a condition's value, by column kind
 _INT_TYPES = frozenset({int, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64})
@@ -1249,6 +1250,7 @@ class _CacheBudget:
 
     limit: int
     used: int = 0
+    template_chars: int = 0  # characters of the prepared statements whose readings are memoised
 
 
 @dataclass
@@ -1975,9 +1977,12 @@ class DiffixProxy:
                 _, slots, n = _parse_template(template, self.table, self.columns,
                                               allow_placeholders=True)
                 hit = _Plan.of(slots, n)
-            if len(self._templates) > 100_000:
+            budget = self._budget
+            if len(self._templates) > 100_000 or budget.template_chars > _TEMPLATE_CHARS:  # a memo: bounded
                 self._templates.clear()
+                budget.template_chars = 0
             self._templates[template] = hit
+            budget.template_chars += len(template)
         return hit
 
     def _ensure_masks(self, ids: Iterable[int]) -> None:
