@@ -15,7 +15,8 @@ for ``Q = SELECT count(*) FROM table WHERE C_1 AND ... AND C_h``:
 
 * **static noise** ``static[C] ~ N(0, 1)`` from a PRNG seeded with
   ``static_seed_C = hash(C) XOR salt`` (§2, "Static noise"), where ``C`` is
-  the condition's canonical text (``age = 37``);
+  the condition's canonical text (``age = 37``; see "Which conditions share
+  a noise" below);
 * **dynamic noise** ``dynamic_Q[C] ~ N(0, 1)`` from the PRNG seeded with
   ``static_seed_C XOR hash(uid_1) XOR ... XOR hash(uid_m)`` over the query set
   ``{uid_1, ..., uid_m}`` of ``Q`` (§2, "Dynamic noise"). The engine computes
@@ -52,6 +53,27 @@ estimate is ``N`` plus two standard normal layers, a standard deviation of
 rounded (a table that large is never suppressed). The fractions
 ``count(a = x) / N`` the procedure ranks and its threshold ``1/N`` move by
 that relative error, far below the noise of the counts themselves.
+
+**Which conditions share a noise.** The rule is that of the Diffix the paper
+attacks (Gadotti et al. §2, Aircloak's Diffix of 2017-2018): a condition's
+layers are seeded by the condition, ``hash(C)``, which the proxy reads as
+its canonical form, what it says about the values the column can hold.
+Spellings of one condition share its noise (``AGE=37``, ``37 = age``,
+``age = 37.0``), and so do the bounds a column cannot tell apart: a range on
+an integer column is written as its integer bound (``age < 30.5``,
+``age < 31``, ``age <= 30.999`` and ``30.2 >= age`` are all ``age <= 30``;
+``age > 29.5`` is ``age >= 30``), computed exactly from the number DuckDB
+compares, so averaging the answers to thousands of such bounds returns one
+answer's noise, not the exact count; on a DOUBLE column ``-0.0`` is ``0.0``.
+Conditions that differ in what they say about the column are different
+conditions with independent noise, even when the data make them select the
+same rows: ``age = 37`` against ``age >= 37 AND age <= 37``, a dummy
+``d <> b`` beside ``d = a`` (the cloning attack's,
+:mod:`anonlab.attacks.diffix.cloning`), ``col <> v`` for values ``v`` no
+record has (:func:`noise_sample`), bounds between two values of a sparse
+column. That is the property the paper's attacks use; later Diffix versions
+restrict which ranges may be asked (snapped to aligned sizes) and what seeds
+a layer, which the proxy does not model.
 
 Anything the proxy does not understand in full is refused with
 :class:`DiffixQueryError` (an allow-list of syntax nodes and their
@@ -96,7 +118,11 @@ the AND of its conditions' bitmaps, from which the count and the XOR of the
 users' hashes follow. ``mode="sql"``: every query runs as one DuckDB
 statement ``SELECT count(*), bit_xor(uid_hash) FROM t WHERE ...``. The two
 give identical answers (tested); the first answers thousands of queries per
-second on ADULT, the second a few hundred.
+second on ADULT, the second a few hundred. The bitmaps are a cache of at
+most ``cache_bytes`` (the oldest are dropped; ``col <> v`` for a value no
+record has shares the column's bitmap of non-NULL rows): no noise depends on
+what is cached, and a bound value is looked up among the values seen before
+only when its type makes that lookup the fresh reading (:data:`_LOOKUP_TYPES`).
 
 Examples
 --------
@@ -164,7 +190,19 @@ _MASK64 = (1 << 64) - 1
 _LANES = np.arange(64)
 _FEW_WORDS = 16  # _intersect: from this many candidate words down, AND them as Python integers
 _FEW_ROWS = 32  # _intersect: up to this many rows, XOR their hashes in Python
+_TEMPLATE_CHARS = 1 << 24  # _template: characters of memoised statements kept at most (then forgotten)
+_KEYS_PER_PASS = 2048  # _query_sets: query sets evaluated per pass of bitmaps (the cache may drop others between)
 _PY_TYPE = {"int": int, "float": float, "str": str}  # the type of a condition's value, by column kind
+_INT_TYPES = frozenset({int, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64})
+_FLOAT_TYPES = frozenset({float, np.float16, np.float32, np.float64})
+_STR_TYPES = frozenset({str, np.str_})
+#: By column kind, the types of bound values whose condition id is looked up by value (``_id_of``):
+#: a value of one of these types equals a value seen before only if :func:`_condition` makes the same
+#: condition of both. Any other value (``True == 1``, ``np.True_``, ``1 + 0j``, ``Fraction(61, 2)``,
+#: the float ``2.0**53`` against the integer ``2**53``, a Decimal of another scale) is read afresh
+#: every time, so an answer never depends on what the proxy has seen.
+_LOOKUP_TYPES: dict[str, frozenset[type]] = {"int": _INT_TYPES | _STR_TYPES, "float": _FLOAT_TYPES | _STR_TYPES,
+                                             "str": _STR_TYPES | _INT_TYPES | _FLOAT_TYPES}
 
 
 class DiffixQueryError(ValueError):
@@ -327,9 +365,10 @@ class Condition:
 
     ``text`` is its canonical form (``age = 37``, ``workclass <> 'Private'``):
     the string whose hash seeds the static noise, so two spellings of the
-    same condition (``AGE=37``, ``37 = age``) get the same noise, and two
-    different conditions get independent noise even when they select the
-    same rows (``age = 37`` and ``age >= 37 AND age <= 37``).
+    same condition (``AGE=37``, ``37 = age``, and ``age < 30.5`` and
+    ``age <= 30`` on an integer column, :func:`_condition`) get the same
+    noise, and two different conditions get independent noise even when they
+    select the same rows (``age = 37`` and ``age >= 37 AND age <= 37``).
     """
 
     column: str
@@ -374,7 +413,8 @@ class _Plan:
     ``pairs``: the ``(column, op)`` of each slot. ``in_order``: every slot
     is a ``?`` and the k-th slot takes the k-th value, so a row of values is
     already in slot order (the attacks' statements). ``dedupe``: two slots
-    share a column and an operator, so a row can bind one condition twice
+    share a column and an operator (``<`` counting as ``<=`` and ``>`` as
+    ``>=``, :data:`_RANGE_FAMILY`), so a row can bind one condition twice
     (the duplicate is dropped); ``dup_groups``: the indices of the slots of
     each repeated pair. ``conflicts``: for each column with both
     ``=`` and ``<>`` slots, the indices of those slots; only then can
@@ -390,8 +430,9 @@ class _Plan:
         self.pairs = pairs
         self.n_placeholders = n_placeholders
         self.in_order = in_order
-        self.dedupe = len(set(pairs)) < len(pairs)
-        self.dup_groups = _groups_of_repeats(pairs) if self.dedupe else ()
+        family = tuple((c, _RANGE_FAMILY.get(op, op)) for c, op in pairs)  # `<` and `<=` can bind one condition
+        self.dedupe = len(set(family)) < len(family)
+        self.dup_groups = _groups_of_repeats(family) if self.dedupe else ()
         self.conflicts = _conflicts(pairs)
         self._slots = slots
         self._holes: tuple[tuple[int, str, str, int], ...] | None = None
@@ -421,6 +462,11 @@ class _Plan:
             self._holes = tuple((i, s.column, s.op, s.position) for i, s in enumerate(self.slots)
                                 if s.position >= 0)
         return self._holes
+
+
+#: The canonical operator of a range on an integer column (:func:`_integer_range`): two slots whose
+#: operators map to one can bind one condition (``"age" < ? AND "age" <= ?`` with 31 and 30).
+_RANGE_FAMILY = {"<": "<=", ">": ">="}
 
 
 def _groups_of_repeats(pairs: tuple[tuple[str, str], ...]) -> tuple[tuple[int, ...], ...]:
@@ -531,7 +577,7 @@ def _decimal_value(d: Decimal, column: str, kind: ColumnKind) -> int | float:
     if not d.is_finite():
         raise DiffixQueryError(f"column {column!r}: the number must be finite, got {d!r}")
     if kind == "float":
-        return float(d)
+        return float(d) + 0.0  # -0.0 is 0.0: the same rows
     scale = max(0, -d.as_tuple().exponent)
     if scale > _MAX_SCALE_FOR_INTEGERS:
         raise DiffixQueryError(
@@ -589,9 +635,70 @@ def _coerce(value: Any, column: str, kind: ColumnKind) -> int | float | str:
         v = float(value)
         if not math.isfinite(v):
             raise DiffixQueryError(f"column {column!r}: the number must be finite, got {value!r}")
-        return _double_for_integers(v, column) if kind == "int" else v
+        return _double_for_integers(v, column) if kind == "int" else v + 0.0  # -0.0 is 0.0: the same rows
     raise DiffixQueryError(f"column {column!r}: unsupported value {value!r} "
                            f"({type(value).__name__})")
+
+
+#: The 64-bit range of an integer column's values (and of the integers the proxy compares them with).
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _condition(column: str, op: str, value: Any, kind: ColumnKind) -> Condition:
+    """The canonical condition ``column op value``: the one whose text seeds the noise (or refused).
+
+    The value is checked and normalised by :func:`_coerce`. A range
+    (``<``, ``<=``, ``>``, ``>=``) on an integer column is written as the
+    integer bound that selects the same rows whatever the data
+    (:func:`_integer_range`): ``age < 30.5``, ``age < 31`` and
+    ``age <= 30.999`` are all ``age <= 30``, one condition with one noise.
+    Every spelling of a condition gets the noise of its canonical text, so
+    averaging bounds that a column cannot tell apart gains nothing.
+    """
+    if kind == "int" and op in ("<", "<=", ">", ">="):
+        op, value = _integer_range(op, value, column)
+        return Condition(column, op, value)
+    return Condition(column, op, _coerce(value, column, kind))
+
+
+def _integer_range(op: str, value: Any, column: str) -> tuple[str, int]:
+    """A range on an integer column as ``<= k`` or ``>= k`` with an integer ``k``: the same rows for any data.
+
+    A column of integers cannot tell apart bounds between two integers:
+    ``age < v`` selects the rows ``age <= ceil(v) - 1``, ``age <= v`` the
+    rows ``age <= floor(v)``, ``age > v`` the rows ``age >= floor(v) + 1``
+    and ``age >= v`` the rows ``age >= ceil(v)``. The bound is computed
+    exactly from the value DuckDB compares (a DECIMAL exactly, a DOUBLE as
+    itself within +-2**53, :func:`_double_for_integers`), under the same
+    refusals as any number compared with integers (:func:`_coerce`). A bound
+    ``<= k`` or ``>= k`` that is already an integer keeps its text (and
+    noise); a strict bound whose integer form would leave the 64-bit range
+    (``big > 9223372036854775807``) is kept as written.
+    """
+    exact: int | Decimal | float
+    if isinstance(value, Decimal) and value.is_finite() and value != value.to_integral_value():
+        if max(0, -value.as_tuple().exponent) > _MAX_SCALE_FOR_INTEGERS:
+            _decimal_value(value, column, "int")  # refuses it: DuckDB's cast of the column would fail
+        exact = value  # compared exactly, as DuckDB compares a DECIMAL with integers
+    elif isinstance(value, (float, np.floating)) and not isinstance(value, bool) and math.isfinite(value) \
+            and not float(value).is_integer():
+        exact = _double_for_integers(float(value), column)  # refuses beyond 2**53, else the float itself
+    else:
+        whole = _coerce(value, column, "int")  # an integer, or refused
+        if op in ("<=", ">="):
+            return op, int(whole)
+        exact = int(whole)
+    if op in ("<", "<="):
+        k = (math.ceil(exact) - 1) if op == "<" else math.floor(exact)
+        canonical = "<="
+    else:
+        k = (math.floor(exact) + 1) if op == ">" else math.ceil(exact)
+        canonical = ">="
+    if not _INT64_MIN <= k <= _INT64_MAX:
+        if isinstance(exact, int):  # a strict bound at the end of the 64-bit range: no integer form
+            return op, exact
+        _coerce(k, column, "int")  # refuses it: outside the 64-bit range
+    return canonical, int(k)
 
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
@@ -826,7 +933,8 @@ def _parse_template(sql: str, table: str, columns: Mapping[str, ColumnKind],
             continue
         kind, text = next(constants)
         value = text if kind == "STRING" else _number(text)
-        slots.append(_Slot(w.column, op, _coerce(value, w.column, columns[w.column]), -1))
+        c = _condition(w.column, op, value, columns[w.column])
+        slots.append(_Slot(c.column, c.op, c.value, -1))
     return table, tuple(slots), n_placeholders
 
 
@@ -1033,9 +1141,13 @@ def _dedupe(conds: Iterable[Condition]) -> tuple[Condition, ...]:
 # re.ASCII: \s is only the ASCII whitespace [ \t\n\r\f\v], which DuckDB's tokenizer skips too, and
 # IGNORECASE folds only ASCII letters (without it \s takes U+0085 and U+2028, which DuckDB reads as
 # parts of an identifier, and 'select' matches a long s, U+017F)
-_FAST_ONE = r'\s*("(?:[^"]|"")+")\s*(<>|!=|<=|>=|=|<|>)\s*\?\s*'
+# parts of parts (a quoted name, its spaces, a condition followed by AND) are possessive (*+, ++: no
+# backtracking into them, Python 3.11): no way of matching a text depends on giving some back, so the
+# readings are the same, and a text that fails fails in linear time (with backtracking, a statement
+# with 49,900 spaces before a stray character took seconds to refuse)
+_FAST_ONE = r'\s*+("(?:[^"]|"")++")\s*+(<>|!=|<=|>=|=|<|>)\s*+\?\s*+'
 _FAST_COND = re.compile(_FAST_ONE, re.ASCII)
-_FAST_BODY = re.compile(r'(?:' + _FAST_ONE + r'(?i:AND)(?=[\s"]))*' + _FAST_ONE + r';?\s*', re.ASCII)
+_FAST_BODY = re.compile(r'(?:' + _FAST_ONE + r'(?i:AND)(?=[\s"]))*+' + _FAST_ONE + r';?\s*+', re.ASCII)
 _FAST_HEAD = re.compile(r'\s*SELECT\s+count\s*\(\s*\*\s*\)\s+FROM\s+([A-Za-z_][A-Za-z0-9_]*)\s+WHERE\s',
                         re.IGNORECASE | re.ASCII)
 
@@ -1133,6 +1245,15 @@ def _column_lookup(columns: Mapping[str, ColumnKind]) -> dict[str, str]:
 
 
 @dataclass
+class _CacheBudget:
+    """The bytes of row bitmaps a proxy keeps (shared with its copies, which share the bitmaps) and the limit."""
+
+    limit: int
+    used: int = 0
+    template_chars: int = 0  # characters of the prepared statements whose readings are memoised
+
+
+@dataclass
 class NoiseBreakdown:
     """The data owner's view of one answer (never shown to an analyst).
 
@@ -1192,6 +1313,12 @@ class DiffixProxy:
         Give a query without conditions one generic noise layer (static and
         dynamic), as Diffix does, instead of the exact count Eq. 1 gives for
         ``h = 0`` (see the module docstring).
+    cache_bytes : int, default 512 MiB
+        At most this many bytes of row bitmaps are kept (``mode="cached"``);
+        beyond, the oldest are dropped and DuckDB evaluates their conditions
+        again when a query needs them. The answers do not depend on it: the
+        noise is seeded by each condition's canonical text, never by what is
+        cached.
 
     Notes
     -----
@@ -1214,6 +1341,7 @@ class DiffixProxy:
         mode: Literal["cached", "sql"] = "cached",
         keep_log: bool = True,
         generic_layer: bool = True,
+        cache_bytes: int = 512 * 2**20,
     ) -> None:
         import duckdb
 
@@ -1231,6 +1359,8 @@ class DiffixProxy:
             raise ValueError(f"threshold_var must be >= 0, got {threshold_var!r}")
         if not (isinstance(threshold_mean, (int, float)) and math.isfinite(threshold_mean)):
             raise ValueError(f"threshold_mean must be a finite number, got {threshold_mean!r}")
+        if isinstance(cache_bytes, bool) or not isinstance(cache_bytes, (int, np.integer)) or cache_bytes < 0:
+            raise ValueError(f"cache_bytes must be an integer >= 0 (bytes of row bitmaps kept), got {cache_bytes!r}")
         if uid_column is not None and uid_column not in data.columns:
             raise ValueError(f"uid_column {uid_column!r} is not a column; columns: {list(data.columns)}")
 
@@ -1286,6 +1416,8 @@ class DiffixProxy:
         self._masks: dict[int, np.ndarray] = {}              # id -> row bitmap (uint64 words)
         self._nonzero_words: dict[int, np.ndarray] = {}      # id -> indices of words with a row
         self._nnz: dict[int, int] = {}                       # id -> how many such words
+        self._budget = _CacheBudget(int(cache_bytes))         # bytes of the bitmaps above (shared by copies)
+        self._notnull_words: dict[str, np.ndarray] = {}      # column -> its not-NULL bitmap's nonzero words
         self._notnull_masks: dict[str, np.ndarray] = {}      # column -> rows where it is not NULL
         self._empty: np.ndarray | None = None                # the shared bitmap of no rows
         self._id_of: dict[tuple[str, str], dict[Any, int]] = {}  # (column, op) -> bound value -> id
@@ -1399,17 +1531,19 @@ class DiffixProxy:
 
         All values of all rows in one pass of dictionary lookups (the k-th
         value through the k-th slot's dictionary); only when some value is
-        new (or a ``bool``) do the slots holding one go to
-        :meth:`_bind_new_values`.
+        new (or of a type not looked up, :data:`_LOOKUP_TYPES`) do the slots
+        holding one go to :meth:`_bind_new_values`.
         """
         n = len(plan.pairs)
         knowns = [{} if k is None else k for k in map(self._id_of.get, plan.pairs)]
         flat = list(map(dict.get, itertools.cycle(knowns), itertools.chain.from_iterable(rows)))
-        has_bool = bool in set(map(type, itertools.chain.from_iterable(rows)))
-        if None not in flat and not has_bool:
+        types = set(map(type, itertools.chain.from_iterable(rows)))
+        kinds = self.columns
+        odd = [not types <= _LOOKUP_TYPES[kinds[c]] for c, _ in plan.pairs]
+        if None not in flat and not any(odd):
             return list(zip(*[iter(flat)] * n))
         cols = [flat[i::n] for i in range(n)]
-        missing = [(i, c, op, i) for i, (c, op) in enumerate(plan.pairs) if has_bool or None in cols[i]]
+        missing = [(i, c, op, i) for i, (c, op) in enumerate(plan.pairs) if odd[i] or None in cols[i]]
         self._bind_new_values(missing, list(zip(*rows)), cols, len(rows) < 8)
         return list(zip(*cols))
 
@@ -1425,7 +1559,7 @@ class DiffixProxy:
             known = self._id_of.get((col, op))
             vals = values[pos]
             got = list(map(known.get, vals)) if known is not None else [None] * len(vals)
-            if known is None or None in got or bool in set(map(type, vals)):
+            if known is None or None in got or not set(map(type, vals)) <= _LOOKUP_TYPES[self.columns[col]]:
                 missing.append((i, col, op, pos))
             cols[i] = got
         if missing:
@@ -1436,8 +1570,10 @@ class DiffixProxy:
                          cols: list[Any], row_by_row: bool) -> None:
         """Register the values of ``holes`` not seen before and put their ids in ``cols``.
 
-        A ``bool`` is never looked up (``True == 1``): it goes to
-        :func:`_coerce`, which refuses it.
+        Only a value of a type in :data:`_LOOKUP_TYPES` is looked up by value
+        (``True == 1``, ``Fraction(61, 2) == 30.5``): any other goes to
+        :func:`_condition` every time, which refuses it or reads it as it would
+        on a fresh proxy.
         """
         id_of, columns = self._id_of, self.columns
         n_rows = len(values[holes[0][3]])
@@ -1445,13 +1581,14 @@ class DiffixProxy:
             ((j, h) for h in holes for j in range(n_rows))
         for j, (i, col, op, pos) in cells:
             value = values[pos][j]
-            if cols[i][j] is not None and type(value) is not bool:
+            plain = type(value) in _LOOKUP_TYPES[columns[col]]
+            if cols[i][j] is not None and plain:
                 continue
             known = id_of.get((col, op))
-            cid = None if type(value) is bool or known is None else known.get(value)
+            cid = None if not plain or known is None else known.get(value)
             if cid is None:
-                cid = self._register(Condition(col, op, _coerce(value, col, columns[col])))
-                if type(value) is not bool:
+                cid = self._register(_condition(col, op, value, columns[col]))
+                if plain:
                     if known is None:
                         known = id_of[(col, op)] = {}
                     known[value] = cid
@@ -1551,14 +1688,15 @@ class DiffixProxy:
             vals = [row[pos] for row in rows]
             known = id_of.get((col, op))
             got = list(map(known.get, vals)) if known is not None else [None] * len(vals)
-            if known is None or None in got or bool in set(map(type, vals)):
+            lookup = _LOOKUP_TYPES[columns[col]]
+            if known is None or None in got or not set(map(type, vals)) <= lookup:
                 for j, value in enumerate(vals):
-                    if got[j] is not None and type(value) is not bool:
+                    if got[j] is not None and type(value) in lookup:
                         continue
-                    cid = None if type(value) is bool or known is None else known.get(value)
+                    cid = None if type(value) not in lookup or known is None else known.get(value)
                     if cid is None:
-                        cid = self._register(Condition(col, op, _coerce(value, col, columns[col])))
-                        if type(value) is not bool:
+                        cid = self._register(_condition(col, op, value, columns[col]))
+                        if type(value) in lookup:
                             if known is None:
                                 known = id_of[(col, op)] = {}
                             known[value] = cid
@@ -1583,10 +1721,11 @@ class DiffixProxy:
             ids = base.copy()
             for i, col, op, pos, known in maps:
                 value = row[pos]
-                cid = None if type(value) is bool else known.get(value)
+                plain = type(value) in _LOOKUP_TYPES[columns[col]]
+                cid = known.get(value) if plain else None
                 if cid is None:
-                    cid = self._register(Condition(col, op, _coerce(value, col, columns[col])))
-                    if type(value) is not bool:
+                    cid = self._register(_condition(col, op, value, columns[col]))
+                    if plain:
                         known[value] = cid
                 ids[i] = cid
             out.append(tuple(dict.fromkeys(ids)))
@@ -1778,9 +1917,8 @@ class DiffixProxy:
                 del known[value]
             if not known:
                 del self._id_of[key]
-        for table in (self._masks, self._nonzero_words, self._nnz):
-            for cid in [c for c in table if c >= n]:
-                del table[cid]
+        for cid in [c for c in self._masks if c >= n]:
+            self._drop_mask(cid)
         del self._conds[n:]
         self._seed_arr, self._static_arr = self._seed_arr[:n], self._static_arr[:n]
         self._set_memo.clear()
@@ -1839,9 +1977,12 @@ class DiffixProxy:
                 _, slots, n = _parse_template(template, self.table, self.columns,
                                               allow_placeholders=True)
                 hit = _Plan.of(slots, n)
-            if len(self._templates) > 100_000:
+            budget = self._budget
+            if len(self._templates) > 100_000 or budget.template_chars > _TEMPLATE_CHARS:  # a memo: bounded
                 self._templates.clear()
+                budget.template_chars = 0
             self._templates[template] = hit
+            budget.template_chars += len(template)
         return hit
 
     def _ensure_masks(self, ids: Iterable[int]) -> None:
@@ -1852,6 +1993,7 @@ class DiffixProxy:
         where ``col`` is not NULL (SQL's three-valued logic), both evaluated
         by DuckDB: the sparser side is cheaper to fetch.
         """
+        ids = list(ids)
         todo: dict[int, Condition] = {}
         negated: list[tuple[int, int]] = []
         masks = self._masks
@@ -1900,10 +2042,45 @@ class DiffixProxy:
         for cid, eq in negated:
             if cid in masks:
                 continue
-            words = np.bitwise_and(np.invert(masks[eq]), self._not_null(self._conds[cid].column))
-            masks[cid] = words
-            self._nonzero_words[cid] = np.flatnonzero(words)
-            self._nnz[cid] = self._nonzero_words[cid].size
+            column = self._conds[cid].column
+            if self._nnz[eq] == 0:  # col <> a value no record has: every non-NULL row, one shared bitmap
+                self._not_null(column)
+                self._keep(cid, self._notnull_masks[column], self._notnull_words[column])
+                continue
+            words = np.bitwise_and(np.invert(masks[eq]), self._not_null(column))
+            self._keep(cid, words, np.flatnonzero(words))
+        self._evict(keep=set(ids) | set(todo))
+
+    def _keep(self, cid: int, words: np.ndarray, nonzero: np.ndarray) -> None:
+        """Cache the bitmap of condition ``cid`` and its nonzero words, counting their bytes."""
+        self._masks[cid] = words
+        self._nonzero_words[cid] = nonzero
+        self._nnz[cid] = nonzero.size
+        self._budget.used += self._owned_bytes(cid)
+
+    def _owned_bytes(self, cid: int) -> int:
+        """Bytes of the cached arrays of ``cid`` that are its own (shared read-only bitmaps count elsewhere)."""
+        return sum(a.nbytes for a in (self._masks[cid], self._nonzero_words[cid]) if a.flags.writeable)
+
+    def _drop_mask(self, cid: int) -> None:
+        """Forget the cached bitmap of ``cid`` (DuckDB evaluates the condition again when needed)."""
+        self._budget.used -= self._owned_bytes(cid)
+        del self._masks[cid], self._nonzero_words[cid], self._nnz[cid]
+
+    def _evict(self, keep: set[int]) -> None:
+        """Above the byte budget, drop the oldest cached bitmaps down to 3/4 of it, except ``keep``'s.
+
+        The cache holds no state an answer depends on (the noise is seeded by
+        the conditions' texts), so dropping entries changes only the time
+        taken.
+        """
+        budget = self._budget
+        if budget.used <= budget.limit:
+            return
+        for cid in [c for c in self._masks if c not in keep]:
+            if budget.used <= budget.limit * 3 // 4:
+                break
+            self._drop_mask(cid)
 
     def _store_tagged(self, cids: list[int], tags: np.ndarray, rows: np.ndarray) -> None:
         """Store the row sets of several conditions returned as (tag, row) pairs."""
@@ -1922,14 +2099,10 @@ class DiffixProxy:
             if self._empty is None:
                 self._empty = np.zeros(self._n_words, dtype=_U64)
                 self._empty.flags.writeable = False
-            self._masks[cid] = self._empty
-            self._nonzero_words[cid] = np.zeros(0, dtype=np.int64)
-            self._nnz[cid] = self._nonzero_words[cid].size
+            self._keep(cid, self._empty, np.zeros(0, dtype=np.int64))
             return
         words = self._bitmap(rows)
-        self._masks[cid] = words
-        self._nonzero_words[cid] = np.flatnonzero(words)
-        self._nnz[cid] = self._nonzero_words[cid].size
+        self._keep(cid, words, np.flatnonzero(words))
 
     def _not_null(self, column: str) -> np.ndarray:
         """Bitmap of the rows where ``column`` is not NULL (padding bits are 0)."""
@@ -1937,7 +2110,10 @@ class DiffixProxy:
             col = '"' + column.replace('"', '""') + '"'
             rows = self._con.execute(
                 f'SELECT "__row" AS r FROM "{self.table}" WHERE {col} IS NOT NULL').fetchnumpy()["r"]
-            self._notnull_masks[column] = self._bitmap(np.asarray(rows))
+            words = self._bitmap(np.asarray(rows))
+            nonzero = np.flatnonzero(words)
+            words.flags.writeable = nonzero.flags.writeable = False  # shared by the <> conditions of no value
+            self._notnull_masks[column], self._notnull_words[column] = words, nonzero
         return self._notnull_masks[column]
 
     def _query_sets(self, ids_list: Sequence[tuple[int, ...]],
@@ -1972,9 +2148,10 @@ class DiffixProxy:
                 todo.append(key)
             else:
                 known[key] = hit
-        if todo:
-            self._ensure_masks({c for key in todo for c in key})
-            for key in todo:
+        for start in range(0, len(todo), _KEYS_PER_PASS):  # a pass's bitmaps, then the next (a bounded cache)
+            part = todo[start:start + _KEYS_PER_PASS]
+            self._ensure_masks({c for key in part for c in key})
+            for key in part:
                 known[key] = memo[key] = self._intersect(key)
         found = list(map(known.__getitem__, keys))
         counts = np.fromiter(map(operator.itemgetter(0), found), dtype=np.int64, count=n)
