@@ -48,6 +48,7 @@ __all__ = [
     "describe_parameters",
     "quick_parameters",
     "parse_cli_value",
+    "check_cli_text",
 ]
 
 KERNEL_NAME = "python3"
@@ -196,8 +197,53 @@ def _yaml12_loader() -> type:
     return Loader
 
 
-def parse_cli_value(text: str) -> Any:
+#: The longest ``-p``/``-r``/``--grid`` value read (characters): a parameter is a name, a number or a short list.
+MAX_VALUE_CHARS = 10_000
+#: The deepest nesting of lists and mappings in a ``-p`` value (a list of lists is 2).
+MAX_VALUE_DEPTH = 4
+
+
+def _bounded_yaml_loader(name: str) -> type:
+    """:func:`_yaml12_loader` that refuses aliases (``*a``: the "billion laughs" expansion) and nesting deeper
+    than :data:`MAX_VALUE_DEPTH`, before building any of it; the error names the parameter ``name``."""
+    from yaml.events import AliasEvent
+
+    base = _yaml12_loader()
+
+    class Bounded(base):  # type: ignore[misc, valid-type]
+        _depth = 0
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(AliasEvent) and self.peek_event().anchor in self.anchors:
+                raise RunError(f"parameter {name!r}: YAML aliases (*name) are not allowed in a value")
+            self._depth += 1
+            try:
+                if self._depth > MAX_VALUE_DEPTH + 1:
+                    raise RunError(f"parameter {name!r}: the value nests lists or mappings more than "
+                                   f"{MAX_VALUE_DEPTH} deep")
+                return super().compose_node(parent, index)
+            finally:
+                self._depth -= 1
+
+    return Bounded
+
+
+def check_cli_text(name: str, text: str) -> str:
+    """Refuse a command-line value longer than :data:`MAX_VALUE_CHARS`, naming the parameter and quoting
+    only its start."""
+    from .validation import excerpt
+
+    if len(text) > MAX_VALUE_CHARS:
+        raise RunError(f"parameter {name!r}: the value is {len(text):,} characters long (at most "
+                       f"{MAX_VALUE_CHARS:,}): {excerpt(text, 40)}")
+    return text
+
+
+def parse_cli_value(text: str, name: str = "value") -> Any:
     """Parse a ``-p NAME VALUE`` value as YAML 1.2: numbers, lists, true/false, ``None``.
+
+    The value is read within a size and depth limit (:data:`MAX_VALUE_CHARS`, :data:`MAX_VALUE_DEPTH`, no
+    YAML aliases): a value beyond them raises :class:`RunError` naming the parameter ``name``.
 
     >>> parse_cli_value("[1e-3, 1.0]"), parse_cli_value("['1:30', 1:240]")
     ([0.001, 1.0], ['1:30', '1:240'])
@@ -206,12 +252,15 @@ def parse_cli_value(text: str) -> Any:
     """
     import yaml
 
+    check_cli_text(name, text)
     if text in ("None", "null", "~"):
         return None
     try:
-        return yaml.load(text, Loader=_yaml12_loader())  # noqa: S506 - a SafeLoader subclass
+        return yaml.load(text, Loader=_bounded_yaml_loader(name))  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError:
         return text
+    except RecursionError:
+        raise RunError(f"parameter {name!r}: the value nests too deep to read") from None
 
 
 def _hash_files(h: "hashlib._Hash", files: list[Path]) -> None:
@@ -291,7 +340,9 @@ def _failure_message(name: str, exc: Exception, parameters: Mapping[str, Any],
     if ename == "ParameterError" and named:
         msg += f"\n  parameter at fault: {', '.join(dict.fromkeys(named))}"
     elif parameters:
-        shown = ", ".join(f"{k}={v!r}" for k, v in parameters.items())
+        from .validation import excerpt
+
+        shown = ", ".join(f"{k}={excerpt(v)}" for k, v in parameters.items())
         msg += f"\n  parameters of this run: {shown}"
     if kept is not None:
         msg += f"\n  the failed notebook is kept at {kept}; the published one is unchanged"
@@ -461,7 +512,9 @@ def _execute_and_publish(src: Path, name: str, params: Mapping[str, Any], full_p
     env_before = {k: os.environ.get(k) for k in run_env}
     os.environ.update(run_env)
     if progress:
-        shown = " ".join(f"{k}={v!r}" for k, v in params.items()) or "defaults"
+        from .validation import excerpt
+
+        shown = " ".join(f"{k}={excerpt(v)}" for k, v in params.items()) or "defaults"
         print(f"[anonlab] running {name} ({shown})", file=sys.stderr)
     from .chapters import get
     from .memory import MiB, PeakSampler
