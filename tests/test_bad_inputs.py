@@ -213,3 +213,12 @@ def test_error_messages_quote_a_short_excerpt_of_a_huge_value(param: str, value:
         run_notebook("01_syntactic_anonymity", {param: value}, out_dir=tmp_path, progress=False)
     assert f"'{param}'" in str(info.value)
     assert len(str(info.value)) < 600, f"the message quotes {len(str(info.value)):,} characters"
+
+
+@pytest.mark.parametrize("limit", ["-1G", "inf", "-inf", "nan", "0", "1e400", "0M"])
+def test_the_memory_limit_must_be_a_positive_finite_size(limit: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from anonlab.memory import available_memory
+
+    monkeypatch.setenv("ANONLAB_MEMORY_LIMIT", limit)
+    with pytest.raises(ValueError, match="ANONLAB_MEMORY_LIMIT must be a positive size like 2G"):
+        available_memory()

@@ -26,7 +26,8 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,7 @@ __all__ = [
     "quick_parameters",
     "parse_cli_value",
     "check_cli_text",
+    "chapter_lock",
 ]
 
 KERNEL_NAME = "python3"
@@ -586,17 +588,55 @@ def _execute_and_publish(src: Path, name: str, params: Mapping[str, Any], full_p
         "published": published,
     }
     atomic_write(tmp / f"{name}.params.json", lambda fh: json.dump(meta, fh, indent=1, default=str))
-    # Publish: results first, then the notebook, then the params (which mark it fresh).
+    _publish_files(tmp, dest_dir, name)
+    return seconds
+
+
+def _publish_files(tmp: Path, dest_dir: Path, name: str) -> None:
+    """Move a finished run's files from ``tmp`` into ``dest_dir``: results first, then the notebook, then
+    the params (which mark it fresh). The caller holds the chapter's lock (:func:`chapter_lock`)."""
     for suffix in (".results.json", ".attacks.pkl"):
         produced, target = tmp / f"{name}{suffix}", dest_dir / f"{name}{suffix}"
         if produced.exists():
             os.replace(produced, target)
         else:
             target.unlink(missing_ok=True)
+    out_nb = tmp / f"{name}.ipynb"
     os.chmod(out_nb, default_file_mode())
     os.replace(out_nb, dest_dir / f"{name}.ipynb")
     os.replace(tmp / f"{name}.params.json", _params_file(dest_dir, name))
-    return seconds
+
+
+@contextmanager
+def chapter_lock(dest_dir: Path, name: str, *, progress: bool = True) -> Iterator[None]:
+    """Hold ``<dest_dir>/.<name>.lock`` while one run of a chapter checks, executes and publishes.
+
+    A second run of the same chapter into the same folder (another terminal, a sweep point with the same
+    parameters) waits here, saying so in one line, and then finds the first one's files (up to date when it
+    asked for the same run): the published notebook, results and params are always one run's set.
+    An advisory ``flock``: released by the system when the process ends, even when it is killed.
+    """
+    import fcntl
+
+    lock_path = dest_dir / f".{name}.lock"
+    with open(lock_path, "a+") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            holder = fh.read().strip() or "another process"
+            if progress:
+                print(f"[anonlab] {name}: another run of this chapter ({holder}) is publishing into {dest_dir}; "
+                      "waiting for it to finish", file=sys.stderr)
+            fcntl.flock(fh, fcntl.LOCK_EX)
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"pid {os.getpid()}")
+        fh.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def run_notebook(
@@ -638,24 +678,25 @@ def run_notebook(
     key = cache_key(src, full_params)  # a default passed explicitly is the same run
     dest_nb = dest_dir / f"{name}.ipynb"
     dest_results = dest_dir / f"{name}.results.json"
-    _remove_stale_run_folders(dest_dir, name)  # also when the published copy is up to date
-    if not force and _is_fresh(dest_dir, name, key):
-        if progress:
-            print(f"[anonlab] {name}: up to date (cache key {key[:12]}), not rerun", file=sys.stderr)
-        return RunResult(name, dest_nb, dest_results if dest_results.exists() else None,
-                         params, 0.0, True)
+    with chapter_lock(dest_dir, name, progress=progress):  # one run of a chapter at a time per folder
+        _remove_stale_run_folders(dest_dir, name)  # also when the published copy is up to date
+        if not force and _is_fresh(dest_dir, name, key):
+            if progress:
+                print(f"[anonlab] {name}: up to date (cache key {key[:12]}), not rerun", file=sys.stderr)
+            return RunResult(name, dest_nb, dest_results if dest_results.exists() else None,
+                             params, 0.0, True)
 
-    tmp = Path(tempfile.mkdtemp(prefix=f".run-{name}-", dir=dest_dir))
-    try:
-        (tmp / "pid").write_text(str(os.getpid()))
-        seconds = _execute_and_publish(src, name, params, full_params, key, tmp, dest_dir,
-                                       kernel_name=kernel_name, progress=progress, timeout=timeout,
-                                       kernel=kernel)
-    except KeyboardInterrupt:
-        raise RunInterrupted(f"{name}: interrupted; nothing was published (the previous copy, if any, "
-                             "is unchanged)") from None
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".run-{name}-", dir=dest_dir))
+        try:
+            (tmp / "pid").write_text(str(os.getpid()))
+            seconds = _execute_and_publish(src, name, params, full_params, key, tmp, dest_dir,
+                                           kernel_name=kernel_name, progress=progress, timeout=timeout,
+                                           kernel=kernel)
+        except KeyboardInterrupt:
+            raise RunInterrupted(f"{name}: interrupted; nothing was published (the previous copy, if any, "
+                                 "is unchanged)") from None
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
     if progress:
         print(f"[anonlab] {name}: done in {seconds:.1f} s -> {dest_nb}", file=sys.stderr)
     return RunResult(name, dest_nb, dest_results if dest_results.exists() else None,
