@@ -127,3 +127,98 @@ def test_user_files_and_attributes_are_checked_before_the_run(tmp_path: Path, na
     with pytest.raises(RunError, match=message):
         run_notebook(name, parameters, progress=False)
     assert time.perf_counter() - start < 10
+
+
+# --- values that would exhaust memory or time (issue 37) -----------------------------------------------
+
+
+def _alias_bomb(levels: int = 9) -> str:
+    """The "billion laughs" YAML value: 381 bytes that expand to 10 x 9**levels strings."""
+    lines = ["&a0 [lol,lol,lol,lol,lol,lol,lol,lol,lol,lol]"]
+    lines += [f"&a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, levels + 1)]
+    return "[" + ", ".join(lines) + "]"
+
+
+def _cli_under_memory_ceiling(args: list[str], ceiling: int = 3 * 2**30, timeout: float = 60) -> Any:
+    """``python -m anonlab ARGS`` in a process whose address space is capped (``resource.setrlimit``)."""
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (ceiling, ceiling))
+
+    import anonlab
+
+    env = {**os.environ, "PYTHONPATH": str(Path(anonlab.__file__).parents[1]), "ANONLAB_ROOT": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "anonlab", *args], capture_output=True, text=True,
+                          timeout=timeout, preexec_fn=cap, env=env, cwd=ROOT)
+
+
+@pytest.mark.parametrize("param", ["table", "quasi_identifiers"])
+def test_a_yaml_alias_bomb_is_refused_in_a_second_naming_the_parameter(param: str) -> None:
+    start = time.perf_counter()
+    done = _cli_under_memory_ceiling(["run", "01_syntactic_anonymity", "-p", param, _alias_bomb()])
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert f"parameter '{param}'" in done.stderr and "alias" in done.stderr
+    assert len(done.stderr) < 500 and "Traceback" not in done.stderr
+    assert time.perf_counter() - start < 30
+
+
+def test_a_yaml_alias_bomb_in_a_sweep_grid_is_refused_naming_the_parameter() -> None:
+    from anonbook.sweep import parse_grid
+
+    with pytest.raises(RunError, match="parameter 'table': YAML aliases"):
+        parse_grid([f"table={_alias_bomb()}"])
+
+
+@pytest.mark.parametrize("text", ["[" * 2000 + "]" * 2000, "[[[[[[1]]]]]]", "{a: {b: {c: {d: {e: 1}}}}}"])
+def test_deeply_nested_values_are_refused_naming_the_parameter(text: str) -> None:
+    from anonbook.runner import parse_cli_value
+
+    with pytest.raises(RunError, match="parameter 'quasi_identifiers': the value nests"):
+        parse_cli_value(text, "quasi_identifiers")
+
+
+def test_values_within_the_limits_still_read_as_yaml() -> None:
+    from anonbook.runner import parse_cli_value
+
+    assert parse_cli_value("[[2, 3], [4]]", "l_grid") == [[2, 3], [4]]
+    assert parse_cli_value("*not_an_alias", "label") == "*not_an_alias"
+    assert parse_cli_value("'*quoted'", "label") == "*quoted"
+
+
+def test_a_value_longer_than_the_limit_is_refused_quoting_only_its_start() -> None:
+    from anonbook.cli import main
+
+    for flag in ("-p", "-r"):
+        with pytest.raises(RunError, match=r"parameter 'table': the value is 100,001 characters long") as info:
+            from anonbook.cli import _parse_params
+
+            _parse_params([["table", "x" * 100_001]] if flag == "-p" else None,
+                          [["table", "x" * 100_001]] if flag == "-r" else None)
+        assert len(str(info.value)) < 200
+    assert main(["run", "01_syntactic_anonymity", "-p", "table", "y" * 100_001]) == 2
+
+
+@pytest.mark.parametrize("param, value", [
+    ("table", "x" * 100_000),
+    ("quasi_identifiers", ["age", "x" * 100_000]),
+    ("quasi_identifiers", ["y" * 1000] * 1000),
+    ("k_target", [[1] * 10_000]),
+])
+def test_error_messages_quote_a_short_excerpt_of_a_huge_value(param: str, value: Any, tmp_path: Path) -> None:
+    with pytest.raises(RunError) as info:
+        run_notebook("01_syntactic_anonymity", {param: value}, out_dir=tmp_path, progress=False)
+    assert f"'{param}'" in str(info.value)
+    assert len(str(info.value)) < 600, f"the message quotes {len(str(info.value)):,} characters"
+
+
+@pytest.mark.parametrize("limit", ["-1G", "inf", "-inf", "nan", "0", "1e400", "0M"])
+def test_the_memory_limit_must_be_a_positive_finite_size(limit: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from anonbook.memory import available_memory
+
+    monkeypatch.setenv("ANONLAB_MEMORY_LIMIT", limit)
+    with pytest.raises(ValueError, match="ANONLAB_MEMORY_LIMIT must be a positive size like 2G"):
+        available_memory()

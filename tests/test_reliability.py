@@ -236,3 +236,91 @@ def test_read_only_caches_with_real_permissions(tmp_path: Path) -> None:
     finally:
         os.chmod(root / "cache", 0o755)
         shutil.rmtree(root, ignore_errors=True)
+
+
+def test_the_first_rebuild_after_a_fresh_build_is_a_no_op(mini_project: Path, monkeypatch) -> None:
+    """A fresh build writes files under book/ while it builds (the assignments' student notebooks, the
+    generated pages, a run's lock); the key it stamps must still match the next build's, which then does
+    nothing. The editions' Sphinx builds are replaced by what they write into book/ and _build/."""
+    from anonbook import book, schedule
+
+    built: list[str] = []
+
+    def fake_edition(edition: str) -> Path:
+        built.append(edition)
+        static = mini_project / "book" / "_static" / "assignments"
+        static.mkdir(parents=True, exist_ok=True)
+        (static / f"{NB}_a.ipynb").write_text("{}")  # as build_assignments writes them
+        (mini_project / "book" / "_generated").mkdir(exist_ok=True)
+        (mini_project / "book" / "_generated" / "course_plan.md").write_text(edition)
+        html = book.edition_dir(edition)
+        html.mkdir(parents=True, exist_ok=True)
+        (html / "index.html").write_text("<html></html>")
+        return html
+
+    monkeypatch.setattr(schedule, "plan_book", lambda names: [])
+    monkeypatch.setattr(schedule, "run_book_jobs", lambda *a, **k: None)
+    monkeypatch.setattr(book, "check_published_verdicts", lambda names: None)
+    monkeypatch.setattr(book, "build_edition", fake_edition)
+    monkeypatch.setattr(book, "find_browser", lambda: "chromium")
+    monkeypatch.setattr(book, "browser_check", lambda *a, **k: [])
+    (mini_project / "book" / "intro.md").write_text("# Intro\n")
+    (mini_project / "_config.yml").write_text("title: x\n")
+    run_notebook(NB, progress=False)  # a published run (and its lock file) in book/
+    book.build_book()
+    assert sorted(built) == ["instructor", "student"]
+    built.clear()
+    book.build_book()
+    assert built == [], "the first rebuild after a fresh build rebuilt the editions"
+    (mini_project / "book" / "intro.md").write_text("# Intro, edited\n")
+    book.build_book()
+    assert sorted(built) == ["instructor", "student"], "an edited page must rebuild"
+
+
+SLOW_PUBLISH = """
+import os, sys, time
+real = os.replace
+def slow(src, dst, *a, **k):  # the injected delay: between a run's results and its notebook
+    real(src, dst, *a, **k)
+    if str(dst).endswith(".results.json") and os.environ.get("SLOW_PUBLISH"):
+        params = os.path.join(os.path.dirname(str(dst)), "00_mini_chapter.params.json")
+        until = time.monotonic() + float(os.environ["SLOW_PUBLISH"])  # or until another run published
+        while time.monotonic() < until and not (os.path.exists(params) and '"x": 0.2' in open(params).read()):
+            time.sleep(0.2)
+os.replace = slow
+from anonbook.runner import run_notebook
+run_notebook("00_mini_chapter", {"x": float(sys.argv[1])}, force=True, progress=True)
+"""
+
+
+def test_two_runs_of_a_chapter_at_once_publish_one_runs_files(mini_project: Path) -> None:
+    """Run x=0.1 with its publish slowed down between the results and the notebook, and x=0.2 started
+    while it runs: the published notebook, results and params must be one run's, and that run's key."""
+    import json
+    import subprocess
+    import sys
+    import time
+
+    import anonlab
+
+    env = {**os.environ, "PYTHONPATH": str(Path(anonlab.__file__).parents[1])}
+    first = subprocess.Popen([sys.executable, "-c", SLOW_PUBLISH, "0.1"], env={**env, "SLOW_PUBLISH": "15"},
+                             stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not _run_folders(mini_project) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(1.5)
+    second = subprocess.Popen([sys.executable, "-c", SLOW_PUBLISH, "0.2"], env=env, stderr=subprocess.PIPE,
+                              text=True)
+    _, err1 = first.communicate(timeout=180)
+    _, err2 = second.communicate(timeout=180)
+    assert first.returncode == 0 and second.returncode == 0, err1[-2000:] + err2[-2000:]
+    book = mini_project / "book"
+    params = read_json(book / f"{NB}.params.json")
+    recorded = read_json(book / f"{NB}.results.json")["results"]["slides.mini.approx"]["measured"]
+    nb = json.loads((book / f"{NB}.ipynb").read_text())
+    injected = "".join(next(c["source"] for c in nb["cells"]
+                            if "injected-parameters" in c["metadata"].get("tags", [])))
+    x = params["parameters"]["x"]
+    assert recorded == x and f"x = {x}" in injected, (x, recorded, injected)
+    assert "waiting for it to finish" in err2, err2[-1000:]

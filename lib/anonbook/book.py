@@ -294,8 +294,7 @@ def book_inputs_key() -> str:
     h = hashlib.sha256(library_fingerprint().encode())
     files = [root / "_config.yml", root / "_toc.yml"]
     files += [f for f in paths.book_dir().rglob("*") if f.is_file()
-              and not any(part.startswith(("_generated", "_vendor", ".run-", "_build")) for part in
-                          f.relative_to(paths.book_dir()).parts)]
+              and not written_by_the_build(f.relative_to(paths.book_dir()))]
     for f in sorted(files):
         h.update(str(f.relative_to(root)).encode())
         h.update(f.read_bytes())
@@ -303,6 +302,25 @@ def book_inputs_key() -> str:
 
 
 STAMP_NAME = ".anonlab-build-key"
+
+#: Folders under ``book/`` that the HTML build itself writes, from inputs the key already holds: the generated
+#: pages, the vendored MathJax, Sphinx's output, and the assignments' student notebooks (``build_assignments``).
+BUILD_WRITTEN = ("_generated", "_vendor", "_build", "_static/assignments")
+
+
+def written_by_the_build(rel: Path) -> bool:
+    """Is ``rel`` (a path under ``book/``) something a build writes, not an input of the book's key?
+
+    :data:`BUILD_WRITTEN`, a run's temporary folder (``.run-*``) and any hidden file (a chapter's run lock).
+    Were they in the key, the first rebuild after a fresh build would find a changed key (the build wrote
+    them after computing it) and rebuild both editions for nothing.
+
+    >>> written_by_the_build(Path("_static/assignments/01_x.ipynb")), written_by_the_build(Path("intro.md"))
+    (True, False)
+    """
+    posix = rel.as_posix()
+    return (any(part.startswith(".") for part in rel.parts)
+            or any(posix == d or posix.startswith(d + "/") for d in BUILD_WRITTEN))
 
 
 def check_published_verdicts(names: list[str]) -> None:

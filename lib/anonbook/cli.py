@@ -20,13 +20,13 @@ from typing import Any
 
 
 def _parse_params(pairs: list[list[str]] | None, raw: list[list[str]] | None) -> dict[str, Any]:
-    from anonbook.runner import parse_cli_value
+    from anonbook.runner import check_cli_text, parse_cli_value
 
     out: dict[str, Any] = {}
     for name, value in pairs or []:
-        out[name] = parse_cli_value(value)
+        out[name] = parse_cli_value(value, name)
     for name, value in raw or []:
-        out[name] = value
+        out[name] = check_cli_text(name, value)
     return out
 
 

@@ -94,12 +94,23 @@ def _human(n: float) -> str:
 
 
 def _parse_size(text: str) -> float:
-    """``"2G"`` -> 2 GiB, ``"512M"`` -> 512 MiB, ``"1000000"`` -> bytes."""
+    """``"2G"`` -> 2 GiB, ``"512M"`` -> 512 MiB, ``"1000000"`` -> bytes; only a positive, finite size.
+
+    >>> _parse_size("2G") == 2 * GiB, _parse_size("512mb") == 512 * MiB
+    (True, True)
+    >>> _parse_size("-1G")
+    Traceback (most recent call last):
+    ...
+    ValueError: not a positive finite size: '-1G'
+    """
+    import math
+
     t = text.strip().upper().removesuffix("B")
     units = {"K": 2**10, "M": MiB, "G": GiB, "T": 2**40}
-    if t and t[-1] in units:
-        return float(t[:-1]) * units[t[-1]]
-    return float(t)
+    size = float(t[:-1]) * units[t[-1]] if t and t[-1] in units else float(t)
+    if not (math.isfinite(size) and size > 0):
+        raise ValueError(f"not a positive finite size: {text!r}")
+    return size
 
 
 def available_memory() -> float:
@@ -109,7 +120,8 @@ def available_memory() -> float:
         try:
             return _parse_size(env)
         except ValueError:
-            raise ValueError(f"{MEMORY_LIMIT_ENV} must be a size like 2G or 512M, got {env!r}") from None
+            shown = env if len(env) <= 40 else env[:37] + "..."
+            raise ValueError(f"{MEMORY_LIMIT_ENV} must be a positive size like 2G or 512M, got {shown!r}") from None
     import psutil
 
     return float(psutil.virtual_memory().available)

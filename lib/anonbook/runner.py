@@ -26,7 +26,8 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,8 @@ __all__ = [
     "describe_parameters",
     "quick_parameters",
     "parse_cli_value",
+    "check_cli_text",
+    "chapter_lock",
 ]
 
 KERNEL_NAME = "python3"
@@ -196,8 +199,53 @@ def _yaml12_loader() -> type:
     return Loader
 
 
-def parse_cli_value(text: str) -> Any:
+#: The longest ``-p``/``-r``/``--grid`` value read (characters): a parameter is a name, a number or a short list.
+MAX_VALUE_CHARS = 10_000
+#: The deepest nesting of lists and mappings in a ``-p`` value (a list of lists is 2).
+MAX_VALUE_DEPTH = 4
+
+
+def _bounded_yaml_loader(name: str) -> type:
+    """:func:`_yaml12_loader` that refuses aliases (``*a``: the "billion laughs" expansion) and nesting deeper
+    than :data:`MAX_VALUE_DEPTH`, before building any of it; the error names the parameter ``name``."""
+    from yaml.events import AliasEvent
+
+    base = _yaml12_loader()
+
+    class Bounded(base):  # type: ignore[misc, valid-type]
+        _depth = 0
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(AliasEvent) and self.peek_event().anchor in self.anchors:
+                raise RunError(f"parameter {name!r}: YAML aliases (*name) are not allowed in a value")
+            self._depth += 1
+            try:
+                if self._depth > MAX_VALUE_DEPTH + 1:
+                    raise RunError(f"parameter {name!r}: the value nests lists or mappings more than "
+                                   f"{MAX_VALUE_DEPTH} deep")
+                return super().compose_node(parent, index)
+            finally:
+                self._depth -= 1
+
+    return Bounded
+
+
+def check_cli_text(name: str, text: str) -> str:
+    """Refuse a command-line value longer than :data:`MAX_VALUE_CHARS`, naming the parameter and quoting
+    only its start."""
+    from anonlab.validation import excerpt
+
+    if len(text) > MAX_VALUE_CHARS:
+        raise RunError(f"parameter {name!r}: the value is {len(text):,} characters long (at most "
+                       f"{MAX_VALUE_CHARS:,}): {excerpt(text, 40)}")
+    return text
+
+
+def parse_cli_value(text: str, name: str = "value") -> Any:
     """Parse a ``-p NAME VALUE`` value as YAML 1.2: numbers, lists, true/false, ``None``.
+
+    The value is read within a size and depth limit (:data:`MAX_VALUE_CHARS`, :data:`MAX_VALUE_DEPTH`, no
+    YAML aliases): a value beyond them raises :class:`RunError` naming the parameter ``name``.
 
     >>> parse_cli_value("[1e-3, 1.0]"), parse_cli_value("['1:30', 1:240]")
     ([0.001, 1.0], ['1:30', '1:240'])
@@ -206,12 +254,15 @@ def parse_cli_value(text: str) -> Any:
     """
     import yaml
 
+    check_cli_text(name, text)
     if text in ("None", "null", "~"):
         return None
     try:
-        return yaml.load(text, Loader=_yaml12_loader())  # noqa: S506 - a SafeLoader subclass
+        return yaml.load(text, Loader=_bounded_yaml_loader(name))  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError:
         return text
+    except RecursionError:
+        raise RunError(f"parameter {name!r}: the value nests too deep to read") from None
 
 
 def _hash_files(h: "hashlib._Hash", files: list[Path]) -> None:
@@ -291,7 +342,9 @@ def _failure_message(name: str, exc: Exception, parameters: Mapping[str, Any],
     if ename == "ParameterError" and named:
         msg += f"\n  parameter at fault: {', '.join(dict.fromkeys(named))}"
     elif parameters:
-        shown = ", ".join(f"{k}={v!r}" for k, v in parameters.items())
+        from anonlab.validation import excerpt
+
+        shown = ", ".join(f"{k}={excerpt(v)}" for k, v in parameters.items())
         msg += f"\n  parameters of this run: {shown}"
     if kept is not None:
         msg += f"\n  the failed notebook is kept at {kept}; the published one is unchanged"
@@ -461,7 +514,9 @@ def _execute_and_publish(src: Path, name: str, params: Mapping[str, Any], full_p
     env_before = {k: os.environ.get(k) for k in run_env}
     os.environ.update(run_env)
     if progress:
-        shown = " ".join(f"{k}={v!r}" for k, v in params.items()) or "defaults"
+        from anonlab.validation import excerpt
+
+        shown = " ".join(f"{k}={excerpt(v)}" for k, v in params.items()) or "defaults"
         print(f"[anonlab] running {name} ({shown})", file=sys.stderr)
     from anonbook.chapters import get
     from anonbook.memory import MiB, PeakSampler
@@ -533,17 +588,55 @@ def _execute_and_publish(src: Path, name: str, params: Mapping[str, Any], full_p
         "published": published,
     }
     atomic_write(tmp / f"{name}.params.json", lambda fh: json.dump(meta, fh, indent=1, default=str))
-    # Publish: results first, then the notebook, then the params (which mark it fresh).
+    _publish_files(tmp, dest_dir, name)
+    return seconds
+
+
+def _publish_files(tmp: Path, dest_dir: Path, name: str) -> None:
+    """Move a finished run's files from ``tmp`` into ``dest_dir``: results first, then the notebook, then
+    the params (which mark it fresh). The caller holds the chapter's lock (:func:`chapter_lock`)."""
     for suffix in (".results.json", ".attacks.pkl"):
         produced, target = tmp / f"{name}{suffix}", dest_dir / f"{name}{suffix}"
         if produced.exists():
             os.replace(produced, target)
         else:
             target.unlink(missing_ok=True)
+    out_nb = tmp / f"{name}.ipynb"
     os.chmod(out_nb, default_file_mode())
     os.replace(out_nb, dest_dir / f"{name}.ipynb")
     os.replace(tmp / f"{name}.params.json", _params_file(dest_dir, name))
-    return seconds
+
+
+@contextmanager
+def chapter_lock(dest_dir: Path, name: str, *, progress: bool = True) -> Iterator[None]:
+    """Hold ``<dest_dir>/.<name>.lock`` while one run of a chapter checks, executes and publishes.
+
+    A second run of the same chapter into the same folder (another terminal, a sweep point with the same
+    parameters) waits here, saying so in one line, and then finds the first one's files (up to date when it
+    asked for the same run): the published notebook, results and params are always one run's set.
+    An advisory ``flock``: released by the system when the process ends, even when it is killed.
+    """
+    import fcntl
+
+    lock_path = dest_dir / f".{name}.lock"
+    with open(lock_path, "a+") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            holder = fh.read().strip() or "another process"
+            if progress:
+                print(f"[anonlab] {name}: another run of this chapter ({holder}) is publishing into {dest_dir}; "
+                      "waiting for it to finish", file=sys.stderr)
+            fcntl.flock(fh, fcntl.LOCK_EX)
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"pid {os.getpid()}")
+        fh.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def run_notebook(
@@ -585,24 +678,25 @@ def run_notebook(
     key = cache_key(src, full_params)  # a default passed explicitly is the same run
     dest_nb = dest_dir / f"{name}.ipynb"
     dest_results = dest_dir / f"{name}.results.json"
-    _remove_stale_run_folders(dest_dir, name)  # also when the published copy is up to date
-    if not force and _is_fresh(dest_dir, name, key):
-        if progress:
-            print(f"[anonlab] {name}: up to date (cache key {key[:12]}), not rerun", file=sys.stderr)
-        return RunResult(name, dest_nb, dest_results if dest_results.exists() else None,
-                         params, 0.0, True)
+    with chapter_lock(dest_dir, name, progress=progress):  # one run of a chapter at a time per folder
+        _remove_stale_run_folders(dest_dir, name)  # also when the published copy is up to date
+        if not force and _is_fresh(dest_dir, name, key):
+            if progress:
+                print(f"[anonlab] {name}: up to date (cache key {key[:12]}), not rerun", file=sys.stderr)
+            return RunResult(name, dest_nb, dest_results if dest_results.exists() else None,
+                             params, 0.0, True)
 
-    tmp = Path(tempfile.mkdtemp(prefix=f".run-{name}-", dir=dest_dir))
-    try:
-        (tmp / "pid").write_text(str(os.getpid()))
-        seconds = _execute_and_publish(src, name, params, full_params, key, tmp, dest_dir,
-                                       kernel_name=kernel_name, progress=progress, timeout=timeout,
-                                       kernel=kernel)
-    except KeyboardInterrupt:
-        raise RunInterrupted(f"{name}: interrupted; nothing was published (the previous copy, if any, "
-                             "is unchanged)") from None
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".run-{name}-", dir=dest_dir))
+        try:
+            (tmp / "pid").write_text(str(os.getpid()))
+            seconds = _execute_and_publish(src, name, params, full_params, key, tmp, dest_dir,
+                                           kernel_name=kernel_name, progress=progress, timeout=timeout,
+                                           kernel=kernel)
+        except KeyboardInterrupt:
+            raise RunInterrupted(f"{name}: interrupted; nothing was published (the previous copy, if any, "
+                                 "is unchanged)") from None
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
     if progress:
         print(f"[anonlab] {name}: done in {seconds:.1f} s -> {dest_nb}", file=sys.stderr)
     return RunResult(name, dest_nb, dest_results if dest_results.exists() else None,

@@ -35,7 +35,8 @@ from typing import Any
 import pandas as pd
 
 from anonlab import paths
-from anonbook.runner import RunError, parse_cli_value, resolve_notebook, validate_parameters
+from anonlab.validation import excerpt
+from anonbook.runner import RunError, check_cli_text, parse_cli_value, resolve_notebook, validate_parameters
 
 __all__ = ["MAX_POINTS", "parse_grid", "grid_points", "run_sweep", "SweepResult", "sweep_figure"]
 
@@ -72,13 +73,14 @@ def parse_grid(specs: Sequence[str]) -> dict[str, list[Any]]:
     """
     grid: dict[str, list[Any]] = {}
     for spec in specs:
+        check_cli_text("--grid", spec)
         name, sep, values = spec.partition("=")
         name = name.strip()
         if not sep or not name or not values.strip():
-            raise RunError(f"--grid takes NAME=V1,V2,...; got {spec!r}")
+            raise RunError(f"--grid takes NAME=V1,V2,...; got {excerpt(spec)}")
         if name in grid:
-            raise RunError(f"--grid names {name!r} twice")
-        grid[name] = [parse_cli_value(v) for v in _split_top_level(values)]
+            raise RunError(f"--grid names {excerpt(name)} twice")
+        grid[name] = [parse_cli_value(v, name) for v in _split_top_level(values)]
     if not grid:
         raise RunError("a sweep needs at least one --grid NAME=V1,V2")
     return grid

@@ -42,6 +42,7 @@ import numpy as np
 
 __all__ = [
     "ParameterError",
+    "excerpt",
     "Param",
     "ParameterSpec",
     "check_random_state",
@@ -65,8 +66,30 @@ class ParameterError(ValueError):
     """
 
 
+#: The longest excerpt of a value an error message quotes (characters): a 100 KB value is not echoed whole.
+EXCERPT_CHARS = 80
+
+
+def excerpt(value: Any, limit: int = EXCERPT_CHARS) -> str:
+    """A short ``repr`` of ``value`` for an error message: at most ``limit`` characters, nested and long
+    containers elided (``reprlib``), so a huge or deeply nested value costs no time or memory to quote.
+
+    >>> excerpt("x" * 1000)[:12], len(excerpt("x" * 1000)) <= 80
+    ("'xxxxxxxxxxx", True)
+    >>> excerpt([1, 2]), excerpt(list(range(100)))
+    ('[1, 2]', '[0, 1, 2, 3, 4, 5, ...]')
+    """
+    import reprlib
+
+    r = reprlib.Repr()
+    r.maxlevel, r.maxlist, r.maxtuple, r.maxdict, r.maxset = 3, 6, 6, 4, 6
+    r.maxstring = r.maxother = r.maxlong = limit
+    text = r.repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _fmt(value: Any) -> str:
-    return repr(value)
+    return excerpt(value)
 
 
 def check_choice(name: str, value: Any, allowed: Iterable[Any]) -> Any:
@@ -180,14 +203,14 @@ def check_columns(
         raise ParameterError(f"parameter {name!r} must be a list of column names, got {_fmt(value)}")
     items = list(value)
     if len(items) < min_len:
-        raise ParameterError(f"parameter {name!r} needs at least {min_len} column(s), got {items}")
+        raise ParameterError(f"parameter {name!r} needs at least {min_len} column(s), got {_fmt(items)}")
     unknown = [v for v in items if v not in columns]
     if unknown:
         raise ParameterError(
-            f"parameter {name!r}: unknown attribute(s) {unknown}; available: {', '.join(columns)}"
+            f"parameter {name!r}: unknown attribute(s) {_fmt(unknown)}; available: {', '.join(columns)}"
         )
     if len(set(items)) != len(items):
-        raise ParameterError(f"parameter {name!r} lists a column twice: {items}")
+        raise ParameterError(f"parameter {name!r} lists a column twice: {_fmt(items)}")
     return items
 
 
@@ -205,7 +228,7 @@ def check_number_list(
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
         raise ParameterError(f"parameter {name!r} must be a list of numbers, got {_fmt(value)}")
     if len(value) < min_len:
-        raise ParameterError(f"parameter {name!r} needs at least {min_len} value(s), got {list(value)}")
+        raise ParameterError(f"parameter {name!r} needs at least {min_len} value(s), got {_fmt(list(value))}")
     out: list[Any] = []
     for i, v in enumerate(value):
         item = f"{name}[{i}]"
@@ -213,7 +236,7 @@ def check_number_list(
             out.append(check_int(item, v, low=None if low is None else int(math.ceil(low)),
                                  high=None if high is None else int(high)))
             if low is not None and not low_inclusive and v <= low:
-                raise ParameterError(f"parameter {item!r} must be > {low}, got {v!r}")
+                raise ParameterError(f"parameter {item!r} must be > {low}, got {_fmt(v)}")
         else:
             out.append(check_number(item, v, low=low, high=high, low_inclusive=low_inclusive))
     return out
@@ -228,19 +251,19 @@ def check_str_list(
         raise ParameterError(f"parameter {name!r} must be a list of strings, got {_fmt(value)}")
     items = list(value)
     if len(items) < min_len:
-        raise ParameterError(f"parameter {name!r} needs at least {min_len} value(s), got {items}")
+        raise ParameterError(f"parameter {name!r} needs at least {min_len} value(s), got {_fmt(items)}")
     bad = [v for v in items if not isinstance(v, str)]
     if bad:
-        raise ParameterError(f"parameter {name!r} must hold strings only, got {bad[0]!r}")
+        raise ParameterError(f"parameter {name!r} must hold strings only, got {_fmt(bad[0])}")
     if choices is not None:
         allowed = list(choices)
         unknown = [v for v in items if v not in allowed]
         if unknown:
             raise ParameterError(
-                f"parameter {name!r}: unknown value(s) {unknown}; allowed: {', '.join(map(str, allowed))}"
+                f"parameter {name!r}: unknown value(s) {_fmt(unknown)}; allowed: {', '.join(map(str, allowed))}"
             )
     if unique and len(set(items)) != len(items):
-        raise ParameterError(f"parameter {name!r} lists a value twice: {items}")
+        raise ParameterError(f"parameter {name!r} lists a value twice: {_fmt(items)}")
     return items
 
 
@@ -250,7 +273,7 @@ def check_path(name: str, value: Any, *, must_exist: bool = True) -> str:
 
     check_str(name, value)
     if must_exist and not Path(value).expanduser().exists():
-        raise ParameterError(f"parameter {name!r}: no file or folder at {value!r}")
+        raise ParameterError(f"parameter {name!r}: no file or folder at {_fmt(value)}")
     return value
 
 
@@ -378,7 +401,7 @@ class Param:
             if self.high is not None and not self.high_inclusive:
                 over = [v for v in value if v >= self.high]
                 if over:
-                    raise ParameterError(f"parameter {n!r}: every value must be < {self.high}, got {over[0]!r}")
+                    raise ParameterError(f"parameter {n!r}: every value must be < {self.high}, got {_fmt(over[0])}")
         elif k == "str_list":
             check_str_list(n, value, choices=self.choices, min_len=self.min_len)
         elif k == "path":
