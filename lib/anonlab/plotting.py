@@ -44,10 +44,14 @@ def table_number(x: float) -> str:
 
 
 def table_style() -> None:
-    """The book's pandas display: floats by :func:`table_number`, not pandas' six decimals."""
+    """The book's pandas display: floats by :func:`table_number`, not pandas' six decimals; in a notebook
+    every DataFrame and Series shows as the book's table (:func:`anonlab.booktables.book_table_html`)."""
     import pandas as pd
 
+    from . import booktables
+
     pd.set_option("display.float_format", table_number)
+    booktables.register()
 
 
 def paper_hline(ax: Axes, value: float, label: str = "paper", **kw: Any) -> None:
