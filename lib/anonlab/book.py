@@ -73,7 +73,7 @@ def generate_pages(results_dir: Path | None = None, edition: str = "instructor")
     names = toc_notebooks()
     chapters = {name: chapter_title(name) for name in names}
     claims.write_verdict_pages(generated_dir(), results_dir, chapters)
-    claims.write_yardstick_summary(generated_dir(), names, results_dir)
+    claims.write_yardstick_summary(generated_dir(), names, results_dir, title=chapters.get("09_one_yardstick"))
     write_course_pages(names, edition)
     print(f"[anonlab] assignments: {build_assignments(results_dir=results_dir)}", file=sys.stderr)
     if edition == "student":

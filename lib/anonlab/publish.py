@@ -41,12 +41,17 @@ def parameters_html(chapter: str, values: Mapping[str, Any]) -> str:
     """The run's parameters as an HTML table: name, the value used, the declared meaning."""
     from .chapters import get, has_chapter
 
+    from .booktables import FOLD_ITEMS, value_text
+
     rows = []
     params = get(chapter).parameters.params if has_chapter(chapter) else []
     for q in params:
-        value = repr(values.get(q.name, q.default))
+        v = values.get(q.name, q.default)
+        # a long list (chapter 5's 41 attribute names) folds behind its first items, as in every book table
+        shown = (value_text([repr(i) for i in v]) if isinstance(v, (list, tuple)) and len(v) > FOLD_ITEMS
+                 else f"<code>{html.escape(repr(v))}</code>")
         rows.append(f'<tr><td><code>{html.escape(q.name)}</code></td>'
-                    f'<td><code>{html.escape(value)}</code></td><td>{html.escape(q.help)}</td></tr>')
+                    f'<td>{shown}</td><td>{html.escape(q.help)}</td></tr>')
     return ('<table class="parameters-table"><thead><tr><th>parameter</th><th>value in this run</th>'
             '<th>meaning</th></tr></thead><tbody>' + "".join(rows) + "</tbody></table>")
 
