@@ -103,3 +103,19 @@ def test_a_bare_name_shows_its_output_without_its_code(tmp_path) -> None:
     assert [c.metadata["tags"] for c in out.cells] == [["remove-input"], ["hide-input"]]
     assert out.cells[0].outputs == [table]  # the output stays
 
+
+
+def test_figures_are_numbered_per_chapter_and_renumbering_is_idempotent() -> None:
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [_cell("plot()"), _cell("x = 1"), _cell("plot2()")]
+    for i in (0, 2):
+        nb.cells[i].metadata["mystnb"] = {"figure": {"caption": "Accuracy against k."}}
+    assert publish.number_figures(nb, "06b_diffix_cloning") == 2
+    caps = [c.metadata.get("mystnb", {}).get("figure", {}).get("caption") for c in nb.cells]
+    assert caps == ["Figure 6b.1: Accuracy against k.", None, "Figure 6b.2: Accuracy against k."]
+    publish.number_figures(nb, "05_nonmember_framework")
+    assert nb.cells[0].metadata["mystnb"]["figure"]["caption"] == "Figure 5.1: Accuracy against k."
+    assert publish.chapter_number("10_x") == "10" and publish.number_figures(nb, "notes") == 2
+    assert nb.cells[2].metadata["mystnb"]["figure"]["caption"] == "Figure 2: Accuracy against k."

@@ -14,6 +14,9 @@ runner publishes an executed notebook, :func:`tidy_for_reading`:
   that a "Show code" button is there only where the code shows how a result was computed;
 - keeps **progress and log lines off the page**: a cell's standard-error stream (progress, data fetches,
   warnings) is moved to the chapter's kernel log (``_build/logs/<chapter>.kernel.log``);
+- **numbers the figures per chapter** (:func:`number_figures`: "Figure 5.3: ..." in each caption; Sphinx's
+  book-wide numbering is off, ``numfig: false`` in ``_config.yml``), so the book's own numbers never read
+  like a paper's (the chapters name a paper's figure with the paper: "Fig. 4 of Francis and Wagner");
 - removes **local paths** from the notebook's metadata (papermill records absolute input and output paths);
 - writes the **values into the prose**: each ``{glue:text}`key``` / ``{glue:md}`key``` of a markdown cell is
   replaced by the value the run glued under ``key`` (formatted as MyST-NB would), so the notebook a reader
@@ -32,7 +35,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["tidy_for_reading", "code_tells_nothing", "parameters_html", "tidy_executed_notebook", "glued_values", "fill_glued_prose"]
+__all__ = ["tidy_for_reading", "code_tells_nothing", "chapter_number", "number_figures", "parameters_html", "tidy_executed_notebook", "glued_values", "fill_glued_prose"]
 
 AUTHOR_TAGS = {"remove-cell", "remove-input", "remove-output", "hide-cell", "hide-input", "hide-output"}
 
@@ -88,6 +91,35 @@ def code_tells_nothing(source: str) -> bool:
         return True
     return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
             and getattr(node.func.value, "id", None) == "run" and node.func.attr in SELF_DESCRIBING)
+
+
+def chapter_number(chapter: str) -> str:
+    """The chapter's number as the book prints it: ``05_nonmember_framework`` -> ``5``, ``06b_...`` -> ``6b``."""
+    head = chapter.split("_", 1)[0]
+    m = re.fullmatch(r"0*(\d+)([a-z]?)", head)
+    if not m:
+        raise ValueError(f"chapter {chapter!r} does not start with its number (as 05_nonmember_framework does)")
+    return m.group(1) + m.group(2)
+
+
+FIGURE_NUMBER = re.compile(r"^Figure (\d+[a-z]?\.)?\d+: ")
+
+
+def number_figures(nb: Any, chapter: str) -> int:
+    """Prefix each captioned figure's caption (``mystnb.figure.caption``) with its number in the chapter,
+    in page order ("Figure 6b.2: ..."; "Figure 2: ..." in a notebook whose name has no number); a caption
+    numbered already is renumbered. Returns how many."""
+    try:
+        label, k = chapter_number(chapter) + ".", 0
+    except ValueError:
+        label, k = "", 0
+    for cell in nb.cells:
+        fig = ((cell.get("metadata") or {}).get("mystnb") or {}).get("figure") if cell.cell_type == "code" else None
+        if not fig or not fig.get("caption"):
+            continue
+        k += 1
+        fig["caption"] = f"Figure {label}{k}: " + FIGURE_NUMBER.sub("", str(fig["caption"]))
+    return k
 
 
 GLUE_ROLE = re.compile(r"\{glue:(text|md)\}`([^`]+)`")
@@ -169,6 +201,7 @@ def tidy_for_reading(nb: Any, chapter: str, values: Mapping[str, Any]) -> list[s
             shown = _shows_something(cell) and not code_tells_nothing(cell.source)
             tags.append("hide-input" if shown else "remove-input")
         cell.metadata["tags"] = list(dict.fromkeys(tags))
+    number_figures(nb, chapter)
     store = glued_values(nb)
     for cell in nb.cells:
         if cell.cell_type == "markdown" and "{glue:" in cell.source:
