@@ -392,6 +392,9 @@ def build_edition(edition: str) -> Path:
         if html.exists():
             shutil.rmtree(html)
         built.rename(html)
+    from .publish import write_download_copies  # the download button's notebook, MyST resolved (issue 38)
+
+    write_download_copies(html, toc_notebooks())
     from .slides import build_slides  # a reveal.js deck per chapter under <edition>/slides (issue 28)
 
     build_slides(html, toc_notebooks())
