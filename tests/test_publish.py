@@ -70,7 +70,7 @@ def test_layout_problems_name_what_a_reader_would_see_go_wrong() -> None:
           "figures": [{"src": "a.png", "natural": 770, "shown": 770, "caption": "Fig. 1: x", "alt": "accuracy"}],
           "code": [3]}
     assert pagecheck.layout_problems({"p": ok}) == []
-    bad = {"width": 414, "tables": [{"cls": "verdict-table", "overflow": 40}],
+    bad = {"width": 1400, "tables": [{"cls": "verdict-table", "overflow": 40}],  # figure text: desktop widths
            "figures": [{"src": "wide.png", "natural": 1700, "shown": 772}], "code": [12]}
     problems = pagecheck.layout_problems({"p": bad, "q": {}})
     assert any("40 px too wide" in p for p in problems)
