@@ -20,6 +20,8 @@ def test_row_numbers_are_not_shown_but_a_meaningful_index_is() -> None:
 def test_column_names_read_as_words() -> None:
     assert bt.column_label("precision_dependent") == "precision dependent"
     assert bt.column_label(("Adult", "mean_pii")) == "Adult mean PII"
+    rows = pd.DataFrame({"original": [20, 1.0]}, index=["n_users", "accuracy_pa"])  # chapter 6b's shuffle table
+    assert [r[0] for r in bt.readable_frame(rows)[1]] == ["n users", "accuracy (attackable)"]
 
 
 def test_an_interval_beside_its_value_reads_value_then_interval_to_the_digits_it_supports() -> None:

@@ -5,7 +5,8 @@
 - **no meaningless index**: an index that is only row numbers (0…n−1 in any order, unnamed) is dropped;
   an index that means something (named, or not integers) becomes the first column;
 - **column names in words**: ``precision_dependent`` reads "precision dependent", a MultiIndex's levels
-  are joined, and :data:`WORDS` spells out the abbreviations the declarations use;
+  are joined, and :data:`WORDS` spells out the abbreviations the declarations use; row labels that are
+  code names (``n_users``) read the same way;
 - **intervals as "0.88 [0.80, 0.93]"**: a column ``x`` with its interval beside it (``x ci``, ``x_ci``, or
   ``ci_low``/``ci_high`` right after it) becomes one column, the value and its interval to the digits the
   interval's width supports (:func:`interval_digits`); an interval alone reads "[0.80, 0.93]";
@@ -39,13 +40,15 @@ __all__ = ["WORDS", "MISSING", "FOLD_ITEMS", "FOLD_CHARS", "REFLOW_COLUMNS", "co
 
 #: Abbreviations of column names, in words (whole words of a name only).
 WORDS = {"ci": "interval", "pi": "PI", "pr": "PR", "pct": "%", "qi": "QI", "qis": "QIs",
-         "tpr": "TPR", "fpr": "FPR", "pa": "(attackable)", "auc": "AUC", "sd": "SD", "se": "SE", "pii": "PII"}
+         "tpr": "TPR", "fpr": "FPR", "pa": "(attackable)", "auc": "AUC", "sd": "SD", "se": "SE", "pii": "PII",
+         "vu": "value-unique"}
 #: The reason a missing value is missing, said once under a table that has one (unless the frame says why).
 MISSING = "— : no value here (not measured for this row, or not applicable)"
 FOLD_ITEMS = 8
 FOLD_CHARS = 160
 REFLOW_COLUMNS = 4
 
+IDENTIFIER = re.compile(r"[a-z][a-z0-9]*(_[a-z0-9]+)+")
 _INTERVAL_SUFFIX = re.compile(r"^(?P<base>.+?)(?:[ _]ci|[ _]interval)$")
 
 
@@ -190,7 +193,13 @@ def readable_frame(df: pd.DataFrame | pd.Series) -> tuple[list[str], list[list[s
     frame = df.to_frame(name=df.name if df.name is not None else "value") if isinstance(df, pd.Series) else df
     if not _meaningless_index(frame.index):
         names = [n for n in frame.index.names]
+        levels = [n if n is not None else ("index" if frame.index.nlevels == 1 else f"level_{i}")
+                  for i, n in enumerate(names)]
         frame = frame.reset_index()
+        for lev in levels:  # row labels that are code names (n_users) read as words, as column names do
+            if lev in frame.columns:
+                frame[lev] = frame[lev].map(lambda v: column_label(v) if isinstance(v, str)
+                                            and IDENTIFIER.fullmatch(v) else v)
         if all(n is None for n in names):
             frame = frame.rename(columns={"index": ""})
     columns = list(frame.columns)
