@@ -74,3 +74,5 @@ def test_the_kit_registers_it_and_a_subclass_keeps_its_own_table() -> None:
     claims = ClaimsTable(pd.DataFrame({"where": ["§1"], "statement": ["s"], "reported": ["1"]},
                                       index=pd.Index(["x.y"], name="id")))
     assert "claims-table" in fmt(claims)
+    styled = fmt(pd.DataFrame({"a": [0.123456]}).style.format(precision=3))  # chapter 4's tables
+    assert "book-table" in styled and "0.1235" in styled

@@ -19,7 +19,7 @@
   ``book/_static/anonlab.css``), and a table of more than :data:`REFLOW_COLUMNS` columns is marked
   ``reflow``: on a phone each row becomes a block of "column: value" lines.
 
-:func:`register` makes it IPython's HTML formatter for DataFrames and Series (the chapter kit calls it
+:func:`register` makes it IPython's HTML formatter for DataFrames, Series and Stylers (``df.style``) (the chapter kit calls it
 through :func:`anonlab.plotting.table_style`); a DataFrame subclass with its own ``_repr_html_`` (the
 verdict and claims tables) keeps it.
 """
@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
+from pandas.io.formats.style import Styler
 
 __all__ = ["WORDS", "MISSING", "FOLD_ITEMS", "FOLD_CHARS", "REFLOW_COLUMNS", "column_label", "interval_digits",
            "value_text", "interval_text", "readable_frame", "book_table_html", "register"]
@@ -261,4 +262,5 @@ def register() -> bool:
     formatter = ip.display_formatter.formatters["text/html"]
     formatter.for_type(pd.DataFrame, _format)
     formatter.for_type(pd.Series, _format)
+    formatter.for_type(Styler, lambda st: book_table_html(st.data))  # df.style.format(...): the same table
     return True
