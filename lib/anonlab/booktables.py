@@ -10,7 +10,7 @@
 - **intervals as "0.88 [0.80, 0.93]"**: a column ``x`` with its interval beside it (``x ci``, ``x_ci``, or
   ``ci_low``/``ci_high`` right after it) becomes one column, the value and its interval to the digits the
   interval's width supports (:func:`interval_digits`); an interval alone reads "[0.80, 0.93]";
-- **numbers** without an interval to four significant digits (:func:`anonlab.plotting.table_number`);
+- **numbers** without an interval to four significant digits (:func:`table_number`);
 - **missing values as "—"**, with the reason said once under the table (``df.attrs["missing"]``, else
   :data:`MISSING`);
 - **long lists folded**: a cell with more than :data:`FOLD_ITEMS` items (or :data:`FOLD_CHARS` characters)
@@ -36,7 +36,7 @@ from typing import Any
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-__all__ = ["WORDS", "MISSING", "FOLD_ITEMS", "FOLD_CHARS", "REFLOW_COLUMNS", "column_label", "interval_digits",
+__all__ = ["table_number", "WORDS", "MISSING", "FOLD_ITEMS", "FOLD_CHARS", "REFLOW_COLUMNS", "column_label", "interval_digits",
            "value_text", "interval_text", "readable_frame", "book_table_html", "register"]
 
 #: Abbreviations of column names, in words (whole words of a name only).
@@ -99,6 +99,18 @@ def _as_pair(x: Any) -> tuple[float, float] | None:
     return (lo, hi) if lo is not None and hi is not None else None
 
 
+def table_number(x: float) -> str:
+    """How a plain table shows a float: four significant digits, thousands grouped, no exponent below a million.
+
+    ``0.123456 -> '0.1235'``, ``12345.6 -> '12,346'``, ``3e-05 -> '3e-05'``, NaN -> ``'NaN'``.
+    """
+    if x != x:
+        return "NaN"
+    if abs(x) >= 1000 and abs(x) < 1e6:
+        return f"{x:,.0f}"
+    return f"{x:.4g}"
+
+
 def interval_digits(low: float, high: float) -> int:
     """Decimals an interval's width supports: two significant digits of the width (at least 0, at most 6).
 
@@ -134,10 +146,8 @@ def _fold(items: Sequence[str]) -> str:
 
 
 def value_text(x: Any) -> str:
-    """One cell as HTML: numbers by :func:`anonlab.plotting.table_number`, a pair of numbers as an interval,
+    """One cell as HTML: numbers by :func:`table_number`, a pair of numbers as an interval,
     yes/no for booleans, "—" for a missing value, a long list or text folded (never cut)."""
-    from .plotting import table_number
-
     if isinstance(x, (list, tuple, set, frozenset)) or (hasattr(x, "tolist") and getattr(x, "ndim", 0) == 1):
         pair = _as_pair(x)
         if pair is not None:

@@ -14,6 +14,8 @@ from typing import Any
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 
+from .booktables import table_number  # how a plain table shows a float (defined with the book's tables)
+
 __all__ = ["book_style", "table_style", "table_number", "paper_hline", "paper_points", "measured_band"]
 
 PAPER_STYLE: dict[str, Any] = dict(color="black", linestyle="--", linewidth=1.2)
@@ -29,18 +31,6 @@ def book_style() -> None:
         "legend.frameon": False,
         "font.size": 10,
     })
-
-
-def table_number(x: float) -> str:
-    """How a plain table shows a float: four significant digits, thousands grouped, no exponent below a million.
-
-    ``0.123456 -> '0.1235'``, ``12345.6 -> '12,346'``, ``3e-05 -> '3e-05'``, NaN -> ``'NaN'``.
-    """
-    if x != x:
-        return "NaN"
-    if abs(x) >= 1000 and abs(x) < 1e6:
-        return f"{x:,.0f}"
-    return f"{x:.4g}"
 
 
 def table_style() -> None:
