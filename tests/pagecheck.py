@@ -6,12 +6,15 @@ page after it has loaded (images included) and writes the measurements into the 
 in headless Chromium at a given window width and reads them back from the DOM. :func:`layout_problems`
 turns a report into one line per problem, against these rules (issue "The book reads like a book"):
 
-- a verdict table (``table.verdict-table``), the counts (``table.verdict-summary``) and the parameters
-  table never need sideways scrolling: their width stays within the page's article;
-- figure text is at least :data:`MIN_TEXT_PT` as rendered: the book's figures set their text at
-  :data:`FIGURE_TEXT_PT` or more at :data:`FIGURE_DPI` dots per inch, so a figure shown at less than
-  ``MIN_TEXT_PT / FIGURE_TEXT_PT`` of its natural width shrinks its text below the limit (on a narrow
-  screen a wide figure keeps its natural size and scrolls instead, see ``book/_static/anonlab.css``);
+- every table of the page (:func:`table_problems`) stays within the page's article (no sideways
+  scrolling), shows no index of row numbers, no ``NaN``/``None``, no raw tuple or 16-digit number, and
+  no cell cut short with "…";
+- the page never scrolls sideways, no figure (image, SVG, plot) is wider than the column, no verdict badge
+  breaks inside a word, no pandas dump ("Name: x, dtype: object") shows (:func:`page_problems`);
+- at a desktop width (:data:`DESKTOP_WIDTH` or more) figure text is at least :data:`MIN_TEXT_PT` as
+  rendered: the book's figures set their text at :data:`FIGURE_TEXT_PT` or more at :data:`FIGURE_DPI`
+  dots per inch, so a figure shown at less than ``MIN_TEXT_PT / FIGURE_TEXT_PT`` of its natural width
+  shrinks its text below the limit (on a phone figures shrink to the column, ``max-width: 100%``);
 - no visible code cell above the first figure is longer than :data:`MAX_CODE_LINES` lines;
 - every explorable figure draws with Plotly, and at both ends of its slider draws exactly the frames the
   runs recorded, which differ;
@@ -29,12 +32,16 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["MIN_TEXT_PT", "FIGURE_TEXT_PT", "FIGURE_DPI", "MAX_CODE_LINES", "layout_report", "layout_problems"]
+__all__ = ["MIN_TEXT_PT", "FIGURE_TEXT_PT", "FIGURE_DPI", "MAX_CODE_LINES", "DESKTOP_WIDTH", "layout_report",
+           "layout_problems", "table_problems", "page_problems"]
 
 MIN_TEXT_PT = 9.0
 FIGURE_TEXT_PT = 10.0  # anonbook.plotting.book_style: font.size
 FIGURE_DPI = 110  # anonbook.plotting.book_style: figure.dpi (the inline backend saves at it)
 MAX_CODE_LINES = 5
+#: The narrowest window at which a figure's text size is checked: narrower, a figure shrinks to the column
+#: (``max-width: 100%``) and opens at full size on a click, so only its width is checked.
+DESKTOP_WIDTH = 1000
 
 _SCRIPT = r"""
 function anonlabExplorables() {
@@ -56,15 +63,68 @@ function anonlabExplorables() {
   });
   return out;
 }
+function anonlabCells(t) {
+  // What a reader finds wrong in a table's cells: NaN-like text, raw tuples and over-long decimals, cut text.
+  var out = {nan: [], raw: [], cut: []};
+  t.querySelectorAll('td, th').forEach(function (c) {
+    if (c.closest('table') !== t) return;
+    var x = c.innerText.trim();
+    if (/^(NaN|nan|None|<NA>|NaT|null|undefined)$/.test(x)) out.nan.push(x);
+    if (/^\(.*,.*\)$/.test(x) && /\d/.test(x) || /\d\.\d{7,}/.test(x)) out.raw.push(x.slice(0, 60));
+    if (/(\u2026|\.\.\.)$/.test(x) && !c.querySelector('summary')) out.cut.push(x.slice(-40));
+  });
+  return out;
+}
+function anonlabFirstColumn(t) {
+  // The header and body texts of a table's first column (an index of row numbers reads 0, 1, 2...).
+  var head = t.querySelector('thead tr');
+  var h = head && head.cells.length ? head.cells[0].innerText.trim() : null;
+  var body = [];
+  t.querySelectorAll('tbody tr').forEach(function (row) {
+    if (row.closest('table') === t && row.cells.length) body.push(row.cells[0].innerText.trim());
+  });
+  return {head: h, body: body};
+}
 function anonlabMeasure() {
   var art = document.querySelector('article') || document.body;
   var right = art.getBoundingClientRect().right;
   var r = {width: window.innerWidth, tables: [], figures: [], code: [], explorables: anonlabExplorables()};
-  document.querySelectorAll('table.verdict-table, table.verdict-summary, table.parameters-table')
-    .forEach(function (t) {
-      var box = t.getBoundingClientRect();
-      r.tables.push({cls: t.className, overflow: Math.max(t.scrollWidth - t.clientWidth, box.right - right)});
-    });
+  var left = art.getBoundingClientRect().left;
+  art.querySelectorAll('table').forEach(function (t) {
+    if (t.offsetParent === null) return;
+    var box = t.getBoundingClientRect();
+    r.tables.push({cls: t.className || 'table', overflow: Math.max(t.scrollWidth - t.clientWidth, box.right - right),
+                   cells: anonlabCells(t), first: anonlabFirstColumn(t)});
+  });
+  r.pageOverflow = document.documentElement.scrollWidth - window.innerWidth;
+  r.wide = [];
+  art.querySelectorAll('img, svg, canvas, iframe, .js-plotly-plot').forEach(function (el) {
+    if (el.offsetParent === null && el.tagName.toLowerCase() !== 'svg') return;
+    if (el.closest('svg') && el.closest('svg') !== el) return;
+    var b = el.getBoundingClientRect();
+    if (b.width === 0) return;
+    var over = Math.max(b.right - right, left - b.left);
+    if (over > 2) r.wide.push({tag: el.tagName.toLowerCase(), src: el.getAttribute('src') || '', over: over});
+  });
+  r.badges = [];
+  art.querySelectorAll('.verdict').forEach(function (b) {
+    if (b.offsetParent === null) return;
+    var text = b.firstChild && b.firstChild.nodeType === 3 ? b.firstChild : null;
+    if (!text) return;
+    var re = /\S+/g, m;
+    while ((m = re.exec(text.data)) !== null) {
+      var range = document.createRange();
+      range.setStart(text, m.index); range.setEnd(text, m.index + m[0].length);
+      var lines = {};
+      Array.prototype.forEach.call(range.getClientRects(), function (q) { lines[Math.round(q.top)] = 1; });
+      if (Object.keys(lines).length > 1) r.badges.push(m[0]);
+    }
+  });
+  r.dumps = [];
+  art.querySelectorAll('div.cell_output pre, div.output pre').forEach(function (p) {
+    if (p.offsetParent === null) return;
+    if (/\b(Name: .*, )?dtype: \w+/.test(p.innerText)) r.dumps.push(p.innerText.trim().split('\n').pop());
+  });
   var imgs = Array.prototype.slice.call(art.querySelectorAll('img'))
     .filter(function (i) { return i.naturalWidth > 200 && i.offsetParent !== null; });
   imgs.forEach(function (i) {
@@ -145,6 +205,51 @@ def _explorable_problems(page: str, e: dict[str, Any]) -> list[str]:
     return problems
 
 
+def _row_numbers(first: dict[str, Any]) -> bool:
+    """A first column that is only row numbers (0…n−1 in any order) under an empty header: a pandas index."""
+    body = first.get("body") or []
+    if len(body) < 2 or (first.get("head") or "") not in ("", "index"):
+        return False
+    return all(re.fullmatch(r"\d+", b) for b in body) and sorted(map(int, body)) == list(range(len(body)))
+
+
+def table_problems(page: str, r: dict[str, Any]) -> list[str]:
+    """Every table of a page: not wider than the column, no index of row numbers, no NaN, raw tuple or
+    16-digit number, no cell cut short."""
+    out = []
+    at = f"{page} at {r.get('width')} px"
+    for t in r.get("tables", []):
+        what = f"a table ({t['cls']})"
+        if t["overflow"] > 2:
+            out.append(f"{at}: {what} is {t['overflow']:.0f} px too wide")
+        if _row_numbers(t.get("first") or {}):
+            out.append(f"{at}: {what} shows an index of row numbers")
+        cells = t.get("cells") or {}
+        if cells.get("nan"):
+            out.append(f"{at}: {what} shows {len(cells['nan'])} missing values as {cells['nan'][0]!r}")
+        if cells.get("raw"):
+            out.append(f"{at}: {what} shows raw numbers ({cells['raw'][0]!r})")
+        if cells.get("cut"):
+            out.append(f"{at}: {what} cuts {len(cells['cut'])} cells short ({cells['cut'][0]!r})")
+    return out
+
+
+def page_problems(page: str, r: dict[str, Any]) -> list[str]:
+    """The page as a whole: it never scrolls sideways, no figure is wider than the column, no badge breaks
+    inside a word, no pandas dump ("Name: ..., dtype: ...") is shown."""
+    at = f"{page} at {r.get('width')} px"
+    out = []
+    if r.get("pageOverflow", 0) > 2:
+        out.append(f"{at}: the page scrolls sideways by {r['pageOverflow']:.0f} px")
+    for w in r.get("wide", []):
+        out.append(f"{at}: a figure ({w['tag']} {w['src']}) is {w['over']:.0f} px wider than the column")
+    if r.get("badges"):
+        out.append(f"{at}: verdict badges break inside a word ({', '.join(sorted(set(r['badges'])))})")
+    for d in r.get("dumps", []):
+        out.append(f"{at}: shows a pandas dump ({d!r})")
+    return out
+
+
 def layout_problems(report: dict[str, dict[str, Any]], *, captions: bool = True) -> list[str]:
     """One line per rule a page breaks (see the module docstring); empty when every page reads well."""
     problems = []
@@ -153,12 +258,11 @@ def layout_problems(report: dict[str, dict[str, Any]], *, captions: bool = True)
         if not r:
             problems.append(f"{name}: the page could not be measured")
             continue
-        for t in r.get("tables", []):
-            if t["overflow"] > 2:
-                problems.append(f"{name} at {r['width']} px: a {t['cls']} is {t['overflow']:.0f} px too wide")
+        problems += table_problems(name, r)
+        problems += page_problems(name, r)
         for f in r.get("figures", []):
             scale = f["shown"] / f["natural"] if f["natural"] else 1.0
-            if scale < min_scale - 1e-3:
+            if r.get("width", 0) >= DESKTOP_WIDTH and scale < min_scale - 1e-3:
                 pt = FIGURE_TEXT_PT * scale
                 problems.append(f"{name} at {r['width']} px: figure {f['src']} ({f['natural']} px) is shown at "
                                 f"{f['shown']:.0f} px, so its {FIGURE_TEXT_PT:g} pt text reads as {pt:.1f} pt")

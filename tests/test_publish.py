@@ -9,6 +9,8 @@ import pytest
 
 from anonbook import publish
 
+ROOT = Path(__file__).resolve().parents[1]
+
 
 def _cell(src: str, tags: list[str] | None = None, outputs: list | None = None):
     c = nbformat.v4.new_code_cell(src)
@@ -68,7 +70,7 @@ def test_layout_problems_name_what_a_reader_would_see_go_wrong() -> None:
           "figures": [{"src": "a.png", "natural": 770, "shown": 770, "caption": "Fig. 1: x", "alt": "accuracy"}],
           "code": [3]}
     assert pagecheck.layout_problems({"p": ok}) == []
-    bad = {"width": 414, "tables": [{"cls": "verdict-table", "overflow": 40}],
+    bad = {"width": 1400, "tables": [{"cls": "verdict-table", "overflow": 40}],  # figure text: desktop widths
            "figures": [{"src": "wide.png", "natural": 1700, "shown": 772}], "code": [12]}
     problems = pagecheck.layout_problems({"p": bad, "q": {}})
     assert any("40 px too wide" in p for p in problems)
@@ -103,3 +105,47 @@ def test_a_bare_name_shows_its_output_without_its_code(tmp_path) -> None:
     assert [c.metadata["tags"] for c in out.cells] == [["remove-input"], ["hide-input"]]
     assert out.cells[0].outputs == [table]  # the output stays
 
+
+
+def test_figures_are_numbered_per_chapter_and_renumbering_is_idempotent() -> None:
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [_cell("plot()"), _cell("x = 1"), _cell("plot2()")]
+    for i in (0, 2):
+        nb.cells[i].metadata["mystnb"] = {"figure": {"caption": "Accuracy against k."}}
+    assert publish.number_figures(nb, "06b_diffix_cloning") == 2
+    caps = [c.metadata.get("mystnb", {}).get("figure", {}).get("caption") for c in nb.cells]
+    assert caps == ["Figure 6b.1: Accuracy against k.", None, "Figure 6b.2: Accuracy against k."]
+    publish.number_figures(nb, "05_nonmember_framework")
+    assert nb.cells[0].metadata["mystnb"]["figure"]["caption"] == "Figure 5.1: Accuracy against k."
+    assert publish.chapter_number("10_x") == "10" and publish.number_figures(nb, "notes") == 2
+    assert nb.cells[2].metadata["mystnb"]["figure"]["caption"] == "Figure 2: Accuracy against k."
+
+
+def test_the_downloaded_notebook_resolves_citations_terms_and_included_boxes(tmp_path: Path) -> None:
+    import re
+
+    book = tmp_path / "book"
+    (book / "_generated").mkdir(parents=True)
+    (book / "_generated" / "header.md").write_text(
+        ":::{admonition} In this chapter\n:class: tip\n\n**You will learn** {term}`k-anonymity`\n:::\n")
+    (book / "_generated" / "ex.md").write_text(
+        "(exercise-x)=\n**Exercise 1.** Why?\n\n::::{dropdown} Solution\nBecause {cite:t}`francis2024towards`.\n::::\n")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# Title\n\n```{include} _generated/header.md\n```"),
+                nbformat.v4.new_markdown_cell("As {cite}`cormode2011,kifer2009attacks` show, a "
+                                              "{term}`quasi-identifier <qi>` and {math}`\\epsilon` matter."),
+                nbformat.v4.new_markdown_cell("```{include} _generated/ex.md\n```\n\n```{raw} html\n<b>x</b>\n```")]
+    bib = publish.load_bibliography(ROOT / "book" / "references.bib")
+    out = publish.download_copy(nb, book, bib)
+    text = "\n".join(c.source for c in out.cells)
+    assert "(Cormode, 2011; Kifer, 2009)" in text
+    assert "a quasi-identifier and $\\epsilon$ matter" in text
+    assert "> **In this chapter**" in text and "**You will learn** k-anonymity" in text
+    assert "<summary>Solution</summary>" in text and "Because Francis and Wagner (2024)." in text
+    assert "<b>x</b>" in text and "(exercise-x)=" not in text
+    assert not re.search(r"\{[\w:-]+\}`|```\{|:::", text), text  # no role or directive left
+    refs = out.cells[-1].source
+    assert refs.startswith("## References") and refs.count("\n- ") == 3 and "Cormode" in refs
+    assert nb.cells[1].source.startswith("As {cite}")  # the page's own notebook keeps its MyST

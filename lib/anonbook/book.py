@@ -74,7 +74,7 @@ def generate_pages(results_dir: Path | None = None, edition: str = "instructor")
     names = toc_notebooks()
     chapters = {name: chapter_title(name) for name in names}
     verdicts.write_verdict_pages(generated_dir(), results_dir, chapters)
-    verdicts.write_yardstick_summary(generated_dir(), names, results_dir)
+    verdicts.write_yardstick_summary(generated_dir(), names, results_dir, title=chapters.get("09_one_yardstick"))
     write_course_pages(names, edition)
     print(f"[anonlab] assignments: {build_assignments(results_dir=results_dir)}", file=sys.stderr)
     if edition == "student":
@@ -411,6 +411,9 @@ def build_edition(edition: str) -> Path:
         if html.exists():
             shutil.rmtree(html)
         built.rename(html)
+    from anonbook.publish import write_download_copies  # the download button's notebook, MyST resolved (issue 38)
+
+    write_download_copies(html, toc_notebooks())
     from anonbook.slides import build_slides  # a reveal.js deck per chapter under <edition>/slides (issue 28)
 
     build_slides(html, toc_notebooks())

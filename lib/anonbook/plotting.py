@@ -14,6 +14,8 @@ from typing import Any
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 
+from anonbook.booktables import table_number  # how a plain table shows a float (defined with the book's tables)
+
 __all__ = ["book_style", "table_style", "table_number", "paper_hline", "paper_points", "measured_band"]
 
 PAPER_STYLE: dict[str, Any] = dict(color="black", linestyle="--", linewidth=1.2)
@@ -31,23 +33,15 @@ def book_style() -> None:
     })
 
 
-def table_number(x: float) -> str:
-    """How a plain table shows a float: four significant digits, thousands grouped, no exponent below a million.
-
-    ``0.123456 -> '0.1235'``, ``12345.6 -> '12,346'``, ``3e-05 -> '3e-05'``, NaN -> ``'NaN'``.
-    """
-    if x != x:
-        return "NaN"
-    if abs(x) >= 1000 and abs(x) < 1e6:
-        return f"{x:,.0f}"
-    return f"{x:.4g}"
-
-
 def table_style() -> None:
-    """The book's pandas display: floats by :func:`table_number`, not pandas' six decimals."""
+    """The book's pandas display: floats by :func:`table_number`, not pandas' six decimals; in a notebook
+    every DataFrame and Series shows as the book's table (:func:`anonbook.booktables.book_table_html`)."""
     import pandas as pd
 
+    from anonbook import booktables
+
     pd.set_option("display.float_format", table_number)
+    booktables.register()
 
 
 def paper_hline(ax: Axes, value: float, label: str = "paper", **kw: Any) -> None:

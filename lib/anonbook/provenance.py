@@ -58,7 +58,8 @@ def run_parameters(parameters: Mapping[str, Any] | None = None) -> pd.DataFrame:
         raw = os.environ.get("ANONLAB_RUN_PARAMETERS")
         parameters = json.loads(raw) if raw else {}
     return pd.DataFrame(
-        [{"parameter": k, "value": repr(v)} for k, v in parameters.items()],
+        [{"parameter": k, "value": v if isinstance(v, (list, tuple)) and len(v) > 3 else repr(v)}
+         for k, v in parameters.items()],  # a long list stays a list, so the book's table folds it
         columns=["parameter", "value"],
     )
 
@@ -68,9 +69,12 @@ def show(parameters: Mapping[str, Any] | None = None, data: Iterable[str] | None
     from IPython.display import Markdown, display
 
     display(Markdown(f"**Python** {sys.version.split()[0]} on {platform.platform(terse=True)}"))
+    display(Markdown("**Packages**: the installed version of each package the book relies on"))
     display(package_versions())
     if data is not None:
+        display(Markdown("**Data sets** this run read, with the sha256 of each file the manifest pins"))
         display(data_checksums(data))
     params = run_parameters(parameters)
     if len(params):
+        display(Markdown("**Parameters** of this run"))
         display(params)

@@ -384,7 +384,7 @@ def plot_fig2(ax: Any, fig2: pd.DataFrame, B: int, paper: Callable[[str], Any]) 
     plotting.paper_points(ax, [5, 5], [ab, s1], marker="s", label=f"paper, abstract ({ab:.1%}) and §1 ({s1:.1%})")
     k2 = paper("gadotti.s4.differential_acc_k2")
     plotting.paper_hline(ax, k2, label=f"paper: above {k2:.0%} at k = 2")
-    ax.set(xlabel="k (known attributes)", ylabel="accuracy", title="Fig. 2: accuracy of the differential attack",
+    ax.set(xlabel="k (known attributes)", ylabel="accuracy", title="Fig. 2 of Gadotti et al.: accuracy of the differential attack",
            ylim=(0.5, 1.0))
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
 
@@ -642,7 +642,7 @@ def plot_fig3(axes: Sequence[Any], fig3: pd.DataFrame, paper: Callable[[str], An
         cid = FIG3_CLAIMS[name]
         plotting.paper_points(ax, [claims.claim(cid).params["k_star"]], [paper(cid)], label="paper (accuracy)")
         ax.set(xlabel="k* (known attributes)", ylabel="fraction of users" if i == 0 else "",
-               title=f"Fig. 3: {name.upper()}", ylim=(0, 1.02))
+               title=f"Fig. 3 of Gadotti et al.: {name.upper()}", ylim=(0, 1.02))
     handles, labels = axes[0].get_legend_handles_labels()
     axes[0].figure.legend(handles, labels, loc="outside lower center", ncol=2)
 

@@ -385,7 +385,7 @@ def fig4_figure(fig4: pd.DataFrame, paper: Callable[[str], Any]) -> Any:
     rows = -(-(n + 1) // cols) if cols == 2 else 1  # a spare panel for the legend when there is room
     fig, axes = plt.subplots(rows, cols, figsize=(7.4, 3.2 * rows + (0.8 if rows * cols == n else 0)),
                              squeeze=False, layout="constrained")
-    fig.suptitle("Fig. 4: the cloning attack against the number of known attributes k*")
+    fig.suptitle("Fig. 4 of Gadotti et al.: the cloning attack against the number of known attributes k*")
     plot_fig4(list(axes.ravel()), fig4, paper)
     return fig
 

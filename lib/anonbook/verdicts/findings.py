@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,8 @@ from anonlab.claims.ledger import ClaimError, load_ledger
 from anonlab.claims.rules import ILLUSTRATED, VERDICTS
 from anonbook.verdicts.table import claim_table_html
 
-__all__ = ["load_documents", "undecided_sentence", "findings_markdown", "claims_figure_svg"]
+__all__ = ["load_documents", "undecided_sentence", "findings_markdown", "claims_figure_svg", "bottom_line",
+           "counts_bar_html", "glance_html", "section_anchor", "fluid_svg"]
 
 #: Why a claim is undecided, by verdict, in the words of the front page.
 UNDECIDED = {
@@ -91,7 +93,7 @@ def findings_markdown(table: pd.DataFrame, chapters: Mapping[str, str],
         group = table[table["paper"].isin(papers)] if "paper" in table else table.iloc[0:0]
         cites = ",".join(d.get("papers", []))
         tested = [f"[{chapters[ch]}]({ch}.ipynb)" for ch in d.get("chapters", []) if ch in chapters]
-        parts.append(f"### {i}. {d['document']}\n\n")
+        parts.append(f"({section_anchor(i)})=\n### {i}. {d['document']}\n\n")
         parts.append(f"*{d.get('question', '')}* ")
         if tested:
             parts.append(("Tested in " if len(tested) == 1 else "Tested in the chapters ") + ", ".join(tested) + ". ")
@@ -181,3 +183,93 @@ def _draw_claims(plt: Any, pts: list[tuple[Any, ...]]) -> str:
     plt.close(fig)
     svg = buf.getvalue()
     return svg[svg.index("<svg"):]
+
+
+# -- the first screen: every document's finding in one row (issue 38) -------------------------------------
+
+def section_anchor(i: int) -> str:
+    """The label of the ``i``-th document's section of the findings (the glance table links to it)."""
+    return f"finding-doc-{i}"
+
+
+def _lead(ok: int, bad: int) -> str:
+    """The bottom line of a document, from how many of its claims the evidence decided each way."""
+    if ok + bad == 0:
+        return "Undecided here"
+    if bad == 0:
+        return "Every decided claim reproduces"
+    if ok == 0:
+        return "Every decided claim fails"
+    if ok >= 3 * bad:
+        return "Mostly reproduces"
+    if bad >= 3 * ok:
+        return "Mostly fails"
+    return "Mixed"
+
+
+#: Why claims are undecided, by verdict, as "because of ..." in the front page's one-line findings.
+BECAUSE = {"data unavailable": "data the book cannot fetch",
+           ILLUSTRATED: "stand-in data or a test that cannot fail",
+           "depends on an unstated choice": "a choice the paper leaves open",
+           "inconclusive": "an interval that straddles the tolerance",
+           "not run": "runs not made"}
+
+
+def bottom_line(group: pd.DataFrame) -> str:
+    """One sentence: the document's finding, generated from its claims' verdicts.
+
+    >>> bottom_line(pd.DataFrame({"verdict": ["reproduced"] * 6 + ["not reproduced", "inconclusive"]}))
+    'Mostly reproduces: 6 of 8 claims reproduced, 1 not, 1 undecided because of an interval that straddles the tolerance.'
+    """
+    counts = group["verdict"].value_counts()
+    n = int(len(group))
+    if n == 0:
+        return "No claim of this document is in the ledger yet."
+    ok, bad = int(counts.get("reproduced", 0)), int(counts.get("not reproduced", 0))
+    out = f"{_lead(ok, bad)}: {ok} of {n} claims reproduced, {bad} not"
+    rest = n - ok - bad
+    if rest:
+        why = [(int(counts[v]), v) for v in VERDICTS if v in BECAUSE and counts.get(v, 0)]
+        m, v = max(why, key=lambda t: t[0])  # the commonest reason (the rules' order breaks ties)
+        how = "because of" if m == rest and rest == 1 else "all because of" if m == rest else "most often because of"
+        out += f", {rest} undecided {how} {BECAUSE[v]}"
+    return out + "."
+
+
+def counts_bar_html(group: pd.DataFrame) -> str:
+    """The verdicts of a document's claims as a small stacked bar (the verdicts' colours) with the counts in words."""
+    from anonbook.verdicts.table import escape
+
+    counts = group["verdict"].value_counts()
+    n = max(int(len(group)), 1)
+    spans = "".join(f'<span style="width:{100 * int(counts[v]) / n:.2f}%;background:{COLOURS[v]}" '
+                    f'title="{int(counts[v])} {escape(v)}"></span>' for v in VERDICTS if counts.get(v, 0))
+    ok, bad = int(counts.get("reproduced", 0)), int(counts.get("not reproduced", 0))
+    words = f"{ok} reproduced · {bad} not · {int(len(group)) - ok - bad} undecided"
+    return (f'<div class="glance-bar" role="img" aria-label="{escape(words)}">{spans}</div>'
+            f'<div class="glance-counts">{escape(words)}</div>')
+
+
+def glance_html(table: pd.DataFrame, documents: Sequence[Mapping[str, Any]] | None = None) -> str:
+    """The front page's first screen: one row per document (paper, its question, its finding in a sentence,
+    its counts as a bar), each linking to the document's section below."""
+    from anonbook.verdicts.table import escape
+
+    docs = list(documents if documents is not None else load_documents())
+    rows = []
+    for i, d in enumerate(docs, 1):
+        group = table[table["paper"].isin(set(d.get("papers", [])))] if "paper" in table else table.iloc[0:0]
+        name = escape(d.get("short") or d["document"])
+        rows.append(f'<tr><td><a href="#{section_anchor(i)}">{name}</a></td>'
+                    f'<td class="glance-question">{escape(d.get("question", ""))}</td>'
+                    f"<td>{escape(bottom_line(group))}</td><td>{counts_bar_html(group)}</td></tr>")
+    return ('<table class="glance"><thead><tr><th>paper</th><th>its question</th><th>what the book found</th>'
+            "<th>claims</th></tr></thead><tbody>\n" + "\n".join(rows) + "\n</tbody></table>\n")
+
+
+def fluid_svg(svg: str) -> str:
+    """An SVG that scales to its column: the root's fixed ``width``/``height`` (matplotlib writes points) removed,
+    its ``viewBox`` kept, so the page never scrolls sideways on a phone."""
+    end = svg.index(">", svg.index("<svg"))
+    root = re.sub(r'\s(width|height)="[^"]*"', "", svg[:end])
+    return root + svg[end:]

@@ -74,9 +74,9 @@ def verdict_summary_html(table: pd.DataFrame, chapters: Mapping[str, str] | None
 
 def findings_page(table: pd.DataFrame, chapters: Mapping[str, str], results_dir: str | Path | None = None) -> str:
     """The front page's findings (:mod:`anonbook.verdicts.findings`) and the figure of every numeric claim."""
-    from anonbook.verdicts.findings import claims_figure_svg, findings_markdown
+    from anonbook.verdicts.findings import claims_figure_svg, findings_markdown, fluid_svg
 
-    svg = claims_figure_svg(collect_results(results_dir), table)
+    svg = fluid_svg(claims_figure_svg(collect_results(results_dir), table))
     return (findings_markdown(table, chapters)
             + "### Every numeric claim at a glance\n\n"
             "Each point is one claim: the paper's value against the book's measurement. Points on the grey "
@@ -89,12 +89,21 @@ def findings_page(table: pd.DataFrame, chapters: Mapping[str, str], results_dir:
             "</figure>\n```\n")
 
 
+def write_glance(out_dir: str | Path, table: pd.DataFrame) -> Path:
+    """Write ``glance.md``: the front page's first screen, one row per document (:func:`findings.glance_html`)."""
+    from anonbook.verdicts.findings import glance_html
+
+    path = Path(out_dir) / "glance.md"
+    path.write_text("```{raw} html\n" + glance_html(table) + "```\n", encoding="utf-8")
+    return path
+
+
 def write_verdict_pages(
     out_dir: str | Path,
     results_dir: str | Path | None = None,
     chapters: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
-    """Write ``verdict_summary.md``, ``rulebook.md``, ``findings.md``, ``failing.md`` and ``verdict_table.md``.
+    """Write ``verdict_summary.md``, ``rulebook.md``, ``findings.md``, ``glance.md``, ``failing.md`` and ``verdict_table.md``.
 
     They are included by the book's introduction and verdict page.
     ``chapters`` maps the chapters that are part of the book to their titles;
@@ -107,6 +116,7 @@ def write_verdict_pages(
     (out / "verdict_summary.md").write_text(verdict_summary_html(table, chapters), encoding="utf-8")
     (out / "rulebook.md").write_text(rulebook_markdown(), encoding="utf-8")
     (out / "findings.md").write_text(findings_page(table, chapters, results_dir), encoding="utf-8")
+    write_glance(out, table)
     failing = table[table["verdict"] == "not reproduced"]
     (out / "failing.md").write_text(
         ("```{raw} html\n" + claim_table_html(failing, chapter_links={ch: f"{ch}.html" for ch in chapters})
@@ -116,7 +126,7 @@ def write_verdict_pages(
         counted = group["verdict"].value_counts().reindex(VERDICTS, fill_value=0)
         tally = ", ".join(f"{int(n)} {v}" for v, n in counted.items() if n > 0)
         if chapter in chapters:
-            parts.append(f"## {chapter}: {chapters[chapter]}\n\n")
+            parts.append(f"(verdicts-{chapter})=\n## {chapters[chapter]}\n\n")  # the title only; the label keeps the slug
             parts.append(f"Measured in the chapter [{chapters[chapter]}]({chapter}.ipynb): {tally}.\n\n")
         else:
             parts.append(f"## {chapter}\n\nThis chapter is not written yet: {tally}.\n\n")

@@ -230,16 +230,17 @@ def yardstick_counts(table: pd.DataFrame) -> dict[str, int]:
 
 
 def write_yardstick_summary(out_dir: str | Path, chapters: Sequence[str],
-                            results_dir: str | Path | None = None, page: str = "09_one_yardstick") -> str:
+                            results_dir: str | Path | None = None, page: str = "09_one_yardstick",
+                            title: str | None = None) -> str:
     """Write ``yardstick_summary.md`` (the front page's row for the yardstick chapter); return its HTML.
 
     The counts are those of :func:`yardstick_table` over the chapters that
-    have recorded attacks, read when the pages are generated.
+    have recorded attacks, read when the pages are generated; ``title`` names the chapter in the row.
     """
     table = yardstick_table([c for c in chapters if c != page], results_dir)
     counts = yardstick_counts(table)
     head = "".join(f"<th>{html.escape(p)}</th>" for p in POSITIONS)
-    label = html.escape(page).replace("_", "_<wbr>")
+    label = html.escape(title) if title else html.escape(page).replace("_", "_<wbr>")  # the chapter's title
     if page in chapters:
         label = f'<a href="{html.escape(page)}.html">{label}</a>'
     cells = "".join(f"<td>{counts[p]}</td>" for p in POSITIONS)
