@@ -275,7 +275,7 @@ ASSIGNMENTS: tuple[Assignment, ...] = (
         "    return float(exact_match_rate(reconstruct(publication, check_unique=False), population.type_counts()))",
         "def reconstruction_rate(population, publication):\n"
         "    import numpy as np\n    r = reconstruct(publication, check_unique=False)\n"
-        "    x, true = r.type_counts, population.type_counts()\n"
+        "    x, true = r.counts, population.type_counts()\n"
         "    return float(np.minimum(x, true).sum() / true.sum())",
         "divides the matches by the true records instead of by the reconstructed ones",
         _BLOCKS,
