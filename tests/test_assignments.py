@@ -1,20 +1,22 @@
-"""The graded assignments (issue 28): otter grades every reference solution full and every wrong one not.
+"""The graded assignments (issues 28, 36): honest grading on variants no page shows.
 
-The expected values come from the book's recorded runs: ``book/<chapter>.results.json`` when every chapter
-the assignments read has one (the published default runs), otherwise the quick runs of
-the session's ``executed_book`` (``tests/conftest.py``) (the session runs them once for the notebook tests anyway;
-the claims the assignments use do not depend on the preset). The assign step is cached by its inputs under
-``_build/assignments``. Grading: every assignment in this process with otter's own test runner (fast), and,
-marked ``slow``, end to end with ``otter.api.grade_submission`` (a kernel per submission, no Docker) for the
-first assignment of each chapter: 18 kernels, about a minute of CPU.
+Every assignment asks for a function; the hidden test calls it on variants whose expected values the build
+computed with the library (``hidden_expectations``). For every assignment: the reference scores full, the
+book's wrong solution, a typed constant and a submission that only passes the public check score 0, and the
+public check is worth nothing. The student notebook and page name no claim id and hold no graded value.
+The assign step is cached by its inputs under ``_build/assignments``. Marked ``slow``: one chapter's zip
+graded end to end, with the page's own commands, in a fresh virtual environment that cannot see the checkout.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
-from concurrent.futures import ProcessPoolExecutor
+import subprocess
+import sys
+from dataclasses import replace
 from pathlib import Path
 
 import nbformat
@@ -24,34 +26,33 @@ pytest.importorskip("otter", reason="otter-grader is in the course extra (requir
 
 from anonlab import claims
 from anonbook import runner
-from anonbook.assignments import ASSIGNMENTS, by_chapter, expected_value, hidden_test  # noqa: E402
-from anonbook.assignments.model import Assignment, Built, results_path  # noqa: E402
-from anonbook.assignments.otter_build import assign, fill_in, grade, grade_in_process  # noqa: E402
+from anonbook.assignments import ASSIGNMENTS, by_chapter, hidden_test  # noqa: E402
+from anonbook.assignments.model import (HIDDEN_POINTS, Assignment, Built, constant_submission,  # noqa: E402
+                                       hidden_expectations, results_path, expected_value)
+from anonbook.assignments.otter_build import (assign, fill_in, grade, grade_in_process,  # noqa: E402
+                                             grading_commands, grading_requirements)
 from anonbook.assignments.pages import instructor_page, student_page  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 IDS = [a.anchor for a in ASSIGNMENTS]
+OUT = ROOT / "_build" / "assignments"
 
 
 @pytest.fixture(scope="module")
-def results_book(request: pytest.FixtureRequest) -> Path:
-    """A book folder holding every results file the assignments read (the published runs, else quick runs)."""
-    needed = {a.results_chapter for a in ASSIGNMENTS}
-    if all(results_path(c, ROOT / "book").exists() for c in needed):
-        return ROOT / "book"
-    return request.getfixturevalue("executed_book") / "book"
-
-
-@pytest.fixture(scope="module")
-def built(results_book: Path) -> dict[str, Built]:
+def built() -> dict[str, Built]:
     """Every assignment through ``otter assign`` (cached by its inputs), by anchor."""
-    out = ROOT / "_build" / "assignments"
-    return {a.anchor: assign(a, expected_value(a, results_book), out) for a in ASSIGNMENTS}
+    requirements = grading_requirements(OUT)
+    return {a.anchor: assign(a, hidden_expectations(a), OUT, requirements) for a in ASSIGNMENTS}
 
 
-def _submission(b: Built, which: str, tmp: Path) -> Path:
-    """The student notebook filled in with the reference (``solution``) or the ``wrong`` code."""
-    return fill_in(b.student, getattr(b.assignment, which), tmp / which / b.student.name)
+def _submit(b: Built, code: str, name: str, tmp: Path) -> Path:
+    """The student notebook with ``code`` in its answer cell."""
+    return fill_in(b.student, code, tmp / name / b.student.name)
+
+
+def _public_only(a: Assignment) -> str:
+    """A submission that passes the public check and nothing else: the right kind of value, always 0."""
+    return f"def {a.function}(*args, **kwargs):\n    return 0.0"
 
 
 def test_every_chapter_has_at_least_two_assignments() -> None:
@@ -62,80 +63,149 @@ def test_every_chapter_has_at_least_two_assignments() -> None:
 
 
 @pytest.mark.parametrize("a", ASSIGNMENTS, ids=IDS)
-def test_each_assignment_reproduces_a_ledger_claim_its_chapter_measures(a: Assignment) -> None:
+def test_each_assignment_is_a_function_on_hidden_variants(a: Assignment) -> None:
     c = claims.claim(a.claim_id)
     assert c.chapter == a.results_chapter
     assert re.fullmatch(r"[a-z0-9-]+", a.key), "the key is part of the page's anchor"
     assert a.solution.strip() != a.wrong.strip() and a.wrong_does
-    assert "answer" in a.solution and "answer" in a.wrong
+    for code in (a.solution, a.wrong):
+        assert code.startswith(f"def {a.function}("), "each solution defines the function the grader calls"
+    g = hidden_expectations(a)
+    assert len({json.dumps(v) for v in g.values}) >= 2, "a constant must not pass"
+    assert a.public_args.strip() not in {c.strip().rstrip(",") for c in a.cases}, "the example is not graded"
+    assert g.seconds < 10, f"the hidden runs must stay cheap ({g.seconds} s)"
 
 
-@pytest.mark.parametrize("a", ASSIGNMENTS, ids=IDS)
-def test_the_hidden_test_expects_the_value_in_the_results_file(a: Assignment, results_book: Path,
-                                                                tmp_path: Path) -> None:
-    e = expected_value(a, results_book)
-    recorded = json.loads(results_path(a.results_chapter, results_book).read_text())["results"][a.claim_id]
-    assert e.value == recorded["measured"]
-    assert e.tolerance == (claims.claim(a.claim_id).tolerance if claims.claim(a.claim_id).compare
-                           not in ("exact", "holds") else a.tolerance)
-    # the same file with another value: the hidden test changes with it
-    for path in results_book.glob("*.results.json"):
-        shutil.copy(path, tmp_path / path.name)
-    copy = results_path(a.results_chapter, tmp_path)
-    data = json.loads(copy.read_text())
-    changed = (not recorded["measured"]) if isinstance(recorded["measured"], bool) else recorded["measured"] + 1
-    data["results"][a.claim_id]["measured"] = changed
-    copy.write_text(json.dumps(data))
-    assert expected_value(a, tmp_path).value == changed
-    assert hidden_test(a, expected_value(a, tmp_path)) != hidden_test(a, e)
-
-
-def test_a_changed_results_value_fails_the_reference_solution(built: dict[str, Built], results_book: Path,
-                                                              tmp_path: Path) -> None:
-    a = next(a for a in ASSIGNMENTS if a.key == "t-closeness-salary")
-    for path in results_book.glob("*.results.json"):
-        shutil.copy(path, tmp_path / path.name)
-    data = json.loads(results_path(a.chapter, tmp_path).read_text())
-    data["results"][a.claim_id]["measured"] += 0.01  # 20 tolerances off
-    results_path(a.chapter, tmp_path).write_text(json.dumps(data))
-    moved = assign(a, expected_value(a, tmp_path), tmp_path / "assignments")
-    sub = _submission(moved, "solution", tmp_path)
-    score, possible = grade_in_process(sub, moved.autograder)
-    assert score < possible
+def test_a_reference_with_too_few_distinct_values_is_refused() -> None:
+    a = ASSIGNMENTS[0]
+    with pytest.raises(ValueError, match="typed constant"):
+        hidden_expectations(replace(a, cases=a.cases[:1]))
+    with pytest.raises(ValueError, match="typed constant"):
+        hidden_expectations(replace(a, reference=lambda *args: 3))
 
 
 @pytest.mark.parametrize("anchor", IDS)
-def test_otter_grades_the_reference_full_and_the_wrong_solution_not(built: dict[str, Built], anchor: str,
-                                                                     tmp_path: Path) -> None:
+def test_reference_full_wrong_constant_and_public_only_zero(built: dict[str, Built], anchor: str,
+                                                            tmp_path: Path) -> None:
     b = built[anchor]
-    ref = grade_in_process(_submission(b, "solution", tmp_path), b.autograder)
-    wrong = grade_in_process(_submission(b, "wrong", tmp_path), b.autograder)
-    assert ref[0] == ref[1] > 0, f"reference solution scored {ref}"
-    assert wrong[0] < wrong[1], f"the wrong solution ({b.assignment.wrong_does}) scored {wrong}"
+    a = b.assignment
+    scores = {name: grade_in_process(_submit(b, code, name, tmp_path), b.autograder)
+              for name, code in [("reference", a.solution), ("wrong", a.wrong),
+                                 ("constant", constant_submission(a, b.expected)),
+                                 ("public-only", _public_only(a))]}
+    assert scores["reference"] == (HIDDEN_POINTS, HIDDEN_POINTS), scores
+    for name in ("wrong", "constant", "public-only"):
+        assert scores[name] == (0.0, HIDDEN_POINTS), f"{name} ({a.wrong_does}) scored {scores[name]}"
 
 
-def _grade_both(args: tuple[str, str, str, str]) -> tuple[float, float, float, float]:
-    """Worker: grade a reference and a wrong submission with otter's kernel grading."""
-    ref, wrong, autograder, _ = args
-    return (*grade(Path(ref), Path(autograder)), *grade(Path(wrong), Path(autograder)))
+def test_the_public_check_runs_and_is_worth_nothing(built: dict[str, Built], tmp_path: Path) -> None:
+    from otter.test_files.ok_test import OKTestFile
+    import zipfile
+
+    for b in built.values():
+        with zipfile.ZipFile(b.autograder) as z:
+            z.extractall(tmp_path / b.assignment.slug, [n for n in z.namelist() if n.startswith("tests/")])
+        test = OKTestFile.from_file(str(next((tmp_path / b.assignment.slug / "tests").glob("*.py"))))
+        public = [tc for tc in test.test_cases if not tc.hidden]
+        hidden = [tc for tc in test.test_cases if tc.hidden]
+        assert [tc.points for tc in public] == [0] and sum(tc.points for tc in hidden) == HIDDEN_POINTS
 
 
-@pytest.mark.slow
-def test_otter_grade_submission_end_to_end(built: dict[str, Built], tmp_path: Path) -> None:
-    """The first assignment of each chapter through ``otter.api.grade_submission`` (a fresh kernel per
-    submission, no Docker), two at a time; every assignment is graded in process above with the same tests."""
-    first = {b.assignment.chapter: b for b in reversed(list(built.values()))}
-    jobs = [(str(_submission(b, "solution", tmp_path)), str(_submission(b, "wrong", tmp_path)), str(b.autograder),
-             b.assignment.anchor) for b in first.values()]
-    with ProcessPoolExecutor(max_workers=2) as pool:
-        scores = dict(zip((j[3] for j in jobs), pool.map(_grade_both, jobs)))
-    bad = {k: s for k, s in scores.items() if not (s[0] == s[1] > 0 and s[2] < s[3])}
-    assert not bad, f"(reference score, possible, wrong score, possible) not as expected: {bad}"
+def test_a_changed_library_value_fails_the_reference(built: dict[str, Built], tmp_path: Path) -> None:
+    a = next(a for a in ASSIGNMENTS if a.key == "t-closeness-salary")
+    moved = replace(a, reference=lambda *args: a.reference(*args) * 1.01)
+    b = assign(moved, hidden_expectations(moved), tmp_path / "assignments", grading_requirements(OUT))
+    score, possible = grade_in_process(_submit(b, a.solution, "reference", tmp_path), b.autograder)
+    assert score == 0 < possible
+
+
+@pytest.mark.parametrize("a", ASSIGNMENTS, ids=IDS)
+def test_typing_the_books_published_value_scores_zero(built: dict[str, Built], a: Assignment,
+                                                      tmp_path: Path) -> None:
+    """The value the book publishes for the claim (verdicts page) is not a graded answer."""
+    if not results_path(a.results_chapter).exists():
+        pytest.skip(f"{a.results_chapter} has not been run in this checkout")
+    try:
+        book = expected_value(a).value
+    except ValueError:
+        pytest.skip(f"{a.claim_id} not measured")
+    b = built[a.anchor]
+    code = f"def {a.function}(*args, **kwargs):\n    return {book!r}"
+    assert grade_in_process(_submit(b, code, "book", tmp_path), b.autograder)[0] == 0
 
 
 def _code_lines(code: str) -> list[str]:
-    """The solution's lines worth searching for (not blank, not shared with the starter)."""
-    return [line.strip() for line in code.splitlines() if len(line.strip()) > 8]
+    """The solution's lines worth searching for (not blank, not the ``def`` line)."""
+    return [line.strip() for line in code.splitlines()[1:] if len(line.strip()) > 8]
+
+
+def _numbers(text: str) -> list[str]:
+    """Every number written in ``text`` (digits with an optional decimal part and exponent)."""
+    return re.findall(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?", text)
+
+
+def _significant(value: float) -> bool:
+    """A value a student could look up: at least three significant digits (not a small count or 0.5)."""
+    text = f"{abs(value):.12g}".replace(".", "").lstrip("0").rstrip("0")
+    return len(text) >= 3
+
+
+def _graded_leaks(text: str, built: dict[str, Built]) -> list[tuple[str, str, float]]:
+    """(anchor, number in ``text``, graded value) for each number within a hidden test's tolerance."""
+    found = []
+    numbers = []
+    for token in set(_numbers(text)):
+        try:
+            numbers.append((token, float(token.replace(",", ""))))
+        except ValueError:
+            continue
+    for b in built.values():
+        g = b.expected
+        values = [x for v in g.values for x in (v if isinstance(v, list) else [v]) if not isinstance(x, bool)]
+        for want in values:
+            if not _significant(float(want)):
+                continue
+            tol = 0.0 if g.tolerance is None else g.tolerance * max(1.0, abs(float(want)))
+            found += [(b.assignment.anchor, t, want) for t, x in numbers if abs(x - float(want)) <= tol]
+    return found
+
+
+def _student_texts(built: dict[str, Built]) -> dict[str, str]:
+    """Every student-facing text of the assignments: each student notebook and the student page."""
+    texts = {str(b.student): b.student.read_text(encoding="utf-8") for b in built.values()}
+    texts["student page"] = student_page(list(built.values()))
+    return texts
+
+
+def test_no_student_material_names_a_graded_claim_or_holds_a_graded_value(built: dict[str, Built]) -> None:
+    graded_ids = {a.claim_id for a in ASSIGNMENTS}
+    for where, text in _student_texts(built).items():
+        named = sorted(cid for cid in graded_ids if cid in text)
+        assert not named, f"{where} names graded claims {named}"
+        assert not _graded_leaks(text, built), f"{where} holds graded values {_graded_leaks(text, built)[:5]}"
+
+
+def test_the_leak_check_can_fail(built: dict[str, Built]) -> None:
+    b = next(b for b in built.values() if b.expected.kind == "float")
+    value = next(v for v in b.expected.values if _significant(v))
+    assert _graded_leaks(f"the answer is {value:.8f}.", built)
+    assert not _graded_leaks("k = 4, 0.5 of them, 12 records", built)
+
+
+def test_the_built_student_edition_holds_no_graded_value(built: dict[str, Built]) -> None:
+    """The student edition's HTML and downloads (when built in this checkout) against every graded value."""
+    html = ROOT / "_build" / "student" / "html"
+    if not (html / "index.html").exists():
+        pytest.skip("the student edition is not built in this checkout (make book)")
+    graded_ids = {a.claim_id for a in ASSIGNMENTS}
+    for path in sorted(html.rglob("*")):
+        if path.suffix not in (".html", ".ipynb", ".md", ".txt") or "_static/mathjax" in str(path):
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if path.name.endswith(".ipynb") and "_static/assignments" in str(path):
+            named = sorted(cid for cid in graded_ids if cid in text)
+            assert not named, f"{path} names {named}"
+        assert not _graded_leaks(text, built), f"{path}: {_graded_leaks(text, built)[:5]}"
 
 
 @pytest.mark.parametrize("anchor", IDS)
@@ -144,27 +214,86 @@ def test_the_student_notebook_has_no_solution_and_no_hidden_test(built: dict[str
     text = b.student.read_text()
     nb = nbformat.read(b.student, as_version=4)
     source = "\n".join(c.source for c in nb.cells)
-    hidden = hidden_test(b.assignment, b.expected)
-    assert "HIDDEN" not in text and hidden.splitlines()[-1].split(",")[0] not in text
+    assert "HIDDEN" not in text and "_expected" not in text
     for line in _code_lines(b.assignment.solution):
         if line not in b.assignment.starter:
             assert line not in source, f"solution line in the student notebook: {line}"
-    tests = json.dumps(nb.metadata["otter"]["tests"])
-    assert '"hidden": true' not in tests
-    # the instructor notebook and the autograder do have them
+    assert '"hidden": true' not in json.dumps(nb.metadata["otter"]["tests"])
     assert _code_lines(b.assignment.solution)[0] in b.instructor.read_text()
+    assert hidden_test(b.assignment, b.expected).splitlines()[0] == "# HIDDEN"
 
 
-def test_the_student_page_has_anchors_links_and_downloads_but_no_solution(built: dict[str, Built]) -> None:
+def test_the_student_page_has_anchors_and_downloads_the_instructor_page_the_rest(built: dict[str, Built]) -> None:
     items = list(built.values())
     page, notes = student_page(items), instructor_page(items)
     for b in items:
         a = b.assignment
         assert f'<div id="{a.anchor}"></div>' in page
-        assert f'href="verdicts.html#claim-{a.claim_id}"' in page
         assert f"/_static/assignments/{b.student.name}>`" in page
+        assert "verdicts.html#claim-" not in page
         for line in _code_lines(a.solution) + _code_lines(a.wrong):
             if line not in a.starter:
                 assert line not in page, f"solution text on the student page: {line}"
-        assert a.solution in notes and repr(b.expected.value) in notes
+        assert a.solution in notes and a.claim_id in notes and repr(b.expected.values[0]) in notes
+    commands = grading_commands(items[0].autograder.name)
+    for cmd in commands.values():
+        assert cmd in notes
     assert "HIDDEN" not in page
+
+
+def _grade_pair(args: tuple[str, str, str]) -> tuple[float, float, float, float]:
+    """Worker: grade a reference and a wrong submission with otter's kernel grading."""
+    ref, wrong, autograder = args
+    return (*grade(Path(ref), Path(autograder)), *grade(Path(wrong), Path(autograder)))
+
+
+@pytest.mark.slow
+def test_otter_grade_submission_end_to_end_one_per_chapter(built: dict[str, Built], tmp_path: Path) -> None:
+    """The first assignment of each chapter through ``otter.api.grade_submission`` (a kernel per submission)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    first = {b.assignment.chapter: b for b in reversed(list(built.values()))}
+    jobs = [(str(_submit(b, b.assignment.solution, "ref", tmp_path)),
+             str(_submit(b, b.assignment.wrong, "wrong", tmp_path)), str(b.autograder)) for b in first.values()]
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        scores = dict(zip(first, pool.map(_grade_pair, jobs)))
+    bad = {k: s for k, s in scores.items() if not (s[0] == s[1] == HIDDEN_POINTS and s[2] == 0)}
+    assert not bad, f"(reference score, possible, wrong score, possible) not as expected: {bad}"
+
+
+@pytest.mark.slow
+@pytest.mark.network
+def test_the_zip_grades_in_a_fresh_environment_with_the_pages_commands(built: dict[str, Built],
+                                                                       tmp_path: Path) -> None:
+    """Chapter 1's k-anonymity zip, alone in a folder, graded by the page's setup, single and batch commands
+    in a new virtual environment (packages from the registry) that cannot import the checkout."""
+    b = built["01_syntactic_anonymity-k-anonymity"]
+    work = tmp_path / "grading-site"
+    (work / "submissions").mkdir(parents=True)
+    shutil.copy(b.autograder, work / b.autograder.name)
+    a = b.assignment
+    shutil.copy(_submit(b, a.solution, "ref", tmp_path), work / "submission.ipynb")
+    for name, code in [("ref", a.solution), ("wrong", a.wrong), ("constant", constant_submission(a, b.expected))]:
+        shutil.copy(_submit(b, code, name, tmp_path), work / "submissions" / f"{name}.ipynb")
+    cmd = grading_commands(b.autograder.name)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "ANONLAB", "VIRTUAL_ENV"))}
+    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if ".venv" not in p)
+    python = shutil.which("python3", path=env["PATH"]) or sys.executable
+    env["PATH"] = str(Path(python).parent) + os.pathsep + env["PATH"]
+    out = {}
+    for step in ("setup", "single", "batch"):
+        done = subprocess.run(["bash", "-c", cmd[step]], cwd=work, env=env, capture_output=True, text=True,
+                              timeout=1800, check=False)
+        assert done.returncode == 0, f"{step} failed: {done.stderr[-3000:]}"
+        out[step] = done.stdout + done.stderr
+    probe = subprocess.run([str(work / "grading" / "bin" / "python"), "-c", "import anonlab"], cwd=tmp_path,
+                           env=env, capture_output=True, text=True, check=False)
+    assert probe.returncode != 0, "the grading environment must not see the checkout's library"
+
+    def total(folder: Path) -> float:
+        tests = json.loads((folder / "results.json").read_text())["tests"]
+        return sum(t.get("score", 0) or 0 for t in tests)
+
+    assert total(work / "results") == HIDDEN_POINTS
+    assert [total(work / "results" / n) for n in ("ref", "wrong", "constant")] == [HIDDEN_POINTS, 0, 0]
+    assert "without encryption" not in out["single"] + out["batch"]

@@ -1,6 +1,7 @@
-"""Graded "reproduce this claim" assignments, declared once and turned into otter-grader notebooks.
+"""Graded assignments, declared once and turned into otter-grader notebooks and autograder zips.
 
-:mod:`.model` (the declaration, the expected value from the book's run, the hidden test), :mod:`.catalog`
+:mod:`.model` (the declaration, the hidden variants' values computed with the library, the tests),
+:mod:`.catalog`
 (the assignments), :mod:`.otter_build` (master notebooks, ``otter assign``, grading; imports otter lazily) and
 :mod:`.pages` (the book's assignments page). ``import anonlab`` does not import this package.
 """
@@ -11,10 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from anonbook.assignments.catalog import ASSIGNMENTS, by_chapter
-from anonbook.assignments.model import Assignment, ExpectedValue, accepted_tolerance, expected_value, hidden_test, public_test
+from anonbook.assignments.model import (Assignment, ExpectedValue, Graded, accepted_tolerance, expected_value, hidden_expectations,
+                    hidden_test, public_test)
 
-__all__ = ["ASSIGNMENTS", "Assignment", "ExpectedValue", "accepted_tolerance", "build", "by_chapter",
-           "expected_value", "hidden_test", "public_test"]
+__all__ = ["ASSIGNMENTS", "Assignment", "ExpectedValue", "Graded", "accepted_tolerance", "build", "by_chapter",
+           "expected_value", "hidden_expectations", "hidden_test", "public_test"]
 
 
 def build(out_dir: Path | None = None, book_dir: Path | None = None,

@@ -1,36 +1,57 @@
-"""One graded assignment ("reproduce this claim"), its expected value and its hidden test.
+"""One graded assignment (apply a chapter's method to variants the book does not show) and its tests.
 
-An :class:`Assignment` is declared once (:mod:`anonbook.assignments.catalog`); everything the student and the
-autograder see is generated from it: the expected value is the one the book computed for the claim (the
-chapter's ``<chapter>.results.json``, :func:`expected_value`), the accepted interval is the claim's tolerance
-in the ledger (:func:`accepted_tolerance`), and the hidden test (:func:`hidden_test`) checks the student's
-answer against both. Nothing here imports otter: the book's kernels never need it.
+An :class:`Assignment` is declared once (:mod:`anonbook.assignments.catalog`). The student writes one function;
+the hidden test calls it on several *variants* (another seed, ε, subset, attribute, skew: ``cases``) that no
+page of the book shows, and compares each answer with the value the build computed by calling the library
+itself on that variant (:func:`hidden_expectations`, the assignment's ``reference``). A typed constant cannot
+pass: the build refuses an assignment whose variants do not give at least two different values. The public
+check (:func:`public_test`) only says whether the function runs on the starter's example and returns the right
+kind of value; it is worth 0 points, the hidden test carries all of them (:data:`PUBLIC_POINTS`,
+:data:`HIDDEN_POINTS`).
+
+:func:`expected_value` is the one place that reads a chapter's recorded run (``<chapter>.results.json``):
+the value the book publishes for the assignment's claim, which the grading must *not* accept as an answer.
+Nothing here imports otter: the book's kernels never need it.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from anonlab import paths
 from anonlab.claims import claim
 
-__all__ = ["Assignment", "Built", "ExpectedValue", "accepted_tolerance", "expected_value", "hidden_test", "public_test",
-           "results_path"]
+__all__ = ["Assignment", "Built", "ExpectedValue", "Graded", "HIDDEN_POINTS", "PUBLIC_POINTS",
+           "accepted_tolerance", "constant_submission", "expected_value", "hidden_expectations", "hidden_test",
+           "public_test", "results_path", "value_kind"]
+
+#: Points of the public check (the student sees it) and of the hidden test (all the points).
+PUBLIC_POINTS, HIDDEN_POINTS = 0, 1
+#: Relative tolerance of a float answer: the reference and a right answer call the same deterministic code.
+RELATIVE_TOLERANCE = 1e-6
 
 
 @dataclass(frozen=True)
 class Assignment:
-    """One "reproduce this claim" exercise of a chapter.
+    """One exercise of a chapter: write ``function``, which the hidden test calls on every variant of ``cases``.
 
-    ``task`` is MyST shown to the student; ``starter`` is the code the student starts from (imports, data);
-    ``solution`` the reference code and ``wrong`` a plausible mistake (``wrong_does`` says which), each of
-    which must set the variable ``answer``. ``results_from`` names the chapter whose run records the
-    claim when it is not the assignment's own (chapter 9 scores chapter 5's examples). ``tolerance`` / ``tolerance_why`` are only for claims whose
-    ledger entry has no numeric tolerance (``exact`` and ``holds`` are compared exactly otherwise).
+    ``task`` is MyST shown to the student (it names no claim id and quotes no graded value); ``starter`` is the
+    code the student starts from (imports and the example inputs ``public_args``, a Python expression of the
+    function's arguments, evaluated after ``starter``). ``solution`` is the reference definition of
+    ``function`` and ``wrong`` a plausible mistake (``wrong_does`` says which); the grading must give the
+    reference every point and ``wrong`` none. ``setup`` is the code the hidden test runs before building its
+    variants; each of ``cases`` is a Python expression (evaluated after ``setup``) of one variant's arguments,
+    a tuple. ``reference`` computes one variant's expected value by calling the library with those arguments
+    (the build's hidden run). ``claim_id`` is the ledger claim whose method the assignment applies: instructor
+    notes only. ``results_from`` names the chapter whose run records the claim when it is not the own chapter.
     """
 
     chapter: str
@@ -38,13 +59,15 @@ class Assignment:
     claim_id: str
     title: str
     task: str
+    function: str
     starter: str
+    public_args: str
     solution: str
     wrong: str
     wrong_does: str
-    answer: str = "answer"
-    tolerance: float | None = None
-    tolerance_why: str = ""
+    setup: str
+    cases: tuple[str, ...]
+    reference: Callable[..., Any] = field(compare=False)
     results_from: str | None = None
 
     @property
@@ -65,7 +88,7 @@ class Assignment:
 
 @dataclass(frozen=True)
 class ExpectedValue:
-    """What the hidden test accepts: ``value`` ± ``tolerance`` (``None``: equal), and where it came from."""
+    """The book's published value of the assignment's claim (``value``) and where it came from."""
 
     value: Any
     tolerance: float | None
@@ -73,11 +96,26 @@ class ExpectedValue:
 
 
 @dataclass(frozen=True)
+class Graded:
+    """What the hidden test accepts: one ``values[i]`` per variant ``cases[i]``, compared as ``kind``.
+
+    ``kind`` is ``"bool"``, ``"int"`` (equality), ``"float"`` or ``"array"`` (within ``tolerance``, relative);
+    ``seconds`` is the CPU time of the hidden runs.
+    """
+
+    cases: tuple[str, ...]
+    values: tuple[Any, ...]
+    kind: str
+    tolerance: float | None
+    seconds: float
+
+
+@dataclass(frozen=True)
 class Built:
     """One assignment's products of ``otter assign`` under ``_build/assignments/<slug>/`` (:mod:`.otter_build`)."""
 
     assignment: Assignment
-    expected: ExpectedValue
+    expected: Graded
     student: Path
     instructor: Path
     autograder: Path
@@ -91,10 +129,10 @@ def results_path(chapter: str, book_dir: Path | None = None) -> Path:
 
 
 def expected_value(a: Assignment, book_dir: Path | None = None) -> ExpectedValue:
-    """The value the book computed for ``a``'s claim (never typed) and the accepted tolerance.
+    """The value the book publishes for ``a``'s claim: what a student can read, so never a graded answer.
 
-    Raises ``FileNotFoundError`` when the chapter has not been run and ``ValueError`` when its run did not
-    measure the claim.
+    The only function that reads a chapter's results. Raises ``FileNotFoundError`` when the chapter has not
+    been run and ``ValueError`` when its run did not measure the claim.
     """
     path = results_path(a.results_chapter, book_dir)
     if not path.exists():
@@ -106,43 +144,102 @@ def expected_value(a: Assignment, book_dir: Path | None = None) -> ExpectedValue
 
 
 def accepted_tolerance(a: Assignment) -> float | None:
-    """The claim's tolerance from the ledger; the assignment's own (with its reason) when the ledger has none.
-
-    ``exact`` and ``holds`` claims without a declared tolerance are compared for equality (``None``).
-    """
+    """The claim's tolerance in the ledger (``None`` for a claim compared exactly)."""
     c = claim(a.claim_id)
-    if c.compare in ("exact", "holds") and c.tolerance is None:
-        return a.tolerance
-    if c.tolerance is None:
-        if a.tolerance is None or not a.tolerance_why:
-            raise ValueError(f"{a.anchor}: claim {a.claim_id} has no tolerance; declare one with its reason")
-        return a.tolerance
-    return float(c.tolerance)
+    return None if c.tolerance is None else float(c.tolerance)
+
+
+def value_kind(value: Any) -> str:
+    """``bool``, ``int``, ``float`` or ``array``: how the hidden test compares an answer with ``value``."""
+    if isinstance(value, (bool, np.bool_)):
+        return "bool"
+    if isinstance(value, (int, np.integer)):
+        return "int"
+    if isinstance(value, (float, np.floating)):
+        return "float"
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return "array"
+    raise TypeError(f"a reference returned {type(value).__name__}; expected a number, a bool or an array")
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-able Python value for a reference's result (arrays as lists of floats)."""
+    kind = value_kind(value)
+    if kind == "bool":
+        return bool(value)
+    if kind == "int":
+        return int(value)
+    if kind == "float":
+        return float(value)
+    return [float(v) for v in np.asarray(value, dtype=float).ravel()]
+
+
+def case_arguments(a: Assignment, case: str, namespace: dict[str, Any]) -> tuple[Any, ...]:
+    """One variant's arguments: ``case`` evaluated in ``namespace`` (where ``a.setup`` ran); always a tuple."""
+    args = eval(case, namespace)  # noqa: S307 - the catalog's own expressions
+    if not isinstance(args, tuple):
+        raise ValueError(f"{a.anchor}: case {case!r} must evaluate to a tuple of arguments")
+    return args
+
+
+def hidden_expectations(a: Assignment) -> Graded:
+    """Run ``a.reference`` (the library) on every variant: the values the hidden test expects.
+
+    Raises ``ValueError`` when the variants give fewer than two different values (a constant would pass)
+    or values of different kinds.
+    """
+    start = time.process_time()
+    namespace: dict[str, Any] = {"__name__": "anonlab_hidden_run"}
+    exec(a.setup, namespace)  # noqa: S102 - the catalog's own code
+    values = tuple(_plain(a.reference(*case_arguments(a, c, namespace))) for c in a.cases)
+    kinds = {value_kind(v) for v in values}
+    if len(kinds) != 1:
+        raise ValueError(f"{a.anchor}: the variants give values of different kinds {sorted(kinds)}")
+    distinct = {json.dumps(v) for v in values}
+    if len(a.cases) < 2 or len(distinct) < 2:
+        raise ValueError(f"{a.anchor}: the hidden variants must give at least two different values "
+                         f"(got {values}); otherwise a typed constant passes")
+    kind = kinds.pop()
+    tol = None if kind in ("bool", "int") else RELATIVE_TOLERANCE
+    return Graded(a.cases, values, kind, tol, round(time.process_time() - start, 3))
 
 
 def _literal(value: Any) -> str:
     """A Python literal for a JSON value (float written exactly: ``repr``)."""
-    if isinstance(value, bool) or value is None:
-        return repr(value)
-    if isinstance(value, float):
-        return repr(value) if math.isfinite(value) else f"float({str(value)!r})"
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"float({str(value)!r})"
+    if isinstance(value, list):
+        return "[" + ", ".join(_literal(v) for v in value) + "]"
     return repr(value)
 
 
-def public_test(a: Assignment, expected: ExpectedValue) -> str:
-    """The test the student sees: the answer exists and has the right kind (no value is given away)."""
-    if isinstance(expected.value, bool):
-        return f"assert {a.answer} in (True, False), '{a.answer} must be True or False'"
-    return (f"import numbers\nassert isinstance({a.answer}, numbers.Real) and "
-            f"type({a.answer}).__name__ not in ('bool', 'bool_'), '{a.answer} must be a number'")
+def public_test(a: Assignment) -> str:
+    """The check the student sees (0 points): the function runs on the starter's example; no value given away."""
+    return (f"import numbers\nimport numpy as _np\n_r = {a.function}({a.public_args.strip().rstrip(',')})\n"
+            "assert isinstance(_r, (numbers.Real, _np.ndarray, list, tuple)) and _np.size(_r) > 0, "
+            f"'{a.function} must return a number (or an array of numbers)'")
 
 
-def hidden_test(a: Assignment, expected: ExpectedValue) -> str:
-    """The hidden test: |answer − expected| ≤ tolerance, or equality (booleans, exact counts)."""
-    v = _literal(expected.value)
-    if isinstance(expected.value, bool):
-        return f"# HIDDEN\nassert bool({a.answer}) is {v}, 'not the value the book computed'"
-    if expected.tolerance is None:
-        return f"# HIDDEN\nassert {a.answer} == {v}, 'not the value the book computed'"
-    return (f"# HIDDEN\nassert abs(float({a.answer}) - {v}) <= {_literal(float(expected.tolerance))} + 1e-12, "
-            "'outside the claim tolerance around the value the book computed'")
+_COMPARE = {
+    "bool": "bool(_got) is _want",
+    "int": "int(_got) == _want and float(_got) == _want",
+    "float": "abs(float(_got) - _want) <= {tol} * max(1.0, abs(_want))",
+    "array": "_np.shape(_np.ravel(_got)) == (len(_want),) and "
+             "_np.allclose(_np.ravel(_np.asarray(_got, dtype=float)), _want, rtol={tol}, atol={tol})",
+}
+
+
+def hidden_test(a: Assignment, graded: Graded) -> str:
+    """The hidden test: ``function`` on every variant equals the library's value (all or nothing)."""
+    compare = _COMPARE[graded.kind].format(tol=_literal(graded.tolerance))
+    cases = ",\n    ".join(f"({c})" for c in graded.cases)
+    values = ", ".join(_literal(v) for v in graded.values)
+    return (f"# HIDDEN\nimport numpy as _np\n{a.setup}\n_cases = [\n    {cases},\n]\n_expected = [{values}]\n"
+            "for _i, (_args, _want) in enumerate(zip(_cases, _expected)):\n"
+            f"    _got = {a.function}(*_args)\n"
+            f"    assert {compare}, f'variant {{_i + 1}}: not the value the library computes for it'")
+
+
+def constant_submission(a: Assignment, graded: Graded) -> str:
+    """A submission that types an answer: ``function`` returns the first variant's value whatever its input."""
+    return f"def {a.function}(*args, **kwargs):\n    return {_literal(graded.values[0])}"

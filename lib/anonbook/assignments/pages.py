@@ -1,10 +1,10 @@
 """The book's assignments page: ``_generated/assignments.md`` (students) and ``assignments.instructor.md``.
 
 The student file has, per chapter, each assignment's title (with the anchor ``<chapter>-<key>`` the
-syllabus links to), its claim (linked to the verdict table's ``claim-<id>`` row), the task and the student
-notebook to download. Everything only an instructor may see (the book's value, the tolerance, the reference
-solution, the wrong solution the autograder must fail) is in the instructor file, which the student edition
-leaves out.
+syllabus links to), the task and the student notebook to download: no claim id, no value. Everything only an
+instructor may see (the claim whose method it applies, the hidden variants and the values the library computed
+for them, the reference solution, the wrong solution that must score 0, the grading commands) is in the
+instructor file, which the student edition leaves out.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from anonlab import paths
-from anonlab.claims import claim
-from anonbook.assignments.model import Built
+from anonbook.assignments.model import HIDDEN_POINTS, PUBLIC_POINTS, Built
+from anonbook.assignments.otter_build import grading_commands
 
 __all__ = ["chapter_heading", "instructor_page", "student_page", "write_pages", "STUDENT_FILE", "INSTRUCTOR_FILE"]
 
@@ -45,40 +45,57 @@ def chapter_heading(chapter: str) -> str:
     return f"## Chapter {chapter.split('_')[0]}: [{title}]({chapter}.ipynb)"
 
 
-def _claim_link(claim_id: str) -> str:
-    """The claim's id linked to its row of the verdict table (a raw HTML id there, so an HTML link here)."""
-    cid = html.escape(claim_id)
-    return f'<a href="verdicts.html#claim-{cid}"><code>{cid}</code></a>'
-
-
 def student_page(built: Sequence[Built]) -> str:
-    """MyST of the students' part: title + anchor, claim, task, download of the notebook; no value, no solution."""
+    """MyST of the students' part: title + anchor, task, download of the notebook; no claim, value or solution."""
     parts = []
     for chapter, items in _chapters(built).items():
         parts.append(chapter_heading(chapter) + "\n")
         for b in items:
             a = b.assignment
-            c = claim(a.claim_id)
             parts.append(
-                f'<div id="{html.escape(a.anchor)}"></div>\n\n### {a.title}\n\n'
-                f"**Claim** {_claim_link(a.claim_id)}: {c.statement}\n\n{a.task}\n\n"
+                f'<div id="{html.escape(a.anchor)}"></div>\n\n### {a.title}\n\n{a.task}\n\n'
                 f"{{download}}`Student notebook ({b.student.name}) </{STATIC}/{b.student.name}>`\n")
     return "\n".join(parts)
 
 
+def grading_section(example_zip: str) -> str:
+    """MyST of how to grade: the points, then the setup, single-submission and batch commands (tested)."""
+    cmd = grading_commands(example_zip)
+    return (
+        "## Grading (instructor edition)\n\n"
+        f"Each notebook's public check is worth {PUBLIC_POINTS} points; the hidden test carries all "
+        f"{HIDDEN_POINTS}: it calls the student's function on every hidden variant below and gives the point "
+        "only if every answer agrees with the library's value (a typed constant or the wrong solution scores "
+        "0; `make test` checks both for every assignment). Each autograder zip "
+        "(`_build/assignments/<name>/autograder/`) carries what grading needs on any machine with Python "
+        "3.11+ and no access to this checkout: the tests, the library's source (`files/anonlab/`) and "
+        "`files/requirements.txt`, the lock's pins of otter-grader and of every package the tests import. "
+        f"With the zip of an assignment (here `{example_zip}`) in the current folder:\n\n"
+        "Once per machine, a grading environment:\n\n"
+        f"```bash\n{cmd['setup']}\n```\n\n"
+        "One submission (prints the score; `results/results.json` has each test's output):\n\n"
+        f"```bash\n{cmd['single']}\n```\n\n"
+        "Every notebook of `submissions/` (one `results/<name>/results.json` each):\n\n"
+        f"```bash\n{cmd['batch']}\n```\n\n"
+        "The kernel's notice that it talks over TCP without encryption (a local kernel) is silenced by the "
+        "environment's `ipython/` configuration. The assignments that read Adult fetch it on first use (the "
+        "library's data fetch, checked against the zip's `files/data/manifest.yaml`) into the grader's cache "
+        "folder.\n")
+
+
 def instructor_page(built: Sequence[Built]) -> str:
-    """MyST of the instructor's notes: the book's value and tolerance, the reference and the wrong solution."""
-    parts = ["## Grading notes (instructor edition)\n",
-             "Each hidden test accepts the book's computed value for the claim ± the claim's tolerance in the "
-             "ledger (equality for exact counts and yes/no claims). `make test` grades the reference solution "
-             "(full score) and the wrong one (must fail) with otter-grader.\n"]
+    """MyST of the instructor's notes: grading commands, then per assignment the claim, variants, solutions."""
+    parts = [grading_section(built[0].autograder.name if built else "<name>-autograder.zip")]
     for b in built:
-        a, e = b.assignment, b.expected
-        tol = "equal" if e.tolerance is None else f"± {e.tolerance:g}"
+        a, g = b.assignment, b.expected
+        how = "equal" if g.tolerance is None else f"relative tolerance {g.tolerance:g}"
+        rows = "\n".join(f"| `{c}` | `{v!r}` |" for c, v in zip(g.cases, g.values))
         parts.append(
-            f"### {a.anchor}\n\nExpected `{a.answer}` = `{e.value!r}` ({tol}; from `{e.source}`).\n\n"
+            f"### {a.anchor}\n\nApplies the method of claim `{a.claim_id}` (chapter `{a.results_chapter}`). "
+            f"Hidden variants of `{a.function}` and the values the library computed for them ({how}; "
+            f"{g.seconds:g} s of CPU):\n\n| arguments | expected |\n|---|---|\n{rows}\n\n"
             f"Reference solution:\n\n```python\n{a.solution}\n```\n\n"
-            f"The wrong solution the autograder must fail ({a.wrong_does}):\n\n```python\n{a.wrong}\n```\n")
+            f"The wrong solution that must score 0 ({a.wrong_does}):\n\n```python\n{a.wrong}\n```\n")
     return "\n".join(parts)
 
 
