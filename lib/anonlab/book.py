@@ -293,7 +293,7 @@ def book_inputs_key() -> str:
     h = hashlib.sha256(library_fingerprint().encode())
     files = [root / "_config.yml", root / "_toc.yml"]
     files += [f for f in paths.book_dir().rglob("*") if f.is_file()
-              and not any(part.startswith(("_generated", "_vendor", ".run-", "_build")) for part in
+              and not any(part.startswith(("_generated", "_vendor", ".run-", "_build", "runs")) for part in
                           f.relative_to(paths.book_dir()).parts)]
     for f in sorted(files):
         h.update(str(f.relative_to(root)).encode())
@@ -319,6 +319,10 @@ def check_published_verdicts(names: list[str]) -> None:
             print(f"[anonlab] pinned the default verdicts of {ch}", file=sys.stderr)
         return
     problems = pins.check_default_pins(names)
+    skipped = pins.unchecked_chapters(names)
+    if skipped:
+        print(f"[anonlab] verdict pins left alone for {len(skipped)} chapter(s) not at their default run: "
+              + "; ".join(f"{ch} ({why})" for ch, why in skipped.items()), file=sys.stderr)
     if problems:
         raise RunError("verdicts changed without their pins:\n  " + "\n  ".join(problems))
 

@@ -32,7 +32,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["tidy_for_reading", "code_tells_nothing", "parameters_html", "tidy_executed_notebook", "glued_values", "fill_glued_prose"]
+__all__ = ["tidy_for_reading", "code_tells_nothing", "parameters_html", "tidy_executed_notebook", "glued_values", "fill_glued_prose",
+           "insert_banner"]
 
 AUTHOR_TAGS = {"remove-cell", "remove-input", "remove-output", "hide-cell", "hide-input", "hide-output"}
 
@@ -187,3 +188,28 @@ def tidy_executed_notebook(path: Path, chapter: str, values: Mapping[str, Any], 
         log.parent.mkdir(parents=True, exist_ok=True)
         with open(log, "a", encoding="utf-8") as fh:
             fh.write("".join(moved))
+
+
+#: The tag of the banner cell :func:`insert_banner` adds (the run's identity, see :mod:`anonlab.runs`).
+BANNER_TAG = "anonlab-run-banner"
+
+
+def insert_banner(path: Path, markdown: str) -> None:
+    """Put a markdown banner right under the page's title (the first line of its first markdown cell).
+
+    A banner added before is replaced, so a page carries one.
+    """
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    nb.cells = [c for c in nb.cells if BANNER_TAG not in c.get("metadata", {}).get("tags", [])]
+    cell = nbformat.v4.new_markdown_cell(markdown)
+    cell.metadata["tags"] = [BANNER_TAG]
+    first = next((i for i, c in enumerate(nb.cells) if c.cell_type == "markdown"), -1)
+    if first >= 0 and nb.cells[first].source.startswith("# "):  # right under the title line
+        title, _, rest = nb.cells[first].source.partition("\n")
+        if rest.strip():
+            nb.cells[first].source = title
+            nb.cells.insert(first + 1, nbformat.v4.new_markdown_cell(rest.lstrip("\n")))
+    nb.cells.insert(first + 1, cell)
+    nbformat.write(nb, path)

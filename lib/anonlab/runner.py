@@ -448,7 +448,8 @@ def _remove_stale_run_folders(dest_dir: Path, name: str) -> None:
 
 def _execute_and_publish(src: Path, name: str, params: Mapping[str, Any], full_params: Mapping[str, Any],
                          key: str, tmp: Path, dest_dir: Path, *, kernel_name: str, progress: bool,
-                         timeout: int | None, kernel: SharedKernel | None = None) -> float:
+                         timeout: int | None, kernel: SharedKernel | None = None,
+                         identity: Any = None) -> float:
     """Execute ``src`` into ``tmp`` and publish its products into ``dest_dir``; return the seconds.
 
     With ``kernel``, the notebook runs in that shared kernel after a prelude
@@ -458,6 +459,10 @@ def _execute_and_publish(src: Path, name: str, params: Mapping[str, Any], full_p
 
     out_nb = tmp / f"{name}.ipynb"
     run_env = {"ANONLAB_OUTPUT_DIR": str(tmp), "ANONLAB_RUN_PARAMETERS": json.dumps(full_params, default=str)}
+    if identity is not None:
+        from .claims.recorder import RUN_IDENTITY_ENV
+
+        run_env[RUN_IDENTITY_ENV] = json.dumps(identity.as_dict(), default=str)
     env_before = {k: os.environ.get(k) for k in run_env}
     os.environ.update(run_env)
     if progress:
@@ -514,6 +519,7 @@ def _execute_and_publish(src: Path, name: str, params: Mapping[str, Any], full_p
     from .publish import tidy_executed_notebook
 
     tidy_executed_notebook(out_nb, name, full_params, log=log_path)
+    _add_run_banners(out_nb, name, identity, published=dest_dir.resolve() == paths.book_dir().resolve())
     published = [f"{name}.ipynb"]
     for suffix in (".results.json", ".attacks.pkl"):
         if (tmp / f"{name}{suffix}").exists():
@@ -532,6 +538,7 @@ def _execute_and_publish(src: Path, name: str, params: Mapping[str, Any], full_p
         "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "published": published,
     }
+    meta.update(_identity_meta(name, identity))
     atomic_write(tmp / f"{name}.params.json", lambda fh: json.dump(meta, fh, indent=1, default=str))
     # Publish: results first, then the notebook, then the params (which mark it fresh).
     for suffix in (".results.json", ".attacks.pkl"):
@@ -546,6 +553,37 @@ def _execute_and_publish(src: Path, name: str, params: Mapping[str, Any], full_p
     return seconds
 
 
+def _identity(name: str, params: Mapping[str, Any], preset: str | None) -> Any:
+    """The run's :class:`~anonlab.runs.RunIdentity` (``None`` for a notebook without a declared chapter)."""
+    from .chapters import has_chapter
+    from .runs import identify
+
+    return identify(name, params, preset) if has_chapter(name) else None
+
+
+def _identity_meta(name: str, identity: Any) -> dict[str, Any]:
+    """What ``params.json`` keeps of a run's identity: ``run``, and the cache keys of the runs it read (``inputs``)."""
+    from .runs import input_keys
+
+    out: dict[str, Any] = {}
+    if identity is not None:
+        out["run"] = identity.as_dict()
+    inputs = input_keys(name)
+    if inputs:
+        out["inputs"] = inputs
+    return out
+
+
+def _add_run_banners(notebook: Path, name: str, identity: Any, *, published: bool) -> None:
+    """Put the run's banner (not the default run) and its inputs' banner (chapter 9) at the top of its page."""
+    from .publish import insert_banner
+    from .runs import banner_markdown, dependents_banner
+
+    text = (banner_markdown(identity, published=published) if identity is not None else "") + dependents_banner(name)
+    if text:
+        insert_banner(notebook, text)
+
+
 def run_notebook(
     notebook: str | Path,
     parameters: Mapping[str, Any] | None = None,
@@ -556,6 +594,7 @@ def run_notebook(
     kernel_name: str = KERNEL_NAME,
     timeout: int | None = None,
     kernel: SharedKernel | None = None,
+    preset: str | None = None,
 ) -> RunResult:
     """Execute one notebook with papermill and publish it atomically.
 
@@ -573,6 +612,9 @@ def run_notebook(
     kernel
         A :class:`SharedKernel` to run in (the exercise variants of a
         chapter share one); default: a kernel of the run's own.
+    preset
+        The name of the preset these parameters are (an exercise's), kept
+        in the run's identity (:func:`anonlab.runs.identify`).
     """
     src = resolve_notebook(notebook)
     params = validate_parameters(src, dict(parameters or {}))
@@ -597,7 +639,7 @@ def run_notebook(
         (tmp / "pid").write_text(str(os.getpid()))
         seconds = _execute_and_publish(src, name, params, full_params, key, tmp, dest_dir,
                                        kernel_name=kernel_name, progress=progress, timeout=timeout,
-                                       kernel=kernel)
+                                       kernel=kernel, identity=_identity(name, params, preset))
     except KeyboardInterrupt:
         raise RunInterrupted(f"{name}: interrupted; nothing was published (the previous copy, if any, "
                              "is unchanged)") from None

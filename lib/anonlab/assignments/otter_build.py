@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -168,6 +169,20 @@ def grade_in_process(submission: Path, autograder: Path) -> tuple[float, float]:
     return score, possible
 
 
+def _default_run_dir(chapter: str, book_dir: Path) -> Path:
+    """Where the chapter's default run is (graded assignments come from default runs only, :mod:`anonlab.runs`)."""
+    from ..runs import default_run_dir
+
+    found = default_run_dir(chapter, book_dir)
+    if found is None:
+        raise FileNotFoundError(f"{chapter}: no default run to take the graded assignments' values from (the "
+                                f"published run is not the default); run it: python -m anonlab run {chapter}")
+    if found != book_dir:
+        print(f"[anonlab] assignments of {chapter}: values from its default run in {found} (the published run "
+              "is not the default)", file=sys.stderr)
+    return found
+
+
 def build(out_dir: Path | None = None, book_dir: Path | None = None,
           results_dir: Path | None = None) -> dict[str, Any]:
     """Assign every assignment, copy the student notebooks into the book and write its generated pages.
@@ -181,7 +196,8 @@ def build(out_dir: Path | None = None, book_dir: Path | None = None,
     out_dir = out_dir or paths.project_root() / "_build" / "assignments"
     book_dir = book_dir or paths.book_dir()
     start = time.process_time()
-    built = [assign(a, expected_value(a, results_dir or book_dir), out_dir) for a in ASSIGNMENTS]
+    built = [assign(a, expected_value(a, results_dir or _default_run_dir(a.results_chapter, book_dir)), out_dir)
+             for a in ASSIGNMENTS]
     static = book_dir / "_static" / "assignments"
     if static.exists():
         shutil.rmtree(static)
