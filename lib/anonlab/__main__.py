@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
             params = _parse_params(args.parameter, args.raw)
             if args.quick:
                 params = {**quick_parameters(args.notebook), **params}
-            from .runs import run_chapter
+            from .rerun import run_chapter
 
             _warn_other_checkout()
             run_chapter(args.notebook, params, publish=args.publish, out=args.out, html=args.html,
