@@ -126,7 +126,7 @@ def executed_book(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         shutil.copy(ROOT / name, root / name)
     for folder in ("book", "notebooks", "data"):
         shutil.copytree(ROOT / folder, root / folder,
-                        ignore=shutil.ignore_patterns("*.ipynb", "*.json", "_generated", ".run-*")
+                        ignore=shutil.ignore_patterns("*.ipynb", "*.json", "_generated", ".run-*", "runs")
                         if folder == "book" else None)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("ANONLAB_ROOT", str(root))

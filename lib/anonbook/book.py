@@ -305,7 +305,7 @@ STAMP_NAME = ".anonlab-build-key"
 
 #: Folders under ``book/`` that the HTML build itself writes, from inputs the key already holds: the generated
 #: pages, the vendored MathJax, Sphinx's output, and the assignments' student notebooks (``build_assignments``).
-BUILD_WRITTEN = ("_generated", "_vendor", "_build", "_static/assignments")
+BUILD_WRITTEN = ("_generated", "_vendor", "_build", "_static/assignments", "runs")
 
 
 def written_by_the_build(rel: Path) -> bool:
@@ -338,6 +338,10 @@ def check_published_verdicts(names: list[str]) -> None:
             print(f"[anonlab] pinned the default verdicts of {ch}", file=sys.stderr)
         return
     problems = pins.check_default_pins(names)
+    skipped = pins.unchecked_chapters(names)
+    if skipped:
+        print(f"[anonlab] verdict pins left alone for {len(skipped)} chapter(s) not at their default run: "
+              + "; ".join(f"{ch} ({why})" for ch, why in skipped.items()), file=sys.stderr)
     if problems:
         raise RunError("verdicts changed without their pins:\n  " + "\n  ".join(problems))
 

@@ -2,9 +2,11 @@
 
 Examples
 --------
-Rerun one chapter with new parameters (the executed notebook goes to ``book/``)::
+Rerun one chapter with new parameters (a run that is not the default lands in
+``book/runs/<chapter>/<run>/``, beside the published one; ``--html`` renders its
+page, ``--publish`` makes it the published run)::
 
-    python -m anonlab run 01_syntactic_anonymity -p table adult -p k_target 5
+    python -m anonlab run 01_syntactic_anonymity -p table adult -p k_target 5 --html
 
 Build the whole book (every chapter, then the instructor edition's HTML under
 ``_build/html`` and the student edition's under ``_build/student/html``)::
@@ -30,17 +32,35 @@ def _parse_params(pairs: list[list[str]] | None, raw: list[list[str]] | None) ->
     return out
 
 
+def _warn_other_checkout() -> None:
+    """Say so when the working directory is another checkout than the one this run reads and writes."""
+    from anonlab import paths
+
+    other = paths.other_checkout()
+    if other is not None:
+        print(f"[anonlab] note: you are in the checkout {other}, but this run reads and writes "
+              f"{paths.project_root()} (where the library is imported from); to run the other one, "
+              f"set ANONLAB_ROOT={other} and PYTHONPATH={other / 'lib'}", file=sys.stderr)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m anonlab", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
-    run = sub.add_parser("run", help="execute one notebook with papermill and publish it into book/")
+    run = sub.add_parser("run", help="execute one notebook with papermill: the default run into book/, any other "
+                                      "beside it in book/runs/<chapter>/<run>/")
     run.add_argument("notebook", help="name (01_syntactic_anonymity) or path of a notebook in notebooks/")
     run.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"),
                      help="a parameter; VALUE is read as YAML: 5, 0.1, true, [0.1, 1.0], adult")
     run.add_argument("-r", "--raw", nargs=2, action="append", metavar=("NAME", "VALUE"),
                      help="a parameter passed as a raw string")
-    run.add_argument("--out", default=None, help="output folder (default: book/)")
+    run.add_argument("--out", default=None,
+                     help="output folder (default: book/ for the default run or with --publish, else "
+                          "book/runs/<chapter>/<run>/)")
+    run.add_argument("--publish", action="store_true",
+                     help="make this run the published one (book/), even if it is not the default; the chapters "
+                          "that read it (chapter 9) are rerun")
+    run.add_argument("--html", action="store_true", help="render this run's chapter page on its own and print where")
     run.add_argument("--force", action="store_true", help="run even if the published copy is up to date")
     run.add_argument("--list-parameters", action="store_true",
                      help="show the chapter's parameters (default, allowed values, meaning) and exit")
@@ -96,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if args.command == "run":
-            from anonbook.runner import describe_parameters, quick_parameters, run_notebook
+            from anonbook.runner import describe_parameters, quick_parameters
 
             if args.list_parameters:
                 print(describe_parameters(args.notebook))
@@ -104,7 +124,11 @@ def main(argv: list[str] | None = None) -> int:
             params = _parse_params(args.parameter, args.raw)
             if args.quick:
                 params = {**quick_parameters(args.notebook), **params}
-            run_notebook(args.notebook, params, out_dir=args.out, force=args.force)
+            from anonbook.rerun import run_chapter
+
+            _warn_other_checkout()
+            run_chapter(args.notebook, params, publish=args.publish, out=args.out, html=args.html,
+                        force=args.force)
         elif args.command == "book":
             from anonbook.book import build_and_check, build_book
 
@@ -148,7 +172,11 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{ch}: pinned {verdict_pins.pin_path(ch)}")
                 return 0
             problems = verdict_pins.check_default_pins(names)
-            print("\n".join(problems) or "every default run agrees with its pinned verdicts")
+            skipped = verdict_pins.unchecked_chapters(names)
+            checked = len(names) - len(skipped)
+            print("\n".join(problems) or f"the {checked} default run(s) checked agree with their pinned verdicts")
+            for ch, why in skipped.items():
+                print(f"not checked: {ch}: {why}")
             return 1 if problems else 0
         elif args.command == "claims":
             from anonbook.verdicts import verdict_counts, verdict_table

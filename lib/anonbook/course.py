@@ -108,7 +108,7 @@ def run_exercises(chapter: str, *, force: bool = False, progress: bool = True, s
         for key, params in exercise_runs(chapter):
             try:
                 out[key] = res = run_notebook(chapter, params, out_dir=exercise_dir(chapter) / key, force=force,
-                                              progress=False, kernel=kernel)
+                                              progress=False, kernel=kernel, preset=f"exercise {key}")
             except RunError as exc:
                 raise RunError(f"{chapter}: the solution run of exercise {key!r} failed:\n{exc}") from None
             if progress:

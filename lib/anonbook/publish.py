@@ -40,7 +40,8 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["tidy_for_reading", "code_tells_nothing", "chapter_number", "number_figures", "resolve_myst",
-           "download_copy", "write_download_copies", "citation_text", "reference_line", "load_bibliography", "parameters_html", "tidy_executed_notebook", "glued_values", "fill_glued_prose"]
+           "download_copy", "write_download_copies", "citation_text", "reference_line", "load_bibliography",
+           "parameters_html", "tidy_executed_notebook", "glued_values", "fill_glued_prose", "insert_banner"]
 
 AUTHOR_TAGS = {"remove-cell", "remove-input", "remove-output", "hide-cell", "hide-input", "hide-output"}
 
@@ -375,3 +376,26 @@ def write_download_copies(html_dir: Path, chapters: list[str], book_dir: Path | 
         nbformat.write(download_copy(nbformat.read(src, as_version=4), book, bib), dest)
         written.append(dest)
     return written
+#: The tag of the banner cell :func:`insert_banner` adds (the run's identity, see :mod:`anonbook.runs`).
+BANNER_TAG = "anonlab-run-banner"
+
+
+def insert_banner(path: Path, markdown: str) -> None:
+    """Put a markdown banner right under the page's title (the first line of its first markdown cell).
+
+    A banner added before is replaced, so a page carries one.
+    """
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    nb.cells = [c for c in nb.cells if BANNER_TAG not in c.get("metadata", {}).get("tags", [])]
+    cell = nbformat.v4.new_markdown_cell(markdown)
+    cell.metadata["tags"] = [BANNER_TAG]
+    first = next((i for i, c in enumerate(nb.cells) if c.cell_type == "markdown"), -1)
+    if first >= 0 and nb.cells[first].source.startswith("# "):  # right under the title line
+        title, _, rest = nb.cells[first].source.partition("\n")
+        if rest.strip():
+            nb.cells[first].source = title
+            nb.cells.insert(first + 1, nbformat.v4.new_markdown_cell(rest.lstrip("\n")))
+    nb.cells.insert(first + 1, cell)
+    nbformat.write(nb, path)

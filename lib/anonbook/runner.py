@@ -501,7 +501,8 @@ def _remove_stale_run_folders(dest_dir: Path, name: str) -> None:
 
 def _execute_and_publish(src: Path, name: str, params: Mapping[str, Any], full_params: Mapping[str, Any],
                          key: str, tmp: Path, dest_dir: Path, *, kernel_name: str, progress: bool,
-                         timeout: int | None, kernel: SharedKernel | None = None) -> float:
+                         timeout: int | None, kernel: SharedKernel | None = None,
+                         identity: Any = None) -> float:
     """Execute ``src`` into ``tmp`` and publish its products into ``dest_dir``; return the seconds.
 
     With ``kernel``, the notebook runs in that shared kernel after a prelude
@@ -511,6 +512,10 @@ def _execute_and_publish(src: Path, name: str, params: Mapping[str, Any], full_p
 
     out_nb = tmp / f"{name}.ipynb"
     run_env = {"ANONLAB_OUTPUT_DIR": str(tmp), "ANONLAB_RUN_PARAMETERS": json.dumps(full_params, default=str)}
+    if identity is not None:
+        from anonlab.claims.recorder import RUN_IDENTITY_ENV
+
+        run_env[RUN_IDENTITY_ENV] = json.dumps(identity.as_dict(), default=str)
     env_before = {k: os.environ.get(k) for k in run_env}
     os.environ.update(run_env)
     if progress:
@@ -569,6 +574,7 @@ def _execute_and_publish(src: Path, name: str, params: Mapping[str, Any], full_p
     from anonbook.publish import tidy_executed_notebook
 
     tidy_executed_notebook(out_nb, name, full_params, log=log_path)
+    _add_run_banners(out_nb, name, identity, published=dest_dir.resolve() == paths.book_dir().resolve())
     published = [f"{name}.ipynb"]
     for suffix in (".results.json", ".attacks.pkl"):
         if (tmp / f"{name}{suffix}").exists():
@@ -587,6 +593,7 @@ def _execute_and_publish(src: Path, name: str, params: Mapping[str, Any], full_p
         "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "published": published,
     }
+    meta.update(_identity_meta(name, identity))
     atomic_write(tmp / f"{name}.params.json", lambda fh: json.dump(meta, fh, indent=1, default=str))
     _publish_files(tmp, dest_dir, name)
     return seconds
@@ -639,6 +646,37 @@ def chapter_lock(dest_dir: Path, name: str, *, progress: bool = True) -> Iterato
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
+def _identity(name: str, params: Mapping[str, Any], preset: str | None) -> Any:
+    """The run's :class:`~anonbook.runs.RunIdentity` (``None`` for a notebook without a declared chapter)."""
+    from anonbook.chapters import has_chapter
+    from anonbook.runs import identify
+
+    return identify(name, params, preset) if has_chapter(name) else None
+
+
+def _identity_meta(name: str, identity: Any) -> dict[str, Any]:
+    """What ``params.json`` keeps of a run's identity: ``run``, and the cache keys of the runs it read (``inputs``)."""
+    from anonbook.runs import input_keys
+
+    out: dict[str, Any] = {}
+    if identity is not None:
+        out["run"] = identity.as_dict()
+    inputs = input_keys(name)
+    if inputs:
+        out["inputs"] = inputs
+    return out
+
+
+def _add_run_banners(notebook: Path, name: str, identity: Any, *, published: bool) -> None:
+    """Put the run's banner (not the default run) and its inputs' banner (chapter 9) at the top of its page."""
+    from anonbook.publish import insert_banner
+    from anonbook.runs import banner_markdown, dependents_banner
+
+    text = (banner_markdown(identity, published=published) if identity is not None else "") + dependents_banner(name)
+    if text:
+        insert_banner(notebook, text)
+
+
 def run_notebook(
     notebook: str | Path,
     parameters: Mapping[str, Any] | None = None,
@@ -649,6 +687,7 @@ def run_notebook(
     kernel_name: str = KERNEL_NAME,
     timeout: int | None = None,
     kernel: SharedKernel | None = None,
+    preset: str | None = None,
 ) -> RunResult:
     """Execute one notebook with papermill and publish it atomically.
 
@@ -666,6 +705,9 @@ def run_notebook(
     kernel
         A :class:`SharedKernel` to run in (the exercise variants of a
         chapter share one); default: a kernel of the run's own.
+    preset
+        The name of the preset these parameters are (an exercise's), kept
+        in the run's identity (:func:`anonbook.runs.identify`).
     """
     src = resolve_notebook(notebook)
     params = validate_parameters(src, dict(parameters or {}))
@@ -691,7 +733,7 @@ def run_notebook(
             (tmp / "pid").write_text(str(os.getpid()))
             seconds = _execute_and_publish(src, name, params, full_params, key, tmp, dest_dir,
                                            kernel_name=kernel_name, progress=progress, timeout=timeout,
-                                           kernel=kernel)
+                                           kernel=kernel, identity=_identity(name, params, preset))
         except KeyboardInterrupt:
             raise RunInterrupted(f"{name}: interrupted; nothing was published (the previous copy, if any, "
                                  "is unchanged)") from None

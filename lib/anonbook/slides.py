@@ -270,6 +270,16 @@ def _default_run(chapter: str, book: Path) -> bool:
     return isinstance(given, dict) and set(given) <= {"use_cache"}
 
 
+def _run_words(chapter: str, book: Path) -> str:
+    """``the default run``, or the run's identity naming each changed parameter (:mod:`anonbook.runs`)."""
+    from anonbook.runs import recorded_identity
+
+    ident = recorded_identity(chapter, book)
+    if ident is None or "run" not in json.loads((book / f"{chapter}.params.json").read_text(encoding="utf-8")):
+        return "the default run" if _default_run(chapter, book) else "a run with other than the default parameters"
+    return "the default run" if ident.is_default else "the " + html.escape(ident.label)
+
+
 def _slide(source: str) -> dict[str, Any]:
     """A markdown cell that starts a slide (its id is set by :func:`deck_notebook`)."""
     return {"cell_type": "markdown", "metadata": {"slideshow": {"slide_type": "slide"}}, "source": source}
@@ -286,7 +296,7 @@ def deck_notebook(chapter: str, book_dir: Path | None = None) -> dict[str, Any]:
     glued, cites = glued_outputs(book / f"{chapter}.ipynb"), _citations(book / "references.bib")
     ch = chapters.get(chapter)
     week = syllabus.week_of(chapter)
-    run = "the default run" if _default_run(chapter, book) else "a run with other than the default parameters"
+    run = _run_words(chapter, book)
     slides = [_slide(f"# {ch.title}\n\n" + (f"Week {week} of the course. " if week else "")
                      + f'Made from {run} of this copy of the book; <a href="../{chapter}.html">the chapter</a>.')]
     slides.append(_slide("## The claim\n\n" + shorten(resolve_roles(claim_paragraph(nb), glued, cites))))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["project_root", "ledger_path", "book_dir", "output_dir", "notebooks_dir", "manifest_path",
+__all__ = ["project_root", "other_checkout", "ledger_path", "book_dir", "output_dir", "notebooks_dir", "manifest_path",
            "cache_dir", "ROOT_ENV", "DATA_DIR_ENV"]
 
 ROOT_ENV = "ANONLAB_ROOT"
@@ -31,6 +31,19 @@ def project_root() -> Path:
     if env:
         return Path(env).resolve()
     return Path(__file__).resolve().parents[2]
+
+
+def other_checkout(cwd: Path | None = None) -> Path | None:
+    """The project checkout the working directory is in, when it is not :func:`project_root` (else ``None``).
+
+    A checkout is a folder with ``data/manifest.yaml`` and ``lib/anonlab``; runs read and write
+    :func:`project_root` only, so a second clone needs ``ANONLAB_ROOT`` (and its own ``lib`` first on the path).
+    """
+    here = (cwd or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "data" / "manifest.yaml").is_file() and (folder / "lib" / "anonlab").is_dir():
+            return None if folder == project_root() else folder
+    return None
 
 
 def ledger_path() -> Path:

@@ -21,7 +21,12 @@ __all__ = ["ASSIGNMENTS", "Assignment", "ExpectedValue", "Graded", "accepted_tol
 
 def build(out_dir: Path | None = None, book_dir: Path | None = None,
           results_dir: Path | None = None) -> dict[str, Any]:
-    """Generate every assignment's notebooks with otter and the book's pages (:func:`.otter_build.build`)."""
+    """Generate every assignment's notebooks with otter (:func:`.otter_build.build`) and the book's pages
+    (:func:`.pages.write_pages`); return the build's summary."""
+    from anonlab import paths
     from anonbook.assignments.otter_build import build as _build
+    from anonbook.assignments.pages import write_pages
 
-    return _build(out_dir, book_dir, results_dir)
+    summary = _build(out_dir, book_dir, results_dir)
+    write_pages(summary.pop("built"), (book_dir or paths.book_dir()) / "_generated")
+    return summary

@@ -353,16 +353,28 @@ def grade_in_process(submission: Path, autograder: Path) -> tuple[float, float]:
     return score, possible
 
 
+def _default_run_dir(chapter: str, book_dir: Path) -> Path:
+    """Where the chapter's default run is (graded assignments come from default runs only, :mod:`anonbook.runs`)."""
+    from anonbook.runs import default_run_dir
+
+    found = default_run_dir(chapter, book_dir)
+    if found is None:
+        raise FileNotFoundError(f"{chapter}: no default run to take the graded assignments' values from (the "
+                                f"published run is not the default); run it: python -m anonlab run {chapter}")
+    if found != book_dir:
+        print(f"[anonlab] assignments of {chapter}: values from its default run in {found} (the published run "
+              "is not the default)", file=sys.stderr)
+    return found
+
+
 def build(out_dir: Path | None = None, book_dir: Path | None = None,
           results_dir: Path | None = None) -> dict[str, Any]:
-    """Assign every assignment, copy the student notebooks into the book and write its generated pages.
+    """Assign every assignment and copy the student notebooks into the book (the pages: :func:`anonbook.assignments.build`).
 
     ``out_dir``: default ``_build/assignments``; ``book_dir``: the book, which gets the pages
     (``_generated/``) and the student notebooks (``_static/assignments/``); ``results_dir``: where the
     chapters' results files are (the expected values' source; default the book). Returns a summary: how many were built or cached, otter's version, CPU seconds.
     """
-    from anonbook.assignments.pages import write_pages
-
     out_dir = out_dir or paths.project_root() / "_build" / "assignments"
     book_dir = book_dir or paths.book_dir()
     start = time.process_time()
@@ -374,7 +386,6 @@ def build(out_dir: Path | None = None, book_dir: Path | None = None,
     static.mkdir(parents=True)
     for b in built:
         shutil.copy(b.student, static / b.student.name)
-    write_pages(built, book_dir / "_generated")
-    return {"assignments": len(built), "assigned": sum(not b.cached for b in built),
+    return {"built": built, "assignments": len(built), "assigned": sum(not b.cached for b in built),
             "cached": sum(b.cached for b in built), "otter": otter_version(),
             "cpu_seconds": round(time.process_time() - start, 2), "out_dir": str(out_dir)}

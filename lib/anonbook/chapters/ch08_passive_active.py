@@ -26,6 +26,7 @@ from anonlab.mechanisms.thresholding import BOTTOM, CountingMechanism, condition
     tally_loss_samples, tally_partial_knowledge_delta, thresholded_tally
 from anonlab.validation import Param, ParameterError, ParameterSpec
 from anonbook.chapters import Chapter, Exercise
+from anonbook.chapters.sentences import Sentence, compare, listing
 
 LN10 = float(np.log(10))
 MAX_VOTERS = 5000
@@ -232,6 +233,40 @@ def sweep_table(sweep: Mapping[tuple[str, float], PartialKnowledgeDelta], epsilo
 def _p_range(table: pd.DataFrame, column: str) -> str:
     ps = table.loc[table[column], "p"].sort_values()
     return "none of the p swept" if ps.empty else f"p in {{{', '.join(f'{v:g}' for v in ps)}}}"
+
+
+#: The prose's sets of swept Yes probabilities: glue key -> the column of :func:`example7_table` that selects them.
+P_SETS = {"p_learns": "active_learns", "p_protects": "threshold_protects", "p_defeats": "defeats",
+          "p_pointless": "same_as_count", "p_passive_private": "passive_private", "p_gap": "much_larger"}
+
+
+def p_set_sentences(thr: pd.DataFrame) -> list[Sentence]:
+    """The prose's sets of Yes probabilities (:data:`P_SETS`, and ``p_contrast``: private *and* much larger),
+    each ``p = 1e-05, 0.0001`` or, when no swept p qualifies, ``no p of the swept grid`` (never ``p = none``).
+
+    ``thr`` is :func:`example7_table` with ``p`` as a column.
+    """
+    masks = {key: thr[column].astype(bool) for key, column in P_SETS.items()}
+    masks["p_contrast"] = thr["much_larger"].astype(bool) & thr["passive_private"].astype(bool)
+    return [listing(key, sorted(float(v) for v in thr.loc[mask, "p"]), some="p = {items}",
+                    none="no p of the swept grid") for key, mask in masks.items()]
+
+
+def active_bar_sentence(thr: pd.DataFrame, readings: Mapping[str, float], epsilon_verdict: float,
+                        delta_private: float) -> Sentence:
+    """Whether the active δ at ε_verdict is above the privacy bar at every reading of "very small" p, in words.
+
+    The smallest active δ over the ledger's readings against ``delta_private``: "at least ..., above the
+    privacy bar" only when it is above (with fewer known votes than the threshold it can be far below).
+    """
+    lowest = float(thr.set_index("p").loc[[float(p) for p in readings.values()], "delta_active"].min())
+    return compare("active_bar", lowest, delta_private, {
+        "above": (f'at every reading of "very small" the active δ at ε = {epsilon_verdict:g} is at least '
+                  "{left:.3g}, above the privacy bar δ = {right:g} that the passive attacker is held to"),
+        "at or below": (f'the active δ at ε = {epsilon_verdict:g} is not above the privacy bar δ = {{right:g}} '
+                        'that the passive attacker is held to at every reading of "very small": at one of them '
+                        "it is {left:.3g}, at or below the bar"),
+    })
 
 
 EX7_CLAIMS = ("desfontaines.ex7.active_defeats_threshold", "desfontaines.ex7.passive_private",

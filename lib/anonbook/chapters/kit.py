@@ -23,7 +23,9 @@ declare
 glue
     :meth:`ChapterRun.glue` / :meth:`ChapterRun.glue_all`: a value for the
     prose (strings become Markdown), never shown in the notebook;
-    :meth:`ChapterRun.glue_paper`: the ledger's reported values beside them.
+    :meth:`ChapterRun.glue_paper`: the ledger's reported values beside them;
+    :meth:`ChapterRun.glue_sentence`: a sentence that compares, chosen from
+    the numbers (:mod:`anonbook.chapters.sentences`) and recorded with them.
 phrase a verdict
     :meth:`ChapterRun.verdict` and :meth:`ChapterRun.phrase` ask the verdict
     rules (:mod:`anonlab.claims.rules`); a chapter never compares a measured
@@ -161,6 +163,20 @@ class ChapterRun:
         elif hasattr(value, "item") and getattr(value, "ndim", None) == 0:
             value = value.item()
         glue(key, value, display=False)
+
+    def glue_sentence(self, sentence: Any) -> None:
+        """Glue a comparing sentence (:mod:`anonbook.chapters.sentences`) under its key and record it.
+
+        The run's ``results.json`` keeps its text, its numbers and the relation it asserts, so a test can
+        recompute the relation at any parameters (``tests/test_random_parameters.py``).
+        """
+        self.glue(sentence.key, sentence.text)
+        self.recorder.record_sentence(sentence.as_dict())
+
+    def glue_sentences(self, sentences: Iterable[Any]) -> None:
+        """:meth:`glue_sentence` each of ``sentences``."""
+        for s in sentences:
+            self.glue_sentence(s)
 
     def glue_all(self, values: Mapping[str, Any]) -> None:
         """:meth:`glue` every ``{key: value}``."""

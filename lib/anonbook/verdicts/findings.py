@@ -115,7 +115,8 @@ def _numeric(x: Any) -> float | None:
     return v if math.isfinite(v) else None
 
 
-def claims_figure_svg(results: Mapping[str, Mapping[str, Any]], table: pd.DataFrame) -> str:
+def claims_figure_svg(results: Mapping[str, Mapping[str, Any]], table: pd.DataFrame,
+                      not_default: Sequence[str] = ()) -> str:
     """Every numeric claim: the paper's value (x) against the measured value (y), as an SVG with links.
 
     Log-symmetric axes (linear below 10⁻³, so zeros show) because the values span from 10⁻⁴ to 10⁵;
@@ -148,10 +149,22 @@ def claims_figure_svg(results: Mapping[str, Mapping[str, Any]], table: pd.DataFr
         ci = r.get("ci") if r.get("ci") and None not in r.get("ci") else None
         pts.append((cid, x, m, acc, ci, verdicts.get(cid, "not run")))
     with plt.rc_context({"svg.fonttype": "none", "font.size": 10}):
-        return _draw_claims(plt, pts)
+        return _draw_claims(plt, pts, measured_label(not_default))
 
 
-def _draw_claims(plt: Any, pts: list[tuple[Any, ...]]) -> str:
+def measured_label(not_default: Sequence[str] = ()) -> str:
+    """The figure's y axis: "default parameters" only when every chapter's published run is the default.
+
+    >>> measured_label(["08_passive_active"])
+    'measured (08 not at its default parameters)'
+    """
+    if not not_default:
+        return "measured with the chapter's default parameters"
+    short = ", ".join(ch.split("_", 1)[0] for ch in not_default)
+    return f"measured ({short} not at {'its' if len(not_default) == 1 else 'their'} default parameters)"
+
+
+def _draw_claims(plt: Any, pts: list[tuple[Any, ...]], y_label: str = "measured with the chapter's default parameters") -> str:
     """The figure of :func:`claims_figure_svg` from its points (claim id, paper, measured, accepted, ci, verdict)."""
     fig, ax = plt.subplots(figsize=(7.2, 6.0), dpi=100)
     lim_lo, lim_hi = 0.0, max([1.0] + [max(p[1], p[2]) for p in pts]) * 2
@@ -173,7 +186,7 @@ def _draw_claims(plt: Any, pts: list[tuple[Any, ...]]) -> str:
     ax.set_xlim(lim_lo, lim_hi)
     ax.set_ylim(lim_lo, lim_hi)
     ax.set_xlabel("the paper's value (ranges at their middle)")
-    ax.set_ylabel("measured with the chapter's default parameters")
+    ax.set_ylabel(y_label)
     ax.set_title(f"{len(pts)} numeric claims: paper against measurement", fontsize=11)
     ax.legend(loc="lower right", fontsize=9, frameon=True)
     ax.grid(True, which="major", color="#eeeeee")

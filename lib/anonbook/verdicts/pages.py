@@ -76,7 +76,10 @@ def findings_page(table: pd.DataFrame, chapters: Mapping[str, str], results_dir:
     """The front page's findings (:mod:`anonbook.verdicts.findings`) and the figure of every numeric claim."""
     from anonbook.verdicts.findings import claims_figure_svg, findings_markdown, fluid_svg
 
-    svg = fluid_svg(claims_figure_svg(collect_results(results_dir), table))
+    from anonbook.runs import not_default
+
+    off = not_default(chapters, results_dir)
+    svg = fluid_svg(claims_figure_svg(collect_results(results_dir), table, not_default=sorted(off)))
     return (findings_markdown(table, chapters)
             + "### Every numeric claim at a glance\n\n"
             "Each point is one claim: the paper's value against the book's measurement. Points on the grey "
@@ -98,6 +101,19 @@ def write_glance(out_dir: str | Path, table: pd.DataFrame) -> Path:
     return path
 
 
+def write_runs_banner(out_dir: str | Path, chapters: Mapping[str, str],
+                      results_dir: str | Path | None = None) -> Path:
+    """``runs_banner.md`` (top of the front page and the verdicts page): each chapter not at its default run.
+
+    Empty when every chapter's published run is the default (:func:`anonbook.runs.runs_banner_markdown`).
+    """
+    from anonbook.runs import runs_banner_markdown
+
+    path = Path(out_dir) / "runs_banner.md"
+    path.write_text(runs_banner_markdown(chapters, results_dir) or "\n", encoding="utf-8")
+    return path
+
+
 def write_verdict_pages(
     out_dir: str | Path,
     results_dir: str | Path | None = None,
@@ -113,6 +129,7 @@ def write_verdict_pages(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     table = verdict_table(results_dir)
+    write_runs_banner(out, chapters, results_dir)
     (out / "verdict_summary.md").write_text(verdict_summary_html(table, chapters), encoding="utf-8")
     (out / "rulebook.md").write_text(rulebook_markdown(), encoding="utf-8")
     (out / "findings.md").write_text(findings_page(table, chapters, results_dir), encoding="utf-8")

@@ -25,7 +25,7 @@ from pathlib import Path
 from anonlab import paths
 from anonlab.claims.recorder import RESULTS_SUFFIX, collect_results
 
-__all__ = ["pin_path", "recorded_verdicts", "is_default_run", "pin_flips", "check_default_pins",
+__all__ = ["pin_path", "recorded_verdicts", "is_default_run", "pin_flips", "check_default_pins", "unchecked_chapters",
            "write_default_pins"]
 
 
@@ -48,9 +48,12 @@ def is_default_run(chapter: str, results_dir: str | Path | None = None) -> bool:
     if not meta.exists() or not (d / f"{chapter}{RESULTS_SUFFIX}").exists():
         return False
     try:
-        given = json.loads(meta.read_text(encoding="utf-8")).get("parameters")
+        recorded = json.loads(meta.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
+    if isinstance(recorded.get("run"), dict):  # the run's identity (anonbook.runs): defaults passed explicitly count
+        return recorded["run"].get("kind") == "default"
+    given = recorded.get("parameters")
     return given == {} or (isinstance(given, dict) and set(given) <= {"use_cache"})
 
 
@@ -87,6 +90,26 @@ def check_default_pins(chapters: Iterable[str], results_dir: str | Path | None =
                             f" (pinned -> now): {listed}. If the change is meant, accept it with "
                             "`python -m anonlab pins --write` and commit the pin with the change.")
     return problems
+
+
+def unchecked_chapters(chapters: Iterable[str], results_dir: str | Path | None = None) -> dict[str, str]:
+    """Chapter -> why :func:`check_default_pins` does not check it (not run, or its recorded run is not the default)."""
+    d = Path(results_dir) if results_dir is not None else paths.book_dir()
+    out = {}
+    for ch in chapters:
+        if is_default_run(ch, results_dir):
+            continue
+        if not (d / f"{ch}.params.json").exists() or not (d / f"{ch}{RESULTS_SUFFIX}").exists():
+            out[ch] = f"no recorded run in {d}"
+            continue
+        try:
+            given = json.loads((d / f"{ch}.params.json").read_text(encoding="utf-8")).get("parameters") or {}
+        except (OSError, ValueError):
+            out[ch] = f"its {ch}.params.json cannot be read"
+            continue
+        shown = ", ".join(f"{k} = {v!r}" for k, v in given.items() if k != "use_cache")
+        out[ch] = f"its recorded run is not the default ({shown}); pins are of default runs only"
+    return out
 
 
 def write_default_pins(chapters: Iterable[str], results_dir: str | Path | None = None) -> list[str]:

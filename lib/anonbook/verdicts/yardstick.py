@@ -109,7 +109,12 @@ def recorded_run(chapter: str, results_dir: str | Path | None = None) -> Recorde
         return None
     meta = json.loads(f.read_text(encoding="utf-8"))
     params = meta.get("parameters", {}) or {}
-    return RecordedRun(chapter, _preset(chapter, params), meta.get("all_parameters", params),
+    preset = _preset(chapter, params)
+    if isinstance(meta.get("run"), Mapping):  # the run's identity (anonbook.runs): defaults passed explicitly count
+        ident = meta["run"]
+        preset = {"default": "default", "preset": str(ident.get("preset"))}.get(
+            str(ident.get("kind")), "custom (" + ", ".join(f"{k}={v!r}" for k, v in (ident.get("changed") or {}).items()) + ")")
+    return RecordedRun(chapter, preset, meta.get("all_parameters", params),
                        meta.get("cache_key"), meta.get("finished"), meta.get("seconds"))
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import pickle
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -38,6 +39,8 @@ __all__ = ["RESULTS_SUFFIX", "ATTACKS_SUFFIX", "Measurement", "Recorder", "with_
            "load_attacks"]
 
 RESULTS_SUFFIX = ".results.json"
+#: The run's identity (JSON: default, preset or custom and what changed), set by the runner for its kernel.
+RUN_IDENTITY_ENV = "ANONLAB_RUN_IDENTITY"
 ATTACKS_SUFFIX = ".attacks.pkl"
 
 
@@ -147,6 +150,7 @@ class Recorder:
         self.notebook = notebook
         self.path = Path(out_dir or paths.output_dir()) / f"{notebook}{RESULTS_SUFFIX}"
         self._entries: dict[str, dict[str, Any]] = {}
+        self.sentences: dict[str, dict[str, Any]] = {}
         self.attacks: dict[str, dict[str, Any]] = {}
 
     @property
@@ -200,8 +204,31 @@ class Recorder:
         if real_data:
             entry["real_data"] = True
         self._entries[claim_id] = entry
-        _atomic_write_json(self.path, {"notebook": self.notebook, "results": self._entries})
+        self._write()
         return decide(c, entry)
+
+    def record_sentence(self, record: Mapping[str, Any]) -> None:
+        """Keep a generated comparing sentence with its numbers and the relation it asserts (its ``key``).
+
+        See :mod:`anonbook.chapters.sentences`: a test recomputes the relation from the recorded numbers.
+        """
+        if not record.get("key"):
+            raise ValueError("a recorded sentence needs a key")
+        self.sentences[str(record["key"])] = {k: _jsonable(v) for k, v in record.items()}
+        self._write()
+
+    def _write(self) -> None:
+        """Write ``results.json``: the claims, the sentences and the run's identity (set by the runner)."""
+        payload: dict[str, Any] = {"notebook": self.notebook, "results": self._entries}
+        if self.sentences:
+            payload["sentences"] = self.sentences
+        identity = os.environ.get(RUN_IDENTITY_ENV)
+        if identity:
+            try:
+                payload["run"] = json.loads(identity)
+            except ValueError:
+                pass
+        _atomic_write_json(self.path, payload)
 
     def record_all(self, measurements: Mapping[str, "Measurement | Any"]) -> pd.DataFrame:
         """Record every claim of ``measurements`` (``Measurement`` or a bare value); return the verdicts."""
