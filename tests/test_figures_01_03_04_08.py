@@ -147,7 +147,7 @@ def netflix_small():
     from anonlab.data.netflix_synthetic import generate_netflix_like
 
     release = nf.Release(generate_netflix_like(1_500, 300, seed=2), "small data (test)", {"dataset": "test-small"})
-    exp = nf.Experiment(release, nf.Similarity(), "natural", 1.5, 3, verbose=False)
+    exp = nf.Experiment(release, nf.Similarity(), "natural", 1.5, 3)
     grid = [1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20]
     curves = ch.reidentification_curves(exp, grid, 25, [3, 14], 1, 30)
     matched = ch.reidentification_curves(exp, grid, 25, [3, 14], 1, 30, reading=ch.SIM_MATCHED)
