@@ -211,7 +211,7 @@ def test_read_only_caches_with_real_permissions(tmp_path: Path) -> None:
         ro = root / "cache"
         ro.mkdir()
         os.chmod(ro, 0o555)
-        code = ("import warnings\nfrom anonlab import cache, data\n"
+        code = ("import warnings\nfrom anonbook import cache\nfrom anonlab import data\n"
                 "try:\n    data.fetch('adult-train'); print('FETCHED')\n"
                 "except data.DataUnavailableError as e:\n    print('REFUSED', e)\n"
                 "with warnings.catch_warnings(record=True) as w:\n    warnings.simplefilter('always')\n"

@@ -390,12 +390,15 @@ def insert_banner(path: Path, markdown: str) -> None:
     nb = nbformat.read(path, as_version=4)
     nb.cells = [c for c in nb.cells if BANNER_TAG not in c.get("metadata", {}).get("tags", [])]
     cell = nbformat.v4.new_markdown_cell(markdown)
+    cell["id"] = BANNER_TAG  # a fixed id: the same run publishes the same notebook (nbformat draws random ones)
     cell.metadata["tags"] = [BANNER_TAG]
     first = next((i for i, c in enumerate(nb.cells) if c.cell_type == "markdown"), -1)
     if first >= 0 and nb.cells[first].source.startswith("# "):  # right under the title line
         title, _, rest = nb.cells[first].source.partition("\n")
         if rest.strip():
             nb.cells[first].source = title
-            nb.cells.insert(first + 1, nbformat.v4.new_markdown_cell(rest.lstrip("\n")))
+            body = nbformat.v4.new_markdown_cell(rest.lstrip("\n"))
+            body["id"] = f"{nb.cells[first].get('id') or 'title'}-body"[:64]
+            nb.cells.insert(first + 1, body)
     nb.cells.insert(first + 1, cell)
     nbformat.write(nb, path)
