@@ -122,7 +122,7 @@ def executed_book(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     from tests.test_notebooks import ROOT, SMALL, _selected_chapters, _with_what_they_read
 
     root = tmp_path_factory.mktemp("book-project")
-    for name in ("_config.yml", "_toc.yml"):
+    for name in ("_config.yml", "_toc.yml", "requirements.lock"):  # the lock: the autograder zips' requirements
         shutil.copy(ROOT / name, root / name)
     for folder in ("book", "notebooks", "data"):
         shutil.copytree(ROOT / folder, root / folder,

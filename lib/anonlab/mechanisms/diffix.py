@@ -1124,8 +1124,8 @@ def parse_count_query(sql: str, table: str, columns: Mapping[str, ColumnKind]) -
     --------
     >>> q = parse_count_query("SELECT COUNT(*) FROM t WHERE 37 < age AND sex = 'F'", "t",
     ...                       {"age": "int", "sex": "str"})
-    >>> [c.text for c in q.conditions]
-    ['age > 37', "sex = 'F'"]
+    >>> [c.text for c in q.conditions]  # a strict bound on an integer column is read as the bound it selects
+    ['age >= 38', "sex = 'F'"]
     """
     t, slots, n = _parse_template(sql, table, columns, allow_placeholders=False)
     return CountQuery(t, _dedupe(Condition(s.column, s.op, s.value) for s in slots))
