@@ -17,7 +17,8 @@ from anonlab.attacks import definetti
 from anonlab.attacks.definetti import DeFinettiSweep, Fig4, definetti_attack_records, definetti_sweep, fig4_of, \
     kept_run, moves_check, replay_sweep_run
 from anonlab.attacks.naive_bayes import NaiveRun, naive_attack, naive_attack_records, nonmember_table, \
-    mean_interval, median_of_means, report_epsilon, summarize_attack, t_interval, tradeoff_table
+    median_of_means, report_epsilon, summarize_attack, tradeoff_table
+from anonlab.intervals import mean_interval, t_interval
 from anonbook.chapters import ch02_dp_vs_definetti as ch
 from anonbook.chapters import kit
 from anonlab.claims import Measurement

@@ -286,7 +286,7 @@ def test_the_chapter_box_comes_after_the_opening_and_before_the_claim(name):
     assert md[2].startswith("## The claim")
 
 
-@pytest.mark.parametrize("x, shown", [(0.123456, "0.1235"), (12345.6, "12,346"), (3e-05, "3e-05"), (2.0, "2"),
+@pytest.mark.parametrize("x, shown", [(0.123456, "0.1235"), (12345.6, "12,346"), (3e-05, "3e-05"), (0.0004545, "4.545e-04"), (-0.00081, "-8.1e-04"), (2.0, "2"),
                                       (float("nan"), "NaN"), (-1500.0, "-1,500"), (2.5e6, "2.5e+06")])
 def test_plain_tables_show_four_significant_digits(x, shown) -> None:
     from anonbook import plotting

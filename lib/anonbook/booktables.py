@@ -36,7 +36,7 @@ from typing import Any
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-__all__ = ["table_number", "WORDS", "MISSING", "FOLD_ITEMS", "FOLD_CHARS", "REFLOW_COLUMNS", "column_label", "interval_digits",
+__all__ = ["table_number", "parameter_text", "WORDS", "MISSING", "FOLD_ITEMS", "FOLD_CHARS", "REFLOW_COLUMNS", "column_label", "interval_digits",
            "value_text", "interval_text", "readable_frame", "book_table_html", "register"]
 
 #: Abbreviations of column names, in words (whole words of a name only).
@@ -102,13 +102,26 @@ def _as_pair(x: Any) -> tuple[float, float] | None:
 def table_number(x: float) -> str:
     """How a plain table shows a float: four significant digits, thousands grouped, no exponent below a million.
 
-    ``0.123456 -> '0.1235'``, ``12345.6 -> '12,346'``, ``3e-05 -> '3e-05'``, NaN -> ``'NaN'``.
+    ``0.123456 -> '0.1235'``, ``12345.6 -> '12,346'``, ``0.0004545 -> '4.545e-04'`` (below 0.001 in
+    exponent form, never a run of zeros), ``3e-05 -> '3e-05'``, NaN -> ``'NaN'``.
     """
     if x != x:
         return "NaN"
     if abs(x) >= 1000 and abs(x) < 1e6:
         return f"{x:,.0f}"
+    if 0 < abs(x) < 1e-3:
+        mantissa, exponent = f"{x:.3e}".split("e")
+        return f"{mantissa.rstrip('0').rstrip('.')}e{exponent}"
     return f"{x:.4g}"
+
+
+def parameter_text(value: Any) -> str:
+    """A chapter parameter's value as plain text: its Python literal, and ``None`` as "not set (None)".
+
+    >>> parameter_text(0.5), parameter_text("adult"), parameter_text(None)
+    ('0.5', "'adult'", 'not set (None)')
+    """
+    return "not set (None)" if value is None else repr(value)
 
 
 def interval_digits(low: float, high: float) -> int:

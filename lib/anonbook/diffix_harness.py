@@ -39,6 +39,7 @@ import pandas as pd
 from anonlab import measures
 from anonbook.memory import granted_cores
 from anonlab.measures import AttackResult, wilson_interval
+from anonlab.intervals import percentile_interval, two_se_interval
 from anonlab.mechanisms.diffix import DiffixProxy
 from anonlab.validation import check_random_state
 
@@ -500,8 +501,7 @@ def run_complete_k(k: int, *, B: int = 12, n_users: int = 1000, salt: int | str 
     summary = summarize_differential(res)
     by_salt = [float(r["correct"].mean()) for r in runs]
     if n_salts > 1:
-        se = float(np.std(by_salt, ddof=1) / math.sqrt(n_salts))
-        summary["accuracy_ci"] = (max(0.0, float(np.mean(by_salt) - 2 * se)), min(1.0, float(np.mean(by_salt) + 2 * se)))
+        summary["accuracy_ci"] = two_se_interval(by_salt)
     summary.update({"k": k, "n_records": ds.n_records, "n_salts": n_salts, "accuracy_by_salt": by_salt,
                     "n_users": len(runs[0]), "suppressed": float(np.mean(supp)),
                     "pairs_used": float(res["n_samples"].mean() / (2 * k)),
@@ -818,10 +818,7 @@ def query_count_interval(queries: Sequence[float], statistic: str = "median", *,
             raise ValueError("query counts must not be empty")
         return stat(a[g.integers(0, a.size, size=(n_boot, a.size))])
 
-    values = draws(queries) if per is None else draws(queries) / draws(per)
-    tail = 100 * (1 - confidence) / 2
-    lo, hi = np.percentile(values, [tail, 100 - tail])
-    return float(lo), float(hi)
+    return percentile_interval(draws(queries) if per is None else draws(queries) / draws(per), confidence)
 
 
 def differential_result(res: pd.DataFrame, name: str = "differential") -> AttackResult:

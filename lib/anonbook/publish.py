@@ -57,8 +57,12 @@ def parameters_html(chapter: str, values: Mapping[str, Any]) -> str:
     for q in params:
         v = values.get(q.name, q.default)
         # a long list (chapter 5's 41 attribute names) folds behind its first items, as in every book table
-        shown = (value_text([repr(i) for i in v]) if isinstance(v, (list, tuple)) and len(v) > FOLD_ITEMS
-                 else f"<code>{html.escape(repr(v))}</code>")
+        if v is None:  # what None means for this parameter is in its meaning column
+            shown = "<em>not set</em> (<code>None</code>)"
+        elif isinstance(v, (list, tuple)) and len(v) > FOLD_ITEMS:
+            shown = value_text([repr(i) for i in v])
+        else:
+            shown = f"<code>{html.escape(repr(v))}</code>"
         rows.append(f'<tr><td><code>{html.escape(q.name)}</code></td>'
                     f'<td>{shown}</td><td>{html.escape(q.help)}</td></tr>')
     return ('<table class="parameters-table"><thead><tr><th>parameter</th><th>value in this run</th>'

@@ -34,8 +34,9 @@ from anonlab.attacks.definetti import (
     sweep_key,
 )
 from anonlab.attacks.definetti import convergence as sweep_convergence
-from anonlab.attacks.naive_bayes import NaiveRun, bucketize, mean_interval, median_of_means, naive_attack, \
+from anonlab.attacks.naive_bayes import NaiveRun, bucketize, median_of_means, naive_attack, \
     summarize_attack, timed_naive_attack, train_test_gap
+from anonlab.intervals import mean_interval
 from anonlab.claims import Measurement, chapter_claims
 from anonlab.data.loaders import ADULT_COLUMNS, INTERNET_USAGE_REQUIRED, load_adult, load_internet_usage
 from anonlab.measures import majority_baseline, score

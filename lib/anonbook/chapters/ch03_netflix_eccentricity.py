@@ -37,6 +37,7 @@ from anonlab.attacks import netflix as nf
 from anonbook.figures.netflix import date_error_frame
 from anonlab.claims import Measurement
 from anonlab.measures import wilson_interval
+from anonlab.intervals import mean_difference_interval
 from anonlab.data.netflix_synthetic import NETFLIX_SHAPE, RatingMatrix, generate_netflix_like
 from anonlab.validation import Param, ParameterError, ParameterSpec
 from anonbook.memory import MiB, MemoryEstimate
@@ -643,7 +644,7 @@ def _curve_names(rating_error: int, date_errors: Sequence[int]) -> dict[str, str
             "rare": f"ratings ±{rating_error}, dates ±{d_ref} d, rare movies"}
 
 
-def interval_text(row: pd.Series, low: str = "ci_low", high: str = "ci_high") -> str:
+def row_interval_text(row: pd.Series, low: str = "ci_low", high: str = "ci_high") -> str:
     """A 95 % interval of a rate as text, ``"[0.91, 0.95]"`` (the Wilson interval the scorer computed)."""
     return chapters_interval_text((row[low], row[high]))
 
@@ -666,8 +667,8 @@ def curve_values(curves: nf.Curves, at: int, rating_error: int, date_errors: Seq
             "nodate_max": float(nodate["rate"].iloc[-1]),
             "rare_gain": float((curves.rates[k["rare"]]["rate"] - curves.rates[k["uni"]]["rate"]).mean()),
             "fm_at": float(curves.absent_rate.loc[at, "match_rate"]), "n_uni": len(curves.targets),
-            "fm_at_ci": interval_text(curves.absent_rate.loc[at], "match_ci_low", "match_ci_high"),
-            "rate_few_ci": interval_text(curves.rates[f"exact ratings, dates ±{d_few} d"].loc[at]),
+            "fm_at_ci": row_interval_text(curves.absent_rate.loc[at], "match_ci_low", "match_ci_high"),
+            "rate_few_ci": row_interval_text(curves.rates[f"exact ratings, dates ±{d_few} d"].loc[at]),
             "n_rare": len(curves.rare_targets)}
 
 
@@ -713,21 +714,15 @@ def measure_curves(curves: nf.Curves, at: int, rating_error: int, date_errors: S
 
 
 def mean_gain_interval(a: pd.DataFrame, b: pd.DataFrame) -> tuple[float, float]:
-    """A conservative 95 % interval of mean_m(rate_a − rate_b) over the m grid (two rate tables).
-
-    Each m's difference has half-width ``h_m = sqrt(ha_m² + hb_m²)`` (the two
-    Wilson half-widths, independent target sets); the same targets serve
-    every m, so the differences are correlated, and the mean of the ``h_m``
-    bounds the mean's half-width whatever the correlation (Minkowski).
+    """The 95 % interval of mean_m(rate_a − rate_b) over the m grid of two rate tables (Wilson half-widths,
+    the same targets at every m): :func:`anonlab.intervals.mean_difference_interval`.
 
     >>> t = pd.DataFrame({"rate": [0.5, 0.7], "ci_low": [0.4, 0.6], "ci_high": [0.6, 0.8]})
     >>> [round(x, 3) for x in mean_gain_interval(t, t.assign(rate=[0.4, 0.6]))]
     [-0.041, 0.241]
     """
     half = lambda t: (t["ci_high"] - t["ci_low"]) / 2  # noqa: E731
-    h = float(np.sqrt(half(a) ** 2 + half(b) ** 2).mean())
-    gain = float((a["rate"] - b["rate"]).mean())
-    return gain - h, gain + h
+    return mean_difference_interval(a["rate"] - b["rate"], half(a), half(b))
 
 
 def measure_aux_errors(wrong: pd.DataFrame, m: int, wrong_fraction: float,

@@ -26,6 +26,7 @@ from anonlab.measures import AttackResult, base_rates, precision_improvement, sc
 from anonlab.measures import nonmember as nm
 from anonlab.measures.protocol import majority_baseline
 from anonlab.validation import Param, ParameterError, ParameterSpec
+from anonlab.intervals import percentile_interval, two_proportion_z, z_critical
 from anonbook.memory import MiB, MemoryEstimate
 from anonbook.chapters import Chapter, Exercise
 
@@ -403,16 +404,6 @@ def fig5_curves(d: Mapping[str, Any], settings: nm.ModelSettings) -> pd.DataFram
     return pd.concat(curves, ignore_index=True) if curves else pd.DataFrame(columns=["secret", "predictions"])
 
 
-def count_interval(counts: np.ndarray, level: float = 0.95) -> tuple[float, float]:
-    """The percentile interval of a count over bootstrap samples.
-
-    >>> count_interval(np.array([2] * 10 + [3] * 80 + [4] * 10))
-    (2.0, 4.0)
-    """
-    a = (1 - level) / 2
-    return float(np.quantile(counts, a)), float(np.quantile(counts, 1 - a))
-
-
 def fig6(d: Mapping[str, Any], settings: nm.ModelSettings, fractions: Sequence[float], seed: int) -> pd.DataFrame:
     """The replication test (§4.6, Fig 6) on the members, as many targets as non-members."""
     return nm.replication_test(_members(d), list(d["secrets"]), fractions, n_targets=int(d["split"].non_members.size),
@@ -423,7 +414,7 @@ def replication_effects(rep: pd.DataFrame, min_effect: float = REPLICATION_MIN_E
     """Per secret: the change of precision at the largest replication, and whether it is significant.
 
     Significant: the change exceeds ``min_effect`` and a two-proportion z
-    test at the 5 % level (|z| > 1.96). [FW24] §4.6 counts two such
+    test at the 5 % level (|z| > :func:`~anonlab.intervals.z_critical`, 1.96). [FW24] §4.6 counts two such
     attributes on BankChurners.
 
     >>> rep = pd.DataFrame({"fraction": [0.0, 1.0, 0.0, 1.0], "secret": ["a", "a", "b", "b"],
@@ -438,10 +429,10 @@ def replication_effects(rep: pd.DataFrame, min_effect: float = REPLICATION_MIN_E
         p0 = g.loc[g["fraction"] == 0.0].iloc[0]
         p1 = g.loc[g["fraction"] == top].iloc[0]
         diff = float(p1.precision - p0.precision)
-        z = float(_two_proportion_z(p1.precision, p1.targets, p0.precision, p0.targets))
+        z = float(two_proportion_z(p1.precision, p1.targets, p0.precision, p0.targets))
         rows.append({"secret": secret, "kind": p0.kind, "precision (none)": float(p0.precision),
                      f"precision ({top:.0%})": float(p1.precision), "change": diff, "z": z,
-                     "significant": bool(abs(diff) > min_effect and abs(z) > 1.96)})
+                     "significant": bool(abs(diff) > min_effect and abs(z) > z_critical(0.95))})
     return pd.DataFrame(rows)
 
 
@@ -466,16 +457,9 @@ def replication_count_interval(rep: pd.DataFrame, n_boot: int = 200, seed: int =
     n0, n1 = base["targets"].to_numpy(int), high["targets"].to_numpy(int)
     p0 = rng.binomial(n0, base["precision"].to_numpy(float), size=(n_boot, n0.size)) / n0
     p1 = rng.binomial(n1, high["precision"].to_numpy(float), size=(n_boot, n1.size)) / n1
-    z = _two_proportion_z(p1, n1, p0, n0)
-    counts = np.sum((np.abs(p1 - p0) > min_effect) & (np.abs(z) > 1.96), axis=1)
-    return count_interval(counts)
-
-
-def _two_proportion_z(p1: Any, n1: Any, p0: Any, n0: Any) -> Any:
-    """The pooled two-proportion z statistic of precisions ``p1`` on ``n1`` and ``p0`` on ``n0`` targets."""
-    pooled = (p1 * n1 + p0 * n0) / np.maximum(n1 + n0, 1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return (p1 - p0) / np.sqrt(np.maximum(pooled * (1 - pooled), 1e-12) * (1 / n1 + 1 / n0))
+    z = two_proportion_z(p1, n1, p0, n0)
+    counts = np.sum((np.abs(p1 - p0) > min_effect) & (np.abs(z) > z_critical(0.95)), axis=1)
+    return percentile_interval(counts)
 
 
 def fig8(d: Mapping[str, Any], settings: nm.ModelSettings, *, min_leaf: int, seed: int,
@@ -729,7 +713,7 @@ def measure_bankchurners(raw: pd.DataFrame | None, *, f4: pd.DataFrame | None = 
         out["fw.fig5.threshold_tradeoff"] = Measurement(
             t["holds"], note=f"holds for {sum(t['per_secret'].values())} of {len(t['per_secret'])} secrets")
         out["fw.fig5.perfect_precision_count"] = Measurement(
-            int(f5_summary[col].sum()), ci=None if f5_boot is None else count_interval(f5_boot),
+            int(f5_summary[col].sum()), ci=None if f5_boot is None else percentile_interval(f5_boot),
             note=f"with ≥ {min_predictions} predictions; with ≥ 1: {int(f5_summary['perfect (≥1 prediction)'].sum())}: "
                  + ", ".join(f5_summary.loc[f5_summary[col], "secret"]))
     if rep_effects is not None:
@@ -813,14 +797,12 @@ def twin_gaps(rep: pd.DataFrame) -> pd.DataFrame:
     >>> twin_gaps(rep)["recognised"].tolist()
     [True, False]
     """
-    from scipy.stats import norm
-
     top = rep[rep["fraction"] == rep["fraction"].max()]
     n1 = top["n_dependent"].to_numpy(float)
     n0 = top["targets"].to_numpy(float) - n1
     p1, p0 = top["precision_dependent"].to_numpy(float), top["precision_independent"].to_numpy(float)
-    z = _two_proportion_z(p1, n1, p0, n0)
-    crit = float(norm.ppf(1 - 0.025 / max(len(top), 1)))
+    z = two_proportion_z(p1, n1, p0, n0)
+    crit = z_critical(1 - 0.05 / max(len(top), 1))  # Bonferroni over the secrets
     gap = p1 - p0
     return pd.DataFrame({"secret": top["secret"].to_numpy(), "gap": gap, "z": z,
                          "recognised": (np.abs(gap) > CLOSE) & (np.abs(z) > crit)})

@@ -63,6 +63,7 @@ from anonbook import verdicts
 from anonbook import cache
 from anonlab.claims import Measurement
 from anonbook.chapters import USE_CACHE
+from anonbook.booktables import parameter_text
 
 __all__ = ["USE_CACHE", "ChapterRun", "start", "parameters_cell", "sync_parameters_cell", "Measurement"]
 
@@ -272,7 +273,7 @@ class ChapterRun:
 
     def parameters_table(self) -> pd.DataFrame:
         """The run's parameters: name, value and the declared meaning (the chapter's Parameters section)."""
-        rows = [{"parameter": q.name, "value": repr(self.p[q.name]), "meaning": q.help}
+        rows = [{"parameter": q.name, "value": parameter_text(self.p[q.name]), "meaning": q.help}
                 for q in self.chapter.parameters.params]
         return pd.DataFrame(rows).set_index("parameter")
 

@@ -71,8 +71,8 @@ from anonlab.attacks.naive_bayes import (
     naive_attack,
     naive_bayes_from_counts,
     strictly_above,
-    t_interval,
 )
+from anonlab.intervals import t_interval
 from anonlab.mechanisms.anatomy import TIES, Anatomy, anatomy_groups, merge_groups
 from anonlab.mechanisms.dp import EncodedTable
 from anonlab.measures.protocol import AttackResult, majority_baseline, score

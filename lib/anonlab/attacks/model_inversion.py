@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..validation import check_int, check_number, check_random_state
+from ..intervals import percentile_interval
 
 __all__ = ["warfarin_example", "gain_intervals", "GENOTYPE_SHARES"]
 
@@ -66,10 +67,9 @@ def gain_intervals(hit: np.ndarray, base_paired: np.ndarray, hit_other: np.ndarr
     with np.errstate(divide="ignore", invalid="ignore"):
         draws = {"vs_marginal_abs": acc - marg, "vs_marginal_rel": acc / marg - 1,
                  "vs_nonmembers_abs": acc - other, "vs_nonmembers_rel": acc / other - 1}
-    q = 100 * (1 - confidence) / 2
     out = {}
     for k, d in draws.items():
-        out[f"{k}_low"], out[f"{k}_high"] = (float(v) for v in np.nanpercentile(d, [q, 100 - q]))
+        out[f"{k}_low"], out[f"{k}_high"] = percentile_interval(d, confidence)
     return out
 
 

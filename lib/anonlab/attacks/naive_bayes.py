@@ -41,7 +41,8 @@ import numpy as np
 import pandas as pd
 
 from anonlab.measures.protocol import AttackResult, majority_baseline
-from anonlab.measures.rates import precision_improvement, wilson_interval
+from anonlab.measures.rates import precision_improvement
+from anonlab.intervals import mean_interval, percentile_interval, t_interval, wilson_interval
 from anonlab.validation import check_int, check_number, check_random_state
 from anonlab.mechanisms.dp import (
     EncodedTable,
@@ -68,8 +69,6 @@ __all__ = [
     "naive_attack_models",
     "summarize_attack",
     "NaiveRun",
-    "t_interval",
-    "mean_interval",
     "train_test_gap",
     "median_of_means",
     "naive_attack_runs",
@@ -580,34 +579,6 @@ class NaiveRun:
         return v[np.isfinite(v)]
 
 
-def t_interval(mean: float, sd: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Student-t interval of a mean of ``n`` independent draws: mean ± t_{(1+c)/2, n-1} sd / sqrt(n).
-
-    (NaN, NaN) with fewer than two draws (no spread to go by).
-
-    >>> [round(x, 4) for x in t_interval(0.3, 0.02, 5)]
-    [0.2752, 0.3248]
-    """
-    from scipy.stats import t
-
-    if n < 2 or not np.isfinite(sd):
-        return (math.nan, math.nan)
-    half = float(t.ppf((1 + confidence) / 2, n - 1)) * sd / math.sqrt(n)
-    return (mean - half, mean + half)
-
-
-def mean_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
-    """:func:`t_interval` of the mean of independent draws (sample standard deviation); (NaN, NaN) when empty.
-
-    >>> [round(x, 3) for x in mean_interval(np.array([0.2, 0.22, 0.24]))]
-    [0.17, 0.27]
-    """
-    v = np.asarray(values, dtype=float)
-    if not len(v):
-        return (math.nan, math.nan)
-    return t_interval(float(v.mean()), float(v.std(ddof=1)) if len(v) > 1 else math.nan, len(v), confidence)
-
-
 def train_test_gap(runs: Mapping[str, NaiveRun], targets: Sequence[str]) -> tuple[float, tuple[float, float], str]:
     """Train − test accuracy where it is largest: (mean over draws, its :func:`mean_interval`, where).
 
@@ -635,7 +606,7 @@ def median_of_means(run: NaiveRun, col: str, *, seed: int, resamples: int = 2000
     X = R.pivot_table(index="epsilon", columns="draw", values=col).to_numpy(dtype=float)  # (ε, draws)
     idx = np.random.default_rng(seed).integers(0, X.shape[1], size=(resamples, *X.shape))
     boot = np.median(np.take_along_axis(np.broadcast_to(X, idx.shape), idx, axis=2).mean(axis=2), axis=1)
-    return float(np.median(X.mean(axis=1))), (float(np.quantile(boot, 0.025)), float(np.quantile(boot, 0.975)))
+    return float(np.median(X.mean(axis=1))), percentile_interval(boot)
 
 
 def naive_attack_runs(tables: Mapping[str, tuple[EncodedTable, EncodedTable | None]], epsilons: Sequence[float],

@@ -63,7 +63,7 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 from ..data.census_blocks import N_AGE_BINS, N_GROUPS, N_TYPES, BlockPopulation, age_bin  # noqa: F401 (doctests)
 from ..data.census_blocks import calibrate_alpha, generate_blocks, majority_share
 from ..measures.protocol import AttackResult
-from ..measures.rates import wilson_interval
+from ..intervals import wilson_interval
 from ..mechanisms.census import TABLE_SETS, Publication, publish
 from ..validation import check_int, check_number, check_random_state, check_str
 

@@ -70,6 +70,7 @@ import pandas as pd
 
 from ..validation import ParameterError, check_choice, check_int, check_number, check_random_state
 from .protocol import AttackResult, score
+from ..intervals import percentile_interval
 
 __all__ = [
     "CATEGORICAL",
@@ -667,7 +668,7 @@ def confidence_walk(result: AttackResult, confidence: float = 0.95) -> pd.DataFr
     >>> confidence_walk(r)[["threshold", "predictions", "correct"]].to_numpy().tolist()
     [[0.6, 4.0, 3.0], [0.9, 3.0, 3.0], [0.95, 1.0, 1.0]]
     """
-    from .rates import wilson_interval
+    from anonlab.intervals import wilson_interval
 
     made = np.asarray(result.predicted, dtype=bool)
     conf = np.asarray(result.confidence, dtype=float)[made]
@@ -976,8 +977,8 @@ def pi_spread_bootstrap(attack: AttackResult, baseline: AttackResult, tolerances
     rng = check_random_state(seed)
     counts = rng.multinomial(n, np.full(n, 1.0 / n), size=n_boot).astype(float)
     boot = spread(counts @ ca / n, counts @ cb / n)  # integer sums, so a share of 1 stays exactly 1
-    lo, hi = np.nanquantile(boot, [(1 - confidence) / 2, (1 + confidence) / 2])
-    return {"spread": point, "low": float(lo), "high": float(hi)}
+    lo, hi = percentile_interval(boot, confidence)
+    return {"spread": point, "low": lo, "high": hi}
 
 
 def complete_vs_relaxed(data: pd.DataFrame, split: MemberSplit, secrets: Sequence[str], n_targets: int, *,

@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from ..validation import ParameterError, check_int
-from .rates import wilson_interval
+from anonlab.intervals import wilson_interval
 
 __all__ = [
     "LOSS_TOLERANCE",

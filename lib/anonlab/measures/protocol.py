@@ -44,7 +44,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from .rates import AttackScore, attack_score, precision_improvement, wilson_interval
+from anonlab.intervals import wilson_interval
+from .rates import AttackScore, attack_score, precision_improvement
 
 __all__ = ["AttackResult", "Score", "score", "yardstick", "majority_baseline"]
 

@@ -39,6 +39,8 @@ from typing import Any, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
+from anonlab.intervals import wilson_interval  # the one Wilson interval (re-exported: measures.wilson_interval)
+
 __all__ = [
     "AttackScore",
     "accuracy",
@@ -593,69 +595,6 @@ def parse_skew(text: str) -> float:
     if m == 0:
         raise ValueError(f"skew must have a positive number of members, got {text!r}")
     return n / m
-
-
-# ---------------------------------------------------------------------------
-# Wilson score interval
-# ---------------------------------------------------------------------------
-
-
-def wilson_interval(
-    successes: ArrayLike, n: ArrayLike, confidence: float = 0.95
-) -> tuple[FloatOrArray, FloatOrArray]:
-    r"""Wilson score confidence interval for a binomial proportion.
-
-    With :math:`\hat p = s/n` and :math:`z = \Phi^{-1}(1 - \alpha/2)`,
-    :math:`\alpha = 1 - \text{confidence}`:
-
-    .. math::
-
-        \frac{\hat p + \frac{z^2}{2n}}{1 + \frac{z^2}{n}}
-        \pm \frac{z}{1 + \frac{z^2}{n}}
-          \sqrt{\frac{\hat p (1 - \hat p)}{n} + \frac{z^2}{4 n^2}}
-
-    (E. B. Wilson, *J. Am. Stat. Assoc.* 22, 1927). Not part of [FW24]; the
-    book uses it to show how uncertain a measured precision or coverage is.
-    Unlike the normal-approximation interval it stays inside [0, 1] and has
-    positive width at 0 and n successes.
-
-    Parameters
-    ----------
-    successes, n : int, float or array_like
-        Successes and trials, ``0 <= successes <= n``; they broadcast.
-    confidence : float, default 0.95
-        Two-sided confidence level, strictly between 0 and 1.
-
-    Returns
-    -------
-    low, high : float or numpy.ndarray
-        Bounds in [0, 1]; ``(nan, nan)`` where ``n == 0``.
-
-    Examples
-    --------
-    >>> low, high = wilson_interval(0, 10)
-    >>> low, round(high, 4)
-    (0.0, 0.2775)
-    """
-    if not (isinstance(confidence, (int, float, np.floating)) and 0 < confidence < 1):
-        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-    s, n_arr = _counts("successes", successes), _counts("n", n)
-    _not_more_than("successes", s, "n", n_arr)
-    from scipy.stats import norm  # here, not at import: scipy.stats costs ~0.7 s of every kernel's start
-
-    z = float(norm.ppf(0.5 + confidence / 2.0))
-    z2 = z * z
-    p_hat = _ratio(s, n_arr)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        denom = 1.0 + z2 / n_arr
-        centre = (p_hat + z2 / (2.0 * n_arr)) / denom
-        half = (z / denom) * np.sqrt(p_hat * (1.0 - p_hat) / n_arr + z2 / (4.0 * n_arr * n_arr))
-    low = np.where(n_arr > 0, np.clip(centre - half, 0.0, 1.0), np.nan)
-    high = np.where(n_arr > 0, np.clip(centre + half, 0.0, 1.0), np.nan)
-    # Guard the point estimate against rounding at the ends (e.g. s == n).
-    low = np.where(n_arr > 0, np.minimum(low, p_hat), np.nan)
-    high = np.where(n_arr > 0, np.maximum(high, p_hat), np.nan)
-    return _out(low), _out(high)
 
 
 # ---------------------------------------------------------------------------

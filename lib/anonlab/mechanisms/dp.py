@@ -49,6 +49,7 @@ import numpy as np
 import pandas as pd
 
 from anonlab.validation import check_choice, check_int, check_number, check_random_state
+from anonlab.intervals import t_half_width
 
 __all__ = [
     "CORNER_HALF_WIDTH",
@@ -571,8 +572,6 @@ def noise_check(table: EncodedTable, seed: int | np.random.Generator,
     -------
     sensitivity, corners : pandas.DataFrame
     """
-    from scipy.stats import t
-
     rng = check_random_state(seed)
     rows = rng.choice(table.n, size=min(n_removed, table.n), replace=False)
     sens = pd.DataFrame([{
@@ -580,7 +579,6 @@ def noise_check(table: EncodedTable, seed: int | np.random.Generator,
         "measured: max L1 change when one tuple is removed": measured_sensitivity(table, rows,
                                                                                   include_sa_marginal=marg),
     } for label, marg in [("joint counts + SA marginal", True), ("joint counts only (the attack)", False)]])
-    t975 = float(t.ppf(0.975, corner_draws - 1)) if corner_draws > 1 else math.nan
     rows_out = []
     for e in (1.0, 0.1):
         for m in (3, 10):
@@ -588,8 +586,8 @@ def noise_check(table: EncodedTable, seed: int | np.random.Generator,
             rows_out.append({"epsilon": e, "m": m, "alpha": geometric_alpha(e, m),
                              "E|noise| (formula)": expected_abs_noise(e, m),
                              f"mean |noise| ({corner_draws:,} draws)": z.mean(),
-                             CORNER_HALF_WIDTH: t975 * z.std(ddof=1) / math.sqrt(corner_draws)
-                             if corner_draws > 1 else math.nan})
+                             CORNER_HALF_WIDTH: t_half_width(float(z.std(ddof=1)) if corner_draws > 1
+                                                             else math.nan, corner_draws)})
     return sens, pd.DataFrame(rows_out)
 
 
