@@ -241,7 +241,7 @@ def test_counter_and_log_per_analyst(table: pd.DataFrame) -> None:
     assert p.n_queries() == 0 and p.log().empty
 
 
-def test_cached_and_sql_engines_agree(table: pd.DataFrame) -> None:
+def test_bitmap_and_sql_engines_agree(table: pd.DataFrame) -> None:
     sqls = ["SELECT count(*) FROM t",
             "SELECT count(*) FROM t WHERE city = 'O''Hare' AND age < 50",
             "SELECT count(*) FROM t WHERE score >= 5.5 AND sex <> 'M' AND zip > 10",
@@ -253,7 +253,7 @@ def test_cached_and_sql_engines_agree(table: pd.DataFrame) -> None:
 
 def test_nulls_never_match(table: pd.DataFrame) -> None:
     df = pd.DataFrame({"x": [1.0, np.nan, 2.0, np.nan, 1.0], "y": ["a", None, "b", "a", "a"]})
-    for mode in ("cached", "sql"):
+    for mode in ("bitmaps", "sql"):
         p = DiffixProxy(df, table="n", mode=mode, rounding=False, bucket_suppression=False)
         assert p.true_count("SELECT count(*) FROM n WHERE x <> 1") == 1
         assert p.true_count("SELECT count(*) FROM n WHERE y <> 'a'") == 1

@@ -9,7 +9,7 @@ the conditions). Every figure is queries per second, or seconds of a task,
 with the ratio ``reference time / library time`` (above 1: the library is
 faster). Measured on ADULT (30,162 records):
 
-1. the proxy in the default ``mode="cached"`` (DuckDB evaluates each
+1. the proxy in the default ``mode="bitmaps"`` (DuckDB evaluates each
    condition once; row sets as bitmaps), first pass and with a new salt;
    then its fast paths (binding a statement's rows in one pass, set keys
    per statement, the last candidate words ANDed as Python integers)
@@ -252,8 +252,8 @@ def main() -> None:
     print(f"ADULT, {n_q:,} cloning-attack queries (6 known attributes + 9 dummy conditions each); answers of "
           f"the sql and cached modes equal, and equal to a plain loop over the records on {len(loop_answers)}")
     print(f"  reference, one DuckDB statement per query: {n_q / t_sql:,.0f} queries/s")
-    figures.append(figure("proxy cached, first pass", t_first, t_sql, "proxy mode='sql'", queries=n_q))
-    figures.append(figure("proxy cached, new salt", t_warm, t_sql, "proxy mode='sql'", queries=n_q))
+    figures.append(figure("proxy bitmaps, first pass", t_first, t_sql, "proxy mode='sql'", queries=n_q))
+    figures.append(figure("proxy bitmaps, new salt", t_warm, t_sql, "proxy mode='sql'", queries=n_q))
 
     # the proxy's fast paths against the plain algorithms they replaced (answers byte-identical)
     figures.append(time_fast_paths(ds, work, f"ADULT cloning statements ({n_q:,} queries)"))

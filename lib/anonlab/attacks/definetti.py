@@ -789,7 +789,7 @@ def replay_sweep_run(
 ) -> DeFinettiResult:
     """Rerun one run of :func:`definetti_sweep` exactly, keeping its per-tuple predictions.
 
-    The sweep keeps scores only (a cached sweep would otherwise hold every run's
+    The sweep keeps scores only (a stored sweep would otherwise hold every run's
     predictions; ask for the few runs you need with its ``keep``); this
     replays the run at (``repetition``, ``l``, ``multiplier``) with the same
     arguments and seed, so its :meth:`DeFinettiResult.scores` are that run's

@@ -508,7 +508,7 @@ def train_shadow_models(
     Returns
     -------
     ShadowModels
-        Plain arrays, so the result can be kept with :func:`anonbook.cache.cached`.
+        Plain arrays, so the result pickles small (a caller may keep it).
     """
     X = np.asarray(X)
     y = np.asarray(y)

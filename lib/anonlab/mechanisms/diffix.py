@@ -112,7 +112,7 @@ integer user ids.
 
 Engine
 ------
-``mode="cached"`` (default): DuckDB evaluates each distinct condition once
+``mode="bitmaps"`` (default): DuckDB evaluates each distinct condition once
 over the table and the proxy keeps its row set as a bitmap; a query's set is
 the AND of its conditions' bitmaps, from which the count and the XOR of the
 users' hashes follow. ``mode="sql"``: every query runs as one DuckDB
@@ -121,7 +121,7 @@ give identical answers (tested); the first answers thousands of queries per
 second on ADULT, the second a few hundred. The bitmaps are a cache of at
 most ``cache_bytes`` (the oldest are dropped; ``col <> v`` for a value no
 record has shares the column's bitmap of non-NULL rows): no noise depends on
-what is cached, and a bound value is looked up among the values seen before
+what is kept, and a bound value is looked up among the values seen before
 only when its type makes that lookup the fresh reading (:data:`_LOOKUP_TYPES`).
 
 Examples
@@ -1304,7 +1304,7 @@ class DiffixProxy:
     threshold_mean, threshold_var : float, default 4 and 0.5
         Mean and variance of the suppression threshold ``T ~ N(4, 1/2)``
         (we read 1/2 as the variance, the paper's N(mu, sigma^2) notation).
-    mode : {"cached", "sql"}, default "cached"
+    mode : {"bitmaps", "sql"}, default "bitmaps"
         How the engine computes query sets (see the module docstring).
     keep_log : bool, default True
         Keep every query's canonical SQL and answer (:meth:`log`). The
@@ -1314,11 +1314,11 @@ class DiffixProxy:
         dynamic), as Diffix does, instead of the exact count Eq. 1 gives for
         ``h = 0`` (see the module docstring).
     cache_bytes : int, default 512 MiB
-        At most this many bytes of row bitmaps are kept (``mode="cached"``);
+        At most this many bytes of row bitmaps are kept (``mode="bitmaps"``);
         beyond, the oldest are dropped and DuckDB evaluates their conditions
         again when a query needs them. The answers do not depend on it: the
         noise is seeded by each condition's canonical text, never by what is
-        cached.
+        kept.
 
     Notes
     -----
@@ -1338,7 +1338,7 @@ class DiffixProxy:
         bucket_suppression: bool = True,
         threshold_mean: float = 4.0,
         threshold_var: float = 0.5,
-        mode: Literal["cached", "sql"] = "cached",
+        mode: Literal["bitmaps", "sql"] = "bitmaps",
         keep_log: bool = True,
         generic_layer: bool = True,
         cache_bytes: int = 512 * 2**20,
@@ -1353,8 +1353,8 @@ class DiffixProxy:
                            ("keep_log", keep_log), ("generic_layer", generic_layer)):
             if not isinstance(flag, bool):
                 raise ValueError(f"{name} must be True or False, got {flag!r}")
-        if mode not in ("cached", "sql"):
-            raise ValueError(f"mode must be 'cached' or 'sql', got {mode!r}")
+        if mode not in ("bitmaps", "sql"):
+            raise ValueError(f"mode must be 'bitmaps' or 'sql', got {mode!r}")
         if not (isinstance(threshold_var, (int, float)) and threshold_var >= 0):
             raise ValueError(f"threshold_var must be >= 0, got {threshold_var!r}")
         if not (isinstance(threshold_mean, (int, float)) and math.isfinite(threshold_mean)):
@@ -1456,7 +1456,7 @@ class DiffixProxy:
         template : str
             SQL text with ``?`` placeholders for values, e.g.
             ``"SELECT count(*) FROM adult WHERE age = ? AND sex = ?"``. Parsed
-            once (cached); every row of parameters makes one query, answered
+            once (kept); every row of parameters makes one query, answered
             exactly as the SQL text with the values written in.
         rows : iterable of sequences
             One tuple of values per query, in placeholder order.
@@ -1749,7 +1749,7 @@ class DiffixProxy:
         self._n_suppressed.clear()
 
     def with_own_counters(self) -> "DiffixProxy":
-        """The same proxy (table, salt, cached row sets and noise) with counters and a log of its own."""
+        """The same proxy (table, salt, kept row sets and noise) with counters and a log of its own."""
         other = copy.copy(self)
         other._counts, other._log, other._n_suppressed = {}, [], {}
         return other
@@ -1775,7 +1775,7 @@ class DiffixProxy:
     def with_salt(self, salt: int | str) -> "DiffixProxy":
         """The same data and switches under another salt, with fresh counters and log.
 
-        Shares the table and the cached row sets (they do not depend on the
+        Shares the table and the kept row sets (they do not depend on the
         salt), so it is cheap: a way to draw independent noise for the same
         queries, as a new Diffix deployment would.
         """
@@ -1986,7 +1986,7 @@ class DiffixProxy:
         return hit
 
     def _ensure_masks(self, ids: Iterable[int]) -> None:
-        """Let DuckDB evaluate every condition not yet cached; keep its row set as a bitmap.
+        """Let DuckDB evaluate every condition not yet kept; keep its row set as a bitmap.
 
         DuckDB returns the positions of the matching rows. A condition
         ``col <> v`` is stored as the complement of ``col = v`` among the rows
@@ -2059,16 +2059,16 @@ class DiffixProxy:
         self._budget.used += self._owned_bytes(cid)
 
     def _owned_bytes(self, cid: int) -> int:
-        """Bytes of the cached arrays of ``cid`` that are its own (shared read-only bitmaps count elsewhere)."""
+        """Bytes of the kept arrays of ``cid`` that are its own (shared read-only bitmaps count elsewhere)."""
         return sum(a.nbytes for a in (self._masks[cid], self._nonzero_words[cid]) if a.flags.writeable)
 
     def _drop_mask(self, cid: int) -> None:
-        """Forget the cached bitmap of ``cid`` (DuckDB evaluates the condition again when needed)."""
+        """Forget the kept bitmap of ``cid`` (DuckDB evaluates the condition again when needed)."""
         self._budget.used -= self._owned_bytes(cid)
         del self._masks[cid], self._nonzero_words[cid], self._nnz[cid]
 
     def _evict(self, keep: set[int]) -> None:
-        """Above the byte budget, drop the oldest cached bitmaps down to 3/4 of it, except ``keep``'s.
+        """Above the byte budget, drop the oldest kept bitmaps down to 3/4 of it, except ``keep``'s.
 
         The cache holds no state an answer depends on (the noise is seeded by
         the conditions' texts), so dropping entries changes only the time
