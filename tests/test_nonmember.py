@@ -173,7 +173,9 @@ def test_perfect_bootstrap_agrees_with_the_walk_on_each_sample() -> None:
 
 
 def test_fig5_counts_and_their_interval() -> None:
-    assert ch.count_interval(np.array([3] * 100)) == (3.0, 3.0)
+    from anonlab.intervals import percentile_interval
+
+    assert percentile_interval(np.array([3] * 100)) == (3.0, 3.0)
     rep = pd.DataFrame({"fraction": [0.0, 1.0, 0.0, 1.0], "secret": ["a", "a", "b", "b"], "kind": ["continuous"] * 4,
                         "precision": [0.5, 0.6, 0.5, 0.51], "targets": [3000] * 4})
     lo, hi = ch.replication_count_interval(rep, seed=1)
@@ -420,18 +422,24 @@ def test_the_notebook_includes_the_course_pages() -> None:
 # ---------------------------------------------------------------------------
 
 
-def test_a_repeated_fit_is_served_from_the_store_with_the_same_predictions(monkeypatch) -> None:
+def test_a_repeated_fit_is_served_from_the_callers_store_with_the_same_predictions(monkeypatch) -> None:
     df = _toy(600)
     split = nm.split_members(df, 400, 200, seed=1)
-    first = nm.nonmember_baseline(df, "degree", members=split.members, targets=split.non_members, analysis="model")
+    fits = nm.FitStore()
+    kw = dict(members=split.members, targets=split.non_members, analysis="model")
+    first = nm.nonmember_baseline(df, "degree", fits=fits, **kw)
+    assert len(fits) == 1
     calls = []
-    monkeypatch.setattr(nm, "_fit_model", lambda *a: calls.append(a) or (_ for _ in ()).throw(AssertionError))
-    again = nm.nonmember_baseline(df, "degree", members=split.members, targets=split.non_members, analysis="model")
+    real = nm._fit_model
+    monkeypatch.setattr(nm, "_fit_model", lambda *a: calls.append(a) or real(*a))
+    again = nm.nonmember_baseline(df, "degree", fits=fits, **kw)
     assert not calls and np.array_equal(first.prediction, again.prediction)
     assert np.array_equal(first.confidence, again.confidence)
     again.prediction[:] = "changed"  # a caller's edit does not reach the store
-    third = nm.nonmember_baseline(df, "degree", members=split.members, targets=split.non_members, analysis="model")
+    third = nm.nonmember_baseline(df, "degree", fits=fits, **kw)
     assert np.array_equal(first.prediction, third.prediction)
+    nm.nonmember_baseline(df, "degree", **kw)  # without a store nothing is kept: the science does not cache
+    assert len(calls) == 1
 
 
 def test_the_tolerance_rule_is_not_part_of_a_fits_key() -> None:
@@ -449,10 +457,8 @@ def test_parallel_fits_equal_the_sequential_loop() -> None:
     kinds = nm.attribute_kinds(df)
     split = nm.split_members(df, 500, 300, seed=2)
     settings = nm.ModelSettings(C=0.5)
-    nm._FITS.clear()
     one, _ = nm.framework_table(df.loc[split.members], df.loc[split.non_members], list(df.columns),
                                 {"all": None, "job only": ["job"]}, kinds=kinds, settings=settings, n_jobs=1)
-    nm._FITS.clear()
     two, _ = nm.framework_table(df.loc[split.members], df.loc[split.non_members], list(df.columns),
                                 {"all": None, "job only": ["job"]}, kinds=kinds, settings=settings, n_jobs=2)
     pd.testing.assert_frame_equal(one, two, check_exact=True)
@@ -565,17 +571,18 @@ def test_a_table_of_fits_memoises_columns_only_while_it_runs() -> None:
     members, targets = d["table"].loc[d["split"].members], d["table"].loc[d["split"].non_members]
     settings = nm.ModelSettings(C=1.0)
     args = dict(kinds=d["kinds"], settings=settings, n_jobs=1)
-    first, _ = nm.framework_table(members, targets, ["job", "age"], {"all": None, "PII": ["age"]}, **args)
-    assert nm._MEMO is None
-    nm._FITS.clear()
+    fits = nm.FitStore()
+    first, _ = nm.framework_table(members, targets, ["job", "age"], {"all": None, "PII": ["age"]}, fits=fits, **args)
+    assert fits.columns is None and len(fits) > 0
     again, _ = nm.framework_table(members, targets, ["job", "age"], {"all": None, "PII": ["age"]}, **args)
     pd.testing.assert_frame_equal(first, again)
     changed = members.copy()
     changed["coin"] = changed["coin"].to_numpy()[::-1]
-    with nm._reading():
-        k1 = nm._fit_key(members, targets, "job", ["coin", "age"], d["kinds"], settings)
-        k2 = nm._fit_key(changed, targets, "job", ["coin", "age"], d["kinds"], settings)
-        assert k1 != k2 and k1 == nm._fit_key(members, targets, "job", ["coin", "age"], d["kinds"], settings)
+    with fits.reading() as store:
+        k1 = nm._fit_key(members, targets, "job", ["coin", "age"], d["kinds"], settings, store.columns)
+        k2 = nm._fit_key(changed, targets, "job", ["coin", "age"], d["kinds"], settings, store.columns)
+        assert k1 != k2 and k1 == nm._fit_key(members, targets, "job", ["coin", "age"], d["kinds"], settings,
+                                              store.columns)
     assert k1 == nm._fit_key(members, targets, "job", ["coin", "age"], d["kinds"], settings)  # memo or not
 
 

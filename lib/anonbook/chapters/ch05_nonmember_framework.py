@@ -331,7 +331,7 @@ def prepare(p: Mapping[str, Any], dataset: str) -> dict[str, Any]:
         [c for c in table.columns if c in p["secrets"]] or list(table.columns)
     key.update(pii=list(pii), secrets=secrets)
     return {"name": dataset, "label": LABELS[dataset], "table": table, "kinds": kinds, "split": split,
-            "pii": list(pii), "secrets": secrets, "key": key}
+            "pii": list(pii), "secrets": secrets, "key": key, "fits": nm.FitStore()}
 
 
 # ---------------------------------------------------------------------------
@@ -351,7 +351,7 @@ def fig4(d: Mapping[str, Any], settings: nm.ModelSettings) -> pd.DataFrame:
     """Baseline precision per secret, all other attributes vs PII only (§4.4, Fig 4)."""
     return nm.framework_table(_members(d), _non_members(d), list(d["secrets"]),
                               {"all other attributes": None, "PII only": list(d["pii"])}, kinds=d["kinds"],
-                              settings=settings)[0]
+                              settings=settings, fits=d.get("fits"))[0]
 
 
 def fig5(d: Mapping[str, Any], settings: nm.ModelSettings, min_predictions: int, *, n_boot: int = 200,
@@ -372,7 +372,7 @@ def fig5(d: Mapping[str, Any], settings: nm.ModelSettings, min_predictions: int,
     curves, summary, boots = [], [], []
     for secret in [c for c in d["secrets"] if kinds[c] == nm.CATEGORICAL]:
         res = nm.nonmember_baseline(table, secret, members=split.members, targets=split.non_members,
-                                    kinds=kinds, settings=settings, analysis="model")
+                                    kinds=kinds, settings=settings, analysis="model", fits=d.get("fits"))
         c = nm.confidence_walk(res).assign(secret=secret)
         curves.append(c)
         p1, pk = nm.perfect_precision(c, 1), nm.perfect_precision(c, min_predictions)
@@ -399,7 +399,8 @@ def fig5_curves(d: Mapping[str, Any], settings: nm.ModelSettings) -> pd.DataFram
     """Fig 5's curves alone (:func:`fig5` without its summary and bootstrap), for the explorable figure's frames."""
     kinds, split = d["kinds"], d["split"]
     curves = [nm.confidence_walk(nm.nonmember_baseline(d["table"], s, members=split.members, targets=split.non_members,
-                                                       kinds=kinds, settings=settings, analysis="model")).assign(secret=s)
+                                                       kinds=kinds, settings=settings, analysis="model",
+                                                       fits=d.get("fits"))).assign(secret=s)
               for s in d["secrets"] if kinds[s] == nm.CATEGORICAL]
     return pd.concat(curves, ignore_index=True) if curves else pd.DataFrame(columns=["secret", "predictions"])
 
@@ -407,7 +408,7 @@ def fig5_curves(d: Mapping[str, Any], settings: nm.ModelSettings) -> pd.DataFram
 def fig6(d: Mapping[str, Any], settings: nm.ModelSettings, fractions: Sequence[float], seed: int) -> pd.DataFrame:
     """The replication test (§4.6, Fig 6) on the members, as many targets as non-members."""
     return nm.replication_test(_members(d), list(d["secrets"]), fractions, n_targets=int(d["split"].non_members.size),
-                               kinds=d["kinds"], settings=settings, seed=seed)
+                               kinds=d["kinds"], settings=settings, seed=seed, fits=d.get("fits"))
 
 
 def replication_effects(rep: pd.DataFrame, min_effect: float = REPLICATION_MIN_EFFECT) -> pd.DataFrame:
@@ -477,9 +478,10 @@ def fig8(d: Mapping[str, Any], settings: nm.ModelSettings, *, min_leaf: int, see
     members, kinds, secrets = _members(d), d["kinds"], list(d["secrets"])
     synthetic = SYNTHESIZERS[synthesizer](members, min_leaf=min_leaf, kinds=kinds, seed=seed)
     known = {"all other attributes": None}
-    non, _ = nm.framework_table(members, _non_members(d), secrets, known, kinds=kinds, settings=settings)
+    non, _ = nm.framework_table(members, _non_members(d), secrets, known, kinds=kinds, settings=settings,
+                                fits=d.get("fits"))
     prior, _ = nm.framework_table(synthetic, _non_members(d), secrets, known, kinds=kinds, settings=settings,
-                                  framework="prior")
+                                  framework="prior", fits=d.get("fits"))
     cmp_ = non[["secret", "kind", "precision"]].rename(columns={"precision": "non-member"})
     cmp_["prior (synthetic)"] = prior["precision"].to_numpy()
     cmp_["difference"] = cmp_["prior (synthetic)"] - cmp_["non-member"]

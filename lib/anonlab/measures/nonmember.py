@@ -95,6 +95,7 @@ __all__ = [
     "pi_vs_tolerance",
     "pi_spread_bootstrap",
     "prefit",
+    "FitStore",
     "default_n_jobs",
 ]
 
@@ -293,9 +294,48 @@ def _fit_on(model: Any, x_train: Any, y: np.ndarray, x_targets: Any, kind: str
 # the model fits: memoised by their inputs, run on several cores when independent
 # ---------------------------------------------------------------------------
 
-#: Fitted models' predictions ``{key: (prediction, p_max or None)}``, keyed by :func:`_fit_key`.
-_FITS: OrderedDict[str, tuple[np.ndarray, np.ndarray | None]] = OrderedDict()
-_FITS_MAX = 512
+class FitStore:
+    """The predictions of fitted models, by a digest of each fit's inputs (:func:`_fit_key`), held by the caller.
+
+    A caller that asks for one fit several times (chapter 5 asks for some four times) makes one store and
+    passes it as ``fits=``; without one, fits are shared only within one call. At most ``max_fits``
+    predictions are kept, the oldest dropped first. :meth:`reading` scopes a memo of column hashes and
+    category codes to a block in which the frames are only read.
+    """
+
+    def __init__(self, max_fits: int = 512) -> None:
+        self.max_fits = check_int("max_fits", max_fits, low=1)
+        self._fits: OrderedDict[str, tuple[np.ndarray, np.ndarray | None]] = OrderedDict()
+        self.columns: dict[tuple, tuple[Any, Any]] | None = None
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._fits
+
+    def __len__(self) -> int:
+        return len(self._fits)
+
+    def get(self, key: str) -> tuple[np.ndarray, np.ndarray | None]:
+        """A copy of the stored (prediction, p_max or None) of ``key``."""
+        pred, conf = self._fits[key]
+        self._fits.move_to_end(key)
+        return pred.copy(), None if conf is None else conf.copy()
+
+    def put(self, key: str, value: tuple[np.ndarray, np.ndarray | None]) -> None:
+        self._fits[key] = value
+        self._fits.move_to_end(key)
+        while len(self._fits) > self.max_fits:
+            self._fits.popitem(last=False)
+
+    @contextmanager
+    def reading(self) -> Iterator["FitStore"]:
+        """A block in which the frames passed to the fits are only read: each column is hashed and coded once
+        (the memo holds each frame, so that no other frame takes its ``id`` meanwhile; it ends with the block)."""
+        outer = self.columns
+        self.columns = {} if outer is None else outer
+        try:
+            yield self
+        finally:
+            self.columns = outer
 
 
 def default_n_jobs() -> int:
@@ -306,42 +346,19 @@ def default_n_jobs() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
 
-#: While a table of fits runs (:func:`_reading`): per (frame, column) its row hashes and category codes, each
-#: with the frame it was computed from (held, so that no other frame takes its ``id`` meanwhile). ``None``: no memo.
-_MEMO: dict[tuple, tuple[Any, Any]] | None = None
-
-
-@contextmanager
-def _reading() -> Iterator[None]:
-    """A block in which the frames passed to the fits are only read: each column is hashed and coded once.
-
-    Tables of fits (:func:`framework_table`, :func:`replication_test`) fit
-    one model per secret on the same frames; without this each fit hashes
-    (:func:`_fit_key`) and codes (:func:`~anonlab.measures.design.coded_columns`)
-    every column again. Nothing outside the block sees the memo.
-    """
-    global _MEMO
-    outer = _MEMO
-    _MEMO = {} if outer is None else outer
-    try:
-        yield
-    finally:
-        _MEMO = outer
-
-
-def _column_hash(df: pd.DataFrame, col: str) -> bytes:
-    """The row hashes of one column (``pandas.util.hash_pandas_object``), memoised within :func:`_reading`."""
+def _column_hash(df: pd.DataFrame, col: str, memo: dict | None) -> bytes:
+    """The row hashes of one column (``pandas.util.hash_pandas_object``), kept in ``memo`` when given."""
     key = ("hash", id(df), col)
-    if _MEMO is not None and key in _MEMO:
-        return _MEMO[key][1]
+    if memo is not None and key in memo:
+        return memo[key][1]
     value = pd.util.hash_pandas_object(df[col], index=False).to_numpy().tobytes()
-    if _MEMO is not None:
-        _MEMO[key] = (df, value)
+    if memo is not None:
+        memo[key] = (df, value)
     return value
 
 
 def _fit_key(train: pd.DataFrame, targets: pd.DataFrame, secret: str, known: Sequence[str],
-             kinds: Mapping[str, str], settings: ModelSettings) -> str:
+             kinds: Mapping[str, str], settings: ModelSettings, memo: dict | None = None) -> str:
     """A digest of everything a model fit depends on: the rows (in order), the known set, kinds, model settings.
 
     The tolerance rule is not part of it (it judges predictions, it does not
@@ -353,14 +370,15 @@ def _fit_key(train: pd.DataFrame, targets: pd.DataFrame, secret: str, known: Seq
     for df, cols in ((train, list(known) + [secret]), (targets, list(known))):
         h.update(repr((len(df), [(c, str(df[c].dtype)) for c in cols])).encode())
         for c in cols:
-            h.update(_column_hash(df, c))
+            h.update(_column_hash(df, c, memo))
     h.update(repr(([kinds[c] for c in known], kinds[secret], settings.C, settings.alpha,
                    settings.max_iter)).encode())
     return h.hexdigest()
 
 
 def _fit_model(train: pd.DataFrame, targets: pd.DataFrame, secret: str, known: Sequence[str],
-               kinds: Mapping[str, str], settings: ModelSettings) -> tuple[np.ndarray, np.ndarray | None]:
+               kinds: Mapping[str, str], settings: ModelSettings, memo: dict | None = None
+               ) -> tuple[np.ndarray, np.ndarray | None]:
     """Fit the analysis of :func:`_pipeline` on ``train``; predict ``targets``: (prediction, p_max).
 
     The design matrices are :func:`~anonlab.measures.design.design_pair`'s
@@ -369,26 +387,19 @@ def _fit_model(train: pd.DataFrame, targets: pd.DataFrame, secret: str, known: S
     from .design import design_pair
 
     known = list(known)
-    x_train, x_targets = design_pair(train, targets, known, kinds, _prepare, memo=_MEMO)
+    x_train, x_targets = design_pair(train, targets, known, kinds, _prepare, memo=memo)
     y = _prepare(train[[secret]], kinds)[secret].to_numpy()
     return _fit_on(_model(kinds[secret], settings), x_train, y, x_targets, kinds[secret])
 
 
-def _remember(key: str, value: tuple[np.ndarray, np.ndarray | None]) -> None:
-    _FITS[key] = value
-    _FITS.move_to_end(key)
-    while len(_FITS) > _FITS_MAX:
-        _FITS.popitem(last=False)
-
-
 def _model_predictions(train: pd.DataFrame, targets: pd.DataFrame, secret: str, known: Sequence[str],
-                       kinds: Mapping[str, str], settings: ModelSettings) -> tuple[np.ndarray, np.ndarray | None]:
-    """:func:`_fit_model`, fitted once per distinct input (the chapter asks for the same fit up to four times)."""
-    key = _fit_key(train, targets, secret, known, kinds, settings)
-    if key not in _FITS:
-        _remember(key, _fit_model(train, targets, secret, known, kinds, settings))
-    pred, conf = _FITS[key]
-    return pred.copy(), None if conf is None else conf.copy()
+                       kinds: Mapping[str, str], settings: ModelSettings, fits: FitStore
+                       ) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`_fit_model`, fitted once per distinct input in ``fits``."""
+    key = _fit_key(train, targets, secret, known, kinds, settings, fits.columns)
+    if key not in fits:
+        fits.put(key, _fit_model(train, targets, secret, known, kinds, settings, fits.columns))
+    return fits.get(key)
 
 
 def _fit_many(tasks: Sequence[tuple], n_jobs: int) -> list[tuple[np.ndarray, np.ndarray | None]]:
@@ -404,11 +415,11 @@ def _fit_many(tasks: Sequence[tuple], n_jobs: int) -> list[tuple[np.ndarray, np.
     return Parallel(n_jobs=min(n_jobs, len(tasks)), backend="loky")(delayed(_fit_model)(*t) for t in tasks)
 
 
-def prefit(tasks: Sequence[tuple], n_jobs: int | None = None) -> int:
+def prefit(tasks: Sequence[tuple], fits: FitStore, n_jobs: int | None = None) -> int:
     """Fit the models that tasks ``(train, targets, secret, known, kinds, settings)`` need, in parallel.
 
-    Fills the in-memory store :func:`fit_predict` reads, so a loop of
-    ``fit_predict`` calls that follows does no fitting. Tasks whose fit is
+    Fills ``fits``, so a loop of ``fit_predict(..., fits=fits)`` calls that follows does no fitting.
+    Tasks whose fit is
     already stored, repeated tasks, and tasks without a model (no known
     attribute, a single class) are skipped. Returns the number of fits made.
     """
@@ -417,14 +428,14 @@ def prefit(tasks: Sequence[tuple], n_jobs: int | None = None) -> int:
         known = _check_known(train, secret, known)
         if not known or (kinds[secret] == CATEGORICAL and train[secret].nunique(dropna=False) < 2):
             continue
-        key = _fit_key(train, targets, secret, known, kinds, settings)
-        if key not in _FITS and key not in todo:
+        key = _fit_key(train, targets, secret, known, kinds, settings, fits.columns)
+        if key not in fits and key not in todo:
             todo[key] = (train, targets, secret, known, kinds, settings)
     # the costliest fits first (a multinomial fit costs about rows x classes), so that no worker is left
     # alone with a long fit at the end; the results are stored by key, so the order changes nothing else
     order = sorted(todo, key=lambda k: _fit_cost(todo[k]), reverse=True)
     for key, value in zip(order, _fit_many([todo[k] for k in order], default_n_jobs() if n_jobs is None else n_jobs)):
-        _remember(key, value)
+        fits.put(key, value)
     return len(todo)
 
 
@@ -451,7 +462,8 @@ def _check_known(data: pd.DataFrame, secret: str, known: Sequence[str] | None) -
 def fit_predict(train: pd.DataFrame, targets: pd.DataFrame, secret: str, *,
                 known: Sequence[str] | None = None, kinds: Mapping[str, str] | None = None,
                 settings: ModelSettings = ModelSettings(), analysis: str = "best",
-                value_range: float | None = None, name: str | None = None) -> AttackResult:
+                value_range: float | None = None, name: str | None = None,
+                fits: FitStore | None = None) -> AttackResult:
     """Fit the analysis on ``train``; predict the secret of every row of ``targets``.
 
     The core of the non-member framework ([FW24] §4.2, Fig 2): ``train`` is
@@ -476,6 +488,8 @@ def fit_predict(train: pd.DataFrame, targets: pd.DataFrame, secret: str, *,
     value_range : float, optional
         Range for ``tolerance_basis="range"`` (default: the targets' range).
     name : str, optional
+    fits : FitStore, optional
+        Where fitted models' predictions are kept between calls (default: none kept).
 
     Returns
     -------
@@ -508,7 +522,8 @@ def fit_predict(train: pd.DataFrame, targets: pd.DataFrame, secret: str, *,
     model_pred, conf = None, None
     single_class = kind == CATEGORICAL and counts.size < 2
     if analysis != "most_common" and known and not single_class:
-        model_pred, conf = _model_predictions(train, targets, secret, known, kinds, settings)
+        model_pred, conf = _model_predictions(train, targets, secret, known, kinds, settings,
+                                              FitStore(1) if fits is None else fits)
     if model_pred is None or analysis == "most_common":
         chosen, pred, conf, label = "most common value", common, None, "most common value"
     elif analysis == "model" or judge(model_pred).mean() >= judge(common).mean():
@@ -531,7 +546,8 @@ def fit_predict(train: pd.DataFrame, targets: pd.DataFrame, secret: str, *,
 def nonmember_baseline(data: pd.DataFrame, secret: str, *, members: npt.ArrayLike,
                        targets: npt.ArrayLike | None = None, known: Sequence[str] | None = None,
                        kinds: Mapping[str, str] | None = None, settings: ModelSettings = ModelSettings(),
-                       analysis: str = "best", name: str | None = None) -> AttackResult:
+                       analysis: str = "best", name: str | None = None,
+                       fits: FitStore | None = None) -> AttackResult:
     """The non-member baseline for ``secret``: fit on the members, predict the targets ([FW24] §4.2-4.4).
 
     ``targets`` (row labels; default every row that is not a member) must
@@ -556,13 +572,13 @@ def nonmember_baseline(data: pd.DataFrame, secret: str, *, members: npt.ArrayLik
                          "be fitted on its own targets ([FW24] §4.1)")
     kinds = dict(kinds) if kinds is not None else attribute_kinds(data)
     return fit_predict(data.loc[members], data.loc[targets], secret, known=known, kinds=kinds,
-                       settings=settings, analysis=analysis, name=name)
+                       settings=settings, analysis=analysis, name=name, fits=fits)
 
 
 def framework_table(train: pd.DataFrame, targets: pd.DataFrame, secrets: Sequence[str],
                     known_sets: Mapping[str, Sequence[str] | None], *, kinds: Mapping[str, str],
                     settings: ModelSettings = ModelSettings(), analysis: str = "best",
-                    framework: str = "non-member", n_jobs: int | None = None
+                    framework: str = "non-member", n_jobs: int | None = None, fits: FitStore | None = None
                     ) -> tuple[pd.DataFrame, dict[tuple[str, str], AttackResult]]:
     """Baseline precision per secret and known-attribute set (Fig 4; on synthetic ``train``, Fig 8).
 
@@ -571,20 +587,22 @@ def framework_table(train: pd.DataFrame, targets: pd.DataFrame, secrets: Sequenc
     and the :class:`AttackResult` of each (secret, known set).
     A known set that leaves no attribute besides the secret is skipped.
     The model fits are independent: they run on ``n_jobs`` processes
-    (default :func:`default_n_jobs`), with the results of the sequential loop.
+    (default :func:`default_n_jobs`), with the results of the sequential loop; ``fits`` keeps them for later
+    calls (:class:`FitStore`).
     """
-    with _reading():
-        return _framework_table(train, targets, secrets, known_sets, kinds, settings, analysis, framework, n_jobs)
+    with (FitStore() if fits is None else fits).reading() as store:
+        return _framework_table(train, targets, secrets, known_sets, kinds, settings, analysis, framework, n_jobs,
+                                store)
 
 
 def _framework_table(train: pd.DataFrame, targets: pd.DataFrame, secrets: Sequence[str],
                      known_sets: Mapping[str, Sequence[str] | None], kinds: Mapping[str, str],
-                     settings: ModelSettings, analysis: str, framework: str, n_jobs: int | None
-                     ) -> tuple[pd.DataFrame, dict[tuple[str, str], AttackResult]]:
-    """:func:`framework_table`'s fits and rows (within :func:`_reading`)."""
+                     settings: ModelSettings, analysis: str, framework: str, n_jobs: int | None,
+                     fits: FitStore) -> tuple[pd.DataFrame, dict[tuple[str, str], AttackResult]]:
+    """:func:`framework_table`'s fits and rows (within :meth:`FitStore.reading`)."""
     if analysis != "most_common":
         prefit([(train, targets, secret, known, kinds, settings) for secret in secrets
-                for known in known_sets.values()], n_jobs)
+                for known in known_sets.values()], fits, n_jobs)
     rows, results = [], {}
     for secret in secrets:
         for label, known in known_sets.items():
@@ -592,7 +610,7 @@ def _framework_table(train: pd.DataFrame, targets: pd.DataFrame, secrets: Sequen
             if not k:
                 continue
             res = fit_predict(train, targets, secret, known=k, kinds=kinds, settings=settings, analysis=analysis,
-                              name=f"{framework} baseline: {secret} | {label}")
+                              name=f"{framework} baseline: {secret} | {label}", fits=fits)
             s = score(res)
             results[(secret, label)] = res
             rows.append({"framework": framework, "secret": secret, "kind": kinds[secret], "known": label,
@@ -765,7 +783,8 @@ def replicate_records(data: pd.DataFrame, fraction: float, seed: int | np.random
 def replication_test(members: pd.DataFrame, secrets: Sequence[str], fractions: Sequence[float], *,
                      n_targets: int, kinds: Mapping[str, str], settings: ModelSettings = ModelSettings(),
                      known: Sequence[str] | None = None, analysis: str = "best",
-                     seed: int | np.random.Generator | None = 0, n_jobs: int | None = None) -> pd.DataFrame:
+                     seed: int | np.random.Generator | None = 0, n_jobs: int | None = None,
+                     fits: FitStore | None = None) -> pd.DataFrame:
     """Baseline precision when a share of records is duplicated ([FW24] §4.6, Fig 6).
 
     As in the authors' code: for each fraction, replicate that share of the
@@ -789,21 +808,22 @@ def replication_test(members: pd.DataFrame, secrets: Sequence[str], fractions: S
         split = split_members(table, None, n_targets, seed=rng)
         train, tgt = table.loc[split.members], table.loc[split.non_members]
         runs.append((frac, train[cols], tgt[cols], tgt["_source"].isin(train["_source"]).to_numpy()))
-    with _reading():
+    with (FitStore() if fits is None else fits).reading() as store:
         if analysis != "most_common":  # every fit is independent: run them on n_jobs processes
             prefit([(train, tgt, secret, known, kinds, settings) for _, train, tgt, _ in runs
-                    for secret in secrets], n_jobs)
-        return pd.DataFrame(_replication_rows(runs, secrets, known, kinds, settings, analysis))
+                    for secret in secrets], store, n_jobs)
+        return pd.DataFrame(_replication_rows(runs, secrets, known, kinds, settings, analysis, store))
 
 
 def _replication_rows(runs: Sequence[tuple], secrets: Sequence[str], known: Sequence[str] | None,
-                      kinds: Mapping[str, str], settings: ModelSettings, analysis: str) -> list[dict[str, Any]]:
+                      kinds: Mapping[str, str], settings: ModelSettings, analysis: str,
+                      fits: FitStore) -> list[dict[str, Any]]:
     """:func:`replication_test`'s rows: per fraction and secret, precision overall, on dependent and independent targets."""
     rows = []
     for frac, train, tgt, dependent in runs:
         for secret in secrets:
             res = fit_predict(train, tgt, secret, known=known, kinds=kinds, settings=settings,
-                              analysis=analysis)
+                              analysis=analysis, fits=fits)
             ok = res.is_correct()
             rows.append({"fraction": float(frac), "secret": secret, "kind": kinds[secret],
                          "precision": float(ok.mean()),
@@ -982,7 +1002,8 @@ def pi_spread_bootstrap(attack: AttackResult, baseline: AttackResult, tolerances
 
 
 def complete_vs_relaxed(data: pd.DataFrame, split: MemberSplit, secrets: Sequence[str], n_targets: int, *,
-                        kinds: Mapping[str, str], settings: ModelSettings = ModelSettings()) -> pd.DataFrame:
+                        kinds: Mapping[str, str], settings: ModelSettings = ModelSettings(),
+                        fits: FitStore | None = None) -> pd.DataFrame:
     """Relaxed (one fit on the members) vs complete (one fit per target on all other rows) baselines (§4.2).
 
     On the first ``n_targets`` non-members, with the regression (no
@@ -997,7 +1018,7 @@ def complete_vs_relaxed(data: pd.DataFrame, split: MemberSplit, secrets: Sequenc
             t = data.loc[split.non_members, secret].astype(float)
             span = float(t.max() - t.min())
         relaxed = fit_predict(data.loc[split.members], data.loc[targets], secret, kinds=kinds,
-                              settings=settings, analysis="model", value_range=span)
+                              settings=settings, analysis="model", value_range=span, fits=fits)
         complete = leave_one_out_baseline(data, secret, targets, kinds=kinds, settings=settings, value_range=span)
         pr, pc = score(relaxed).precision, score(complete).precision
         agree = float(np.mean(np.asarray(relaxed.prediction == complete.prediction, dtype=bool))) \
@@ -1010,7 +1031,7 @@ def complete_vs_relaxed(data: pd.DataFrame, split: MemberSplit, secrets: Sequenc
 
 def pi_vs_tolerance(data: pd.DataFrame, split: MemberSplit, pii: Sequence[str], tolerances: Sequence[float], *,
                     kinds: Mapping[str, str], settings: ModelSettings = ModelSettings(),
-                    seed: int | None = 0) -> pd.DataFrame:
+                    seed: int | None = 0, fits: FitStore | None = None) -> pd.DataFrame:
     """PI of the all-attributes Lasso over the PII-only Lasso, per continuous secret and error bound (§4.3).
 
     The "attack" knows every other attribute, the baseline only the PII;
@@ -1025,7 +1046,7 @@ def pi_vs_tolerance(data: pd.DataFrame, split: MemberSplit, pii: Sequence[str], 
         if not known_pii:
             continue
         common = dict(members=split.members, targets=split.non_members, kinds=kinds, settings=settings,
-                      analysis="model")
+                      analysis="model", fits=fits)
         atk = nonmember_baseline(data, secret, **common)
         base = nonmember_baseline(data, secret, known=known_pii, **common)
         sp = pi_spread_bootstrap(atk, base, tolerances, basis=settings.tolerance_basis, seed=seed)
