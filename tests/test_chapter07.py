@@ -397,7 +397,7 @@ def test_figures_draw() -> None:
             figures.plot_statements(cv, shokri.values["k40"], carlini.values["k_star"]),
             figures.plot_live_rocs(mm.attack_rocs(_scores())),
             figures.plot_pr_at_skews(mm.attack_rocs(_scores()), np.array([1.0, 2.0, 5.0, 10.0, 50.0])),
-            figures.plot_sweep(pd.DataFrame({"gap": [0.1, 0.2], "AUC": [0.6, 0.7], "max_depth": [4, "None"]}))]
+            figures.plot_sweep(pd.DataFrame({"gap": [0.1, 0.2], "AUC": [0.6, 0.7], "max_depth": [4, "unlimited"]}))]
     assert all(f is not None for f in figs)
     assert figures.plot_sweep(pd.DataFrame()) is None
     plt.close("all")
@@ -419,7 +419,7 @@ def test_figures_fit_the_text_column_with_text_of_10_pt() -> None:
             figures.plot_statements(cv, shokri.values["k40"], carlini.values["k_star"]), figures.plot_live_rocs(rocs),
             figures.plot_pr_at_skews(rocs, np.array([1.0, 2.0, 5.0, 10.0, 30.0, 50.0, 240.0])),
             figures.plot_pr_at_skews(rocs, np.array([1.0, 30.0])),
-            figures.plot_sweep(pd.DataFrame({"gap": [0.1, 0.2], "AUC": [0.6, 0.7], "max_depth": [4, "None"]}))]
+            figures.plot_sweep(pd.DataFrame({"gap": [0.1, 0.2], "AUC": [0.6, 0.7], "max_depth": [4, "unlimited"]}))]
     problems = {fig.axes[0].get_title() or str(i): layout_problems(fig) for i, fig in enumerate(figs)}
     plt.close("all")
     assert not any(problems.values()), problems

@@ -16,6 +16,8 @@ from typing import Any
 
 import pandas as pd
 
+from anonbook.booktables import parameter_text
+
 __all__ = ["package_versions", "data_checksums", "run_parameters", "show"]
 
 PACKAGES = (
@@ -58,7 +60,7 @@ def run_parameters(parameters: Mapping[str, Any] | None = None) -> pd.DataFrame:
         raw = os.environ.get("ANONLAB_RUN_PARAMETERS")
         parameters = json.loads(raw) if raw else {}
     return pd.DataFrame(
-        [{"parameter": k, "value": v if isinstance(v, (list, tuple)) and len(v) > 3 else repr(v)}
+        [{"parameter": k, "value": v if isinstance(v, (list, tuple)) and len(v) > 3 else parameter_text(v)}
          for k, v in parameters.items()],  # a long list stays a list, so the book's table folds it
         columns=["parameter", "value"],
     )

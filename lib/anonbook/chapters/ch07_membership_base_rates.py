@@ -860,7 +860,7 @@ def depth_sweep(run: ChapterRun, data: membership.MembershipData) -> pd.DataFram
         rr = membership.attack_rocs(membership.run_attacks(sm, n_targets=2, attacks=["loss"]))["loss"]
         ac = sm.accuracy().mean()
         at = base_rates.low_fpr_table(rr, [1e-2, 1e-1])
-        rows.append({"max_depth": "None" if d is None else d, "train accuracy": ac.train_accuracy,
+        rows.append({"max_depth": "unlimited" if d is None else d, "train accuracy": ac.train_accuracy,
                      "test accuracy": ac.test_accuracy, "gap": ac.gap, "AUC": rr.auc,
                      "TPR at FPR 1e-2": at.tpr.iloc[0], "TPR at FPR 1e-1": at.tpr.iloc[1]})
         print(f"max_depth={d}: done", file=sys.stderr, flush=True)  # progress: the run's log, not the page
