@@ -367,8 +367,26 @@ def dp_sentences(exp: CensusExperiment, epsilon: float, eps_min: float, margin: 
     dp_minority = float(decomposition(exp.attacks[(dp, "perfect")], exp.flags[dp], uniqueness_checked=False)
                         .loc["block-minority people", "precision"])
     change = max(abs(sw_guess["precision"] - dp_guess["precision"]), abs(sw_guess["recall"] - dp_guess["recall"]))
-    single_sw = attack_row(exp.baselines[("swapping", "single")])["recall"]
-    single_dp = attack_row(exp.baselines[(dp, "single")])["recall"]
+    return dp_sentences_from({
+        "dp_per_p": dp_attack["precision"], "per_p": sw_attack["precision"], "dp_minority_p": dp_minority,
+        "guess_change": change, "dp_low_maj_p": low_guess["precision"], "maj_p": sw_guess["precision"],
+        "dp_single_r": attack_row(exp.baselines[(dp, "single")])["recall"],
+        "single_r": attack_row(exp.baselines[("swapping", "single")])["recall"]}, epsilon, eps_min, margin)
+
+
+def dp_sentences_from(v: Mapping[str, float], epsilon: float, eps_min: float, margin: float = 0.02) -> list[Sentence]:
+    """:func:`dp_sentences` from its numbers: ``dp_per_p``, ``per_p``, ``dp_minority_p``, ``guess_change``,
+    ``dp_low_maj_p``, ``maj_p``, ``dp_single_r``, ``single_r``.
+
+    >>> v = {"dp_per_p": 0.7, "per_p": 0.8, "dp_minority_p": 0.3, "guess_change": 0.01, "dp_low_maj_p": 0.6,
+    ...      "maj_p": 0.75, "dp_single_r": 0.0, "single_r": 0.03}
+    >>> [s.relation for s in dp_sentences_from(v, 4.0, 1.0)]
+    ['below', 'at or below', 'below', 'below']
+    """
+    dp_minority, change = v["dp_minority_p"], v["guess_change"]
+    dp_attack, sw_attack = {"precision": v["dp_per_p"]}, {"precision": v["per_p"]}
+    low_guess, sw_guess = {"precision": v["dp_low_maj_p"]}, {"precision": v["maj_p"]}
+    single_dp, single_sw = v["dp_single_r"], v["single_r"]
     return [
         compare("dp_attack", dp_attack["precision"], sw_attack["precision"], {
             "below": (f"while the attack with perfect linkage falls to {{left:.3f}} and to {dp_minority:.3f} on "
