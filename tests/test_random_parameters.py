@@ -91,12 +91,17 @@ def draw_value(q: Param, start: Any, rng: random.Random) -> Any:
 
 def draw_parameters(name: str, rng: random.Random, tries: int = 50) -> dict[str, Any]:
     """Random valid parameters of chapter ``name``: the quick preset with each parameter drawn by
-    :func:`draw_value`, redrawn until the declaration's checks (ranges, cross-checks, memory) accept it."""
+    :func:`draw_value`, redrawn until the declaration's checks (ranges, cross-checks, memory) accept it.
+
+    After ten refused draws each parameter moves only with probability one half (the others keep their quick
+    value), so a cross-check that ties one parameter to another (chapter 4's ``epsilon`` must be one of its
+    ``epsilons``) still lets the rest move."""
     ch = chapters.get(name)
     start = {q.name: ch.quick.get(q.name, q.default) for q in ch.parameters.params}
     src = runner.resolve_notebook(name)
-    for _ in range(tries):
-        params = {q.name: draw_value(q, start[q.name], rng) for q in ch.parameters.params if q.name != "use_cache"}
+    for attempt in range(tries):
+        params = {q.name: draw_value(q, start[q.name], rng) if attempt < 10 or rng.random() < 0.5 else start[q.name]
+                  for q in ch.parameters.params if q.name != "use_cache"}
         try:
             runner.validate_parameters(src, params)
         except (runner.RunError, ParameterError):
