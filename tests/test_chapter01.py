@@ -451,7 +451,14 @@ def _glued_keys() -> set[str]:
     assert "**chapter.sweep_findings(sweep, k_target)" in source
     sweep = pd.DataFrame({"k": [1, 2, 5, 6], "suppressed": [0.5, 0.2, 0.0, 1.0], "t": [0.4, 0.3, 0.2, 0.1],
                           "l_distinct_after": [1, 2, 3, np.nan], "l_entropy_after": [1.0, 1.5, 2.5, np.nan]})
-    return keys | set(ch.PAPER) | set(ch.VERDICTS) | set(ch.sweep_findings(sweep, 4))
+    assert "run.glue_sentences(chapter.salary_sentences(salary_sim))" in source
+    assert "run.glue_sentence(chapter.uniqueness_sentence(" in source
+    assert "run.glue_sentences(chapter.sweep_sentences(" in source
+    assert "run.glue_sentence(chapter.best_guess_sentence(" in source
+    said = [*ch.salary_sentences(ch.salary_similarity_table(ch.slide_tables().sd3, 3000)),
+            ch.uniqueness_sentence(1, 2), *ch.sweep_sentences(sweep, 4, 14, "`occupation`"),
+            ch.best_guess_sentence(0.2, 0.1, 3, 4)]
+    return keys | set(ch.PAPER) | set(ch.VERDICTS) | set(ch.sweep_findings(sweep, 4)) | {s.key for s in said}
 
 
 def test_every_glue_key_of_the_prose_is_glued():

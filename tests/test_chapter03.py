@@ -139,7 +139,7 @@ def test_measure_aux_errors_by_hand() -> None:
     assert got.value is True and "0.900 with no wrong entry, 0.600 [0.550, 0.650] with 2 wrong; 0.100 with 4" in got.note
     wrong.loc[2, "re-identified"] = 0.5  # 2 of 8 wrong (the paper's setting) must stay above one half
     assert ch.measure_aux_errors(wrong, 8, 0.25, "toy")["ns.empirical.aux_errors"].value is False
-    assert ch.wrong_values(wrong, 8, 0.25) == {"wrong_k": 2, "wrong_rate": 0.5}
+    assert ch.wrong_values(wrong, 8, 0.25) == {"wrong_k": 2, "wrong_m": 8, "wrong_rate": 0.5}
     assert math.isnan(ch.wrong_values(wrong.iloc[:2], 8, 0.25)["wrong_rate"])
 
 

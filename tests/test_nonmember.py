@@ -6,6 +6,7 @@ import json
 import math
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -366,6 +367,27 @@ def _glued_keys() -> set[str]:
             elif node.func.attr == "glue_paper":
                 assert ast.unparse(arg) == "chapter.PAPER"
                 keys |= set(ch.PAPER)
+            elif node.func.attr in ("glue_sentence", "glue_sentences"):
+                keys |= _sentence_keys(node)
+    return keys
+
+
+def _sentence_keys(node: Any) -> set[str]:
+    """The keys of the chapter's sentences glued by one ``run.glue_sentence(s)`` call: ``chapter.name_list``'s
+    first argument, and the key each other sentence function of the chapter gives (called here on small numbers)."""
+    import ast
+
+    gaps = pd.DataFrame({"secret": ["a"], "recognised": [False]})
+    fixed = {"all_vs_pii_sentence": ch.all_vs_pii_sentence(1.0, 0.0).key, "pi_moves_sentence": ch.pi_moves_sentence(0.0).key,
+             "twin_sentence": ch.twin_sentence(gaps).key, "naive_sentence": ch.naive_sentence(0.1, 0.1).key}
+    keys = set()
+    for call in ast.walk(node):
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
+                and isinstance(call.func.value, ast.Name) and call.func.value.id == "chapter":
+            if call.func.attr == "name_list":
+                keys.add(call.args[0].value)
+            elif call.func.attr in fixed:
+                keys.add(fixed[call.func.attr])
     return keys
 
 

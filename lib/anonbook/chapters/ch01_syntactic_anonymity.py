@@ -27,6 +27,7 @@ from anonlab.measures import syntactic as ms
 from anonlab.mechanisms import syntactic as syn
 from anonlab.validation import Param, ParameterError, ParameterSpec, check_choice, check_int
 from anonbook.chapters import Chapter, Exercise
+from anonbook.chapters.sentences import Sentence, compare
 
 NAME = "01_syntactic_anonymity"
 
@@ -667,6 +668,126 @@ def sweep_findings(sweep: pd.DataFrame, k_target: int, level: int = 3) -> dict[s
         "lent_after_level3": float(sweep.loc[level, "l_entropy_after"]) if kept else float("nan"),
         "t_level3": float(sweep.loc[level, "t"]),
     }
+
+
+# -- sentences that compare, chosen from the numbers (issue 34) -----------------
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    """``one`` when ``n`` is 1, else ``many`` (grammar, not a claim)."""
+    return one if n == 1 else many
+
+
+def salary_sentences(salary_sim: pd.DataFrame) -> list[Sentence]:
+    """Whether Salary's bands tell the similarity attack's story (:func:`salary_similarity_table`), in words.
+
+    ``salary_story``: "the same story" when the first class sits in one band, as its diseases sit in one
+    group; ``salary_single``: how many classes sit inside one band, and what that discloses (nothing, at a
+    width narrow enough that none does).
+
+    >>> s = salary_sentences(salary_similarity_table(slide_tables().sd3, 1000))
+    >>> [x.relation for x in s], s[1].text
+    (['above', 'equal'], "none of the 3 classes sits inside a single band: at this width the bands disclose no one's salary band")
+    """
+    first = ms.class_row(salary_sim, **SD3_FIRST_CLASS)
+    n_classes = len(salary_sim)
+    single = int((salary_sim["n_bands"] == 1).sum())
+    story = compare("sd3_salary_story", int(first["n_bands"]), 1, {
+        "equal": "Salary tells the same story",
+        "above": "Salary tells a weaker story at this band width",
+    })
+    sits = _plural(single, "sits", "sit")
+    single_sentence = compare("sd3_salary_single", single, 0, {
+        "above": (f"{{left:.0f}} of the {n_classes} classes {sits} inside a single band. For anyone in such a "
+                  "class the band is disclosed, although the class's salaries are all distinct"),
+        "equal": (f"none of the {n_classes} classes sits inside a single band: at this width the bands disclose "
+                  "no one's salary band"),
+    })
+    return [story, single_sentence]
+
+
+def uniqueness_sentence(n_unique: int, n_records: int) -> Sentence:
+    """How many Adult records are alone in their class as published, in words (none, at coarse quasi-identifiers).
+
+    >>> uniqueness_sentence(0, 3000).text
+    "As published, no record is alone in its equivalence class: knowing a target's quasi-identifiers leaves at least two candidate records"
+    """
+    share = n_unique / n_records if n_records else 0.0
+    return compare("adult_unique_sentence", n_unique, 0, {
+        "above": (f"As published, {{left:,.0f}} {_plural(n_unique, 'record', 'records')} ({share:.1%}) "
+                  f"{_plural(n_unique, 'is', 'are')} alone in their equivalence class: anyone who knows their "
+                  "quasi-identifiers finds their record, and its sensitive value"),
+        "equal": ("As published, no record is alone in its equivalence class: knowing a target's "
+                  "quasi-identifiers leaves at least two candidate records"),
+    })
+
+
+def sweep_sentences(sweep: pd.DataFrame, k_target: int, n_sa_values: int, sa_name: str,
+                    level: int = 3) -> list[Sentence]:
+    """What the ladder's sweep (:func:`~anonlab.mechanisms.syntactic.generalisation_sweep`) says, in words.
+
+    ``sweep_first_k``: where k first reaches ``k_target`` without suppression (level 0: the table as
+    published; none: the top's smallest class against the target); ``sweep_l_after``: the l left after
+    suppression at ``level`` against the sensitive attribute's ``n_sa_values`` values (every value in every
+    class, or fewer; nothing left when everything is suppressed).
+
+    >>> sweep = pd.DataFrame({"k": [1, 2, 3], "suppressed": [0.5, 0.2, 1.0],
+    ...                       "l_distinct_after": [1, 2, np.nan], "l_entropy_after": [1.0, 1.5, np.nan]})
+    >>> [s.text for s in sweep_sentences(sweep, 4, 2, "`income`", level=1)][0]
+    'reaches the target at no level of the ladder: even at the top the smallest class has 3 records, fewer than k = 4, as a few records with rare combinations (the oldest ages, small countries) keep k low all the way up'
+    """
+    reached = sweep.index[sweep["k"] >= k_target]
+    if len(reached):
+        first = compare("sweep_first_k", int(reached[0]), 0, {
+            "above": ("first reaches the target at level {left:.0f}: a few records with rare combinations (the "
+                      "oldest ages, small countries) keep k below it up to that level"),
+            "equal": f"reaches the target at level 0: the table as published is already {k_target}-anonymous",
+        })
+    else:
+        top = int(sweep["k"].max())
+        first = compare("sweep_first_k", top, k_target, {
+            "below": (f"reaches the target at no level of the ladder: even at the top the smallest class has "
+                      f"{{left:.0f}} {_plural(top, 'record', 'records')}, fewer than k = {{right:.0f}}, as a few "
+                      "records with rare combinations (the oldest ages, small countries) keep k low all the way up"),
+        })
+    suppressed = float(sweep.loc[level, "suppressed"])
+    if suppressed >= 1:
+        after = compare("sweep_l_after", suppressed, 1, {
+            "equal": (f"After suppression at level {level} nothing is left (every class is smaller than "
+                      f"k = {k_target}), so its l is undefined; but k says nothing about the sensitive attribute "
+                      "anyway, which is what l-diversity and t-closeness were introduced to catch"),
+        })
+    else:
+        l_after = int(sweep.loc[level, "l_distinct_after"])
+        lent = float(sweep.loc[level, "l_entropy_after"])
+        after = compare("sweep_l_after", l_after, n_sa_values, {
+            "below": (f"But k says nothing about the sensitive attribute. After suppression at level {level} the "
+                      f"distinct l is {{left:.0f}} and the entropy l {lent:.2f}, while the table has {{right:.0f}} "
+                      f"distinct values of the sensitive attribute {sa_name}: k-anonymous classes can still be "
+                      "dominated by a few sensitive values, which is what l-diversity and t-closeness were "
+                      "introduced to catch"),
+            "equal": (f"But k says nothing about the sensitive attribute. After suppression at level {level} the "
+                      f"distinct l is {{left:.0f}}: every class holds all {{right:.0f}} values of {sa_name}, and "
+                      f"the entropy l is {lent:.2f}. Here k happens to leave every value in every class, but it "
+                      "does not promise it, which is what l-diversity and t-closeness were introduced to check"),
+        })
+    return [first, after]
+
+
+def best_guess_sentence(best: float, majority: float, level: int, k: int) -> Sentence:
+    """Whether the class's most common value beats the majority guess at ``level`` and ``k``, in words.
+
+    >>> best_guess_sentence(0.2, 0.2, 3, 4).relation
+    'at or below'
+    """
+    where = f"at level {level} with k = {k}"
+    return compare("explore_best_sentence", best, majority, {
+        "above": (f"Certainty is not the only leak: {where}, the most common value of a record's class is its "
+                  "own for {left:.1%} of the records, against {right:.1%} for the majority guess"),
+        "at or below": (f"Beyond certainty the class adds nothing {where}: the most common value of a record's "
+                        "class is its own for {left:.1%} of the records, no more than the majority guess's "
+                        "{right:.1%}"),
+    })
 
 
 #: The k targets the explorable figure moves through (the slides' Figure 2: k = 4).

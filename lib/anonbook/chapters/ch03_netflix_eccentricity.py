@@ -43,6 +43,7 @@ from anonlab.validation import Param, ParameterError, ParameterSpec
 from anonbook.memory import MiB, MemoryEstimate
 from anonbook.chapters import Chapter, Exercise
 from anonbook.chapters import interval_text as chapters_interval_text
+from anonbook.chapters.sentences import Sentence, compare
 
 NAME = "03_netflix_eccentricity"
 HEADLINE_8 = "ns.abstract.eight_ratings_two_wrong_14_days"
@@ -409,7 +410,8 @@ def wrong_entry_sweep(exp: nf.Experiment, targets: np.ndarray, m: int, date_erro
 def wrong_values(wrong: pd.DataFrame, m: int, wrong_fraction: float) -> dict[str, Any]:
     """The paper's number of wrong entries for an aux of size ``m`` and the rate measured with it."""
     k = nf.wrong_count(m, wrong_fraction)
-    return {"wrong_k": k, "wrong_rate": float(wrong.loc[k, "re-identified"]) if k in wrong.index else math.nan}
+    return {"wrong_k": k, "wrong_m": m,
+            "wrong_rate": float(wrong.loc[k, "re-identified"]) if k in wrong.index else math.nan}
 
 
 def pc_values(pc: pd.DataFrame, phi: float) -> dict[str, float]:
@@ -419,6 +421,111 @@ def pc_values(pc: pd.DataFrame, phi: float) -> dict[str, float]:
     return {"mixed_prec": float(row["precision_mixed"]), "mixed_cov": float(row["coverage_mixed"]),
             "mixed_prec_ci": f"[{row['precision_mixed_ci_low']:.3f}, {row['precision_mixed_ci_high']:.3f}]",
             "member_prec_min": float(pc["precision"].min())}
+
+
+def _m_text(m: int | None) -> str:
+    """An aux size for the prose: ``"m = 3"``, or ``"no m of the grid"`` when the level is never reached."""
+    return "no m of the grid" if m is None else f"m = {m}"
+
+
+# -- sentences that compare, chosen from the numbers (issue 34) -----------------
+
+
+def half_sentence(curves: nf.Curves, rating_error: int, date_errors: Sequence[int]) -> Sentence:
+    """From which m half the targets are re-identified with dates and without them, and what the dates are worth.
+
+    The two first m's (:func:`anonlab.attacks.netflix.first_m`; never reached counts as beyond the grid) are
+    compared: dates help (reached earlier), make no difference, or cost (reached later).
+
+    >>> rates = {"exact ratings, dates ±14 d": pd.DataFrame({"rate": [0.2, 0.6]}, index=[1, 2]),
+    ...          "exact ratings, no dates": pd.DataFrame({"rate": [0.1, 0.3]}, index=[1, 2])}
+    >>> from types import SimpleNamespace
+    >>> half_sentence(SimpleNamespace(rates=rates), 1, [3, 14]).text
+    'Half the targets are re-identified from m = 2 with dates and from no m of the grid without them (30.0% without dates at the largest m): the difference is what knowing the dates is worth'
+    """
+    k = _curve_names(rating_error, date_errors)
+    nodate = curves.rates[k["nodate"]]
+    with_dates, without = nf.first_m(curves.rates[k["ref"]]), nf.first_m(nodate)
+    top = float(nodate["rate"].iloc[-1])
+    beyond = float(nodate.index.max()) + 1  # "never" sorts after every m of the grid
+    left = beyond if with_dates is None else float(with_dates)
+    right = beyond if without is None else float(without)
+    at_top = f"{top:.1%} without dates at the largest m"
+    if with_dates is None and without is None:
+        return compare("m50_sentence", left, right, {"equal": (
+            f"Fewer than half the targets are re-identified at every m of the grid, with dates or without "
+            f"them ({at_top})")})
+    return compare("m50_sentence", left, right, {
+        "below": (f"Half the targets are re-identified from {_m_text(with_dates)} with dates and from "
+                  f"{_m_text(without)} without them ({at_top}): the difference is what knowing the dates is worth"),
+        "equal": (f"Half the targets are re-identified from {_m_text(with_dates)}, with dates and without them "
+                  f"alike ({at_top}): at the half-way mark knowing the dates is worth nothing here"),
+        "above": (f"Half the targets are re-identified from {_m_text(without)} without dates but only from "
+                  f"{_m_text(with_dates)} with them ({at_top}): dates known this loosely cost more than they add"),
+    })
+
+
+def wrong_sentence(values: Mapping[str, Any]) -> Sentence:
+    """How many targets an aux with the paper's share of wrong entries still re-identifies (:func:`wrong_values`).
+
+    >>> wrong_sentence({"wrong_k": 2, "wrong_m": 8, "wrong_rate": 0.0}).text
+    'With 2 of the 8 entries wrong, no target is re-identified'
+    """
+    k, m, rate = values["wrong_k"], values["wrong_m"], values["wrong_rate"]
+    if math.isnan(rate):
+        return compare("wrong_sentence", k, m // 2, {"above": (
+            "With {left:.0f} of the " f"{m} entries wrong the sweep has no point (it stops at " "{right:.0f} wrong)")})
+    return compare("wrong_sentence", rate, 0, {
+        "above": f"With {k} of the {m} entries wrong, " "{left:.1%} of the targets are still re-identified",
+        "equal": f"With {k} of the {m} entries wrong, no target is re-identified",
+    })
+
+
+def theorem_sentence(m50_dates: int | None, m_bound: int) -> Sentence:
+    """Whether the empirical curve reaches one half below the theorem's sufficient m, in words.
+
+    >>> theorem_sentence(None, 15).relation
+    'at or above'
+    """
+    left = math.inf if m50_dates is None else float(m50_dates)
+    return compare("theorem_sentence", left, m_bound, {
+        "below": ("The empirical curves above re-identify half the targets from m = {left:.0f}, below the bound's "
+                  "{right:.0f}, which is a sufficient condition, not a prediction"),
+        "at or above": ("The empirical curves above do not re-identify half the targets below the bound's "
+                        "m = {right:.0f} here; the bound is a sufficient condition, not a prediction, and says "
+                        "nothing about smaller m"),
+    })
+
+
+def false_match_sentence(fm_at: float, n_records: str, data_name: str, phi: float, at: int) -> Sentence:
+    """How often absent targets are "matched" on the main data, in words (none, at a high φ)."""
+    where = f'at φ = {phi:.1f} and m = {at}'
+    return compare("fm_sentence", fm_at, 0, {
+        "above": (f"among {data_name}'s {n_records} records another user's score stands out often enough that "
+                  "{left:.1%} of absent targets are \"matched\" " + where),
+        "equal": (f"among {data_name}'s {n_records} records no absent target is \"matched\" {where}: another "
+                  "user's score never stands out enough"),
+    })
+
+
+def low_phi_sentence(pc: pd.DataFrame, phi: float) -> Sentence:
+    """What lowering φ to the lowest tried does to the mixed precision (:func:`~anonlab.attacks.netflix.precision_coverage`).
+
+    >>> pc = pd.DataFrame({"phi": [0.0, 1.5], "precision_mixed": [0.5, 0.9], "coverage_mixed": [1.0, 0.4],
+    ...                    "false_match_rate": [1.0, 0.1]})
+    >>> low_phi_sentence(pc, 1.5).relation
+    'below'
+    """
+    by = pc.set_index("phi")
+    lo = float(by.index.min())
+    low, run_row = by.loc[lo], by.loc[phi]
+    return compare("low_phi_sentence", float(low["precision_mixed"]), float(run_row["precision_mixed"]), {
+        "below": (f"lowering φ trades precision for coverage: at φ = {lo:g} the mixed precision falls to "
+                  "{left:.1%} (at φ = " f"{phi:g}: " "{right:.1%}), "
+                  f"and {float(low['false_match_rate']):.1%} of absent targets are \"matched\""),
+        "at or above": (f"at φ = {lo:g}, the lowest tried, the mixed precision is " "{left:.1%}, no lower than at "
+                        f"φ = {phi:g} (" "{right:.1%}): here lowering φ costs no precision"),
+    })
 
 
 def theorem_bounds(data_name: str, n_records: int, epsilon: float, delta: float) -> pd.DataFrame:
@@ -662,8 +769,8 @@ def curve_values(curves: nf.Curves, at: int, rating_error: int, date_errors: Seq
             "ecc_at": float(nf.at_m(ref_trials, at)["eccentricity"].mean()),
             "rate_few": float(curves.rates[f"exact ratings, dates ±{d_few} d"].loc[at, "rate"]),
             "rate_ref_ci": f"[{r_ref['ci_low']:.2f}, {r_ref['ci_high']:.2f}]", "top1_ref": float(r_ref["top1"]),
-            "m50_dates": str(nf.first_m(curves.rates[k["ref"]])),
-            "m50_nodates": "never" if m50_nodates is None else str(m50_nodates),
+            "m50_dates": _m_text(nf.first_m(curves.rates[k["ref"]])),
+            "m50_nodates": _m_text(m50_nodates),
             "nodate_max": float(nodate["rate"].iloc[-1]),
             "rare_gain": float((curves.rates[k["rare"]]["rate"] - curves.rates[k["uni"]]["rate"]).mean()),
             "fm_at": float(curves.absent_rate.loc[at, "match_rate"]), "n_uni": len(curves.targets),

@@ -28,6 +28,7 @@ from anonlab.measures.protocol import AttackResult, score
 from anonlab.mechanisms.census import TABLE_SETS
 from anonlab.validation import Param, ParameterError, ParameterSpec, check_scheduler_address
 from anonbook.chapters import Chapter, Exercise
+from anonbook.chapters.sentences import Sentence, compare, listing
 
 NAME = "04_census_reconstruction"
 
@@ -276,6 +277,185 @@ def conjecture_holds(decomp: pd.DataFrame) -> bool:
     True
     """
     return bool(decomp.loc["block-majority people", "share of correct"] > 0.5)
+
+
+# -- sentences that compare, chosen from the numbers (issue 34) -----------------
+
+
+def precise_sentence(per_p: float, paper_per_p: float) -> Sentence:
+    """Whether the synthetic attack (perfect linkage) is more precise than the Bureau's, and why it can be.
+
+    >>> precise_sentence(0.7, 0.75).relation
+    'at or below'
+    """
+    why = ("the sex × age by race tables (P12A-I) pin down the race of everyone who is alone in their sex × age "
+           "bin, and our commercial records are matched on age bins, which forgives small age errors")
+    return compare("precise_sentence", per_p, paper_per_p, {
+        "above": f"Two reasons the synthetic attack can be more precise: {why}",
+        "at or below": (f"The synthetic attack is not more precise here, although two things favour it: {why}"),
+    })
+
+
+def conjecture_sentence(decomp: pd.DataFrame) -> Sentence:
+    """``holds`` / ``does not hold``: :func:`conjecture_holds` (more than half of the correct inferences are
+    block-majority people), with its numbers recorded.
+
+    >>> conjecture_sentence(pd.DataFrame({"share of correct": [0.4]}, index=["block-majority people"])).text
+    'does not hold'
+    """
+    return compare("conjecture", float(decomp.loc["block-majority people", "share of correct"]), 0.5,
+                   {"above": "holds", "at or below": "does not hold"})
+
+
+def minority_sentences(decomp: pd.DataFrame, per_p: float) -> list[Sentence]:
+    """What the attack gets right on block-minority people (:func:`~anonlab.attacks.reconstruction.decomposition`).
+
+    ``minority_gain``: its precision there against zero (the baseline's, by construction) and against its
+    overall precision ``per_p``; ``minority_strong_form``: whether any correct inference is about a
+    block-minority person (if none, F&W's strong form, "the entire success", is what the blocks show).
+
+    >>> d = pd.DataFrame({"precision": [0.0], "correct": [0]}, index=["block-minority people"])
+    >>> [s.relation for s in minority_sentences(d, 0.8)]
+    ['equal', 'equal']
+    """
+    row = decomp.loc["block-minority people"]
+    p, correct = float(row["precision"]), int(row["correct"])
+    if math.isnan(p) or p == 0:
+        gain = compare("minority_gain", correct, 0, {"equal": (
+            "0, none of its guesses right: no gain over the baseline" if not math.isnan(p) else
+            "undefined, since it predicts for none of them: no gain over the baseline")})
+    else:
+        gain = compare("minority_gain", p, per_p, {
+            "below": "{left:.3f}: a real gain, but below its overall precision ({right:.3f})",
+            "at or above": "{left:.3f}: a real gain, and no lower than its overall precision ({right:.3f})",
+        })
+    strong = compare("minority_strong_form", correct, 0, {
+        "above": ("Either way the strong form F&W report (\"the entire success\") is not what these blocks show: "
+                  "{left:,.0f} correct inferences are about block-minority people, which no majority guess can make"),
+        "equal": ("Here the strong form F&W report (\"the entire success\") is what these blocks show: no correct "
+                  "inference is about a block-minority person"),
+    })
+    return [gain, strong]
+
+
+def new_attack_sentence(new_r: float, paper_new_r: float) -> Sentence:
+    """What the newer-attack subpopulation's recall, against the Bureau's, says about unique reconstructions.
+
+    >>> new_attack_sentence(0.2, 0.01).relation
+    'above'
+    """
+    return compare("new_attack_sentence", new_r, paper_new_r, {
+        "above": ("A recall this much higher says that these synthetic blocks are more often uniquely "
+                  "reconstructable than real ones"),
+        "at or below": ("A recall no higher than the Bureau's says that these synthetic blocks are no more often "
+                        "uniquely reconstructable than real ones, although they are simpler"),
+    })
+
+
+def dp_sentences(exp: CensusExperiment, epsilon: float, eps_min: float, margin: float = 0.02) -> list[Sentence]:
+    """What the DP tables at ``epsilon`` (and the smallest ε, ``eps_min``) do to the guess and the attack, in words.
+
+    ``dp_attack``: the attack's precision (perfect linkage) against the swapped tables'; ``dp_holds``: the
+    guess's largest change of precision or recall against ``margin`` (:func:`same_guess`: holds when at or
+    below); ``dp_low``: the guess's precision at ``eps_min`` against the swapped tables'; ``dp_single``: the
+    single-group variant's recall against the swapped tables'.
+    """
+    dp = f"dp ε={epsilon:g}"
+    sw_guess, dp_guess = attack_row(exp.baselines[("swapping", "majority")]), attack_row(exp.baselines[(dp, "majority")])
+    low_guess = attack_row(exp.baselines[(f"dp ε={eps_min:g}", "majority")])
+    sw_attack, dp_attack = attack_row(exp.attacks[("swapping", "perfect")]), attack_row(exp.attacks[(dp, "perfect")])
+    dp_minority = float(decomposition(exp.attacks[(dp, "perfect")], exp.flags[dp], uniqueness_checked=False)
+                        .loc["block-minority people", "precision"])
+    change = max(abs(sw_guess["precision"] - dp_guess["precision"]), abs(sw_guess["recall"] - dp_guess["recall"]))
+    return dp_sentences_from({
+        "dp_per_p": dp_attack["precision"], "per_p": sw_attack["precision"], "dp_minority_p": dp_minority,
+        "guess_change": change, "dp_low_maj_p": low_guess["precision"], "maj_p": sw_guess["precision"],
+        "dp_single_r": attack_row(exp.baselines[(dp, "single")])["recall"],
+        "single_r": attack_row(exp.baselines[("swapping", "single")])["recall"]}, epsilon, eps_min, margin)
+
+
+def dp_sentences_from(v: Mapping[str, float], epsilon: float, eps_min: float, margin: float = 0.02) -> list[Sentence]:
+    """:func:`dp_sentences` from its numbers: ``dp_per_p``, ``per_p``, ``dp_minority_p``, ``guess_change``,
+    ``dp_low_maj_p``, ``maj_p``, ``dp_single_r``, ``single_r``.
+
+    >>> v = {"dp_per_p": 0.7, "per_p": 0.8, "dp_minority_p": 0.3, "guess_change": 0.01, "dp_low_maj_p": 0.6,
+    ...      "maj_p": 0.75, "dp_single_r": 0.0, "single_r": 0.03}
+    >>> [s.relation for s in dp_sentences_from(v, 4.0, 1.0)]
+    ['below', 'at or below', 'below', 'below']
+    """
+    dp_minority, change = v["dp_minority_p"], v["guess_change"]
+    dp_attack, sw_attack = {"precision": v["dp_per_p"]}, {"precision": v["per_p"]}
+    low_guess, sw_guess = {"precision": v["dp_low_maj_p"]}, {"precision": v["maj_p"]}
+    single_dp, single_sw = v["dp_single_r"], v["single_r"]
+    return [
+        compare("dp_attack", dp_attack["precision"], sw_attack["precision"], {
+            "below": (f"while the attack with perfect linkage falls to {{left:.3f}} and to {dp_minority:.3f} on "
+                      "block-minority people"),
+            "at or above": (f"and the attack with perfect linkage does not fall: {{left:.3f}} (swapped tables: "
+                            f"{{right:.3f}}), {dp_minority:.3f} on block-minority people"),
+        }),
+        compare("dp_holds", change, margin, {
+            "at or below": "holds at this ε: noise that blurs individuals leaves a block's majority readable",
+            "above": ("does not hold at this ε: the guess's precision or recall moves by {left:.3f}, more than "
+                      "{right:g}, so noise of this size blurs even a block's majority"),
+        }),
+        compare("dp_low", low_guess["precision"], sw_guess["precision"], {
+            "below": (f"At ε = {eps_min:g} the guess's precision is {{left:.3f}}, since noise of that size can "
+                      "change which group looks largest in a small block"),
+            "at or above": (f"At ε = {eps_min:g} the guess's precision is {{left:.3f}}, no lower than on the swapped "
+                            "tables: even noise of that size rarely changes which group looks largest"),
+        }),
+        compare("dp_single", single_dp, single_sw, {
+            "below": (f"The single-group variant shrinks under noise (recall {{left:.3f}} at ε = {epsilon:g}, "
+                      "{right:.3f} on the swapped tables): a noisy table rarely shows exactly one group"),
+            "at or above": (f"The single-group variant does not shrink under noise here (recall {{left:.3f}} at "
+                            f"ε = {epsilon:g}, {{right:.3f}} on the swapped tables)"),
+        }),
+    ]
+
+
+def trace_sentences(tr_share: float, tr_guess: float, low_end: float) -> list[Sentence]:
+    """The simulated home-and-work share against the low end of Xu et al.'s range, and the fixed guess against it.
+
+    >>> [s.relation for s in trace_sentences(0.70, 0.72, 0.73)]
+    ['below', 'at or above']
+    """
+    return [
+        compare("trace_low_end", tr_share, low_end, {
+            "at or above": ("so a reconstruction that recovers nothing but the two locations the attacker is "
+                            f"assumed to know already matches the low end of Xu et al.'s {low_end * 100:.0f}-91 %"),
+            "below": ("so a reconstruction that recovers nothing but the two locations the attacker is assumed to "
+                      f"know falls short of the low end of Xu et al.'s {low_end * 100:.0f}-91 % with these schedules"),
+        }),
+        compare("trace_guess", tr_guess, tr_share, {
+            "below": ("The naive fixed-schedule guess reaches {left:.1%}, lower because real schedules shift by an "
+                      "hour or so and days off differ"),
+            "at or above": ("The naive fixed-schedule guess reaches {left:.1%}, as much as the share itself: with "
+                            "these schedules, knowing the two locations is all it takes"),
+        }),
+    ]
+
+
+def alternatives_sentences(measured: Mapping[str, Measurement]) -> list[Sentence]:
+    """The ε at which "the majority guess works as well under DP" holds, and the readings of R under which
+    "the majority guess is at least as good as the reconstruction" holds: lists that may be empty.
+
+    >>> m = {"fw.s3_1.majority_same_under_dp": Measurement(False, alternatives={"ε=0.5": False, "ε=4": True}),
+    ...      "fw.s3_1.majority_beats_reconstruction": Measurement(False, alternatives={"recall": False})}
+    >>> [s.text for s in alternatives_sentences(m)]
+    ["holds, of the ledger's per-block ε (0.5, 4), at: ε=4", 'it holds on these blocks under neither reading']
+    """
+    dp = measured["fw.s3_1.majority_same_under_dp"].alternatives
+    beats = measured["fw.s3_1.majority_beats_reconstruction"].alternatives
+    all_eps = ", ".join(k.split("=", 1)[-1] for k in dp)
+    return [
+        listing("majority_same_under_dp_alts", [k for k, v in dp.items() if v], fmt=str,
+                some=f"holds, of the ledger's per-block ε ({all_eps}), at: {{items}}",
+                none=f"holds at none of the ledger's per-block ε ({all_eps})"),
+        listing("majority_beats_reconstruction_alts", [k for k, v in beats.items() if v], fmt=str,
+                some="the readings under which it holds on these blocks: {items}",
+                none="it holds on these blocks under neither reading"),
+    ]
 
 
 def election_reconstruction(votes_a: int, votes_b: int) -> float:

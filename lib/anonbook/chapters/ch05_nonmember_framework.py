@@ -29,6 +29,7 @@ from anonlab.validation import Param, ParameterError, ParameterSpec
 from anonlab.intervals import percentile_interval, two_proportion_z, z_critical
 from anonbook.memory import MiB, MemoryEstimate
 from anonbook.chapters import Chapter, Exercise
+from anonbook.chapters.sentences import Sentence, compare, listing
 
 NAME = "05_nonmember_framework"
 DATASETS = ("adult", "census")
@@ -823,6 +824,64 @@ def twin_phrase(gaps: pd.DataFrame) -> str:
                 "regularised models do not memorise records")
     return (f"and the gap is above 0.05 and beyond chance for {', '.join(hit)}: there the model recognises "
             "targets' twins among the members, and the baseline is partly a memorising one")
+
+
+# -- sentences that compare, chosen from the numbers and recorded (issue 34) -----
+
+
+def all_vs_pii_sentence(mean_all: float, mean_pii: float) -> Sentence:
+    """:func:`more_or_less` of the mean baselines with every other attribute and with PII only, recorded.
+
+    >>> all_vs_pii_sentence(0.5, 0.6).text
+    'does not help'
+    """
+    return compare("a4_all_vs_pii", mean_all, mean_pii,
+                   {"above": "helps", "below": "does not help", "equal": "makes no difference"})
+
+
+def pi_moves_sentence(spread: float, close: float = CLOSE) -> Sentence:
+    """:func:`pi_bound_phrase`, recorded: PI's largest spread over the error bounds against ``close``.
+
+    >>> pi_moves_sentence(0.01).text
+    'PI hardly moves with the bound'
+    """
+    return compare("pi_moves", spread, close, {"above": "PI moves with the bound",
+                                               "at or below": "PI hardly moves with the bound"})
+
+
+def name_list(key: str, names: Sequence[str]) -> Sentence:
+    """A list of secrets in the prose, ``"none"`` when it is empty (recorded, so a test can check it).
+
+    >>> name_list("x", []).text, name_list("x", ["age", "sex"]).text
+    ('none', 'age, sex')
+    """
+    return listing(key, list(names), some="{items}", none="none", fmt=str)
+
+
+def twin_sentence(gaps: pd.DataFrame) -> Sentence:
+    """:func:`twin_phrase`, recorded: the secrets whose twin gap is above 0.05 and beyond chance (may be none).
+
+    >>> twin_sentence(pd.DataFrame({"secret": ["a"], "recognised": [False]})).relation
+    'none'
+    """
+    hit = gaps.loc[gaps["recognised"], "secret"].tolist()
+    return listing("twin6", hit, fmt=str,
+                   some=("and the gap is above 0.05 and beyond chance for {items}: there the model recognises "
+                         "targets' twins among the members, and the baseline is partly a memorising one"),
+                   none=twin_phrase(gaps))
+
+
+def naive_sentence(pi_lr: float, pi_nb: float) -> Sentence:
+    """:func:`naive_phrase`, recorded: the comparison that decides it (PI over the naive-Bayes baseline against
+    0 when the attack improves on the logistic regression, else PI over the logistic regression against 0).
+
+    >>> naive_sentence(0.2, -0.05).relation, naive_sentence(-0.1, 0.2).relation
+    ('at or below', 'at or below')
+    """
+    if pi_lr > 0:
+        return compare("naive_verdict", pi_nb, 0, {"above": naive_phrase(pi_lr, 1.0),
+                                                   "at or below": naive_phrase(pi_lr, 0.0)})
+    return compare("naive_verdict", pi_lr, 0, {"at or below": naive_phrase(0.0, pi_nb)})
 
 
 def naive_phrase(pi_lr: float, pi_nb: float) -> str:

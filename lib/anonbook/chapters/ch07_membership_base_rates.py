@@ -32,6 +32,7 @@ from anonlab.validation import ParameterError, ParameterSpec, Param, check_rando
 from anonbook.memory import MiB, MemoryEstimate
 from anonbook.chapters import Chapter, Exercise
 from anonbook.chapters.kit import ChapterRun
+from anonbook.chapters.sentences import Sentence, compare
 
 NAME = "07_membership_base_rates"
 
@@ -756,6 +757,65 @@ def accuracy_summary(models: membership.ShadowModels) -> Findings:
     values = {"train_acc": acc.train_accuracy.mean(), "test_acc": acc.test_accuracy.mean(), "gap": acc.gap.mean()}
     table = acc.describe().loc[["mean", "std", "min", "max"], ["train_accuracy", "test_accuracy", "gap"]]
     return Findings(values=values, table=table)
+
+
+# -- sentences that compare, chosen from the numbers (issue 34) -----------------
+
+
+def gap_sentence(train_acc: float, test_acc: float) -> Sentence:
+    """The models' generalisation gap (:func:`accuracy_summary`) in words: a gap to exploit, or none.
+
+    >>> gap_sentence(0.80, 0.81).relation
+    'at or below'
+    """
+    return compare("gap_sentence", train_acc, test_acc, {
+        "above": ("a generalisation gap of " f"{train_acc - test_acc:.1%}" ", which is what membership attacks "
+                  "exploit"),
+        "at or below": ("no generalisation gap (" f"{train_acc - test_acc:.1%}" "), so membership attacks that "
+                        "exploit one have little to work with"),
+    })
+
+
+def _depth_label(d: Any) -> str:
+    return "unlimited depth" if d in (None, "None") else f"depth {d}"
+
+
+def depth_sentences(sweep: pd.DataFrame) -> list[Sentence]:
+    """What the depth sweep (:func:`depth_sweep`) shows, in words: whether the loss attack's AUC rises from the
+    shallowest to the deepest trees (``depth_trend``), and whether the deepest trees are the least able to act at
+    FPR 1e-2 (``depth_low_fpr``). With fewer than two depths there is no trend to state.
+
+    >>> sweep = pd.DataFrame({"max_depth": [4, "None"], "AUC": [0.52, 0.60], "TPR at FPR 1e-2": [0.01, 0.02]})
+    >>> [s.relation for s in depth_sentences(sweep)]
+    ['above', 'at or above']
+    """
+    if len(sweep) < 2:
+        return [compare("depth_trend", len(sweep), 2, {"below": (
+            "This run sweeps fewer than two tree depths ({left:.0f}; a forest with `sweep_max_depths` of two or more "
+            "depths is needed), so it shows no trend with depth")})]
+    depth = sweep["max_depth"].map(lambda d: math.inf if d in (None, "None") else float(d))
+    order = sweep.assign(_d=depth.to_numpy()).sort_values("_d", kind="stable")
+    lo, hi = order.iloc[0], order.iloc[-1]
+    trend = compare("depth_trend", float(hi["AUC"]), float(lo["AUC"]), {
+        "above": ("Shallow trees generalise and leak little; deeper trees memorise their training records and the "
+                  f"loss attack's AUC rises with the gap ({{right:.3f}} at {_depth_label(lo['max_depth'])}, "
+                  f"{{left:.3f}} at {_depth_label(hi['max_depth'])}), as Yeom et al. predict"),
+        "at or below": ("Here the loss attack's AUC does not rise with depth ("
+                        f"{{right:.3f}} at {_depth_label(lo['max_depth'])}, {{left:.3f}} at "
+                        f"{_depth_label(hi['max_depth'])}), whatever the gap does"),
+    })
+    others = order.iloc[:-1]
+    best = others.loc[others["TPR at FPR 1e-2"].idxmax()] if others["TPR at FPR 1e-2"].notna().any() else others.iloc[0]
+    low = compare("depth_low_fpr", float(hi["TPR at FPR 1e-2"]), float(best["TPR at FPR 1e-2"]), {
+        "below": ("Yet the deepest forests leave the loss attack *less* able to act at a low FPR (TPR at FPR 1e-2: "
+                  f"{{left:.3f}}, against {{right:.3f}} at {_depth_label(best['max_depth'])}): they give "
+                  "probability 1 to many members and non-members alike, so its most confident scores are ties. AUC, "
+                  "a balanced-observation average, and the low-FPR corner tell different stories"),
+        "at or above": ("At a low FPR the deepest forests leave the loss attack no less able to act (TPR at FPR "
+                        f"1e-2: {{left:.3f}}, against at most {{right:.3f}} at a shallower depth): here AUC and the "
+                        "low-FPR corner tell the same story"),
+    })
+    return [trend, low]
 
 
 def live_results(scores: pd.DataFrame, p: Mapping[str, Any]) -> tuple[dict[str, Any], Any]:

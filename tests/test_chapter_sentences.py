@@ -1,0 +1,205 @@
+"""Each chapter's comparing sentences (issue 34) pick the other wording when their numbers are reversed.
+
+One test per sentence function of chapters 1, 3, 4, 5 and 7: the function is called with numbers on both
+sides of its comparison, each wording is checked against its own recorded numbers
+(:func:`anonbook.chapters.sentences.check`), and the two wordings differ. The chapters' runs at random
+parameters are in ``tests/test_random_parameters.py``.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pandas as pd
+
+from anonbook.chapters import ch01_syntactic_anonymity as ch01
+from anonbook.chapters import ch03_netflix_eccentricity as ch03
+from anonbook.chapters import ch04_census_reconstruction as ch04
+from anonbook.chapters import ch05_nonmember_framework as ch05
+from anonbook.chapters import ch07_membership_base_rates as ch07
+from anonbook.chapters import sentences
+from anonbook.chapters.sentences import Sentence
+from anonlab.claims import Measurement
+
+
+def both_ways(a: Sentence, b: Sentence) -> None:
+    """``a`` and ``b`` (the same sentence at reversed numbers) are true, and worded and related differently."""
+    assert a.key == b.key
+    assert sentences.check(a.as_dict()) is None and sentences.check(b.as_dict()) is None
+    assert a.relation != b.relation and a.text != b.text
+
+
+# -- chapter 1 ------------------------------------------------------------------
+
+
+def test_ch01_salary_sentences() -> None:
+    sd3 = ch01.slide_tables().sd3
+    wide = {s.key: s for s in ch01.salary_sentences(ch01.salary_similarity_table(sd3, ch01.SALARY_SPAN))}
+    narrow = {s.key: s for s in ch01.salary_sentences(ch01.salary_similarity_table(sd3, 1))}
+    for key in ("sd3_salary_story", "sd3_salary_single"):
+        both_ways(wide[key], narrow[key])
+    assert "same story" in wide["sd3_salary_story"].text and "none of the" in narrow["sd3_salary_single"].text
+
+
+def test_ch01_uniqueness_sentence() -> None:
+    both_ways(ch01.uniqueness_sentence(295, 3000), ch01.uniqueness_sentence(0, 3000))
+    assert "1 record (" in ch01.uniqueness_sentence(1, 3000).text
+
+
+def _sweep(k: list[int], suppressed: float, l_after: float) -> pd.DataFrame:
+    n = len(k)
+    return pd.DataFrame({"k": k, "suppressed": [suppressed] * n, "l_distinct_after": [l_after] * n,
+                         "l_entropy_after": [l_after * 0.9] * n, "t": [0.1] * n})
+
+
+def test_ch01_sweep_sentences() -> None:
+    reached_late = ch01.sweep_sentences(_sweep([1, 1, 1, 5], 0.1, 2), 4, 14, "`occupation`")
+    reached_at_0 = ch01.sweep_sentences(_sweep([5, 5, 5, 5], 0.0, 14), 4, 14, "`occupation`")
+    never = ch01.sweep_sentences(_sweep([1, 1, 2, 3], 1.0, float("nan")), 4, 14, "`occupation`")
+    both_ways(reached_late[0], reached_at_0[0])
+    both_ways(reached_late[0], never[0])
+    both_ways(reached_late[1], reached_at_0[1])  # l below every value / every value in every class
+    both_ways(reached_late[1], never[1])          # nothing left after suppression
+    assert "far up" not in reached_at_0[0].text and "already 4-anonymous" in reached_at_0[0].text
+
+
+def test_ch01_best_guess_sentence() -> None:
+    both_ways(ch01.best_guess_sentence(0.23, 0.13, 3, 4), ch01.best_guess_sentence(0.13, 0.13, 3, 4))
+
+
+# -- chapter 3 ------------------------------------------------------------------
+
+
+def _curves(with_dates: list[float], without: list[float]) -> Any:
+    grid = list(range(1, len(with_dates) + 1))
+    return SimpleNamespace(rates={"exact ratings, dates ±14 d": pd.DataFrame({"rate": with_dates}, index=grid),
+                                  "exact ratings, no dates": pd.DataFrame({"rate": without}, index=grid)})
+
+
+def test_ch03_half_sentence() -> None:
+    helps = ch03.half_sentence(_curves([0.2, 0.6, 0.9], [0.1, 0.3, 0.7]), 1, [3, 14])
+    alike = ch03.half_sentence(_curves([0.2, 0.6, 0.9], [0.1, 0.6, 0.7]), 1, [3, 14])
+    costs = ch03.half_sentence(_curves([0.1, 0.3, 0.7], [0.2, 0.6, 0.9]), 1, [3, 14])
+    never = ch03.half_sentence(_curves([0.1, 0.2, 0.3], [0.1, 0.2, 0.3]), 1, [3, 14])
+    both_ways(helps, alike)
+    both_ways(helps, costs)
+    assert sentences.check(never.as_dict()) is None and "Fewer than half" in never.text
+    assert "None" not in helps.text + never.text
+
+
+def test_ch03_wrong_sentence() -> None:
+    both_ways(ch03.wrong_sentence({"wrong_k": 2, "wrong_m": 8, "wrong_rate": 0.7}),
+              ch03.wrong_sentence({"wrong_k": 2, "wrong_m": 8, "wrong_rate": 0.0}))
+    beyond = ch03.wrong_sentence({"wrong_k": 7, "wrong_m": 8, "wrong_rate": float("nan")})
+    assert sentences.check(beyond.as_dict()) is None and "nan" not in beyond.text
+
+
+def test_ch03_theorem_sentence() -> None:
+    both_ways(ch03.theorem_sentence(3, 15), ch03.theorem_sentence(16, 15))
+    assert ch03.theorem_sentence(None, 15).relation == "at or above"
+
+
+def test_ch03_false_match_sentence() -> None:
+    both_ways(ch03.false_match_sentence(0.12, "943", "MovieLens 100K", 1.5, 8),
+              ch03.false_match_sentence(0.0, "943", "MovieLens 100K", 1.5, 8))
+
+
+def test_ch03_low_phi_sentence() -> None:
+    pc = pd.DataFrame({"phi": [0.0, 1.5], "precision_mixed": [0.5, 0.9], "coverage_mixed": [1.0, 0.4],
+                       "false_match_rate": [1.0, 0.1]})
+    both_ways(ch03.low_phi_sentence(pc, 1.5), ch03.low_phi_sentence(pc.assign(precision_mixed=[0.9, 0.5]), 1.5))
+
+
+# -- chapter 4 ------------------------------------------------------------------
+
+
+def test_ch04_precise_sentence() -> None:
+    both_ways(ch04.precise_sentence(0.82, 0.75), ch04.precise_sentence(0.70, 0.75))
+
+
+def test_ch04_conjecture_sentence() -> None:
+    d = pd.DataFrame({"share of correct": [0.8]}, index=["block-majority people"])
+    both_ways(ch04.conjecture_sentence(d), ch04.conjecture_sentence(d.assign(**{"share of correct": [0.3]})))
+
+
+def test_ch04_minority_sentences() -> None:
+    d = pd.DataFrame({"precision": [0.45], "correct": [2862]}, index=["block-minority people"])
+    gain, strong = ch04.minority_sentences(d, 0.82)
+    higher, _ = ch04.minority_sentences(d, 0.40)
+    none_gain, none_strong = ch04.minority_sentences(d.assign(precision=[0.0], correct=[0]), 0.82)
+    both_ways(gain, higher)
+    both_ways(gain, none_gain)
+    both_ways(strong, none_strong)
+
+
+def test_ch04_new_attack_sentence() -> None:
+    both_ways(ch04.new_attack_sentence(0.18, 0.01), ch04.new_attack_sentence(0.005, 0.01))
+
+
+def test_ch04_dp_sentences() -> None:
+    v = {"dp_per_p": 0.72, "per_p": 0.82, "dp_minority_p": 0.31, "guess_change": 0.01, "dp_low_maj_p": 0.61,
+         "maj_p": 0.75, "dp_single_r": 0.0, "single_r": 0.03}
+    flipped = {**v, "dp_per_p": 0.85, "guess_change": 0.05, "dp_low_maj_p": 0.80, "dp_single_r": 0.04}
+    for a, b in zip(ch04.dp_sentences_from(v, 4.0, 0.5), ch04.dp_sentences_from(flipped, 4.0, 0.5)):
+        both_ways(a, b)
+
+
+def test_ch04_trace_sentences() -> None:
+    for a, b in zip(ch04.trace_sentences(0.75, 0.68, 0.73), ch04.trace_sentences(0.70, 0.72, 0.73)):
+        both_ways(a, b)
+
+
+def test_ch04_alternatives_sentences() -> None:
+    def measured(dp: dict[str, bool], beats: dict[str, bool]) -> dict[str, Measurement]:
+        return {"fw.s3_1.majority_same_under_dp": Measurement(any(dp.values()), alternatives=dp),
+                "fw.s3_1.majority_beats_reconstruction": Measurement(any(beats.values()), alternatives=beats)}
+
+    some = ch04.alternatives_sentences(measured({"ε=0.5": False, "ε=4": True}, {"recall": True, "coverage": False}))
+    none = ch04.alternatives_sentences(measured({"ε=0.5": False, "ε=4": False}, {"recall": False, "coverage": False}))
+    for a, b in zip(some, none):
+        both_ways(a, b)
+    assert all(": none" not in s.text and "= none" not in s.text for s in none)
+
+
+# -- chapter 5 ------------------------------------------------------------------
+
+
+def test_ch05_all_vs_pii_sentence() -> None:
+    both_ways(ch05.all_vs_pii_sentence(0.8, 0.7), ch05.all_vs_pii_sentence(0.7, 0.8))
+    assert ch05.all_vs_pii_sentence(0.7, 0.7).text == "makes no difference"
+
+
+def test_ch05_pi_moves_sentence() -> None:
+    both_ways(ch05.pi_moves_sentence(0.4), ch05.pi_moves_sentence(0.01))
+
+
+def test_ch05_name_list() -> None:
+    both_ways(ch05.name_list("sig6_list", ["age (continuous)"]), ch05.name_list("sig6_list", []))
+
+
+def test_ch05_twin_sentence() -> None:
+    gaps = pd.DataFrame({"secret": ["a", "b"], "recognised": [True, False]})
+    both_ways(ch05.twin_sentence(gaps), ch05.twin_sentence(gaps.assign(recognised=[False, False])))
+
+
+def test_ch05_naive_sentence() -> None:
+    both_ways(ch05.naive_sentence(0.3, 0.1), ch05.naive_sentence(0.3, -0.1))
+    assert ch05.naive_sentence(-0.1, 0.2).text == ch05.naive_phrase(-0.1, 0.2)
+
+
+# -- chapter 7 ------------------------------------------------------------------
+
+
+def test_ch07_gap_sentence() -> None:
+    both_ways(ch07.gap_sentence(0.95, 0.82), ch07.gap_sentence(0.82, 0.83))
+
+
+def test_ch07_depth_sentences() -> None:
+    sweep = pd.DataFrame({"max_depth": [4, 8, "None"], "AUC": [0.52, 0.58, 0.65],
+                          "TPR at FPR 1e-2": [0.015, 0.02, 0.0]})
+    reversed_ = sweep.assign(AUC=[0.65, 0.58, 0.52], **{"TPR at FPR 1e-2": [0.0, 0.01, 0.03]})
+    for a, b in zip(ch07.depth_sentences(sweep), ch07.depth_sentences(reversed_)):
+        both_ways(a, b)
+    (one,) = ch07.depth_sentences(sweep.iloc[:1])
+    assert sentences.check(one.as_dict()) is None and "fewer than two" in one.text
