@@ -17,6 +17,7 @@ from anonbook.chapters import ch01_syntactic_anonymity as ch01
 from anonbook.chapters import ch03_netflix_eccentricity as ch03
 from anonbook.chapters import ch04_census_reconstruction as ch04
 from anonbook.chapters import ch05_nonmember_framework as ch05
+from anonbook.chapters import ch06b_diffix_cloning as ch06b
 from anonbook.chapters import ch07_membership_base_rates as ch07
 from anonbook.chapters import sentences
 from anonbook.chapters.sentences import Sentence
@@ -203,3 +204,13 @@ def test_ch07_depth_sentences() -> None:
         both_ways(a, b)
     (one,) = ch07.depth_sentences(sweep.iloc[:1])
     assert sentences.check(one.as_dict()) is None and "fewer than two" in one.text
+
+
+# -- chapter 6b -----------------------------------------------------------------
+
+
+def test_ch06b_outside_error_sentence() -> None:
+    both_ways(ch06b.outside_error_sentence({"err_outside_rate": 0.4, "miss_measured": 0.05}),
+              ch06b.outside_error_sentence({"err_outside_rate": 0.01, "miss_measured": 0.05}))
+    none = ch06b.outside_error_sentence({"err_outside_rate": float("nan"), "miss_measured": 0.05})
+    assert sentences.check(none.as_dict()) is None and "cannot be compared" in none.text

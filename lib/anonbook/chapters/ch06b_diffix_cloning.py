@@ -33,6 +33,7 @@ from anonlab.claims import Measurement
 from anonbook.memory import worker_pools
 from anonlab.validation import Param, ParameterSpec
 from anonbook.chapters import Chapter, Exercise, interval_text
+from anonbook.chapters.sentences import Sentence, compare, listing
 from anonbook.chapters.ch06a_diffix_differential import COMMON
 from anonlab.streams import stream
 
@@ -313,6 +314,24 @@ def error_breakdown(res: pd.DataFrame, target_value: int, n_dummy: int,
         "pa_nvu_n": int((~pa["value_unique"]).sum()),
     }
     return errs, numbers
+
+
+def outside_error_sentence(numbers: dict[str, float]) -> Sentence:
+    """How often a victim outside the s = v set is misjudged, against the inside miss rate (:func:`error_breakdown`).
+
+    >>> outside_error_sentence({"err_outside_rate": 0.02, "miss_measured": 0.05}).relation
+    'at or below'
+    """
+    outside, inside = numbers["err_outside_rate"], numbers["miss_measured"]
+    if outside != outside or inside != inside:  # no attackable victim on one side: nothing to compare
+        return listing("outside_error_sentence", [], some="{items}",
+                       none="Here no attackable victim sits on one side of the set, so the two errors cannot be "
+                            "compared")
+    return compare("outside_error_sentence", outside, inside, {
+        "above": f"A victim *outside* the set is misjudged more often than one inside ({outside:.0%} of them)",
+        "at or below": f"A victim *outside* the set is misjudged no more often than one inside ({outside:.0%} of "
+                       "them)",
+    })
 
 
 # ---------------------------------------------------------------------------
