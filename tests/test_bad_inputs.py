@@ -215,10 +215,20 @@ def test_error_messages_quote_a_short_excerpt_of_a_huge_value(param: str, value:
     assert len(str(info.value)) < 600, f"the message quotes {len(str(info.value)):,} characters"
 
 
-@pytest.mark.parametrize("limit", ["-1G", "inf", "-inf", "nan", "0", "1e400", "0M"])
+@pytest.mark.parametrize("limit", ["-1G", "inf", "-inf", "nan", "0", "1e400", "0M", "1e-300", "0.5", "junk", " ", "5X"])
 def test_the_memory_limit_must_be_a_positive_finite_size(limit: str, monkeypatch: pytest.MonkeyPatch) -> None:
     from anonbook.memory import available_memory
 
     monkeypatch.setenv("ANONLAB_MEMORY_LIMIT", limit)
     with pytest.raises(ValueError, match="ANONLAB_MEMORY_LIMIT must be a positive size like 2G"):
         available_memory()
+
+
+def test_a_bad_memory_limit_is_one_line_naming_the_variable(monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from anonbook.cli import main
+
+    monkeypatch.setenv("ANONLAB_MEMORY_LIMIT", "-1G")
+    assert main(["run", "01_syntactic_anonymity", "--quick"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "ANONLAB_MEMORY_LIMIT" in err and "'-1G'" in err, err
