@@ -10,6 +10,7 @@ naming the parameter, before a kernel starts, with nothing written.
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -232,3 +233,41 @@ def test_a_bad_memory_limit_is_one_line_naming_the_variable(monkeypatch: pytest.
     assert main(["run", "01_syntactic_anonymity", "--quick"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "ANONLAB_MEMORY_LIMIT" in err and "'-1G'" in err, err
+
+
+# --- broken records are stale, not up to date (issue 37) -------------------------------------------------
+
+MINI = "00_mini_chapter"
+
+
+@pytest.mark.parametrize("payload", ["null", "[1, 2]", "{}", '"text"', '{"notebook": "00_mini_chapter"}',
+                                     '{"notebook": "00_mini_chapter", "results": {"slides.mini.approx": 3}}'])
+def test_a_results_file_that_is_json_but_not_a_record_is_stale(payload: str, mini_project: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from anonbook.cli import main
+
+    run_notebook(MINI, progress=False)
+    results = mini_project / "book" / f"{MINI}.results.json"
+    results.write_text(payload)
+    capsys.readouterr()
+    assert main(["claims"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: cannot read the recorded results") and f"{MINI}.results.json" in err, err
+    assert "\n" not in err and "Traceback" not in err
+    res = run_notebook(MINI, progress=False)
+    assert not res.cached, "a broken results.json counted as up to date"
+    assert json.loads(results.read_text())["results"]
+
+
+def test_a_results_file_that_is_a_folder_is_stale_and_named(mini_project: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    from anonbook.cli import main
+
+    run_notebook(MINI, progress=False)
+    results = mini_project / "book" / f"{MINI}.results.json"
+    results.unlink()
+    results.mkdir()
+    capsys.readouterr()
+    assert main(["claims"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "a folder" in err and f"{MINI}.results.json" in err and "\n" not in err, err

@@ -314,9 +314,22 @@ def _is_fresh(out_dir: Path, name: str, key: str) -> bool:
 
 
 def _readable(path: Path) -> bool:
-    """Does a published file exist and, for JSON and notebooks, parse? (A truncated one is stale.)"""
-    if not path.exists():
+    """Does a published file exist as a file and, for JSON and notebooks, parse? (A truncated one is stale.)
+
+    A ``results.json`` must also have the recorder's shape (:func:`anonlab.claims.recorder.read_results`):
+    ``null``, ``[1, 2]`` or ``{}`` is broken, so the run is stale and reruns.
+    """
+    if not path.is_file():
         return False
+    if path.name.endswith(".results.json"):
+        from anonlab.claims.ledger import ClaimError
+        from anonlab.claims.recorder import read_results
+
+        try:
+            read_results(path)
+        except ClaimError:
+            return False
+        return True
     if path.suffix in (".json", ".ipynb"):
         try:
             json.loads(path.read_text(encoding="utf-8"))
