@@ -271,3 +271,32 @@ def test_a_results_file_that_is_a_folder_is_stale_and_named(mini_project: Path,
     assert main(["claims"]) == 2
     err = capsys.readouterr().err.strip()
     assert "a folder" in err and f"{MINI}.results.json" in err and "\n" not in err, err
+
+
+# --- chapter 7's memory grows with its parameters (issue 37) -------------------------------------------
+
+HUGE_07 = {"dataset": "census_income", "n_members": 149000, "member_fraction": 0.498, "n_shadow_models": 256,
+           "n_target_models": 257}
+
+
+def test_chapter_7s_largest_run_is_refused_under_a_1g_limit_before_it_starts(monkeypatch: pytest.MonkeyPatch,
+                                                                              tmp_path: Path) -> None:
+    monkeypatch.setenv("ANONLAB_MEMORY_LIMIT", "1G")
+    start = time.perf_counter()
+    with pytest.raises(RunError, match=r"07_membership_base_rates would need about [\d.]+ GB at its peak "
+                                       r"\(dataset = 'census_income', n_members = 149000, .*n_target_models = 257\)"):
+        run_notebook("07_membership_base_rates", HUGE_07, out_dir=tmp_path, progress=False)
+    assert time.perf_counter() - start < 10
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("knob, larger", [("n_members", 8000), ("member_fraction", 0.1), ("n_shadow_models", 64),
+                                          ("n_target_models", 16), ("dataset", "census_income")])
+def test_chapter_7s_memory_estimate_grows_with_what_drives_it(knob: str, larger: Any) -> None:
+    """Each of the parameters that size the run's arrays raises the estimate (the quick run is measured at
+    about 0.3 GB; tests/benchmarks/bench_memory_ch07.py measures larger runs)."""
+    spec = chapters.get("07_membership_base_rates")
+    base = {"n_members": 4000, "member_fraction": 0.2, "n_shadow_models": 16, "n_target_models": 4}
+    small = spec.peak_memory(spec.parameters.validate(base)).bytes
+    big = spec.peak_memory(spec.parameters.validate({**base, knob: larger})).bytes
+    assert big > small, f"{knob} = {larger!r} does not raise the estimate ({small:.3g} -> {big:.3g} bytes)"
