@@ -300,3 +300,27 @@ def test_chapter_7s_memory_estimate_grows_with_what_drives_it(knob: str, larger:
     small = spec.peak_memory(spec.parameters.validate(base)).bytes
     big = spec.peak_memory(spec.parameters.validate({**base, knob: larger})).bytes
     assert big > small, f"{knob} = {larger!r} does not raise the estimate ({small:.3g} -> {big:.3g} bytes)"
+
+
+# --- chapter 9's run depends on the peers' environment (issue 37) ----------------------------------------
+
+
+def test_chapter_9s_run_is_stale_once_the_peers_environment_appears(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from anonbook import peers
+    from anonbook.runner import cache_key, resolve_notebook
+
+    src = resolve_notebook("09_one_yardstick")
+    spec = chapters.get("09_one_yardstick")
+    values, without = spec.parameters.validate({}), spec.parameters.validate({"peers": False})
+    exe = tmp_path / "venv" / "bin" / "python"
+    monkeypatch.setenv(peers.PEERS_PYTHON_ENV, str(exe))
+    missing, missing_without = cache_key(src, values), cache_key(src, without)
+    assert peers.environment_state(values) == "peers: missing"
+    exe.parent.mkdir(parents=True)
+    exe.write_text("")
+    assert cache_key(src, values) != missing, \
+        "a run made without the peers' environment is still up to date once it appears"
+    assert cache_key(src, without) == missing_without, "a run without the peers does not depend on them"
+    exe.unlink()
+    assert cache_key(src, values) == missing

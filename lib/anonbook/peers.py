@@ -42,7 +42,7 @@ import pandas as pd
 from anonlab import paths
 from anonlab.measures import AttackResult, precision_improvement, score
 
-__all__ = ["PEERS_PYTHON_ENV", "LOCK_NAME", "SCRIPT", "PeerError", "PeersMissing", "PeerInputs", "peers_python", "lock_path",
+__all__ = ["PEERS_PYTHON_ENV", "LOCK_NAME", "SCRIPT", "environment_state", "PeerError", "PeersMissing", "PeerInputs", "peers_python", "lock_path",
            "write_inputs", "run_peers", "predictions_of", "environment_digest",
            "anonymeter_vs_pi", "alc_vs_pi", "relations", "relations_missing", "summary_numbers",
            "summary_numbers_missing"]
@@ -195,6 +195,25 @@ def write_inputs(inputs: PeerInputs, folder: str | Path) -> Path:
     spec = folder / "spec.json"
     spec.write_text(json.dumps(_spec(inputs, files), indent=1, sort_keys=True), encoding="utf-8")
     return spec
+
+
+def environment_state(values: Mapping[str, Any] | None = None) -> str:
+    """What a run that uses the peers depends on: whether their environment is there (and finished
+    installing), and the digest of its lock and script (:func:`environment_digest`); ``""`` for a run
+    with ``peers = False``. Chapter 9's :attr:`~anonbook.chapters.Chapter.environment`: a run made while
+    ``.venv-peers`` was missing is stale once it appears, and the other way round.
+
+    >>> environment_state({"peers": False})
+    ''
+    """
+    if values is not None and not values.get("peers", True):
+        return ""
+    exe = peers_python()
+    if exe is None:
+        return "peers: missing"
+    stamp = exe.parents[1] / ".anonlab-peers-installed"
+    installed = "installed" if stamp.exists() or os.environ.get(PEERS_PYTHON_ENV) else "not finished installing"
+    return f"peers: {installed}, lock and script {environment_digest()}"
 
 
 def environment_digest() -> str:

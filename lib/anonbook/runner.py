@@ -272,8 +272,9 @@ def _hash_files(h: "hashlib._Hash", files: list[Path]) -> None:
 
 
 def cache_key(path: Path, parameters: Mapping[str, Any]) -> str:
-    """Key of a run: the notebook, the library source, the ledger, the locks, the parameters, and the
-    published results of the chapters it reads (:attr:`~anonbook.chapters.Chapter.after`)."""
+    """Key of a run: the notebook, the library source, the ledger, the locks, the parameters, the
+    published results of the chapters it reads (:attr:`~anonbook.chapters.Chapter.after`) and the outside
+    environment it uses (:attr:`~anonbook.chapters.Chapter.environment`: chapter 9's peers)."""
     root = paths.project_root()
     h = hashlib.sha256()
     files = [path, paths.ledger_path()]
@@ -283,6 +284,12 @@ def cache_key(path: Path, parameters: Mapping[str, Any]) -> str:
     files += _recorded_inputs(path.stem)
     _hash_files(h, [f for f in files if f.exists()])
     h.update(json.dumps(parameters, sort_keys=True, default=str).encode())
+    from anonbook.chapters import get, has_chapter
+
+    if has_chapter(path.stem):
+        environment = get(path.stem).environment_state(parameters)
+        if environment:  # a chapter without one keeps the key it had
+            h.update(b"\0environment\0" + environment.encode())
     return h.hexdigest()
 
 
