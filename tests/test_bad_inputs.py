@@ -324,3 +324,50 @@ def test_chapter_9s_run_is_stale_once_the_peers_environment_appears(tmp_path: Pa
     assert cache_key(src, without) == missing_without, "a run without the peers does not depend on them"
     exe.unlink()
     assert cache_key(src, values) == missing
+
+
+# --- user files and services checked before any cell (issue 37) --------------------------------------------
+
+
+def _netflix_cases(tmp_path: Path) -> dict[str, tuple[str, str]]:
+    """name -> (netflix_path, what the message says)."""
+    import os
+
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    folder = tmp_path / "empty-folder"
+    folder.mkdir()
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    sparse = tmp_path / "combined_data_1.txt"
+    with open(sparse, "wb") as fh:
+        fh.truncate(2 << 30)
+    shadowish = tmp_path / "shadow"
+    shadowish.write_text("root:$6$salt$hash:19000:0:99999:7:::\n")
+    return {"empty": (str(empty), "is empty"), "folder": (str(folder), "holds no Netflix Prize rating files"),
+            "fifo": (str(fifo), "not a regular file"), "sparse": (str(sparse), "sparse file"),
+            "not ratings": (str(shadowish), "MovieID"), "etc shadow": ("/etc/shadow", "")}
+
+
+@pytest.mark.parametrize("case", ["empty", "folder", "fifo", "sparse", "not ratings", "etc shadow"])
+def test_chapter_3s_netflix_path_is_checked_before_any_cell(case: str, tmp_path: Path) -> None:
+    path, says = _netflix_cases(tmp_path)[case]
+    if case == "etc shadow" and not Path(path).exists():
+        pytest.skip("no /etc/shadow on this machine")
+    out = tmp_path / "out"
+    start = time.perf_counter()
+    with pytest.raises(RunError, match=r"parameter 'netflix_path'") as info:
+        run_notebook("03_netflix_eccentricity", {"dataset": "netflix-prize", "netflix_path": path},
+                     out_dir=out, progress=False)
+    assert says in str(info.value)
+    assert time.perf_counter() - start < 10, "refused only after work started"
+    assert not out.exists() or list(out.iterdir()) == []
+
+
+def test_chapter_4s_scheduler_is_reached_before_any_cell(tmp_path: Path) -> None:
+    start = time.perf_counter()
+    with pytest.raises(RunError, match=r"parameter 'scheduler': cannot reach the Dask scheduler at tcp://127.0.0.1:1"):
+        run_notebook("04_census_reconstruction", {"scheduler": "tcp://127.0.0.1:1"}, out_dir=tmp_path,
+                     progress=False)
+    assert time.perf_counter() - start < 15
+    assert list(tmp_path.iterdir()) == []
