@@ -371,3 +371,81 @@ def test_chapter_4s_scheduler_is_reached_before_any_cell(tmp_path: Path) -> None
                      progress=False)
     assert time.perf_counter() - start < 15
     assert list(tmp_path.iterdir()) == []
+
+
+# --- folders and files a run cannot use: one line, before the run (issue 37) ------------------------------
+
+
+def _cli_error(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    from anonbook.cli import main
+
+    capsys.readouterr()
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    err = [ln for ln in err if not ln.startswith("[anonlab]")]
+    assert len(err) == 1 and err[0].startswith("error: ") and "Traceback" not in err[0], err
+    return err[0]
+
+
+def test_out_naming_a_file_is_one_line(mini_project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    afile = tmp_path / "a-file"
+    afile.write_text("x")
+    line = _cli_error(["run", MINI, "--out", str(afile)], capsys)
+    assert "is a file, not a folder" in line and str(afile) in line
+    line = _cli_error(["run", MINI, "--out", str(afile / "below")], capsys)
+    assert "cannot create the output folder" in line
+
+
+def test_a_published_file_that_is_a_folder_is_refused_before_the_run(mini_project: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    target = mini_project / "book" / f"{MINI}.results.json"
+    target.mkdir()
+    start = time.perf_counter()
+    line = _cli_error(["run", MINI], capsys)
+    assert "is a folder, where this run publishes a file" in line and str(target) in line
+    assert time.perf_counter() - start < 5, "refused only after the run"
+
+
+def test_a_read_only_output_folder_is_one_line(mini_project: Path, tmp_path: Path) -> None:
+    """With real permissions: as root, in a child without the capabilities that override them (setpriv)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    os.chmod(ro, 0o555)
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("root without setpriv: a read-only folder cannot be tested with real permissions")
+        prefix = [setpriv, "--bounding-set=-dac_override,-dac_read_search,-fowner"]
+    import anonlab
+
+    env = {**os.environ, "PYTHONPATH": str(Path(anonlab.__file__).parents[1])}
+    try:
+        done = subprocess.run([*prefix, sys.executable, "-m", "anonlab", "run", MINI, "--out", str(ro)],
+                              capture_output=True, text=True, timeout=120, env=env)
+    finally:
+        os.chmod(ro, 0o755)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert f"the output folder {ro} is not writable" in done.stderr
+
+
+def test_a_cached_data_member_replaced_by_a_folder_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib
+
+    fetch_module = importlib.import_module("anonlab.data.fetch")
+    monkeypatch.setenv("ANONLAB_DATA_DIR", str(tmp_path / "cache"))
+    first = next(iter(fetch_module.load_manifest().datasets))  # fetched first: nothing is downloaded
+    member = fetch_module.cached_path(first)
+    member.mkdir(parents=True)
+    line = _cli_error(["data"], capsys)
+    assert "holds a folder" in line and str(member) in line and first in line
+    from anonbook.cli import main
+
+    assert main(["data", "--status"]) == 0
+    assert first in capsys.readouterr().out

@@ -188,6 +188,10 @@ def main(argv: list[str] | None = None) -> int:
     except (RunError, RuntimeError, ValueError, FileNotFoundError, KeyError) as exc:  # ClaimError is a KeyError
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a folder or file the command cannot use: one line, not a traceback
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -697,6 +697,37 @@ def _add_run_banners(notebook: Path, name: str, identity: Any, *, published: boo
         insert_banner(notebook, text)
 
 
+#: What a run publishes into its folder (:func:`_publish_files`).
+PUBLISHED_SUFFIXES = (".ipynb", ".results.json", ".attacks.pkl", ".params.json")
+
+
+def _prepare_destination(dest_dir: Path, name: str) -> None:
+    """Create the output folder and check, before anything runs, that the run can publish into it.
+
+    Raises
+    ------
+    RunError
+        One line: the folder is a file (``--out`` given a file), cannot be created, is not writable, or one
+        of the files the run publishes is a folder there.
+    """
+    if dest_dir.exists() and not dest_dir.is_dir():
+        raise RunError(f"the output folder {dest_dir} is a file, not a folder (--out names the folder to write)")
+    try:
+        dest_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RunError(f"cannot create the output folder {dest_dir}: {exc.strerror or exc}") from None
+    try:
+        with tempfile.TemporaryFile(dir=dest_dir, prefix=f".{name}-write-check-"):
+            pass
+    except OSError as exc:
+        raise RunError(f"the output folder {dest_dir} is not writable ({exc.strerror or exc}); "
+                       "choose another with --out") from None
+    for suffix in PUBLISHED_SUFFIXES:
+        target = dest_dir / f"{name}{suffix}"
+        if target.is_dir() and not target.is_symlink():
+            raise RunError(f"{target} is a folder, where this run publishes a file: remove it, then run again")
+
+
 def run_notebook(
     notebook: str | Path,
     parameters: Mapping[str, Any] | None = None,
@@ -733,7 +764,7 @@ def run_notebook(
     params = validate_parameters(src, dict(parameters or {}))
     name = src.stem
     dest_dir = Path(out_dir) if out_dir is not None else paths.book_dir()
-    dest_dir.mkdir(parents=True, exist_ok=True)
+    _prepare_destination(dest_dir, name)
     from anonbook.chapters import get
 
     full_params = get(name).parameters.validate(params)
