@@ -449,3 +449,21 @@ def test_a_cached_data_member_replaced_by_a_folder_is_one_line(tmp_path: Path, m
 
     assert main(["data", "--status"]) == 0
     assert first in capsys.readouterr().out
+
+
+# --- small command-line checks (issue 37) ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("jobs", ["0", "-5", "two"])
+def test_book_jobs_must_be_a_positive_number(jobs: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from anonbook.cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main(["book", "--jobs", jobs, "--no-html"])
+    assert info.value.code == 2
+    assert "--jobs" in capsys.readouterr().err
+
+
+def test_pins_of_an_unknown_chapter_fail_naming_it(capsys: pytest.CaptureFixture[str]) -> None:
+    line = _cli_error(["pins", "nope"], capsys)
+    assert "unknown chapter(s): 'nope'" in line
