@@ -10,6 +10,7 @@ naming the parameter, before a kernel starts, with nothing written.
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -215,10 +216,254 @@ def test_error_messages_quote_a_short_excerpt_of_a_huge_value(param: str, value:
     assert len(str(info.value)) < 600, f"the message quotes {len(str(info.value)):,} characters"
 
 
-@pytest.mark.parametrize("limit", ["-1G", "inf", "-inf", "nan", "0", "1e400", "0M"])
+@pytest.mark.parametrize("limit", ["-1G", "inf", "-inf", "nan", "0", "1e400", "0M", "1e-300", "0.5", "junk", " ", "5X"])
 def test_the_memory_limit_must_be_a_positive_finite_size(limit: str, monkeypatch: pytest.MonkeyPatch) -> None:
     from anonbook.memory import available_memory
 
     monkeypatch.setenv("ANONLAB_MEMORY_LIMIT", limit)
     with pytest.raises(ValueError, match="ANONLAB_MEMORY_LIMIT must be a positive size like 2G"):
         available_memory()
+
+
+def test_a_bad_memory_limit_is_one_line_naming_the_variable(monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from anonbook.cli import main
+
+    monkeypatch.setenv("ANONLAB_MEMORY_LIMIT", "-1G")
+    assert main(["run", "01_syntactic_anonymity", "--quick"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "ANONLAB_MEMORY_LIMIT" in err and "'-1G'" in err, err
+
+
+# --- broken records are stale, not up to date (issue 37) -------------------------------------------------
+
+MINI = "00_mini_chapter"
+
+
+@pytest.mark.parametrize("payload", ["null", "[1, 2]", "{}", '"text"', '{"notebook": "00_mini_chapter"}',
+                                     '{"notebook": "00_mini_chapter", "results": {"slides.mini.approx": 3}}'])
+def test_a_results_file_that_is_json_but_not_a_record_is_stale(payload: str, mini_project: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from anonbook.cli import main
+
+    run_notebook(MINI, progress=False)
+    results = mini_project / "book" / f"{MINI}.results.json"
+    results.write_text(payload)
+    capsys.readouterr()
+    assert main(["claims"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: cannot read the recorded results") and f"{MINI}.results.json" in err, err
+    assert "\n" not in err and "Traceback" not in err
+    res = run_notebook(MINI, progress=False)
+    assert not res.cached, "a broken results.json counted as up to date"
+    assert json.loads(results.read_text())["results"]
+
+
+def test_a_results_file_that_is_a_folder_is_stale_and_named(mini_project: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    from anonbook.cli import main
+
+    run_notebook(MINI, progress=False)
+    results = mini_project / "book" / f"{MINI}.results.json"
+    results.unlink()
+    results.mkdir()
+    capsys.readouterr()
+    assert main(["claims"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "a folder" in err and f"{MINI}.results.json" in err and "\n" not in err, err
+
+
+# --- chapter 7's memory grows with its parameters (issue 37) -------------------------------------------
+
+HUGE_07 = {"dataset": "census_income", "n_members": 149000, "member_fraction": 0.498, "n_shadow_models": 256,
+           "n_target_models": 257}
+
+
+def test_chapter_7s_largest_run_is_refused_under_a_1g_limit_before_it_starts(monkeypatch: pytest.MonkeyPatch,
+                                                                              tmp_path: Path) -> None:
+    monkeypatch.setenv("ANONLAB_MEMORY_LIMIT", "1G")
+    start = time.perf_counter()
+    with pytest.raises(RunError, match=r"07_membership_base_rates would need about [\d.]+ GB at its peak "
+                                       r"\(dataset = 'census_income', n_members = 149000, .*n_target_models = 257\)"):
+        run_notebook("07_membership_base_rates", HUGE_07, out_dir=tmp_path, progress=False)
+    assert time.perf_counter() - start < 10
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("knob, larger", [("n_members", 8000), ("member_fraction", 0.1), ("n_shadow_models", 64),
+                                          ("n_target_models", 16), ("dataset", "census_income")])
+def test_chapter_7s_memory_estimate_grows_with_what_drives_it(knob: str, larger: Any) -> None:
+    """Each of the parameters that size the run's arrays raises the estimate (the quick run is measured at
+    about 0.3 GB; tests/benchmarks/bench_memory_ch07.py measures larger runs)."""
+    spec = chapters.get("07_membership_base_rates")
+    base = {"n_members": 4000, "member_fraction": 0.2, "n_shadow_models": 16, "n_target_models": 4}
+    small = spec.peak_memory(spec.parameters.validate(base)).bytes
+    big = spec.peak_memory(spec.parameters.validate({**base, knob: larger})).bytes
+    assert big > small, f"{knob} = {larger!r} does not raise the estimate ({small:.3g} -> {big:.3g} bytes)"
+
+
+# --- chapter 9's run depends on the peers' environment (issue 37) ----------------------------------------
+
+
+def test_chapter_9s_run_is_stale_once_the_peers_environment_appears(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from anonbook import peers
+    from anonbook.runner import cache_key, resolve_notebook
+
+    src = resolve_notebook("09_one_yardstick")
+    spec = chapters.get("09_one_yardstick")
+    values, without = spec.parameters.validate({}), spec.parameters.validate({"peers": False})
+    exe = tmp_path / "venv" / "bin" / "python"
+    monkeypatch.setenv(peers.PEERS_PYTHON_ENV, str(exe))
+    missing, missing_without = cache_key(src, values), cache_key(src, without)
+    assert peers.environment_state(values) == "peers: missing"
+    exe.parent.mkdir(parents=True)
+    exe.write_text("")
+    assert cache_key(src, values) != missing, \
+        "a run made without the peers' environment is still up to date once it appears"
+    assert cache_key(src, without) == missing_without, "a run without the peers does not depend on them"
+    exe.unlink()
+    assert cache_key(src, values) == missing
+
+
+# --- user files and services checked before any cell (issue 37) --------------------------------------------
+
+
+def _netflix_cases(tmp_path: Path) -> dict[str, tuple[str, str]]:
+    """name -> (netflix_path, what the message says)."""
+    import os
+
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    folder = tmp_path / "empty-folder"
+    folder.mkdir()
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    sparse = tmp_path / "combined_data_1.txt"
+    with open(sparse, "wb") as fh:
+        fh.truncate(2 << 30)
+    shadowish = tmp_path / "shadow"
+    shadowish.write_text("root:$6$salt$hash:19000:0:99999:7:::\n")
+    return {"empty": (str(empty), "is empty"), "folder": (str(folder), "holds no Netflix Prize rating files"),
+            "fifo": (str(fifo), "not a regular file"), "sparse": (str(sparse), "sparse file"),
+            "not ratings": (str(shadowish), "MovieID"), "etc shadow": ("/etc/shadow", "")}
+
+
+@pytest.mark.parametrize("case", ["empty", "folder", "fifo", "sparse", "not ratings", "etc shadow"])
+def test_chapter_3s_netflix_path_is_checked_before_any_cell(case: str, tmp_path: Path) -> None:
+    path, says = _netflix_cases(tmp_path)[case]
+    if case == "etc shadow" and not Path(path).exists():
+        pytest.skip("no /etc/shadow on this machine")
+    out = tmp_path / "out"
+    start = time.perf_counter()
+    with pytest.raises(RunError, match=r"parameter 'netflix_path'") as info:
+        run_notebook("03_netflix_eccentricity", {"dataset": "netflix-prize", "netflix_path": path},
+                     out_dir=out, progress=False)
+    assert says in str(info.value)
+    assert time.perf_counter() - start < 10, "refused only after work started"
+    assert not out.exists() or list(out.iterdir()) == []
+
+
+def test_chapter_4s_scheduler_is_reached_before_any_cell(tmp_path: Path) -> None:
+    start = time.perf_counter()
+    with pytest.raises(RunError, match=r"parameter 'scheduler': cannot reach the Dask scheduler at tcp://127.0.0.1:1"):
+        run_notebook("04_census_reconstruction", {"scheduler": "tcp://127.0.0.1:1"}, out_dir=tmp_path,
+                     progress=False)
+    assert time.perf_counter() - start < 15
+    assert list(tmp_path.iterdir()) == []
+
+
+# --- folders and files a run cannot use: one line, before the run (issue 37) ------------------------------
+
+
+def _cli_error(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    from anonbook.cli import main
+
+    capsys.readouterr()
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    err = [ln for ln in err if not ln.startswith("[anonlab]")]
+    assert len(err) == 1 and err[0].startswith("error: ") and "Traceback" not in err[0], err
+    return err[0]
+
+
+def test_out_naming_a_file_is_one_line(mini_project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    afile = tmp_path / "a-file"
+    afile.write_text("x")
+    line = _cli_error(["run", MINI, "--out", str(afile)], capsys)
+    assert "is a file, not a folder" in line and str(afile) in line
+    line = _cli_error(["run", MINI, "--out", str(afile / "below")], capsys)
+    assert "cannot create the output folder" in line
+
+
+def test_a_published_file_that_is_a_folder_is_refused_before_the_run(mini_project: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    target = mini_project / "book" / f"{MINI}.results.json"
+    target.mkdir()
+    start = time.perf_counter()
+    line = _cli_error(["run", MINI], capsys)
+    assert "is a folder, where this run publishes a file" in line and str(target) in line
+    assert time.perf_counter() - start < 5, "refused only after the run"
+
+
+def test_a_read_only_output_folder_is_one_line(mini_project: Path, tmp_path: Path) -> None:
+    """With real permissions: as root, in a child without the capabilities that override them (setpriv)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    os.chmod(ro, 0o555)
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("root without setpriv: a read-only folder cannot be tested with real permissions")
+        prefix = [setpriv, "--bounding-set=-dac_override,-dac_read_search,-fowner"]
+    import anonlab
+
+    env = {**os.environ, "PYTHONPATH": str(Path(anonlab.__file__).parents[1])}
+    try:
+        done = subprocess.run([*prefix, sys.executable, "-m", "anonlab", "run", MINI, "--out", str(ro)],
+                              capture_output=True, text=True, timeout=120, env=env)
+    finally:
+        os.chmod(ro, 0o755)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert f"the output folder {ro} is not writable" in done.stderr
+
+
+def test_a_cached_data_member_replaced_by_a_folder_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib
+
+    fetch_module = importlib.import_module("anonlab.data.fetch")
+    monkeypatch.setenv("ANONLAB_DATA_DIR", str(tmp_path / "cache"))
+    first = next(iter(fetch_module.load_manifest().datasets))  # fetched first: nothing is downloaded
+    member = fetch_module.cached_path(first)
+    member.mkdir(parents=True)
+    line = _cli_error(["data"], capsys)
+    assert "holds a folder" in line and str(member) in line and first in line
+    from anonbook.cli import main
+
+    assert main(["data", "--status"]) == 0
+    assert first in capsys.readouterr().out
+
+
+# --- small command-line checks (issue 37) ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("jobs", ["0", "-5", "two"])
+def test_book_jobs_must_be_a_positive_number(jobs: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from anonbook.cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main(["book", "--jobs", jobs, "--no-html"])
+    assert info.value.code == 2
+    assert "--jobs" in capsys.readouterr().err
+
+
+def test_pins_of_an_unknown_chapter_fail_naming_it(capsys: pytest.CaptureFixture[str]) -> None:
+    line = _cli_error(["pins", "nope"], capsys)
+    assert "unknown chapter(s): 'nope'" in line

@@ -174,3 +174,30 @@ def test_targets_and_control_must_differ() -> None:
     t = _table(2, ["x", "y"], ["a", "b"])
     with pytest.raises(ValueError, match="control set must be outside"):
         peers.PeerInputs(targets=t, control=t, releases={}, aux=("a",), secret="s")
+
+
+def test_a_peer_tool_that_times_out_has_its_whole_process_group_killed(tmp_path) -> None:
+    """The tool starts a child that would outlive it; after the timeout neither is running (issue 37)."""
+    import os
+    import sys
+    import time
+
+    child_pid = tmp_path / "child.pid"
+    script = (f"import subprocess, sys, time\n"
+              f"c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+              f"open({str(child_pid)!r}, 'w').write(str(c.pid))\n"
+              f"time.sleep(60)\n")
+    start = time.perf_counter()
+    with pytest.raises(peers.PeerError, match="did not finish within 2 s"):
+        peers.run_in_own_group([sys.executable, "-c", script], timeout=2, env=os.environ)
+    assert time.perf_counter() - start < 20
+    pid = int(child_pid.read_text())
+    for _ in range(50):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(pid, 9)
+        raise AssertionError("the peer tool's child is still running after the timeout")

@@ -64,3 +64,31 @@ def test_an_unreachable_scheduler_is_one_clear_error_before_any_run(mini_project
         run_sweep(NB, {"x": [0.1, 0.2]}, scheduler=address, progress=False)
     assert "\n" not in str(err.value)
     assert not (mini_project / "_build" / "sweeps" / NB / "sweep.csv").exists()
+
+
+def _run_folders(folder: Path) -> list[Path]:
+    return sorted(folder.rglob(".run-*"))
+
+
+def test_a_killed_sweeps_run_folders_are_removed_at_the_next_start(mini_project: Path) -> None:
+    """A SIGKILLed sweep leaves its points' .run-* folders (their pid is gone); the next sweep removes them,
+    also those of points it does not run again (issue 37)."""
+    folder = mini_project / "_build" / "sweeps" / NB
+    stale = folder / "another-point" / f".run-{NB}-killed"
+    stale.mkdir(parents=True)
+    (stale / "pid").write_text("999999999")
+    run_sweep(NB, {"x": [0.45]}, workers=1, progress=False)
+    assert _run_folders(folder) == []
+
+
+def test_a_failed_sweep_stops_its_workers_and_leaves_no_run_folder(mini_project: Path) -> None:
+    import time
+
+    folder = mini_project / "_build" / "sweeps" / NB
+    start = time.perf_counter()
+    with pytest.raises(RunError, match="asked to fail"):
+        run_sweep(NB, {"fail": [True, False], "x": [0.1, 0.2, 0.3]}, workers=2, progress=False)
+    assert time.perf_counter() - start < 60
+    assert _run_folders(folder) == []
+    published = sorted(folder.glob(f"*/{NB}.ipynb"))
+    assert len(published) < 3, f"the queued points ran on after the failure: {published}"

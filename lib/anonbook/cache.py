@@ -71,26 +71,72 @@ def cache_key(name: str, params: Mapping[str, Any]) -> str:
     return h.hexdigest()[:32]
 
 
-def cached(name: str, params: Mapping[str, Any], compute: Callable[[], T]) -> T:
+#: Marks a stored entry as this cache's: ``{ENVELOPE: 1, "key": ..., "type": ..., "result": ...}``.
+ENVELOPE = "anonbook.cache"
+
+
+def _type_name(obj: Any) -> str:
+    """``module.QualifiedName`` of an object's type: what an entry must unpickle to."""
+    t = type(obj)
+    return f"{t.__module__}.{t.__qualname__}"
+
+
+def _load_entry(path: Path, key: str, expect: type | tuple[type, ...] | None) -> tuple[bool, Any]:
+    """``(True, result)`` for a sound entry; ``(False, None)`` after discarding a bad one with a one-line warning.
+
+    Sound: it unpickles (no ``ModuleNotFoundError``, truncation, ...), it is
+    this cache's envelope for this key, the result has the type it was
+    stored with, and (with ``expect``) an instance of ``expect``.
+    """
+    try:
+        with open(path, "rb") as fh:
+            entry = pickle.load(fh)  # noqa: S301 - our own cache folder
+    except FileNotFoundError:
+        return False, None
+    except Exception as exc:  # unpickling can raise anything: ModuleNotFoundError, AttributeError, EOFError, ...
+        why = f"it does not unpickle: {type(exc).__name__}: {str(exc)[:100]}"
+    else:
+        if not (isinstance(entry, dict) and entry.get(ENVELOPE) == 1 and entry.get("key") == key
+                and "result" in entry):
+            why = f"it is not an entry of this cache for this key (it holds a {_type_name(entry)})"
+        elif _type_name(entry["result"]) != entry.get("type"):
+            why = f"it holds a {_type_name(entry['result'])}, stored as a {entry.get('type')}"
+        elif expect is not None and not isinstance(entry["result"], expect):
+            why = f"it holds a {_type_name(entry['result'])}, not the {expect!r} expected"
+        else:
+            return True, entry["result"]
+    _warn(f"the result cache entry {path} is discarded and recomputed: {why}")
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        pass  # a read-only cache: computed again every time, which _warn_unwritable says when writing
+    return False, None
+
+
+def cached(name: str, params: Mapping[str, Any], compute: Callable[[], T],
+           expect: type | tuple[type, ...] | None = None) -> T:
     """Return the cached result of ``compute()`` for these parameters, computing it once.
 
     ``params`` must include every input that changes the result (data set,
-    sizes, seeds, ...). A failed computation stores nothing.
+    sizes, seeds, ...). A failed computation stores nothing. An entry that
+    does not unpickle, or unpickles to another type than it was stored with
+    (or than ``expect``), is never trusted: it is discarded with a one-line
+    warning naming it, and recomputed (:func:`_load_entry`).
     """
     if not name or "/" in name:
         raise ValueError(f"cache name must be a simple name, got {name!r}")
     if os.environ.get("ANONLAB_NO_CACHE"):
         return compute()
-    path = results_dir() / name / f"{cache_key(name, params)}.pkl"
+    key = cache_key(name, params)
+    path = results_dir() / name / f"{key}.pkl"
     if path.exists():
-        try:
-            with open(path, "rb") as fh:
-                return pickle.load(fh)
-        except (OSError, pickle.UnpicklingError, EOFError):
-            path.unlink(missing_ok=True)  # a damaged entry is recomputed
+        ok, result = _load_entry(path, key, expect)
+        if ok:
+            return result
     result = compute()
+    entry = {ENVELOPE: 1, "key": key, "type": _type_name(result), "result": result}
     try:
-        atomic_write(path, lambda fh: pickle.dump(result, fh, protocol=pickle.HIGHEST_PROTOCOL), binary=True)
+        atomic_write(path, lambda fh: pickle.dump(entry, fh, protocol=pickle.HIGHEST_PROTOCOL), binary=True)
     except OSError as exc:  # a read-only cache: the result is still right, it is just not kept
         _warn_unwritable(path.parent, exc)
     return result
@@ -106,13 +152,30 @@ def is_cached(name: str, params: Mapping[str, Any]) -> bool:
 _WARNED: set[str] = set()
 
 
-def _warn_unwritable(folder: Path, exc: OSError) -> None:
+def _in_a_run() -> str | None:
+    """The output folder of the chapter run this process executes (set by the runner), else ``None``."""
+    return os.environ.get("ANONLAB_OUTPUT_DIR") or None
+
+
+def _warn(message: str) -> None:
+    """One line: in a chapter's run on standard error, which the runner keeps in the run's log
+    (``_build/logs/<chapter>.kernel.log``); called directly, a Python warning."""
+    import sys
     import warnings
 
-    if str(folder) not in _WARNED:
-        _WARNED.add(str(folder))
-        warnings.warn(f"the result cache {folder} is not writable ({exc.strerror}); results are "
-                      "computed but not kept (set ANONLAB_DATA_DIR to a writable folder)", stacklevel=3)
+    if _in_a_run():
+        print(f"[anonlab] warning: {message}", file=sys.stderr, flush=True)
+    else:
+        warnings.warn(message, stacklevel=4)
+
+
+def _warn_unwritable(folder: Path, exc: OSError) -> None:
+    """Say once per folder and run (each run of a shared kernel, in its own log) that results are not kept."""
+    seen = f"{folder}|{_in_a_run()}"
+    if seen not in _WARNED:
+        _WARNED.add(seen)
+        _warn(f"the result cache {folder} is not writable or full ({exc.strerror or exc}); results are "
+              "computed but not kept (set ANONLAB_DATA_DIR to a writable folder with space)")
 
 
 def clear(name: str | None = None) -> None:

@@ -32,6 +32,28 @@ def _parse_params(pairs: list[list[str]] | None, raw: list[list[str]] | None) ->
     return out
 
 
+def _positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (``--jobs 0`` and ``--jobs -5`` are refused)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _known_chapters(names: list[str], known: list[str]) -> list[str]:
+    """``names`` if each is a chapter of the book, else one error naming the unknown ones."""
+    from anonbook.runner import RunError
+
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise RunError(f"unknown chapter(s): {', '.join(repr(n[:80]) for n in unknown[:5])}; the book's chapters "
+                       f"are {', '.join(known)}")
+    return names
+
+
 def _warn_other_checkout() -> None:
     """Say so when the working directory is another checkout than the one this run reads and writes."""
     from anonlab import paths
@@ -71,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     book.add_argument("--force", action="store_true", help="rerun notebooks even if up to date")
     book.add_argument("--only", nargs="*", help="run only these chapters (the rest are built as they are)")
     book.add_argument("--no-run", action="store_true", help="only regenerate the verdict pages and build")
-    book.add_argument("--jobs", "-j", type=int, default=None,
+    book.add_argument("--jobs", "-j", type=_positive_int, default=None,
                       help="runs at a time (default: one per core; 1 runs them one after another)")
     book.add_argument("--fresh-kernels", action="store_true",
                       help="start a kernel for every exercise run instead of one per chapter")
@@ -87,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"),
                        help="a parameter fixed for all points")
     sweep.add_argument("--quick", action="store_true", help="start from the chapter's quick preset")
-    sweep.add_argument("--workers", type=int, default=2, help="local worker processes (default 2)")
+    sweep.add_argument("--workers", type=_positive_int, default=2, help="local worker processes (default 2)")
     sweep.add_argument("--scheduler", default=None, help="a Dask scheduler address: run the points there")
     sweep.add_argument("--force", action="store_true", help="rerun points that are up to date")
 
@@ -166,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
             from anonbook.verdicts import pins as verdict_pins
             from anonbook.runner import toc_notebooks
 
-            names = args.chapters or toc_notebooks()
+            names = _known_chapters(args.chapters, toc_notebooks()) if args.chapters else toc_notebooks()
             if args.write:
                 for ch in verdict_pins.write_default_pins(names):
                     print(f"{ch}: pinned {verdict_pins.pin_path(ch)}")
@@ -187,6 +209,10 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except (RunError, RuntimeError, ValueError, FileNotFoundError, KeyError) as exc:  # ClaimError is a KeyError
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a folder or file the command cannot use: one line, not a traceback
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"error: {exc.strerror or exc}{where}", file=sys.stderr)
         return 2
     return 0
 

@@ -94,7 +94,7 @@ def _human(n: float) -> str:
 
 
 def _parse_size(text: str) -> float:
-    """``"2G"`` -> 2 GiB, ``"512M"`` -> 512 MiB, ``"1000000"`` -> bytes; only a positive, finite size.
+    """``"2G"`` -> 2 GiB, ``"512M"`` -> 512 MiB, ``"1000000"`` -> bytes; only a finite size of at least one byte.
 
     >>> _parse_size("2G") == 2 * GiB, _parse_size("512mb") == 512 * MiB
     (True, True)
@@ -108,7 +108,7 @@ def _parse_size(text: str) -> float:
     t = text.strip().upper().removesuffix("B")
     units = {"K": 2**10, "M": MiB, "G": GiB, "T": 2**40}
     size = float(t[:-1]) * units[t[-1]] if t and t[-1] in units else float(t)
-    if not (math.isfinite(size) and size > 0):
+    if not (math.isfinite(size) and size >= 1):
         raise ValueError(f"not a positive finite size: {text!r}")
     return size
 

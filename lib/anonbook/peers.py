@@ -42,7 +42,7 @@ import pandas as pd
 from anonlab import paths
 from anonlab.measures import AttackResult, precision_improvement, score
 
-__all__ = ["PEERS_PYTHON_ENV", "LOCK_NAME", "SCRIPT", "PeerError", "PeersMissing", "PeerInputs", "peers_python", "lock_path",
+__all__ = ["PEERS_PYTHON_ENV", "LOCK_NAME", "SCRIPT", "environment_state", "run_in_own_group", "PeerError", "PeersMissing", "PeerInputs", "peers_python", "lock_path",
            "write_inputs", "run_peers", "predictions_of", "environment_digest",
            "anonymeter_vs_pi", "alc_vs_pi", "relations", "relations_missing", "summary_numbers",
            "summary_numbers_missing"]
@@ -197,6 +197,25 @@ def write_inputs(inputs: PeerInputs, folder: str | Path) -> Path:
     return spec
 
 
+def environment_state(values: Mapping[str, Any] | None = None) -> str:
+    """What a run that uses the peers depends on: whether their environment is there (and finished
+    installing), and the digest of its lock and script (:func:`environment_digest`); ``""`` for a run
+    with ``peers = False``. Chapter 9's :attr:`~anonbook.chapters.Chapter.environment`: a run made while
+    ``.venv-peers`` was missing is stale once it appears, and the other way round.
+
+    >>> environment_state({"peers": False})
+    ''
+    """
+    if values is not None and not values.get("peers", True):
+        return ""
+    exe = peers_python()
+    if exe is None:
+        return "peers: missing"
+    stamp = exe.parents[1] / ".anonlab-peers-installed"
+    installed = "installed" if stamp.exists() or os.environ.get(PEERS_PYTHON_ENV) else "not finished installing"
+    return f"peers: {installed}, lock and script {environment_digest()}"
+
+
 def environment_digest() -> str:
     """SHA-256 of the peers' lock and script: part of the key of a cached peer run."""
     h = hashlib.sha256()
@@ -204,6 +223,34 @@ def environment_digest() -> str:
         if f.exists():
             h.update(f.read_bytes())
     return h.hexdigest()
+
+
+def run_in_own_group(cmd: list[str], *, timeout: float, env: Mapping[str, str]) -> subprocess.CompletedProcess[str]:
+    """Run ``cmd`` in a process group of its own; on a timeout (or Ctrl-C) kill the whole group, so no child
+    of the peer tools (numba's, joblib's workers) is left running.
+
+    Raises
+    ------
+    PeerError
+        ``the peer tools did not finish within N s`` after the group is killed.
+    """
+    import signal
+
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(env),
+                            start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except BaseException as exc:  # the timeout, or an interrupt: nothing of the group may outlive the call
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.communicate()
+        if isinstance(exc, subprocess.TimeoutExpired):
+            raise PeerError(f"the peer tools did not finish within {timeout:g} s (their processes were "
+                            "stopped)") from None
+        raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, stdout, stderr)
 
 
 def run_peers(inputs: PeerInputs, folder: str | Path | None = None, *, timeout: float = 600) -> dict[str, Any]:
@@ -223,11 +270,7 @@ def run_peers(inputs: PeerInputs, folder: str | Path | None = None, *, timeout: 
     env = {**os.environ, "OMP_NUM_THREADS": "2", "NUMBA_NUM_THREADS": "2", "PYTHONHASHSEED": "0",
            "MPLBACKEND": "Agg"}  # the ALC package imports matplotlib; a notebook kernel's backend is not there
     env.pop("PYTHONPATH", None)  # the peers' environment must not see the book's packages
-    try:
-        proc = subprocess.run([str(exe), str(SCRIPT), str(folder), str(out)], capture_output=True, text=True,
-                              timeout=timeout, env=env, check=False)
-    except subprocess.TimeoutExpired:
-        raise PeerError(f"the peer tools did not finish within {timeout:g} s") from None
+    proc = run_in_own_group([str(exe), str(SCRIPT), str(folder), str(out)], timeout=timeout, env=env)
     if proc.returncode != 0 or not out.exists():
         raise PeerError(f"the peer tools failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
     return json.loads(out.read_text(encoding="utf-8"))

@@ -272,8 +272,9 @@ def _hash_files(h: "hashlib._Hash", files: list[Path]) -> None:
 
 
 def cache_key(path: Path, parameters: Mapping[str, Any]) -> str:
-    """Key of a run: the notebook, the library source, the ledger, the locks, the parameters, and the
-    published results of the chapters it reads (:attr:`~anonbook.chapters.Chapter.after`)."""
+    """Key of a run: the notebook, the library source, the ledger, the locks, the parameters, the
+    published results of the chapters it reads (:attr:`~anonbook.chapters.Chapter.after`) and the outside
+    environment it uses (:attr:`~anonbook.chapters.Chapter.environment`: chapter 9's peers)."""
     root = paths.project_root()
     h = hashlib.sha256()
     files = [path, paths.ledger_path()]
@@ -283,6 +284,12 @@ def cache_key(path: Path, parameters: Mapping[str, Any]) -> str:
     files += _recorded_inputs(path.stem)
     _hash_files(h, [f for f in files if f.exists()])
     h.update(json.dumps(parameters, sort_keys=True, default=str).encode())
+    from anonbook.chapters import get, has_chapter
+
+    if has_chapter(path.stem):
+        environment = get(path.stem).environment_state(parameters)
+        if environment:  # a chapter without one keeps the key it had
+            h.update(b"\0environment\0" + environment.encode())
     return h.hexdigest()
 
 
@@ -314,9 +321,22 @@ def _is_fresh(out_dir: Path, name: str, key: str) -> bool:
 
 
 def _readable(path: Path) -> bool:
-    """Does a published file exist and, for JSON and notebooks, parse? (A truncated one is stale.)"""
-    if not path.exists():
+    """Does a published file exist as a file and, for JSON and notebooks, parse? (A truncated one is stale.)
+
+    A ``results.json`` must also have the recorder's shape (:func:`anonlab.claims.recorder.read_results`):
+    ``null``, ``[1, 2]`` or ``{}`` is broken, so the run is stale and reruns.
+    """
+    if not path.is_file():
         return False
+    if path.name.endswith(".results.json"):
+        from anonlab.claims.ledger import ClaimError
+        from anonlab.claims.recorder import read_results
+
+        try:
+            read_results(path)
+        except ClaimError:
+            return False
+        return True
     if path.suffix in (".json", ".ipynb"):
         try:
             json.loads(path.read_text(encoding="utf-8"))
@@ -677,6 +697,37 @@ def _add_run_banners(notebook: Path, name: str, identity: Any, *, published: boo
         insert_banner(notebook, text)
 
 
+#: What a run publishes into its folder (:func:`_publish_files`).
+PUBLISHED_SUFFIXES = (".ipynb", ".results.json", ".attacks.pkl", ".params.json")
+
+
+def _prepare_destination(dest_dir: Path, name: str) -> None:
+    """Create the output folder and check, before anything runs, that the run can publish into it.
+
+    Raises
+    ------
+    RunError
+        One line: the folder is a file (``--out`` given a file), cannot be created, is not writable, or one
+        of the files the run publishes is a folder there.
+    """
+    if dest_dir.exists() and not dest_dir.is_dir():
+        raise RunError(f"the output folder {dest_dir} is a file, not a folder (--out names the folder to write)")
+    try:
+        dest_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RunError(f"cannot create the output folder {dest_dir}: {exc.strerror or exc}") from None
+    try:
+        with tempfile.TemporaryFile(dir=dest_dir, prefix=f".{name}-write-check-"):
+            pass
+    except OSError as exc:
+        raise RunError(f"the output folder {dest_dir} is not writable ({exc.strerror or exc}); "
+                       "choose another with --out") from None
+    for suffix in PUBLISHED_SUFFIXES:
+        target = dest_dir / f"{name}{suffix}"
+        if target.is_dir() and not target.is_symlink():
+            raise RunError(f"{target} is a folder, where this run publishes a file: remove it, then run again")
+
+
 def run_notebook(
     notebook: str | Path,
     parameters: Mapping[str, Any] | None = None,
@@ -713,7 +764,7 @@ def run_notebook(
     params = validate_parameters(src, dict(parameters or {}))
     name = src.stem
     dest_dir = Path(out_dir) if out_dir is not None else paths.book_dir()
-    dest_dir.mkdir(parents=True, exist_ok=True)
+    _prepare_destination(dest_dir, name)
     from anonbook.chapters import get
 
     full_params = get(name).parameters.validate(params)

@@ -166,6 +166,7 @@ def run_sweep(
         validate_parameters(src, p)
     folder = Path(out_dir) if out_dir else paths.project_root() / "_build" / "sweeps" / name
     folder.mkdir(parents=True, exist_ok=True)
+    remove_stale_run_folders(folder, name)  # left by a sweep that was killed (SIGKILL, power cut)
     root = str(paths.project_root())
     args = [(name, p, str(folder / _point_id(p)), root, force) for p in points]
     if progress:
@@ -173,6 +174,9 @@ def run_sweep(
         print(f"[anonlab] sweep {name}: {len(points)} point(s) on {where}", file=sys.stderr)
     try:
         outputs = _run_all(args, workers, client, progress)
+    except BaseException:  # a failed point or Ctrl-C: no point's half-run folder stays behind
+        remove_stale_run_folders(folder, name)
+        raise
     finally:
         if client is not None and client is not scheduler:
             client.close()
@@ -236,14 +240,42 @@ def _run_all(args: list[tuple], workers: int, client: Any, progress: bool) -> li
             if progress:
                 print(f"[anonlab]   point {i}/{len(args)} done", file=sys.stderr)
         return out
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers)
+    try:
         futures = [pool.submit(_run_point, *a) for a in args]
         out = []
         for i, f in enumerate(futures, 1):
             out.append(f.result())
             if progress:
                 print(f"[anonlab]   point {i}/{len(args)} done", file=sys.stderr)
+        pool.shutdown()
         return out
+    except BaseException:  # a failed point or Ctrl-C: stop now, not after every queued point has run
+        _stop_pool(pool)
+        raise
+
+
+def _stop_pool(pool: ProcessPoolExecutor, grace: float = 5.0) -> None:
+    """Cancel the queued points and stop the workers (each run cleans up on SIGTERM's interrupt or is
+    cleaned up after by :func:`remove_stale_run_folders`)."""
+    processes = list(getattr(pool, "_processes", {}).values())  # the executor has no public handle on them
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in processes:
+        if p.is_alive():
+            p.terminate()
+    for p in processes:
+        p.join(grace)
+        if p.is_alive():
+            p.kill()
+            p.join(grace)
+
+
+def remove_stale_run_folders(folder: Path, name: str) -> None:
+    """Remove the ``.run-<name>-*`` folders of every point under a sweep's folder whose process is gone."""
+    from anonbook.runner import _remove_stale_run_folders
+
+    for point in [folder, *(d for d in folder.iterdir() if d.is_dir() and not d.name.startswith("."))]:
+        _remove_stale_run_folders(point, name)
 
 
 def sweep_figure(table: pd.DataFrame, grid_names: Sequence[str], max_claims: int = 12):

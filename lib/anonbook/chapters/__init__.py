@@ -188,6 +188,11 @@ class Chapter:
         ``.attacks.pkl``, ``.params.json``) this one reads: they run before
         it, and a new run of any of them makes this one stale (the runner's
         cache key includes their published files). Default: none.
+    environment
+        What a run depends on outside the project's files, from its
+        parameters: a string in the run's key (the runner's
+        :func:`~anonbook.runner.cache_key`), so a run made without a tool's
+        environment is stale once it appears (chapter 9's peers). Default: none.
     """
 
     name: str
@@ -200,6 +205,7 @@ class Chapter:
     exercises: tuple[Exercise, ...] = ()
     memory: Callable[[Mapping[str, Any]], MemoryEstimate] | None = None
     after: tuple[str, ...] = ()
+    environment: Callable[[Mapping[str, Any]], str] | None = None
 
     def __post_init__(self) -> None:
         if self.name in self.after:
@@ -229,6 +235,10 @@ class Chapter:
     def peak_memory(self, values: Mapping[str, Any]) -> MemoryEstimate:
         """The estimated peak memory of a run with these (validated) parameters."""
         return self.memory(values) if self.memory is not None else MemoryEstimate(BASE_MEMORY)
+
+    def environment_state(self, values: Mapping[str, Any]) -> str:
+        """The run's outside environment (:attr:`environment`) for these (validated) parameters; ``""`` if none."""
+        return self.environment(values) if self.environment is not None else ""
 
     def quick_parameters(self) -> dict[str, Any]:
         """The quick preset as a full set of parameters."""

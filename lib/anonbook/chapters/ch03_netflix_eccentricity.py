@@ -109,13 +109,22 @@ def theorem_m(n_records: int, epsilon: float, delta: float) -> int:
 
 
 def _check_netflix_path(v: Mapping[str, Any]) -> None:
-    """``netflix_path`` is given exactly when ``dataset`` is ``"netflix-prize"``."""
+    """``netflix_path`` is given exactly when ``dataset`` is ``"netflix-prize"``, and looks like the data
+    (:func:`anonlab.data.loaders.check_netflix_source`: a readable, non-empty rating file, or a folder of them)."""
     if v["dataset"] == "netflix-prize" and v["netflix_path"] is None:
         raise ParameterError("parameter 'netflix_path' must name your copy of the Netflix Prize data "
                              "(a combined_data file) when dataset = 'netflix-prize'")
     if v["dataset"] != "netflix-prize" and v["netflix_path"] is not None:
         raise ParameterError(f"parameter 'netflix_path' is only read with dataset = 'netflix-prize', "
                              f"got dataset = {v['dataset']!r}: leave netflix_path = None")
+    if v["netflix_path"] is not None:
+        from anonlab.data import DataFileNotFoundError, DataFormatError
+        from anonlab.data.loaders import check_netflix_source
+
+        try:
+            check_netflix_source(v["netflix_path"])  # before any cell: a FIFO, a folder, /etc/shadow
+        except (DataFileNotFoundError, DataFormatError) as exc:
+            raise ParameterError(f"parameter 'netflix_path': {str(exc)[:300]}") from None
 
 
 def _check_aux_sizes(v: Mapping[str, Any]) -> None:

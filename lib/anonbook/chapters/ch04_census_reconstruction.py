@@ -84,9 +84,23 @@ def peak_memory(values: Mapping[str, Any]) -> MemoryEstimate:
     return MemoryEstimate(total, drivers)
 
 
+#: Seconds the up-front check waits for the scheduler to answer.
+SCHEDULER_CHECK_TIMEOUT = 3.0
+
+
 def _scheduler_is_an_address(values: Mapping[str, Any]) -> None:
+    """``scheduler`` is an address and a scheduler answers there, checked before any cell runs (the sweep's
+    :func:`anonbook.sweep.connect_scheduler`, with a short timeout)."""
     if values["scheduler"] is not None:
         check_scheduler_address("scheduler", values["scheduler"])
+        from anonbook.runner import RunError
+        from anonbook.sweep import connect_scheduler
+
+        try:
+            client = connect_scheduler(values["scheduler"], timeout=SCHEDULER_CHECK_TIMEOUT)
+        except RunError as exc:
+            raise ParameterError(f"parameter 'scheduler': {exc}") from None
+        client.close()
 
 
 CHAPTER = Chapter(

@@ -125,10 +125,67 @@ def _check_combinations(values: Mapping[str, Any]) -> None:
     check_depths("sweep_max_depths", values["sweep_max_depths"])
 
 
+#: The chapter's kernel with its imports and figures, and the sklearn/joblib machinery of a fit, bytes
+#: (measured: ``tests/benchmarks/bench_memory_ch07.py``, like every coefficient below).
+KERNEL_BYTES = 210 * MiB
+FIT_OVERHEAD_BYTES = 55 * MiB
+#: Reading a table: (fixed, per record of the pool) bytes while it is read whole and sampled (transient) and
+#: once the pool is encoded (resident). Census-Income is read whole (299,285 rows) before the sample is drawn.
+LOAD_BYTES = {"adult": ((31 * MiB, 0), (25 * MiB, 0)),
+              "census_income": ((360 * MiB, 950), (200 * MiB, 500))}
+#: Per (model, record) of the pool: the float32 probabilities, the training masks, the float64 copies and
+#: logit confidences the attacks take of them (Shokri's feature arrays, LiRA's masked fits).
+BYTES_PER_MODEL_RECORD = 70
+#: Per (target model, record): the pooled score table, its concatenation and the ROC curves' sorts.
+BYTES_PER_SCORE_ROW = 75
+#: Nodes of a random forest's tree grown until pure, per training record, and bytes per node (sklearn).
+TREE_NODES_PER_MEMBER = 0.56
+BYTES_PER_TREE_NODE = 80
+
+
+def forest_bytes(model: str, n_members: int, max_depth: int | None) -> float:
+    """The fitted model held while it predicts on the pool: a random forest grows with its training set
+    (at most ``2 ** (max_depth + 1)`` nodes a tree); boosting and logistic regression stay small."""
+    if model != "random_forest":
+        return 0.0
+    n_trees = membership.ModelSpec.__dataclass_fields__["n_estimators"].default
+    nodes = TREE_NODES_PER_MEMBER * n_members
+    if max_depth is not None:
+        nodes = min(nodes, 2.0 ** (max_depth + 1))
+    return n_trees * nodes * BYTES_PER_TREE_NODE
+
+
 def peak_memory(values: Mapping[str, Any]) -> MemoryEstimate:
-    """Peak memory: the kernel and the shadow models' fits, 0.3-0.4 GB at the default and quick settings
-    (measured by the runner)."""
-    return MemoryEstimate(340 * MiB)
+    """Peak memory of a run, from the parameters that drive it.
+
+    The kernel plus the largest of three phases: reading the table, fitting
+    one model at a time (:func:`forest_bytes`), and attacking, which holds
+    every model's output on every record of the pool
+    (``n_shadow_models + 1`` x pool) and the pooled scores of the
+    ``n_target_models`` targets (``n_target_models`` x pool). The
+    coefficients are measured (``tests/benchmarks/bench_memory_ch07.py``);
+    the runner records the estimate beside the measured peak.
+
+    >>> small = peak_memory({"dataset": "adult", "n_members": 1000, "member_fraction": 0.5, "model": "random_forest",
+    ...                      "max_depth": None, "n_shadow_models": 4, "n_target_models": 1})
+    >>> huge = peak_memory({"dataset": "census_income", "n_members": 149000, "member_fraction": 0.498,
+    ...                     "model": "random_forest", "max_depth": None, "n_shadow_models": 256,
+    ...                     "n_target_models": 257})
+    >>> str(small), str(huge), sorted(huge.drivers)
+    ('294 MB', '11.0 GB', ['dataset', 'member_fraction', 'n_members', 'n_shadow_models', 'n_target_models'])
+    """
+    pool = membership.pool_size(values["dataset"], values["n_members"], values["member_fraction"])
+    (load_fixed, load_per), (kept_fixed, kept_per) = LOAD_BYTES[values["dataset"]]
+    resident = kept_fixed + kept_per * pool + FIT_OVERHEAD_BYTES
+    phases = {
+        "load": load_fixed + load_per * pool,
+        "fit": resident + forest_bytes(values["model"], values["n_members"], values["max_depth"]),
+        "attack": resident + (BYTES_PER_MODEL_RECORD * (values["n_shadow_models"] + 1)
+                              + BYTES_PER_SCORE_ROW * values["n_target_models"]) * pool,
+    }
+    drivers = {k: values[k] for k in ("dataset", "n_members", "member_fraction", "n_shadow_models",
+                                      "n_target_models")}
+    return MemoryEstimate(KERNEL_BYTES + max(phases.values()), drivers)
 
 CHAPTER = Chapter(
     name=NAME,

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from anonbook import peers
 from anonbook.memory import MiB, MemoryEstimate
 from anonlab.validation import Param, ParameterSpec
 from anonbook.chapters import BASE_MEMORY, Chapter, Exercise
@@ -199,6 +200,7 @@ CHAPTER = Chapter(
     data=("adult-train",),
     memory=peak_memory,
     after=READS,
+    environment=peers.environment_state,
     goals=(
         "Put attacks on DP counts, l-diverse releases, Diffix, census tables and ML models on one scale: "
         "precision with coverage, against a baseline on the same targets.",

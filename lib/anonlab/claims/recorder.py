@@ -36,6 +36,7 @@ from .rows import claim_rows
 from .rules import decide, reading_verdict
 
 __all__ = ["RESULTS_SUFFIX", "ATTACKS_SUFFIX", "Measurement", "Recorder", "with_verdicts", "collect_results",
+           "read_results",
            "load_attacks"]
 
 RESULTS_SUFFIX = ".results.json"
@@ -263,17 +264,53 @@ def load_attacks(chapter: str, results_dir: str | Path | None = None) -> dict[st
         return pickle.load(fh)
 
 
+def read_results(path: str | Path) -> dict[str, Any]:
+    """A chapter's ``results.json`` as :meth:`Recorder._write` writes it, or a :class:`ClaimError` naming the file.
+
+    Valid JSON is not enough: the file must be an object with the chapter's
+    ``notebook`` name (a string) and its ``results`` (an object of claim id ->
+    entry, each an object). ``null``, ``[1, 2]`` or ``{}`` is a broken record,
+    never "no claims measured".
+
+    Raises
+    ------
+    ClaimError
+        One line: ``cannot read the recorded results book/x.results.json (a JSON list, not an object); rerun
+        the chapter (python -m anonlab run x)``.
+    """
+    path = Path(path)
+    chapter = path.name[:-len(RESULTS_SUFFIX)] if path.name.endswith(RESULTS_SUFFIX) else path.stem
+
+    def broken(why: str) -> ClaimError:
+        return ClaimError(f"cannot read the recorded results {path} ({why}); rerun the chapter "
+                          f"(python -m anonlab run {chapter})")
+
+    try:
+        payload = json.loads(path.read_text(encoding="utf-8"))
+    except IsADirectoryError:
+        raise broken("a folder, not a file") from None
+    except (OSError, ValueError) as exc:
+        raise broken(f"{type(exc).__name__}: {str(exc)[:120]}") from None
+    if not isinstance(payload, dict):
+        raise broken(f"a JSON {type(payload).__name__}, not an object")
+    if not isinstance(payload.get("notebook"), str) or not isinstance(payload.get("results"), dict):
+        raise broken("no 'notebook' name or no 'results' object")
+    bad = [cid for cid, r in payload["results"].items() if not isinstance(r, dict)]
+    if bad:
+        raise broken(f"the entry of {bad[0]!r} is not an object")
+    return payload
+
+
 def collect_results(results_dir: str | Path | None = None) -> dict[str, dict[str, Any]]:
-    """All recorded results under ``results_dir`` (default ``book/``), by claim id, with their verdicts."""
+    """All recorded results under ``results_dir`` (default ``book/``), by claim id, with their verdicts.
+
+    A broken file (:func:`read_results`) raises a :class:`ClaimError` naming it.
+    """
     d = Path(results_dir) if results_dir is not None else paths.book_dir()
     out: dict[str, dict[str, Any]] = {}
     for f in sorted(d.glob(f"*{RESULTS_SUFFIX}")):
-        try:
-            payload = json.loads(f.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ClaimError(f"cannot read the recorded results {f} ({exc}); rerun the chapter "
-                             f"(python -m anonlab run {f.name[:-len(RESULTS_SUFFIX)]})") from None
-        for cid, r in payload.get("results", {}).items():
+        payload = read_results(f)
+        for cid, r in payload["results"].items():
             out[cid] = dict(r, notebook=payload.get("notebook"))
             try:
                 out[cid] = with_verdicts(cid, out[cid])

@@ -43,6 +43,7 @@ import hashlib
 import logging
 import lzma
 import os
+import stat
 import re
 import subprocess
 import sys
@@ -376,6 +377,9 @@ def _check_cached(entry: DataEntry, path: Path) -> tuple[bool | None, str | None
         st = path.stat()
     except (FileNotFoundError, NotADirectoryError):
         return None, None
+    if not stat.S_ISREG(st.st_mode):
+        raise DataUnavailableError(f"the data cache holds a folder (or another non-file) at {path}, where the "
+                                   f"data set {entry.name}'s file belongs: remove it and fetch again")
     try:
         sha, *fields = _stamp_path(path).read_text(encoding="ascii").split()
         if sha == entry.sha256 and fields == _stamp_fields(st):
@@ -663,7 +667,10 @@ def data_status():
     rows = []
     for entry in load_manifest().datasets.values():
         path = cached_path(entry)
-        ok, _ = _check_cached(entry, path)
+        try:
+            ok, _ = _check_cached(entry, path)
+        except DataUnavailableError:  # not a file where the data set's file belongs: cached, and bad
+            ok = False
         rows.append(
             {
                 "name": entry.name,

@@ -28,6 +28,8 @@ from anonlab.data.errors import DataFileNotFoundError, DataFormatError
 from anonlab.data.fetch import fetch, load_manifest
 
 __all__ = [
+    "NETFLIX_MAX_BYTES",
+    "check_netflix_source",
     "ADULT_COLUMNS",
     "BANK_CHURNERS_COLUMNS",
     "CENSUS_INCOME_COLUMNS",
@@ -690,6 +692,56 @@ def _netflix_files(p: Path) -> list[Path]:
             f"{p} holds no Netflix Prize rating files (training_set/mv_XXXXXXX.txt or "
             "combined_data_N.txt)"
         )
+    return files
+
+
+#: The whole Netflix Prize training set is about 2.1 GB of text (``combined_data_1..4.txt`` or the 17,770
+#: ``mv_*.txt`` files); a copy that claims more than this is not that data set.
+NETFLIX_MAX_BYTES = 3 << 30
+
+
+def check_netflix_source(path: str | Path) -> list[Path]:
+    """Check the user's Netflix Prize copy without reading it; return its rating files.
+
+    Each file must be a regular file (not a FIFO, device or folder), readable,
+    non-empty, not mostly holes (a sparse file), starting with a
+    ``MovieID:`` line; together at most :data:`NETFLIX_MAX_BYTES`. A folder
+    must hold such files. Reads at most 64 bytes of the first file.
+
+    Raises
+    ------
+    DataFileNotFoundError
+        When nothing is at ``path``.
+    DataFormatError
+        Saying what is wrong with which file.
+    """
+    import os
+    import stat
+
+    p = _user_file(path, "netflix-prize")
+    files = [p] if not p.is_dir() else _netflix_files(p)
+    total = 0
+    for f in files:
+        try:
+            st = os.stat(f)
+        except OSError as exc:
+            raise DataFormatError(f"{f}: cannot be read ({exc.strerror})") from None
+        if not stat.S_ISREG(st.st_mode):
+            raise DataFormatError(f"{f} is not a regular file (a FIFO, device or folder)")
+        if st.st_size == 0:
+            raise DataFormatError(f"{f} is empty")
+        if st.st_size > 1 << 20 and st.st_blocks * 512 < st.st_size // 2:
+            raise DataFormatError(f"{f} is a sparse file ({st.st_size:,} bytes, mostly holes): not rating data")
+        total += st.st_size
+    if total > NETFLIX_MAX_BYTES:
+        raise DataFormatError(f"{p} holds {total:,} bytes; the whole Netflix Prize training set is about 2.1 GB")
+    try:
+        with open(files[0], "rb") as fh:
+            head = fh.read(64)
+    except OSError as exc:
+        raise DataFormatError(f"{files[0]}: cannot be read ({exc.strerror})") from None
+    if not _NETFLIX_HEADER.match(head.split(b"\n", 1)[0]):
+        raise DataFormatError(f"{files[0]}: expected a 'MovieID:' line first (the Netflix Prize format)")
     return files
 
 
