@@ -552,6 +552,15 @@ def definetti_table(data: Data, s: Settings) -> EncodedTable:
     return table
 
 
+def definetti_non_members(data: Data, s: Settings) -> EncodedTable | None:
+    """The withheld test tuples coded with the deFinetti target's attributes: who its non-member baseline is
+    fitted on (``None`` without a test file: the attack is then scored against the majority guess)."""
+    if data.test is None:
+        return None
+    sa = s.definetti_sensitive
+    return encode_train_test(data.train, data.test, [q for q in s.qi_pool if q != sa], sa)[1]
+
+
 def measure_anatomy(checks: pd.DataFrame, l_max: int, top_share: float, *,
                     paper_target: bool) -> dict[str, Measurement]:
     """§3.1 and Fig. 4: l_max = 7 for Adult occupation, tight groups, the uniform bound 1/l."""
