@@ -879,15 +879,23 @@ def internet_unavailable(adult: bool) -> dict[str, Measurement]:
 # --- the attacks on the common yardstick ------------------------------------------------------------------------------
 
 
-def yardstick_numbers(table: pd.DataFrame) -> dict[str, float]:
-    """Precision, the majority guess's precision on the same tuples, and PI of the first high-confidence row.
+#: The baseline of the chapter's attacks in words, by its kind (:data:`anonlab.measures.BASELINE_KINDS`).
+BASELINE_WORDS = {"non-member model": "the same classifier fitted on the withheld test tuples (non-members)",
+                  "majority prior": "the majority guess"}
+
+
+def yardstick_numbers(table: pd.DataFrame) -> dict[str, Any]:
+    """Precision, the baseline's precision on the same tuples, and PI of the first high-confidence row.
 
     ``table`` is :func:`attack_yardstick`'s; NaN when no row is a high-confidence subset.
+    ``yard_base_words`` names that row's baseline (:data:`BASELINE_WORDS`).
     """
     rows = [k for k in table.index if ", belief > " in k]
     r = table.loc[rows[0]] if rows else {}
-    return {f"yard_conf_{k}": float(r.get(c, np.nan)) for k, c in
-            (("precision", "precision"), ("base", "baseline_precision"), ("pi", "pi"))}
+    out: dict[str, Any] = {f"yard_conf_{k}": float(r.get(c, np.nan)) for k, c in
+                           (("precision", "precision"), ("base", "baseline_precision"), ("pi", "pi"))}
+    out["yard_base_words"] = BASELINE_WORDS.get(r.get("baseline_kind") if rows else None, "its baseline")
+    return out
 
 
 # --- beyond the paper -------------------------------------------------------------------------------------------------

@@ -745,7 +745,7 @@ def naive_attack_records(tables: Mapping[str, tuple[EncodedTable, EncodedTable |
     eps = report_epsilon(epsilons)
     eps_list = list(epsilons) + [math.inf]
     out = {}
-    for i, (sa, (tr, _)) in enumerate(tables.items()):
+    for i, (sa, (tr, te)) in enumerate(tables.items()):
         models = naive_attack_models(tr, eps_list, draws=draws, noise=noise, dirichlet=dirichlet, seed=seed + i)
         name = f"naive Bayes on ε-DP counts (ε = {eps:g}), {sa}"
         res = naive_bayes_result(dict(models)[eps], tr, draw=0, attack=name,
