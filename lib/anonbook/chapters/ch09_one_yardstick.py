@@ -602,11 +602,11 @@ def differ_sentences(numbers: Mapping[str, float]) -> list[Any]:
         return round(float(numbers[k]), 2)
 
     rates = compare("differ_rates", r2("p_members_base"), r2("p_members_ctl"), {
-        "equal": "Here the baseline model is right for {left:.2f} of the targets and the control attack for "
-                 "{right:.2f} of the control records: the same rate, reached on different people by different "
-                 "means.",
-        "different": "Here the baseline model is right for {left:.2f} of the targets and the control attack for "
-                     "{right:.2f} of the control records."})
+        "equal": "With Cormode's five columns known, the baseline model is right for {left:.2f} of the targets "
+                 "and the control attack for {right:.2f} of the control records: the same rate, reached on "
+                 "different people by different means.",
+        "different": "With Cormode's five columns known, the baseline model is right for {left:.2f} of the "
+                     "targets and the control attack for {right:.2f} of the control records."})
     members = compare("differ_members", r2("pi_members_base"), r2("risk_members"), {
         "equal": "On the members published as they are, PI against the baseline ({left:.2f}) and the risk "
                  "({right:.2f}) give the same number on this run, though they compare different things.",
@@ -629,3 +629,31 @@ def peer_sentences_missing(reason: str) -> dict[str, str]:
     keys = [f"synthesis{PEER_SUFFIX[k] or '_five'}" for k in PEER_AUX_SETS] + ["differ_rates", "differ_members",
                                                                               "differ_synth"]
     return {k: reason for k in keys}
+
+
+def peer_runs(run: Any, p5: Mapping[str, Any], attacks5: Mapping[str, Mapping[str, Any]], key5: str, *, n: int,
+              seed: int, confidence: float, peers: bool) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], str]:
+    """The peers' inputs under every aux set (:func:`peer_inputs`) and, with ``peers``, their run, each cached.
+
+    ``run`` is the chapter's :class:`~anonbook.chapters.kit.ChapterRun`; ``key5`` the cache key of chapter 5's
+    recorded run. Returns ``(inputs, about, peers, why)``: per :data:`PEER_AUX_SETS` name the
+    :class:`~anonbook.peers.PeerInputs`, their description and the peers' numbers (empty when the peers did not
+    run, ``why`` says why).
+    """
+    from anonbook import peers as pt
+
+    inputs, about = {}, {}
+    for knows, aux in PEER_AUX_SETS.items():
+        inputs[knows], about[knows] = run.cached("peer_inputs", lambda: peer_inputs(
+            p5, attacks5, n=n, seed=seed, confidence=confidence, aux=aux),
+            p5=p5, n=n, seed=seed, confidence=confidence, aux=aux, attacks=key5)
+    if not peers:
+        return inputs, about, {}, "the peers were not run (peers = False)"
+    out = {}
+    try:
+        for knows in PEER_AUX_SETS:
+            out[knows] = run.cached("peers", lambda: pt.run_peers(inputs[knows]), inputs=about[knows], p5=p5,
+                                    seed=seed, confidence=confidence, env=pt.environment_digest())
+    except pt.PeersMissing as exc:  # a failing run fails the chapter; a missing environment is said on the page
+        return inputs, about, {}, str(exc)
+    return inputs, about, out, ""
