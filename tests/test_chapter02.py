@@ -16,8 +16,8 @@ import pytest
 from anonlab.attacks import definetti
 from anonlab.attacks.definetti import DeFinettiSweep, Fig4, definetti_attack_records, definetti_sweep, fig4_of, \
     kept_run, moves_check, replay_sweep_run
-from anonlab.attacks.naive_bayes import NaiveRun, naive_attack, naive_attack_records, nonmember_table, \
-    median_of_means, report_epsilon, summarize_attack, tradeoff_table
+from anonlab.attacks.naive_bayes import NaiveRun, naive_attack, naive_attack_records, nonmember_naive_bayes, \
+    nonmember_table, median_of_means, report_epsilon, summarize_attack, tradeoff_table
 from anonlab.intervals import mean_interval, t_interval
 from anonbook.chapters import ch02_dp_vs_definetti as ch
 from anonbook.chapters import kit
@@ -399,7 +399,12 @@ def test_naive_attack_records_are_draw_zero_of_fig1():
     assert score(res).precision == row["accuracy"]
     high, _ = recs["naive Bayes on ε-DP counts (ε = 1), s, belief > 0.5"]
     assert score(high).n_predictions == row["n_confident"]
-    assert score(base).precision == score(majority_baseline(tr.sa_codes)).precision
+    # the baseline is the same classifier fitted on the test tuples (non-members), predicting the same targets
+    assert base.baseline_kind == "non-member model" and base.targets.tolist() == res.targets.tolist()
+    assert score(base).precision == score(nonmember_naive_bayes(tr, te)).precision
+    _, base_none = naive_attack_records({"s": (tr, None)}, [0.1, 1.0], **kw)["naive Bayes on ε-DP counts (ε = 1), s"]
+    assert base_none.baseline_kind == "majority prior"  # no non-members: the weaker prior, marked as such
+    assert score(base_none).precision == score(majority_baseline(tr.sa_codes)).precision
     table = figures.attack_yardstick(recs)
     assert table["targets"].tolist() == [400, 400] and table.loc[res.attack, "coverage"] == 1.0
 

@@ -21,7 +21,7 @@ from anonbook import verdicts
 from anonbook import chapters, runner
 from anonbook.chapters import ch09_one_yardstick as ch9
 from anonbook.verdicts import yardstick as ys
-from anonlab.measures import AttackResult
+from anonlab.measures import MAJORITY_PRIOR, NONMEMBER_MODEL, AttackResult, majority_baseline
 from anonlab.validation import ParameterSpec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -119,8 +119,11 @@ def _publish(book: Path, chapter: str, attacks: dict, parameters: dict | None = 
 def recorded(tmp_path: Path) -> Path:
     book = tmp_path / "book"
     truth = ["a"] * 60 + ["b"] * 40
-    base = _result("majority guess", truth, ["a"] * 100)
+    # a non-member baseline that happens to guess the majority value (its kind says what it is)
+    base = _result("non-member model", truth, ["a"] * 100, baseline_kind=NONMEMBER_MODEL)
     _publish(book, "02_dp_vs_definetti", {
+        # far beyond, but only against the majority prior: counted apart
+        "prior": {"result": _result("prior", truth, truth), "baseline": majority_baseline(truth)},
         # right on every target: far beyond the majority guess (0.6)
         "beyond": {"result": _result("beyond", truth, truth), "baseline": base},
         # the majority guess itself: PI 0
@@ -144,7 +147,11 @@ def test_the_yardstick_places_each_recorded_attack(recorded: Path) -> None:
     t = ys.yardstick_table(["01_syntactic_anonymity", "02_dp_vs_definetti", "03_netflix_eccentricity"], recorded)
     pos = dict(zip(t["name"], t["position"]))
     assert pos == {"perfect baseline": ys.OFF, "beyond": ys.BEYOND, "same": ys.SAME, "worse": ys.WORSE,
-                   "silent": ys.OFF, "alone": ys.OFF}
+                   "silent": ys.OFF, "alone": ys.OFF, "prior": ys.PRIOR_ONLY}
+    kinds = dict(zip(t["name"], t["baseline_kind"]))
+    assert kinds["beyond"] == NONMEMBER_MODEL and kinds["prior"] == MAJORITY_PRIOR and kinds["alone"] == ""
+    prior = t.set_index("name").loc["prior"]
+    assert prior["pi_low"] > 0 and prior["pi_side"] == "above"  # PI above the prior, still not "beyond"
     why = dict(zip(t["name"], t["why_off"]))
     assert "no prediction" in why["silent"] and "no baseline" in why["alone"]
     assert "right on every target" in why["perfect baseline"] and why["beyond"] == ""
@@ -158,7 +165,7 @@ def test_the_yardstick_places_each_recorded_attack(recorded: Path) -> None:
     assert set(t["chapter"]) == {"01_syntactic_anonymity", "02_dp_vs_definetti"}
     assert t.set_index("name").loc["perfect baseline", "preset"] == "quick"
     assert row["run"] == "default run, key abababababab, 2026-01-02T03:04"
-    assert ys.yardstick_counts(t) == {ys.BEYOND: 1, ys.SAME: 1, ys.WORSE: 1, ys.OFF: 3}
+    assert ys.yardstick_counts(t) == {ys.BEYOND: 1, ys.SAME: 1, ys.WORSE: 1, ys.PRIOR_ONLY: 1, ys.OFF: 3}
 
 
 def test_the_front_page_row_counts_the_positions(recorded: Path, tmp_path: Path) -> None:
@@ -166,7 +173,9 @@ def test_the_front_page_row_counts_the_positions(recorded: Path, tmp_path: Path)
                                                            ch9.NAME], recorded)
     assert (tmp_path / "gen" / "yardstick_summary.md").read_text() == html
     assert f'href="{ch9.NAME}.html"' in html
-    assert "<td>1</td><td>1</td><td>1</td><td>3</td><td>6</td>" in html
+    assert "<td>1</td><td>1</td><td>1</td><td>1</td><td>3</td><td>7</td>" in html
+    assert "1 of 7 recorded attacks learn beyond their non-member baseline; 1 is scored against a weaker prior" in html
+    assert "counted apart" in html and "<em>majority prior</em>" in html  # the rule, stated under the counts
 
 
 def test_a_custom_run_is_named_by_its_parameters(tmp_path: Path) -> None:
@@ -192,17 +201,21 @@ def test_the_chapter_describes_reads_and_sums_up(recorded: Path) -> None:
     off = y[~y["recorded"]]
     assert list(off["name"]) == [o.result for o in ch9.OFF_SCALE if o.chapter == "02_dp_vs_definetti"]
     f = ch9.findings(y)
-    assert (f["n_attacks"], f["n_beyond"], f["n_same"], f["n_worse"], f["n_off"]) == (5, 1, 1, 1, 2)
+    assert (f["n_attacks"], f["n_beyond"], f["n_same"], f["n_worse"], f["n_prior"], f["n_off"]) == (6, 1, 1, 1, 1, 2)
+    assert f["n_prior_above"] == 1 and "against a majority prior" in f["prior"] and f["headline"].startswith("1 of 6")
     assert f["top_pi"] == pytest.approx(1.0) and f["n_off_results"] == len(off)
     table = ys.readable_table(y[y["recorded"]])
-    assert list(table.columns) == ["precision", "coverage", "baseline", "PI", "where it stands", "claim's verdict"]
-    assert (table["PI"] != "").sum() == 3  # PI shown where it is defined, blank elsewhere
+    assert list(table.columns) == ["precision", "coverage", "baseline", "PI", "baseline kind", "where it stands",
+                                   "claim's verdict"]
+    assert (table["PI"] != "").sum() == 4  # PI shown where it is defined, blank elsewhere
     assert len(ch9.not_on_scale(y)) == 2 + len(off)
     rec = y[y["recorded"]]
     placed, off_html = ys.placed_html(rec, {}), ys.off_scale_html(rec)
-    assert placed.count("<tr><td>") == 3 and off_html.count("<tr><td>") == 2  # each attack in exactly one table
+    assert placed.count("<tr><td>") == 4 and off_html.count("<tr><td>") == 2  # each attack in exactly one table
+    assert "prior only: above" in placed and "majority prior" in placed
     assert "table-layout:fixed" in placed and "Chapter 02" in placed
-    assert set(table["where it stands"]) <= set(ys.SHORT_POSITIONS.values()) | set(ys.SHORT_REASONS.values())
+    assert set(table["where it stands"]) <= (set(ys.SHORT_POSITIONS.values()) | set(ys.SHORT_REASONS.values())
+                                             | {"prior only: above"})
     results = ch9.results_off_scale(y)
     assert all(o.why in results.replace("&#x27;", "'") for o in ch9.OFF_SCALE if o.chapter == "02_dp_vs_definetti")
 
@@ -238,3 +251,46 @@ def test_the_peer_inputs_keep_targets_and_control_apart() -> None:
     with pytest.raises(ValueError, match="lacks the column"):
         PeerInputs(targets=t, control=non, releases={"r": members.drop(columns=ch9.PEER_SECRET)},
                    aux=ch9.PEER_AUX, secret=ch9.PEER_SECRET)
+
+
+# -- the kind of each baseline is set by the science where the baseline is built ------------------------------------
+
+
+def test_each_baseline_says_what_kind_it_is_and_the_score_carries_it() -> None:
+    from anonlab.measures import MEMBER_SHARE, everyone_is_member_result, score
+
+    truth = ["a", "a", "b"]
+    assert majority_baseline(truth).baseline_kind == MAJORITY_PRIOR
+    assert everyone_is_member_result([True, False]).baseline_kind == MEMBER_SHARE
+    attack = _result("atk", truth, truth)
+    assert attack.baseline_kind is None
+    assert score(attack, majority_baseline(truth)).as_dict()["baseline_kind"] == MAJORITY_PRIOR
+    with pytest.raises(ValueError, match="baseline_kind"):
+        _result("b", truth, truth, baseline_kind="a good guess")
+
+
+def test_the_naive_bayes_attack_gets_the_same_classifier_fitted_on_non_members() -> None:
+    from anonlab.attacks.naive_bayes import baseline_on, nonmember_naive_bayes
+    from anonlab.mechanisms.dp import encode_table
+    from anonlab.measures import score
+
+    # among the non-members q = x goes with s = u and q = y with s = v; "z" is a category no target has
+    others = pd.DataFrame({"q": ["x"] * 30 + ["y"] * 30 + ["z"] * 5, "s": ["u"] * 30 + ["v"] * 30 + ["u"] * 5})
+    targets = encode_table(pd.DataFrame({"q": ["y", "x", "y", "y"], "s": ["v", "u", "v", "u"]}), ["q"], "s")
+    base = nonmember_naive_bayes(targets, encode_table(others, ["q"], "s"))
+    assert base.baseline_kind == NONMEMBER_MODEL
+    assert list(targets.sa_domain[base.prediction.astype(int)]) == ["v", "u", "v", "v"]
+    assert score(base).precision == pytest.approx(0.75) and base.resources["non_members"] == 60
+    # without non-members the strongest baseline left is the majority guess, marked as a weaker prior
+    assert baseline_on(targets, None).baseline_kind == MAJORITY_PRIOR
+
+
+def test_the_rulebook_states_the_one_baseline_rule() -> None:
+    from anonlab.claims.rules import RULEBOOK, rulebook_markdown
+
+    heads = [h for h, _ in RULEBOOK]
+    assert "One baseline rule on the yardstick." in heads
+    text = rulebook_markdown()
+    for kind in (NONMEMBER_MODEL, MAJORITY_PRIOR):
+        assert f"*{kind}*" in text
+    assert ys.BASELINE_RULE in text

@@ -553,6 +553,15 @@ def definetti_table(data: Data, s: Settings) -> EncodedTable:
     return table
 
 
+def definetti_non_members(data: Data, s: Settings) -> EncodedTable | None:
+    """The withheld test tuples coded with the deFinetti target's attributes: who its non-member baseline is
+    fitted on (``None`` without a test file: the attack is then scored against the majority guess)."""
+    if data.test is None:
+        return None
+    sa = s.definetti_sensitive
+    return encode_train_test(data.train, data.test, [q for q in s.qi_pool if q != sa], sa)[1]
+
+
 def measure_anatomy(checks: pd.DataFrame, l_max: int, top_share: float, *,
                     paper_target: bool) -> dict[str, Measurement]:
     """§3.1 and Fig. 4: l_max = 7 for Adult occupation, tight groups, the uniform bound 1/l."""
@@ -871,15 +880,23 @@ def internet_unavailable(adult: bool) -> dict[str, Measurement]:
 # --- the attacks on the common yardstick ------------------------------------------------------------------------------
 
 
-def yardstick_numbers(table: pd.DataFrame) -> dict[str, float]:
-    """Precision, the majority guess's precision on the same tuples, and PI of the first high-confidence row.
+#: The baseline of the chapter's attacks in words, by its kind (:data:`anonlab.measures.BASELINE_KINDS`).
+BASELINE_WORDS = {"non-member model": "the same classifier fitted on the withheld test tuples (non-members)",
+                  "majority prior": "the majority guess"}
+
+
+def yardstick_numbers(table: pd.DataFrame) -> dict[str, Any]:
+    """Precision, the baseline's precision on the same tuples, and PI of the first high-confidence row.
 
     ``table`` is :func:`attack_yardstick`'s; NaN when no row is a high-confidence subset.
+    ``yard_base_words`` names that row's baseline (:data:`BASELINE_WORDS`).
     """
     rows = [k for k in table.index if ", belief > " in k]
     r = table.loc[rows[0]] if rows else {}
-    return {f"yard_conf_{k}": float(r.get(c, np.nan)) for k, c in
-            (("precision", "precision"), ("base", "baseline_precision"), ("pi", "pi"))}
+    out: dict[str, Any] = {f"yard_conf_{k}": float(r.get(c, np.nan)) for k, c in
+                           (("precision", "precision"), ("base", "baseline_precision"), ("pi", "pi"))}
+    out["yard_base_words"] = BASELINE_WORDS.get(r.get("baseline_kind") if rows else None, "its baseline")
+    return out
 
 
 # --- beyond the paper -------------------------------------------------------------------------------------------------

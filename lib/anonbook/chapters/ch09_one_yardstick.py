@@ -43,6 +43,16 @@ PAPERS = {
 #: The book's inference attack on Adult (chapters 2 and 5): Cormode's known attributes and secret.
 PEER_AUX = ("workclass", "education", "sex", "hours_per_week", "income")
 PEER_SECRET = "occupation"
+#: What the peers' attacker knows about each target, and why the book asks both (``None``: every column but
+#: the secret). Every other column is the sanity anchor: on the members published as they are, the nearest
+#: row is then the target itself. Cormode's five coarse columns are what the book's own attack knows; few
+#: members are unique on them, so the nearest row is mostly someone else's.
+PEER_AUX_SETS: dict[str, tuple[str, ...] | None] = {
+    "every other column": None,
+    "Cormode's five columns": PEER_AUX,
+}
+#: The aux set under which the book's recorded naive attack and the ALC's recall grid are scored.
+PEER_MAIN = "Cormode's five columns"
 #: The chapter whose recorded run (split, synthesizer, naive attack) the peers' inputs come from.
 PEER_SOURCE = "05_nonmember_framework"
 #: The recorded attack of that chapter the peers score (every target, no threshold).
@@ -323,29 +333,59 @@ def details(table: pd.DataFrame) -> Any:
                         [("attack", 30), ("data", 25), ("attacker knows", 25), ("spent", 20)], groups)
 
 
+#: Below this many predictions a listed attack shows PI's interval and the count it comes from.
+FEW_PREDICTIONS = 100
+
+
+def _item(r: Mapping[str, Any], kind: bool = False) -> str:
+    """One attack in a findings list: its name, chapter and PI; the interval and its count when it rests on
+    few predictions (:data:`FEW_PREDICTIONS`); with ``kind``, the baseline's kind.
+
+    >>> _item({"name": "h", "chapter": "01_x", "pi": 1.0, "pi_low": -1.2, "pi_high": 1.0, "predictions": 12,
+    ...        "baseline_kind": "majority prior"}, kind=True)
+    'h (ch. 01, PI 1.00 [-1.20, 1.00] from only 12 predictions, against a majority prior)'
+    """
+    text = f"{r['name']} (ch. {str(r['chapter']).split('_')[0]}, PI {r['pi']:.2f}"
+    n = int(r.get("predictions", 0) or 0)
+    if n < FEW_PREDICTIONS:
+        text += f" [{r['pi_low']:.2f}, {r['pi_high']:.2f}] from only {n} prediction{'s' if n != 1 else ''}"
+    if kind:
+        text += f", against a {r.get('baseline_kind') or 'baseline of no recorded kind'}"
+    return text + ")"
+
+
 def findings(table: pd.DataFrame) -> dict[str, Any]:
     """The chapter's answer in numbers: how many attacks stand where, and the largest improvement.
 
     Keys: ``n_attacks`` (recorded), ``n_chapters``, ``n_beyond``, ``n_same``,
-    ``n_worse``, ``n_off`` (recorded attacks that cannot be placed),
-    ``n_off_results`` (results that are not attacks), ``beyond`` (Markdown
-    list of the attacks beyond their baseline with PI), ``top`` / ``top_pi``
-    (the largest PI), ``median_pi`` (over those beyond), ``same`` (Markdown list).
+    ``n_worse`` (against the non-member baseline on their own targets),
+    ``n_prior`` (scored against a weaker prior only, counted apart) with
+    ``n_prior_above`` (of those, PI's interval above 0), ``n_off`` (recorded
+    attacks that cannot be placed), ``n_off_results`` (results that are not
+    attacks), ``beyond`` (Markdown list of the attacks beyond their baseline
+    with PI), ``prior`` (the same for those against a prior, with the
+    prior's kind), ``top`` / ``top_pi`` (the largest PI), ``median_pi`` (over
+    those beyond), ``same`` (Markdown list), ``headline`` (the sentence of
+    :func:`~anonbook.verdicts.yardstick.headline`), ``baseline_rule``.
     """
-    from anonbook.verdicts.yardstick import BEYOND, OFF, SAME, WORSE
+    from anonbook.verdicts.yardstick import BASELINE_RULE, BEYOND, OFF, PRIOR_ONLY, SAME, WORSE, headline, \
+        yardstick_counts
 
     rec = table[table["recorded"]]
     beyond = rec[rec["position"] == BEYOND].sort_values("pi", ascending=False)
+    prior = rec[rec["position"] == PRIOR_ONLY].sort_values("pi", ascending=False)
 
-    def items(df: pd.DataFrame) -> str:
-        return "; ".join(f"{r['name']} (ch. {r['chapter'].split('_')[0]}, PI {r['pi']:.2f})"
-                         for r in df.to_dict("records")) or "none"
+    def items(df: pd.DataFrame, kind: bool = False) -> str:
+        return "; ".join(_item(r, kind) for r in df.to_dict("records")) or "none"
 
     top = beyond.iloc[0] if len(beyond) else None
     return {
         "n_attacks": int(len(rec)), "n_chapters": int(rec["chapter"].nunique()),
         "n_beyond": int(len(beyond)), "n_same": int((rec["position"] == SAME).sum()),
         "n_worse": int((rec["position"] == WORSE).sum()), "n_off": int((rec["position"] == OFF).sum()),
+        "n_prior": int(len(prior)), "n_prior_above": int((prior["pi_side"] == "above").sum()) if len(prior) else 0,
+        "prior": items(prior, kind=True),
+        "headline": headline(yardstick_counts(rec), int(len(rec))), "baseline_rule": BASELINE_RULE,
         "n_off_results": int((~table["recorded"]).sum()),
         "beyond": items(beyond), "same": items(rec[rec["position"] == SAME]),
         "worse": items(rec[rec["position"] == WORSE]),
@@ -357,7 +397,7 @@ def findings(table: pd.DataFrame) -> dict[str, Any]:
 
 
 def peer_inputs(p5: Mapping[str, Any], attacks5: Mapping[str, Mapping[str, Any]], *, n: int, seed: int,
-                confidence: float) -> tuple[Any, dict[str, Any]]:
+                confidence: float, aux: Sequence[str] | None = PEER_AUX) -> tuple[Any, dict[str, Any]]:
     """The peers' inputs from chapter 5's recorded run: the same Adult sample, split and synthesizer.
 
     Chapter 5's own functions rebuild its data from its recorded parameters
@@ -367,9 +407,12 @@ def peer_inputs(p5: Mapping[str, Any], attacks5: Mapping[str, Mapping[str, Any]]
     members, the control records ``n`` non-members (in no release). The
     book's baseline for the targets is the non-member baseline of chapter 5
     (its model settings), fitted on the non-members and the same
-    :data:`PEER_AUX`. The recorded naive attack of chapter 5 and its
-    baseline on the same targets are scored by the peers too. Returns the
-    :class:`~anonbook.peers.PeerInputs` and a description (sizes, settings).
+    known attributes ``aux`` (default :data:`PEER_AUX`; ``None``: every
+    column but the secret). With Cormode's five, the recorded naive attack
+    of chapter 5 and its baseline on the same targets are scored by the
+    peers too, and the ALC's recall grid. Returns the
+    :class:`~anonbook.peers.PeerInputs` and a description (sizes, settings,
+    what the attacker knows, the share of targets unique on it in each release).
     """
     from anonlab.mechanisms.synthesis import SYNTHESIZERS
     from anonlab.measures import nonmember as nm
@@ -381,25 +424,45 @@ def peer_inputs(p5: Mapping[str, Any], attacks5: Mapping[str, Mapping[str, Any]]
     members, non_members = table.loc[split.members], table.loc[split.non_members]
     synthetic = SYNTHESIZERS[p5["synthesizer"]](members, min_leaf=p5["synth_min_leaf"], kinds=d["kinds"],
                                                 seed=p5["seed"])
+    known = [c for c in table.columns if c != PEER_SECRET] if aux is None else list(aux)
+    cormode = tuple(known) == PEER_AUX
     rng = np.random.default_rng(seed)
     n_t, n_c = min(n, len(members)), min(n, len(non_members))
     targets = members.loc[np.sort(rng.choice(members.index.to_numpy(), n_t, replace=False))]
     control = non_members.loc[np.sort(rng.choice(non_members.index.to_numpy(), n_c, replace=False))]
     baseline = nm.nonmember_baseline(table, PEER_SECRET, members=non_members.index, targets=targets.index,
-                                     known=list(PEER_AUX), kinds=d["kinds"], settings=ch5.settings_from(p5),
+                                     known=known, kinds=d["kinds"], settings=ch5.settings_from(p5),
                                      name="non-member baseline (fitted on the non-members)")
     naive = next(v for k, v in attacks5.items() if k.startswith(PEER_ATTACK) and "belief" not in k)
-    inputs = PeerInputs(targets=targets, control=control,
-                        releases={"members published": members, "synthetic copy": synthetic},
-                        aux=PEER_AUX, secret=PEER_SECRET, seed=seed, confidence=confidence,
+    releases = {"members published": members, "synthetic copy": synthetic}
+    inputs = PeerInputs(targets=targets, control=control, releases=releases,
+                        aux=tuple(known), secret=PEER_SECRET, seed=seed, confidence=confidence,
                         baseline_on_targets=baseline,
-                        scored={"naive attack": (naive["result"], naive["baseline"])},
+                        scored={"naive attack": (naive["result"], naive["baseline"])} if cormode else {},
                         alc_grid={"p_attack": 0.9, "p_base": 0.5, "r_base": 1.0,
-                                  "recalls": list(np.round(np.logspace(-4, 0, 33), 6))})
-    about = {"rows": len(table), "members": len(members), "non_members": len(non_members), "targets": n_t,
-             "control": n_c, "synthesizer": p5["synthesizer"], "min_leaf": p5["synth_min_leaf"],
+                                  "recalls": list(np.round(np.logspace(-4, 0, 33), 6))} if cormode else None)
+    about = {"knows": ", ".join(known), "known_columns": len(known), "rows": len(table), "members": len(members),
+             "non_members": len(non_members), "targets": n_t, "control": n_c,
+             **{f"unique in {name}": unique_share(targets, rel, known) for name, rel in releases.items()},
+             "synthesizer": p5["synthesizer"], "min_leaf": p5["synth_min_leaf"],
              "seed5": p5["seed"], "epsilon": p5["naive_epsilon"]}
     return inputs, about
+
+
+def unique_share(targets: pd.DataFrame, release: pd.DataFrame, known: Sequence[str]) -> float:
+    """The share of ``targets`` whose values of ``known`` occur exactly once in ``release`` (0 when absent).
+
+    Where a target is unique, a nearest-row attack on the members published as they are finds the target
+    itself; elsewhere it may find someone else with the same known values.
+
+    >>> t = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]}); r = pd.DataFrame({"a": [1, 2, 2], "b": ["x", "y", "y"]})
+    >>> unique_share(t, r, ["a", "b"])
+    0.5
+    """
+    cols = list(known)
+    counts = release[cols].astype(str).value_counts()
+    keys = [tuple(v) for v in targets[cols].astype(str).to_numpy()]
+    return float(np.mean([counts.get(k, 0) == 1 for k in keys])) if keys else math.nan
 
 
 def not_on_scale(table: pd.DataFrame) -> pd.DataFrame:
@@ -433,3 +496,166 @@ def results_off_scale(table: pd.DataFrame) -> Any:
                               for r in g.to_dict("records")]))
     return grouped_html("yardstick-table yardstick-results", [("result", 38), ("why it has no row", 46),
                                                               ("claim's verdict", 16)], groups)
+
+
+# -- the peers under both aux sets: tables, numbers, sentences chosen from the numbers ------------------------------
+
+#: The glue suffix of each aux set's numbers ("" for :data:`PEER_MAIN`, whose keys the prose has always used).
+PEER_SUFFIX = {"every other column": "_all", "Cormode's five columns": ""}
+
+
+def peer_tables(inputs: Mapping[str, Any], peers: Mapping[str, Mapping[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Anonymeter's risk and the ALC beside PI (:mod:`anonbook.peers`) under each aux set.
+
+    ``inputs`` and ``peers`` map each :data:`PEER_AUX_SETS` name to its
+    :class:`~anonbook.peers.PeerInputs` and the peers' numbers; the tables
+    get a first index level, ``attacker knows``.
+    """
+    from anonbook import peers as pt
+
+    anon = pd.concat({k: pt.anonymeter_vs_pi(inputs[k], peers[k]) for k in peers}, names=["attacker knows"])
+    alc = pd.concat({k: pt.alc_vs_pi(inputs[k], peers[k]) for k in peers}, names=["attacker knows"])
+    return anon, alc
+
+
+def _release_numbers(anon: pd.DataFrame, knows: str) -> dict[str, float]:
+    """Risk (with its interval), precision and PI of both releases under one aux set, keys suffixed."""
+    x = PEER_SUFFIX[knows]
+    a = anon.xs(knows, level="attacker knows")
+    m = a.xs("members published", level="input").iloc[0]
+    s = a.xs("synthetic copy", level="input").iloc[0]
+    return {f"risk_members{x}": float(m["Anonymeter risk"]), f"risk_members_low{x}": float(m["risk low"]),
+            f"risk_members_high{x}": float(m["risk high"]), f"risk_synth{x}": float(s["Anonymeter risk"]),
+            f"risk_synth_low{x}": float(s["risk low"]), f"risk_synth_high{x}": float(s["risk high"]),
+            f"p_members{x}": float(m["precision"]), f"p_members_ctl{x}": float(m["control precision"]),
+            f"p_members_base{x}": float(m["baseline precision (same targets)"]),
+            f"pi_members_base{x}": float(m["PI vs baseline (same targets)"]),
+            f"p_synth{x}": float(s["precision"]), f"pi_synth_base{x}": float(s["PI vs baseline (same targets)"])}
+
+
+def peer_numbers(anon: pd.DataFrame, alc: pd.DataFrame, peers: Mapping[str, Mapping[str, Any]],
+                 about: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """The numbers chapter 9's prose quotes: :func:`anonbook.peers.summary_numbers` of :data:`PEER_MAIN`, and
+    both releases under every aux set (:data:`PEER_SUFFIX`), with the share of targets unique on what is known."""
+    from anonbook import peers as pt
+
+    out = pt.summary_numbers(anon.xs(PEER_MAIN, level="attacker knows"), alc.xs(PEER_MAIN, level="attacker knows"),
+                             peers[PEER_MAIN])
+    for knows in peers:
+        out.update(_release_numbers(anon, knows))
+        x = PEER_SUFFIX[knows]
+        out[f"unique_members{x}"] = float(about[knows]["unique in members published"])
+        out[f"known_columns{x}"] = int(about[knows]["known_columns"])
+    out["peer_seconds"] = float(sum(r["seconds"] for p in peers.values() for r in p["anonymeter"].values()))
+    return out
+
+
+def peer_numbers_missing(reason: str) -> dict[str, Any]:
+    """The keys of :func:`peer_numbers` when the peers did not run: NaN numbers, ``reason`` as text."""
+    from anonbook import peers as pt
+
+    out = pt.summary_numbers_missing(reason)
+    for x in PEER_SUFFIX.values():
+        for k in ("risk_members", "risk_members_low", "risk_members_high", "risk_synth", "risk_synth_low",
+                  "risk_synth_high", "p_members", "p_members_ctl", "p_members_base", "pi_members_base", "p_synth",
+                  "pi_synth_base", "unique_members", "known_columns"):
+            out[f"{k}{x}"] = math.nan
+    return out
+
+
+def synthesis_sentence(numbers: Mapping[str, float], knows: str) -> Any:
+    """Does the synthetic copy remove the risk of publishing the members, for an attacker who knows ``knows``?
+
+    Chosen from the numbers (:mod:`anonbook.chapters.sentences`): when the
+    members' risk is above 0, whether the synthetic copy's risk interval
+    lies wholly below the members' (and which share of the risk is gone);
+    otherwise that there was no risk to remove.
+    """
+    from anonbook.chapters.sentences import compare
+
+    x = PEER_SUFFIX[knows]
+    rm, rs = numbers[f"risk_members{x}"], numbers[f"risk_synth{x}"]
+    who = f"Knowing {knows} of a target"
+    key = f"synthesis{x or '_five'}"
+    if not rm > 0:
+        return compare(key, rm, 0.0, {"at or below": who + ", the members published as they are already score "
+                                      "risk {left:.2f}: there is no risk for synthesis to remove."})
+    gone = 1 - rs / rm
+    return compare(key, numbers[f"risk_synth_high{x}"], numbers[f"risk_members_low{x}"], {
+        "below": f"{who}, the synthetic copy's risk ({rs:.2f}) lies below the published members' ({rm:.2f}), "
+                 "its interval's top {left:.2f} under the members' bottom {right:.2f}: synthesis removes "
+                 f"{gone:.0%} of the measured risk.",
+        "at or above": f"{who}, the synthetic copy's risk ({rs:.2f}) cannot be told from the published members' "
+                       f"({rm:.2f}): its interval reaches {{left:.2f}}, above the members' bottom {{right:.2f}}.",
+    })
+
+
+def differ_sentences(numbers: Mapping[str, float]) -> list[Any]:
+    """"Where they differ": the control set's and the baseline model's numbers, the same or not as shown.
+
+    The numbers are compared at the two digits the page shows, so the page
+    never says two things differ while it prints the same value for both
+    (:data:`PEER_MAIN`'s numbers: baseline vs control rate, PI vs risk on
+    the members and on the synthetic copy).
+    """
+    from anonbook.chapters.sentences import compare
+
+    def r2(k: str) -> float:
+        return round(float(numbers[k]), 2)
+
+    rates = compare("differ_rates", r2("p_members_base"), r2("p_members_ctl"), {
+        "equal": "With Cormode's five columns known, the baseline model is right for {left:.2f} of the targets "
+                 "and the control attack for {right:.2f} of the control records: the same rate, reached on "
+                 "different people by different means.",
+        "different": "With Cormode's five columns known, the baseline model is right for {left:.2f} of the "
+                     "targets and the control attack for {right:.2f} of the control records."})
+    members = compare("differ_members", r2("pi_members_base"), r2("risk_members"), {
+        "equal": "On the members published as they are, PI against the baseline ({left:.2f}) and the risk "
+                 "({right:.2f}) give the same number on this run, though they compare different things.",
+        "different": "On the members published as they are, PI against the baseline is {left:.2f} and the risk "
+                     "{right:.2f}."})
+    synth = compare("differ_synth", r2("pi_synth_base"), r2("risk_synth"), {
+        "equal": "On the synthetic copy the two coincide as well (PI {left:.2f}, risk {right:.2f}).",
+        "different": "On the synthetic copy PI against the baseline is {left:.2f} and the risk {right:.2f}."})
+    return [rates, members, synth]
+
+
+def peer_sentences(numbers: Mapping[str, float]) -> list[Any]:
+    """Every sentence of the peers' section chosen from the numbers (:func:`synthesis_sentence` per aux set,
+    :func:`differ_sentences`)."""
+    return [synthesis_sentence(numbers, k) for k in PEER_AUX_SETS] + differ_sentences(numbers)
+
+
+def peer_sentences_missing(reason: str) -> dict[str, str]:
+    """The keys of :func:`peer_sentences` when the peers did not run, each reading ``reason``."""
+    keys = [f"synthesis{PEER_SUFFIX[k] or '_five'}" for k in PEER_AUX_SETS] + ["differ_rates", "differ_members",
+                                                                              "differ_synth"]
+    return {k: reason for k in keys}
+
+
+def peer_runs(run: Any, p5: Mapping[str, Any], attacks5: Mapping[str, Mapping[str, Any]], key5: str, *, n: int,
+              seed: int, confidence: float, peers: bool) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], str]:
+    """The peers' inputs under every aux set (:func:`peer_inputs`) and, with ``peers``, their run, each cached.
+
+    ``run`` is the chapter's :class:`~anonbook.chapters.kit.ChapterRun`; ``key5`` the cache key of chapter 5's
+    recorded run. Returns ``(inputs, about, peers, why)``: per :data:`PEER_AUX_SETS` name the
+    :class:`~anonbook.peers.PeerInputs`, their description and the peers' numbers (empty when the peers did not
+    run, ``why`` says why).
+    """
+    from anonbook import peers as pt
+
+    inputs, about = {}, {}
+    for knows, aux in PEER_AUX_SETS.items():
+        inputs[knows], about[knows] = run.cached("peer_inputs", lambda: peer_inputs(
+            p5, attacks5, n=n, seed=seed, confidence=confidence, aux=aux),
+            p5=p5, n=n, seed=seed, confidence=confidence, aux=aux, attacks=key5)
+    if not peers:
+        return inputs, about, {}, "the peers were not run (peers = False)"
+    out = {}
+    try:
+        for knows in PEER_AUX_SETS:
+            out[knows] = run.cached("peers", lambda: pt.run_peers(inputs[knows]), inputs=about[knows], p5=p5,
+                                    seed=seed, confidence=confidence, env=pt.environment_digest())
+    except pt.PeersMissing as exc:  # a failing run fails the chapter; a missing environment is said on the page
+        return inputs, about, {}, str(exc)
+    return inputs, about, out, ""

@@ -329,10 +329,11 @@ def confidence_by_l(f: Fig4) -> pd.DataFrame:
 
 
 def attack_yardstick(records: Mapping[str, tuple[AttackResult, AttackResult]]) -> pd.DataFrame:
-    """The recorded attacks scored by :func:`anonlab.measures.yardstick` against their majority baselines."""
+    """The recorded attacks scored by :func:`anonlab.measures.yardstick` against their baselines (with each
+    baseline's kind: the non-member naive Bayes, or the majority guess without a test file)."""
     table = yardstick({k: r for k, (r, _) in records.items()}, {k: b for k, (_, b) in records.items()})
     return table[["targets", "predictions", "precision", "precision_low", "precision_high", "coverage",
-                  "baseline_precision", "pi"]]
+                  "baseline_kind", "baseline_precision", "pi"]]
 
 
 def choice_table(main: Fig4, naive_summary: pd.DataFrame, figs: Mapping[str, Fig4],

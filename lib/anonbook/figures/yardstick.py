@@ -10,7 +10,8 @@ import pandas as pd
 
 #: Colours of where an attack stands against its baseline (keys: anonbook.verdicts.yardstick.POSITIONS).
 POSITION_COLORS = {"learns beyond the baseline": "#1b7837", "no better than the baseline": "#b8860b",
-                   "worse than the baseline": "#b2182b", "off the scale": "#777777"}
+                   "worse than the baseline": "#b2182b", "scored against a weaker prior only": "#8073ac",
+                   "off the scale": "#777777"}
 
 
 def plot_yardstick(table: pd.DataFrame, papers: Mapping[str, tuple[str, str]]):

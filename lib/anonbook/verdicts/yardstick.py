@@ -12,7 +12,12 @@ is the recorded result, scored, beside the run that made it
 (:func:`recorded_run`: preset, parameters, cache key, when).
 
 :func:`position` places a row against its baseline (PI's interval above 0,
-around 0, below 0) or says why it cannot be placed; :func:`recorded_verdicts`
+around 0, below 0) when that baseline is the non-member baseline on the
+row's own targets (its ``baseline_kind``, set by the science where the
+baseline is built: :data:`anonlab.measures.NONMEMBER_KINDS`), counts it
+apart when its baseline is only a weaker prior (:data:`PRIOR_ONLY`: the
+majority guess, a block's majority), or says why it cannot be placed
+(the rule: :data:`BASELINE_RULE`, also in the rulebook); :func:`recorded_verdicts`
 asks the verdict rules about the claims the attacks belong to, from the
 chapters' recorded measurements; :func:`write_yardstick_summary` writes the
 front page's row.
@@ -37,19 +42,34 @@ from anonlab.claims.ledger import ClaimError, claim
 from anonlab.claims.recorder import load_attacks
 from anonlab.claims.rules import decide
 
-__all__ = ["RecordedRun", "recorded_run", "yardstick_table", "position", "off_scale_reason", "recorded_verdicts",
+__all__ = ["RecordedRun", "recorded_run", "yardstick_table", "position", "pi_side", "off_scale_reason", "recorded_verdicts",
            "yardstick_counts", "write_yardstick_summary", "readable_table", "off_scale_counts", "placed_html", "off_scale_html", "grouped_html", "verdict_badge", "HtmlTable",
-           "SHORT_POSITIONS", "SHORT_REASONS", "POSITIONS", "BEYOND", "SAME", "WORSE", "OFF"]
+           "SHORT_POSITIONS", "SHORT_REASONS", "POSITIONS", "BEYOND", "SAME", "WORSE", "PRIOR_ONLY", "OFF",
+           "BASELINE_RULE", "kind_of", "headline"]
 
 BEYOND = "learns beyond the baseline"
 SAME = "no better than the baseline"
 WORSE = "worse than the baseline"
+PRIOR_ONLY = "scored against a weaker prior only"
 OFF = "off the scale"
 #: Where a row stands against its baseline, in the order the book lists them.
-POSITIONS = (BEYOND, SAME, WORSE, OFF)
+POSITIONS = (BEYOND, SAME, WORSE, PRIOR_ONLY, OFF)
 
 #: A position in one word, for the table (the full wording is the cell's tooltip).
-SHORT_POSITIONS = {BEYOND: "beyond", SAME: "level", WORSE: "worse", OFF: "off scale"}
+SHORT_POSITIONS = {BEYOND: "beyond", SAME: "level", WORSE: "worse", PRIOR_ONLY: "prior only", OFF: "off scale"}
+#: Which side of 0 PI's interval lies, whatever the baseline (:func:`pi_side`).
+SIDES = ("above", "level", "below")
+
+
+def _rule() -> str:
+    """The yardstick's one baseline rule, in words built from the science's kinds of baseline."""
+    from anonlab.claims.rules import BASELINE_RULE
+
+    return BASELINE_RULE
+
+
+#: The one baseline rule of the yardstick (the rulebook's wording; chapter 9 and the front page state it).
+BASELINE_RULE = _rule()
 #: Why a row cannot be placed, in a few words (keys: what :func:`off_scale_reason` returns).
 SHORT_REASONS = {
     "it made no prediction (it abstained on every target)": "no prediction",
@@ -142,21 +162,52 @@ def off_scale_reason(row: Mapping[str, Any]) -> str:
     return ""
 
 
-def position(row: Mapping[str, Any]) -> str:
-    """Where a scored attack stands: PI's interval above 0, containing 0, below 0, or off the scale.
+def kind_of(row: Mapping[str, Any]) -> str:
+    """The kind of a row's baseline (:data:`anonlab.measures.BASELINE_KINDS`), "" when none is recorded."""
+    k = row.get("baseline_kind")
+    return k if isinstance(k, str) else ""
 
-    >>> position({"predictions": 9, "baseline": "b", "baseline_precision": 0.5, "pi": 0.3, "pi_low": 0.1, "pi_high": 0.5})
-    'learns beyond the baseline'
-    >>> position({"predictions": 9, "baseline": "b", "baseline_precision": 0.5, "pi": 0.0, "pi_low": -0.1, "pi_high": 0.1})
-    'no better than the baseline'
+
+def pi_side(row: Mapping[str, Any]) -> str:
+    """Which side of 0 PI's interval lies (``above``, ``level``, ``below``), whatever the baseline; "" off the scale.
+
+    >>> pi_side({"predictions": 9, "baseline": "b", "baseline_precision": 0.5, "pi": 0.3, "pi_low": 0.1, "pi_high": 0.5})
+    'above'
     """
     if off_scale_reason(row):
-        return OFF
+        return ""
     if float(row["pi_low"]) > 0:
-        return BEYOND
+        return "above"
     if float(row["pi_high"]) < 0:
-        return WORSE
-    return SAME
+        return "below"
+    return "level"
+
+
+def position(row: Mapping[str, Any]) -> str:
+    """Where a scored attack stands, by the one baseline rule (:data:`BASELINE_RULE`).
+
+    Against the non-member baseline on its own targets (a ``baseline_kind``
+    in :data:`anonlab.measures.NONMEMBER_KINDS`): PI's interval above 0,
+    containing 0 or below 0. Against a weaker prior only: :data:`PRIOR_ONLY`,
+    whatever PI says (:func:`pi_side` keeps the side). Or off the scale.
+
+    >>> row = {"predictions": 9, "baseline": "b", "baseline_kind": "non-member model", "baseline_precision": 0.5,
+    ...        "pi": 0.3, "pi_low": 0.1, "pi_high": 0.5}
+    >>> position(row)
+    'learns beyond the baseline'
+    >>> position(dict(row, pi=0.0, pi_low=-0.1, pi_high=0.1))
+    'no better than the baseline'
+    >>> position(dict(row, baseline_kind="majority prior"))
+    'scored against a weaker prior only'
+    """
+    from anonlab.measures import is_nonmember_baseline
+
+    side = pi_side(row)
+    if not side:
+        return OFF
+    if not is_nonmember_baseline(kind_of(row)):
+        return PRIOR_ONLY
+    return {"above": BEYOND, "level": SAME, "below": WORSE}[side]
 
 
 def _spent(resources: Mapping[str, Any]) -> str:
@@ -188,8 +239,10 @@ def yardstick_table(chapters: Sequence[str], results_dir: str | Path | None = No
     ``pi`` with ``pi_low`` / ``pi_high`` ...), ``queries``, ``aux`` and
     ``seconds`` (what it spent, NaN when not recorded), ``spent`` (every
     recorded resource in words), ``run`` (:attr:`RecordedRun.label`),
-    ``preset``, ``cache_key``, ``position`` and ``why_off`` (why it cannot
-    be placed, "" when it can). Chapters that have not run have no rows.
+    ``preset``, ``cache_key``, ``baseline_kind`` (what the baseline is, as
+    the science built it; "" without one), ``pi_side``, ``position`` and
+    ``why_off`` (why it cannot be placed, "" when it can). Chapters that
+    have not run have no rows.
     """
     from anonlab.measures import score
 
@@ -206,6 +259,8 @@ def yardstick_table(chapters: Sequence[str], results_dir: str | Path | None = No
                        run="" if run is None else run.label, preset="" if run is None else run.preset,
                        cache_key=None if run is None else run.cache_key)
             row["why_off"] = off_scale_reason(row)
+            row["baseline_kind"] = kind_of(row)
+            row["pi_side"] = pi_side(row)
             row["position"] = position(row)
             rows.append(row)
     first = ["chapter", "name"]
@@ -241,6 +296,7 @@ def write_yardstick_summary(out_dir: str | Path, chapters: Sequence[str],
 
     The counts are those of :func:`yardstick_table` over the chapters that
     have recorded attacks, read when the pages are generated; ``title`` names the chapter in the row.
+    Under the table, the rule the counts follow (:data:`BASELINE_RULE`) and the headline in one sentence.
     """
     table = yardstick_table([c for c in chapters if c != page], results_dir)
     counts = yardstick_counts(table)
@@ -251,11 +307,30 @@ def write_yardstick_summary(out_dir: str | Path, chapters: Sequence[str],
     cells = "".join(f"<td>{counts[p]}</td>" for p in POSITIONS)
     text = ('<table class="verdict-summary yardstick-summary"><thead><tr><th>chapter</th>' + head
             + "<th>attacks</th></tr></thead><tbody>\n"
-            + f"<tr><td>{label}</td>{cells}<td>{len(table)}</td></tr>\n</tbody></table>\n")
+            + f"<tr><td>{label}</td>{cells}<td>{len(table)}</td></tr>\n</tbody></table>\n"
+            + f'<p class="yardstick-rule">{html.escape(headline(counts, len(table)))} {_rule_html()}</p>\n')
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     (out / "yardstick_summary.md").write_text(text, encoding="utf-8")
     return text
+
+
+def headline(counts: Mapping[str, int], n: int) -> str:
+    """The yardstick's answer in a sentence: how many learn beyond their baseline, how many are counted apart.
+
+    >>> headline({BEYOND: 3, SAME: 4, WORSE: 0, PRIOR_ONLY: 5, OFF: 2}, 14)
+    '3 of 14 recorded attacks learn beyond their non-member baseline; 5 are scored against a weaker prior only and counted apart.'
+    """
+    return (f"{counts[BEYOND]} of {n} recorded attacks learn beyond their non-member baseline; "
+            f"{counts[PRIOR_ONLY]} {'is' if counts[PRIOR_ONLY] == 1 else 'are'} scored against a weaker prior only "
+            "and counted apart.")
+
+
+def _rule_html() -> str:
+    """The baseline rule as HTML (its Markdown emphasis as ``<em>``)."""
+    import re
+
+    return re.sub(r"\*([^*]+)\*", r"<em>\1</em>", html.escape(BASELINE_RULE))
 
 
 def _interval(v: float, lo: float, hi: float, fmt: str = ".2f") -> str:
@@ -283,11 +358,28 @@ def readable_table(table: pd.DataFrame) -> pd.DataFrame:
         "baseline": [num(x, ".2f") for x in table.get("baseline_precision", pd.Series(math.nan, index=table.index))],
         "PI": [_interval(r.get("pi", math.nan), r.get("pi_low", math.nan), r.get("pi_high", math.nan))
                for r in table.to_dict("records")],
-        "where it stands": [SHORT_REASONS.get(w, w) if w else SHORT_POSITIONS[p]
-                            for p, w in zip(table["position"], table["why_off"])],
+        "baseline kind": table["baseline_kind"] if "baseline_kind" in table else "",
+        "where it stands": [SHORT_REASONS.get(w, w) if w else _short_position(p, s)
+                            for p, w, s in zip(table["position"], table["why_off"],
+                                               table.get("pi_side", pd.Series("", index=table.index)))],
         "claim's verdict": table["verdict"] if "verdict" in table else "",
     })
     return out.set_index(["chapter", "attack"])
+
+
+def _short_position(position: str, side: Any) -> str:
+    """A position in a word or two; a row against a weaker prior only says which side of it PI lies."""
+    if position == PRIOR_ONLY and isinstance(side, str) and side:
+        return f"{SHORT_POSITIONS[position]}: {side}"
+    return SHORT_POSITIONS[position]
+
+
+def _position_title(position: str, side: Any, kind: str) -> str:
+    """The tooltip of a row's position: the full wording, and for a prior-only row what PI says against it."""
+    if position == PRIOR_ONLY:
+        return (f"{position} ({kind or 'no kind recorded'}): counted apart; PI's interval is {side} 0 "
+                "against it")
+    return position
 
 
 def off_scale_counts(table: pd.DataFrame) -> pd.DataFrame:
@@ -381,12 +473,14 @@ def placed_html(table: pd.DataFrame, papers: Mapping[str, str] | None = None) ->
     ``paper``, ``verdict`` and ``note`` added); ``papers`` maps a paper key to
     its name. Each number is printed to the precision its interval supports
     (:func:`anonlab.claims.rows.format_number`), the interval under it
-    (coverage to three significant digits, its interval on hover);
-    "stands" is the position in a word, the full wording on hover; a row's
+    (coverage to three significant digits, its interval on hover); the
+    baseline's kind is under its precision; "stands" is the position in a
+    word (a row against a weaker prior only says which side of it PI lies),
+    the full wording on hover; a row's
     note opens on demand. Rows that cannot be placed are left to
     :func:`off_scale_html`.
     """
-    cols = [("attack", 32), ("precision", 13), ("coverage", 10), ("baseline", 9), ("PI", 13), ("stands", 9),
+    cols = [("attack", 29), ("precision", 12), ("coverage", 10), ("baseline", 13), ("PI", 12), ("stands", 10),
             ("claim's verdict", 14)]
     body = []
     placed = table[table["position"] != OFF]
@@ -396,14 +490,17 @@ def placed_html(table: pd.DataFrame, papers: Mapping[str, str] | None = None) ->
         body.append(_group_row(len(cols), link + (f" · {html.escape(who)}" if who else "")))
         for r in g.to_dict("records"):
             base = r.get("baseline_precision", math.nan)
-            base_s = _measured_html(base, math.nan, math.nan)
+            kind = kind_of(r)
+            base_s = _measured_html(base, math.nan, math.nan) + (
+                f'<br><span style="font-size:0.85em;color:#555">{html.escape(kind)}</span>' if kind else "")
             pos = r["position"]
+            title = _position_title(pos, r.get("pi_side", ""), kind)
             body.append(
                 f"<tr><td>{html.escape(str(r['name']))}{_on_demand('note', r.get('note'))}</td>"
                 f"<td>{_measured_html(r['precision'], r['precision_low'], r['precision_high'])}</td>"
                 f"<td>{_coverage_html(r['coverage'], r.get('coverage_low'), r.get('coverage_high'))}</td>"
                 f"<td>{base_s}</td><td>{_measured_html(r['pi'], r['pi_low'], r['pi_high'])}</td>"
-                f'<td title="{html.escape(pos)}">{html.escape(SHORT_POSITIONS[pos])}</td>'
+                f'<td title="{html.escape(title)}">{html.escape(_short_position(pos, r.get("pi_side", "")))}</td>'
                 f"<td>{verdict_badge(r.get('verdict'))}</td></tr>")
     return HtmlTable(_table_html("yardstick-table", cols, body))
 

@@ -67,6 +67,7 @@ from scipy import sparse
 
 from anonlab.attacks.naive_bayes import (
     NaiveBayesModel,
+    baseline_on,
     distinct_combinations,
     naive_attack,
     naive_bayes_from_counts,
@@ -75,7 +76,7 @@ from anonlab.attacks.naive_bayes import (
 from anonlab.intervals import t_interval
 from anonlab.mechanisms.anatomy import TIES, Anatomy, anatomy_groups, merge_groups
 from anonlab.mechanisms.dp import EncodedTable
-from anonlab.measures.protocol import AttackResult, majority_baseline, score
+from anonlab.measures.protocol import AttackResult, score
 from anonlab.measures.rates import coverage, precision
 from anonlab.validation import check_choice, check_int, check_number, check_random_state
 
@@ -1041,19 +1042,23 @@ def kept_run(l_grid: Sequence[int], multipliers: Sequence[int]) -> tuple[int, in
 
 
 def definetti_attack_records(table: EncodedTable, sweep: DeFinettiSweep, l_grid: Sequence[int],
-                             multipliers: Sequence[int]) -> dict[str, tuple[AttackResult, AttackResult]]:
-    """The deFinetti attack's three methods as :class:`~anonlab.measures.AttackResult`\\ s (majority baselines).
+                             multipliers: Sequence[int], non_members: EncodedTable | None = None,
+                             ) -> dict[str, tuple[AttackResult, AttackResult]]:
+    """The deFinetti attack's three methods as :class:`~anonlab.measures.AttackResult`\\ s, with their baseline.
 
     Repetition 0 of the sweep at the largest l with the smallest group
     multiplier, which the sweep keeps (``keep=``:func:`kept_run` ``(...)``);
-    :func:`replay_sweep_run` reruns it exactly.
+    :func:`replay_sweep_run` reruns it exactly. The baseline is
+    :func:`~anonlab.attacks.naive_bayes.baseline_on`: naive Bayes fitted on
+    ``non_members`` (people not in the release, same quasi-identifiers and
+    secret) over the attributes the attacker knows, else the majority guess.
     """
     key = kept_run(l_grid, multipliers)
     if key not in sweep.kept:
         raise ValueError(f"the sweep did not keep run (l, multiplier, repetition) = {key}: pass keep=[{key}]")
     run: DeFinettiResult = sweep.kept[key]
     l, mult, _ = key  # noqa: E741
-    base = majority_baseline(table.sa_codes)
+    base = baseline_on(table, non_members)
     out = {}
     for m in METHODS:
         name = f"deFinetti on Anatomy ({m} method, l = {l}, size {mult}l), {table.sa_name}"

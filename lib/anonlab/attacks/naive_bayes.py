@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from anonlab.measures.protocol import AttackResult, majority_baseline
+from anonlab.measures.protocol import NONMEMBER_MODEL, AttackResult, majority_baseline
 from anonlab.measures.rates import precision_improvement
 from anonlab.intervals import mean_interval, percentile_interval, t_interval, wilson_interval
 from anonlab.validation import check_int, check_number, check_random_state
@@ -74,6 +74,9 @@ __all__ = [
     "naive_attack_runs",
     "report_epsilon",
     "naive_attack_records",
+    "recode_like",
+    "nonmember_naive_bayes",
+    "baseline_on",
     "nonmember_table",
     "accuracy_vs_attributes",
     "tradeoff_table",
@@ -635,26 +638,90 @@ def report_epsilon(epsilons: Sequence[float]) -> float:
     return float(min(epsilons, key=lambda e: (abs(math.log(e)), e)))
 
 
+def recode_like(table: EncodedTable, like: EncodedTable) -> EncodedTable:
+    """``table``'s tuples coded in ``like``'s domains (by label), those with a value ``like`` lacks dropped.
+
+    Both tables must have the same quasi-identifiers (names, in order) and
+    sensitive attribute. A value of ``table`` outside ``like``'s domain of its
+    column (a category no target has) cannot be counted in ``like``'s
+    coding; its tuple is left out.
+
+    >>> import pandas as pd
+    >>> from anonlab.mechanisms.dp import encode_table
+    >>> a = encode_table(pd.DataFrame({"q": ["x", "y"], "s": ["u", "v"]}), ["q"], "s")
+    >>> b = encode_table(pd.DataFrame({"q": ["y", "z", "x"], "s": ["v", "v", "u"]}), ["q"], "s")
+    >>> r = recode_like(b, a)
+    >>> r.n, list(a.qi_domains[0][r.qi_codes[:, 0]]), list(a.sa_domain[r.sa_codes])
+    (2, ['y', 'x'], ['v', 'u'])
+    """
+    if tuple(table.qi_names) != tuple(like.qi_names) or table.sa_name != like.sa_name:
+        raise ValueError(f"recode_like: the tables differ in their attributes ({list(table.qi_names)} -> "
+                         f"{table.sa_name} against {list(like.qi_names)} -> {like.sa_name})")
+
+    def codes(values: np.ndarray, domain: np.ndarray, target: np.ndarray) -> np.ndarray:
+        where = {str(v): i for i, v in enumerate(target)}
+        lookup = np.array([where.get(str(v), -1) for v in domain], dtype=np.int64)
+        return lookup[np.asarray(values, dtype=np.int64)]
+
+    qi = np.column_stack([codes(table.qi_codes[:, i], table.qi_domains[i], like.qi_domains[i])
+                          for i in range(len(like.qi_names))]) if like.qi_names else table.qi_codes
+    sa = codes(table.sa_codes, table.sa_domain, like.sa_domain)
+    keep = (sa >= 0) & (qi >= 0).all(axis=1)
+    return EncodedTable(like.qi_names, like.sa_name, like.qi_domains, like.sa_domain, qi[keep], sa[keep])
+
+
+def nonmember_naive_bayes(targets: EncodedTable, non_members: EncodedTable, *,
+                          name: str | None = None) -> AttackResult:
+    """The non-member baseline of a naive-Bayes attack: the same classifier fitted on other people ([FW24] §4).
+
+    Naive Bayes from the exact counts of ``non_members`` (people who are
+    not targets, e.g. Adult's withheld test file), over the same known
+    attributes, predicts every tuple of ``targets``: what an analysis of
+    data *without* the targets infers about them. Scored against an attack
+    on ``targets`` (:func:`anonlab.measures.score`), PI is what the release
+    of the targets' own data adds. ``non_members`` is recoded into the
+    targets' domains (:func:`recode_like`). Targets, truth and predictions
+    are as in :func:`naive_bayes_result` (row numbers, SA codes).
+    """
+    others = recode_like(non_members, targets)
+    if others.n == 0:
+        raise ValueError("nonmember_naive_bayes: no non-member tuple can be coded like the targets")
+    model = naive_bayes_from_counts(release_counts(others, math.inf))
+    label = name or f"non-member baseline: {targets.sa_name} (naive Bayes on {others.n:,} non-members)"
+    res = naive_bayes_result(model, targets, attack=label, resources={"non_members": float(others.n)})
+    return replace(res, baseline_kind=NONMEMBER_MODEL)
+
+
+def baseline_on(targets: EncodedTable, non_members: EncodedTable | None) -> AttackResult:
+    """The strongest baseline a table allows: :func:`nonmember_naive_bayes` when there are non-members, else
+    the majority guess (:func:`~anonlab.measures.majority_baseline`, a weaker prior, marked as such)."""
+    if non_members is None:
+        return majority_baseline(targets.sa_codes)
+    return nonmember_naive_bayes(targets, non_members)
+
+
 def naive_attack_records(tables: Mapping[str, tuple[EncodedTable, EncodedTable | None]], epsilons: Sequence[float],
                          *, draws: int, noise: str, threshold: float, dirichlet: bool,
                          seed: int) -> dict[str, tuple[AttackResult, AttackResult]]:
-    """The naive attack as :class:`~anonlab.measures.AttackResult`\\ s with their majority baselines.
+    """The naive attack as :class:`~anonlab.measures.AttackResult`\\ s with their baselines on the same tuples.
 
     Per target: the first noise draw at :func:`report_epsilon`, on the
     training tuples, all of them and those with belief above ``threshold``
     (``at_threshold(strictly_above(threshold))``). The models are those of
     Fig. 1 (:func:`naive_attack_runs`' seeds), so the accuracy is draw 0 of that
-    experiment.
+    experiment. The baseline is :func:`baseline_on`: naive Bayes fitted on the
+    withheld test tuples (non-members) where the table has them, else the
+    majority guess.
     """
     eps = report_epsilon(epsilons)
     eps_list = list(epsilons) + [math.inf]
     out = {}
-    for i, (sa, (tr, _)) in enumerate(tables.items()):
+    for i, (sa, (tr, te)) in enumerate(tables.items()):
         models = naive_attack_models(tr, eps_list, draws=draws, noise=noise, dirichlet=dirichlet, seed=seed + i)
         name = f"naive Bayes on ε-DP counts (ε = {eps:g}), {sa}"
         res = naive_bayes_result(dict(models)[eps], tr, draw=0, attack=name,
                                  resources={"epsilon": eps, "queries": tr.n_cells * tr.n_sa})
-        base = majority_baseline(tr.sa_codes)
+        base = baseline_on(tr, te)
         out[name] = (res, base)
         high_name = f"{name}, belief > {threshold:g}"
         out[high_name] = (replace(res.at_threshold(strictly_above(threshold)), attack=high_name), base)
@@ -811,5 +878,5 @@ def naive_attack_vs_nonmember_baseline(
     nb_post = posterior(naive_bayes_from_counts(release_counts(members_enc, math.inf)), enc.qi_codes[pos])[0]
     nb_base = AttackResult(f"non-member baseline: {sensitive} (naive Bayes on the members)", split.non_members,
                            truth, np.ones(truth.size, dtype=bool), enc.sa_domain[nb_post.argmax(axis=1)].astype(object),
-                           confidence=nb_post.max(axis=1))
+                           confidence=nb_post.max(axis=1), baseline_kind=NONMEMBER_MODEL)
     return {"all targets": everyone, "confident": confident}, {"logistic regression": base, "naive Bayes": nb_base}

@@ -62,7 +62,7 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 
 from ..data.census_blocks import N_AGE_BINS, N_GROUPS, N_TYPES, BlockPopulation, age_bin  # noqa: F401 (doctests)
 from ..data.census_blocks import calibrate_alpha, generate_blocks, majority_share
-from ..measures.protocol import AttackResult
+from ..measures.protocol import BLOCK_MAJORITY, AttackResult
 from ..intervals import wilson_interval
 from ..mechanisms.census import TABLE_SETS, Publication, publish
 from ..validation import check_int, check_number, check_random_state, check_str
@@ -474,7 +474,7 @@ def block_majority_attack(publication: Publication, pop: BlockPopulation, *, sin
     truth = _codes(pop.people["group"].to_numpy())
     label = name or ("block majority, single-group blocks" if single_group_only else "block majority")
     return AttackResult(label, np.arange(block.size, dtype=np.int32), truth, predicted, prediction,
-                        resources={"aux_records": int(block.size)})
+                        resources={"aux_records": int(block.size)}, baseline_kind=BLOCK_MAJORITY)
 
 
 def person_flags(pop: BlockPopulation, reconstruction: Reconstruction | None = None) -> pd.DataFrame:

@@ -48,7 +48,7 @@ from typing import Any
 from .ledger import Claim, ClaimError
 
 __all__ = ["VERDICTS", "SHORT_VERDICT", "verdict", "decide", "reading_verdict", "reading_verdicts",
-           "accepted_interval", "phrase", "join_words", "ILLUSTRATED", "RULEBOOK",
+           "accepted_interval", "phrase", "join_words", "ILLUSTRATED", "RULEBOOK", "BASELINE_RULE",
            "rulebook_markdown", "verdict_slug"]
 
 ILLUSTRATED = "illustrated, not tested"
@@ -59,6 +59,25 @@ VERDICTS = ("reproduced", "not reproduced", "depends on an unstated choice", "in
 SHORT_VERDICT = {"reproduced": "reproduced", "not reproduced": "not reproduced",
                  "depends on an unstated choice": "depends on a choice", "inconclusive": "inconclusive",
                  ILLUSTRATED: "illustrated", "not run": "not run", "data unavailable": "no data"}
+
+
+def _baseline_rule() -> str:
+    """The yardstick's baseline rule, worded from the kinds of baseline the science builds."""
+    from anonlab.measures.protocol import (BLOCK_MAJORITY, MAJORITY_PRIOR, MEMBER_SHARE, NONMEMBER_MODEL,
+                                           UNIFORM_PRIOR)
+
+    return ("Every attack on the yardstick (chapter 9) is scored against the non-member baseline on its own "
+            "targets wherever one can be built: a model fitted on people who are not the targets, over the "
+            f"attributes the attacker knows about them (*{NONMEMBER_MODEL}*, Francis and Wagner §4), or, for "
+            f"membership inference with members drawn at random, the share of members (*{MEMBER_SHARE}*, §5). Each row "
+            "names its baseline's kind, set where the baseline is built. A row that has only a weaker prior "
+            f"(*{MAJORITY_PRIOR}*, *{UNIFORM_PRIOR}*, *{BLOCK_MAJORITY}*) is marked so and counted apart: "
+            "whatever its PI, it never counts among the attacks that learn beyond their baseline.")
+
+
+#: The yardstick's one baseline rule (a rule of :data:`RULEBOOK`; chapter 9 and the front page state it).
+BASELINE_RULE = _baseline_rule()
+
 
 #: The rules every verdict follows (Markdown; the verdicts page shows them, each chapter links there).
 RULEBOOK = (
@@ -81,6 +100,7 @@ RULEBOOK = (
      "The ledger says in one line why each tolerance is what it is (`tolerance_why`); a claim whose test "
      "cannot fail on plausible inputs, or which is measured only on stand-in data, is "
      "*illustrated, not tested*."),
+    ("One baseline rule on the yardstick.", BASELINE_RULE),
     ("The published run's verdicts are pinned.",
      "The default run's verdicts of every chapter are pinned in `tests/verdicts/default/` beside the quick "
      "run's; the book build fails on a flip that the pin does not record."),

@@ -35,7 +35,8 @@ from .base_rates import (
     worked_example,
 )
 from . import syntactic
-from .protocol import AttackResult, Score, majority_baseline, score, yardstick
+from .protocol import (BASELINE_KINDS, BLOCK_MAJORITY, MAJORITY_PRIOR, MEMBER_SHARE, NONMEMBER_KINDS, NONMEMBER_MODEL,
+                       UNIFORM_PRIOR, AttackResult, Score, is_nonmember_baseline, majority_baseline, score, yardstick)
 from .nonmember import MemberSplit, ModelSettings, nonmember_baseline, split_members
 from .rates import (
     AttackScore,
@@ -59,6 +60,8 @@ from .rates import (
 
 __all__ = [
     "syntactic",
+    "BASELINE_KINDS", "BLOCK_MAJORITY", "MAJORITY_PRIOR", "MEMBER_SHARE", "NONMEMBER_KINDS", "NONMEMBER_MODEL",
+    "UNIFORM_PRIOR", "is_nonmember_baseline",
     "AttackResult",
     "Score",
     "majority_baseline",

@@ -59,7 +59,7 @@ import pandas as pd
 
 from anonlab.validation import check_choice, check_number, check_random_state
 
-from anonlab.measures.protocol import AttackResult
+from anonlab.measures.protocol import MEMBER_SHARE, AttackResult
 from anonlab.measures.rates import (
     baseline_precision_at_skew,
     parse_skew,
@@ -683,7 +683,8 @@ def everyone_is_member_result(
         raise ValueError("is_member must be a one-dimensional boolean (or 0/1) array")
     m = m.astype(bool)
     return AttackResult.from_predictions(name, m, np.ones(m.size, dtype=bool), targets=targets,
-                                         predicted=np.ones(m.size, dtype=bool), positive=True)
+                                         predicted=np.ones(m.size, dtype=bool), positive=True,
+                                         baseline_kind=MEMBER_SHARE)
 
 
 @dataclass(frozen=True)

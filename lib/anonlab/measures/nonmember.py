@@ -69,7 +69,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from ..validation import ParameterError, check_choice, check_int, check_number, check_random_state
-from .protocol import AttackResult, score
+from .protocol import NONMEMBER_MODEL, AttackResult, score
 from ..intervals import percentile_interval
 
 __all__ = [
@@ -571,8 +571,9 @@ def nonmember_baseline(data: pd.DataFrame, secret: str, *, members: npt.ArrayLik
         raise ValueError(f"{int(overlap.sum())} target(s) are members: the non-member baseline must not "
                          "be fitted on its own targets ([FW24] §4.1)")
     kinds = dict(kinds) if kinds is not None else attribute_kinds(data)
-    return fit_predict(data.loc[members], data.loc[targets], secret, known=known, kinds=kinds,
-                       settings=settings, analysis=analysis, name=name, fits=fits)
+    return replace(fit_predict(data.loc[members], data.loc[targets], secret, known=known, kinds=kinds,
+                               settings=settings, analysis=analysis, name=name, fits=fits),
+                   baseline_kind=NONMEMBER_MODEL)
 
 
 def framework_table(train: pd.DataFrame, targets: pd.DataFrame, secrets: Sequence[str],
@@ -868,7 +869,7 @@ def leave_one_out_baseline(data: pd.DataFrame, secret: str, targets: npt.ArrayLi
                         np.concatenate([p.truth for p in parts]), np.ones(targets.size, dtype=bool),
                         np.concatenate([p.prediction for p in parts]).astype(object), confidence=conf,
                         correct=correct if kinds[secret] == CONTINUOUS else None,
-                        resources={"fits": float(targets.size)})
+                        resources={"fits": float(targets.size)}, baseline_kind=NONMEMBER_MODEL)
 
 
 def _leave_one_out_chunk(data: pd.DataFrame, secret: str, targets: np.ndarray,

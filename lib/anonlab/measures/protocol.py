@@ -47,7 +47,40 @@ import pandas as pd
 from anonlab.intervals import wilson_interval
 from .rates import AttackScore, attack_score, precision_improvement
 
-__all__ = ["AttackResult", "Score", "score", "yardstick", "majority_baseline"]
+__all__ = ["AttackResult", "Score", "score", "yardstick", "majority_baseline", "NONMEMBER_MODEL", "MEMBER_SHARE",
+           "MAJORITY_PRIOR", "UNIFORM_PRIOR", "BLOCK_MAJORITY", "BASELINE_KINDS", "NONMEMBER_KINDS",
+           "is_nonmember_baseline"]
+
+#: Kinds of baseline (:attr:`AttackResult.baseline_kind`), set by the function that builds the baseline.
+NONMEMBER_MODEL = "non-member model"
+MEMBER_SHARE = "member share"
+MAJORITY_PRIOR = "majority prior"
+UNIFORM_PRIOR = "uniform prior"
+BLOCK_MAJORITY = "block majority"
+#: What each kind of baseline is, in one sentence.
+BASELINE_KINDS = {
+    NONMEMBER_MODEL: "a model fitted on people who are not the targets, predicting the targets' secret from the "
+                     "attributes the attacker knows about them ([FW24] §4)",
+    MEMBER_SHARE: "membership inference: every target called a member, right for the share of members; when "
+                  "members are drawn at random, no analysis of other people can tell a target's membership "
+                  "better, so the share is the non-member baseline itself ([FW24] §5)",
+    MAJORITY_PRIOR: "the secret's most common value, the same guess for every target: it ignores what the "
+                    "attacker knows about each target",
+    UNIFORM_PRIOR: "a guess drawn uniformly among the secret's values: it ignores what the attacker knows",
+    BLOCK_MAJORITY: "the most common value of the target's census block in the published tables (the targets "
+                    "counted in): a prior per block, not a model of what is known about each person",
+}
+#: The kinds that are the non-member baseline of [FW24]; the others are weaker priors.
+NONMEMBER_KINDS = frozenset({NONMEMBER_MODEL, MEMBER_SHARE})
+
+
+def is_nonmember_baseline(kind: str | None) -> bool:
+    """Is a baseline of this kind the non-member baseline ([FW24] §4-5), not only a weaker prior?
+
+    >>> is_nonmember_baseline(NONMEMBER_MODEL), is_nonmember_baseline(MAJORITY_PRIOR), is_nonmember_baseline(None)
+    (True, False, False)
+    """
+    return kind in NONMEMBER_KINDS
 
 
 def _array(name: str, value: Any, n: int | None = None, dtype: Any = None) -> np.ndarray:
@@ -118,6 +151,9 @@ class AttackResult:
     correct
         Optional per-target correctness, when it is not ``prediction ==
         truth`` (relative tolerances, sets of candidates).
+    baseline_kind
+        When the result is a baseline: what kind (:data:`BASELINE_KINDS`),
+        set by the function that builds it; ``None`` for an attack.
     """
 
     attack: str
@@ -130,6 +166,7 @@ class AttackResult:
     tolerance: float | None = None
     resources: Mapping[str, float] = field(default_factory=dict)
     correct: np.ndarray | None = None
+    baseline_kind: str | None = None
 
     def __post_init__(self) -> None:
         t = _array("targets", self.targets)
@@ -151,6 +188,8 @@ class AttackResult:
         if not _all_distinct(t):
             raise ValueError(f"attack {self.attack!r}: targets must be distinct")
         object.__setattr__(self, "resources", dict(self.resources))
+        if self.baseline_kind is not None and self.baseline_kind not in BASELINE_KINDS:
+            raise ValueError(f"baseline_kind {self.baseline_kind!r} is not one of {sorted(BASELINE_KINDS)}")
 
     @classmethod
     def from_predictions(
@@ -239,13 +278,15 @@ class Score:
     plus, when a baseline was given: ``baseline_precision`` over the targets
     the attack predicted for (with its interval) and ``precision_improvement``
     ([FW24] Eq 6), whose interval takes the ends of the attack's precision
-    interval against the baseline's point value.
+    interval against the baseline's point value; ``baseline_kind`` is the
+    baseline's :attr:`AttackResult.baseline_kind`.
     """
 
     attack: str
     rates: AttackScore
     resources: Mapping[str, float]
     baseline: str | None = None
+    baseline_kind: str | None = None
     baseline_precision: float = math.nan
     baseline_precision_ci: tuple[float, float] = (math.nan, math.nan)
     precision_improvement: float = math.nan
@@ -265,7 +306,8 @@ class Score:
             "precision_high": r.precision_ci[1], "coverage": r.coverage,
             "coverage_low": r.coverage_ci[0], "coverage_high": r.coverage_ci[1],
             "recall": r.recall if r.recall is not None else math.nan,
-            "baseline": self.baseline, "baseline_precision": self.baseline_precision,
+            "baseline": self.baseline, "baseline_kind": self.baseline_kind,
+            "baseline_precision": self.baseline_precision,
             "pi": self.precision_improvement, "pi_low": self.precision_improvement_ci[0],
             "pi_high": self.precision_improvement_ci[1],
         }
@@ -311,7 +353,8 @@ def score(result: AttackResult, baseline: AttackResult | None = None, *,
     pi_ci = ((float(precision_improvement(rates.precision_ci[0], p_base)),
               float(precision_improvement(rates.precision_ci[1], p_base)))
              if _finite(rates.precision, p_base) else (math.nan, math.nan))
-    return replace(out, baseline=baseline.attack, baseline_precision=p_base, baseline_precision_ci=b_ci,
+    return replace(out, baseline=baseline.attack, baseline_kind=getattr(baseline, "baseline_kind", None),
+                   baseline_precision=p_base, baseline_precision_ci=b_ci,
                    precision_improvement=pi, precision_improvement_ci=pi_ci)
 
 
@@ -357,4 +400,4 @@ def majority_baseline(truth: npt.ArrayLike, *, reference: npt.ArrayLike | None =
     pred = np.empty(t.size, dtype=object)
     pred[:] = [guess] * t.size
     return AttackResult.from_predictions(name, t, pred, targets=targets,
-                                         predicted=np.ones(t.size, dtype=bool))
+                                         predicted=np.ones(t.size, dtype=bool), baseline_kind=MAJORITY_PRIOR)
