@@ -30,7 +30,8 @@ from anonbook.assignments import ASSIGNMENTS, by_chapter, hidden_test  # noqa: E
 from anonbook.assignments.model import (HIDDEN_POINTS, Assignment, Built, constant_submission,  # noqa: E402
                                        hidden_expectations, results_path, expected_value)
 from anonbook.assignments.otter_build import (assign, fill_in, grade, grade_in_process,  # noqa: E402
-                                             grading_commands, grading_requirements)
+                                             grading_commands, grading_environment, grading_requirements,
+                                             quiet_kernel_dir)
 from anonbook.assignments.pages import instructor_page, student_page  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -248,8 +249,6 @@ def _grade_pair(args: tuple[str, str, str]) -> tuple[float, float, float, float]
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="open defect (issue 36): inside the full suite, chapter 2's reference scores 0 through otter's "
-                          "kernel grading, while the same zip grades it 1/1 alone; not yet found why", strict=False)
 def test_otter_grade_submission_end_to_end_one_per_chapter(built: dict[str, Built], tmp_path: Path) -> None:
     """The first assignment of each chapter through ``otter.api.grade_submission`` (a kernel per submission)."""
     from concurrent.futures import ProcessPoolExecutor
@@ -298,4 +297,55 @@ def test_the_zip_grades_in_a_fresh_environment_with_the_pages_commands(built: di
 
     assert total(work / "results") == HIDDEN_POINTS
     assert [total(work / "results" / n) for n in ("ref", "wrong", "constant")] == [HIDDEN_POINTS, 0, 0]
-    # open (issue 36): the kernel's "running over TCP without encryption" notice is still printed here
+    assert "without encryption" not in out["single"] + out["batch"]
+
+
+def _hostile_caller(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A caller whose project settings point nowhere useful: an empty root, a bogus path, another folder."""
+    (tmp_path / "empty-root").mkdir()
+    monkeypatch.setenv("ANONLAB_ROOT", str(tmp_path / "empty-root"))
+    monkeypatch.setenv("ANONLAB_OUTPUT_DIR", str(tmp_path / "elsewhere"))
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path / "no-such-lib"))
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.mark.slow
+def test_kernel_grading_does_not_depend_on_the_callers_environment(built: dict[str, Built], tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chapter 2's reference (it loads Adult through the zip's library and manifest) graded by a caller whose
+    root, path and folder are not the project's: full marks, and the caller's environment is left as it was.
+    (It scored 0 when the kernel took the library from the caller's ``PYTHONPATH`` or the root from its
+    ``ANONLAB_ROOT``.)"""
+    b = built["02_dp_vs_definetti-majority-baseline"]
+    ref = _submit(b, b.assignment.solution, "ref", tmp_path)
+    _hostile_caller(monkeypatch, tmp_path)
+    before = dict(os.environ)
+    assert grade(ref, b.autograder) == (HIDDEN_POINTS, HIDDEN_POINTS)
+    assert dict(os.environ) == before, "grading changed the caller's environment (otter prepends to PATH)"
+
+
+def test_the_grading_environment_drops_the_checkouts_settings(tmp_path: Path) -> None:
+    caller = {"PATH": "/bin", "PYTHONPATH": "/x/lib", "ANONLAB_ROOT": "/x", "ANONLAB_OUTPUT_DIR": "/y",
+              "ANONLAB_DATA_DIR": "/cache", "HOME": "/home/h"}
+    env = grading_environment(caller, tmp_path)
+    assert env == {"PATH": "/bin", "ANONLAB_DATA_DIR": "/cache", "HOME": "/home/h", "IPYTHONDIR": str(tmp_path)}
+
+
+@pytest.mark.slow
+def test_the_pages_single_command_grades_quietly_with_this_otter(built: dict[str, Built], tmp_path: Path) -> None:
+    """The page's ``single`` command (its kernel configuration as ``setup`` writes it, this environment's otter
+    in place of the new one): full marks from the zip alone, and no unencrypted-kernel notice."""
+    b = built["02_dp_vs_definetti-majority-baseline"]
+    work = tmp_path / "site"
+    (work / "grading" / "bin").mkdir(parents=True)
+    (work / "grading" / "bin" / "otter").symlink_to(Path(sys.executable).parent / "otter")
+    quiet_kernel_dir(work / "grading" / "ipython")
+    shutil.copy(b.autograder, work / b.autograder.name)
+    shutil.copy(_submit(b, b.assignment.solution, "ref", tmp_path), work / "submission.ipynb")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHONPATH", "ANONLAB_ROOT", "ANONLAB_OUTPUT"))}
+    done = subprocess.run(["bash", "-c", grading_commands(b.autograder.name)["single"]], cwd=work, env=env,
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    tests = json.loads((work / "results" / "results.json").read_text())["tests"]
+    assert sum(t.get("score", 0) or 0 for t in tests) == HIDDEN_POINTS
+    assert "without encryption" not in done.stdout + done.stderr

@@ -103,7 +103,7 @@ def _key(master: nbformat.NotebookNode, version: str, extra: str = "") -> str:
 LIBRARY_DIR = "anonlab"
 REQUIREMENTS = "requirements.txt"
 #: The data manifest (``data/manifest.yaml``), copied into every zip: the library checks a fetched data file
-#: against it; a grading environment points ``$ANONLAB_ROOT`` at the zip's ``files/`` to find it.
+#: against it; otter copies it beside the library, where :func:`anonlab.paths.project_root` finds it.
 MANIFEST = "data/manifest.yaml"
 
 
@@ -283,23 +283,47 @@ def quiet_kernel_dir(folder: Path) -> Path:
     return folder
 
 
+#: Variables of the caller's environment that a grading kernel keeps among the project's own (``ANONLAB_*``):
+#: only where this machine caches the data. The checkout's root, output folder, chapters path and run identity,
+#: and ``PYTHONPATH`` (the checkout's library) never reach the kernel: it grades with the zip's library.
+KEPT_PROJECT_VARIABLES = ("ANONLAB_DATA_DIR",)
+
+
+def grading_environment(caller: dict[str, str], ipython_dir: Path) -> dict[str, str]:
+    """The environment of a grading kernel: ``caller``'s, without the checkout's settings, with a quiet kernel.
+
+    Drops ``PYTHONPATH`` and every ``ANONLAB_*`` variable except :data:`KEPT_PROJECT_VARIABLES`, so the hidden
+    tests import the library copied into the zip and find the zip's data manifest beside it
+    (:func:`anonlab.paths.project_root`), whatever the caller's root, path or working directory;
+    ``IPYTHONDIR`` is ``ipython_dir`` (:func:`quiet_kernel_dir`).
+    """
+    env = {k: v for k, v in caller.items()
+           if k != "PYTHONPATH" and (not k.startswith("ANONLAB_") or k in KEPT_PROJECT_VARIABLES)}
+    env["IPYTHONDIR"] = str(ipython_dir)
+    return env
+
+
 def grade(submission: Path, autograder: Path) -> tuple[float, float]:
-    """(score, possible) of a submission notebook, graded by otter without Docker (a fresh, quiet kernel)."""
+    """(score, possible) of a submission notebook, graded by otter without Docker (a fresh, quiet kernel).
+
+    The kernel runs in :func:`grading_environment` (this process's environment is restored afterwards, the
+    ``PATH`` otter prepends to included); the result does not depend on the caller's project settings.
+    """
     import os
     import tempfile
 
     from otter.api import grade_submission
 
-    old = os.environ.get("IPYTHONDIR")
+    submission, autograder = Path(submission).resolve(), Path(autograder).resolve()
+    saved = dict(os.environ)
     with tempfile.TemporaryDirectory() as tmp:
-        os.environ["IPYTHONDIR"] = str(quiet_kernel_dir(Path(tmp)))
         try:
+            os.environ.clear()
+            os.environ.update(grading_environment(saved, quiet_kernel_dir(Path(tmp))))
             r = grade_submission(str(submission), str(autograder), quiet=True)
         finally:
-            if old is None:
-                os.environ.pop("IPYTHONDIR", None)
-            else:
-                os.environ["IPYTHONDIR"] = old
+            os.environ.clear()
+            os.environ.update(saved)
     return float(r.total), float(r.possible)
 
 
@@ -307,14 +331,14 @@ def grading_commands(autograder: str, env: str = "grading") -> dict[str, str]:
     """The shell commands an instructor runs with nothing but the zip ``autograder`` (a file name or path).
 
     ``setup``: a virtual environment ``env`` with otter-grader and the zip's pinned requirements (the library
-    is inside the zip), the zip's data manifest and a quiet kernel configuration; ``single``: grade ``submission.ipynb`` into
+    and its data manifest are inside the zip) and a quiet kernel configuration; ``single``: grade ``submission.ipynb`` into
     ``results/``; ``batch``: grade every notebook of ``submissions/`` into ``results/<name>/``. Each prints
     the score; ``results.json`` holds the per-test detail.
     """
     zip_ = shlex.quote(autograder)
-    ipy = f"IPYTHONDIR={env}/ipython ANONLAB_ROOT=$PWD/{env}/autograder/files"
+    ipy = f"IPYTHONDIR=$PWD/{env}/ipython"  # absolute: the kernel starts in otter's own folder
     config = f"{env}/ipython/profile_default/ipython_kernel_config.py"
-    setup = (f"python3 -m venv {env} && unzip -o -q {zip_} files/{REQUIREMENTS} files/{MANIFEST} -d {env}/autograder && "
+    setup = (f"python3 -m venv {env} && unzip -o -q {zip_} files/{REQUIREMENTS} -d {env}/autograder && "
              f"{env}/bin/pip install -q -r {env}/autograder/files/{REQUIREMENTS} && "
              f"mkdir -p {env}/ipython/profile_default && echo {shlex.quote(KERNEL_CONFIG.strip())} > {config}")
     single = f"mkdir -p results && {ipy} {env}/bin/otter run -a {zip_} -o results submission.ipynb"
