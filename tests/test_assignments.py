@@ -25,7 +25,10 @@ import pytest
 pytest.importorskip("otter", reason="otter-grader is in the course extra (requirements.lock installs it)")
 
 from anonlab import claims
-from anonbook import runner
+import zipfile
+
+from anonbook import chapters, runner, slides, syllabus
+from anonbook.assignments import leaks  # noqa: E402
 from anonbook.assignments import ASSIGNMENTS, by_chapter, hidden_test  # noqa: E402
 from anonbook.assignments.model import (HIDDEN_POINTS, Assignment, Built, constant_submission,  # noqa: E402
                                        hidden_expectations, results_path, expected_value)
@@ -140,73 +143,49 @@ def _code_lines(code: str) -> list[str]:
     return [line.strip() for line in code.splitlines()[1:] if len(line.strip()) > 8]
 
 
-def _numbers(text: str) -> list[str]:
-    """Every number written in ``text`` (digits with an optional decimal part and exponent)."""
-    return re.findall(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?", text)
-
-
-def _significant(value: float) -> bool:
-    """A value a student could look up: at least three significant digits (not a small count or 0.5)."""
-    text = f"{abs(value):.12g}".replace(".", "").lstrip("0").rstrip("0")
-    return len(text) >= 3
-
-
-def _graded_leaks(text: str, built: dict[str, Built]) -> list[tuple[str, str, float]]:
-    """(anchor, number in ``text``, graded value) for each number within a hidden test's tolerance."""
-    found = []
-    numbers = []
-    for token in set(_numbers(text)):
-        try:
-            numbers.append((token, float(token.replace(",", ""))))
-        except ValueError:
-            continue
-    for b in built.values():
-        g = b.expected
-        values = [x for v in g.values for x in (v if isinstance(v, list) else [v]) if not isinstance(x, bool)]
-        for want in values:
-            if not _significant(float(want)):
-                continue
-            tol = 0.0 if g.tolerance is None else g.tolerance * max(1.0, abs(float(want)))
-            found += [(b.assignment.anchor, t, want) for t, x in numbers if abs(x - float(want)) <= tol]
-    return found
-
-
 def _student_texts(built: dict[str, Built]) -> dict[str, str]:
-    """Every student-facing text of the assignments: each student notebook and the student page."""
+    """Every student-facing text of the assignments: each student notebook, the student page and, where this
+    checkout has a chapter's executed run, its deck's source."""
     texts = {str(b.student): b.student.read_text(encoding="utf-8") for b in built.values()}
     texts["student page"] = student_page(list(built.values()))
+    for chapter in runner.toc_notebooks():
+        if chapters.has_chapter(chapter) and syllabus.deck_available(chapter):
+            texts[f"deck {chapter}"] = json.dumps(slides.deck_notebook(chapter))
     return texts
 
 
 def test_no_student_material_names_a_graded_claim_or_holds_a_graded_value(built: dict[str, Built]) -> None:
-    graded_ids = {a.claim_id for a in ASSIGNMENTS}
-    for where, text in _student_texts(built).items():
-        named = sorted(cid for cid in graded_ids if cid in text)
-        assert not named, f"{where} names graded claims {named}"
-        assert not _graded_leaks(text, built), f"{where} holds graded values {_graded_leaks(text, built)[:5]}"
+    assert leaks.problems(_student_texts(built), built.values(), claims_everywhere=True) == []
 
 
-def test_the_leak_check_can_fail(built: dict[str, Built]) -> None:
+def test_the_leak_check_can_fail(built: dict[str, Built], tmp_path: Path) -> None:
     b = next(b for b in built.values() if b.expected.kind == "float")
-    value = next(v for v in b.expected.values if _significant(v))
-    assert _graded_leaks(f"the answer is {value:.8f}.", built)
-    assert not _graded_leaks("k = 4, 0.5 of them, 12 records", built)
+    value = next(v for v in b.expected.values if leaks.significant(v))
+    assert leaks.leaks(f"the answer is {value:.8f}.", built.values())
+    assert not leaks.leaks("k = 4, 0.5 of them, 12 records", built.values())
+    counted = next(b for b in built.values() if b.expected.kind == "int"
+                   and any(v >= 1000 for v in b.expected.values))
+    big = next(v for v in counted.expected.values if v >= 1000)
+    assert leaks.leaks(f"{big:,} tuples", built.values()), "a count written with a thousands separator"
+    edition = tmp_path / "html"
+    (edition / "_static" / "mathjax").mkdir(parents=True)
+    (edition / "_static" / "mathjax" / "tex.js").write_text(f"var x = {value!r};")  # vendored: not read
+    (edition / "verdicts.html").write_text(f"<td>{b.assignment.claim_id}</td>")  # the ledger's page may name it
+    assert leaks.edition_problems(edition, built.values()) == []
+    with zipfile.ZipFile(edition / "downloads.zip", "w") as z:
+        z.writestr("chapter.ipynb", f'{{"text": "{value!r}"}}')
+    (edition / "_static" / "assignments").mkdir()
+    (edition / "_static" / "assignments" / "x.ipynb").write_text(b.assignment.claim_id)
+    found = leaks.edition_problems(edition, built.values())
+    assert [line.split(" ")[0] for line in found] == ["_static/assignments/x.ipynb", "downloads.zip!chapter.ipynb"]
 
 
 def test_the_built_student_edition_holds_no_graded_value(built: dict[str, Built]) -> None:
-    """The student edition's HTML and downloads (when built in this checkout) against every graded value."""
+    """The student edition's HTML, downloads and decks (when built in this checkout) against every graded value."""
     html = ROOT / "_build" / "student" / "html"
     if not (html / "index.html").exists():
         pytest.skip("the student edition is not built in this checkout (make book)")
-    graded_ids = {a.claim_id for a in ASSIGNMENTS}
-    for path in sorted(html.rglob("*")):
-        if path.suffix not in (".html", ".ipynb", ".md", ".txt") or "_static/mathjax" in str(path):
-            continue
-        text = path.read_text(encoding="utf-8", errors="replace")
-        if path.name.endswith(".ipynb") and "_static/assignments" in str(path):
-            named = sorted(cid for cid in graded_ids if cid in text)
-            assert not named, f"{path} names {named}"
-        assert not _graded_leaks(text, built), f"{path}: {_graded_leaks(text, built)[:5]}"
+    assert leaks.edition_problems(html, built.values()) == []
 
 
 @pytest.mark.parametrize("anchor", IDS)

@@ -27,7 +27,7 @@ from anonbook.assignments.catalog import ASSIGNMENTS
 from anonbook.assignments.model import (HIDDEN_POINTS, PUBLIC_POINTS, Assignment, Built, Graded, hidden_expectations, hidden_test,
                     public_test)
 
-__all__ = ["assign", "build", "fill_in", "grade", "grade_in_process", "grading_requirements", "master_notebook",
+__all__ = ["assign", "build", "built_assignments", "fill_in", "grade", "grade_in_process", "grading_requirements", "master_notebook",
            "otter_version"]
 
 #: otter's assign configuration: no Docker image, no PDF, the check cell and the grader's init cell.
@@ -391,6 +391,13 @@ def _default_run_dir(chapter: str, book_dir: Path) -> Path:
     return found
 
 
+def built_assignments(out_dir: Path | None = None) -> list[Built]:
+    """Every assignment through :func:`assign` into ``out_dir`` (default ``_build/assignments``; cached)."""
+    out_dir = out_dir or paths.project_root() / "_build" / "assignments"
+    requirements = grading_requirements(out_dir)
+    return [assign(a, hidden_expectations(a), out_dir, requirements) for a in ASSIGNMENTS]
+
+
 def build(out_dir: Path | None = None, book_dir: Path | None = None,
           results_dir: Path | None = None) -> dict[str, Any]:
     """Assign every assignment and copy the student notebooks into the book (the pages: :func:`anonbook.assignments.build`).
@@ -399,11 +406,10 @@ def build(out_dir: Path | None = None, book_dir: Path | None = None,
     (``_generated/``) and the student notebooks (``_static/assignments/``); ``results_dir``: where the
     chapters' results files are (the expected values' source; default the book). Returns a summary: how many were built or cached, otter's version, CPU seconds.
     """
-    out_dir = out_dir or paths.project_root() / "_build" / "assignments"
     book_dir = book_dir or paths.book_dir()
     start = time.process_time()
-    requirements = grading_requirements(out_dir)
-    built = [assign(a, hidden_expectations(a), out_dir, requirements) for a in ASSIGNMENTS]
+    built = built_assignments(out_dir)
+    out_dir = out_dir or paths.project_root() / "_build" / "assignments"
     static = book_dir / "_static" / "assignments"
     if static.exists():
         shutil.rmtree(static)
