@@ -27,7 +27,7 @@ pytest.importorskip("otter", reason="otter-grader is in the course extra (requir
 from anonlab import claims
 import zipfile
 
-from anonbook import chapters, runner, slides, syllabus
+from anonbook import assessments, chapters, runner, slides, syllabus
 from anonbook.assignments import leaks  # noqa: E402
 from anonbook.assignments import ASSIGNMENTS, by_chapter, hidden_test  # noqa: E402
 from anonbook.assignments.model import (HIDDEN_POINTS, Assignment, Built, constant_submission,  # noqa: E402
@@ -148,6 +148,8 @@ def _student_texts(built: dict[str, Built]) -> dict[str, str]:
     checkout has a chapter's executed run, its deck's source."""
     texts = {str(b.student): b.student.read_text(encoding="utf-8") for b in built.values()}
     texts["student page"] = student_page(list(built.values()))
+    texts["midterm"] = assessments.midterm_page(assessments.midterm_questions())
+    texts["project brief"] = assessments.project_brief()
     for chapter in runner.toc_notebooks():
         if chapters.has_chapter(chapter) and syllabus.deck_available(chapter):
             texts[f"deck {chapter}"] = json.dumps(slides.deck_notebook(chapter))
