@@ -99,7 +99,7 @@ def midterm_questions(weeks: tuple[syllabus.Week, ...] = syllabus.WEEKS,
 def _question(i: int, chapter: str, e: chapters.Exercise) -> str:
     """One midterm question (MyST): its number, the chapter it comes from and the exercise's question."""
     href = syllabus.exercise_href(chapter, e.key)
-    return (f"(midterm-{i})=\n### Question {i}\n\nFrom [chapter {chapter.split('_')[0]}]({href}).\n\n"
+    return (f"(midterm-{i})=\n### Question {i}\n\nFrom <a href=\"{href}\">chapter {chapter.split('_')[0]}</a>.\n\n"
             f"{e.question.strip()}\n")
 
 
