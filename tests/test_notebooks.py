@@ -306,6 +306,11 @@ def test_the_book_builds_without_warnings_and_links_resolve(
         assert "Solution (computed by this build)" in shown and "Solution (computed by this build)" not in hidden
         assert f'id="exercise-{name.replace("_", "-")}' in hidden.lower().replace("_", "-")
     assert book.browser_check(student, list(NOTEBOOKS), browser, shots / "student") == []
+    # no page, download, deck or student notebook of the student edition gives a graded answer away
+    from anonbook.assignments import leaks
+    from anonbook.assignments.otter_build import built_assignments
+
+    assert leaks.edition_problems(student, built_assignments()) == []
     for width in (1400, 414):
         assert pagecheck.layout_problems(pagecheck.layout_report(student, list(NOTEBOOKS), browser, width)) == []
     book.generate_pages()  # the instructor edition's pages again

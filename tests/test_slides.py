@@ -69,7 +69,7 @@ def test_roles_become_plain_text_with_the_glued_values() -> None:
 
 def test_a_long_claim_is_cut_at_a_sentence() -> None:
     text = "First sentence here. " + "Second one is long. " * 40
-    assert slides.shorten(text, 50) == "First sentence here. Second one is long. …"
+    assert slides.shorten(text, 50) == "First sentence here. Second one is long."
     assert slides.shorten("k-anonymity holds. l-diversity does not.", 100) == "k-anonymity holds. l-diversity does not."
 
 
@@ -104,6 +104,42 @@ def test_the_deck_is_read_from_the_run(mini_deck: Path) -> None:
     assert cells == ["reproduced", "data unavailable"]  # decided by the rules from the recorded results
     assert re.search(r'in this run: 1 <span class="verdict"[^>]*>reproduced</span>\.', text)
     assert len(nb["cells"]) == 5 and all(c["metadata"]["slideshow"]["slide_type"] == "slide" for c in nb["cells"])
+    assert {c["id"]: slides.slide_problems(c["source"]) for c in nb["cells"]} == {c["id"]: [] for c in nb["cells"]}
+
+
+def test_a_verdict_slide_shows_decided_claims_first(mini_deck: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(slides, "headline_claims", lambda c: ["slides.mini.unavailable", "slides.mini.approx"])
+    rows = slides.deck_verdicts("00_mini_chapter")
+    assert [r["verdict"] for r in rows] == ["reproduced", "data unavailable"]
+
+
+def test_a_claim_slide_continues_over_a_display_equation_and_takes_a_lists_first_item() -> None:
+    nb = {"cells": [_md("## The claim\n\nRecall is $TPR$ (Eq 9) and\n\n$$\nP = \\frac{TP}{TP + FP}.\n$$\n\n"
+                        "Next paragraph.")]}
+    text = slides.claim_paragraph(nb)
+    assert text.endswith("$$") and "TP + FP" in text and "Next paragraph" not in text
+    assert slides.slide_problems(slides.shorten(text)) == []
+    listed = {"cells": [_md("## The claim\n\n* **§1.** First point.\n* **§2.** Second point.")]}
+    assert slides.claim_paragraph(listed) == "**§1.** First point."
+    directive = {"cells": [_md("## The claim\n\nIt is\n\n```{math}\n:label: eq1\nx = 1.\n```")]}
+    assert slides.claim_paragraph(directive) == "It is\n\n$$x = 1.$$"
+
+
+@pytest.mark.parametrize("bad, what", [("recall is $TPR$ (Eq 9) and", "mid-sentence"),
+                                       ("Rates. * §2. Precision is incomplete.", "list marker"),
+                                       ("The first sentence …", "ellipsis"),
+                                       ("A {term}`table <k-anonymity>` is here.", "role"),
+                                       ("(eq-label)=\nThe text.", "label"), ("::: note\nText.", "directive")])
+def test_slide_problems_finds_each_fault(bad: str, what: str) -> None:
+    assert any(what in p for p in slides.slide_problems(bad)), slides.slide_problems(bad)
+
+
+@pytest.mark.parametrize("chapter", toc_notebooks())
+def test_every_chapters_claim_slide_is_whole_sentences_without_markup(chapter: str) -> None:
+    """From the chapter's source notebook (roles resolved, glued values empty): what its deck's claim slide shows."""
+    nb = json.loads((paths.notebooks_dir() / f"{chapter}.ipynb").read_text(encoding="utf-8"))
+    text = slides.shorten(slides.resolve_roles(slides.claim_paragraph(nb), {}, {}))
+    assert text and slides.slide_problems("## The claim\n\n" + text) == []
 
 
 def test_a_deck_is_written_with_reveal_js_shipped_beside_it(mini_deck: Path, tmp_path: Path) -> None:
@@ -149,6 +185,10 @@ def test_each_deck_shows_its_claims_verdicts_as_recorded(tmp_path: Path) -> None
             assert r["verdict"] == recorded[r["id"]] == pinned[r["id"]], (c, r["id"])
         shown = re.findall(r'<span class="verdict"[^>]*>([^<]+)</span></td></tr>', page)
         assert shown == [r["verdict"] for r in rows], c
+        decided = [v not in slides.UNDECIDED for v in shown]
+        assert decided == sorted(decided, reverse=True), f"{c}: decided claims first"
+        for cell in slides.deck_notebook(c)["cells"]:
+            assert slides.slide_problems(cell["source"]) == [], (c, cell["id"])
         if not recorded:  # the synthesis chapter records no claim of its own: where the attacks stand
             from anonbook.verdicts.yardstick import POSITIONS, yardstick_counts, yardstick_table
 

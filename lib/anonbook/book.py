@@ -76,6 +76,9 @@ def generate_pages(results_dir: Path | None = None, edition: str = "instructor")
     verdicts.write_verdict_pages(generated_dir(), results_dir, chapters)
     verdicts.write_yardstick_summary(generated_dir(), names, results_dir, title=chapters.get("09_one_yardstick"))
     write_course_pages(names, edition)
+    from anonbook.assessments import write_assessment_pages  # the midterm and the project brief (issue 36)
+
+    write_assessment_pages()
     print(f"[anonlab] assignments: {build_assignments(results_dir=results_dir)}", file=sys.stderr)
     if edition == "student":
         blank_instructor_pages()

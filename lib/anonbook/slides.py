@@ -29,13 +29,15 @@ from anonbook import chapters, syllabus
 from anonlab.fileio import copy_parts
 
 __all__ = ["REVEAL_FILES", "SLIDE_WIDTH", "SLIDE_HEIGHT", "reveal_source", "vendor_reveal", "resolve_roles",
-           "claim_paragraph", "shorten", "png_height", "key_figure", "headline_claims", "deck_verdicts", "deck_notebook", "write_deck",
+           "claim_paragraph", "ends_sentence", "shorten", "slide_problems", "UNDECIDED", "png_height", "key_figure", "headline_claims", "deck_verdicts", "deck_notebook", "write_deck",
            "build_slides"]
 
 #: The parts of the reveal.js distribution a deck needs (relative to the package's ``revealjs`` folder).
 REVEAL_FILES = ("LICENSE", "dist/reveal.js", "dist/reveal.css", "dist/reset.css", "dist/theme/white.css",
                 "dist/theme/fonts/source-sans-pro")
 SLIDE_WIDTH, SLIDE_HEIGHT = 1280, 720
+#: Verdicts that decide nothing about a claim: a verdict slide shows them after the decided ones.
+UNDECIDED = ("not run", "data unavailable")
 #: The most headline claims a verdict slide shows, and the longest claim text (characters), so a slide fits.
 MAX_CLAIMS = 4
 MAX_CLAIM_CHARS = 560
@@ -165,25 +167,81 @@ def _cells(nb: Mapping[str, Any]) -> list[tuple[str | None, Mapping[str, Any]]]:
     return out
 
 
+#: How a sentence ends (after any closing quote, bracket or display-math fence).
+_SENTENCE_END = re.compile(r"""[.!?]["'’”)\]]*$""")
+_LIST_ITEM = re.compile(r"^\s*(?:[*+-]|\d+[.)])\s+")
+_MATH_DIRECTIVE = re.compile(r"^```\{math\}[^\n]*\n(.*?)\n```$", re.S)
+
+
+def _slide_block(block: str) -> str:
+    """One MyST block as slide markdown: a ``{math}`` directive as ``$$…$$`` display math (MathJax renders it
+    on the slide), a list as its first item without its marker, a ``(label)=`` target line dropped."""
+    block = "\n".join(line for line in block.splitlines() if not re.fullmatch(r"\([\w:-]+\)=\s*", line)).strip()
+    m = _MATH_DIRECTIVE.match(block)
+    if m:
+        tex = "\n".join(line for line in m.group(1).splitlines() if not re.match(r"^:[\w-]+:", line))
+        return f"$${tex.strip()}$$"
+    if _LIST_ITEM.match(block):
+        items = re.split(r"\n(?=\s*(?:[*+-]|\d+[.)])\s+)", block)
+        return _LIST_ITEM.sub("", items[0], count=1)
+    return block
+
+
+def ends_sentence(text: str) -> bool:
+    """Whether ``text`` ends a sentence (display math counts by the sentence mark inside its fence)."""
+    body = text.rstrip()
+    while body.endswith("$$"):
+        body = body[:-2].rstrip()
+    body = re.sub(r"(?:\\[a-z]+\s*)*$", "", body).rstrip()  # a closing \qquad or \, before the fence
+    return bool(_SENTENCE_END.search(body))
+
+
 def claim_paragraph(nb: Mapping[str, Any]) -> str:
-    """The first paragraph of the notebook's "The claim" section (MyST, roles unresolved)."""
+    """The first paragraph of the notebook's "The claim" section (MyST, roles unresolved), continued over
+    display equations until its sentence ends (:func:`_slide_block`); the first item of a list."""
     for section, cell in _cells(nb):
         if section == "The claim" and cell.get("cell_type") == "markdown":
             body = re.sub(r"^## .*\n", "", "".join(cell["source"])).strip()
-            if body:
-                return body.split("\n\n")[0].strip()
+            blocks = [b for b in (_slide_block(b) for b in re.split(r"\n\s*\n", body)) if b]
+            if not blocks:
+                continue
+            out = blocks[0]
+            for b in blocks[1:]:
+                if ends_sentence(out):
+                    break
+                out += ("\n\n" if b.startswith("$$") or out.endswith("$$") else " ") + b
+            return out
     return ""
 
 
-def shorten(text: str, limit: int = MAX_CLAIM_CHARS) -> str:
-    """The whole sentences of ``text`` that fit in ``limit`` characters (at least the first sentence)."""
-    sentences = re.split(r"(?<=[.!?])\s+(?=[^\d\s])", " ".join(text.split()))
-    out = sentences[0]
-    for s in sentences[1:]:
-        if len(out) + 1 + len(s) > limit:
-            return out + " …"
-        out += " " + s
+def _sentences(text: str) -> list[str]:
+    """``text`` cut into sentences (whitespace collapsed; display math kept whole, on its own lines)."""
+    parts = re.split(r"(\$\$.*?\$\$)", text, flags=re.S)
+    out: list[str] = []
+    for part in parts:
+        if part.startswith("$$"):
+            out.append("\n\n" + part + "\n\n")
+            continue
+        for sentence in re.split(r"(?<=[.!?])\s+(?=[^\d\s])", " ".join(part.split())):
+            if sentence:
+                out.append(sentence)
     return out
+
+
+def shorten(text: str, limit: int = MAX_CLAIM_CHARS) -> str:
+    """The whole sentences of ``text`` that fit in ``limit`` characters (at least the first sentence).
+
+    A sentence around a display equation is kept whole with it; nothing is cut inside a sentence and no
+    ellipsis is added (the slide links to the chapter).
+    """
+    pieces = _sentences(text)
+    out = ""
+    for piece in pieces:
+        joined = (out + piece) if piece.startswith("\n") or out.endswith("\n") or not out else f"{out} {piece}"
+        if out and len(" ".join(joined.split())) > limit and ends_sentence(out):
+            break
+        out = joined
+    return out.strip()
 
 
 def png_height(b64: str) -> int | None:
@@ -230,7 +288,8 @@ def deck_verdicts(chapter: str, results_dir: Path | None = None) -> list[dict[st
     from anonlab.claims.rows import claim_row
 
     results = collect_results(results_dir)
-    return [claim_row(claim(cid), results.get(cid)) for cid in headline_claims(chapter)]
+    rows = [claim_row(claim(cid), results.get(cid)) for cid in headline_claims(chapter)]
+    return sorted(rows, key=lambda r: r["verdict"] in UNDECIDED)  # stable: decided claims first
 
 
 def _verdict_html(rows: Sequence[Mapping[str, Any]], counts: Mapping[str, int]) -> str:
@@ -278,6 +337,25 @@ def _run_words(chapter: str, book: Path) -> str:
     if ident is None or "run" not in json.loads((book / f"{chapter}.params.json").read_text(encoding="utf-8")):
         return "the default run" if _default_run(chapter, book) else "a run with other than the default parameters"
     return "the default run" if ident.is_default else "the " + html.escape(ident.label)
+
+
+#: Raw markup a slide must not show: MyST roles and directives, label targets, a list marker run into the
+#: text, and the ellipsis of a cut sentence.
+RAW_MARKUP = {"a MyST role": r"\{[a-z][\w:-]*\}`", "a MyST directive or fence": r"```|:::",
+              "a label target": r"(?m)^\([\w:-]+\)=", "a list marker in running text": r"(?:^|[.;:]) [*+-] (?=\S)",
+              "an ellipsis": "…"}
+
+
+def slide_problems(source: str, whole_sentences: bool = True) -> list[str]:
+    """What is wrong with a slide's markdown ``source``: raw markup (:data:`RAW_MARKUP`) and, when
+    ``whole_sentences``, a text that stops mid-sentence (its HTML tags and heading aside)."""
+    prose = re.sub(r"\$\$.*?\$\$|\$[^$]*\$", "", source, flags=re.S)  # TeX is MathJax's, not markup
+    found = [f"{what}: {m.group(0)!r}" for what, pattern in RAW_MARKUP.items()
+             for m in [re.search(pattern, prose)] if m]
+    text = re.sub(r"<[^>]+>", "", re.sub(r"(?m)^#+ .*$", "", source)).strip()
+    if whole_sentences and text and not ends_sentence(text):
+        found.append(f"stops mid-sentence: ...{text[-60:]!r}")
+    return found
 
 
 def _slide(source: str) -> dict[str, Any]:

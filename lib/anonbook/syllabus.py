@@ -63,6 +63,11 @@ class Week:
     activity: str = ""
 
 
+#: The weeks of the midterm and of the project presentations, and their pages (:mod:`anonbook.assessments`).
+MIDTERM_WEEK, PROJECT_WEEK = 7, 13
+ASSESSMENT_PAGES = {MIDTERM_WEEK: ("midterm.md", "The midterm"),
+                    PROJECT_WEEK: ("project.md", "The project brief and its rubric")}
+
 #: The week that teaches the yardstick; :func:`uses_yardstick` chapters come after it.
 YARDSTICK_WEEK = 2
 
@@ -95,9 +100,10 @@ WEEKS: tuple[Week, ...] = (
          readings=(Reading("francis2024towards", "§3, the census reconstruction", 1.5),),
          exercises=(("04_census_reconstruction", "worse_linkage"),
                     ("04_census_reconstruction", "heavy_swapping"))),
-    Week(7, "Review and project proposals", project_hours=5.0,
-         activity="Review of weeks 1–6 on the yardstick; each team proposes a project (a chapter's claim "
-                  "under a new parameter, data set or attacker) and predicts its result."),
+    Week(7, "Review, midterm and project proposals", project_hours=5.0,
+         activity="Review of weeks 1–6 on the yardstick; the written midterm (its questions are exercises of "
+                  "weeks 1–6); each team proposes a project (a release audited under a new parameter, data "
+                  "set or attacker) and predicts its result."),
     Week(8, "Attacking a query interface: Diffix's sticky noise and the differential attack",
          ("06a_diffix_differential",),
          readings=(Reading("gadotti2019signal", "§1–4", 2.5),),
@@ -116,9 +122,9 @@ WEEKS: tuple[Week, ...] = (
     Week(12, "One yardstick for every attack: what the attacks learn beyond the baseline", ("09_one_yardstick",),
          readings=(Reading("francis2024towards", "§2 again, the measures", 1.0),),
          exercises=(("09_one_yardstick", "stricter_intervals"), ("09_one_yardstick", "cormode_alone"))),
-    Week(13, "Project presentations and exam", project_hours=6.0,
-         activity="Each team presents its project: the prediction, the run and the verdict by the book's rules; "
-                  "a written exam on the yardstick and the attacks."),
+    Week(13, "Project presentations", project_hours=6.0,
+         activity="Each team presents its project: the prediction, the audit on the yardstick and the verdict "
+                  "by the book's rules, graded by the project brief's rubric."),
 )
 
 
@@ -311,6 +317,9 @@ def week_markdown(week: Week, names: Sequence[str], graded: dict[str, list[tuple
         lines += [f"  - {{cite}}`{r.key}`, {r.part} ({_hours(r.hours)})" for r in week.readings]
     lines += _exercise_lines(week)
     lines += _graded_line(week, graded)
+    if week.number in ASSESSMENT_PAGES:
+        page, title = ASSESSMENT_PAGES[week.number]
+        lines.append(f'- **Assessment:** <a href="{page.removesuffix(".md")}.html">{title}</a>')
     h = week_hours(week)
     lines.append(f"- **Student time:** {_time_line(h)}")
     return "\n".join(lines) + "\n"

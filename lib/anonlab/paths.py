@@ -5,7 +5,9 @@ Environment variables change the defaults:
 ``ANONLAB_ROOT``
     The project root (the folder holding ``data/manifest.yaml``). Default: the
     checkout the package is imported from (the library is installed editable
-    from ``lib/``, so the root is two levels above the package).
+    from ``lib/``, so the root is two levels above the package), or the folder
+    the package's source sits in beside ``data/manifest.yaml`` (an assignment's
+    autograder zip: ``anonlab/`` and ``data/`` side by side).
 ``ANONLAB_DATA_DIR``
     The data cache. Default: ``platformdirs.user_cache_dir("anonlab")``
     (``~/.cache/anonlab`` on Linux).
@@ -26,11 +28,19 @@ DATA_DIR_ENV = "ANONLAB_DATA_DIR"
 
 
 def project_root() -> Path:
-    """The project checkout: ``$ANONLAB_ROOT`` or the folder above ``lib/``."""
+    """The project checkout: ``$ANONLAB_ROOT``, else the folder above ``lib/``.
+
+    When the folder above ``lib/`` holds no ``data/manifest.yaml`` but the folder holding the package does
+    (the library's source copied beside its manifest, as in an autograder zip), that folder.
+    """
     env = os.environ.get("ANONLAB_ROOT")
     if env:
         return Path(env).resolve()
-    return Path(__file__).resolve().parents[2]
+    package = Path(__file__).resolve().parent
+    checkout, beside = package.parents[1], package.parent
+    if not (checkout / "data" / "manifest.yaml").is_file() and (beside / "data" / "manifest.yaml").is_file():
+        return beside
+    return checkout
 
 
 def other_checkout(cwd: Path | None = None) -> Path | None:

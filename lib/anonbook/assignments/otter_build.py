@@ -27,7 +27,7 @@ from anonbook.assignments.catalog import ASSIGNMENTS
 from anonbook.assignments.model import (HIDDEN_POINTS, PUBLIC_POINTS, Assignment, Built, Graded, hidden_expectations, hidden_test,
                     public_test)
 
-__all__ = ["assign", "build", "fill_in", "grade", "grade_in_process", "grading_requirements", "master_notebook",
+__all__ = ["assign", "build", "built_assignments", "fill_in", "grade", "grade_in_process", "grading_requirements", "master_notebook",
            "otter_version"]
 
 #: otter's assign configuration: no Docker image, no PDF, the check cell and the grader's init cell.
@@ -103,7 +103,7 @@ def _key(master: nbformat.NotebookNode, version: str, extra: str = "") -> str:
 LIBRARY_DIR = "anonlab"
 REQUIREMENTS = "requirements.txt"
 #: The data manifest (``data/manifest.yaml``), copied into every zip: the library checks a fetched data file
-#: against it; a grading environment points ``$ANONLAB_ROOT`` at the zip's ``files/`` to find it.
+#: against it; otter copies it beside the library, where :func:`anonlab.paths.project_root` finds it.
 MANIFEST = "data/manifest.yaml"
 
 
@@ -283,23 +283,47 @@ def quiet_kernel_dir(folder: Path) -> Path:
     return folder
 
 
+#: Variables of the caller's environment that a grading kernel keeps among the project's own (``ANONLAB_*``):
+#: only where this machine caches the data. The checkout's root, output folder, chapters path and run identity,
+#: and ``PYTHONPATH`` (the checkout's library) never reach the kernel: it grades with the zip's library.
+KEPT_PROJECT_VARIABLES = ("ANONLAB_DATA_DIR",)
+
+
+def grading_environment(caller: dict[str, str], ipython_dir: Path) -> dict[str, str]:
+    """The environment of a grading kernel: ``caller``'s, without the checkout's settings, with a quiet kernel.
+
+    Drops ``PYTHONPATH`` and every ``ANONLAB_*`` variable except :data:`KEPT_PROJECT_VARIABLES`, so the hidden
+    tests import the library copied into the zip and find the zip's data manifest beside it
+    (:func:`anonlab.paths.project_root`), whatever the caller's root, path or working directory;
+    ``IPYTHONDIR`` is ``ipython_dir`` (:func:`quiet_kernel_dir`).
+    """
+    env = {k: v for k, v in caller.items()
+           if k != "PYTHONPATH" and (not k.startswith("ANONLAB_") or k in KEPT_PROJECT_VARIABLES)}
+    env["IPYTHONDIR"] = str(ipython_dir)
+    return env
+
+
 def grade(submission: Path, autograder: Path) -> tuple[float, float]:
-    """(score, possible) of a submission notebook, graded by otter without Docker (a fresh, quiet kernel)."""
+    """(score, possible) of a submission notebook, graded by otter without Docker (a fresh, quiet kernel).
+
+    The kernel runs in :func:`grading_environment` (this process's environment is restored afterwards, the
+    ``PATH`` otter prepends to included); the result does not depend on the caller's project settings.
+    """
     import os
     import tempfile
 
     from otter.api import grade_submission
 
-    old = os.environ.get("IPYTHONDIR")
+    submission, autograder = Path(submission).resolve(), Path(autograder).resolve()
+    saved = dict(os.environ)
     with tempfile.TemporaryDirectory() as tmp:
-        os.environ["IPYTHONDIR"] = str(quiet_kernel_dir(Path(tmp)))
         try:
+            os.environ.clear()
+            os.environ.update(grading_environment(saved, quiet_kernel_dir(Path(tmp))))
             r = grade_submission(str(submission), str(autograder), quiet=True)
         finally:
-            if old is None:
-                os.environ.pop("IPYTHONDIR", None)
-            else:
-                os.environ["IPYTHONDIR"] = old
+            os.environ.clear()
+            os.environ.update(saved)
     return float(r.total), float(r.possible)
 
 
@@ -307,14 +331,14 @@ def grading_commands(autograder: str, env: str = "grading") -> dict[str, str]:
     """The shell commands an instructor runs with nothing but the zip ``autograder`` (a file name or path).
 
     ``setup``: a virtual environment ``env`` with otter-grader and the zip's pinned requirements (the library
-    is inside the zip), the zip's data manifest and a quiet kernel configuration; ``single``: grade ``submission.ipynb`` into
+    and its data manifest are inside the zip) and a quiet kernel configuration; ``single``: grade ``submission.ipynb`` into
     ``results/``; ``batch``: grade every notebook of ``submissions/`` into ``results/<name>/``. Each prints
     the score; ``results.json`` holds the per-test detail.
     """
     zip_ = shlex.quote(autograder)
-    ipy = f"IPYTHONDIR={env}/ipython ANONLAB_ROOT=$PWD/{env}/autograder/files"
+    ipy = f"IPYTHONDIR=$PWD/{env}/ipython"  # absolute: the kernel starts in otter's own folder
     config = f"{env}/ipython/profile_default/ipython_kernel_config.py"
-    setup = (f"python3 -m venv {env} && unzip -o -q {zip_} files/{REQUIREMENTS} files/{MANIFEST} -d {env}/autograder && "
+    setup = (f"python3 -m venv {env} && unzip -o -q {zip_} files/{REQUIREMENTS} -d {env}/autograder && "
              f"{env}/bin/pip install -q -r {env}/autograder/files/{REQUIREMENTS} && "
              f"mkdir -p {env}/ipython/profile_default && echo {shlex.quote(KERNEL_CONFIG.strip())} > {config}")
     single = f"mkdir -p results && {ipy} {env}/bin/otter run -a {zip_} -o results submission.ipynb"
@@ -367,6 +391,13 @@ def _default_run_dir(chapter: str, book_dir: Path) -> Path:
     return found
 
 
+def built_assignments(out_dir: Path | None = None) -> list[Built]:
+    """Every assignment through :func:`assign` into ``out_dir`` (default ``_build/assignments``; cached)."""
+    out_dir = out_dir or paths.project_root() / "_build" / "assignments"
+    requirements = grading_requirements(out_dir)
+    return [assign(a, hidden_expectations(a), out_dir, requirements) for a in ASSIGNMENTS]
+
+
 def build(out_dir: Path | None = None, book_dir: Path | None = None,
           results_dir: Path | None = None) -> dict[str, Any]:
     """Assign every assignment and copy the student notebooks into the book (the pages: :func:`anonbook.assignments.build`).
@@ -375,11 +406,10 @@ def build(out_dir: Path | None = None, book_dir: Path | None = None,
     (``_generated/``) and the student notebooks (``_static/assignments/``); ``results_dir``: where the
     chapters' results files are (the expected values' source; default the book). Returns a summary: how many were built or cached, otter's version, CPU seconds.
     """
-    out_dir = out_dir or paths.project_root() / "_build" / "assignments"
     book_dir = book_dir or paths.book_dir()
     start = time.process_time()
-    requirements = grading_requirements(out_dir)
-    built = [assign(a, hidden_expectations(a), out_dir, requirements) for a in ASSIGNMENTS]
+    built = built_assignments(out_dir)
+    out_dir = out_dir or paths.project_root() / "_build" / "assignments"
     static = book_dir / "_static" / "assignments"
     if static.exists():
         shutil.rmtree(static)
