@@ -1,34 +1,11 @@
 """The homogeneity attack on a k-anonymous table, and its background-knowledge variant.
 
-An attacker knows a target's quasi-identifier values (say Bob's ZIP code and
-age) and that the target is in the published table. They find the target's
-equivalence class. If every record of that class has the same sensitive
-value, the value is disclosed, however large the class: k-anonymity hides
-*which* record is the target's, not *what* the records say (Machanavajjhala
-et al. 2007, "homogeneity attack"; lecture slides, "What is the issue with
-k-anonymity?": "lack of diversity in sensitive attributes, background
-knowledge").
-
-With **background knowledge** the attacker can also rule out sensitive
-values for a target (Machanavajjhala et al.'s Umeko: Japanese patients
-rarely have heart disease, so in a class of heart disease and viral
-infection she has a viral infection). The value is disclosed when exactly one
-candidate value remains.
-
-The attack is scored like every other attack of the book:
-:meth:`HomogeneityResult.as_attack_result` turns it into an
-:class:`~anonlab.measures.AttackResult` (one target per record, a prediction
-where the value is disclosed), which :func:`anonlab.measures.score` compares
-with a baseline such as :func:`anonlab.measures.majority_baseline` on the
-same targets.
-
-References
-----------
-.. [1] A. Machanavajjhala, D. Kifer, J. Gehrke, M. Venkitasubramaniam,
-   "l-diversity: privacy beyond k-anonymity", ACM TKDD 1(1), 2007.
-.. [2] S. Bhagavatula (after P. Mardziel and A. Datta), "Database privacy:
-   k-anonymity and de-anonymization attacks", CMU 18-734 lecture slides,
-   Fall 2019.
+Machanavajjhala et al., "l-diversity", ACM TKDD 1(1), 2007 ("homogeneity attack"; CMU 18-734
+slides, "What is the issue with k-anonymity?"): knowing a target's quasi-identifiers, the
+attacker finds its equivalence class; if one sensitive value remains after ruling out what
+background knowledge excludes (their Umeko: no heart disease), it is disclosed, however large
+the class. Scored with the book's protocol (:meth:`HomogeneityResult.as_attack_result`,
+:func:`anonlab.measures.score`) against e.g. :func:`anonlab.measures.majority_baseline`.
 """
 
 from __future__ import annotations
@@ -48,36 +25,12 @@ __all__ = ["HomogeneityResult", "homogeneity_attack"]
 
 @dataclass(frozen=True)
 class HomogeneityResult:
-    """Outcome of :func:`homogeneity_attack`.
+    """Outcome of :func:`homogeneity_attack`: one row per target in ``targets``, and summary counts.
 
-    Attributes
-    ----------
-    targets : pandas.DataFrame
-        One row per target (index of the ``targets`` argument), with its
-        quasi-identifier values and
-
-        - ``class_size``: records in the target's equivalence class (0 if no
-          class matches the target's QI values);
-        - ``n_candidates``: distinct sensitive values left in that class after
-          removing the ones background knowledge rules out;
-        - ``disclosed``: ``n_candidates == 1``;
-        - ``inferred``: the disclosed value (missing if not disclosed);
-        - ``top_value``, ``top_share``: the most frequent remaining value and
-          its share of the class's remaining records (the attacker's best
-          guess and its posterior probability, uniform prior over records);
-        - ``correct`` (only if the targets carry the true sensitive value):
-          ``inferred == true value`` for disclosed targets, else missing.
-    n_targets : int
-        Number of targets.
-    n_disclosed : int
-        Targets whose sensitive value is disclosed.
-    disclosed_fraction : float
-        ``n_disclosed / n_targets``.
-    truth : pandas.Series or None
-        Each target's true sensitive value (same index as ``targets``), when
-        the targets carry the sensitive column; else ``None``.
-    background_facts : int
-        Number of (target, ruled-out value) pairs of background knowledge.
+    Columns: ``class_size`` (0 if no class matches), ``n_candidates`` (values left after
+    background knowledge), ``disclosed`` (one left), ``inferred``, ``top_value``/``top_share``
+    (best guess and its posterior, uniform over records), ``correct`` (when the targets carry the
+    truth). ``truth`` is ``None`` without it; ``background_facts`` counts (target, value) pairs.
     """
 
     targets: pd.DataFrame
@@ -88,20 +41,10 @@ class HomogeneityResult:
     background_facts: int = 0
 
     def as_attack_result(self, name: str = "homogeneity") -> AttackResult:
-        """The attack in the book's one scoring protocol.
+        """The attack in the book's scoring protocol: a prediction exactly where the value is disclosed.
 
-        One target per row of :attr:`targets` (its index), a prediction
-        (``predicted``) exactly where the value is disclosed (one candidate
-        left), the prediction being the disclosed value and the truth the
-        target's true sensitive value. Resources: ``background_facts``.
+        ``ValueError`` if the targets did not carry the true sensitive value.
 
-        Raises
-        ------
-        ValueError
-            If the targets did not carry the true sensitive value.
-
-        Examples
-        --------
         >>> from anonlab.data.tables import inpatient_4_anonymous, INPATIENT_QUASI_IDENTIFIERS
         >>> from anonlab import measures
         >>> r = homogeneity_attack(inpatient_4_anonymous(), INPATIENT_QUASI_IDENTIFIERS,
@@ -149,55 +92,19 @@ def homogeneity_attack(
     *,
     excluded: Mapping[Any, Iterable[Any]] | pd.Series | None = None,
 ) -> HomogeneityResult:
-    """Find each target's equivalence class and read off its sensitive value
-    when the class leaves only one candidate.
+    """Disclose each target's value when C(x) = {s(t) : t[QI] = x[QI]} minus B(x) holds one value.
 
-    For target ``x`` with quasi-identifier values ``x[QI]`` and background
-    knowledge ``B(x)`` (sensitive values the attacker knows ``x`` does not
-    have), the candidate set is
+    B(x) is ``excluded[x]``, background knowledge (``{3: ["Heart Disease"]}``, a string is one
+    value); with B empty this is distinct l-diversity 1. ``targets`` are in the published form
+    (default: every published record); with the sensitive column each inference is checked.
 
-    ``C(x) = { s(t) : t in published, t[QI] = x[QI] } \\ B(x)``,
-
-    and ``x``'s sensitive value is disclosed iff ``|C(x)| = 1`` (with
-    ``B = {}`` this is a homogeneous class, distinct l-diversity ``l = 1``).
-    The attack's success is the fraction of targets disclosed.
-
-    Parameters
-    ----------
-    published : pandas.DataFrame
-        The released (generalised) table.
-    quasi_identifiers : sequence of str
-        Columns the attacker knows for each target, in the published
-        (generalised) form.
-    sensitive_attribute : str
-        The column the attacker wants to learn (no missing values).
-    targets : pandas.DataFrame, optional
-        One row per target with (at least) the quasi-identifier columns, in
-        the published form. If it also has the sensitive column, each
-        inference is checked (``correct``). Default: every published record
-        is a target (so ``disclosed_fraction`` is the fraction of records
-        whose value is disclosed).
-    excluded : mapping or pandas.Series, optional
-        Background knowledge: ``{target index: values ruled out}``, e.g.
-        ``{3: ["Heart Disease"]}``. A single string is one value.
-
-    Returns
-    -------
-    HomogeneityResult
-        Per target; :meth:`HomogeneityResult.as_attack_result` scores it.
-
-    Examples
-    --------
     >>> from anonlab.data.tables import inpatient_4_anonymous, INPATIENT_QUASI_IDENTIFIERS
     >>> r = homogeneity_attack(inpatient_4_anonymous(), INPATIENT_QUASI_IDENTIFIERS,
     ...                        "condition")
     >>> r.n_disclosed, round(r.disclosed_fraction, 3)
     (4, 0.333)
-
-    With background knowledge that record 3 (Umeko) has no heart disease:
-
     >>> r = homogeneity_attack(inpatient_4_anonymous(), INPATIENT_QUASI_IDENTIFIERS,
-    ...                        "condition", excluded={3: "Heart Disease"})
+    ...                        "condition", excluded={3: "Heart Disease"})   # Umeko
     >>> r.targets.loc[3, "inferred"]
     'Viral Infection'
     """
@@ -265,22 +172,12 @@ def homogeneity_attack(
 
 def suppression_outcome(table: pd.DataFrame, quasi_identifiers: Sequence[str], sensitive_attribute: str,
                         k: int) -> dict[str, float]:
-    """What an attacker learns about the records of ``table`` once it is released k-anonymous by suppression.
+    """What an attacker learns about ``table``'s records once released k-anonymous by suppression.
 
-    The release is ``table`` without the records whose equivalence class has fewer than ``k``
-    (:func:`anonlab.mechanisms.syntactic.suppress_small_classes`); every record of ``table`` is a
-    target, found through its quasi-identifiers (a suppressed one is not found). Shares of
-    N = ``len(table)``:
-
-    - ``disclosed``: targets the homogeneity attack discloses (their class holds one sensitive
-      value), ``n_disclosed / N``; always right;
-    - ``best_guess``: targets whose value is the most common of their class (the attacker's best
-      guess, posterior ``top_share``), a target not found getting the release's most common value;
-    - ``majority``: targets whose value is the release's most common one (the majority guess,
-      :func:`anonlab.measures.majority_baseline`: no linking at all);
-    - ``suppressed``: records removed to reach ``k``.
-
-    An empty release tells nothing: every share but ``suppressed`` is 0.
+    Shares of all records: ``disclosed`` (homogeneity attack, always right), ``best_guess`` (the
+    class's most common value; a suppressed target gets the release's), ``majority`` (the
+    release's most common value, :func:`anonlab.measures.majority_baseline`), ``suppressed``.
+    An empty release tells nothing (all 0 but ``suppressed``).
 
     >>> df = pd.DataFrame({"zip": list("112223"), "d": list("aaabbb")})
     >>> {key: round(v, 3) for key, v in suppression_outcome(df, ["zip"], "d", 2).items()}

@@ -1,60 +1,15 @@
 """Membership inference against scikit-learn models trained on a real table.
 
-The attacker holds a trained model (black-box: ``predict_proba``) and a
-record, and guesses whether the record was in the model's training set.
-Every attack here returns one *score per example* (higher means "more
-likely a member"), so that any threshold, and with it any point of the ROC
-curve, can be read off afterwards with :mod:`anonlab.measures.base_rates`,
-and converted to precision at a realistic member:non-member skew as P.
-Francis and D. Wagner ask (arXiv:2403.06595, 2024, §5).
-
-The attacks
------------
-``loss``
-    Yeom et al. (2018): members have lower loss. Score
-    :math:`\\log p_y(x)`, i.e. minus the cross-entropy loss on the true label
-    :math:`y`.
-``confidence``
-    the label-free variant: the model's top probability
-    :math:`\\max_c p_c(x)`.
-``shokri``
-    Shokri et al. (2017): shadow models trained like the target on data of
-    the same distribution; an *attack model* per class learns, from the
-    shadow models' prediction vectors on records they did and did not train
-    on, to tell "in" from "out"; it is then applied to the target model's
-    prediction vectors.
-``lira_offline`` / ``lira_online``
-    Carlini et al. (2022), the likelihood-ratio attack. The logit-scaled
-    confidence :math:`\\phi = \\log(p_y / (1 - p_y))` of a record is roughly
-    Gaussian over models that did (IN) or did not (OUT) train on it. From
-    reference models, estimate :math:`\\mathcal N(\\mu_{out}, \\sigma_{out}^2)`
-    (offline) and also :math:`\\mathcal N(\\mu_{in}, \\sigma_{in}^2)`
-    (online); score the target's :math:`\\phi` by the one-sided test
-    :math:`(\\phi - \\mu_{out}) / \\sigma_{out}` (offline) or by the
-    log-likelihood ratio
-    :math:`\\log \\mathcal N(\\phi; \\mu_{in}, \\sigma_{in}^2) -
-    \\log \\mathcal N(\\phi; \\mu_{out}, \\sigma_{out}^2)` (online).
-
-Protocol (Carlini et al. 2022, §V)
-----------------------------------
-:func:`train_shadow_models` trains ``n_models`` models of the same kind,
-each on its own random subset of a pool of records (a fraction
-``member_fraction`` of the pool, the same size for every model), and keeps
-every model's ``predict_proba`` on every pool record. :func:`run_attacks`
-lets some of those models take turns as the *target*: the target's
-training subset are the members, the rest of the pool the non-members, and
-all *other* models are the attacker's shadow / reference models. So every
-reference model is IN for some records and OUT for others, as in the
-original experiments; the offline LiRA uses only the OUT ones.
-
-References
-----------
-.. [1] S. Yeom, I. Giacomelli, M. Fredrikson, S. Jha, "Privacy risk in
-   machine learning: analyzing the connection to overfitting", IEEE CSF 2018.
-.. [2] R. Shokri, M. Stronati, C. Song, V. Shmatikov, "Membership inference
-   attacks against machine learning models", IEEE S&P 2017.
-.. [3] N. Carlini, S. Chien, M. Nasr, S. Song, A. Terzis, F. Tramèr,
-   "Membership inference attacks from first principles", IEEE S&P 2022.
+A black-box attacker (``predict_proba``) scores each record, higher meaning "more likely a
+member", so that any ROC point can be read off with :mod:`anonlab.measures.base_rates` and
+converted to precision at a realistic skew ([FW24] §5). Attacks: ``loss`` (Yeom et al., IEEE
+CSF 2018: score log p_y(x), minus the loss), ``confidence`` (max_c p_c(x)), ``shokri``
+(Shokri et al., IEEE S&P 2017: per-class attack models trained on shadow models' outputs),
+``lira_offline``/``lira_online`` (Carlini et al., IEEE S&P 2022: Gaussian fits of the logit
+confidence over reference models). Protocol (Carlini et al. §V): models train on random
+subsets of one pool (:func:`train_shadow_models`); each target takes its turn and all other
+models are the attacker's shadow/reference models, IN for some records and OUT for others
+(:func:`run_attacks`).
 """
 
 from __future__ import annotations
@@ -132,23 +87,10 @@ Variance = Literal["global", "per_example"]
 
 @dataclass(frozen=True)
 class MembershipData:
-    """A table encoded for classification.
+    """A table encoded for classification: ``X`` (n, d) float32, ``y`` class indices into ``classes``.
 
-    Attributes
-    ----------
-    X : numpy.ndarray, shape (n, d), float32
-        Features: numeric columns as they are, categorical columns as integer
-        codes (:attr:`categorical` marks them).
-    y : numpy.ndarray, shape (n,), int64
-        Class index into :attr:`classes`.
-    feature_names : list of str
-    categorical : numpy.ndarray of bool, shape (d,)
-    classes : list of str
-        The label values, in class-index order.
-    dataset : str
-        Name of the source table.
-    notes : str
-        What was loaded and how it was cleaned, for the reader.
+    Categorical columns are integer codes (``categorical`` marks them); ``notes`` says how the
+    table was loaded and cleaned.
     """
 
     X: np.ndarray
@@ -166,36 +108,15 @@ class MembershipData:
 
     @property
     def n_duplicate_rows(self) -> int:
-        """Rows whose feature vector also occurs in an earlier row.
-
-        A non-member that duplicates a member is indistinguishable from it
-        for any attack on the model's outputs.
-        """
+        """Rows whose feature vector also occurs in an earlier row (indistinguishable from it for any attack)."""
         return int(self.X.shape[0] - np.unique(self.X, axis=0).shape[0])
 
 
 def encode_features(
     df: pd.DataFrame, label: str, *, drop: Sequence[str] = ()
 ) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray, list[str]]:
-    """Encode a table for the models: categorical columns as integer codes.
+    """Encode a table (no missing values): (X, y, feature_names, categorical, classes), codes in sorted order.
 
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        The table, without missing values.
-    label : str
-        The class column.
-    drop : sequence of str
-        Columns not used as features.
-
-    Returns
-    -------
-    X, y, feature_names, categorical, classes
-        See :class:`MembershipData`. Codes follow the sorted category values,
-        so the same table always gives the same matrix.
-
-    Examples
-    --------
     >>> df = pd.DataFrame({"a": [1, 2], "b": ["x", "y"], "c": ["no", "yes"]})
     >>> X, y, names, cat, classes = encode_features(df, "c")
     >>> X.tolist(), y.tolist(), names, cat.tolist(), classes
@@ -223,28 +144,11 @@ def encode_features(
 def load_membership_data(
     dataset: str = "adult", *, n_records: int | None = None, seed: int | np.random.Generator = 0
 ) -> MembershipData:
-    """Load a real table for the membership experiments.
+    """Load a real table for the membership experiments, optionally a uniform sample of ``n_records`` rows.
 
-    ``"adult"``
-        UCI Adult, train and test files together, rows with a missing value
-        dropped (45,222 rows); label ``income`` (``>50K``); the census
-        sampling weight ``fnlwgt`` is dropped: it describes the survey, not
-        the person, and being nearly unique it would act as a record id.
-    ``"census_income"``
-        KDD Census-Income, train and test files together (299,285 rows);
-        label ``income``; ``instance_weight`` dropped for the same reason.
-
-    Parameters
-    ----------
-    dataset : {"adult", "census_income"}
-    n_records : int, optional
-        Use a uniform random sample of this many rows (default: all).
-    seed : int or numpy.random.Generator
-        Seed of that sample (:func:`anonlab.validation.check_random_state`).
-
-    Returns
-    -------
-    MembershipData
+    ``"adult"``: UCI Adult train and test, rows with a missing value dropped (45,222), label
+    ``income``, without ``fnlwgt`` (a survey weight that would act as a record id);
+    ``"census_income"``: KDD Census-Income (299,285), without ``instance_weight``.
     """
     from anonlab.data import load_adult, load_census_income
 
@@ -271,18 +175,10 @@ def load_membership_data(
 
 
 def pool_size(dataset: str, n_members: int, member_fraction: float) -> int:
-    """Records in the pool when every model trains on ``n_members`` of them.
+    """Records in the pool when every model trains on ``n_members``: round(n_members / member_fraction).
 
-    ``round(n_members / member_fraction)``, checked against the size of the
-    table (:data:`DATASET_ROWS`).
+    ``ValueError`` when the table (:data:`DATASET_ROWS`) is too small, saying which knob to turn.
 
-    Raises
-    ------
-    ValueError
-        When the table is too small, saying which knob to turn.
-
-    Examples
-    --------
     >>> pool_size("adult", 10_000, 0.5)
     20000
     """
@@ -310,26 +206,10 @@ def pool_size(dataset: str, n_members: int, member_fraction: float) -> int:
 class ModelSpec:
     """A kind of scikit-learn classifier; ``spec(seed)`` returns a fresh unfitted one.
 
-    Parameters
-    ----------
-    model : {"random_forest", "gradient_boosting", "logistic_regression"}
-        ``random_forest``: 100 trees (``n_estimators``), grown until pure
-        unless ``max_depth`` is set, so training records are memorised;
-        ``gradient_boosting``: ``HistGradientBoostingClassifier`` with 200
-        rounds and no early stopping; ``logistic_regression``: one-hot
-        categorical and standardised numeric features, a low-capacity
-        model.
-    max_depth : int or None
-        Tree depth, the capacity knob of the tree models (``None``:
-        unlimited). Must be ``None`` for logistic regression.
-    n_estimators : int
-        Trees of the forest / boosting rounds.
-    categorical : tuple of int
-        Indices of categorical feature columns (integer codes), one-hot
-        encoded for logistic regression.
-    n_jobs : int
-        Parallel jobs for the random forest (does not change the result).
-        Boosting and logistic regression are fitted single-threaded.
+    ``random_forest`` (``n_estimators`` trees, grown until pure unless ``max_depth``: memorises),
+    ``gradient_boosting`` (HistGradientBoosting, 200 rounds, no early stopping) or
+    ``logistic_regression`` (one-hot ``categorical``, standardised numbers; ``max_depth`` must be
+    ``None``). ``n_jobs`` parallelises the forest without changing results.
     """
 
     model: str = "random_forest"
@@ -389,26 +269,8 @@ class ModelSpec:
 def sample_training_sets(
     n_records: int, n_models: int, member_fraction: float, seed: int | np.random.Generator
 ) -> np.ndarray:
-    """Independent random training sets of equal size, one per model.
+    """Independent training sets, one row per model (n_models, n_records): round(fraction · n) records each.
 
-    Each row of the result marks ``round(member_fraction * n_records)``
-    records, chosen uniformly without replacement, independently per model.
-
-    Parameters
-    ----------
-    n_records, n_models : int
-        Size of the pool and number of models.
-    member_fraction : float
-        Share of the pool in each training set, in (0, 1).
-    seed : int or numpy.random.Generator
-        Source of the draws (:func:`anonlab.validation.check_random_state`).
-
-    Returns
-    -------
-    numpy.ndarray of bool, shape (n_models, n_records)
-
-    Examples
-    --------
     >>> m = sample_training_sets(10, 3, 0.5, np.random.default_rng(0))
     >>> m.shape, m.sum(axis=1).tolist()
     ((3, 10), [5, 5, 5])
@@ -428,20 +290,10 @@ def sample_training_sets(
 
 @dataclass(frozen=True)
 class ShadowModels:
-    """Outputs of models trained on random subsets of a pool of records.
+    """Outputs of models trained on random subsets of a pool: ``proba`` (models, records, classes) float32.
 
-    Attributes
-    ----------
-    proba : numpy.ndarray, shape (n_models, n_records, n_classes), float32
-        ``predict_proba`` of every model on every record.
-    in_mask : numpy.ndarray of bool, shape (n_models, n_records)
-        ``in_mask[j, i]``: model ``j`` was trained on record ``i``.
-    y : numpy.ndarray, shape (n_records,)
-        True class of each record.
-    member_fraction : float
-        Share of the pool each model trained on.
-    spec : str
-        Description of the model kind (:meth:`ModelSpec.key`).
+    ``in_mask[j, i]``: model j trained on record i; ``y`` the true classes; ``spec`` the
+    :meth:`ModelSpec.key`.
     """
 
     proba: np.ndarray
@@ -461,10 +313,7 @@ class ShadowModels:
         return int(self.in_mask.shape[1])
 
     def accuracy(self) -> pd.DataFrame:
-        """Train and test accuracy of every model, and the gap between them.
-
-        The generalisation gap is what the loss attack exploits (Yeom et al.).
-        """
+        """Train and test accuracy of every model and their gap (what the loss attack exploits, Yeom et al.)."""
         correct = self.proba.argmax(axis=2) == self.y[None, :]
         tr = (correct & self.in_mask).sum(axis=1) / self.in_mask.sum(axis=1)
         te = (correct & ~self.in_mask).sum(axis=1) / (~self.in_mask).sum(axis=1)
@@ -482,33 +331,10 @@ def train_shadow_models(
     seed: int | np.random.Generator = 0,
     progress: Progress | None = None,
 ) -> ShadowModels:
-    """Train ``n_models`` models, each on its own random subset of the pool.
+    """Train ``n_models`` (>= 2) models, each on its own random subset of the pool, querying all records.
 
-    Model ``j`` is trained on the records marked in row ``j`` of
-    :func:`sample_training_sets` and queried (``predict_proba``) on every
-    record of the pool. Any of them can serve as the target and the others
-    as the attacker's shadow / reference models (Carlini et al. 2022, §V).
-
-    Parameters
-    ----------
-    X, y : numpy.ndarray
-        The pool: features (n, d) and class indices (n,).
-    spec : ModelSpec or callable
-        ``spec(seed)`` returns an unfitted classifier with ``predict_proba``.
-    n_models : int
-        At least 2.
-    member_fraction : float
-        Share of the pool in each training set, in (0, 1).
-    seed : int or numpy.random.Generator
-        Seeds the training sets and the models; the same arguments give the
-        same outputs (:func:`anonlab.validation.check_random_state`).
-    progress : callable, optional
-        Called with one line per trained model (:mod:`anonlab.progress`).
-
-    Returns
-    -------
-    ShadowModels
-        Plain arrays, so the result pickles small (a caller may keep it).
+    Training sets from :func:`sample_training_sets`; ``spec(seed)`` an unfitted classifier; the
+    same seed gives the same outputs; ``progress`` gets a line per model. Returns plain arrays.
     """
     X = np.asarray(X)
     y = np.asarray(y)
@@ -551,19 +377,8 @@ def _check_proba(proba: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 
 def true_class_probability(proba: npt.ArrayLike, y: npt.ArrayLike) -> np.ndarray:
-    """The probability :math:`p_y(x)` the model gives each record's true class.
+    """The probability p_y(x) the model gives each record's true class, shape (..., n).
 
-    Parameters
-    ----------
-    proba : array_like, shape (..., n, n_classes)
-    y : array_like of int, shape (n,)
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., n)
-
-    Examples
-    --------
     >>> true_class_probability([[0.9, 0.1], [0.3, 0.7]], [0, 0]).tolist()
     [0.9, 0.3]
     """
@@ -572,14 +387,8 @@ def true_class_probability(proba: npt.ArrayLike, y: npt.ArrayLike) -> np.ndarray
 
 
 def logit_confidence(proba: npt.ArrayLike, y: npt.ArrayLike, eps: float = 1e-4) -> np.ndarray:
-    r"""Logit-scaled confidence :math:`\phi = \log\frac{p_y}{1 - p_y}` (Carlini et al. 2022, §IV-C).
+    r"""Logit-scaled confidence φ = log(p_y / (1 - p_y)) (Carlini et al. 2022, §IV-C), p_y clipped to [eps, 1-eps].
 
-    The scaling makes the confidence approximately Gaussian across models,
-    which LiRA assumes. :math:`p_y` is clipped to ``[eps, 1 - eps]`` because
-    tree models output exact 0s and 1s.
-
-    Examples
-    --------
     >>> logit_confidence([[0.5, 0.5], [0.0, 1.0]], [0, 1]).round(2).tolist()
     [0.0, 9.21]
     """
@@ -589,14 +398,8 @@ def logit_confidence(proba: npt.ArrayLike, y: npt.ArrayLike, eps: float = 1e-4) 
 
 
 def loss_attack(proba: npt.ArrayLike, y: npt.ArrayLike, eps: float = 1e-12) -> np.ndarray:
-    r"""Yeom et al.'s loss-threshold attack: score :math:`\log p_y(x) = -\ell(x, y)`.
+    r"""Yeom et al.'s loss-threshold attack: score log p_y(x) = -loss(x, y), every threshold kept.
 
-    A record is flagged as a member when its cross-entropy loss is below a
-    threshold; Yeom et al. use the mean training loss, here every threshold
-    is kept (the ROC curve).
-
-    Examples
-    --------
     >>> loss_attack([[0.9, 0.1], [0.3, 0.7]], [0, 0]).round(3).tolist()
     [-0.105, -1.204]
     """
@@ -604,10 +407,8 @@ def loss_attack(proba: npt.ArrayLike, y: npt.ArrayLike, eps: float = 1e-12) -> n
 
 
 def confidence_attack(proba: npt.ArrayLike) -> np.ndarray:
-    """Confidence-threshold attack without the label: score :math:`\\max_c p_c(x)`.
+    """Confidence-threshold attack without the label: score max_c p_c(x).
 
-    Examples
-    --------
     >>> confidence_attack([[0.9, 0.1], [0.3, 0.7]]).tolist()
     [0.9, 0.7]
     """
@@ -643,32 +444,11 @@ def shokri_attack(
     seed: int | np.random.Generator = 0,
     max_train_rows: int = 50_000,
 ) -> np.ndarray:
-    """Shokri et al.'s shadow-model attack: one attack classifier per class.
+    """Shokri et al.'s shadow-model attack: one attack classifier per class; the score is its P(IN).
 
-    For each class ``c``, an attack model is trained on the shadow models'
-    prediction vectors for records of class ``c``, labelled IN or OUT by
-    whether that shadow model trained on the record; it is then applied to
-    the target model's prediction vectors for records of class ``c``. The
-    score is the attack model's probability of IN. The attack model is a
-    gradient-boosted tree ensemble (Shokri et al. used a small neural
-    network; any classifier fits the method).
-
-    Parameters
-    ----------
-    shadow_proba : numpy.ndarray, shape (n_shadow, n, n_classes)
-    shadow_in : numpy.ndarray of bool, shape (n_shadow, n)
-    y : array_like of int, shape (n,)
-    target_proba : numpy.ndarray, shape (n, n_classes)
-    seed : int or numpy.random.Generator
-        Seeds the subsample of training rows and the attack models
-        (:func:`anonlab.validation.check_random_state`).
-    max_train_rows : int
-        At most this many (shadow model, record) pairs train each attack
-        model, drawn at random, to bound the time.
-
-    Returns
-    -------
-    numpy.ndarray, shape (n,)
+    Each class's model learns IN/OUT from shadow models' prediction vectors and is applied to the
+    target's. A gradient-boosted ensemble (Shokri et al. used a small neural network), trained on
+    at most ``max_train_rows`` random (shadow, record) pairs.
     """
     sp, yy = _check_proba(shadow_proba, y)
     tp, _ = _check_proba(target_proba, yy)
@@ -748,37 +528,11 @@ def lira_offline(
     variance: Variance = "global",
     min_std: float = 1e-3,
 ) -> np.ndarray:
-    r"""Offline LiRA (Carlini et al. 2022, §IV-D): test against the OUT distribution only.
+    r"""Offline LiRA (Carlini et al. 2022, §IV-D): z = (φ_target - μ_out) / σ_out per record.
 
-    For each record, fit :math:`\mathcal N(\mu_{out}, \sigma_{out}^2)` to the
-    logit-scaled confidences of the reference models that did *not* train
-    on it, and score the target's confidence by the one-sided statistic
-
-    .. math:: z = (\phi_{target} - \mu_{out}) / \sigma_{out}
-
-    (Carlini et al. report :math:`\Pr[Z < \phi]`, a monotone function of
-    :math:`z`; :math:`z` keeps its resolution far in the tail, where that
-    probability rounds to 1).
-
-    Parameters
-    ----------
-    shadow_phi : numpy.ndarray, shape (n_models, n)
-        :func:`logit_confidence` of every reference model on every record.
-    shadow_in : numpy.ndarray of bool, shape (n_models, n)
-        Which reference model trained on which record; only OUT entries are used.
-    target_phi : numpy.ndarray, shape (n,)
-        The target model's logit-scaled confidences.
-    variance : {"global", "per_example"}
-        One pooled :math:`\sigma_{out}` for all records (Carlini et al.'s
-        choice with few reference models) or one per record (needs >= 2 OUT
-        models per record; falls back to the pooled value).
-    min_std : float
-        Floor on :math:`\sigma` (identical confidences would give 0).
-
-    Returns
-    -------
-    numpy.ndarray, shape (n,)
-        ``nan``-free scores; a record with no OUT model scores 0.
+    μ_out (and σ_out with ``variance="per_example"``, else pooled) from the reference models that
+    did not train on the record; z keeps resolution where Carlini's Pr[Z < φ] rounds to 1.
+    σ >= ``min_std``; a record with no OUT model scores 0.
     """
     sp, m, tp = _check_lira(shadow_phi, shadow_in, target_phi, variance)
     return _offline(tp, _gaussian_fit(sp, ~m, variance, min_std), min_std)
@@ -792,21 +546,10 @@ def lira_online(
     variance: Variance = "global",
     min_std: float = 1e-3,
 ) -> np.ndarray:
-    r"""Online LiRA (Carlini et al. 2022, §IV, Algorithm 1): a likelihood-ratio test.
+    r"""Online LiRA (Carlini et al. 2022, Algorithm 1): log N(φ; μ_in, σ_in²) - log N(φ; μ_out, σ_out²).
 
-    .. math::
-
-        \Lambda = \log \mathcal N(\phi; \mu_{in}, \sigma_{in}^2)
-                - \log \mathcal N(\phi; \mu_{out}, \sigma_{out}^2)
-
-    with the means (and, for ``variance="per_example"``, the standard
-    deviations) estimated per record from the reference models that did
-    (IN) and did not (OUT) train on it. A record with no IN (OUT) model
-    gets :math:`\mu_{in} = \mu_{out} + \bar\delta` (:math:`\mu_{out} =
-    \mu_{in} - \bar\delta`), :math:`\bar\delta` the mean IN-OUT shift over
-    records that have both.
-
-    Parameters and returns as :func:`lira_offline`.
+    A record lacking IN (OUT) models gets μ_out plus (μ_in minus) the mean IN-OUT shift.
+    Arguments as :func:`lira_offline`.
     """
     sp, m, tp = _check_lira(shadow_phi, shadow_in, target_phi, variance)
     return _online(tp, _gaussian_fit(sp, m, variance, min_std), _gaussian_fit(sp, ~m, variance, min_std), min_std)
@@ -846,14 +589,8 @@ def lira_scores(
     variance: Variance = "global",
     min_std: float = 1e-3,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Offline and online LiRA together, fitting the OUT Gaussians once for both.
+    """Offline and online LiRA together, fitting the OUT Gaussians once: identical to the two calls.
 
-    Returns ``(lira_offline(...), lira_online(...))``, identical to calling
-    the two functions, at the cost of three Gaussian fits instead of two
-    plus one.
-
-    Examples
-    --------
     >>> phi = np.array([[0.0, 1.0], [2.0, 1.5], [1.0, 3.0]])
     >>> inm = np.array([[False, True], [True, False], [False, True]])
     >>> off, on = lira_scores(phi, inm, np.array([2.0, 0.5]))
@@ -883,35 +620,9 @@ def run_attacks(
 ) -> pd.DataFrame:
     """Attack models ``0 .. n_targets-1`` in turn, every other model serving as reference.
 
-    For target ``t``: the members are the records ``t`` trained on, the
-    non-members the rest of the pool; the shadow (Shokri) and reference
-    (LiRA) models are all models except ``t``. The threshold attacks use
-    the target alone.
-
-    Parameters
-    ----------
-    models : ShadowModels
-        From :func:`train_shadow_models`.
-    n_targets : int
-        How many models take the target's role, in [1, n_models]; the rows
-        of all targets are pooled, as in Carlini et al.'s evaluation.
-    attacks : sequence of str
-        A subset of :data:`ATTACKS`.
-    seed : int or numpy.random.Generator
-        Seeds the Shokri attack models: target ``t`` uses ``seed + t`` for an
-        integer seed; a generator is shared by the targets in turn.
-    variance : {"global", "per_example"}
-        LiRA's variance estimate.
-    eps : float
-        Probability clipping of :func:`logit_confidence`.
-    progress : callable, optional
-        Called with one line per attacked target model (:mod:`anonlab.progress`).
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (target model, record): ``target_model``, ``record``,
-        ``is_member``, and one score column per attack (higher = member).
+    Members are the records the target trained on; rows of all targets are pooled, as Carlini et
+    al. do. An integer ``seed`` gives target t the Shokri seed ``seed + t``. One row per (target
+    model, record): ``target_model``, ``record``, ``is_member`` and a score per attack.
     """
     unknown = [a for a in attacks if a not in ATTACKS]
     if unknown or not attacks:
@@ -956,8 +667,6 @@ def run_attacks(
 def attack_rocs(scores: pd.DataFrame, attacks: Sequence[str] | None = None) -> dict[str, RocCurve]:
     """The ROC curve of each attack column of :func:`run_attacks`' result.
 
-    Examples
-    --------
     >>> df = pd.DataFrame({"is_member": [True, False], "loss": [0.0, -1.0]})
     >>> attack_rocs(df)["loss"].auc
     1.0
@@ -991,32 +700,10 @@ def membership_result(
 ) -> AttackResult:
     r"""A membership attack's scores at one threshold, as an :class:`~anonlab.measures.AttackResult`.
 
-    Every target gets a guess (``predicted`` is true everywhere): *member*
-    where its score is at least ``threshold``, *non-member* elsewhere, with
-    ``positive=True``, so :func:`anonlab.measures.score` counts only the
-    *member* guesses: precision :math:`TP/(TP+FP)` ([FW24] Eq 10), recall
-    :math:`TP/M` (= TPR, Eq 9), coverage the share of targets flagged. The
-    scores are kept as ``confidence``: ``result.at_threshold(t)`` for
-    :math:`t \ge` ``threshold`` flags only the more confident guesses, trading
-    coverage for precision.
+    Every target is guessed (member where score >= ``threshold``) with ``positive=True``, so
+    precision is TP/(TP+FP) ([FW24] Eq 10), recall TP/M (Eq 9); the scores are kept as
+    ``confidence`` for ``result.at_threshold(t)``.
 
-    Parameters
-    ----------
-    attack : str
-        Name in tables.
-    is_member : array_like of bool
-        The truth, one entry per target.
-    scores : array_like of float
-        The attack's scores (higher = member).
-    threshold : float
-        Flag as member when ``score >= threshold`` (``inf``: flag no one).
-    targets : array_like, optional
-        Target identifiers (default ``0 .. n-1``).
-    resources : dict, optional
-        What the attack used (e.g. ``{"reference_models": 16}``).
-
-    Examples
-    --------
     >>> from anonlab.measures import score
     >>> r = membership_result("toy", [True, True, False, False], [0.9, 0.4, 0.6, 0.1], 0.5)
     >>> s = score(r)
@@ -1046,35 +733,12 @@ def attack_results(
     labels: dict[str, str] | None = None,
     reference_models: int | None = None,
 ) -> dict[str, AttackResult]:
-    """Each attack of :func:`run_attacks` at its threshold for a low FPR, as protocol results.
+    """Each attack of :func:`run_attacks` at its threshold for FPR <= ``target_fpr``: {column: AttackResult}.
 
-    The threshold of attack ``a`` is the one of its pooled ROC curve with
-    FPR at most ``target_fpr`` (:func:`anonlab.measures.base_rates.threshold_at_fpr`,
-    the operating point of Carlini et al.'s "TPR at low FPR"); the result is
-    :func:`membership_result` at that threshold, one target per (target
-    model, record) row, identified as ``target_model * n_records + record``.
+    The threshold is :func:`~anonlab.measures.base_rates.threshold_at_fpr` of the pooled curve
+    (Carlini et al.'s TPR at low FPR); targets are ``target_model * n_records + record``;
+    ``reference_models`` is kept as a resource of the attacks that use them.
 
-    Parameters
-    ----------
-    scores : pandas.DataFrame
-        From :func:`run_attacks`.
-    target_fpr : float
-        FPR budget in (0, 1].
-    attacks : sequence of str, optional
-        Score columns to use (default: every attack column present).
-    labels : dict, optional
-        Display names of the attacks (the results' ``attack`` field).
-    reference_models : int, optional
-        Shadow / reference models each target was attacked with, kept as a
-        resource of the attacks that use them.
-
-    Returns
-    -------
-    dict
-        Attack column -> :class:`~anonlab.measures.AttackResult`.
-
-    Examples
-    --------
     >>> df = pd.DataFrame({"target_model": [0, 0, 0, 0], "record": [0, 1, 2, 3],
     ...                    "is_member": [True, False, True, False], "loss": [0.0, -1.0, -0.5, -2.0]})
     >>> r = attack_results(df, 0.5)["loss"]

@@ -1,44 +1,16 @@
 """The Narayanan-Shmatikov de-anonymization attack on sparse rating data (Scoreboard-RH).
 
-An adversary knows a few of a target's movie ratings, perhaps with their
-approximate dates, perhaps with mistakes (the *auxiliary information*, ``aux``,
-e.g. from the target's public IMDb reviews). They score every record of an
-anonymised release (the Netflix Prize) against ``aux``, weighting rare movies
-more, and output the best-scoring record only if it stands out from the rest
-(*eccentricity*); otherwise they answer "no match". A match then reveals every
-other rating in the record (*information amplification*).
-
-Formulas (A. Narayanan and V. Shmatikov, "Robust de-anonymization of large
-sparse datasets", IEEE S&P 2008, cited as [NS08]; as taught on the CMU 18-734
-lecture slides, "Weighted Scoring Algorithm" and "Main Result"):
-
-* weight of attribute (movie) ``i``: ``w(i) = 1 / log |supp(i)|``, where
-  ``|supp(i)|`` is the number of records that rated ``i`` ([NS08] §4.2);
-* score of record ``r``: ``Score(aux, r) = sum_{i in supp(aux)} w(i) Sim(aux_i, r_i)``;
-* for the Netflix data [NS08] §5 uses
-  ``Sim = exp(-|rho_i - rho'_i| / rho_0) + exp(-|d_i - d'_i| / d_0)`` with
-  ratings ``rho``, dates ``d`` in days, ``rho_0 = 1.5`` and ``d_0 = 30``;
-* eccentricity ``e = (max - max_2) / sigma`` over the scores of all records
-  (``sigma`` their standard deviation); output the best record if ``e > phi``,
-  else "no match" (the slides print ``/ 2`` for ``/ sigma``, a conversion
-  glitch; [NS08] use ``phi = 1.5``);
-* the theorem: with ``m >= (log N - log eps) / -log(1 - delta)`` randomly
-  chosen attributes of the target, each with ``Sim >= 1 - eps``, the database
-  can be ``(1 - eps - delta, 1 - eps)``-de-anonymised ([NS08] Theorem 1).
-
-The score of one ``aux`` against all N records is computed at once: for each
-of the ``m`` aux movies, the slice of its ratings in the column-ordered sparse
-matrix gives the similarities of every record that rated it, added (times the
-movie's weight) to those records' scores. There is no Python loop over
-records; the work is proportional to the number of ratings of the aux movies.
-
-The experiments (:func:`reidentification_trials`) are scored with the book's
-one protocol: :func:`attack_result` turns the trials of one aux size into an
-:class:`~anonlab.measures.AttackResult` (prediction: the matched record, or an
-abstention; truth: the target's record, or "no record" for a target removed
-from the release; confidence: the eccentricity) and
-:func:`anonlab.measures.score` gives precision, coverage and the
-re-identification rate with their intervals.
+A. Narayanan and V. Shmatikov, "Robust de-anonymization of large sparse datasets", IEEE S&P
+2008 ([NS08]), as on the CMU 18-734 slides ("Weighted Scoring Algorithm", "Main Result"). The
+adversary knows a few of the target's ratings, perhaps dated, perhaps wrong (``aux``), scores
+every released record, Score(aux, r) = Σ_{i ∈ supp(aux)} w(i) Sim(aux_i, r_i) with
+w(i) = 1 / log |supp(i)| (§4.2), and names the best record only if its eccentricity
+(max - max₂) / σ exceeds φ ([NS08]: 1.5; the slides' "/ 2" is a conversion glitch). For Netflix
+(§5), Sim = exp(-|Δrating| / 1.5) + exp(-|Δdays| / 30). Theorem 1 bounds the aux size
+(:func:`m_bound`). A match reveals the record's other ratings (:func:`amplification`). Scores
+are computed for all N records at once from the column-ordered matrix (work proportional to
+the aux movies' ratings). Trials are scored with the book's protocol (:func:`attack_result`,
+:func:`anonlab.measures.score`).
 """
 
 from __future__ import annotations
@@ -105,29 +77,12 @@ def _plain(value: Any) -> Any:
 
 
 def attribute_weights(support: Sequence[int] | np.ndarray, convention: str = "natural") -> np.ndarray:
-    r"""Weight of each attribute from its support, ``w(i) = 1 / log |supp(i)|``.
+    r"""Weight of each attribute from its support, w(i) = 1 / log |supp(i)| ([NS08] §4.2; slides).
 
-    [NS08] §4.2; lecture slides "Weighted Scoring". Rare movies weigh more.
+    ``convention="natural"``: 1/ln|supp| as printed, with supp 1 weighted as supp 2;
+    ``"slides"``: 1/log2(|supp| + 1), which reproduces the slides' 0.63, 0.5, 0.63. A movie
+    nobody rated weighs 0.
 
-    Parameters
-    ----------
-    support : array_like of int
-        ``|supp(i)|``, the number of records with a non-null value of ``i``.
-    convention : {"natural", "slides"}
-        ``"natural"``: :math:`1/\ln|supp(i)|` as printed in [NS08] and on the
-        slides. It is infinite at ``|supp| = 1``; a movie only one record rated
-        is given the weight of a movie two records rated, :math:`1/\ln 2`.
-        ``"slides"``: :math:`1/\log_2(|supp(i)| + 1)`, the convention that
-        reproduces the numbers of the slides' worked example (0.63, 0.5, 0.63
-        for supports 2, 3, 2).
-        Either way a movie nobody rated weighs 0 (it cannot match anyone).
-
-    Returns
-    -------
-    numpy.ndarray of float
-
-    Examples
-    --------
     >>> attribute_weights([2, 3, 2], "slides").round(3)
     array([0.631, 0.5  , 0.631])
     >>> attribute_weights([1, 2, np.e ** 2]).round(3)
@@ -148,24 +103,12 @@ def attribute_weights(support: Sequence[int] | np.ndarray, convention: str = "na
 
 @dataclass(frozen=True)
 class Similarity:
-    """Per-attribute similarity ``Sim(aux_i, r_i)`` of a rating (and its date).
+    """Per-attribute similarity Sim(aux_i, r_i) of a rating (and its date).
 
-    Attributes
-    ----------
-    kind : {"exponential", "threshold", "linear"}
-        ``"exponential"`` ([NS08] §5, the Netflix scoring):
-        ``exp(-|Δrating| / rating_scale) + exp(-|Δdays| / date_scale)``, in
-        (0, 2]; ``"threshold"`` ([NS08] §4, Sim as a 0/1 test):
-        ``1`` if ``|Δrating| <= rating_scale`` and ``|Δdays| <= date_scale``,
-        else 0; ``"linear"`` (the slides' worked example):
-        ``max(0, 1 - |Δrating| / rating_scale)``, times
-        ``max(0, 1 - |Δdays| / date_scale)`` when dates are used.
-    rating_scale : float
-        ``rho_0`` (exponential; [NS08]: 1.5 stars), the rating tolerance
-        (threshold), or the rating range (linear; the slides: 5).
-    date_scale : float or None
-        ``d_0`` in days (exponential; [NS08]: 30), the date tolerance in days
-        (threshold) or range (linear). ``None``: ignore dates even if known.
+    ``"exponential"`` ([NS08] §5): exp(-|Δrating|/rating_scale) + exp(-|Δdays|/date_scale), in
+    (0, 2], [NS08] 1.5 stars and 30 days; ``"threshold"`` ([NS08] §4): 1 within both tolerances,
+    else 0; ``"linear"`` (the slides): max(0, 1 - |Δrating|/rating_scale) times the same for
+    days. ``date_scale=None`` ignores dates.
     """
 
     kind: str = "exponential"
@@ -188,13 +131,8 @@ def attribute_similarity(
     day: np.ndarray | None = None,
     similarity: Similarity = Similarity(),
 ) -> np.ndarray:
-    """``Sim(aux_i, r_i)`` element-wise for ratings (and dates) present in both.
+    """Sim(aux_i, r_i) element-wise; dates count only when both are given and ``date_scale`` is set.
 
-    Dates count only when ``aux_day`` and ``day`` are given and
-    ``similarity.date_scale`` is not ``None``.
-
-    Examples
-    --------
     >>> attribute_similarity(np.array([4.5]), np.array([5.0]), similarity=Similarity("linear", 5.0, None))
     array([0.9])
     >>> attribute_similarity(np.array([3]), np.array([3]), np.array([10]), np.array([10]))
@@ -229,24 +167,11 @@ def attribute_similarity(
 
 @dataclass(frozen=True)
 class AuxRecord:
-    """What the adversary knows about one target.
+    """What the adversary knows about one target: distinct ``movies`` (columns), ``ratings``, ``days``.
 
-    Attributes
-    ----------
-    movies : numpy.ndarray of int
-        Column indices of the known movies (``supp(aux)``), distinct.
-    ratings : numpy.ndarray of float
-        The ratings the adversary believes the target gave.
-    days : numpy.ndarray of float or None
-        The believed dates (days since the data's origin); ``None`` if the
-        adversary knows no dates.
-    wrong : numpy.ndarray of bool
-        Entries that are completely wrong (a movie the target never rated).
-    enter : numpy.ndarray of int
-        For nested aux sequences: the smallest aux size ``m`` that includes
-        the entry (see :meth:`at`). Equal to ``len(movies)`` for a plain aux.
-    target : int or None
-        Row of the target in the data, if known (for evaluation only).
+    ``days`` is ``None`` without dates; ``wrong`` marks entries the target never rated; ``enter``
+    is the smallest nested aux size containing each entry (:meth:`at`); ``target`` the true row,
+    for evaluation only.
     """
 
     movies: np.ndarray
@@ -268,7 +193,7 @@ class AuxRecord:
 
     @property
     def m(self) -> int:
-        """``|supp(aux)|``: the number of known movies."""
+        """|supp(aux)|: the number of known movies."""
         return int(len(self.movies))
 
     def at(self, m: int) -> AuxRecord:
@@ -294,13 +219,7 @@ class AuxRecord:
 
 def aux_from_mapping(data: RatingMatrix, known: Mapping[Any, float],
                      days: Mapping[Any, float] | None = None) -> AuxRecord:
-    """An aux record from ``{movie id: rating}`` (e.g. the slides' ``{v1: 4.5, v2: 2.3}``).
-
-    Raises
-    ------
-    ValueError
-        If a movie id is not a column of ``data``.
-    """
+    """An aux record from ``{movie id: rating}`` (the slides' ``{v1: 4.5, v2: 2.3}``); ``ValueError`` for an unknown id."""
     ids = list(data.movie_ids)
     cols = []
     for mid in known:
@@ -315,11 +234,9 @@ def aux_from_mapping(data: RatingMatrix, known: Mapping[Any, float],
 
 
 def wrong_count(m: int, wrong_fraction: float) -> int:
-    """Number of wrong entries in an aux of size ``m``: ``floor(wrong_fraction * m + 1/2)``.
+    """Wrong entries in an aux of size ``m``: floor(wrong_fraction · m + 1/2), so growing auxes nest.
 
-    Non-decreasing in ``m`` and so is ``m - wrong_count``, which makes aux
-    records of growing ``m`` nested. ``wrong_count(8, 0.25) == 2`` ([NS08]:
-    "8 movie ratings, of which 2 may be completely wrong").
+    ``wrong_count(8, 0.25) == 2`` ([NS08]: "8 movie ratings, of which 2 may be completely wrong").
     """
     check_number("wrong_fraction", wrong_fraction, low=0.0, high=1.0, high_inclusive=False)
     return int(math.floor(wrong_fraction * m + 0.5 + 1e-12))
@@ -348,10 +265,7 @@ def _check_m_grid(m_grid: Sequence[int] | int, name: str = "m") -> np.ndarray:
 
 def eligible_targets(data: RatingMatrix, m_max: int, *, wrong_fraction: float = 0.0,
                      selection: str = "uniform", top_movies: int = 500) -> np.ndarray:
-    """Rows whose records hold enough movies of the selected kind for an aux of size ``m_max``.
-
-    A target needs ``m - wrong_count(m)`` correct entries at the largest ``m``.
-    """
+    """Rows holding ``m - wrong_count(m)`` movies of the selected kind at the largest ``m``."""
     need = m_max - wrong_count(m_max, wrong_fraction)
     if selection == "uniform":
         return np.flatnonzero(data.activity >= need)
@@ -379,41 +293,12 @@ def make_aux(
 ) -> AuxRecord:
     """Draw the adversary's auxiliary information about ``target`` ([NS08] §5 set-up).
 
-    * correct entries: distinct movies of the target's record (of the
-      selected kind), in random order, with the true rating moved by a
-      uniform integer in ``[-rating_error, rating_error]`` (kept in the data's
-      rating range) and the true date moved by a uniform integer number of
-      days in ``[-date_error, date_error]``;
-    * wrong entries (``wrong_count(m, wrong_fraction)`` of them): movies the
-      target did not rate, of the same kind, drawn in proportion to their
-      popularity, with a uniform rating and a uniform date over the data's
-      range: "completely wrong" knowledge.
-
-    Parameters
-    ----------
-    m : int or sequence of int
-        Aux size, or a grid of sizes: then the result is a *nested* sequence
-        and ``aux.at(m_k)`` gives the aux of size ``m_k`` (each larger aux
-        contains the smaller ones).
-    rating_error : int
-        Maximum rating error in stars (0 = exact ratings; [NS08]: 0 or 1).
-    date_error : int or None
-        Maximum date error in days ([NS08]: 3, 14); ``None``: dates unknown.
-    wrong_fraction : float in [0, 1)
-        Share of wrong entries ([NS08]: 2 of 8 = 0.25).
-    selection : {"uniform", "rare", "popular"}
-        Which of the target's movies the adversary knows: any, only those
-        outside the ``top_movies`` most-rated movies ([NS08]: "not in the top
-        100 / 500"), or only those among them.
-    seed : int or numpy.random.Generator
-        Source of randomness, through
-        :func:`anonlab.validation.check_random_state` (an int seeds a new
-        generator; a generator is used as it is).
-
-    Raises
-    ------
-    ValueError
-        If the target's record has too few movies of the selected kind.
+    Correct entries: the target's movies in random order, rating moved by a uniform integer in
+    ±``rating_error`` stars (0 or 1 in [NS08]), date by ±``date_error`` days (3, 14; ``None``:
+    unknown). Wrong entries (:func:`wrong_count`): unrated movies drawn by popularity, uniform
+    rating and date. ``selection``: any movie, only outside (``"rare"``) or inside
+    (``"popular"``) the ``top_movies`` most rated. A grid ``m`` gives a nested aux
+    (``aux.at(m_k)``). ``ValueError`` if the record has too few movies of the kind.
     """
     grid = _check_m_grid(m)
     rng = check_random_state(seed)
@@ -487,8 +372,7 @@ def _gather_columns(data: RatingMatrix, movies: np.ndarray) -> tuple[np.ndarray,
 def _similarities(data: RatingMatrix, aux: AuxRecord, similarity: Similarity, weights: str,
                   exclude: np.ndarray | None
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """For every rating of an aux movie (grouped by aux entry, in aux order): its row,
-    its aux entry index and ``Sim(aux_i, r_i)``; and the weight ``w(i)`` of each aux entry."""
+    """Per rating of an aux movie (grouped by aux entry): its row, entry index and Sim; and each entry's w(i)."""
     pos, entry = _gather_columns(data, aux.movies)
     rows = data.by_movie.indices[pos]
     day = aux_day = None
@@ -514,42 +398,12 @@ def scores(
     normalize: bool = False,
     exclude: int | Sequence[int] | np.ndarray | None = None,
 ) -> np.ndarray:
-    r"""``Score(aux, r)`` for every record ``r`` at once ([NS08] §4.2, §5; slides).
+    r"""Score(aux, r) = Σ_{i ∈ supp(aux)} w(i) Sim(aux_i, r_i) for every record at once ([NS08] §4.2, §5).
 
-    .. math:: \text{Score}(aux, r) = \sum_{i \in supp(aux)} w(i)\, \text{Sim}(aux_i, r_i)
-
-    A movie the record did not rate contributes 0. Computed column by column:
-    for each aux movie, ``Sim`` of every record that rated it (one slice of the
-    column-ordered data) times ``w(i)``; one ``numpy.bincount`` then adds each
-    record's contributions in aux order. No loop over records, no ``N x m``
-    matrix.
-
-    Parameters
-    ----------
-    data : RatingMatrix
-        The released records.
-    aux : AuxRecord
-        The adversary's knowledge.
-    similarity : Similarity
-        Per-attribute similarity (default: [NS08]'s Netflix exponential, 1.5
-        stars, 30 days).
-    weights : {"natural", "slides"}
-        Weight convention, see :func:`attribute_weights`.
-    normalize : bool
-        Divide by ``m`` (the slides' scores are means over the aux movies).
-        Does not change rankings or eccentricity.
-    exclude : int or array of int, optional
-        Records treated as absent from the release (the target of a
-        non-member experiment): their score is ``nan`` and they do not count
-        in the supports behind the weights.
-
-    Returns
-    -------
-    numpy.ndarray of float, shape (N,)
-
-    Examples
-    --------
-    The slides' worked example (weights 0.63 / 0.5 / 0.63):
+    Column by column then one ``bincount``, no N x m matrix. Defaults: [NS08]'s exponential Sim,
+    natural weights (:func:`attribute_weights`). ``normalize`` divides by m (the slides' means).
+    ``exclude``: rows treated as absent (score ``nan``, left out of the supports). The slides'
+    example (weights 0.63 / 0.5 / 0.63):
 
     >>> t = pd.DataFrame({"v1": [5, 3, None], "v2": [2, 1, 2], "v3": [None, 4, 4]})
     >>> ex = RatingMatrix.from_dense(t)
@@ -593,8 +447,7 @@ def _rated_by(data: RatingMatrix, movies: np.ndarray, users: np.ndarray) -> np.n
 
 
 def _column_similarities(data: RatingMatrix, aux: AuxRecord, similarity: Similarity):
-    """For each aux entry ``j``: its column's slice ``lo:hi`` of the column-ordered data and
-    ``Sim(aux_j, r_j)`` of every record that rated the movie (in column order)."""
+    """Per aux entry: its column's slice ``lo:hi`` of the column-ordered data and Sim of every record that rated it."""
     use_dates = aux.days is not None and similarity.date_scale is not None
     if use_dates and data.dates_by_movie is None:
         raise ValueError("the aux has dates but the data have none")
@@ -620,11 +473,7 @@ def top_two(score: np.ndarray) -> tuple[int, float, float]:
 
 
 def _top2_std(score: np.ndarray, skip: int | None) -> tuple[int, float, float, float]:
-    """Best row, best and second score, and population sd, leaving out row ``skip``.
-
-    Works in place on ``score`` and restores it: two passes of ``max`` and one
-    of sum/sum of squares, no copy of the N scores.
-    """
+    """Best row, best and second score and population sd without row ``skip``, in place (``score`` restored)."""
     n = score.size
     saved = None
     if skip is not None:
@@ -647,16 +496,8 @@ def _top2_std(score: np.ndarray, skip: int | None) -> tuple[int, float, float, f
 
 
 def eccentricity(score: np.ndarray) -> float:
-    r"""Eccentricity of a score vector ([NS08] §4.2).
+    r"""Eccentricity e = (max S - max₂ S) / σ(S), σ the population sd ([NS08] §4.2); ``nan`` ignored, 0 if all equal.
 
-    .. math:: e = \frac{\max_r S(r) - \max_{2,r} S(r)}{\sigma(S)}
-
-    where :math:`\max_2` is the second-highest score and :math:`\sigma` the
-    (population) standard deviation of all scores; ``nan`` scores (excluded
-    records) are ignored. ``0`` if all scores are equal.
-
-    Examples
-    --------
     >>> round(eccentricity(np.array([0.519, 0.406, 0.235])), 3)
     0.968
     >>> round(eccentricity(np.array([1.0, 0.0, 0.0, 0.0])), 4)
@@ -669,23 +510,7 @@ def eccentricity(score: np.ndarray) -> float:
 
 @dataclass(frozen=True)
 class Match:
-    """Outcome of :func:`scoreboard_rh` for one aux.
-
-    Attributes
-    ----------
-    record : int or None
-        The row output as the target's record, or ``None`` ("no match").
-    best : int
-        The best-scoring row (output only if eccentric enough).
-    best_score, second_score : float
-        The two highest scores.
-    eccentricity : float
-        ``(best_score - second_score) / sigma``.
-    phi : float
-        The threshold used.
-    scores : numpy.ndarray
-        All scores.
-    """
+    """Outcome of :func:`scoreboard_rh` for one aux: ``record`` (``None``: no match), the ``best`` row and its scores."""
 
     record: int | None
     best: int
@@ -711,11 +536,7 @@ def scoreboard_rh(
     normalize: bool = False,
     exclude: int | Sequence[int] | np.ndarray | None = None,
 ) -> Match:
-    """Algorithm Scoreboard-RH ([NS08] §4.2): score all records, output the eccentric best.
-
-    Returns the best-scoring record if ``eccentricity > phi``, else "no
-    match" (``Match.record is None``). See :func:`scores` for the parameters.
-    """
+    """Algorithm Scoreboard-RH ([NS08] §4.2): the best record if its eccentricity > ``phi``, else no match."""
     check_number("phi", phi, low=0)
     s = scores(data, aux, similarity=similarity, weights=weights, normalize=normalize,
                exclude=exclude)
@@ -728,12 +549,9 @@ def scoreboard_rh(
 
 
 def _target_seeds(seed: int | np.random.Generator, targets: np.ndarray) -> list[np.random.Generator]:
-    """One generator per target, seeded by ``(seed, target)``.
+    """One generator per target, ``stream(seed, "netflix.target_aux", target)`` (a generator seed draws the int first).
 
-    An integer ``seed`` gives ``stream(seed, "netflix.target_aux", target)`` (:mod:`anonlab.streams`), so a
-    target's aux does not depend on which other targets are attacked (and
-    member and non-member runs of a target see the same aux). A generator
-    ``seed`` first draws one integer that takes the place of ``seed``.
+    So a target's aux depends neither on the other targets nor on member vs non-member runs.
     """
     rng = check_random_state(seed)
     base = int(seed) if not isinstance(seed, np.random.Generator) else int(rng.integers(2**63))
@@ -756,31 +574,11 @@ def reidentification_trials(
     seed: int | np.random.Generator = 0,
     progress: Callable[[int, int], None] | None = None,
 ) -> pd.DataFrame:
-    """Run the attack on each target for every aux size in ``m_grid``.
+    """Run the attack on each target for every aux size in ``m_grid`` (nested auxes, scores accumulated).
 
-    For each target a nested aux sequence is drawn with :func:`make_aux`
-    (random generator seeded by ``(seed, target)``, so member and non-member
-    runs of a target see the same aux). The scores for growing ``m`` are
-    accumulated: each aux movie's column is gathered once.
-
-    Parameters
-    ----------
-    member : bool
-        ``True``: the target's record is in the release. ``False``: it is
-        removed (scores and supports computed without it), so every output is a
-        false match: the [NS08] "target not in the sample" experiment.
-    seed : int or numpy.random.Generator
-        See :func:`_target_seeds` (through :func:`anonlab.validation.check_random_state`).
-    Other parameters
-        As in :func:`make_aux` and :func:`scores`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (target, m): ``target, m, n_wrong, member, best,
-        best_score, second_score, eccentricity, correct`` (best == target) and
-        ``aux_movies`` (tuple of column indices of the aux). Score it with
-        :func:`attack_result` and :func:`anonlab.measures.score`.
+    ``member=False`` removes the target from the release, so every output is a false match
+    ([NS08] "target not in the sample"). One row per (target, m): ``target, m, n_wrong, member,
+    best, best_score, second_score, eccentricity, correct, aux_movies``.
     """
     grid = _check_m_grid(m_grid)
     targets = np.asarray(targets, dtype=np.int64)
@@ -818,27 +616,12 @@ def reidentification_trials(
 
 
 def attack_result(trials: pd.DataFrame, phi: float = 1.5, *, name: str | None = None) -> AttackResult:
-    """The attack's outcome at one aux size, in the book's scoring protocol.
+    """The trials of one aux size as an :class:`~anonlab.measures.AttackResult` (the book's protocol).
 
-    For every trial (one target at one ``m``; members and removed targets may
-    be mixed, as in the [NS08] "target not in the sample" experiment):
+    Targets ``"row t"`` (truth: row t) or ``"row t, removed"`` (truth: no record); prediction the
+    best record if eccentricity > ``phi`` ([NS08] §4.2), else an abstention; confidence the
+    eccentricity. The prediction rate is [NS08]'s re-identification rate.
 
-    * target: ``"row t"`` for a target in the release, ``"row t, removed"``
-      for the same person removed from it;
-    * truth: the target's record (row ``t``), or ``None`` ("no record") for a
-      removed target, so that any prediction for them is wrong;
-    * prediction: the best-scoring record if the eccentricity test passes
-      (``eccentricity > phi``, [NS08] §4.2), otherwise an abstention ("no
-      match");
-    * confidence: the eccentricity; resources: ``{"aux_ratings": m}``.
-
-    :func:`anonlab.measures.score` then gives precision (re-identified /
-    answered), coverage (answered / targets) and the prediction rate
-    (re-identified / targets, the "re-identification rate" of [NS08]), each
-    with its Wilson interval.
-
-    Examples
-    --------
     >>> tr = pd.DataFrame({"target": [3, 5, 3], "m": 8, "member": [True, True, False],
     ...                    "best": [3, 1, 4], "eccentricity": [2.0, 1.8, 1.6]})
     >>> s = score(attack_result(tr, phi=1.5))
@@ -868,22 +651,11 @@ def attack_result(trials: pd.DataFrame, phi: float = 1.5, *, name: str | None = 
 
 def reidentification_rate(trials: pd.DataFrame, phi: float = 1.5,
                           confidence: float = 0.95) -> pd.DataFrame:
-    """Share of targets re-identified, per ``m``, with Wilson intervals.
+    """Share of targets re-identified per ``m`` (the prediction rate, [FW24] Eq 4), with Wilson intervals.
 
-    Each ``m`` is scored with :func:`attack_result` and
-    :func:`anonlab.measures.score`. A target is *re-identified* when the
-    eccentricity test passes (``eccentricity > phi``) and the output record is
-    the target's: the share is the protocol's prediction rate ([FW24] Eq 4).
-    For non-member trials it is 0 by construction, and ``match_rate`` (the
-    coverage: any output at all) is the false-positive rate.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Indexed by ``m``: ``n, reidentified, rate, ci_low, ci_high`` (rate
-        interval), ``top1`` (best record is the target, no threshold),
-        ``matches``, ``match_rate`` (an output was made) and its interval
-        ``match_ci_low, match_ci_high``.
+    Indexed by ``m``: ``n, reidentified, rate, ci_low, ci_high, top1`` (best record is the target,
+    no threshold), ``matches, match_rate, match_ci_low, match_ci_high`` (the false-positive rate
+    for removed targets).
     """
     check_number("phi", phi, low=0)
     rows = []
@@ -914,23 +686,10 @@ def first_m(rate: pd.DataFrame, level: float = 0.5) -> int | None:
 
 def precision_coverage(members: pd.DataFrame, non_members: pd.DataFrame,
                        phis: Sequence[float]) -> pd.DataFrame:
-    """Precision and coverage as φ is swept, scored with :func:`anonlab.measures.score`.
+    """Precision and coverage as φ is swept ([FW24] §2, §4.3), members, removed targets and both mixed.
 
-    Francis & Wagner (2024) §2, §4.3: coverage is the share of targets given
-    a record, precision the share of those records that are the target's.
-    ``members`` are trials of targets in the release, ``non_members`` of the
-    same targets removed from it (their truth is "no record", so any answer
-    for them is wrong); "mixed" attacks both populations at once.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per φ (sorted, distinct): ``coverage, precision,
-        precision_ci_low, precision_ci_high, recall`` (members: re-identified /
-        members), ``false_match_rate`` (removed targets given a record),
-        ``coverage_mixed, precision_mixed`` with its interval
-        (``precision_mixed_ci_low, precision_mixed_ci_high``) and
-        ``answers_mixed`` (records named).
+    One row per distinct φ: ``coverage, precision`` with its interval, ``recall``,
+    ``false_match_rate``, ``coverage_mixed, precision_mixed`` with its interval, ``answers_mixed``.
     """
     rows = []
     both = pd.concat([members, non_members], ignore_index=True)
@@ -960,9 +719,7 @@ class Release:
 class Experiment:
     """Scoreboard-RH on one data set with fixed similarity, weights, threshold and seed.
 
-    :meth:`run` is :func:`reidentification_trials` with these settings (the
-    book's chapter 3 runs it through its result cache:
-    :class:`anonbook.chapters.ch03_netflix_eccentricity.CachedExperiment`).
+    :meth:`run` is :func:`reidentification_trials`; chapter 3 caches it (``CachedExperiment``).
     """
 
     data: Release
@@ -1011,13 +768,9 @@ class Curves:
 
 
 def matched_similarity(rating_error: int, date_error: int | None) -> Similarity:
-    """The per-movie Sim matched to the aux's noise: 1 within its errors, else 0.
+    """The 0/1 Sim ([NS08] §4) with the aux's own tolerances: ``rating_error`` stars, ``date_error`` days.
 
-    [NS08] §4 define Sim as a 0/1 test within a tolerance; here the tolerance
-    is what :func:`make_aux` applies to the aux (a
-    rating off by at most ``rating_error`` stars, a date by at most
-    ``date_error`` days; ``None``: dates unknown), so a true entry always has
-    Sim = 1 and nothing the aux's noise could not explain counts.
+    A true entry always has Sim = 1 (``None``: dates unknown).
 
     >>> matched_similarity(1, 14)
     Similarity(kind='threshold', rating_scale=1.0, date_scale=14.0)
@@ -1032,19 +785,11 @@ def matched_similarity(rating_error: int, date_error: int | None) -> Similarity:
 
 def amplification(data: RatingMatrix, target: int, aux_movies: Sequence[int],
                   matched: int | None) -> pd.DataFrame:
-    """Predict the target's ratings of the movies not in ``aux`` ([NS08] §3, §5).
+    """Predict the target's ratings of the movies not in ``aux`` from the matched record ([NS08] §3, §5).
 
-    The *attack* predicts each of the target's other movies with the matched
-    record's rating of it; when there is no match, or the matched record did
-    not rate the movie, it falls back to the baseline. The *baseline*, which
-    does not use the match, predicts the movie's mean rating over all other
-    records, shifted by how far the adversary's known ratings sit above the
-    means of their movies (a user-bias estimate from aux alone).
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per held-out movie: ``movie, true, predicted, baseline, from_match``.
+    Falls back to the baseline (the movie's mean over other records plus the aux's user bias)
+    without a match or rating. One row per held-out movie: ``movie, true, predicted, baseline,
+    from_match``.
     """
     movies, ratings, _ = data.record(target)
     aux_set = np.asarray(list(aux_movies), dtype=np.int64)
@@ -1080,20 +825,10 @@ def amplification(data: RatingMatrix, target: int, aux_movies: Sequence[int],
 
 
 def amplification_summary(data: RatingMatrix, trials: pd.DataFrame, phi: float = 1.5) -> pd.DataFrame:
-    """Accuracy of predicting targets' unseen ratings, with and without the match.
+    """Accuracy of predicting targets' unseen ratings, with and without the match (output if e > ``phi``).
 
-    For each trial (one target at one ``m``) the attack outputs a record if
-    ``eccentricity > phi`` and :func:`amplification` predicts the other
-    ratings. Exact-star accuracy rounds the baseline to whole stars.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Indexed by ``m``: ``targets, held_out`` (ratings predicted),
-        ``attack_exact, baseline_exact`` (share of ratings predicted to the
-        star), ``attack_rmse, baseline_rmse``, and ``history_recall`` (share
-        of the targets' held-out movies that the output record reveals as
-        rated).
+    Indexed by ``m``: ``targets, held_out, attack_exact, baseline_exact`` (baseline rounded to
+    stars), ``attack_rmse, baseline_rmse, history_recall`` (held-out movies revealed as rated).
     """
     out = []
     for m, g in trials.groupby("m"):
@@ -1117,13 +852,9 @@ def amplification_summary(data: RatingMatrix, trials: pd.DataFrame, phi: float =
 
 def record_similarity(data: RatingMatrix, r: int, r2: int,
                       similarity: Similarity = Similarity("threshold", 0.0, 0.0)) -> float:
-    r"""Similarity of two records ([NS08] §3): share of their movies on which they agree.
+    r"""Similarity of two records ([NS08] §3): Σ_{supp r ∩ supp r'} Sim(r_i, r'_i) / |supp r ∪ supp r'|.
 
-    .. math:: Sim(r, r') = \frac{\sum_{i \in supp(r) \cap supp(r')} Sim(r_i, r'_i)}
-                                 {|supp(r) \cup supp(r')|}
-
-    with a 0/1 per-attribute ``Sim`` (default: same stars and same day).
-    ``Sim(r, r) = 1``.
+    0/1 per-attribute Sim (default: same stars and day); Sim(r, r) = 1.
     """
     if similarity.kind != "threshold":
         raise ValueError("record similarity needs a 0/1 ('threshold') attribute similarity")
@@ -1142,28 +873,11 @@ def record_similarity(data: RatingMatrix, r: int, r2: int,
 
 
 def m_bound(n_records: int, epsilon: float, delta: float) -> float:
-    r"""Aux size that suffices for de-anonymisation ([NS08] Theorem 1; slides "Main Result").
+    r"""Aux size that suffices ([NS08] Theorem 1; slides): m >= (log N - log ε) / -log(1 - δ).
 
-    .. math:: m \ge \frac{\log N - \log \varepsilon}{-\log(1 - \delta)}
+    With m random attributes, each Sim >= 1 - ε, the database is (1 - ε - δ, 1 - ε)-de-anonymised;
+    ``n_records`` >= 1, ε and δ in (0, 1); round up for whole attributes.
 
-    The base of the logarithm cancels. With this many randomly chosen
-    attributes of the target, each with ``Sim >= 1 - epsilon``, the database
-    can be ``(1 - epsilon - delta, 1 - epsilon)``-de-anonymised.
-
-    Parameters
-    ----------
-    n_records : int
-        N, the number of records (>= 1).
-    epsilon, delta : float
-        In (0, 1).
-
-    Returns
-    -------
-    float
-        The bound (round up for a whole number of attributes).
-
-    Examples
-    --------
     >>> round(m_bound(943, 0.05, 0.5), 3)
     14.203
     """

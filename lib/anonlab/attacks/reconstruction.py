@@ -1,41 +1,16 @@
 """The census reconstruction attack: an integer program per block, then linkage.
 
-Francis & Wagner §3.1 describe the US Census Bureau's attack on the 2010
-block tables: a constraint solver turns each block's published tables into
-person records (block, sex, age, race, Hispanic origin), which are linked to
-identified "commercial" records (name, address → block, age, sex); the
-linked person's race and ethnicity is the inference. This module implements
-that attack on the synthetic blocks of :mod:`anonlab.data.census_blocks`:
+Francis & Wagner ([FW24] §3.1) on the Census Bureau's attack on the 2010 block tables, here
+on the synthetic blocks of :mod:`anonlab.data.census_blocks`. :func:`reconstruct_block`
+solves for the counts x_t >= 0 of the 644 person types (sex × age bin × race × Hispanic) with
+HiGHS (:func:`scipy.optimize.milp`): A x = b for consistent tables, min Σ|A x - b| with the
+published total for noisy ones; a second solve with a no-good cut decides whether the
+solution is unique (derivation: chapter 4, §What is published, and the attack).
+:func:`reconstruct` runs all blocks in process, on local workers or on a Dask cluster.
+:func:`reconstruction_attack` links commercial records (block, sex, age) to the reconstructed
+records and predicts their majority race × Hispanic group; :func:`block_majority_attack` is
+Francis's baseline.
 
-1. :func:`reconstruct_block` — the integer program of one block, solved by
-   HiGHS through :func:`scipy.optimize.milp`. The variables are the counts
-   ``x_t ≥ 0`` of each person type ``t`` (sex × age bin × race × Hispanic,
-   644 types). With consistent tables (exact or swapped) the constraints are
-   the cells, ``A x = b``; with noisy (DP) tables the program minimises the
-   L1 deviation ``Σ |A x − b|`` subject to ``Σ x`` = the published total.
-2. Uniqueness: a second solve adds a *no-good cut* excluding the first
-   solution ``x¹``. Every solution has the same total ``n`` (the P1 cell), so
-   ``x ≠ x¹`` iff some type has fewer people, ``x_t ≤ x¹_t − 1`` for some
-   ``t`` in the support of ``x¹``. With one binary ``z_t`` per such type:
-   ``x_t + (n − x¹_t + 1) z_t ≤ n`` and ``Σ z_t ≥ 1`` (``z_t = 1`` forces
-   ``x_t ≤ x¹_t − 1``; ``z_t = 0`` leaves ``x_t ≤ n``, always true). The
-   block's reconstruction is *unique* iff this program is infeasible (for
-   noisy tables: no other solution with the same total reaches the optimal
-   deviation).
-3. :func:`reconstruct` — all blocks, through an executor: in-process, local
-   worker processes, or a Dask cluster given its scheduler address (blocks
-   are independent).
-4. :func:`linkage_records` and :func:`reconstruction_attack` — link
-   commercial records (block from address, age, sex) with stated coverage
-   and error to the reconstructed records of their block with the same sex
-   and age bin; predict the race × Hispanic group held by most of those
-   records. Scored by :func:`anonlab.measures.score`.
-5. :func:`block_majority_attack` — Francis's baseline: everyone in a block
-   gets the block's published majority group (optionally only in blocks
-   with one group).
-
-Examples
---------
 >>> from anonlab.data.census_blocks import generate_blocks
 >>> from anonlab.mechanisms.census import publish
 >>> pop = generate_blocks(3, mean_block_size=6, seed=0)
@@ -106,30 +81,12 @@ def _solve(c: np.ndarray, integrality: np.ndarray, lb: np.ndarray, ub: np.ndarra
 def reconstruct_block(tables: np.ndarray, matrix: sp.csr_matrix, *, exact: bool = True,
                       total_cell: int = 0, check_unique: bool = True,
                       time_limit: float = 10.0) -> BlockSolution:
-    """Reconstruct one block's person-type counts from its published tables.
+    """Reconstruct one block's person-type counts from its published cells ``tables`` and ``matrix`` A.
 
-    Parameters
-    ----------
-    tables
-        The block's published cells (one row of :attr:`Publication.tables`).
-    matrix
-        The incidence matrix ``A`` (cells × types) of the table set.
-    exact
-        Tables are consistent counts (exact or swapped): solve ``A x = b``
-        over the types whose every cell is positive (the others must be 0).
-        Otherwise (DP) minimise ``Σ|A x − b|`` with ``Σ x = b[total_cell]``.
-    total_cell
-        Column of the total population cell (P1).
-    check_unique
-        Run the second solve with the no-good cut (module docstring).
-    time_limit
-        Seconds per solve.
-
-    Examples
-    --------
-    Two White people aged 85+, a Hispanic man (type 309) and a non-Hispanic
-    woman (type 630): the tables tell who is who only if Hispanic origin is
-    tabulated by sex × age (P12H); without it, the swapped pair fits too.
+    ``exact``: solve A x = b over the types whose every cell is positive; otherwise (DP) minimise
+    Σ|A x - b| with Σ x = b[``total_cell``] (P1). ``check_unique`` adds the no-good solve;
+    ``time_limit`` is seconds per solve. Two White people aged 85+, a Hispanic man (type 309)
+    and a non-Hispanic woman (630) are told apart only with P12H (sex × age for Hispanics):
 
     >>> from anonlab.mechanisms.census import table_spec, tabulate
     >>> x = np.zeros((1, N_TYPES), dtype=int); x[0, [309, 630]] = 1
@@ -191,7 +148,7 @@ def reconstruct_block(tables: np.ndarray, matrix: sp.csr_matrix, *, exact: bool 
 def _is_unique(x1: np.ndarray, n: int, constraints: list[LinearConstraint], c: np.ndarray,
                lb_extra: np.ndarray, time_limit: float, integ_extra: np.ndarray | None = None,
                ub_extra: np.ndarray | None = None) -> bool:
-    """Is ``x1`` the only solution? Second solve with the no-good cut of the module docstring."""
+    """Is ``x1`` the only solution? Infeasibility of x_t + (n - x1_t + 1) z_t <= n, Σ z_t >= 1 (z binary)."""
     k = x1.size
     extra = lb_extra.size
     support = np.flatnonzero(x1 > 0)
@@ -232,26 +189,10 @@ def _solve_chunk(tables: np.ndarray, matrix: sp.csr_matrix, exact: bool, total_c
 
 @dataclass(frozen=True)
 class Reconstruction:
-    """All blocks' reconstructions.
+    """All blocks' reconstructions: ``counts`` (blocks × 644), ``unique`` (1, 0, NaN unchecked), ``deviation`` (L1).
 
-    Attributes
-    ----------
-    counts
-        Reconstructed person-type counts (blocks × 644).
-    unique
-        Per block: 1.0 if the solution is unique, 0.0 if not, NaN if not checked.
-    deviation
-        Per block: L1 deviation from the published tables (0 for consistent tables).
-    seconds
-        Per block: CPU seconds of the solves (both solves; CPU time, so that a
-        busy machine does not inflate the throughput projection). Blocks with
-        identical tables are solved once and each is charged that solve's time.
-    mechanism
-        The publication's mechanism.
-    wall_seconds
-        Wall time of the whole reconstruction (all workers).
-    workers
-        What ran it: "in-process", "2 local processes", "dask tcp://...".
+    ``seconds`` is CPU time per block (blocks with identical tables share one solve's time);
+    ``wall_seconds`` the whole run; ``workers`` what ran it.
     """
 
     counts: np.ndarray
@@ -279,24 +220,11 @@ class Reconstruction:
 def reconstruct(publication: Publication, *, check_unique: bool = True, n_workers: int = 1,
                 scheduler: str | None = None, chunk_size: int | None = None,
                 time_limit: float = 10.0) -> Reconstruction:
-    """Reconstruct every block of a publication, blocks in parallel.
+    """Reconstruct every block of a publication, blocks in parallel (a :class:`Reconstruction`).
 
-    Parameters
-    ----------
-    publication
-        The published tables (:func:`anonlab.mechanisms.census.publish`).
-    check_unique
-        Also decide whether each block's solution is unique (a second solve).
-    n_workers
-        Local worker processes (1: in this process). Ignored with ``scheduler``.
-    scheduler
-        Address of a Dask scheduler (``"tcp://10.0.0.5:8786"``): the blocks
-        are solved on that cluster (``distributed.Client(scheduler).map``).
-        Empty or ``None``: local.
-    chunk_size
-        Blocks per task (default: about four tasks per worker).
-    time_limit
-        Seconds per solve.
+    ``n_workers`` local processes (1: in this process), or ``scheduler`` a Dask address
+    (``"tcp://10.0.0.5:8786"``); ``chunk_size`` blocks per task (default about four tasks per
+    worker); ``time_limit`` seconds per solve.
     """
     check_int("n_workers", n_workers, low=1)
     check_number("time_limit", time_limit, low=0, low_inclusive=False)
@@ -331,11 +259,7 @@ def reconstruct(publication: Publication, *, check_unique: bool = True, n_worker
 
 
 def _distinct_rows(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct rows of ``tables`` (first-occurrence order) and each row's index among them.
-
-    Blocks with identical tables have identical integer programs (HiGHS is
-    deterministic), so each distinct table is solved once: many tiny blocks
-    publish the same tables. ``tables[i]`` equals ``distinct[inverse[i]]``.
+    """The distinct rows of ``tables`` (first-occurrence order) and each row's index: identical tables are solved once.
 
     >>> d, inv = _distinct_rows(np.array([[1, 0], [2, 1], [1, 0]]))
     >>> d.tolist(), inv.tolist()
@@ -353,10 +277,7 @@ def _chunks(n: int, size: int) -> list[slice]:
 
 
 def exact_match_rate(reconstruction: Reconstruction, true_counts: np.ndarray) -> float:
-    """Share of reconstructed records that match an original record exactly (block and all attributes).
-
-    Records are matched one-to-one within a person type: ``Σ min(x̂, x) / Σ x̂``
-    (the "reconstruction" measure Abowd reported in 2019, F&W §3.1).
+    """Share of reconstructed records matching an original one exactly: Σ min(x̂, x) / Σ x̂ (Abowd 2019, [FW24] §3.1).
 
     >>> r = Reconstruction(np.array([[2, 1]]), np.ones(1), np.zeros(1), np.zeros(1), "exact", 0.0, "")
     >>> exact_match_rate(r, np.array([[1, 2]]))
@@ -369,13 +290,10 @@ def exact_match_rate(reconstruction: Reconstruction, true_counts: np.ndarray) ->
 
 def linkage_records(pop: BlockPopulation, coverage: float = 1.0, error: float = 0.0,
                     seed: int | np.random.Generator | None = 0) -> pd.DataFrame:
-    """The attacker's identified records: person, block (from the address), sex, age.
+    """The attacker's identified records: person, block, sex, age, each present with probability ``coverage``.
 
-    Each person is in the commercial data with probability ``coverage``; a
-    record is wrong with probability ``error``, and then exactly one of its
-    three fields is wrong (chosen uniformly): the block (another block drawn
-    uniformly), the sex (flipped), or the age (shifted by 1 to 5 years, up
-    or down, at least 0). ``coverage = 1, error = 0`` is perfect linkage.
+    With probability ``error`` one field is wrong: another block, the other sex, or the age moved
+    1 to 5 years (at least 0).
 
     >>> from anonlab.data.census_blocks import generate_blocks
     >>> pop = generate_blocks(10, seed=0)
@@ -414,14 +332,9 @@ def reconstruction_attack(reconstruction: Reconstruction, linkage: pd.DataFrame,
                           name: str = "reconstruction + linkage") -> AttackResult:
     """Infer race × Hispanic origin of linked people from the reconstructed records.
 
-    Every person of ``pop`` is a target (the truth is their original group).
-    A person with a commercial record (block b, sex s, age bin a) gets a
-    prediction when block b's reconstruction holds records with sex s and age
-    bin a: the group most of those records have (ties: the first in
-    :data:`GROUPS` order). The confidence is that group's share of the
-    matching records. People without a record, or whose record matches
-    nothing, get no prediction. Groups are coded as indices into :data:`GROUPS`
-    (``GROUPS[code]`` is the label; -1 where nothing is predicted).
+    A person whose record (block, sex, age bin) matches reconstructed records gets their majority
+    group (ties: first in :data:`GROUPS`), confidence its share; others get no prediction. Groups
+    are codes into :data:`GROUPS`, -1 where nothing is predicted.
     """
     n_people = len(pop.people)
     cube = reconstruction.counts.reshape(-1, 2, N_AGE_BINS, N_GROUPS)
@@ -444,13 +357,10 @@ def reconstruction_attack(reconstruction: Reconstruction, linkage: pd.DataFrame,
 
 def block_majority_attack(publication: Publication, pop: BlockPopulation, *, single_group_only: bool = False,
                           name: str | None = None) -> AttackResult:
-    """Francis's baseline: everyone gets their block's published majority race × Hispanic group.
+    """Francis's baseline: everyone gets their block's published (P5) majority race × Hispanic group.
 
-    The known attribute is the address (block) alone, assumed perfect. The
-    majority is read from the published P5 table (exact, swapped or noisy).
-    Blocks whose largest group is tied get no prediction (one reading of
-    F&W's R = 0.98 < 1); with ``single_group_only`` only blocks whose table
-    shows one group with people get predictions (F&W: P = 1.0 at R = 0.11).
+    Tied blocks get no prediction (one reading of [FW24]'s R = 0.98 < 1); ``single_group_only``
+    predicts only in one-group blocks ([FW24]: P = 1.0 at R = 0.11).
 
     >>> from anonlab.data.census_blocks import generate_blocks
     >>> from anonlab.mechanisms.census import publish
@@ -478,12 +388,7 @@ def block_majority_attack(publication: Publication, pop: BlockPopulation, *, sin
 
 
 def person_flags(pop: BlockPopulation, reconstruction: Reconstruction | None = None) -> pd.DataFrame:
-    """Per person: in their block's (true) majority group, unique on sex × age bin, unique solution.
-
-    ``majority``: the person's group is the largest (or tied largest) of their
-    block in the original data. ``unique_sex_age``: nobody else in the block
-    has the same sex and age bin. ``unique_solution``: the block's
-    reconstruction was unique (False when not checked).
+    """Per person: in the block's true majority group, unique in it on sex × age bin, unique solution (False unchecked).
 
     >>> from anonlab.data.census_blocks import generate_blocks
     >>> person_flags(generate_blocks(3, seed=0)).columns.tolist()
@@ -511,12 +416,9 @@ def person_flags(pop: BlockPopulation, reconstruction: Reconstruction | None = N
 class CensusExperiment:
     """Everything :func:`census_experiment` computed for one set of parameters.
 
-    ``attacks[(mechanism, linkage)]`` and ``baselines[(mechanism, kind)]``
-    are :class:`~anonlab.measures.AttackResult` objects, ``mechanism`` being
-    ``"exact"``, ``"swapping"`` or ``"dp ε=4"``; ``flags`` holds per-person
-    booleans (:func:`~anonlab.attacks.reconstruction.person_flags`) per
-    mechanism; ``solver`` one row per mechanism (blocks, unique share,
-    exact-match rate, seconds).
+    ``attacks[(mechanism, linkage)]``, ``baselines[(mechanism, kind)]`` are AttackResults
+    (mechanism ``"exact"``, ``"swapping"``, ``"dp ε=4"``); ``flags`` per mechanism
+    (:func:`person_flags`); ``solver`` one row per mechanism.
     """
 
     alpha: float
@@ -558,15 +460,11 @@ def _describe(pop: BlockPopulation, alpha: float) -> pd.Series:
 
 def census_experiment(params: Mapping[str, Any], extra_majority_epsilons: Sequence[float] = (), n_workers: int = 1,
                       scheduler: str | None = None) -> CensusExperiment:
-    """F&W §3.1 on synthetic blocks: publish, reconstruct, link, and the block-majority baselines beside.
+    """[FW24] §3.1 on synthetic blocks: publish, reconstruct, link, with the block-majority baselines beside.
 
-    Draws the block population of ``params`` (chapter 4's parameters),
-    publishes its tables exactly, after swapping and with DP noise at each of
-    ``params["epsilons"]``, reconstructs every block, links the reconstruction
-    to commercial-style and to perfect records, and runs the block-majority
-    baselines on each publication; the majority guess alone also at each ε of
-    ``extra_majority_epsilons`` not swept; and the exact tables of every table
-    set (:data:`~anonlab.mechanisms.census.TABLE_SETS`) for comparison.
+    Exact, swapped and DP tables (each of ``params["epsilons"]``; the majority guess also at
+    ``extra_majority_epsilons``), commercial-style and perfect linkage, and the exact tables of
+    every table set (:data:`~anonlab.mechanisms.census.TABLE_SETS`).
     """
     pop, alpha = _population(params)
     exp = CensusExperiment(alpha, _describe(pop, alpha), epsilons=tuple(params["epsilons"]),
@@ -643,13 +541,10 @@ _SUBSETS = {
 
 
 def decomposition(result: AttackResult, flags: pd.DataFrame, uniqueness_checked: bool = True) -> pd.DataFrame:
-    """Who the attack's correct inferences are: precision and share of correct inferences per subpopulation.
+    """Who the correct inferences are: precision and share of correct inferences per subpopulation.
 
-    Rows: everyone, block-majority / block-minority people, people unique in
-    their block on sex × age bin, people in blocks whose reconstruction is
-    unique, and both (the subpopulation of the Bureau's newer attack, F&W
-    §3.1). ``recall`` is correct predictions in the row over *all* people;
-    ``share of correct`` the row's share of all correct predictions.
+    Rows: everyone, block-majority/minority people, unique on sex × age bin, unique
+    reconstruction, and both (the Bureau's newer attack, [FW24] §3.1); ``recall`` is over all people.
 
     >>> r = AttackResult.from_predictions("t", ["a", "b", "a"], ["a", "b", "b"])
     >>> f = pd.DataFrame({"majority": [True, False, True], "unique_sex_age": [True, True, False],
@@ -681,10 +576,7 @@ US_POPULATED_BLOCKS = 6_200_000
 
 def projection(solver: pd.DataFrame, workers: tuple[int, ...] = (2, 16, 128, 1024),
                blocks: int = US_POPULATED_BLOCKS) -> pd.DataFrame:
-    """Hours to reconstruct ``blocks`` blocks on N workers, from the measured blocks per CPU second.
-
-    Blocks are independent, so the time is ``blocks / (rate × N)`` (no
-    overheads; the block-size mix of this population).
+    """Hours to reconstruct ``blocks`` blocks on N workers: blocks / (rate × N), no overheads.
 
     >>> s = pd.DataFrame({"blocks per CPU second": [100.0]}, index=["exact"])
     >>> float(projection(s, workers=(2,), blocks=720_000).iloc[0, 0])
@@ -708,12 +600,9 @@ MIN_BIN_PEOPLE = 30
 
 
 def person_homogeneity(block_sizes: np.ndarray, groups: np.ndarray) -> np.ndarray:
-    """Each person's block homogeneity: the share of their block's people in the block's largest group.
+    """Each person's block homogeneity h_i = max_g n_{b(i),g} / n_{b(i)} (true counts).
 
-    h_i = max_g n_{b(i), g} / n_{b(i)}, with n_{b,g} the true count of race × Hispanic group g in block b.
-    People are in block order, as :func:`~anonlab.data.census_blocks.generate_blocks` draws them (block 0's
-    ``block_sizes[0]`` people first), so person i's block is read from the sizes; ``groups`` are the
-    people's true group codes (an :class:`~anonlab.measures.protocol.AttackResult`'s ``truth``).
+    People in block order (``block_sizes``), ``groups`` their true group codes.
 
     >>> person_homogeneity(np.array([3, 1]), np.array([0, 0, 1, 5])).round(3).tolist()
     [0.667, 0.667, 0.667, 1.0]
@@ -731,11 +620,9 @@ def person_homogeneity(block_sizes: np.ndarray, groups: np.ndarray) -> np.ndarra
 def by_homogeneity(result: AttackResult, homogeneity: np.ndarray,
                    edges: tuple[float, ...] = HOMOGENEITY_EDGES,
                    min_people: int = MIN_BIN_PEOPLE) -> pd.DataFrame:
-    """Precision and recall of one inference per block-homogeneity bin (people in single-group blocks apart).
+    """Precision and recall (correct / people, chapter 4's reading of R) per block-homogeneity bin.
 
-    Per bin: ``homogeneity`` the people's mean h, ``precision`` = correct / predictions, ``recall`` = correct /
-    people (the chapter's reading of F&W's R, :data:`anonbook.chapters.ch04_census_reconstruction.R_READINGS`); bins with fewer than ``min_people`` people
-    are dropped.
+    People in single-group blocks apart; bins with fewer than ``min_people`` are dropped.
 
     >>> r = AttackResult.from_predictions("t", ["a", "b", "a", "a"], ["a", "a", None, "a"])
     >>> by_homogeneity(r, np.array([0.5, 0.5, 1.0, 1.0]), min_people=1)[["precision", "recall"]].values.tolist()

@@ -1,43 +1,13 @@
-"""ROC curves read at realistic membership base rates.
+"""ROC curves read at realistic membership base rates ([FW24] §5, Eqs 7-11).
 
-A membership attack is usually reported as an ROC curve measured on a
-balanced set of observations (as many members as non-members). P. Francis
-and D. Wagner, "Towards more accurate and useful data anonymity
-vulnerability measures", arXiv:2403.06595 (2024), cited below as *[FW24]*,
-argue in §5 that a stakeholder needs precision and recall at the
-*observational skew* of a real attack, and that any ROC curve can be
-converted (Eqs 7-11):
-
-.. math::
-
-    \\text{recall} = TPR, \\qquad
-    \\text{precision} = \\frac{TPR \\cdot M}{TPR \\cdot M + FPR \\cdot N}
-
-for :math:`M` members and :math:`N` non-members among the observations.
-The pointwise conversion and the everyone-is-a-member baseline live in
-:mod:`anonlab.measures.rates`; this module works with whole curves:
-
-* :func:`roc_from_scores` builds the empirical ROC of per-example attack
-  scores (every threshold), with its counts;
-* :func:`interpolate_roc` and :func:`roc_grid` read a curve between its
-  points, by default linearly on log-log axes, which is how a curve given
-  as a few points read off a log-log plot ([FW24] Fig. 10, after Carlini et
-  al. 2022) is best filled in;
-* :func:`precision_recall_at_skews` converts a curve to precision/recall at
-  several skews, with the everyone-is-a-member baseline and the precision
-  improvement PI ([FW24] Eq 6) at each;
-* :func:`max_recall_at_precision`, :func:`precision_at_recall` and
-  :func:`tpr_at_fpr` read single operating points, as the statements of
-  [FW24] §5 and the low-FPR metric of Carlini et al. do.
-
-Conventions are those of :mod:`anonlab.measures.rates`: rates are fractions,
-*skew* is non-members per member (the paper's ``1:30`` is ``30``), an
-undefined rate is ``nan``, and bad inputs raise :class:`ValueError` naming
-the argument.
-
-Examples
---------
-[FW24] §1: an attack with FPR 0.05 and TPR 1 (FNR 0) on 2000 people.
+P. Francis and D. Wagner, arXiv:2403.06595 (2024), cited as [FW24], convert an ROC curve
+measured on a balanced set to precision and recall at the *observational skew* of a real
+attack: recall = TPR, precision = TPR·M / (TPR·M + FPR·N). The pointwise conversion lives
+in :mod:`anonlab.measures.rates`; this module builds curves from scores, reads them
+between points (log-log by default, as for a curve read off [FW24] Fig. 10), converts
+whole curves and reads single operating points. Conventions as in ``rates``: skew is
+non-members per member (``1:30`` is 30), undefined rates are ``nan``, bad input raises
+``ValueError`` naming the argument. [FW24] §1: FPR 0.05, TPR 1 on 2000 people.
 
 >>> ex = worked_example(population=2000, fpr=0.05, fnr=0.0, member_share=[0.5, 0.01])
 >>> ex[["members", "tp", "fp"]].to_numpy().tolist()
@@ -136,28 +106,11 @@ def _vector(name: str, value: npt.ArrayLike) -> np.ndarray:
 
 
 def check_roc(fpr: npt.ArrayLike, tpr: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-    """Check that ``(fpr, tpr)`` is an ROC curve and return it as float arrays.
+    """Check that ``(fpr, tpr)`` is an ROC curve (in [0, 1], FPR sorted, TPR never decreasing).
 
-    An ROC curve here is a list of points with FPR and TPR in [0, 1], sorted by
-    FPR, along which TPR never decreases (a lower threshold flags at least
-    the same members).
+    Returns both as float arrays; ``ValueError`` such as ``tpr must not decrease as fpr
+    increases, got tpr 0.4 after 0.5``.
 
-    Parameters
-    ----------
-    fpr, tpr : array_like, shape (n,)
-        At least one point.
-
-    Returns
-    -------
-    fpr, tpr : numpy.ndarray
-
-    Raises
-    ------
-    ValueError
-        ``tpr must not decrease as fpr increases, got tpr 0.4 after 0.5``.
-
-    Examples
-    --------
     >>> check_roc([0, 0.1, 1], [0, 0.4, 1])[1].tolist()
     [0.0, 0.4, 1.0]
     """
@@ -185,23 +138,11 @@ def check_roc(fpr: npt.ArrayLike, tpr: npt.ArrayLike) -> tuple[np.ndarray, np.nd
 
 @dataclass(frozen=True)
 class RocCurve:
-    """The empirical ROC curve of per-example membership scores.
+    """The empirical ROC curve of membership scores, built by :func:`roc_from_scores`.
 
-    Built by :func:`roc_from_scores`. Point ``i`` flags as members all
-    examples whose score is at least ``threshold[i]``; the first point
-    (threshold ``+inf``) flags no one.
-
-    Attributes
-    ----------
-    fpr, tpr : numpy.ndarray
-        :math:`FPR = FP/N` and :math:`TPR = TP/M` ([FW24] Eqs 7-8), one entry
-        per distinct threshold, FPR increasing.
-    threshold : numpy.ndarray
-        Score thresholds, decreasing.
-    tp, fp : numpy.ndarray
-        True and false positive counts at each threshold.
-    n_members, n_non_members : int
-        :math:`M` and :math:`N` of the evaluation set.
+    Point ``i`` flags every example scoring at least ``threshold[i]`` (decreasing; the first,
+    ``+inf``, flags no one): ``tp``, ``fp`` counts, ``tpr`` = TP/M, ``fpr`` = FP/N ([FW24]
+    Eqs 7-8), FPR increasing; ``n_members``, ``n_non_members`` are M and N.
     """
 
     fpr: np.ndarray
@@ -219,7 +160,7 @@ class RocCurve:
 
     @property
     def min_fpr(self) -> float:
-        """The smallest non-zero FPR the evaluation set can show, :math:`1/N`."""
+        """The smallest non-zero FPR the evaluation set can show, 1/N."""
         return 1.0 / self.n_non_members
 
     def to_frame(self) -> pd.DataFrame:
@@ -229,28 +170,11 @@ class RocCurve:
 
 
 def roc_from_scores(scores: npt.ArrayLike, is_member: npt.ArrayLike) -> RocCurve:
-    """Empirical ROC curve of membership scores (higher score = more likely member).
+    """Empirical ROC curve of membership scores (higher = more likely member), [FW24] §5 Eqs 7-8.
 
-    For every distinct score ``s`` the attacker may flag everyone scoring at
-    least ``s``; this gives :math:`TP(s)` members and :math:`FP(s)`
-    non-members flagged, hence :math:`TPR = TP/M` and :math:`FPR = FP/N`
-    ([FW24] §5, Eqs 7-8). Tied scores are flagged together, so a block of
-    ties is one point (no interpolation inside it).
+    One point per distinct score (ties are flagged together), from (0, 0) to (1, 1); scores may
+    be ``±inf`` but not ``nan``; ``is_member`` needs a member and a non-member.
 
-    Parameters
-    ----------
-    scores : array_like of float, shape (n,)
-        One score per example; ``+inf``/``-inf`` are allowed, ``nan`` is not.
-    is_member : array_like of bool, shape (n,)
-        The truth. At least one member and one non-member.
-
-    Returns
-    -------
-    RocCurve
-        Starts at (0, 0) and ends at (1, 1).
-
-    Examples
-    --------
     >>> roc = roc_from_scores([0.9, 0.8, 0.8, 0.1], [True, True, False, False])
     >>> roc.tpr.tolist(), roc.fpr.tolist()
     ([0.0, 0.5, 1.0, 1.0], [0.0, 0.0, 0.5, 1.0])
@@ -317,44 +241,14 @@ def interpolate_roc(
     scale: Scale = "log",
     extrapolate: bool = False,
 ) -> np.ndarray:
-    r"""Read an ROC curve at new FPR values.
+    r"""Read an ROC curve at new FPR values ``fpr_new``, returning TPR in their shape.
 
-    With ``scale="log"`` (default) the curve between two points
-    :math:`(f_0, t_0)` and :math:`(f_1, t_1)` is a straight line on log-log
-    axes, as a curve read off a log-log plot (Carlini et al. 2022; [FW24]
-    Fig. 9 middle) looks:
-
-    .. math::
-
-        \log t = \log t_0 + \frac{\log t_1 - \log t_0}{\log f_1 - \log f_0}
-                 (\log f - \log f_0)
-
-    A segment touching 0 is read linearly. ``scale="linear"`` reads every
-    segment linearly and ``scale="step"`` returns the best TPR among points
-    with FPR at most ``fpr_new`` (what a threshold attains; Carlini et al.'s
-    "TPR at FPR").
-
-    Parameters
-    ----------
-    fpr, tpr : array_like, shape (n,)
-        The curve (see :func:`check_roc`). Several points with the same FPR
-        are reduced to the best TPR.
-    fpr_new : float or array_like
-        Where to read the curve, in [0, 1].
-    scale : {"log", "linear", "step"}
-    extrapolate : bool, default False
-        Outside the curve's FPR range the result is ``nan``, unless
-        ``extrapolate``: then the first (last) log or linear segment is
-        extended, clipped to [0, 1]. Step reading never extrapolates.
-
-    Returns
-    -------
-    numpy.ndarray
-        TPR at each ``fpr_new`` (shape of ``fpr_new``).
-
-    Examples
-    --------
-    Halfway between FPR 1e-4 and 1e-2 on a log axis is 1e-3:
+    ``scale="log"``: straight lines on log-log axes, as a curve read off a log-log plot
+    (Carlini et al. 2022; [FW24] Fig. 9), a segment touching 0 linearly; ``"linear"``;
+    ``"step"``: the best TPR with FPR <= ``fpr_new`` (Carlini's "TPR at FPR"). Points with
+    equal FPR keep the best TPR. Outside the curve ``nan``, unless ``extrapolate`` extends the
+    end segments (clipped to [0, 1]; never for step). Halfway between 1e-4 and 1e-2 on a log
+    axis is 1e-3:
 
     >>> interpolate_roc([1e-4, 1e-2], [0.01, 0.1], 1e-3).round(4).tolist()
     0.0316
@@ -400,30 +294,12 @@ def roc_grid(
     fpr_min: float | None = None,
     scale: Scale = "log",
 ) -> tuple[np.ndarray, np.ndarray]:
-    """A dense grid of ROC points, log-spaced in FPR, read with :func:`interpolate_roc`.
+    """A dense ROC grid, log-spaced in FPR, read with :func:`interpolate_roc`; (fpr, tpr) sorted.
 
-    The grid runs from ``fpr_min`` to the largest FPR of the curve with
-    ``points_per_decade`` points per factor of ten, and always contains the
-    curve's own points (including any at FPR 0).
+    From ``fpr_min`` (default the smallest positive FPR of the curve; no extrapolation below
+    its first point) to its largest FPR, ``points_per_decade`` (>= 1) per factor of ten, always
+    including the curve's own points.
 
-    Parameters
-    ----------
-    fpr, tpr : array_like
-        The curve.
-    points_per_decade : int, default 100
-        Grid density, >= 1.
-    fpr_min : float, optional
-        Lowest grid FPR, in (0, 1]; default the smallest positive FPR of the
-        curve. The grid does not extrapolate below the curve's first point.
-    scale : {"log", "linear", "step"}
-
-    Returns
-    -------
-    fpr, tpr : numpy.ndarray
-        Sorted by FPR.
-
-    Examples
-    --------
     >>> f, t = roc_grid([1e-3, 1e-2, 1e-1, 1.0], [0.1, 0.3, 0.6, 1.0], points_per_decade=1)
     >>> f.tolist()
     [0.001, 0.01, 0.1, 1.0]
@@ -453,21 +329,8 @@ def roc_grid(
 
 
 def as_skews(skews: float | str | Sequence[float | str] | np.ndarray) -> np.ndarray:
-    """Turn skews given as numbers (non-members per member) or ``"1:30"`` strings into floats.
+    """Skews given as numbers (non-members per member) or ``"1:30"`` strings ([FW24] §5) as a 1-D float array.
 
-    Parameters
-    ----------
-    skews : float, str or sequence of them
-        Each >= 0 and finite; strings use the paper's member:non-member
-        notation ([FW24] §5), parsed by :func:`anonlab.measures.rates.parse_skew`.
-
-    Returns
-    -------
-    numpy.ndarray
-        One-dimensional.
-
-    Examples
-    --------
     >>> as_skews(["1:1", "1:30", 240]).tolist()
     [1.0, 30.0, 240.0]
     """
@@ -490,8 +353,6 @@ def as_skews(skews: float | str | Sequence[float | str] | np.ndarray) -> np.ndar
 def skew_label(skew: float) -> str:
     """The paper's member:non-member notation for a skew: ``30`` -> ``'1:30'``.
 
-    Examples
-    --------
     >>> skew_label(30), skew_label(2.5)
     ('1:30', '1:2.5')
     """
@@ -507,16 +368,10 @@ def _skew_array(skew: npt.ArrayLike) -> np.ndarray:
 
 
 def targets_fraction(recall: npt.ArrayLike, skew: npt.ArrayLike) -> float | np.ndarray:
-    r"""Fraction of all observed individuals correctly flagged as members.
+    r"""Fraction of all observed individuals correctly flagged: TP / (M + N) = recall / (1 + skew).
 
-    .. math:: \frac{TP}{M + N} = \frac{TPR \cdot M}{M + N} = \frac{\text{recall}}{1 + \text{skew}}
+    Our reading of "precision for 1 in *n* targets" in [FW24] §5.
 
-    This is how we read "precision for 1 in *n* targets" in [FW24] §5: the
-    attacker observes :math:`M + N` targets and correctly picks out this
-    fraction of them (recall is the fraction of the *members* found).
-
-    Examples
-    --------
     >>> targets_fraction(0.31, 30)
     0.01
     """
@@ -527,16 +382,10 @@ def targets_fraction(recall: npt.ArrayLike, skew: npt.ArrayLike) -> float | np.n
 
 
 def recall_for_targets_fraction(fraction: npt.ArrayLike, skew: npt.ArrayLike) -> float | np.ndarray:
-    r"""Inverse of :func:`targets_fraction`: :math:`\text{recall} = \text{fraction} \cdot (1 + \text{skew})`.
+    r"""Inverse of :func:`targets_fraction`: recall = fraction · (1 + skew).
 
-    Raises
-    ------
-    ValueError
-        If the fraction exceeds the member share :math:`1/(1+\text{skew})`
-        (no attack can find more members than there are).
+    ``ValueError`` if the fraction exceeds the member share 1 / (1 + skew).
 
-    Examples
-    --------
     >>> round(recall_for_targets_fraction(1e-4, 30), 6)
     0.0031
     """
@@ -560,37 +409,13 @@ def recall_for_targets_fraction(fraction: npt.ArrayLike, skew: npt.ArrayLike) ->
 def precision_recall_at_skews(
     fpr: npt.ArrayLike, tpr: npt.ArrayLike, skews: float | str | Sequence[float | str]
 ) -> pd.DataFrame:
-    r"""Precision and recall of every ROC point at every skew ([FW24] §5, Eqs 9, 11).
+    r"""Precision and recall of every ROC point at every skew ([FW24] §5, Eqs 6, 9, 11).
 
-    For a point :math:`(FPR, TPR)` and skew :math:`k` (:math:`N = kM`):
+    At skew k: recall = TPR, P = TPR / (TPR + k·FPR), P_base = 1 / (1 + k) (everyone is a
+    member), PI = (P - P_base) / (1 - P_base). One row per (skew, point): ``skew``,
+    ``skew_label``, ``fpr``, ``tpr``, ``recall``, ``precision``, ``targets_fraction``,
+    ``baseline_precision``, ``pi``.
 
-    .. math::
-
-        \text{recall} = TPR, \qquad
-        P = \frac{TPR}{TPR + k \cdot FPR}, \qquad
-        P_{base} = \frac{1}{1+k}, \qquad
-        PI = \frac{P - P_{base}}{1 - P_{base}}
-
-    :math:`P_{base}` is the precision of predicting that everyone is a member
-    (recall 1); PI is [FW24] Eq 6 against that baseline, which random
-    guessing matches at every recall.
-
-    Parameters
-    ----------
-    fpr, tpr : array_like
-        An ROC curve (a dense one from :func:`roc_grid` for smooth curves).
-    skews : float, str or sequence
-        See :func:`as_skews`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (skew, point): ``skew``, ``skew_label``, ``fpr``,
-        ``tpr``, ``recall``, ``precision``, ``targets_fraction``
-        (:func:`targets_fraction`), ``baseline_precision``, ``pi``.
-
-    Examples
-    --------
     >>> pr = precision_recall_at_skews([1e-4], [0.002], ["1:30"])
     >>> round(float(pr.loc[0, "precision"]), 3), round(float(pr.loc[0, "pi"]), 3)
     (0.4, 0.38)
@@ -616,20 +441,8 @@ def precision_recall_at_skews(
 
 
 def everyone_is_member(skews: float | str | Sequence[float | str]) -> pd.DataFrame:
-    r"""The "everyone is a member" attack at each skew ([FW24] §5).
+    r"""The "everyone is a member" attack at each skew ([FW24] §5): recall 1, precision 1 / (1 + k), PI 0.
 
-    Predicting that every observed individual is a member has recall 1 and
-    precision :math:`M/(M+N) = 1/(1+k)`; it is the point (1, 1) of every ROC
-    curve, and random guessing has the same precision at any recall.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``skew``, ``skew_label``, ``recall`` (1), ``precision``,
-        ``targets_fraction`` (the member share), ``pi`` (0).
-
-    Examples
-    --------
     >>> everyone_is_member(["1:1", "1:30"])["precision"].round(4).tolist()
     [0.5, 0.0323]
     """
@@ -653,25 +466,9 @@ def everyone_is_member_result(
 ) -> AttackResult:
     """The "everyone is a member" baseline on given targets, as an :class:`AttackResult` ([FW24] §5).
 
-    Every target is predicted to be a member (``positive=True``), so its
-    precision is the share of members among the targets, :math:`M/(M+N)`,
-    its recall is 1 and its coverage 1: the point (1, 1) of every ROC curve
-    and the baseline against which [FW24] measure a membership attack's
-    precision improvement (Eq 6). :func:`everyone_is_member` gives the same
-    precision at a skew without targets.
+    Precision M / (M + N), recall 1, coverage 1: the baseline of PI (Eq 6). Pass the attack's
+    ``targets`` so that :func:`anonlab.measures.score` compares on the same targets.
 
-    Parameters
-    ----------
-    is_member : array_like of bool
-        The truth, one entry per target.
-    targets : array_like, optional
-        Target identifiers (default ``0 .. n-1``); use the attack's, so that
-        :func:`anonlab.measures.score` compares on the same targets.
-    name : str
-        The baseline's name in tables.
-
-    Examples
-    --------
     >>> from anonlab.measures import score
     >>> base = everyone_is_member_result([True, False, False, False])
     >>> s = score(base)
@@ -689,19 +486,7 @@ def everyone_is_member_result(
 
 @dataclass(frozen=True)
 class OperatingPoint:
-    """One point of a curve read at a skew.
-
-    Attributes
-    ----------
-    skew : float
-        Non-members per member.
-    fpr, tpr : float
-        The ROC point (``tpr`` is the recall).
-    precision : float
-        [FW24] Eq 11 at this skew.
-    targets_fraction : float
-        ``TP/(M+N) = recall/(1+skew)``.
-    """
+    """One ROC point (``fpr``, ``tpr``) read at ``skew``, with its ``precision`` ([FW24] Eq 11) and ``targets_fraction``."""
 
     skew: float
     fpr: float
@@ -752,37 +537,12 @@ def max_recall_at_precision(
     *,
     scale: Scale = "log",
 ) -> OperatingPoint:
-    r"""The highest recall at which the curve still has at least ``min_precision``.
+    r"""The highest recall at which the curve, read with ``scale``, keeps ``min_precision`` at ``skew``.
 
-    Along the curve (read with ``scale``, see :func:`interpolate_roc`), find
-    the largest TPR whose precision at the skew, :math:`TPR/(TPR + k\,FPR)`
-    ([FW24] Eq 11), is at least :math:`p`. The condition
-    :math:`TPR\,(1-p) \ge p\,k\,FPR` is linear in the position along a linear
-    segment and in :math:`\log FPR` along a log-log segment, so each segment
-    is solved exactly (no grid).
+    Solves TPR·(1 - p) >= p·k·FPR ([FW24] Eq 11) exactly on each segment (linear in position,
+    or in log FPR on log-log). How "95 % precision for only 1 in 8000 targets" ([FW24] §5) is
+    checked. All fields ``nan`` if the bar is never reached.
 
-    This is how "95 % precision for only 1 in 8000 targets" in [FW24] §5 is
-    checked: the returned point has ``precision`` and both ``recall`` and
-    ``targets_fraction``.
-
-    Parameters
-    ----------
-    fpr, tpr : array_like
-        The ROC curve.
-    skew : float or str
-        One skew (``30`` or ``"1:30"``).
-    min_precision : float
-        In (0, 1].
-    scale : {"log", "linear", "step"}
-        ``"step"`` considers only the curve's own points.
-
-    Returns
-    -------
-    OperatingPoint
-        All fields ``nan`` when no point of the curve reaches the precision.
-
-    Examples
-    --------
     >>> pt = max_recall_at_precision([0, 1e-4, 1], [0, 0.002, 1], "1:30", 0.4)
     >>> round(pt.tpr, 6), round(pt.precision, 3)
     (0.002, 0.4)
@@ -803,12 +563,7 @@ def max_recall_at_precisions(
     *,
     scale: Scale = "log",
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`max_recall_at_precision` for many (skew, precision bar) pairs at once: their FPR and recall.
-
-    ``skews`` (numbers) and ``min_precisions`` broadcast against each other;
-    every pair is solved in one vectorised pass over the curve's segments,
-    with the values of :func:`max_recall_at_precision` (``nan`` where the bar
-    is never reached).
+    """:func:`max_recall_at_precision` for many broadcast (skew, precision bar) pairs at once: (fpr, recall).
 
     >>> f, r = max_recall_at_precisions([0, 1e-4, 1], [0, 0.002, 1], [30, 30], [0.4, 0.9])
     >>> np.round(r, 6).tolist()
@@ -825,14 +580,7 @@ def max_recall_at_precisions(
 
 def _max_recall(f: np.ndarray, t: np.ndarray, k: np.ndarray, p: np.ndarray, scale: str
                 ) -> tuple[np.ndarray, np.ndarray]:
-    r"""The exact max recall of :func:`max_recall_at_precision` for cases ``(k[i], p[i])``: (FPR, TPR) per case.
-
-    The bar :math:`TPR\,(1-p) \ge p\,k\,FPR` is linear in the position
-    :math:`s \in [0, 1]` along a linear segment and, in logs, along a log-log
-    one, so each segment is solved in closed form; rows are cases, columns
-    the curve's points then its segments; the highest recall wins, the
-    lowest FPR among equal recalls (``nan`` where no candidate keeps the bar).
-    """
+    r"""Closed-form max recall per case ``(k[i], p[i])`` over points and segments: (FPR, TPR), ``nan`` if none."""
     k, p = k[:, None], p[:, None]
 
     def margin(ff: np.ndarray, tt: np.ndarray) -> np.ndarray:
@@ -886,18 +634,11 @@ def max_recall_table(
     *,
     scales: Sequence[str] = ("log",),
 ) -> pd.DataFrame:
-    """:func:`max_recall_at_precision` for every (skew, precision bar, reading).
+    """:func:`max_recall_at_precision` for every (skew, precision bar, reading), one row each.
 
-    Returns
-    -------
-    pandas.DataFrame
-        ``skew``, ``skew_label``, ``min_precision``, ``scale``, ``fpr``,
-        ``recall``, ``precision``, ``targets_fraction``, ``one_in_targets``
-        (``1/targets_fraction``), ``one_in_members`` (``1/recall``); ``nan``
-        where the bar is never reached.
+    Columns ``skew``, ``skew_label``, ``min_precision``, ``scale``, ``fpr``, ``recall``,
+    ``precision``, ``targets_fraction``, ``one_in_targets``, ``one_in_members``.
 
-    Examples
-    --------
     >>> t = max_recall_table([1e-5, 1e-4, 1], [0.1, 0.2, 1], ["1:240"], [0.95])
     >>> round(float(t.loc[0, "recall"]), 3)
     0.14
@@ -931,23 +672,10 @@ def empirical_max_recall_table(
 ) -> pd.DataFrame:
     """Largest recall at a precision bar on a measured curve, with a conservative variant.
 
-    For each threshold of ``roc`` the precision at the skew is [FW24] Eq 11
-    on the measured TPR and FPR. A threshold that flagged *no* non-member of
-    the evaluation set has FPR 0 and hence precision 1 at every skew, which
-    only says that the true FPR is small compared with ``1/N``. The
-    conservative variant therefore asks the lower end of
-    :func:`precision_interval_at_skew` to clear the bar.
+    A threshold with no false positive has precision 1 at every skew, which only says FPR << 1/N;
+    the conservative variant asks the lower end of :func:`precision_interval_at_skew` to clear the
+    bar (``nan`` recall, ``inf`` one-in where no threshold does).
 
-    Returns
-    -------
-    pandas.DataFrame
-        ``skew``, ``skew_label``, ``min_precision``, ``recall``,
-        ``one_in_targets``, ``recall_conservative``,
-        ``one_in_targets_conservative`` (``nan`` recall / ``inf`` one-in
-        where no threshold clears the bar).
-
-    Examples
-    --------
     >>> roc = roc_from_scores([3, 2, 1, 0], [True, True, False, False])
     >>> t = empirical_max_recall_table(roc, 30, 0.9)
     >>> float(t.loc[0, "recall"]), float(t.loc[0, "recall_conservative"])
@@ -974,17 +702,11 @@ def empirical_max_recall_table(
 def subsample_to_skew(
     is_member: npt.ArrayLike, skew: float | str, seed: int | np.random.Generator
 ) -> np.ndarray:
-    """Indices of a random subsample with ``skew`` non-members per member.
+    """Indices of a random subsample (drawn from ``seed``) with ``skew`` non-members per member.
 
-    Keeps as many records as possible: all non-members and
-    ``round(N / skew)`` members if that many exist, otherwise all members and
-    ``round(M * skew)`` non-members. Counting an attack's hits on such a
-    subsample is the direct check of [FW24] Eq 11. ``seed`` (an int or a
-    generator, :func:`anonlab.validation.check_random_state`) drives the
-    draw.
+    Keeps as many records as possible: all non-members and round(N / skew) members, or all
+    members and round(M·skew) non-members. The direct check of [FW24] Eq 11.
 
-    Examples
-    --------
     >>> idx = subsample_to_skew([True] * 10 + [False] * 30, "1:3", np.random.default_rng(0))
     >>> len(idx)
     40
@@ -1018,20 +740,9 @@ def full_recall_vs_baseline(
 ) -> pd.DataFrame:
     """Precision at recall 1 against predicting that everyone is a member ([FW24] §5, last statement).
 
-    The first point of the curve with TPR 1 (:func:`precision_at_recall`
-    with ``recall=1``) is compared with :func:`everyone_is_member` at each
-    skew. A curve that reaches TPR 1 only at FPR 1 *is* the everyone-is-a-
-    member prediction there.
+    Columns ``skew``, ``skew_label``, ``fpr`` (where TPR first reaches 1), ``precision``,
+    ``baseline_precision``, ``pi`` (Eq 6), ``beats_baseline``.
 
-    Returns
-    -------
-    pandas.DataFrame
-        ``skew``, ``skew_label``, ``fpr`` (where TPR first reaches 1),
-        ``precision``, ``baseline_precision``, ``pi`` (Eq 6),
-        ``beats_baseline``.
-
-    Examples
-    --------
     >>> t = full_recall_vs_baseline([0.1, 0.25, 1], [0.75, 1, 1], ["1:30"])
     >>> round(float(t.loc[0, "precision"]), 4), bool(t.loc[0, "beats_baseline"])
     (0.1176, True)
@@ -1055,20 +766,11 @@ def counted_precision(
     seed: int | np.random.Generator,
     confidence: float = 0.95,
 ) -> dict[str, float]:
-    """Precision counted on a random population at a skew, flagging scores >= ``threshold``.
+    """Precision TP / (TP + FP) counted on a :func:`subsample_to_skew` draw, flagging scores >= ``threshold``.
 
-    Draws :func:`subsample_to_skew` (with ``seed``, an int or a generator), counts true and false positives and
-    returns the precision :math:`TP/(TP+FP)` ([FW24] Eq 10) with its Wilson
-    interval: the direct check of Eq 11.
+    The direct check of [FW24] Eq 11; a dict of ``members``, ``non_members``, ``tp``, ``fp``,
+    ``precision`` (``nan`` if no one is flagged), ``ci_low``, ``ci_high`` (Wilson).
 
-    Returns
-    -------
-    dict
-        ``members``, ``non_members``, ``tp``, ``fp``, ``precision``
-        (``nan`` if no one is flagged), ``ci_low``, ``ci_high``.
-
-    Examples
-    --------
     >>> c = counted_precision([3, 2, 1, 0], [True, False, True, False], 2, "1:1", np.random.default_rng(0))
     >>> c["tp"], c["fp"], c["precision"]
     (1, 1, 0.5)
@@ -1094,34 +796,11 @@ def precision_at_recall(
     scale: Scale = "log",
     extrapolate: bool = False,
 ) -> OperatingPoint:
-    """The curve's best precision at a given recall, at a skew.
+    """The curve's best precision at ``recall`` at a skew: Eq 11 at the smallest FPR reaching it.
 
-    Finds the smallest FPR at which the curve (read with ``scale``) reaches
-    TPR ``recall`` and applies [FW24] Eq 11 there.
+    Below the curve's first non-zero point the fields are ``nan`` unless ``extrapolate`` extends
+    the first segment (to show what a reading *would* give, not a measurement).
 
-    Parameters
-    ----------
-    fpr, tpr : array_like
-        The ROC curve.
-    skew : float or str
-        One skew.
-    recall : float
-        In (0, 1].
-    scale : {"log", "linear", "step"}
-    extrapolate : bool, default False
-        A recall below the curve's first non-zero point is ``nan`` unless
-        ``extrapolate``: then the first segment is extended (on log-log axes
-        for ``"log"``). Use it to show what a reading *would* give, not as a
-        measurement.
-
-    Returns
-    -------
-    OperatingPoint
-        ``nan`` fields when the curve never reaches the recall or it lies
-        below the curve without ``extrapolate``.
-
-    Examples
-    --------
     >>> pt = precision_at_recall([1e-4, 1e-3], [0.002, 0.015], "1:30", 0.0031)
     >>> round(pt.precision, 3)
     0.385
@@ -1149,14 +828,8 @@ def precision_at_recall(
 
 
 def tpr_at_fpr(fpr: npt.ArrayLike, tpr: npt.ArrayLike, target_fpr: npt.ArrayLike) -> np.ndarray:
-    """TPR at a fixed low FPR (Carlini et al. 2022): the best TPR with FPR <= ``target_fpr``.
+    """TPR at a fixed low FPR (Carlini et al. 2022): the best TPR with FPR <= ``target_fpr`` (a step reading).
 
-    A step reading of the curve (:func:`interpolate_roc` with
-    ``scale="step"``): the TPR a real threshold attains without exceeding
-    the FPR budget.
-
-    Examples
-    --------
     >>> tpr_at_fpr([0, 0.001, 0.01, 1], [0, 0.2, 0.5, 1], [1e-3, 5e-3]).tolist()
     [0.2, 0.2]
     """
@@ -1164,16 +837,10 @@ def tpr_at_fpr(fpr: npt.ArrayLike, tpr: npt.ArrayLike, target_fpr: npt.ArrayLike
 
 
 def threshold_at_fpr(roc: RocCurve, target_fpr: float) -> float:
-    """The score threshold of the best operating point with FPR at most ``target_fpr``.
+    """The score threshold of the best point with FPR <= ``target_fpr`` (fewest false positives among ties).
 
-    The threshold :func:`low_fpr_table` reads: among the curve's points with
-    :math:`FPR \\le` ``target_fpr`` the one with the highest TPR and, of
-    the thresholds reaching that TPR, the one with the fewest false
-    positives. ``+inf`` (flag no one) when only the first point qualifies,
-    e.g. when the highest scores are tied between members and non-members.
+    ``+inf`` (flag no one) when only the first point qualifies.
 
-    Examples
-    --------
     >>> roc = roc_from_scores([0.9, 0.8, 0.7, 0.1], [True, False, True, False])
     >>> threshold_at_fpr(roc, 0.4), threshold_at_fpr(roc, 0.5)
     (0.9, 0.7)
@@ -1194,22 +861,11 @@ def precision_interval_at_skew(
     skew: npt.ArrayLike,
     confidence: float = 0.95,
 ) -> tuple[np.ndarray, np.ndarray]:
-    r"""A conservative interval for the precision of a measured ROC point at a skew.
+    r"""A conservative interval [t₋ / (t₋ + k·f₊), t₊ / (t₊ + k·f₋)] for a measured point's precision at skew k.
 
-    TPR and FPR are each uncertain (``tp`` of ``n_members``, ``fp`` of
-    ``n_non_members``); with their Wilson intervals :math:`[t_-, t_+]`,
-    :math:`[f_-, f_+]` ([FW24] Eq 11 is increasing in TPR, decreasing in FPR):
+    t± and f± are the Wilson intervals of TPR (``tp`` of ``n_members``) and FPR (``fp`` of
+    ``n_non_members``); [FW24] Eq 11 rises in TPR and falls in FPR. Wide at low FPR.
 
-    .. math::
-
-        \left[rac{t_-}{t_- + k f_+},\ rac{t_+}{t_+ + k f_-}
-ight]
-
-    At low FPR, where only a handful of non-members are flagged, this
-    interval is wide: the point of showing it.
-
-    Examples
-    --------
     >>> lo, hi = precision_interval_at_skew(50, 1000, 0, 1000, 30)
     >>> float(hi), round(float(lo), 3)
     (1.0, 0.249)
@@ -1231,32 +887,10 @@ def low_fpr_table(
 ) -> pd.DataFrame:
     """TPR at fixed low FPRs of an empirical curve, with Wilson intervals.
 
-    For each target FPR the best threshold with at most
-    ``floor(target_fpr * N)`` false positives is used (:func:`tpr_at_fpr`);
-    of the thresholds reaching that TPR, the one with fewest false positives.
-    With ``N`` non-members no FPR below ``1/N`` is observable except 0, so a
-    target below ``1/N`` is flagged ``resolvable = False``: its TPR is the
-    TPR at zero false positives.
-
-    Parameters
-    ----------
-    roc : RocCurve
-    target_fprs : array_like
-        FPR budgets, in (0, 1].
-    confidence : float
-        Level of the intervals.
-    skews : optional
-        If given, one row per (target FPR, skew) with the precision of that
-        point at the skew ([FW24] Eq 11) and
-        :func:`precision_interval_at_skew`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``target_fpr``, ``tpr``, ``tpr_low``, ``tpr_high`` (Wilson interval
-        of ``tp`` out of ``M``), ``tp``, ``fp``, ``fpr`` (attained),
-        ``resolvable``; with ``skews`` also ``skew``, ``skew_label``,
-        ``precision``, ``precision_low``, ``precision_high``.
+    Per target FPR the best threshold with at most floor(target·N) false positives; a target
+    below 1/N is ``resolvable = False``. Columns ``target_fpr``, ``tpr``, ``tpr_low``,
+    ``tpr_high``, ``tp``, ``fp``, ``fpr``, ``resolvable``; with ``skews`` one row per (target,
+    skew) plus ``skew``, ``skew_label``, ``precision`` (Eq 11), ``precision_low``, ``precision_high``.
     """
     targets = np.atleast_1d(np.asarray(target_fprs, dtype=float))
     if np.any(~((targets > 0) & (targets <= 1))):
@@ -1298,11 +932,8 @@ def low_fpr_table(
 def plot_line_reach(fpr: np.ndarray, tpr: np.ndarray, skew: float, min_precision: float) -> float:
     r"""The largest x at which the paper's own Fig. 9 (right) line still has precision ``min_precision``.
 
-    The authors' plotting code (``base_rate_code/prroc.py``) converts each
-    Fig. 10 point with Eq 11, puts its FPR on the axis it labels "Recall"
-    (logarithmic) and joins the points with straight lines (precision
-    linear). This reads that line: the last crossing of the bar, on
-    :math:`\log x`; NaN if no point reaches it.
+    The authors' code (``base_rate_code/prroc.py``) plots each Fig. 10 point's Eq 11 precision
+    against its FPR on a log axis labelled "Recall", joined linearly; NaN if never reached.
 
     >>> round(plot_line_reach(np.array([1e-4, 1e-3]), np.array([0.2, 0.35]), 30.0, 0.95), 6)
     0.000354
@@ -1332,12 +963,7 @@ def precision_at_fpr(fpr: np.ndarray, tpr: np.ndarray, skew: float, at_fpr: floa
 
 
 def ranking_kept(cv: Mapping[str, tuple[np.ndarray, np.ndarray]], skew: float, n_recalls: int = 25) -> bool:
-    """At ``skew``, do the attacks rank at every recall both reach as their ROC curves do there?
-
-    On a log-spaced grid of recalls, the attack with the higher precision
-    (Eq 11, log-log interpolation) must be the one with the lower FPR.
-    By Eq 11 this holds at every skew for any curves: it is what makes a
-    common set of skews an apples-to-apples comparison (§5).
+    """At ``skew``, do the attacks rank at every common recall as their ROC curves do (§5)?
 
     >>> cv = {"a": (np.array([1e-4, 1.0]), np.array([0.1, 1.0])), "b": (np.array([1e-3, 1.0]), np.array([0.1, 1.0]))}
     >>> ranking_kept(cv, 10.0)
@@ -1360,30 +986,11 @@ def ranking_kept(cv: Mapping[str, tuple[np.ndarray, np.ndarray]], skew: float, n
 def worked_example(
     population: float, fpr: float, fnr: float, member_share: npt.ArrayLike
 ) -> pd.DataFrame:
-    r"""The base-rate example of [FW24] §1, for any population mix.
+    r"""The base-rate example of [FW24] §1 for any population mix: TP = (1 - FNR)·M, FP = FPR·N.
 
-    With :math:`M = \text{share} \cdot \text{population}` members and
-    :math:`N` the rest: :math:`TP = (1 - FNR)\,M`, :math:`FP = FPR \cdot N`,
-    precision :math:`TP/(TP+FP)` (Eq 2), compared with the everyone-is-a-member
-    precision :math:`M/(M+N)` through PI (Eq 6).
+    Columns ``member_share``, ``skew``, ``members``, ``non_members``, ``tp``, ``fp``,
+    ``precision`` (Eq 2), ``baseline_precision``, ``pi`` (Eq 6).
 
-    Parameters
-    ----------
-    population : float
-        Individuals tested, > 0.
-    fpr, fnr : float
-        False positive and false negative rate of the attack, in [0, 1].
-    member_share : float or array_like
-        Fraction of the tested individuals who are members, in [0, 1].
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``member_share``, ``skew``, ``members``, ``non_members``, ``tp``,
-        ``fp``, ``precision``, ``baseline_precision``, ``pi``.
-
-    Examples
-    --------
     >>> worked_example(2000, 0.05, 0.0, 0.5)["precision"].round(3).tolist()
     [0.952]
     """

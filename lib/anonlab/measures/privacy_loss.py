@@ -1,35 +1,12 @@
 r"""The privacy loss random variable, δ(ε), and passive vs active partial knowledge.
 
-After D. Desfontaines, *Lowering the cost of anonymization* (PhD thesis, ETH
-Zürich 2020), §2.2.2 and §3.1.3.
+After D. Desfontaines, *Lowering the cost of anonymization* (PhD thesis, ETH Zürich 2020),
+§2.2.2 and §3.1.3. Privacy loss L = ln Pr[M(D) = O | D_i = t, B] / Pr[M(D) = O | D_i = t', B]
+(Definitions 13, 56; ln(x/0) = +∞); δ(ε) = E[max(0, 1 - e^(ε-L))] = Σ_o max(0, P_t(o) -
+e^ε P_t'(o)) (Proposition 8); active δ_A = max_B δ_B (APKDP, Definition 57), passive δ_P =
+Σ_B Pr[B] δ_B (PPKDP, Definition 58; Theorem 1), each over both ordered pairs (t, t').
+Computed in log space: passive δ far below 1e-300 occurs (Example 7).
 
-Privacy loss (Definition 13; with partial knowledge, Definition 56)
-    :math:`L(O, \hat B) = \ln \frac{\Pr[M(D) = O \mid D_i = t, B = \hat B]}
-    {\Pr[M(D) = O \mid D_i = t', B = \hat B]}`, with
-    :math:`\ln(x / 0) = +\infty` for :math:`x > 0`.
-
-δ(ε) (Proposition 8)
-    :math:`\delta(\varepsilon) = \mathbb{E}_{O}\big[\max(0, 1 - e^{\varepsilon - L})\big]
-    = \sum_o \max\big(0, P_t(o) - e^{\varepsilon} P_{t'}(o)\big)`,
-    the smallest δ for which the two output distributions are
-    (ε, δ)-indistinguishable in this direction.
-
-APKDP, an active attacker (Definition 57)
-    the worst case over the partial knowledge:
-    :math:`\delta_A(\varepsilon) = \max_{\hat B} \delta_{\hat B}(\varepsilon)`.
-
-PPKDP, a passive attacker (Definition 58)
-    the average over partial knowledge drawn from the data distribution:
-    :math:`\delta_P(\varepsilon) = \sum_{\hat B} \Pr[B = \hat B]\, \delta_{\hat B}(\varepsilon)`
-    (Theorem 1).
-
-Both must hold for every ordered pair :math:`(t, t')`; :class:`PartialKnowledgeDelta`
-keeps each direction and the maximum over them. Everything is computed in
-log space: passive δ values far below :math:`10^{-300}` occur (Example 7), and
-a linear-space computation would round them to 0.
-
-Examples
---------
 >>> pld = privacy_loss_distribution(np.log([0.5, 0.5]), np.log([0.25, 0.75]))
 >>> [round(float(x), 4) for x in pld.loss]
 [0.6931, -0.4055]
@@ -129,11 +106,7 @@ class PrivacyLossDistribution:
 
 
 def privacy_loss_distribution(log_p: np.ndarray, log_q: np.ndarray) -> PrivacyLossDistribution:
-    r"""The PLRV :math:`L = \ln P(O)/Q(O)` under :math:`O \sim P`, from log-probabilities on common atoms.
-
-    Atoms impossible under P are dropped; where Q is 0 the loss is ``+inf``
-    (Definition 56's convention).
-    """
+    r"""The PLRV L = ln P(O)/Q(O) under O ~ P from log-probabilities on common atoms (``+inf`` where Q = 0)."""
     log_p = np.asarray(log_p, dtype=float)
     log_q = np.asarray(log_q, dtype=float)
     if log_p.shape != log_q.shape:
@@ -146,12 +119,9 @@ def privacy_loss_distribution(log_p: np.ndarray, log_q: np.ndarray) -> PrivacyLo
 
 def log_delta(pld: PrivacyLossDistribution, epsilons: Iterable[float],
               tolerance: float = LOSS_TOLERANCE) -> np.ndarray:
-    r"""log δ(ε) = log E[max(0, 1 − e^{ε − L})] for every ε (``-inf`` where δ = 0).
+    r"""log δ(ε) = logsumexp over L_j > ε of log p_j + log(1 - e^(ε-L_j)) (Proposition 8), exact.
 
-    Proposition 8 of the thesis; exact in log space:
-    :math:`\log\delta = \operatorname{logsumexp}_{L_j > \varepsilon}
-    \big(\log p_j + \log(1 - e^{\varepsilon - L_j})\big)`.
-    ``ε = inf`` gives log Pr[L = +∞].
+    ``-inf`` where δ = 0; ``ε = inf`` gives log Pr[L = +∞].
 
     >>> pld = privacy_loss_distribution(np.log([0.9, 0.1]), np.array([np.log(0.1), -np.inf]))
     >>> [round(float(np.exp(v)), 4) for v in log_delta(pld, [0.0, np.inf])]
@@ -188,11 +158,7 @@ def delta(pld: PrivacyLossDistribution, epsilons: Iterable[float]) -> np.ndarray
 
 def same_privacy_loss(a: PrivacyLossDistribution, b: PrivacyLossDistribution,
                       atol: float = 1e-9) -> bool:
-    """Do two PLRVs have the same distribution (losses and probabilities within ``atol``)?
-
-    This is what Θ-reducibility gives (Theorem 2's proof): the known records
-    change which outputs occur, not the distribution of the privacy loss.
-    """
+    """Do two PLRVs have the same distribution within ``atol``? (What Θ-reducibility gives, Theorem 2.)"""
     ca, cb = a.canonical(), b.canonical()
     if len(ca) != len(cb):
         return False
@@ -202,21 +168,11 @@ def same_privacy_loss(a: PrivacyLossDistribution, b: PrivacyLossDistribution,
 
 @dataclass(frozen=True)
 class PartialKnowledgeDelta:
-    """δ(ε) for every value of the partial knowledge, and the passive and active δ.
+    """δ_b(ε) for every partial knowledge b, and the passive and active δ.
 
-    Attributes
-    ----------
-    epsilons
-        The ε grid.
-    backgrounds
-        The values of the partial knowledge (e.g. the number of known Yes votes).
-    log_background
-        log Pr[B = b] under the data distribution.
-    log_delta_by_background
-        Array (direction, background, ε): log δ_b(ε) for each ordered pair
-        (t, t') of :data:`DIRECTIONS`.
-    log_infinite_by_background
-        Array (direction, background): log Pr[L = +∞].
+    Arrays ``log_delta_by_background`` (direction, b, ε) and ``log_infinite_by_background``
+    (direction, b: log Pr[L = +∞]) over the ordered pairs of :data:`DIRECTIONS`, with
+    ``log_background`` = log Pr[B = b].
     """
 
     epsilons: np.ndarray
@@ -278,20 +234,9 @@ def partial_knowledge_delta(
     log_background: np.ndarray,
     epsilons: Iterable[float],
 ) -> PartialKnowledgeDelta:
-    """δ_b(ε) for every background value b, from the mechanism's conditional output distributions.
+    """δ_b(ε) for every background b, from ``conditional(b) -> (log_p_no, log_p_yes)`` on common atoms.
 
-    Parameters
-    ----------
-    conditional
-        ``conditional(b) -> (log_p_no, log_p_yes)``: the output distribution on
-        common atoms when the target votes No (t = 0) and Yes (t = 1), given
-        partial knowledge b.
-    backgrounds
-        Every possible value of the partial knowledge.
-    log_background
-        log Pr[B = b] under the data distribution (for the passive attacker).
-    epsilons
-        The ε grid.
+    ``log_background`` is log Pr[B = b] under the data distribution (for the passive attacker).
     """
     eps = _eps_grid(epsilons)
     bs = np.asarray(list(backgrounds))
@@ -335,12 +280,9 @@ class MonteCarloDelta:
 
 def monte_carlo_delta(losses: np.ndarray, epsilons: Iterable[float],
                       confidence: float = 0.95) -> MonteCarloDelta:
-    r"""Estimate δ(ε) = E[max(0, 1 − e^{ε − L})] from sampled privacy losses.
+    r"""Estimate δ(ε) = E[max(0, 1 - e^(ε-L))] from sampled losses, with a Wilson interval.
 
-    Each draw contributes a value in [0, 1]; the interval is Wilson's with
-    the sum of the contributions as "successes", which stays valid for
-    [0, 1]-valued draws (their variance is at most μ(1 − μ)) and has positive
-    width when every draw contributes 0.
+    Valid for [0, 1]-valued draws (variance at most μ(1 - μ)); positive width at all-zero draws.
 
     >>> mc = monte_carlo_delta(np.array([np.inf, 0.0, 0.0, 0.0]), [0.0])
     >>> float(mc.estimate[0])
@@ -375,11 +317,7 @@ def post_process(labels: np.ndarray, log_prob: np.ndarray,
 
 def mix(labels_a: np.ndarray, log_a: np.ndarray, labels_b: np.ndarray, log_b: np.ndarray,
         weight_a: float) -> tuple[np.ndarray, np.ndarray]:
-    """The output distribution of the mechanism that runs A with probability ``weight_a``, else B.
-
-    Convexity axiom (Proposition 25): outputs are not tagged with the
-    mechanism that produced them.
-    """
+    """The output distribution of running A with probability ``weight_a``, else B (convexity, Proposition 25)."""
     if not 0 < weight_a < 1:
         raise ParameterError(f"weight_a must be in (0, 1), got {weight_a!r}")
     uniq = np.union1d(labels_a, labels_b)

@@ -1,28 +1,12 @@
 """Precision, coverage, baselines and base rates for scoring attacks.
 
-Every formula here is taken from P. Francis and D. Wagner, "Towards more
-accurate and useful data anonymity vulnerability measures", arXiv:2403.06595
-(2024), cited below as *[FW24]* with section and equation number. The one
-exception is :func:`wilson_interval` (E. B. Wilson, 1927), which the book uses
-to put an uncertainty on every measured rate.
-
-Conventions
------------
-* Counts may be Python numbers or numpy arrays; arrays broadcast against each
-  other. A scalar input gives a ``float``, an array input a ``numpy.ndarray``.
-  Counts need not be integers (``TPR * M`` in Eq 11 usually is not), but they
-  must be finite and non-negative.
-* A rate whose denominator is zero is ``nan``, never ``0``: an attacker that
-  makes no prediction has no precision, not a precision of zero.
-* Bad inputs raise :class:`ValueError` naming the argument, for example
-  ``fpr must be in [0, 1], got 1.5``.
-* *Skew* is the number of non-members per member, so the paper's
-  member:non-member observational skew ``1:30`` is ``skew = 30``
-  ([FW24] §5).
-
-Examples
---------
-The base-rate example of [FW24] §1 (FPR 0.05, FNR 0, 2000 people):
+Formulas from P. Francis and D. Wagner, "Towards more accurate and useful data
+anonymity vulnerability measures", arXiv:2403.06595 (2024), cited as [FW24] §/Eq;
+:func:`wilson_interval` is E. B. Wilson (1927). Counts are numbers or arrays that
+broadcast (scalar in, ``float`` out), finite and non-negative but not necessarily
+integers. A rate with a zero denominator is ``nan``, never 0. Bad input raises
+``ValueError`` naming the argument. *Skew* is non-members per member: the paper's
+``1:30`` is ``skew = 30`` ([FW24] §5). The base-rate example of [FW24] §1:
 
 >>> round(precision_at_skew(1.0, 0.05, members=1000, non_members=1000), 3)
 0.952
@@ -137,25 +121,8 @@ def _out(arr: np.ndarray) -> FloatOrArray:
 
 
 def accuracy(tp: ArrayLike, tn: ArrayLike, fp: ArrayLike, fn: ArrayLike) -> FloatOrArray:
-    r"""Accuracy: true predictions over all predictions ([FW24] §2, Eq 1).
+    r"""Accuracy (TP + TN) / (TP + TN + FP + FN) ([FW24] §2, Eq 1); ``nan`` if all are 0.
 
-    .. math:: A = \frac{TP + TN}{TP + TN + FP + FN}
-
-    Accuracy counts negative predictions as well as positive ones, which is
-    why the paper prefers :func:`precision` for privacy.
-
-    Parameters
-    ----------
-    tp, tn, fp, fn : int, float or array_like
-        True positives, true negatives, false positives, false negatives.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        ``nan`` where no prediction was made (all four counts zero).
-
-    Examples
-    --------
     >>> accuracy(tp=3, tn=5, fp=1, fn=1)
     0.8
     """
@@ -164,27 +131,10 @@ def accuracy(tp: ArrayLike, tn: ArrayLike, fp: ArrayLike, fn: ArrayLike) -> Floa
 
 
 def precision(tp: ArrayLike, fp: ArrayLike) -> FloatOrArray:
-    r"""Precision: true positive predictions over all positive predictions.
+    r"""Precision TP / (TP + FP) ([FW24] §2, Eq 2; Eq 10 for membership); ``nan`` with no predictions.
 
-    .. math:: P = \frac{\text{true } PP}{\text{all } PP} = \frac{TP}{TP + FP}
+    Every prediction of an inference attack is positive: ``tp`` correct, ``fp`` wrong, abstentions neither.
 
-    [FW24] §2, Eq 2 (and Eq 10 for membership). For an inference attack every
-    prediction the attacker makes ("the secret is *x*") is a positive
-    prediction, so ``tp`` is the number of correct predictions and ``fp`` the
-    number of wrong ones; abstentions count in neither.
-
-    Parameters
-    ----------
-    tp, fp : int, float or array_like
-        Correct and incorrect positive predictions.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        ``nan`` where ``tp + fp == 0`` (no predictions).
-
-    Examples
-    --------
     >>> round(precision(1000, 50), 3)
     0.952
     >>> precision(0, 0)
@@ -195,22 +145,8 @@ def precision(tp: ArrayLike, fp: ArrayLike) -> FloatOrArray:
 
 
 def recall(tp: ArrayLike, fn: ArrayLike) -> FloatOrArray:
-    r"""Recall: true positives over all positives ([FW24] §2, Eq 3).
+    r"""Recall TP / (TP + FN) ([FW24] §2, Eq 3); ``nan`` where there are no positives.
 
-    .. math:: R = \frac{TP}{TP + FN} = \frac{TP}{\text{all positives}}
-
-    Parameters
-    ----------
-    tp, fn : int, float or array_like
-        True positives and false negatives.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        ``nan`` where ``tp + fn == 0`` (there are no positives).
-
-    Examples
-    --------
     >>> recall(20, 0)
     1.0
     """
@@ -219,33 +155,11 @@ def recall(tp: ArrayLike, fn: ArrayLike) -> FloatOrArray:
 
 
 def prediction_rate(tp: ArrayLike, fp: ArrayLike, n_no_prediction: ArrayLike) -> FloatOrArray:
-    r"""Prediction rate as defined in [FW24] §2, Eqs 4-5.
+    r"""Prediction rate TP / (TP + FP + np) ([FW24] §2, Eqs 4-5); ``nan`` with no targets.
 
-    .. math::
+    ``n_no_prediction`` is the paper's ``np``. Correct predictions per target, unlike
+    :func:`coverage` (all predictions per target, §4.3); the paper calls both "prediction rate".
 
-        PR = \frac{TP}{TP + FP + np} = \frac{TP}{\text{all possible predictions}}
-
-    where :math:`np` is the number of targets for which the attacker chose to
-    make no prediction. Note the numerator is the number of *correct*
-    predictions, so this is a recall-like measure (correct predictions per
-    target). It differs from :func:`coverage`, which the paper defines in
-    §4.3 as predictions (correct or not) per target; the paper calls both
-    "prediction rate".
-
-    Parameters
-    ----------
-    tp, fp : int, float or array_like
-        Correct and incorrect predictions.
-    n_no_prediction : int, float or array_like
-        Targets for which no prediction was made (the paper's ``np``).
-
-    Returns
-    -------
-    float or numpy.ndarray
-        ``nan`` where there are no targets.
-
-    Examples
-    --------
     >>> prediction_rate(tp=6, fp=2, n_no_prediction=12)
     0.3
     """
@@ -255,34 +169,11 @@ def prediction_rate(tp: ArrayLike, fp: ArrayLike, n_no_prediction: ArrayLike) ->
 
 
 def coverage(n_predictions: ArrayLike, n_targets: ArrayLike) -> FloatOrArray:
-    r"""Coverage as the prediction rate of [FW24] §4.3 (procedure step 3).
+    r"""Coverage |P| / |T|, predictions per attacked target ([FW24] §4.3, step 3); ``nan`` with no targets.
 
-    .. math:: C = PR = \frac{|\mathbb{P}|}{|\mathbb{T}|}
+    The coverage at which an attack is matched with its baseline for Eq 6.
+    ``ValueError`` if ``n_predictions > n_targets``.
 
-    where :math:`\mathbb{T}` is the set of attacked targets and
-    :math:`\mathbb{P}` the subset for which a prediction was made. This is the
-    coverage used to match an attack with its baseline before computing
-    :func:`precision_improvement` (Eq 6).
-
-    Parameters
-    ----------
-    n_predictions : int, float or array_like
-        Number of targets with a prediction, :math:`|\mathbb{P}|`.
-    n_targets : int, float or array_like
-        Number of targets attacked, :math:`|\mathbb{T}|`.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        ``nan`` where ``n_targets == 0``.
-
-    Raises
-    ------
-    ValueError
-        If ``n_predictions > n_targets``.
-
-    Examples
-    --------
     >>> coverage(8, 20)
     0.4
     """
@@ -292,22 +183,8 @@ def coverage(n_predictions: ArrayLike, n_targets: ArrayLike) -> FloatOrArray:
 
 
 def true_positive_rate(tp: ArrayLike, members: ArrayLike) -> FloatOrArray:
-    r"""True positive rate ([FW24] §5, Eq 7): :math:`TPR = TP / M`.
+    r"""True positive rate TP / M ([FW24] §5, Eq 7); ``nan`` where ``members == 0``.
 
-    Parameters
-    ----------
-    tp : int, float or array_like
-        Members correctly predicted to be members.
-    members : int, float or array_like
-        Number of members :math:`M` among the observations.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        ``nan`` where ``members == 0``.
-
-    Examples
-    --------
     >>> true_positive_rate(20, 20)
     1.0
     """
@@ -317,22 +194,8 @@ def true_positive_rate(tp: ArrayLike, members: ArrayLike) -> FloatOrArray:
 
 
 def false_positive_rate(fp: ArrayLike, non_members: ArrayLike) -> FloatOrArray:
-    r"""False positive rate ([FW24] §5, Eq 8): :math:`FPR = FP / N`.
+    r"""False positive rate FP / N ([FW24] §5, Eq 8); ``nan`` where ``non_members == 0``.
 
-    Parameters
-    ----------
-    fp : int, float or array_like
-        Non-members wrongly predicted to be members.
-    non_members : int, float or array_like
-        Number of non-members :math:`N` among the observations.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        ``nan`` where ``non_members == 0``.
-
-    Examples
-    --------
     >>> false_positive_rate(99, 1980)
     0.05
     """
@@ -347,32 +210,11 @@ def false_positive_rate(fp: ArrayLike, non_members: ArrayLike) -> FloatOrArray:
 
 
 def precision_improvement(p_attack: ArrayLike, p_base: ArrayLike) -> FloatOrArray:
-    r"""Precision improvement of an attack over its baseline ([FW24] §4.3, Eq 6).
+    r"""Precision improvement PI = (P_atk - P_base) / (1 - P_base) ([FW24] §4.3, Eq 6).
 
-    .. math:: PI = \frac{P_{atk} - P_{base}}{1 - P_{base}}
-
-    The ratio of the actual improvement to the best possible improvement:
-    ``PI = 1`` for a perfect attack, ``0`` for an attack no better than the
-    baseline, negative for one that is worse. The paper defines PI only for an
-    attack and baseline measured at the same coverage (``C_atk == C_base``);
-    this function does not check that.
-
-    Parameters
-    ----------
-    p_attack, p_base : float or array_like
-        Attack and baseline precision, each in [0, 1]; they broadcast.
-        ``nan`` (a precision with no predictions) is allowed and propagates.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        ``nan`` where ``p_base == 1`` (no improvement is possible, so the
-        ratio is undefined, even if ``p_attack == 1`` too) and where either
-        input is ``nan``.
-
-    Examples
-    --------
-    The two pairs in [FW24] §4.3 both give 0.5:
+    1 for a perfect attack, 0 for one no better than the baseline, negative below it; the
+    paper requires equal coverage (not checked). Precisions in [0, 1], ``nan`` propagates;
+    ``nan`` where ``p_base == 1``. The two pairs of [FW24] §4.3 both give 0.5:
 
     >>> round(precision_improvement(0.75, 0.5), 12)
     0.5
@@ -392,34 +234,10 @@ def precision_improvement(p_attack: ArrayLike, p_base: ArrayLike) -> FloatOrArra
 def precision_at_skew(
     tpr: ArrayLike, fpr: ArrayLike, members: ArrayLike, non_members: ArrayLike
 ) -> FloatOrArray:
-    r"""Precision of a membership attack's ROC point at a given population mix.
+    r"""Precision TPR·M / (TPR·M + FPR·N) of an ROC point among M members, N non-members.
 
-    [FW24] §5, Eqs 10-11, with :math:`TP = TPR \cdot M` (Eq 7) and
-    :math:`FP = FPR \cdot N` (Eq 8):
-
-    .. math::
-
-        P = \frac{TP}{TP + FP}
-          = \frac{TPR \cdot M}{TPR \cdot M + FPR \cdot N}
-
-    where :math:`M` and :math:`N` are the numbers of members and non-members
-    observed; only their ratio matters.
-
-    Parameters
-    ----------
-    tpr, fpr : float or array_like
-        True and false positive rate of the ROC point, each in [0, 1].
-    members, non_members : int, float or array_like
-        :math:`M` and :math:`N`, non-negative. All four inputs broadcast.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        ``nan`` where ``TPR*M + FPR*N == 0`` (the attacker predicts no one).
-
-    Examples
-    --------
-    [FW24] §1: FPR 0.05, FNR 0, 2000 people of whom 1% are members.
+    [FW24] §5, Eqs 7-8 and 10-11; only M:N matters; ``nan`` where the attacker predicts no
+    one. [FW24] §1: FPR 0.05, FNR 0, 2000 people of whom 1 % are members:
 
     >>> round(precision_at_skew(1.0, 0.05, members=20, non_members=1980), 2)
     0.17
@@ -437,32 +255,11 @@ def _skew(skew: ArrayLike) -> np.ndarray:
 def roc_to_precision_recall(
     tpr: ArrayLike, fpr: ArrayLike, skew: ArrayLike
 ) -> tuple[FloatOrArray, FloatOrArray]:
-    r"""Convert ROC points to (precision, recall) at an observational skew.
+    r"""ROC points to (precision, recall) at a skew: TPR / (TPR + FPR·skew), TPR.
 
-    [FW24] §5, Eqs 9 and 11 with :math:`M = 1` and :math:`N = \text{skew}`:
+    [FW24] §5, Eqs 9 and 11 with M = 1, N = skew. Inputs broadcast (``tpr[:, None]`` and a
+    row of skews give one curve per column); precision ``nan`` where ``TPR + FPR·skew == 0``.
 
-    .. math::
-
-        \text{recall} = TPR, \qquad
-        \text{precision} = \frac{TPR}{TPR + FPR \cdot \text{skew}}
-
-    Parameters
-    ----------
-    tpr, fpr : float or array_like
-        ROC points, each in [0, 1].
-    skew : float or array_like
-        Non-members per member, >= 0; the paper's ``1:30`` is ``30``.
-        Broadcasts, so ``tpr[:, None]``, ``fpr[:, None]`` and a row of
-        skews give one precision-recall curve per column.
-
-    Returns
-    -------
-    precision, recall : float or numpy.ndarray
-        Precision is ``nan`` where ``TPR + FPR*skew == 0``. Recall has the
-        broadcast shape of all three inputs.
-
-    Examples
-    --------
     >>> p, r = roc_to_precision_recall(0.5, 0.01, 30)
     >>> round(p, 4), r
     (0.625, 0.5)
@@ -474,27 +271,10 @@ def roc_to_precision_recall(
 
 
 def baseline_precision(members: ArrayLike, non_members: ArrayLike) -> FloatOrArray:
-    r"""Precision of predicting that everyone is a member ([FW24] §5).
+    r"""Everyone-is-a-member precision M / (M + N) ([FW24] §5, Eq 11 with TPR = FPR = 1).
 
-    .. math:: P_{base} = \frac{M}{M + N}
+    The membership base rate, reached by random guessing at every recall; ``nan`` if M + N = 0.
 
-    This is Eq 11 with :math:`TPR = FPR = 1`, i.e. the membership base
-    rate. Any point on the ROC diagonal (:math:`TPR = FPR`, a random guess)
-    has this same precision at every recall, so it is a baseline that can be
-    matched to an attack at any coverage.
-
-    Parameters
-    ----------
-    members, non_members : int, float or array_like
-        :math:`M` and :math:`N`.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        ``nan`` where ``M + N == 0``.
-
-    Examples
-    --------
     >>> baseline_precision(20, 1980)
     0.01
     """
@@ -503,22 +283,8 @@ def baseline_precision(members: ArrayLike, non_members: ArrayLike) -> FloatOrArr
 
 
 def baseline_precision_at_skew(skew: ArrayLike) -> FloatOrArray:
-    r"""Everyone-is-a-member precision at a skew: :math:`1 / (1 + \text{skew})`.
+    r"""Everyone-is-a-member precision at a skew: 1 / (1 + skew) ([FW24] §5, Eq 11).
 
-    :func:`baseline_precision` with :math:`M = 1`, :math:`N = \text{skew}`
-    ([FW24] §5, Eq 11 with :math:`TPR = FPR = 1`).
-
-    Parameters
-    ----------
-    skew : float or array_like
-        Non-members per member, >= 0.
-
-    Returns
-    -------
-    float or numpy.ndarray
-
-    Examples
-    --------
     >>> baseline_precision_at_skew(1)
     0.5
     """
@@ -527,35 +293,10 @@ def baseline_precision_at_skew(skew: ArrayLike) -> FloatOrArray:
 
 
 def precision_improvement_at_skew(tpr: ArrayLike, fpr: ArrayLike, skew: ArrayLike) -> FloatOrArray:
-    r"""Precision improvement of an ROC point over the base rate at a skew.
+    r"""PI of an ROC point over the base rate 1 / (1 + skew) ([FW24] §4.3 Eq 6 on §5 Eq 11).
 
-    Eq 6 of [FW24] §4.3 applied to the precision of Eq 11 (§5), with the
-    everyone-is-a-member precision :math:`1/(1+\text{skew})` as the baseline:
+    0 on the diagonal, negative below it; ``nan`` where ``tpr == fpr == 0`` or ``skew == 0``.
 
-    .. math::
-
-        PI = \frac{P(TPR, FPR, \text{skew}) - P_{base}}{1 - P_{base}},
-        \qquad P_{base} = \frac{1}{1 + \text{skew}}
-
-    Because random guessing reaches :math:`P_{base}` at every recall, the
-    equal-coverage condition of Eq 6 can always be met. ``PI`` is 0 on the
-    ROC diagonal (``tpr == fpr``) and negative below it.
-
-    Parameters
-    ----------
-    tpr, fpr : float or array_like
-        ROC points, each in [0, 1].
-    skew : float or array_like
-        Non-members per member, >= 0.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        ``nan`` where the attacker predicts no one (``tpr == fpr == 0``) and
-        where ``skew == 0`` (everyone is a member, so the baseline is 1).
-
-    Examples
-    --------
     >>> round(precision_improvement_at_skew(0.5, 0.01, 30), 4)
     0.6125
     """
@@ -567,22 +308,8 @@ _SKEW_RE = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*:\s*(\d+(?:\.\d*)?)\s*$")
 
 
 def parse_skew(text: str) -> float:
-    """Turn the paper's ``"members:non-members"`` notation into a skew.
+    """The paper's ``"M:N"`` (members:non-members, [FW24] §5) as the skew N / M; M must be > 0.
 
-    [FW24] §5 writes observational skews as member:non-member, e.g. ``1:30``.
-
-    Parameters
-    ----------
-    text : str
-        ``"M:N"`` with non-negative numbers and ``M > 0``.
-
-    Returns
-    -------
-    float
-        ``N / M``, non-members per member.
-
-    Examples
-    --------
     >>> parse_skew("1:30")
     30.0
     >>> parse_skew("2:5")
@@ -604,39 +331,12 @@ def parse_skew(text: str) -> float:
 
 @dataclass(frozen=True)
 class AttackScore:
-    """Precision, coverage and recall of one attack, with Wilson intervals.
+    """Precision, coverage, prediction rate and recall of one attack, with Wilson intervals.
 
-    Built by :func:`attack_score`. The attacker attacks ``n_targets``
-    targets (the paper's :math:`\\mathbb{T}`), makes a prediction for
-    ``n_predictions`` of them (:math:`\\mathbb{P}`) and abstains on the rest.
-
-    Attributes
-    ----------
-    n_targets : int
-        :math:`|\\mathbb{T}|`.
-    n_predictions : int
-        :math:`|\\mathbb{P}|`, predictions made (positive predictions only
-        when a ``positive`` value was given).
-    n_correct : int
-        Correct predictions, ``TP``.
-    precision : float
-        ``n_correct / n_predictions`` ([FW24] Eq 2); ``nan`` if no predictions.
-    coverage : float
-        ``n_predictions / n_targets`` ([FW24] §4.3); ``nan`` if no targets.
-    prediction_rate : float
-        ``n_correct / n_targets`` = ``TP / (TP + FP + np)`` ([FW24] Eq 4).
-    n_positives : int or None
-        Targets whose true value is the ``positive`` value; ``None`` when
-        no ``positive`` value was given.
-    recall : float or None
-        ``n_correct / n_positives`` ([FW24] Eq 3); ``None`` when no
-        ``positive`` value was given, ``nan`` if there are no positives.
-    confidence : float
-        Level of the intervals.
-    precision_ci, coverage_ci, prediction_rate_ci : tuple of float
-        Wilson intervals of the three rates (``(nan, nan)`` if undefined).
-    recall_ci : tuple of float or None
-        Wilson interval of the recall, ``None`` if recall is ``None``.
+    Of ``n_targets`` (the paper's T) the attacker predicts ``n_predictions`` (P; positive ones
+    only when a ``positive`` value was given), ``n_correct`` (TP) of them right. ``precision``
+    (Eq 2), ``coverage`` (§4.3) and ``prediction_rate`` (Eq 4) are ``nan`` when undefined;
+    ``n_positives``, ``recall`` (Eq 3) and ``recall_ci`` are ``None`` without a ``positive``.
     """
 
     n_targets: int

@@ -1,48 +1,14 @@
 """Measures of a syntactic release: k-anonymity, l-diversity, t-closeness.
 
-How to measure which privacy model a published (generalised) table satisfies,
-one number per model, computed over its equivalence classes:
-
-- **equivalence classes** on a list of quasi-identifiers
-  (:func:`equivalence_classes`, one row per class; :func:`class_ids`);
-- **k-anonymity** (Sweeney 2002, :func:`k_anonymity`);
-- **l-diversity**: distinct and entropy l-diversity and recursive
-  (c, l)-diversity (Machanavajjhala et al. 2007, :func:`distinct_l_diversity`,
-  :func:`entropy_l_diversity`, :func:`recursive_cl_diversity`);
-- **t-closeness** with the Earth Mover's Distance under the ordered, equal
-  and hierarchical ground distances (Li, Li & Venkatasubramanian 2007,
-  :func:`t_closeness`, :func:`emd_by_class`, :func:`emd_ordered`,
-  :func:`emd_equal`, :func:`emd_hierarchical`);
-- all of them at once (:func:`privacy_report`).
-
-What a data owner does to reach them (generalisation, suppression) is in
-:mod:`anonlab.mechanisms.syntactic`; the homogeneity attack that exploits a
-class with one sensitive value is in :mod:`anonlab.attacks.homogeneity`. The
-worked tables of the lecture slides (CMU 18-734, Fall 2019, *Database
-privacy: k-anonymity and de-anonymization attacks*) are in
-:mod:`anonlab.data.tables`.
-
-Conventions
------------
-An *equivalence class* is the set of records that share the same values on
-all quasi-identifiers. Missing quasi-identifier values (NaN) form a class of
-their own (``groupby(dropna=False)``): a missing value is something an
-attacker sees too. Missing *sensitive* values are rejected with a
-``ValueError``; drop or fill them first. Every function works on whole
-columns (pandas ``groupby`` / numpy); none loops over records. Arguments are
-checked with :func:`check_release` (built on :mod:`anonlab.validation`).
-
-References
-----------
-.. [1] L. Sweeney, "k-anonymity: a model for protecting privacy",
-   Int. J. Uncertainty, Fuzziness and Knowledge-Based Systems 10(5), 2002.
-.. [2] A. Machanavajjhala, D. Kifer, J. Gehrke, M. Venkitasubramaniam,
-   "l-diversity: privacy beyond k-anonymity", ACM TKDD 1(1), 2007.
-.. [3] N. Li, T. Li, S. Venkatasubramanian, "t-closeness: privacy beyond
-   k-anonymity and l-diversity", ICDE 2007.
-.. [4] S. Bhagavatula (after P. Mardziel and A. Datta), "Database privacy:
-   k-anonymity and de-anonymization attacks", CMU 18-734 lecture slides,
-   Fall 2019.
+One number per privacy model, computed over the equivalence classes of a published table on
+its quasi-identifiers: k-anonymity (L. Sweeney, IJUFKS 10(5), 2002), distinct, entropy and
+recursive (c, l)-diversity (A. Machanavajjhala et al., ACM TKDD 1(1), 2007), t-closeness with
+the ordered, equal and hierarchical Earth Mover's Distance (N. Li, T. Li, S.
+Venkatasubramanian, ICDE 2007), and all at once (:func:`privacy_report`). The worked tables
+of the CMU 18-734 slides (Fall 2019) are in :mod:`anonlab.data.tables`; generalisation is in
+:mod:`anonlab.mechanisms.syntactic`, the homogeneity attack in
+:mod:`anonlab.attacks.homogeneity`. Missing quasi-identifier values form a class of their own
+(an attacker sees them too); a missing *sensitive* value is a ``ValueError``.
 """
 
 from __future__ import annotations
@@ -100,38 +66,13 @@ hierarchical ground distance of the EMD is defined on it
 def check_release(
     df: Any, quasi_identifiers: Any, sensitive_attribute: Any = None
 ) -> tuple[list[str], str | None]:
-    """Check a published table and the names of its quasi-identifiers and sensitive attribute.
+    """Check a published table, its quasi-identifiers and sensitive attribute; return ``(qis, sensitive)``.
 
-    - ``df`` is a pandas DataFrame with at least one record;
-    - ``quasi_identifiers`` names at least one column of ``df``, none twice
-      (a single name is accepted; :func:`anonlab.validation.check_columns`);
-    - ``sensitive_attribute``, when given, names a column of ``df``
-      (:func:`anonlab.validation.check_column`) that is not a
-      quasi-identifier and has no missing value.
+    ``df`` a non-empty DataFrame (else ``TypeError``); at least one quasi-identifier column, none
+    twice (a single name is accepted); the sensitive column, if given, exists, is not a
+    quasi-identifier and has no missing value. Otherwise a ``ParameterError`` (a ``ValueError``)
+    naming the argument.
 
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        The published table.
-    quasi_identifiers : str or sequence of str
-        The quasi-identifier columns.
-    sensitive_attribute : str, optional
-        The sensitive column.
-
-    Returns
-    -------
-    tuple
-        ``(quasi-identifiers as a list, sensitive attribute or None)``.
-
-    Raises
-    ------
-    TypeError
-        ``df`` is not a DataFrame.
-    anonlab.validation.ParameterError
-        (a ``ValueError``) naming the argument at fault.
-
-    Examples
-    --------
     >>> df = pd.DataFrame({"zip": ["130**"], "age": ["3*"], "condition": ["Cancer"]})
     >>> check_release(df, ["zip", "age"], "condition")
     (['zip', 'age'], 'condition')
@@ -171,27 +112,11 @@ def check_release(
 
 
 def as_parent_map(hierarchy: Hierarchy) -> dict[str, str | None]:
-    """Normalise a value hierarchy to a child -> parent mapping.
+    """A value hierarchy as ``{node: parent}``, the single root mapping to ``None``.
 
-    Parameters
-    ----------
-    hierarchy : mapping
-        Either a child -> parent mapping (values are ``str`` or ``None``), or a
-        nested tree whose values are mappings, lists of leaves, or ``None``
-        for a leaf: ``{"root": {"inner": ["leaf1", "leaf2"]}}``.
+    Takes a child -> parent mapping or a nested tree (``{"root": {"inner": ["leaf1", "leaf2"]}}``,
+    ``None`` for a leaf); ``ValueError`` unless there is exactly one root and no cycle.
 
-    Returns
-    -------
-    dict
-        ``{node: parent}`` for every node; the single root maps to ``None``.
-
-    Raises
-    ------
-    ValueError
-        If there is not exactly one root, or a node has a cycle.
-
-    Examples
-    --------
     >>> as_parent_map({"*": ["a", "b"]})
     {'*': None, 'a': '*', 'b': '*'}
     """
@@ -276,12 +201,8 @@ def _tree(hierarchy: Hierarchy) -> _Tree:
 
 
 def hierarchy_height(hierarchy: Hierarchy) -> int:
-    """The height of a hierarchy: the longest path from its root down to a leaf.
+    """The height H of a hierarchy (longest root-to-leaf path), as in :func:`emd_hierarchical`.
 
-    The ``H`` of the hierarchical ground distance (:func:`emd_hierarchical`).
-
-    Examples
-    --------
     >>> hierarchy_height({"*": {"a": ["a1", "a2"], "b": ["b1"]}})
     2
     >>> from anonlab.data.tables import disease_hierarchy
@@ -295,8 +216,7 @@ def hierarchy_height(hierarchy: Hierarchy) -> int:
 def taller_hierarchy(hierarchy: Hierarchy) -> dict[str, str | None]:
     """The hierarchy with one extra level between each child of the root and the root.
 
-    Two leaves that shared a group (distance 1/3 in a tree of height 3) are
-    1/4 apart in the taller tree (a reading of the slides' Disease t, chapter 1).
+    Siblings 1/3 apart in a tree of height 3 are 1/4 apart in the taller one (chapter 1).
 
     >>> h = taller_hierarchy({"*": {"a": ["a1", "a2"]}})
     >>> h["a"], h["a (extra level)"], hierarchy_height(h)
@@ -316,16 +236,7 @@ def taller_hierarchy(hierarchy: Hierarchy) -> dict[str, str | None]:
 
 
 def class_ids(df: pd.DataFrame, quasi_identifiers: Sequence[str]) -> pd.Series:
-    """Number the equivalence classes and give each record its class id.
-
-    Classes are numbered ``0, 1, ...`` in the sorted order of their
-    quasi-identifier values (the row order of :func:`equivalence_classes`).
-
-    Returns
-    -------
-    pandas.Series
-        Integer class id per record, same index as ``df``, named ``"class"``.
-    """
+    """Each record's equivalence class id (Series ``"class"``), classes numbered in sorted QI order."""
     qis, _ = check_release(df, quasi_identifiers)
     ids = df.groupby(qis, dropna=False, observed=True, sort=True).ngroup()
     return ids.rename("class")
@@ -334,11 +245,7 @@ def class_ids(df: pd.DataFrame, quasi_identifiers: Sequence[str]) -> pd.Series:
 def _counts(
     df: pd.DataFrame, qis: list[str], sa: str
 ) -> tuple[pd.Series, pd.DataFrame]:
-    """Class ids and the (classes x sensitive values) count matrix.
-
-    Columns are the sensitive values present in the table, sorted (numeric
-    order; category order for an ordered categorical).
-    """
+    """Class ids and the (classes x sensitive values) count matrix, values sorted."""
     cid = class_ids(df, qis)
     col = df[sa]
     counts = (
@@ -367,43 +274,13 @@ def equivalence_classes(
     distance: Distance | None = None,
     hierarchy: Hierarchy | None = None,
 ) -> pd.DataFrame:
-    """One row per equivalence class: its QI values, size and, if a sensitive
-    attribute is given, how diverse its sensitive values are.
+    """One row per equivalence class: its QI values, size and how diverse its sensitive values are.
 
-    For a class ``E`` with sensitive-value counts ``n_1 >= n_2 >= ... >= n_m``
-    and ``p_i = n_i / |E|``:
+    With counts n_1 >= ... >= n_m and p_i = n_i / |E|: ``size`` |E|, ``n_distinct`` m,
+    ``entropy`` H = -Σ p_i ln p_i (nats), ``entropy_l`` exp(H) (Machanavajjhala et al. 2007),
+    ``top_value``/``top_share`` the attacker's best guess and p_1, and with ``distance`` the
+    ``emd`` to the whole table (:func:`emd_by_class`). Index as :func:`class_ids`.
 
-    - ``size`` = ``|E|``;
-    - ``n_distinct`` = ``m`` (distinct l-diversity of ``E``);
-    - ``entropy`` = ``H(E) = -sum_i p_i ln p_i`` (nats);
-    - ``entropy_l`` = ``exp(H(E))`` (entropy l-diversity of ``E``,
-      Machanavajjhala et al. 2007);
-    - ``top_value``, ``top_share`` = the most frequent sensitive value and
-      ``p_1`` (ties broken by value order): an attacker's best guess and its
-      posterior probability;
-    - ``emd`` (only if ``distance`` is given) = EMD between the class's
-      sensitive distribution and the whole table's (see :func:`emd_by_class`).
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        The published table.
-    quasi_identifiers : sequence of str
-        Columns that define the classes.
-    sensitive_attribute : str, optional
-        Column whose diversity is measured.
-    distance : {"auto", "ordered", "equal", "hierarchical"}, optional
-        Add the ``emd`` column with this ground distance.
-    hierarchy : mapping, optional
-        For ``distance="hierarchical"`` (or ``"auto"`` on a categorical).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Index ``class`` (as :func:`class_ids`), columns as above.
-
-    Examples
-    --------
     >>> from anonlab.data.tables import inpatient_4_anonymous
     >>> ec = equivalence_classes(inpatient_4_anonymous(),
     ...                          ["zip_code", "age", "nationality"], "condition")
@@ -457,27 +334,8 @@ def class_row(classes: pd.DataFrame, **values: Any) -> pd.Series:
 
 
 def k_anonymity(df: pd.DataFrame, quasi_identifiers: Sequence[str]) -> int:
-    """The k of a table: the size of its smallest equivalence class.
+    """The k of a table, k(T) = min_E |E|: its smallest equivalence class (Sweeney 2002; slides).
 
-    ``k(T) = min_E |E|`` over the equivalence classes ``E`` of ``T`` on the
-    quasi-identifiers. ``T`` is k-anonymous for every ``k <= k(T)``: each
-    record is indistinguishable from at least ``k - 1`` others on the
-    quasi-identifiers (Sweeney 2002, Definition "k-anonymity"; slides,
-    "K-anonymity").
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        The published table (at least one record).
-    quasi_identifiers : sequence of str
-        The quasi-identifier columns.
-
-    Returns
-    -------
-    int
-
-    Examples
-    --------
     >>> from anonlab.data.tables import inpatient_4_anonymous
     >>> k_anonymity(inpatient_4_anonymous(), ["zip_code", "age", "nationality"])
     4
@@ -489,29 +347,10 @@ def k_anonymity(df: pd.DataFrame, quasi_identifiers: Sequence[str]) -> int:
 def distinct_l_diversity(
     df: pd.DataFrame, quasi_identifiers: Sequence[str], sensitive_attribute: str
 ) -> int:
-    """The l of distinct l-diversity: the fewest distinct sensitive values in
-    any equivalence class.
+    """Distinct l-diversity: the fewest distinct sensitive values in any class (Machanavajjhala et al. 2007).
 
-    ``l(T) = min_E |{ s(t) : t in E }|``. A class with ``l = 1`` is
-    homogeneous: its sensitive value is disclosed to anyone who can place a
-    target in it (Machanavajjhala et al. 2007, "distinct l-diversity"; slides,
-    "L-diversity").
+    l = 1 means a homogeneous class, whose value anyone who places a target in it learns.
 
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        The published table.
-    quasi_identifiers : sequence of str
-        The quasi-identifier columns.
-    sensitive_attribute : str
-        The sensitive column (no missing values).
-
-    Returns
-    -------
-    int
-
-    Examples
-    --------
     >>> from anonlab.data.tables import inpatient_3_diverse
     >>> distinct_l_diversity(inpatient_3_diverse(), ["zip_code", "age", "nationality"],
     ...                      "condition")
@@ -524,35 +363,9 @@ def distinct_l_diversity(
 def entropy_l_diversity(
     df: pd.DataFrame, quasi_identifiers: Sequence[str], sensitive_attribute: str
 ) -> float:
-    """The largest l for which the table is entropy l-diverse.
+    """Entropy l-diversity l = min_E exp(H(E)), H in nats (Machanavajjhala et al. 2007); 1 <= l <= distinct l.
 
-    A class ``E`` is entropy l-diverse if ``H(E) = -sum_s p(E,s) ln p(E,s)
-    >= ln l``, with ``p(E,s)`` the fraction of records of ``E`` whose
-    sensitive value is ``s`` (Machanavajjhala et al. 2007, "entropy
-    l-diversity"). Hence the table's value is
-
-    ``l_ent(T) = min_E exp(H(E))``,
-
-    a real number with ``1 <= l_ent <= l_distinct``; it equals the number of
-    distinct values only when they are equally frequent in the worst class.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        The published table.
-    quasi_identifiers : sequence of str
-        The quasi-identifier columns.
-    sensitive_attribute : str
-        The sensitive column (no missing values).
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    Each class of the slides' 3-diverse table holds 2, 1, 1 of three
-    conditions: ``exp(H) = 2^{3/2} = 2.83``.
+    The slides' 3-diverse table holds 2, 1, 1 of three conditions per class: exp(H) = 2^(3/2).
 
     >>> from anonlab.data.tables import inpatient_3_diverse
     >>> round(entropy_l_diversity(inpatient_3_diverse(),
@@ -567,36 +380,11 @@ def entropy_l_diversity(
 def recursive_cl_diversity(
     df: pd.DataFrame, quasi_identifiers: Sequence[str], sensitive_attribute: str, l: int
 ) -> float:
-    """The threshold c* of recursive (c, l)-diversity for a given l.
+    """The c* of recursive (c, l)-diversity: max_E r_1 / (r_l + ... + r_m), counts sorted decreasing.
 
-    With the counts of a class sorted in decreasing order ``r_1 >= r_2 >= ...
-    >= r_m``, the class is recursive (c, l)-diverse if
-    ``r_1 < c (r_l + r_{l+1} + ... + r_m)`` (Machanavajjhala et al. 2007,
-    "recursive (c, l)-diversity"). The table is therefore recursive
-    (c, l)-diverse exactly for the constants ``c > c*``, with
+    Machanavajjhala et al. 2007: the table is (c, l)-diverse for every c > c*; ``inf`` when a
+    class has fewer than ``l`` (>= 1) distinct values.
 
-    ``c* = max_E r_1(E) / (r_l(E) + ... + r_m(E))``,
-
-    and ``c* = inf`` when some class has fewer than ``l`` distinct values.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        The published table.
-    quasi_identifiers : sequence of str
-        The quasi-identifier columns.
-    sensitive_attribute : str
-        The sensitive column (no missing values).
-    l : int
-        The l of the definition (>= 1).
-
-    Returns
-    -------
-    float
-        ``c*``; the table is (c, l)-diverse for every ``c > c*``.
-
-    Examples
-    --------
     >>> from anonlab.data.tables import inpatient_3_diverse
     >>> recursive_cl_diversity(inpatient_3_diverse(),
     ...                        ["zip_code", "age", "nationality"], "condition", 2)
@@ -628,28 +416,10 @@ def _as_2d(p: Any, q: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def emd_ordered(p: Any, q: Any) -> np.ndarray | float:
-    """Earth Mover's Distance with the ordered distance (numeric attributes).
+    """Ordered-distance EMD = 1/(m-1) · Σ_i |Σ_{j<=i} (p_j - q_j)| (Li et al. 2007, numerical attributes).
 
-    For a domain of ``m`` ordered values ``v_1 < ... < v_m`` with ground
-    distance ``|i - j| / (m - 1)`` (Li et al. 2007, EMD for numerical
-    attributes):
-
-    ``EMD(P, Q) = 1/(m-1) * sum_{i=1}^{m} | sum_{j=1}^{i} (p_j - q_j) |``.
-
-    Parameters
-    ----------
-    p, q : array_like
-        Probability vectors over the same ordered domain (last axis); extra
-        leading axes are broadcast (one row per class).
-
-    Returns
-    -------
-    float or numpy.ndarray
-        In ``[0, 1]``; 0 when ``m = 1``.
-
-    Examples
-    --------
-    The slides' class {3K, 5K, 9K} against the nine salaries 3K..11K:
+    Over the last axis (leading axes broadcast, one row per class); in [0, 1], 0 when m = 1. The
+    slides' class {3K, 5K, 9K} against the nine salaries 3K..11K:
 
     >>> q = np.full(9, 1 / 9); p = np.zeros(9); p[[0, 2, 6]] = 1 / 3
     >>> round(float(emd_ordered(p, q)), 3)
@@ -666,25 +436,8 @@ def emd_ordered(p: Any, q: Any) -> np.ndarray | float:
 
 
 def emd_equal(p: Any, q: Any) -> np.ndarray | float:
-    """Earth Mover's Distance with the equal distance (categorical, no hierarchy).
+    """Equal-distance EMD = ½ Σ |p_i - q_i|, the total variation distance (Li et al. 2007).
 
-    Every two distinct values are at distance 1 (Li et al. 2007, "equal
-    distance"), so the EMD is the total variation distance:
-
-    ``EMD(P, Q) = 1/2 * sum_i |p_i - q_i|``.
-
-    Parameters
-    ----------
-    p, q : array_like
-        Probability vectors over the same domain (last axis).
-
-    Returns
-    -------
-    float or numpy.ndarray
-        In ``[0, 1]``.
-
-    Examples
-    --------
     >>> emd_equal([1, 0], [0.5, 0.5])
     0.5
     """
@@ -724,39 +477,13 @@ def _hierarchical_matrix(
 def emd_hierarchical(
     p: Mapping[str, float] | pd.Series, q: Mapping[str, float] | pd.Series, hierarchy: Hierarchy
 ) -> float:
-    """Earth Mover's Distance with the hierarchical distance (categorical).
+    """Hierarchical-distance EMD = Σ_{N internal} height(N)/H · min(pos_extra(N), neg_extra(N)).
 
-    The ground distance between two leaves ``v_i``, ``v_j`` of a hierarchy of
-    height ``H`` is ``level(v_i, v_j) / H``, the height of their lowest common
-    ancestor over the height of the tree. The EMD then has the closed form of
-    Li, Li & Venkatasubramanian (2007, hierarchical distance):
+    The closed form of Li, Li & Venkatasubramanian (2007); extra(N) is p - q at a leaf and summed
+    over children, pos/neg_extra sum the positive/negative children; ground distance
+    level(lowest common ancestor) / H. ``p``, ``q`` map leaves to probabilities (absent ones 0);
+    ``hierarchy`` as :func:`as_parent_map`. In [0, 1].
 
-    - ``extra(N) = p_N - q_N`` for a leaf, ``sum_{C child of N} extra(C)``
-      otherwise;
-    - ``pos_extra(N) = sum_{C: extra(C) > 0} extra(C)``,
-      ``neg_extra(N) = sum_{C: extra(C) < 0} -extra(C)``;
-    - ``cost(N) = height(N) / H * min(pos_extra(N), neg_extra(N))``;
-    - ``EMD(P, Q) = sum_{N internal} cost(N)``.
-
-    Here ``height(N)`` is the length of the longest path from ``N`` down to a
-    leaf and ``H = height(root)``; for a balanced tree (all leaves at the same
-    depth) this is the paper's definition.
-
-    Parameters
-    ----------
-    p, q : mapping or pandas.Series
-        Probabilities indexed by leaf value; leaves not listed have
-        probability 0. Every key must be a leaf of ``hierarchy``.
-    hierarchy : mapping
-        Child -> parent mapping or nested tree (see :func:`as_parent_map`).
-
-    Returns
-    -------
-    float
-        In ``[0, 1]``.
-
-    Examples
-    --------
     >>> h = {"*": {"a": ["a1", "a2"], "b": ["b1", "b2"]}}
     >>> emd_hierarchical({"a1": 1.0}, {"a2": 1.0}, h)   # siblings: 1/2
     0.5
@@ -781,35 +508,11 @@ def emd_by_class(
     distance: Distance = "auto",
     hierarchy: Hierarchy | None = None,
 ) -> pd.Series:
-    """EMD between each class's sensitive distribution and the whole table's.
+    """EMD D[P_E, Q] between each class's sensitive distribution and the table's (Li et al. 2007).
 
-    ``D[P_E, Q]`` for every equivalence class ``E``, where ``P_E`` is the
-    distribution of the sensitive attribute in ``E`` and ``Q`` its
-    distribution in the whole table (Li et al. 2007). The domain is the set
-    of sensitive values present in the table.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        The published table.
-    quasi_identifiers : sequence of str
-        The quasi-identifier columns.
-    sensitive_attribute : str
-        The sensitive column (no missing values).
-    distance : {"auto", "ordered", "equal", "hierarchical"}, default "auto"
-        Ground distance. ``"ordered"`` (:func:`emd_ordered`) needs a numeric
-        or ordered-categorical column and uses ``m`` = number of distinct
-        values in the table; ``"equal"`` (:func:`emd_equal`);
-        ``"hierarchical"`` (:func:`emd_hierarchical`) needs ``hierarchy``.
-        ``"auto"`` picks ordered for numeric / ordered categorical columns,
-        hierarchical when a hierarchy is given, equal otherwise.
-    hierarchy : mapping, optional
-        Value hierarchy of the sensitive attribute.
-
-    Returns
-    -------
-    pandas.Series
-        Named ``"emd"``, indexed by class id (as :func:`class_ids`).
+    ``distance``: ``"ordered"`` (numeric or ordered categorical, m = distinct values in the
+    table), ``"equal"``, ``"hierarchical"`` (needs ``hierarchy``) or ``"auto"`` (ordered where it
+    can, hierarchical with a hierarchy, else equal). A Series ``"emd"`` indexed by class id.
     """
     qis, sa = check_release(df, quasi_identifiers, sensitive_attribute)
     col = df[sa]
@@ -857,33 +560,9 @@ def t_closeness(
     distance: Distance = "auto",
     hierarchy: Hierarchy | None = None,
 ) -> float:
-    """The t of a table: the largest EMD between a class and the whole table.
+    """The t of a table, t(T) = max_E D[P_E, Q] (Li, Li & Venkatasubramanian 2007; slides).
 
-    ``t(T) = max_E D[P_E, Q]``: the table satisfies t-closeness for every
-    threshold ``t >= t(T)`` (Li, Li & Venkatasubramanian 2007, "the
-    t-closeness principle"; slides, "T-closeness"). See :func:`emd_by_class`
-    for the distances.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        The published table.
-    quasi_identifiers : sequence of str
-        The quasi-identifier columns.
-    sensitive_attribute : str
-        The sensitive column (no missing values).
-    distance : {"auto", "ordered", "equal", "hierarchical"}, default "auto"
-        Ground distance (see :func:`emd_by_class`).
-    hierarchy : mapping, optional
-        Value hierarchy of the sensitive attribute.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    The slides' t-closeness table (Li et al. 2007, Table 5):
+    Distances as in :func:`emd_by_class`. The slides' table (Li et al. 2007, Table 5):
 
     >>> from anonlab.data.tables import salary_disease_t_close
     >>> round(t_closeness(salary_disease_t_close(), ["zip_code", "age"], "salary"), 3)
@@ -926,25 +605,9 @@ def privacy_report(
     distance: Distance | None = "auto",
     hierarchy: Hierarchy | None = None,
 ) -> PrivacyReport:
-    """k, distinct l, entropy l and t of a table in one pass over its classes.
+    """k, distinct l, entropy l and t (``distance=None`` skips it) of a table in one pass over its classes.
 
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        The published table.
-    quasi_identifiers : sequence of str
-        The quasi-identifier columns.
-    sensitive_attribute : str
-        The sensitive column (no missing values).
-    distance : {"auto", "ordered", "equal", "hierarchical"} or None
-        Ground distance for t; ``None`` skips t.
-    hierarchy : mapping, optional
-        Value hierarchy of the sensitive attribute.
-
-    Returns
-    -------
-    PrivacyReport
-        Also ``n_unique``: records alone in their class (``|E| = 1``).
+    Also ``n_unique``, the records alone in their class.
     """
     ec = equivalence_classes(
         df, quasi_identifiers, sensitive_attribute, distance=distance, hierarchy=hierarchy

@@ -1,36 +1,12 @@
 """Anatomy (Xiao & Tao 2006): l-diverse groups published as two separate tables.
 
-X. Xiao and Y. Tao, *Anatomy: simple and effective privacy preservation*,
-VLDB 2006, as used by Kifer (2009) and Cormode (2011, §3.1). Given :math:`l`,
-Anatomy partitions the :math:`n` tuples into groups of :math:`l` tuples
-(some of :math:`l + 1` when :math:`l` does not divide :math:`n`) such that
-no sensitive (SA) value occurs twice in a group, and publishes
-
-* the **QI table** (QIT): every tuple's quasi-identifiers with its group id;
-* the **SA table** (ST): for every group, the multiset of its SA values
-  (``group, sa, count``),
-
-withholding which QI row goes with which SA value. An adversary who takes
-every association in a group to be equally likely believes each one with
-probability at most :math:`1/l`.
-
-The algorithm (Xiao & Tao 2006, Fig. 3 *Anatomize*): hash the tuples into
-one bucket per SA value; while at least :math:`l` buckets are non-empty,
-form a group from one random tuple of each of the :math:`l` largest
-buckets; each of the (at most :math:`l - 1`) residual tuples joins a random
-group that does not yet hold its SA value. It succeeds when no SA value
-covers more than :math:`n/l` tuples (the *eligibility condition*), so the
-largest feasible :math:`l` is :math:`\\lfloor n / \\max_s |s| \\rfloor`
-(:func:`max_l_diversity`; 7 for Adult occupation, Cormode §3.2).
-
-Cormode's *larger groups* merge adjacent Anatomy groups in pairs (size 2l)
-or threes (3l) (:func:`merge_groups`): each SA value then occurs at most
-twice (three times) in a group, so the result stays l-diverse in the
-frequency sense (no value above :math:`1/l` of its group).
-
-The group formation loops over groups on a vector holding one count per SA
-value (14 for Adult occupation); tuples are then placed by vectorised
-sorting, never one by one.
+X. Xiao and Y. Tao, *Anatomy*, VLDB 2006 (Fig. 3 *Anatomize*), as used by Kifer (2009) and
+Cormode (2011, §3.1): the n tuples are split into groups of l (some of l + 1) with no
+sensitive (SA) value twice in a group, and published as the QI table (quasi-identifiers and
+group id) and the SA table (``group, sa, count``), withholding the links; a uniform adversary
+believes any association with probability at most 1/l. Feasible for l <= ⌊n / max_s |s|⌋
+(:func:`max_l_diversity`; 7 for Adult occupation, Cormode §3.2). Cormode's *larger groups*
+merge 2 or 3 adjacent groups (:func:`merge_groups`), still no value above 1/l of its group.
 """
 
 from __future__ import annotations
@@ -63,13 +39,8 @@ def _check_l(l: int) -> int:  # noqa: E741 - the paper's name
 
 
 def max_l_diversity(sa_values: Sequence | np.ndarray | pd.Series) -> int:
-    """Largest :math:`l` for which Anatomy can make the data l-diverse.
+    """Largest l for which Anatomy can make the data l-diverse: ⌊n / max_s |{r: r_s = s}|⌋ (eligibility).
 
-    Xiao & Tao's eligibility condition: at most :math:`n/l` tuples share a
-    sensitive value, so :math:`l_{max} = \\lfloor n / \\max_s |\\{r: r_s = s\\}| \\rfloor`.
-
-    Examples
-    --------
     >>> max_l_diversity(["a", "a", "b", "c", "d"])
     2
     """
@@ -89,36 +60,13 @@ def anatomy_groups(
     sa_codes: np.ndarray, l: int, *, seed: int | np.random.Generator | None = None,  # noqa: E741
     ties: str = "random",
 ) -> np.ndarray:
-    """Group id of every tuple under Xiao & Tao's *Anatomize* (see the module docstring).
+    """Group id (0..G-1) of every tuple under Xiao & Tao's *Anatomize* (Fig. 3).
 
-    Parameters
-    ----------
-    sa_codes : numpy.ndarray of int, shape (n,)
-        Sensitive value of each tuple (any integer codes).
-    l : int
-        Diversity parameter, ``2 <= l <= max_l_diversity(sa_codes)``
-        (``l = 1`` puts every tuple in its own group).
-    seed : int or numpy.random.Generator, optional
-        Picks which tuple of a bucket goes first and (``ties="random"``)
-        breaks ties between equally large buckets.
-    ties : {"random", "stable"}, default "random"
-        Which of several equally large buckets give a tuple to the next group:
-        a random draw per group (``"random"``), or always the bucket of the
-        smallest SA code (``"stable"``). *Anatomize* picks "the l largest
-        buckets" without saying; the two readings give different groupings.
-
-    Returns
-    -------
-    numpy.ndarray of int, shape (n,)
-        Group ids ``0..G-1`` in the order the groups were formed; all SA
-        values of a group are distinct, and every group has :math:`l` or
-        :math:`l + 1` tuples (a group gets two residual tuples only when no
-        other group lacking their values is left, which needs tiny data).
-
-    Raises
-    ------
-    ValueError
-        If ``l`` exceeds the largest feasible l-diversity of the data.
+    While l buckets (one per SA value) are non-empty, a group takes one tuple from each of the l
+    largest; the residual tuples join random groups lacking their value. Groups have l or l + 1
+    tuples with distinct values. ``ties``: equally large buckets are drawn at random per group
+    (``"random"``) or by smallest SA code (``"stable"``), a choice the paper leaves open. ``seed``
+    picks the tuples. ``ValueError`` if ``l`` exceeds :func:`max_l_diversity`.
     """
     l = _check_l(l)  # noqa: E741
     sa = np.asarray(sa_codes)
@@ -177,13 +125,8 @@ def anatomy_groups(
 def _choose_buckets(counts: np.ndarray, l: int, tie: np.ndarray) -> np.ndarray:  # noqa: E741
     """The buckets of each group of *Anatomize*: the l largest (ties by ``tie[g]``) while l are non-empty.
 
-    Row ``g`` holds the buckets group ``g`` takes a tuple from (as a set; the
-    order within a row carries no meaning). Counts are integers and
-    ``tie`` < 1/2, so while the smallest of the l largest buckets exceeds
-    every other by an integer gap d >= 1, the next d groups take the same
-    buckets whatever the tie-break: those steps are taken at once. Only steps
-    where equal counts straddle the cut are taken one at a time. The loop
-    runs on the k bucket sizes (k = number of SA values), never on tuples.
+    Steps whose choice no tie-break can change (an integer gap below the cut) are taken at once;
+    the loop runs on the bucket sizes, never on tuples.
 
     >>> _choose_buckets(np.array([3, 1, 2]), 2, np.array([[0, 0.2, 0.1]] * 3)).tolist()
     [[0, 2], [0, 1], [2, 0]]
@@ -212,14 +155,10 @@ def _choose_buckets(counts: np.ndarray, l: int, tie: np.ndarray) -> np.ndarray: 
 
 
 def merge_groups(group: np.ndarray, multiplier: int) -> np.ndarray:
-    """Merge adjacent groups in runs of ``multiplier`` (Cormode 2011, §3.2 *larger groups*).
+    """Merge adjacent groups in runs of ``multiplier`` (Cormode 2011, §3.2 *larger groups*): g -> g // multiplier.
 
-    Group ``g`` becomes ``g // multiplier``; when the number of groups is not
-    a multiple, the last few groups join the previous merged group, so no
-    merged group is smaller than ``multiplier`` original groups.
+    Leftover groups join the last merged group, so none is smaller than ``multiplier`` groups.
 
-    Examples
-    --------
     >>> merge_groups(np.array([0, 0, 1, 1, 2, 2, 3, 3, 4, 4]), 2).tolist()
     [0, 0, 0, 0, 1, 1, 1, 1, 1, 1]
     """
@@ -233,23 +172,9 @@ def merge_groups(group: np.ndarray, multiplier: int) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class Anatomy:
-    """An Anatomy release.
+    """An Anatomy release: each tuple's ``group``, the QI table ``qit`` and the SA table ``st``.
 
-    Attributes
-    ----------
-    l : int
-        Diversity parameter.
-    multiplier : int
-        1 for Anatomy's own (tight) groups; 2 or 3 after :func:`merge_groups`.
-    group : numpy.ndarray of int, shape (n,)
-        Group id of each input tuple (row order of the input table).
-    qit : pandas.DataFrame
-        The QI table: the quasi-identifier columns and ``group``.
-    st : pandas.DataFrame
-        The SA table: ``group``, the sensitive value (column named after the
-        SA) and ``count``.
-    sensitive : str
-        Name of the sensitive attribute.
+    ``multiplier`` is 1 for Anatomy's own groups, 2 or 3 after :func:`merge_groups`.
     """
 
     l: int
@@ -302,25 +227,8 @@ def anatomize(
     quasi_identifiers: Sequence[str] | None = None,
     seed: int | np.random.Generator | None = None,
 ) -> Anatomy:
-    """Anatomize a table (Xiao & Tao 2006): l-diverse groups, QIT and ST.
+    """Anatomize a table (Xiao & Tao 2006): l-diverse groups, QIT and ST (QIs default to every other column).
 
-    Parameters
-    ----------
-    df : pandas.DataFrame
-    sensitive : str
-        The sensitive attribute (no missing values).
-    l : int
-        Diversity parameter, at most :func:`max_l_diversity` of the SA column.
-    quasi_identifiers : sequence of str, optional
-        Columns of the QI table (default: every other column).
-    seed : int or numpy.random.Generator, optional
-
-    Returns
-    -------
-    Anatomy
-
-    Examples
-    --------
     >>> df = pd.DataFrame({"age": [30, 40, 50, 60], "disease": ["flu", "flu", "hiv", "cold"]})
     >>> a = anatomize(df, "disease", 2, seed=0)
     >>> a.group_sizes.tolist()
@@ -341,16 +249,10 @@ def anatomize(
 
 
 def check_anatomy(group: np.ndarray, sa_codes: np.ndarray, l: int) -> dict[str, object]:  # noqa: E741
-    """Check a grouping against Anatomy's promises.
+    """Check a grouping against Anatomy's promises: a dict of sizes, repeats, shares, ``tight``, ``l_diverse``.
 
-    Returns
-    -------
-    dict
-        ``min_size``, ``max_size``, ``max_repeats`` (largest number of
-        times one SA value occurs in a group), ``max_share`` (largest share
-        of one SA value in a group), ``tight`` (every group has :math:`l` or
-        :math:`l+1` tuples with distinct SA values) and ``l_diverse``
-        (``max_share <= 1/l``).
+    ``max_repeats``/``max_share``: the most one SA value occurs in a group; ``tight``: every group
+    has l or l + 1 distinct values; ``l_diverse``: ``max_share <= 1/l``.
     """
     l = _check_l(l)  # noqa: E741
     group = np.asarray(group, dtype=np.int64)
@@ -371,13 +273,7 @@ def check_anatomy(group: np.ndarray, sa_codes: np.ndarray, l: int) -> dict[str, 
 
 
 def uniform_belief(group: np.ndarray, sa_codes: np.ndarray) -> np.ndarray:
-    """Largest belief of the uniform adversary about each tuple (Cormode 2011, §3.1).
-
-    Treating every QI-SA association inside a group as equally likely, the
-    belief that a tuple of group :math:`g` has value :math:`s` is
-    :math:`|\\{s \\text{ in } g\\}| / |g|`; this returns its maximum over
-    :math:`s`, per tuple (:math:`1/l` for tight groups of size :math:`l`).
-    """
+    """Largest belief of the uniform adversary per tuple: max_s |{s in g}| / |g| (Cormode 2011, §3.1)."""
     group = np.asarray(group, dtype=np.int64)
     sa = pd.factorize(np.asarray(sa_codes))[0]
     k = int(sa.max()) + 1
@@ -390,8 +286,7 @@ def anatomy_checks(sa_codes: np.ndarray, l_grid: Sequence[int], multipliers: Seq
                    seed: int | np.random.Generator | None = None) -> pd.DataFrame:
     """Anatomy's promises at every l and group size: :func:`check_anatomy` and the uniform adversary's belief.
 
-    One row per (l, multiplier): the groups of :func:`anatomy_groups` (from
-    ``seed``, afresh for each l), merged by :func:`merge_groups`.
+    One row per (l, multiplier), groups drawn afresh from ``seed`` for each l.
     """
     rows = []
     for l in l_grid:  # noqa: E741

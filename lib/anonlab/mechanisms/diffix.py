@@ -1,131 +1,36 @@
 """Diffix's sticky noise: a query proxy over an embedded SQL engine.
 
-Diffix (Francis et al., Aircloak, 2017-2018) sits between an analyst and a
-database as an SQL proxy. This module implements the mechanism for counting
-queries exactly as Gadotti et al. (2019), *When the signal is in the noise:
-exploiting Diffix's sticky noise*, USENIX Security, §2 describe it, over a
-DuckDB table. The analyst sends SQL text; the proxy answers
+The mechanism for counting queries as Gadotti et al., *When the signal is in the noise*,
+USENIX Security 2019 ([G19]) §2 describe Diffix (Aircloak, 2017-2018), over a DuckDB table.
+For ``Q = SELECT count(*) FROM t WHERE C_1 AND ... AND C_h`` the answer is Eq. 1,
+Q(D) + Σ static[C_i] + Σ dynamic_Q[C_i], each layer N(0, 1): static seeded by
+``hash(C) XOR salt``, dynamic by that XOR the hashes of the query set's users. Bucket
+suppression answers 0 for a query set of at most one user or below a sticky threshold
+T ~ N(4, 1/2) (seeded by ``salt XOR`` the users' hashes; the converted text's "≤ 2" is a
+glitch for "≤ 1"); answers are rounded to the nearest non-negative integer (§4). Both can be
+switched off; the raw answer is N(Q(D), 2h). A query without conditions gets one generic
+static and dynamic layer, N(Q(D), 2), as Diffix and pg_diffix never answer exactly
+(``generic_layer=False`` is Eq. 1 literally, h = 0).
 
-.. math::
+A condition's noise is seeded by its canonical text, what it says about the column:
+spellings of one condition share it (``AGE=37``, ``37 = age``, ``age = 37.0``; on an integer
+column ``age < 30.5``, ``age < 31`` and ``age <= 30.999`` are all ``age <= 30``), while
+conditions that differ in meaning get independent noise even when they select the same rows
+(``age = 37`` vs ``age >= 37 AND age <= 37``, a dummy ``d <> b``, ``col <> v`` for a value
+no record has): the property the attacks of [G19] use. Later Diffix versions' range
+snapping is not modelled.
 
-    \\widetilde{Q}(D) = Q(D) + \\sum_{i=1}^h \\mathrm{static}[C_i]
-                      + \\sum_{i=1}^h \\mathrm{dynamic}_Q[C_i]              \\qquad (1)
+Accepted SQL (sqlglot, DuckDB dialect): ``SELECT count(*) FROM <table> [WHERE <cond> AND
+...]``, ``<cond> := <column> <op> <literal>`` with ``=, <>, !=, <, <=, >, >=``; prepared
+statements with ``?`` (:meth:`DiffixProxy.execute`), each bound row one query. Anything else
+is refused with :class:`DiffixQueryError` (an allow-list), leaving no state behind. DuckDB's
+own parser must read the text as the proxy does, and numbers are compared in the type DuckDB
+gives them (refused where a float cannot keep DuckDB's outcome). The PRNG is SplitMix64
+(Steele, Lea & Flood 2014) with Box-Muller; ``hash`` is BLAKE2b (8 bytes) for texts and the
+SplitMix64 mix for integer user ids. ``mode="bitmaps"`` keeps each condition's row set as a
+bitmap (at most ``cache_bytes``; no answer depends on it), ``mode="sql"`` runs one DuckDB
+statement per query; the two answer alike (tested).
 
-for ``Q = SELECT count(*) FROM table WHERE C_1 AND ... AND C_h``:
-
-* **static noise** ``static[C] ~ N(0, 1)`` from a PRNG seeded with
-  ``static_seed_C = hash(C) XOR salt`` (§2, "Static noise"), where ``C`` is
-  the condition's canonical text (``age = 37``; see "Which conditions share
-  a noise" below);
-* **dynamic noise** ``dynamic_Q[C] ~ N(0, 1)`` from the PRNG seeded with
-  ``static_seed_C XOR hash(uid_1) XOR ... XOR hash(uid_m)`` over the query set
-  ``{uid_1, ..., uid_m}`` of ``Q`` (§2, "Dynamic noise"). The engine computes
-  the XOR of the users' hashes together with the count;
-* **bucket suppression**: a query set of at most one user is suppressed; above
-  that a noisy threshold ``T ~ N(4, 1/2)`` from the PRNG seeded with
-  ``salt XOR hash(uid_1) XOR ... XOR hash(uid_m)`` (sticky to the query set)
-  suppresses counts below ``T`` (§2, "Bucket suppression"; the converted
-  text's "≤ 2" is a glitch for "≤ 1"). A suppressed query answers 0, the
-  paper's assumption;
-* **rounding** of the answer to the nearest non-negative integer (§4, "The
-  implementation outputs zero when queries are bucket-suppressed and results
-  are rounded to the nearest nonnegative integer").
-
-Rounding and suppression can each be switched off (the paper analyses both
-the raw mechanism of Eq. 1 and the rounded one). The answer without rounding
-and suppression is distributed ``N(Q(D), 2h)``.
-
-**A query without conditions** (``SELECT count(*) FROM t``): Eq. 1 with
-``h = 0`` would answer the exact count. Diffix never answers exactly: every
-query it answers carries at least one noise layer, and when a query has no
-condition to seed one, Diffix adds a generic layer (the Aircloak design the
-paper attacked, and pg_diffix, its open-source successor, which noises even
-``SELECT count(*) FROM t``). The proxy does the same: one static layer seeded
-by ``hash("<generic layer of table t>") XOR salt`` and one dynamic layer
-seeded by that XOR the users' hashes, so the answer is ``N(Q(D), 2)``
-(``generic_layer=False`` gives the paper's Eq. 1 literally). One attack
-sends such a query: the greedy subset selection of the cloning attack
-(Gadotti et al., App. B; :func:`anonlab.attacks.diffix.cloning.greedy_select_subset`)
-estimates the number of users ``N`` with ``SELECT count(*) FROM t``. Its
-estimate is ``N`` plus two standard normal layers, a standard deviation of
-``sqrt(2) ~ 1.41`` users, i.e. ``sqrt(2) / N`` relative to ``N``
-(``4.7e-5`` on ADULT's 30,162 users, ``7.1e-6`` on CENSUS's 199,523), then
-rounded (a table that large is never suppressed). The fractions
-``count(a = x) / N`` the procedure ranks and its threshold ``1/N`` move by
-that relative error, far below the noise of the counts themselves.
-
-**Which conditions share a noise.** The rule is that of the Diffix the paper
-attacks (Gadotti et al. §2, Aircloak's Diffix of 2017-2018): a condition's
-layers are seeded by the condition, ``hash(C)``, which the proxy reads as
-its canonical form, what it says about the values the column can hold.
-Spellings of one condition share its noise (``AGE=37``, ``37 = age``,
-``age = 37.0``), and so do the bounds a column cannot tell apart: a range on
-an integer column is written as its integer bound (``age < 30.5``,
-``age < 31``, ``age <= 30.999`` and ``30.2 >= age`` are all ``age <= 30``;
-``age > 29.5`` is ``age >= 30``), computed exactly from the number DuckDB
-compares, so averaging the answers to thousands of such bounds returns one
-answer's noise, not the exact count; on a DOUBLE column ``-0.0`` is ``0.0``.
-Conditions that differ in what they say about the column are different
-conditions with independent noise, even when the data make them select the
-same rows: ``age = 37`` against ``age >= 37 AND age <= 37``, a dummy
-``d <> b`` beside ``d = a`` (the cloning attack's,
-:mod:`anonlab.attacks.diffix.cloning`), ``col <> v`` for values ``v`` no
-record has (:func:`noise_sample`), bounds between two values of a sparse
-column. That is the property the paper's attacks use; later Diffix versions
-restrict which ranges may be asked (snapped to aligned sizes) and what seeds
-a layer, which the proxy does not model.
-
-Anything the proxy does not understand in full is refused with
-:class:`DiffixQueryError` (an allow-list of syntax nodes and their
-arguments, not a block-list), and a refused query leaves no state behind:
-the conditions it registered are forgotten, so one bad query cannot break
-the proxy for the analysts who share it.
-
-Accepted SQL (parsed by sqlglot, DuckDB dialect)::
-
-    SELECT count(*) FROM <table> [WHERE <cond> AND <cond> ...]
-    <cond> := <column> <op> <literal>,  <op> in =, <>, !=, <, <=, >, >=
-
-An answered query means what it means to DuckDB, or it is refused: DuckDB's
-own parser reads every text the proxy parses, and its reading must be the
-proxy's (:func:`_duckdb_constants`; sqlglot takes U+0085 and U+2028 for
-spaces and accepts ``SELECT count(*) BY FROM t``, DuckDB does not), and a
-number is compared with a column in the type DuckDB gives it (INTEGER,
-DECIMAL or DOUBLE, :func:`_number`), refused where a 64-bit float cannot
-keep DuckDB's outcome (:func:`_decimal_value`, :func:`_double_for_integers`).
-The prepared statements' fast readings accept only plain ASCII spellings
-DuckDB reads the same way, under the same limits (:func:`_check_size`).
-
-Anything else (row-level output, other aggregates, functions, OR, NOT, IN,
-LIKE, subqueries, joins, GROUP BY, unknown columns, a text literal for a
-numeric column ...) is refused with :class:`DiffixQueryError`. Prepared
-statements with ``?`` placeholders (:meth:`DiffixProxy.execute`) answer many
-queries of one shape with a single parse; every bound query counts as one
-query.
-
-The PRNG is SplitMix64 (Steele, Lea & Flood, 2014) seeded with the 64-bit
-seed; its first two outputs give one standard normal by the Box-Muller
-transform, so the whole mechanism is vectorised over a batch of queries and
-deterministic for a given salt. ``hash`` is BLAKE2b (8-byte digest) for
-condition texts and string salts, and the SplitMix64 output function for
-integer user ids.
-
-Engine
-------
-``mode="bitmaps"`` (default): DuckDB evaluates each distinct condition once
-over the table and the proxy keeps its row set as a bitmap; a query's set is
-the AND of its conditions' bitmaps, from which the count and the XOR of the
-users' hashes follow. ``mode="sql"``: every query runs as one DuckDB
-statement ``SELECT count(*), bit_xor(uid_hash) FROM t WHERE ...``. The two
-give identical answers (tested); the first answers thousands of queries per
-second on ADULT, the second a few hundred. The bitmaps are a cache of at
-most ``cache_bytes`` (the oldest are dropped; ``col <> v`` for a value no
-record has shares the column's bitmap of non-NULL rows): no noise depends on
-what is kept, and a bound value is looked up among the values seen before
-only when its type makes that lookup the fresh reading (:data:`_LOOKUP_TYPES`).
-
-Examples
---------
 >>> import pandas as pd
 >>> df = pd.DataFrame({"age": [30, 30, 30, 30, 30, 30, 41], "hiv": [0, 1, 0, 0, 1, 0, 1]})
 >>> proxy = DiffixProxy(df, table="patients", salt=7)
@@ -206,10 +111,7 @@ _LOOKUP_TYPES: dict[str, frozenset[type]] = {"int": _INT_TYPES | _STR_TYPES, "fl
 
 
 class DiffixQueryError(ValueError):
-    """The proxy refuses a query: it is not ``SELECT count(*) ... WHERE cond AND ...``.
-
-    The message says what is wrong and what is allowed.
-    """
+    """The proxy refuses a query (not ``SELECT count(*) ... WHERE cond AND ...``); the message says why."""
 
 
 # ---------------------------------------------------------------------------
@@ -218,36 +120,15 @@ class DiffixQueryError(ValueError):
 
 
 def _mix64(z: np.ndarray) -> np.ndarray:
-    """SplitMix64 output function (Stafford's variant 13), wrapping uint64 arithmetic.
-
-    Works on arrays (numpy integer arrays wrap silently on overflow).
-    """
+    """SplitMix64 output function (Stafford's variant 13), wrapping uint64 arithmetic, on arrays."""
     z = (z ^ (z >> _U64(30))) * _M1
     z = (z ^ (z >> _U64(27))) * _M2
     return z ^ (z >> _U64(31))
 
 
 def splitmix64(seeds: Any, n: int = 1) -> np.ndarray:
-    """First ``n`` outputs of SplitMix64 started from each 64-bit seed.
+    """First ``n`` outputs of SplitMix64 (Steele, Lea & Flood, OOPSLA 2014) from each seed: shape seeds.shape + (n,).
 
-    SplitMix64 (G. L. Steele, D. Lea, C. H. Flood, "Fast splittable
-    pseudorandom number generators", OOPSLA 2014): the state advances by the
-    golden-ratio constant ``0x9E3779B97F4A7C15`` and each output is the state
-    passed through a 64-bit mixing function.
-
-    Parameters
-    ----------
-    seeds : array_like of uint64
-        One seed per stream.
-    n : int
-        Outputs per stream.
-
-    Returns
-    -------
-    numpy.ndarray of uint64, shape ``seeds.shape + (n,)``
-
-    Examples
-    --------
     >>> hex(int(splitmix64(0)[0]))      # first output of seed 0 (reference value)
     '0xe220a8397b1dcdaf'
     """
@@ -258,21 +139,10 @@ def splitmix64(seeds: Any, n: int = 1) -> np.ndarray:
 
 
 def prng_normal(seeds: Any) -> np.ndarray:
-    """One standard normal draw per seed: SplitMix64 + Box-Muller.
+    """One standard normal per seed: SplitMix64 then Box-Muller, sqrt(-2 ln u1) cos(2π u2).
 
-    The first two SplitMix64 outputs ``o1, o2`` of the seed give
-    ``u1 = 1 - (o1 >> 11) / 2**53`` in (0, 1] and ``u2 = (o2 >> 11) / 2**53``
-    in [0, 1); the draw is ``sqrt(-2 ln u1) cos(2 pi u2)`` (Box & Muller,
-    1958). The same seed always gives the same number: this is what makes
-    Diffix's noise sticky.
-
-    Parameters
-    ----------
-    seeds : array_like of uint64
-
-    Returns
-    -------
-    numpy.ndarray of float64, same shape as ``seeds``
+    u1 = 1 - (o1 >> 11)/2^53, u2 = (o2 >> 11)/2^53 from the first two outputs; same seed, same
+    draw: what makes the noise sticky.
     """
     s = np.atleast_1d(np.asarray(seeds, dtype=_U64))
     o1 = _mix64(s + _GOLDEN)
@@ -287,8 +157,6 @@ def prng_normal(seeds: Any) -> np.ndarray:
 def condition_hash(text: str) -> int:
     """``hash(C)`` of a condition's canonical text: the first 8 bytes of BLAKE2b, as an integer.
 
-    Examples
-    --------
     >>> condition_hash("age = 37") == condition_hash("age = 37")
     True
     """
@@ -309,20 +177,7 @@ def salt_to_uint64(salt: int | str) -> int:
 
 
 def uid_hashes(uids: Any) -> np.ndarray:
-    """``hash(uid)`` of every user id, as uint64.
-
-    Integer ids go through the SplitMix64 output function (vectorised);
-    any other id is hashed as text with BLAKE2b.
-
-    Parameters
-    ----------
-    uids : array_like
-        One id per record.
-
-    Returns
-    -------
-    numpy.ndarray of uint64
-    """
+    """``hash(uid)`` of every user id as uint64: SplitMix64's mix for integers, BLAKE2b of the text otherwise."""
     arr = np.asarray(uids)
     if arr.dtype.kind in "iu":
         return splitmix64(arr.astype(np.int64).view(_U64), 1)[..., 0]
@@ -347,11 +202,8 @@ def _render_literal(value: int | float | str) -> str:
 def _sql_literal(value: int | float | str) -> str:
     """The value as a DuckDB literal of its own type: a float as a DOUBLE (``30.5e0``).
 
-    DuckDB types ``30.5`` as ``DECIMAL(3,1)`` and ``30.5e0`` as ``DOUBLE``
-    (DuckDB documentation, "Literal Types"). A float compared as a DOUBLE is
-    compared as itself; written as a DECIMAL with many digits (``repr`` of
-    ``0.00012345678901234567``: scale 20) an integer column would be cast to
-    ``DECIMAL(38, 20)``, which fails on values of 10**18 and more.
+    ``30.5`` would be a DECIMAL, and a long one casts an integer column to DECIMAL(38, 20), which
+    fails at 10**18 and more.
     """
     if isinstance(value, float):
         text = repr(value)
@@ -361,14 +213,10 @@ def _sql_literal(value: int | float | str) -> str:
 
 @dataclass(frozen=True)
 class Condition:
-    """One condition ``column op value`` of a count query.
+    """One condition ``column op value``; ``text`` is its canonical form, which seeds its noise.
 
-    ``text`` is its canonical form (``age = 37``, ``workclass <> 'Private'``):
-    the string whose hash seeds the static noise, so two spellings of the
-    same condition (``AGE=37``, ``37 = age``, and ``age < 30.5`` and
-    ``age <= 30`` on an integer column, :func:`_condition`) get the same
-    noise, and two different conditions get independent noise even when they
-    select the same rows (``age = 37`` and ``age >= 37 AND age <= 37``).
+    Spellings of one condition share it (``AGE=37``, ``37 = age``; ``age < 30.5`` and
+    ``age <= 30`` on an integer column); different conditions selecting the same rows do not.
     """
 
     column: str
@@ -410,17 +258,10 @@ class _Slot:
 class _Plan:
     """A prepared statement read once: its slots and what binding a row of values needs.
 
-    ``pairs``: the ``(column, op)`` of each slot. ``in_order``: every slot
-    is a ``?`` and the k-th slot takes the k-th value, so a row of values is
-    already in slot order (the attacks' statements). ``dedupe``: two slots
-    share a column and an operator (``<`` counting as ``<=`` and ``>`` as
-    ``>=``, :data:`_RANGE_FAMILY`), so a row can bind one condition twice
-    (the duplicate is dropped); ``dup_groups``: the indices of the slots of
-    each repeated pair. ``conflicts``: for each column with both
-    ``=`` and ``<>`` slots, the indices of those slots; only then can
-    :meth:`DiffixProxy._core` drop a condition from a query. ``slots`` (the
-    :class:`_Slot` objects) and ``holes`` (``(slot index, column, op,
-    placeholder index)`` of each ``?``) are built when first needed.
+    ``pairs`` (column, op) per slot; ``in_order``: the k-th slot takes the k-th value;
+    ``dedupe``/``dup_groups``: slots that can bind one condition twice (``<`` as ``<=``, ``>`` as
+    ``>=``); ``conflicts``: columns with both ``=`` and ``<>`` slots; ``slots`` and ``holes``
+    are built when first needed.
     """
 
     __slots__ = ("pairs", "n_placeholders", "in_order", "dedupe", "dup_groups", "conflicts", "_slots", "_holes")
@@ -519,16 +360,11 @@ _DECIMAL_TEXT = re.compile(r"-?(?:[0-9]+\.[0-9]*|\.[0-9]+)", re.ASCII)
 
 
 def _number(text: str) -> int | Decimal | float:
-    """A numeric literal's value in the type DuckDB gives it: INTEGER as int, DECIMAL as Decimal, DOUBLE as float.
+    """A numeric literal in the type DuckDB gives it: INTEGER as int, DECIMAL as Decimal, DOUBLE as float.
 
-    DuckDB (documentation, "Literal Types"; its parser's
-    ``transform_constant.cpp``): digits alone are an integer literal; digits
-    with one decimal point and no exponent are a ``DECIMAL(width, scale)``,
-    width the number of digits (leading zeros too), scale those after the
-    point, when the width is at most 38; anything else (an exponent, more
-    digits) is a ``DOUBLE``. The value keeps that type so that the column's
-    comparison can be read as DuckDB does it (:func:`_coerce`). A digit
-    separator ``_`` is refused (DuckDB drops it, sqlglot reads it otherwise).
+    DuckDB ("Literal Types"; ``transform_constant.cpp``): digits are an INTEGER, digits with one
+    point and no exponent a DECIMAL(width, scale) up to width 38, anything else a DOUBLE. A digit
+    separator ``_`` is refused.
     """
     if "_" in text:
         raise DiffixQueryError(f"write the number {text!r} without the digit separator '_'")
@@ -545,12 +381,8 @@ def _number(text: str) -> int | Decimal | float:
 def _double_for_integers(v: float, column: str) -> int | float:
     """A DOUBLE compared with an integer column: the number with the same outcome for every integer, or refused.
 
-    DuckDB casts the column to DOUBLE (``EXPLAIN`` shows
-    ``CAST(age AS DOUBLE) = 30.0``). Within +-2**53 the cast is exact or
-    keeps the order, so the outcome is the exact comparison with ``v``: an
-    integral ``v`` is the integer (``age = 3e1`` is ``age = 30``, the same
-    condition and noise). Beyond, the cast merges integers (2**53 + 1 becomes
-    2**53): refused, as are integers beyond 64 bits.
+    DuckDB casts the column to DOUBLE, exact within ±2^53 (an integral value is the integer:
+    ``age = 3e1`` is ``age = 30``); beyond, and beyond 64 bits, refused.
     """
     if abs(v) >= _DOUBLE_EXACT:
         raise DiffixQueryError(
@@ -563,16 +395,10 @@ def _double_for_integers(v: float, column: str) -> int | float:
 def _decimal_value(d: Decimal, column: str, kind: ColumnKind) -> int | float:
     """A DECIMAL literal compared with a numeric column, as DuckDB compares it, or refused.
 
-    A DOUBLE column: DuckDB casts the DECIMAL to DOUBLE (``EXPLAIN``: ``f =
-    0.3``), the correctly rounded float (tested against DuckDB). An integer
-    column: DuckDB casts the column to ``DECIMAL(digits + scale, scale)``
-    (``CAST(age AS DECIMAL(35,16)) < 30.0000000000000001``) and compares
-    exactly; above 38 digits that cast fails at run time on large values, so
-    a scale above :data:`_MAX_SCALE_FOR_INTEGERS` is refused. An integral
-    value is that integer (``age = 30.0`` is ``age = 30``); another value is
-    kept as the float that lies between the same two integers (the same
-    outcome for every integer), and refused when no float does
-    (``30.0000000000000001`` is 30.0 as a float).
+    Against DOUBLE: the correctly rounded float. Against an integer column DuckDB compares exactly
+    in DECIMAL(digits + scale, scale), so a scale above :data:`_MAX_SCALE_FOR_INTEGERS` is
+    refused; an integral value is that integer, another the float between the same two integers,
+    refused when none is (``30.0000000000000001``).
     """
     if not d.is_finite():
         raise DiffixQueryError(f"column {column!r}: the number must be finite, got {d!r}")
@@ -595,13 +421,10 @@ def _decimal_value(d: Decimal, column: str, kind: ColumnKind) -> int | float:
 
 
 def _coerce(value: Any, column: str, kind: ColumnKind) -> int | float | str:
-    """Check a literal (or bound parameter) against the column's type and normalise it.
+    """Check a literal (or bound value) against the column's type; return the int, float or str of its canonical text.
 
-    A number keeps the meaning DuckDB gives the comparison: an int is an
-    INTEGER literal, a :class:`~decimal.Decimal` a DECIMAL one
-    (:func:`_decimal_value`), a float a DOUBLE (:func:`_double_for_integers`
-    for an integer column). The result is an int, a float or a str, the
-    value of the condition's canonical text.
+    An int is an INTEGER, a Decimal a DECIMAL (:func:`_decimal_value`), a float a DOUBLE
+    (:func:`_double_for_integers` on integer columns).
     """
     if isinstance(value, (bool, np.bool_)) or value is None:
         raise DiffixQueryError(f"column {column!r}: compare with a number or a quoted string, "
@@ -645,15 +468,10 @@ _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 def _condition(column: str, op: str, value: Any, kind: ColumnKind) -> Condition:
-    """The canonical condition ``column op value``: the one whose text seeds the noise (or refused).
+    """The canonical condition ``column op value`` whose text seeds the noise (or refused).
 
-    The value is checked and normalised by :func:`_coerce`. A range
-    (``<``, ``<=``, ``>``, ``>=``) on an integer column is written as the
-    integer bound that selects the same rows whatever the data
-    (:func:`_integer_range`): ``age < 30.5``, ``age < 31`` and
-    ``age <= 30.999`` are all ``age <= 30``, one condition with one noise.
-    Every spelling of a condition gets the noise of its canonical text, so
-    averaging bounds that a column cannot tell apart gains nothing.
+    Values go through :func:`_coerce`; a range on an integer column becomes its integer bound
+    (:func:`_integer_range`), so averaging bounds a column cannot tell apart gains nothing.
     """
     if kind == "int" and op in ("<", "<=", ">", ">="):
         op, value = _integer_range(op, value, column)
@@ -662,18 +480,11 @@ def _condition(column: str, op: str, value: Any, kind: ColumnKind) -> Condition:
 
 
 def _integer_range(op: str, value: Any, column: str) -> tuple[str, int]:
-    """A range on an integer column as ``<= k`` or ``>= k`` with an integer ``k``: the same rows for any data.
+    """A range on an integer column as ``<= k`` or ``>= k`` with an integer k: the same rows for any data.
 
-    A column of integers cannot tell apart bounds between two integers:
-    ``age < v`` selects the rows ``age <= ceil(v) - 1``, ``age <= v`` the
-    rows ``age <= floor(v)``, ``age > v`` the rows ``age >= floor(v) + 1``
-    and ``age >= v`` the rows ``age >= ceil(v)``. The bound is computed
-    exactly from the value DuckDB compares (a DECIMAL exactly, a DOUBLE as
-    itself within +-2**53, :func:`_double_for_integers`), under the same
-    refusals as any number compared with integers (:func:`_coerce`). A bound
-    ``<= k`` or ``>= k`` that is already an integer keeps its text (and
-    noise); a strict bound whose integer form would leave the 64-bit range
-    (``big > 9223372036854775807``) is kept as written.
+    ``< v`` is ``<= ceil(v) - 1``, ``<= v`` is ``<= floor(v)``, ``> v`` is ``>= floor(v) + 1``,
+    ``>= v`` is ``>= ceil(v)``, computed exactly from the value DuckDB compares. An integer bound
+    keeps its text; a strict bound whose integer form would leave 64 bits is kept as written.
     """
     exact: int | Decimal | float
     if isinstance(value, Decimal) and value.is_finite() and value != value.to_integral_value():
@@ -705,14 +516,7 @@ _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrst
 
 
 def _fold(name: str) -> str:
-    """An identifier as DuckDB matches it: letter case ignored for ASCII letters only.
-
-    DuckDB matches identifiers, quoted or not, case-insensitively (its
-    documentation, "Rules for Case-Sensitivity"), but folds only ASCII
-    letters: ``"é"`` does not find a column ``É`` (a binder error), where
-    Python's ``str.lower`` would match them, as it matches the Kelvin sign
-    U+212A with ``k``.
-    """
+    """An identifier as DuckDB matches it: case ignored for ASCII letters only (``"é"`` does not match ``É``)."""
     return name.translate(_ASCII_LOWER)
 
 
@@ -739,13 +543,8 @@ _AND_WORD = re.compile(r"(?i)\bAND\b")
 def _check_size(sql: str) -> None:
     """Refuse texts too long, too deeply parenthesised or with too many conditions to be a count query.
 
-    Run on every statement the parser reads; the prepared statements' fast
-    readings apply the same limits (:meth:`DiffixProxy._template`).
-    The nesting scan runs only when the text holds more than
-    :data:`MAX_NESTING` opening parentheses (a prepared statement of the
-    attacks holds one), so the check costs two C-speed passes over the text;
-    the conditions are counted by the ``AND`` words (in a string too: an
-    over-count only refuses earlier).
+    Applied to every statement, the fast readings included; the nesting scan runs only above
+    :data:`MAX_NESTING` parentheses, conditions are counted by ``AND`` (over-counting refuses earlier).
     """
     if len(sql) > MAX_SQL_CHARS:
         raise DiffixQueryError(f"the query is {len(sql)} characters long; at most {MAX_SQL_CHARS} are accepted")
@@ -795,10 +594,8 @@ def _allowed_args() -> dict[type, frozenset[str]]:
 def _check_allowed_nodes(node: Any) -> None:
     """Refuse any syntax the proxy does not understand in full (an allow-list, not a block-list).
 
-    sqlglot parses far more than count queries; a clause the proxy ignored
-    (``TABLESAMPLE``, ``PIVOT``, ``FROM ONLY``, time travel, ...) would be
-    answered as if it were not there. Every node of the tree must be of an
-    allowed type and set only allowed arguments.
+    A clause ignored by the proxy (``TABLESAMPLE``, ``PIVOT``, time travel, ...) would be answered
+    as if absent, so every node must be of an allowed type and set only allowed arguments.
     """
     allowed = _allowed_args()
     for sub in node.walk():
@@ -950,14 +747,11 @@ class _Written:
 
 
 def _reference_sql(table: str, written: Sequence[_Written]) -> str:
-    """The proxy's reading of a query, written back as plain SQL that DuckDB reads unambiguously.
+    """The proxy's reading of a query written back as plain SQL DuckDB reads unambiguously.
 
-    Quoted identifiers, single spaces, the operators in the order and
-    orientation the analyst wrote them, and each literal as one of its kind:
-    ``'s'`` for a string, ``1`` or ``1.5`` (with the sign) for a number, ``?``.
-    The text depends only on the query's shape, so DuckDB's tree of it is
-    memoised (:func:`_reference_tree`); the literals' values are compared
-    apart (:func:`_duckdb_constants`).
+    Quoted identifiers, single spaces, operators as written, each literal replaced by one of its
+    kind (``'s'``, ``1``, ``1.5``, ``?``): it depends only on the query's shape, so DuckDB's tree
+    is memoised; values are compared apart (:func:`_duckdb_constants`).
     """
     def quoted(name: str) -> str:
         return '"' + name.replace('"', '""') + '"'
@@ -1005,12 +799,9 @@ _PARSER_LOCK = threading.Lock()
 
 
 def _duckdb_parse_trees(*sqls: str) -> list[dict[str, Any]]:
-    """DuckDB's own parse tree of each text, from ``json_serialize_sql`` (no table is read, nothing runs).
+    """DuckDB's own parse tree of each text, from ``json_serialize_sql`` (nothing is read or run).
 
-    ``json_serialize_sql`` (DuckDB documentation, "SQL to / from JSON")
-    returns the statements DuckDB's parser reads from the text, or
-    ``{"error": true, "error_message": ...}``. One in-memory connection per
-    process serves every proxy, behind a lock.
+    One in-memory connection per process, behind a lock; a failure is ``{"error": true, ...}``.
     """
     import duckdb
 
@@ -1023,12 +814,7 @@ def _duckdb_parse_trees(*sqls: str) -> list[dict[str, Any]]:
 
 
 def _comparable(tree: Any) -> Any:
-    """A DuckDB parse tree without what does not change what a count query counts.
-
-    Drops the positions in the text (``query_location*``); folds table and
-    column names as DuckDB matches them (:func:`_fold`); keeps only the kind
-    of a literal (INTEGER, NUMERIC, STRING): the values are compared apart.
-    """
+    """A DuckDB parse tree without locations, with names folded (:func:`_fold`) and literals reduced to their kind."""
     if isinstance(tree, list):
         return [_comparable(x) for x in tree]
     if not isinstance(tree, dict):
@@ -1063,14 +849,9 @@ def _constants(tree: Any) -> Iterator[tuple[str, str]]:
 def _duckdb_constants(sql: str, table: str, written: Sequence[_Written]) -> list[tuple[str, str]]:
     """Check that DuckDB reads ``sql`` as the proxy does; return DuckDB's constants, in order.
 
-    The proxy reads SQL with sqlglot, which accepts text DuckDB rejects
-    (``SELECT count(*) BY FROM t``) and takes for spaces characters DuckDB
-    reads as parts of a name (U+0085 in ``sex\\x85= 'M'``, U+2028). So DuckDB's
-    parser reads the text too, and its tree must equal its tree of the
-    proxy's reading written plainly (:func:`_reference_sql`), but for the
-    output's alias and what :func:`_comparable` drops, and its strings must
-    be the proxy's. DuckDB parses the text only (``json_serialize_sql``):
-    no table is read and nothing runs.
+    sqlglot accepts text DuckDB rejects (``SELECT count(*) BY FROM t``) and takes U+0085, U+2028
+    for spaces; so DuckDB's tree of the text must equal its tree of :func:`_reference_sql`
+    (but for the alias and what :func:`_comparable` drops) and its strings the proxy's.
     """
     try:
         theirs = _duckdb_parse_trees(sql)[0]
@@ -1104,24 +885,10 @@ def _column_names(tree: Any) -> Iterator[str]:
 
 
 def parse_count_query(sql: str, table: str, columns: Mapping[str, ColumnKind]) -> CountQuery:
-    """Parse SQL text into a :class:`CountQuery`, or refuse it.
+    """Parse SQL text into a :class:`CountQuery` for ``table`` with ``columns`` {name: "int"/"float"/"str"}.
 
-    Parameters
-    ----------
-    sql : str
-        ``SELECT count(*) FROM <table> [WHERE c1 AND c2 ...]``.
-    table : str
-        The only table the proxy serves (case-insensitive).
-    columns : mapping
-        Column name -> ``"int"``, ``"float"`` or ``"str"``.
+    ``DiffixQueryError`` for anything outside the grammar, naming what is wrong.
 
-    Raises
-    ------
-    DiffixQueryError
-        For anything outside the grammar, naming what is wrong.
-
-    Examples
-    --------
     >>> q = parse_count_query("SELECT COUNT(*) FROM t WHERE 37 < age AND sex = 'F'", "t",
     ...                       {"age": "int", "sex": "str"})
     >>> [c.text for c in q.conditions]  # a strict bound on an integer column is read as the bound it selects
@@ -1153,12 +920,9 @@ _FAST_HEAD = re.compile(r'\s*SELECT\s+count\s*\(\s*\*\s*\)\s+FROM\s+([A-Za-z_][A
 
 
 def _fast_template(sql: str, table: str, columns: Mapping[str, ColumnKind]) -> tuple[_Slot, ...] | None:
-    """Recognise the plain prepared statement ``SELECT count(*) FROM t WHERE "c" op ? AND ...``.
+    """Read the plain prepared statement ``SELECT count(*) FROM t WHERE "c" op ? AND ...`` by regex, else ``None``.
 
-    This regular form (every column a quoted identifier, every value a ``?``,
-    only AND) is read with two regular expressions instead of sqlglot, which
-    takes milliseconds per long statement; anything else returns ``None`` and
-    goes through the full parser. The tests check that both readings agree.
+    Anything else goes through sqlglot (milliseconds per long statement); both agree (tested).
     """
     m = _FAST_HEAD.match(sql)
     if m is None or m.group(1).lower() != table.lower():  # both ASCII: lower() is _fold()
@@ -1180,15 +944,8 @@ def _fast_template(sql: str, table: str, columns: Mapping[str, ColumnKind]) -> t
 def _fast_pairs(sql: str, table: str, columns: Mapping[str, ColumnKind]) -> tuple[tuple[str, str], ...] | None:
     """The ``(column, op)`` pairs of a statement as the attacks write it, else ``None``.
 
-    The attacks (:func:`anonlab.attacks.diffix._common._template`) write
-    ``SELECT count(*) FROM t WHERE "c1" op ? AND "c2" op ? ...``.
-
-    The conditions after ``WHERE`` are split at ``" AND "`` and each piece is
-    looked up in a table of every ``"column" op ?`` spelled with single spaces:
-    no regular expression over the whole text. A piece that is not exactly
-    such a condition (other spacing, a ``;``, an ``AND`` inside a quoted
-    name) makes it return ``None`` and :func:`_fast_template` reads the
-    text; when it answers, it answers what :func:`_fast_template` does (tested).
+    Split at ``" AND "`` and look each piece up in a table of ``"column" op ?``; any other piece
+    returns ``None`` for :func:`_fast_template`, with which it agrees (tested).
     """
     m = _FAST_HEAD.match(sql)
     if m is None or m.group(1).lower() != table.lower():  # both ASCII: lower() is _fold()
@@ -1211,10 +968,7 @@ def _placeholder_slot(column: str, op: str, position: int) -> _Slot:
 
 
 def _condition_lookup(columns: Mapping[str, ColumnKind]) -> dict[str, tuple[str, str]]:
-    """``'"column" op ?'`` (quoted, single spaces) to ``(column, op)``, every column and operator.
-
-    Memoised per set of columns.
-    """
+    """``'"column" op ?'`` (quoted, single spaces) to ``(column, op)``, memoised per set of columns."""
     key = tuple(columns)
     hit = _CONDITION_LOOKUPS.get(key)
     if hit is None:
@@ -1257,20 +1011,8 @@ class _CacheBudget:
 class NoiseBreakdown:
     """The data owner's view of one answer (never shown to an analyst).
 
-    Attributes
-    ----------
-    query : CountQuery
-    true_count : int
-        ``Q(D)``, the size of the query set.
-    layers : pandas.DataFrame
-        One row per condition: ``condition``, ``static``, ``dynamic``.
-    noisy : float
-        ``Q(D)`` plus every layer (Eq. 1), before suppression and rounding.
-    threshold : float
-        The sticky threshold ``T`` of this query set.
-    suppressed : bool
-    answer : float
-        What the analyst receives.
+    ``true_count`` Q(D); ``layers`` (``condition``, ``static``, ``dynamic`` per condition);
+    ``noisy`` Eq. 1 before suppression and rounding; ``threshold`` T; ``suppressed``; ``answer``.
     """
 
     query: CountQuery
@@ -1283,48 +1025,15 @@ class NoiseBreakdown:
 
 
 class DiffixProxy:
-    """A Diffix proxy answering noisy ``SELECT count(*)`` queries over one table.
+    """A Diffix proxy answering noisy ``SELECT count(*)`` queries over one table ([G19] §2).
 
-    Parameters
-    ----------
-    data : pandas.DataFrame
-        One row per user. Integer, float and text columns; boolean columns are
-        stored as 0/1.
-    table : str, default "data"
-        The table name queries must use.
-    uid_column : str, optional
-        Column holding the user ids; by default the row position is the id.
-        The id column itself cannot be queried.
-    salt : int or str, default 0
-        Diffix's secret salt. Same salt, same answers.
-    rounding : bool, default True
-        Round answers to the nearest non-negative integer.
-    bucket_suppression : bool, default True
-        Answer 0 for query sets of size <= 1 and below the noisy threshold.
-    threshold_mean, threshold_var : float, default 4 and 0.5
-        Mean and variance of the suppression threshold ``T ~ N(4, 1/2)``
-        (we read 1/2 as the variance, the paper's N(mu, sigma^2) notation).
-    mode : {"bitmaps", "sql"}, default "bitmaps"
-        How the engine computes query sets (see the module docstring).
-    keep_log : bool, default True
-        Keep every query's canonical SQL and answer (:meth:`log`). The
-        per-analyst counters are always kept.
-    generic_layer : bool, default True
-        Give a query without conditions one generic noise layer (static and
-        dynamic), as Diffix does, instead of the exact count Eq. 1 gives for
-        ``h = 0`` (see the module docstring).
-    cache_bytes : int, default 512 MiB
-        At most this many bytes of row bitmaps are kept (``mode="bitmaps"``);
-        beyond, the oldest are dropped and DuckDB evaluates their conditions
-        again when a query needs them. The answers do not depend on it: the
-        noise is seeded by each condition's canonical text, never by what is
-        kept.
-
-    Notes
-    -----
-    The query log and counters are per analyst name (``analyst=`` argument of
-    the query methods). Methods starting with ``true_`` or :meth:`explain` are
-    the data owner's view and do not count as queries.
+    ``data``: one row per user (integer, float, text; booleans as 0/1); ``uid_column`` the user
+    ids (default the row position; not queryable); same ``salt``, same answers. ``rounding`` and
+    ``bucket_suppression`` as in the module docstring; ``threshold_mean``/``threshold_var``
+    of T ~ N(4, 1/2) (1/2 read as the variance). ``keep_log`` keeps each query's SQL and answer
+    (counters are always kept, per ``analyst=``). ``generic_layer`` and ``mode``/``cache_bytes``
+    as in the module docstring. ``true_*`` methods and :meth:`explain` are the owner's view and
+    are not counted as queries.
     """
 
     def __init__(
@@ -1430,13 +1139,7 @@ class DiffixProxy:
     # -- public: what an analyst can do -------------------------------------------------
 
     def query(self, sql: str, analyst: str = "analyst") -> float:
-        """Answer one ``SELECT count(*)`` query (see the module docstring for the grammar).
-
-        Returns
-        -------
-        float or int
-            The noisy count (an ``int`` when rounding is on).
-        """
+        """Answer one ``SELECT count(*)`` query: the noisy count (an ``int`` when rounding)."""
         answer = float(self.query_many([sql], analyst=analyst)[0])
         return int(answer) if self.rounding else answer
 
@@ -1449,31 +1152,15 @@ class DiffixProxy:
             return self._answer([tuple(self._register(c) for c in q.conditions) for q in parsed], analyst)
 
     def execute(self, template: str, rows: Iterable[Sequence[Any]], analyst: str = "analyst") -> np.ndarray:
-        """Answer a prepared statement for each row of parameters.
+        """Answer a prepared statement with ``?`` placeholders for each row of ``rows`` (float array).
 
-        Parameters
-        ----------
-        template : str
-            SQL text with ``?`` placeholders for values, e.g.
-            ``"SELECT count(*) FROM adult WHERE age = ? AND sex = ?"``. Parsed
-            once (kept); every row of parameters makes one query, answered
-            exactly as the SQL text with the values written in.
-        rows : iterable of sequences
-            One tuple of values per query, in placeholder order.
-
-        Returns
-        -------
-        numpy.ndarray of float
+        Parsed once; each row is one query, answered exactly as the SQL text with its values written in.
         """
         return self.execute_batch([(template, rows)], analyst=analyst)[0]
 
     def execute_batch(self, statements: Sequence[tuple[str, Iterable[Sequence[Any]]]],
                       analyst: str = "analyst") -> list[np.ndarray]:
-        """Answer several prepared statements at once: ``[(template, rows), ...]``.
-
-        The same answers as calling :meth:`execute` for each, with the noise of
-        the whole batch drawn in one vectorised pass.
-        """
+        """Answer several prepared statements ``[(template, rows), ...]`` as :meth:`execute`, noise drawn in one pass."""
         ids_list: list[tuple[int, ...]] = []
         keys: list[tuple[int, ...]] = []
         sizes = []
@@ -1487,17 +1174,11 @@ class DiffixProxy:
 
     def _bind(self, template: str, rows: Iterable[Sequence[Any]], out: list[tuple[int, ...]],
               keys: list[tuple[int, ...]]) -> None:
-        """Bind every row of values to the template.
+        """Bind every row of values to the template, appending condition ids to ``out`` and set keys to ``keys``.
 
-        Appends each query's condition ids to ``out`` and its set-memo key
-        (:meth:`_core`) to ``keys``. One dictionary per (column, op) maps
-        each bound value to its condition id; the attacks' statements look
-        up all their values in one pass (:meth:`_bind_in_order`), others
-        column by column. New values are registered in the order of
-        :meth:`_bind_reference` (row by row below 8 rows, else column by
-        column), so every condition gets the same id. The keys come from
-        the statement's plan: sorted ids unless ``=`` and ``<>`` slots share
-        a column (:meth:`_conflict_keys`).
+        One dictionary per (column, op) maps values to condition ids; new values are registered in
+        the order of :meth:`_bind_reference`, so every condition gets the same id. Keys are sorted
+        ids unless ``=`` and ``<>`` slots share a column (:meth:`_conflict_keys`).
         """
         plan = self._template(template)
         n = plan.n_placeholders
@@ -1529,10 +1210,8 @@ class DiffixProxy:
     def _bind_in_order(self, plan: _Plan, rows: list[Sequence[Any]]) -> list[tuple[int, ...]]:
         """Each row's condition ids in slot order, for a statement whose k-th slot takes the k-th value.
 
-        All values of all rows in one pass of dictionary lookups (the k-th
-        value through the k-th slot's dictionary); only when some value is
-        new (or of a type not looked up, :data:`_LOOKUP_TYPES`) do the slots
-        holding one go to :meth:`_bind_new_values`.
+        One pass of lookups; only slots holding a new value (or a type not looked up) go to
+        :meth:`_bind_new_values`.
         """
         n = len(plan.pairs)
         knowns = [{} if k is None else k for k in map(self._id_of.get, plan.pairs)]
@@ -1570,10 +1249,8 @@ class DiffixProxy:
                          cols: list[Any], row_by_row: bool) -> None:
         """Register the values of ``holes`` not seen before and put their ids in ``cols``.
 
-        Only a value of a type in :data:`_LOOKUP_TYPES` is looked up by value
-        (``True == 1``, ``Fraction(61, 2) == 30.5``): any other goes to
-        :func:`_condition` every time, which refuses it or reads it as it would
-        on a fresh proxy.
+        Only types in :data:`_LOOKUP_TYPES` are looked up by value (``True == 1``); others go to
+        :func:`_condition` every time, as on a fresh proxy.
         """
         id_of, columns = self._id_of, self.columns
         n_rows = len(values[holes[0][3]])
@@ -1597,15 +1274,10 @@ class DiffixProxy:
     def _conflict_keys(self, conflicts: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...],
                        raw: list[tuple[int, ...]], ids_rows: list[tuple[int, ...]],
                        by_slot: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
-        """:meth:`_row_core` of every row of a statement, the ``<>`` slots compared column by column.
+        """:meth:`_row_core` of every row of a statement with ``=`` and ``<>`` slots on a column; ``by_slot`` the ids.
 
-        With one ``=`` slot per conflicting column (the cloning attack's
-        statements): when every ``<>`` slot is dropped in every row and every
-        other slot holds one condition in all rows (the cloning attack's
-        ``Q_j``, which differ only in their dummy conditions), all rows share
-        one key; otherwise each ``<>`` slot's column of ids becomes the ids to
-        drop (``-1`` where kept) in one list comprehension. With several
-        ``=`` slots on a column, row by row. ``by_slot``: the ids by slot.
+        One shared key when every ``<>`` slot is dropped in every row (the cloning attack's ``Q_j``),
+        else vectorised per ``<>`` slot, or row by row with several ``=`` slots on a column.
         """
         if any(len(eq) > 1 for eq, _ in conflicts):
             return list(map(self._row_core, itertools.repeat(conflicts), raw, ids_rows))
@@ -1625,12 +1297,7 @@ class DiffixProxy:
 
     def _shared_key(self, conflicts: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...],
                     by_slot: list[tuple[int, ...]]) -> tuple[int, ...] | None:
-        """The key all rows share, else ``None``.
-
-        All rows share one key when every ``<>`` slot of ``conflicts`` is
-        dropped in every row (its value differs from the ``=`` slot's) and
-        every other slot holds the same condition in every row.
-        """
+        """The key all rows share (every ``<>`` slot dropped, every other slot constant), else ``None``."""
         ne_slots = {k for _, ne in conflicts for k in ne}
         kept = [by_slot[k] for k in range(len(by_slot)) if k not in ne_slots]
         if any(col.count(col[0]) != len(col) for col in kept):
@@ -1645,12 +1312,10 @@ class DiffixProxy:
 
     def _row_core(self, conflicts: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...],
                   raw: tuple[int, ...], ids: tuple[int, ...]) -> tuple[int, ...]:
-        """:meth:`_core` of one bound row of a statement with ``=`` and ``<>`` slots on one column.
+        """:meth:`_core` of one bound row with ``=`` and ``<>`` slots on one column (``raw`` in slot order).
 
-        ``raw`` holds the row's condition ids in slot order, ``ids`` without
-        duplicates. Drops each ``col <> b`` whose column's ``=`` slots all hold
-        one value ``a != b``; with two different ``=`` values on a column
-        (an empty set) it asks :meth:`_core`, which decides which one counts.
+        Drops each ``col <> b`` whose column's ``=`` slots hold one value a != b; two different ``=``
+        values (an empty set) go to :meth:`_core`.
         """
         conds = self._conds
         drop = []
@@ -1756,10 +1421,7 @@ class DiffixProxy:
 
     def record_activity(self, analyst: str, n_queries: int,
                         log: Sequence[tuple[str, float]] = ()) -> None:
-        """Add queries answered by a copy of this proxy (a worker process) to the counters and log.
-
-        ``log`` holds ``(canonical sql, answer)`` pairs, as :meth:`log` gives them.
-        """
+        """Add queries answered by a copy of this proxy (``log``: (sql, answer) pairs) to the counters and log."""
         self._counts[analyst] = self._counts.get(analyst, 0) + int(n_queries)
         self._n_suppressed[analyst] = None
         if self.keep_log:
@@ -1773,12 +1435,7 @@ class DiffixProxy:
                 "generic_layer": self.generic_layer}
 
     def with_salt(self, salt: int | str) -> "DiffixProxy":
-        """The same data and switches under another salt, with fresh counters and log.
-
-        Shares the table and the kept row sets (they do not depend on the
-        salt), so it is cheap: a way to draw independent noise for the same
-        queries, as a new Diffix deployment would.
-        """
+        """The same data and switches under another salt, with fresh counters and log (cheap: shares the row sets)."""
         other = copy.copy(self)  # shares the table, the condition registry and the row sets
         other.salt = salt_to_uint64(salt)
         other._seed_arr = np.zeros(0, dtype=_U64)
@@ -1789,10 +1446,7 @@ class DiffixProxy:
     # -- public: the data owner's view ----------------------------------------------------
 
     def audit(self, analyst: str | None = None) -> pd.DataFrame:
-        """The owner's view of the logged queries: true count, threshold, suppressed, answer.
-
-        Needs ``keep_log=True``. Does not count as queries.
-        """
+        """The owner's view of the logged queries (``keep_log=True``): true count, threshold, suppressed, answer."""
         entries, ids_list, counts, thresholds = self._audited(analyst)
         if not ids_list:
             return pd.DataFrame(columns=["analyst", "sql", "true_count", "threshold", "suppressed", "answer"])
@@ -1805,12 +1459,8 @@ class DiffixProxy:
     def query_sets(self, analyst: str | None = None) -> pd.DataFrame:
         """The owner's view of each logged query's set: ``analyst``, ``true_count``, ``set_id``, ``answer``.
 
-        One row per logged query, in log order.
-
-        ``set_id`` is the XOR of the hashes of the users in the query set, the
-        value that seeds its dynamic noise: two queries with the same users
-        have the same ``set_id`` (and the empty set 0). Needs
-        ``keep_log=True``. Does not count as queries.
+        ``set_id`` is the XOR of the users' hashes that seeds the dynamic noise (0 for the empty set).
+        Needs ``keep_log=True``; not counted as queries.
         """
         entries, ids_list, counts, _ = self._audited(analyst)
         if not ids_list:
@@ -1821,11 +1471,7 @@ class DiffixProxy:
                              "answer": [e[2] for e in entries]})
 
     def suppressed_share(self, analyst: str | None = None) -> float:
-        """The share of the logged queries that were bucket suppressed (``audit(analyst)["suppressed"].mean()``).
-
-        Counted as the queries are answered when this proxy answered them all
-        (none recorded from a worker); else recomputed by the audit.
-        """
+        """The share of the logged queries that were bucket suppressed (as ``audit(analyst)["suppressed"].mean()``)."""
         n, k = self._counts.get(analyst, 0), self._n_suppressed.get(analyst)
         if analyst is not None and self.keep_log and n and k is not None:
             return k / n
@@ -1885,12 +1531,7 @@ class DiffixProxy:
 
     @contextlib.contextmanager
     def _refusal_leaves_no_state(self) -> Iterator[None]:
-        """Run a query; if it is refused or fails, forget every condition it registered.
-
-        Any failure other than :class:`DiffixQueryError` (the engine's own
-        errors, an overflow) is reported as a :class:`DiffixQueryError` too:
-        an analyst only ever sees the proxy's refusal.
-        """
+        """Run a query; if it fails, forget every condition it registered and raise :class:`DiffixQueryError`."""
         n_before = len(self._conds)
         try:
             yield
@@ -1943,12 +1584,7 @@ class DiffixProxy:
         return cid
 
     def _noise_tables(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per condition id: the static seed ``hash(C) XOR salt`` and the static noise ``static[C]``.
-
-        Computed for new conditions in one vectorised pass (the registry of
-        conditions is shared with :meth:`with_salt` copies; these tables are
-        per salt).
-        """
+        """Per condition id: the static seed ``hash(C) XOR salt`` and ``static[C]``, new ones in one pass."""
         n, done = len(self._conds), self._seed_arr.size
         if done < n:
             seeds = np.fromiter((condition_hash(c.text) ^ self.salt for c in self._conds[done:n]),
@@ -1988,10 +1624,7 @@ class DiffixProxy:
     def _ensure_masks(self, ids: Iterable[int]) -> None:
         """Let DuckDB evaluate every condition not yet kept; keep its row set as a bitmap.
 
-        DuckDB returns the positions of the matching rows. A condition
-        ``col <> v`` is stored as the complement of ``col = v`` among the rows
-        where ``col`` is not NULL (SQL's three-valued logic), both evaluated
-        by DuckDB: the sparser side is cheaper to fetch.
+        ``col <> v`` is the complement of ``col = v`` among non-NULL rows (three-valued logic).
         """
         ids = list(ids)
         todo: dict[int, Condition] = {}
@@ -2068,12 +1701,7 @@ class DiffixProxy:
         del self._masks[cid], self._nonzero_words[cid], self._nnz[cid]
 
     def _evict(self, keep: set[int]) -> None:
-        """Above the byte budget, drop the oldest kept bitmaps down to 3/4 of it, except ``keep``'s.
-
-        The cache holds no state an answer depends on (the noise is seeded by
-        the conditions' texts), so dropping entries changes only the time
-        taken.
-        """
+        """Above the byte budget, drop the oldest kept bitmaps down to 3/4 of it, except ``keep``'s (no answer changes)."""
         budget = self._budget
         if budget.used <= budget.limit:
             return
@@ -2118,11 +1746,7 @@ class DiffixProxy:
 
     def _query_sets(self, ids_list: Sequence[tuple[int, ...]],
                     keys: Sequence[tuple[int, ...]] | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Size of each query set and XOR of its users' hashes.
-
-        ``keys`` are the queries' :meth:`_core` keys when the caller has them
-        (:meth:`_bind` computes them per statement, more cheaply).
-        """
+        """Size of each query set and XOR of its users' hashes (``keys`` from :meth:`_core` if known)."""
         n = len(ids_list)
         if self.mode == "sql":
             counts = np.zeros(n, dtype=np.int64)
@@ -2159,12 +1783,7 @@ class DiffixProxy:
         return counts, xors
 
     def _core(self, ids: tuple[int, ...]) -> tuple[int, ...]:
-        """The conditions that decide the query set, sorted: a key for the set memo.
-
-        Like a query optimiser, drops ``col <> b`` when the query also has
-        ``col = a`` with ``a != b`` (it cannot change the rows). Only the
-        evaluation is shortened: the noise still has one layer per condition.
-        """
+        """The conditions that decide the query set, sorted: ``col <> b`` beside ``col = a`` is dropped (noise keeps its layer)."""
         conds = self._conds
         eq = {}
         for i in ids:
@@ -2178,14 +1797,10 @@ class DiffixProxy:
         return tuple(sorted(keep))
 
     def _intersect(self, ids: tuple[int, ...]) -> tuple[int, int]:
-        """Count and XOR of user hashes of the rows satisfying every condition (bitmap AND).
+        """Count and XOR of user hashes of the rows satisfying every condition (bitmap AND, sparsest first).
 
-        The bitmaps are ANDed sparsest first over the words that still hold a
-        row. Once at most :data:`_FEW_WORDS` words are left (on CENSUS that is
-        usually after the second condition of forty), the remaining
-        conditions are ANDed word by word as Python integers, which costs a
-        tenth of a NumPy call per condition. The same bits as
-        :meth:`_intersect_reference` (an AND is exact in any order).
+        Below :data:`_FEW_WORDS` words the rest is ANDed as Python integers; the same bits as
+        :meth:`_intersect_reference`.
         """
         if not ids:
             return self.n_rows, self._xor_all
@@ -2211,11 +1826,7 @@ class DiffixProxy:
         return self._rows_summary(idx[keep], w[keep])
 
     def _intersect_few(self, idx: list[int], words: list[int], rest: Sequence[int]) -> tuple[int, int]:
-        """Finish :meth:`_intersect` on a few words as Python integers: AND the ``rest`` conditions.
-
-        Word by word, stopping at the first condition that empties the word
-        (most candidate words hold no row of the final set).
-        """
+        """Finish :meth:`_intersect` on a few words as Python integers, word by word, stopping at an empty word."""
         rest_masks = list(map(self._masks.__getitem__, rest))
         live_idx, live = [], []
         for j, x in zip(idx, words):
@@ -2300,10 +1911,7 @@ class DiffixProxy:
 
     def _answer(self, ids_list: Sequence[tuple[int, ...]], analyst: str,
                 keys: Sequence[tuple[int, ...]] | None = None) -> np.ndarray:
-        """Eq. 1 for a batch: true count + static + dynamic noise, then suppression and rounding.
-
-        ``keys``: the queries' :meth:`_core` keys, if known (see :meth:`_query_sets`).
-        """
+        """Eq. 1 for a batch: true count + static + dynamic noise, then suppression and rounding."""
         if not isinstance(analyst, str) or not analyst:
             raise ValueError(f"analyst must be a non-empty string, got {analyst!r}")
         n = len(ids_list)
@@ -2342,23 +1950,10 @@ class DiffixProxy:
 
 def noise_sample(proxy: DiffixProxy, h: int, n: int, seed: np.random.Generator | int | None = 0,
                  analyst: str = "noise-check") -> np.ndarray:
-    """Answer minus true count for ``n`` distinct queries with ``h`` conditions each.
+    """Answer minus true count for ``n`` new queries of ``h`` (>= 1) conditions each.
 
-    Every condition is ``col <> v`` with ``v`` a value no record has, so every
-    query selects all rows (``Q(D) = N``) while each query's conditions, and
-    hence its noise, are new. With rounding and suppression off the result
-    is a sample of the noise of Eq. 1, ``N(0, 2h)``.
-
-    Parameters
-    ----------
-    proxy : DiffixProxy
-        Needs ``h`` numeric columns.
-    h : int
-        Conditions per query, >= 1.
-    n : int
-        Queries.
-    seed : int or Generator
-        Seed of the values in the conditions.
+    Each condition is ``col <> v`` for a value no record has (Q(D) = N, fresh noise); without
+    rounding and suppression a sample of N(0, 2h). ``seed`` draws the values.
     """
     g = check_random_state(seed)
     numeric = [c for c, k in proxy.columns.items() if k in ("int", "float")]
@@ -2376,17 +1971,9 @@ def noise_sample(proxy: DiffixProxy, h: int, n: int, seed: np.random.Generator |
 
 def suppression_curve(sizes: Sequence[int], n_sets: int = 400, *, salt: int | str = 0,
                       threshold_mean: float = 4.0, threshold_var: float = 0.5) -> pd.DataFrame:
-    """Fraction of query sets suppressed, by true size, against the rule of §2.
+    """Fraction of query sets suppressed by true size against §2's rule: 1 for size <= 1, else P(T > size).
 
-    Builds a table of ``n_sets`` groups of each size, asks one query per group
-    (rounding off, so a suppressed answer is exactly 0) and compares with
-    ``P(suppressed) = 1`` for size <= 1 and ``P(T > size)`` with
-    ``T ~ N(threshold_mean, threshold_var)`` above.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``size``, ``suppressed`` (observed fraction), ``expected``, ``n_sets``.
+    ``n_sets`` groups per size, rounding off; columns ``size``, ``suppressed``, ``expected``, ``n_sets``.
     """
     from scipy.stats import norm
 

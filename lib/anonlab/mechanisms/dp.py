@@ -1,33 +1,13 @@
 """Differentially private release of the counts a Naive-Bayes classifier needs.
 
-Cormode (2011), *Personal privacy vs population privacy: learning to attack
-anonymization*, §2.1-2.2. The data owner answers one non-adaptive batch of
-count queries (a set of contingency tables), adding independent noise to
-every answer:
+Cormode (2011), *Personal privacy vs population privacy*, §2.1-2.2: one non-adaptive batch of
+count queries, query (1) c_i(v, s) = |{r : r_i = v ∧ r_s = s}| for every QI i = 1..m, value
+v and sensitive value s, optionally with the marginal |{r : r_s = s}|. Each tuple is counted
+once per table, so the L1 sensitivity is s_q = m (m + 1 with the marginal, which Cormode does
+not ask). Noise: two-sided geometric, α = exp(-ε/s_q) (Ghosh, Roughgarden & Sundararajan
+2009), or Laplace with scale s_q/ε (Dwork et al. 2006). :class:`EncodedTable` is the integer
+coding that the query and the naive and deFinetti attacks share.
 
-* for every quasi-identifier (QI) column :math:`i = 1..m`, every value
-  :math:`v` of its domain :math:`T_i` and every sensitive value :math:`s`,
-  the count :math:`|\\{r \\in T : r_i = v \\wedge r_s = s\\}|`
-  (the paper's query (1));
-* optionally the marginal :math:`|\\{r \\in T : r_s = s\\}|`.
-
-One tuple is counted once in each of the :math:`m` joint tables (and once in
-the marginal), so the :math:`L_1` sensitivity of the whole answer vector is
-:math:`m + 1` with the marginal and :math:`m` without it (§2.2). Cormode
-derives :math:`\\Pr[s]` from the joint counts, which is why the attack asks
-for the joint tables only and the noise is calibrated to :math:`s_q = m`.
-
-Noise (§2.1): two-sided geometric with :math:`\\alpha = \\exp(-\\epsilon/s_q)`
-(Ghosh, Roughgarden & Sundararajan 2009),
-:math:`\\Pr[Z = k] = \\frac{1-\\alpha}{1+\\alpha}\\alpha^{|k|}`, or Laplace with
-scale :math:`s_q/\\epsilon` (Dwork et al. 2006).
-
-The module also holds :class:`EncodedTable`, the integer coding of a table's
-QI and sensitive columns that the count query, the naive attack and the
-deFinetti attack share.
-
-Examples
---------
 >>> import pandas as pd
 >>> df = pd.DataFrame({"sex": ["F", "M", "F"], "job": ["a", "b", "b"]})
 >>> t = encode_table(df, ["sex"], "job")
@@ -109,23 +89,10 @@ def _check_sensitivity(sensitivity: float) -> float:
 
 @dataclass(frozen=True, eq=False)
 class EncodedTable:
-    """A table's quasi-identifiers and sensitive attribute as integer codes.
+    """A table's m quasi-identifiers and its sensitive attribute (SA) as integer codes.
 
-    Attributes
-    ----------
-    qi_names : tuple of str
-        The :math:`m` quasi-identifier columns, in order.
-    sa_name : str
-        The sensitive attribute (SA).
-    qi_domains : tuple of numpy.ndarray
-        The domain :math:`T_i` of each QI (labels, as strings); code ``c`` of
-        QI ``i`` means ``qi_domains[i][c]``.
-    sa_domain : numpy.ndarray
-        The SA domain (labels); code ``s`` means ``sa_domain[s]``.
-    qi_codes : numpy.ndarray of int, shape (n, m)
-        Code of every tuple's QI values.
-    sa_codes : numpy.ndarray of int, shape (n,)
-        Code of every tuple's sensitive value.
+    Code ``c`` of QI ``i`` means ``qi_domains[i][c]``, SA code ``s`` means ``sa_domain[s]``
+    (labels as strings); ``qi_codes`` has shape (n, m), ``sa_codes`` (n,).
     """
 
     qi_names: tuple[str, ...]
@@ -147,12 +114,12 @@ class EncodedTable:
 
     @property
     def n_sa(self) -> int:
-        """Size of the SA domain, :math:`|SA|`."""
+        """Size of the SA domain, |SA|."""
         return len(self.sa_domain)
 
     @property
     def cardinalities(self) -> np.ndarray:
-        """Domain size :math:`|T_i|` of each QI."""
+        """Domain size |T_i| of each QI."""
         return np.array([len(d) for d in self.qi_domains], dtype=np.int64)
 
     @property
@@ -162,7 +129,7 @@ class EncodedTable:
 
     @property
     def n_cells(self) -> int:
-        """Rows of the stacked count table, :math:`\\sum_i |T_i|`."""
+        """Rows of the stacked count table, Σ_i |T_i|."""
         return int(self.cardinalities.sum())
 
     @property
@@ -193,30 +160,11 @@ def encode_table(
     *,
     domains: Mapping[str, Sequence[str]] | None = None,
 ) -> EncodedTable:
-    """Code a table's quasi-identifiers and sensitive attribute as integers.
+    """Code a table's quasi-identifiers and sensitive attribute as integers (an :class:`EncodedTable`).
 
-    Every value is turned into a string label; a missing quasi-identifier
-    value becomes the label :data:`MISSING` (``"?"``), one more category, as
-    Cormode keeps such tuples (§2.3). Missing sensitive values are an error:
-    drop those tuples first, as the paper does.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        The table, one tuple per row.
-    quasi_identifiers : sequence of str
-        The :math:`m` QI columns (categorical or already bucketed).
-    sensitive : str
-        The sensitive attribute.
-    domains : mapping of str to sequence of str, optional
-        The public domain of some columns (e.g. the union of the Adult train
-        and test values, so that both files share one coding). Default: the
-        sorted values present in ``df``. A value of ``df`` outside the given
-        domain raises ``ValueError``.
-
-    Returns
-    -------
-    EncodedTable
+    A missing QI value becomes the category :data:`MISSING` (``"?"``), as Cormode keeps such
+    tuples (§2.3); a missing sensitive value is an error. ``domains`` gives public domains
+    (default: sorted values present); a value outside raises ``ValueError``.
     """
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}")
@@ -274,17 +222,10 @@ def encode_train_test(
     quasi_identifiers: Sequence[str],
     sensitive: str,
 ) -> tuple[EncodedTable, EncodedTable | None]:
-    """Code a training table and an optional withheld test table alike.
+    """Code a training and an optional test table alike: (train, test or None).
 
-    Tuples with a missing sensitive value are dropped from each (Cormode
-    2011, §2.3: 30,718 Adult training tuples remain when occupation is the
-    target); missing QI values are kept as the category ``"?"``. The domain
-    of every column is the union of the values in both tables, so one model
-    applies to both.
-
-    Returns
-    -------
-    train_table, test_table : EncodedTable (test_table is None without a test table)
+    Drops tuples with a missing sensitive value (Cormode 2011 §2.3: 30,718 Adult training tuples
+    remain for occupation); each column's domain is the union of both tables.
     """
     cols = [*quasi_identifiers, sensitive]
     frames = [train] if test is None else [train, test]
@@ -304,20 +245,9 @@ def encode_train_test(
 
 
 def pair_counts(table: EncodedTable) -> np.ndarray:
-    """Exact answers of Cormode's query (1): counts of every (QI value, SA value) pair.
+    """Exact answers of Cormode's query (1), c_i(v, s), as the m tables stacked (n_cells, n_sa).
 
-    .. math:: c_i(v, s) = |\\{r \\in T : r_i = v \\wedge r_s = s\\}|,
-       \\quad 1 \\le i \\le m,\\ v \\in T_i,\\ s \\in SA
-
-    Parameters
-    ----------
-    table : EncodedTable
-
-    Returns
-    -------
-    numpy.ndarray of int, shape (n_cells, n_sa)
-        The :math:`m` contingency tables stacked: rows
-        ``table.offsets[i]:table.offsets[i+1]`` hold QI ``i``.
+    Rows ``table.offsets[i]:table.offsets[i+1]`` hold QI ``i``.
     """
     flat = (table.cell_codes * table.n_sa + table.sa_codes[:, None]).ravel()
     counts = np.bincount(flat, minlength=table.n_cells * table.n_sa)
@@ -325,24 +255,13 @@ def pair_counts(table: EncodedTable) -> np.ndarray:
 
 
 def sa_marginal(table: EncodedTable) -> np.ndarray:
-    """Counts of each sensitive value, :math:`|\\{r \\in T : r_s = s\\}|` (§2.2)."""
+    """Counts of each sensitive value, |{r : r_s = s}| (§2.2)."""
     return np.bincount(table.sa_codes, minlength=table.n_sa)
 
 
 def query_sensitivity(m: int, *, include_sa_marginal: bool = False) -> int:
-    """:math:`L_1` sensitivity of the Naive-Bayes count query (Cormode 2011, §2.2).
+    """L1 sensitivity of the Naive-Bayes count query (Cormode 2011, §2.2): m, or m + 1 with the marginal.
 
-    Each tuple is counted in exactly one cell of each of the :math:`m` joint
-    tables, plus one cell of the SA marginal if it is asked for, so adding
-    or removing one tuple changes the answer vector by
-
-    .. math:: s_q = m + 1 \\text{ (with the marginal)},\\qquad s_q = m \\text{ (without)}.
-
-    Cormode derives :math:`\\Pr[s]` from the joint counts and so asks
-    without the marginal (``include_sa_marginal=False``, the default).
-
-    Examples
-    --------
     >>> query_sensitivity(5), query_sensitivity(5, include_sa_marginal=True)
     (5, 6)
     """
@@ -353,25 +272,7 @@ def query_sensitivity(m: int, *, include_sa_marginal: bool = False) -> int:
 def measured_sensitivity(
     table: EncodedTable, rows: Sequence[int] | np.ndarray, *, include_sa_marginal: bool = False
 ) -> int:
-    """Largest :math:`L_1` change of the answer vector when one tuple is removed.
-
-    A brute-force check of :func:`query_sensitivity`: for each tuple in
-    ``rows``, recount the whole table without it and take
-    :math:`\\|q(T) - q(T \\setminus \\{r\\})\\|_1`.
-
-    Parameters
-    ----------
-    table : EncodedTable
-    rows : sequence of int
-        Tuples to remove, one at a time.
-    include_sa_marginal : bool, default False
-        Append the SA marginal to the answer vector.
-
-    Returns
-    -------
-    int
-        The maximum over ``rows``.
-    """
+    """The largest ||q(T) - q(T - {r})||₁ over the tuples in ``rows``: a brute-force :func:`query_sensitivity`."""
     rows = np.asarray(rows, dtype=np.int64)
     if rows.size == 0:
         raise ValueError("rows must name at least one tuple")
@@ -398,10 +299,8 @@ def measured_sensitivity(
 
 
 def geometric_alpha(epsilon: float, sensitivity: float) -> float:
-    """Parameter of the two-sided geometric mechanism, :math:`\\alpha = \\exp(-\\epsilon / s_q)` (§2.1).
+    """Parameter of the two-sided geometric mechanism, α = exp(-ε / s_q) (§2.1).
 
-    Examples
-    --------
     >>> round(geometric_alpha(1.0, 5), 4)
     0.8187
     """
@@ -411,25 +310,9 @@ def geometric_alpha(epsilon: float, sensitivity: float) -> float:
 def two_sided_geometric(
     alpha: float, size: int | tuple[int, ...], seed: int | np.random.Generator | None = None
 ) -> np.ndarray:
-    """Draw two-sided (symmetric) geometric noise.
+    """Two-sided geometric noise, Pr[Z = k] = (1 - α)/(1 + α) · α^|k| (Ghosh et al. 2009; Cormode §2.1).
 
-    .. math:: \\Pr[Z = k] = \\frac{1 - \\alpha}{1 + \\alpha}\\,\\alpha^{|k|},\\quad k \\in \\mathbb{Z}
-
-    (Ghosh, Roughgarden & Sundararajan 2009; Cormode 2011 §2.1), drawn as the
-    difference of two independent geometric variables with success
-    probability :math:`1 - \\alpha`.
-
-    Parameters
-    ----------
-    alpha : float
-        In [0, 1); ``alpha = 0`` gives no noise.
-    size : int or tuple of int
-    seed : int, numpy.random.Generator or None
-        Seed or generator (:func:`anonlab.validation.check_random_state`).
-
-    Returns
-    -------
-    numpy.ndarray of int64
+    The difference of two geometric draws; ``alpha`` in [0, 1), 0 for no noise; int64.
     """
     if not (isinstance(alpha, (int, float, np.floating)) and 0.0 <= float(alpha) < 1.0):
         raise ValueError(f"alpha must be in [0, 1), got {alpha!r}")
@@ -443,20 +326,15 @@ def two_sided_geometric(
 def laplace_noise(
     scale: float, size: int | tuple[int, ...], seed: int | np.random.Generator | None = None
 ) -> np.ndarray:
-    """Draw Laplace noise with density :math:`\\frac{1}{2b}e^{-|x|/b}`, :math:`b` = ``scale`` = :math:`s_q/\\epsilon`."""
+    """Laplace noise with density e^(-|x|/b) / 2b, b = ``scale`` = s_q/ε."""
     if not (isinstance(scale, (int, float, np.floating)) and math.isfinite(scale) and scale >= 0):
         raise ValueError(f"scale must be a finite number >= 0, got {scale!r}")
     return check_random_state(seed).laplace(0.0, float(scale), size=size)
 
 
 def expected_abs_noise(epsilon: float, sensitivity: float, noise: NoiseKind = "geometric") -> float:
-    """Mean absolute value of the noise added to each count.
+    """Mean |noise| per count: 2α / (1 - α²) for the geometric (α = e^(-ε/s_q)), s_q/ε for Laplace.
 
-    Two-sided geometric: :math:`E|Z| = 2\\alpha / (1 - \\alpha^2)` with
-    :math:`\\alpha = e^{-\\epsilon/s_q}`; Laplace: :math:`E|Z| = s_q/\\epsilon`.
-
-    Examples
-    --------
     >>> round(expected_abs_noise(1.0, 3), 2)
     2.95
     """
@@ -479,22 +357,10 @@ def noise_by_epsilon(epsilons: Sequence[float], ms: Sequence[int], noise: NoiseK
 
 @dataclass(frozen=True, eq=False)
 class NoisyCounts:
-    """What the data owner publishes: noisy answers of query (1).
+    """What the data owner publishes: ``counts`` (draws, n_cells, n_sa), noisy answers of query (1).
 
-    Attributes
-    ----------
-    counts : numpy.ndarray, shape (draws, n_cells, n_sa)
-        One independent noisy release per draw (integers for geometric
-        noise, reals for Laplace). Negative values are published as drawn;
-        the attacker clamps them (:mod:`anonlab.attacks.naive_bayes`).
-    epsilon : float
-        Privacy parameter (``inf``: exact counts, no noise).
-    sensitivity : int
-        :math:`s_q` the noise was calibrated to.
-    noise : str
-        ``"geometric"`` or ``"laplace"``.
-    offsets : numpy.ndarray
-        Block boundaries of the stacked tables (see :attr:`EncodedTable.offsets`).
+    Negative values are published as drawn (the attacker clamps them); ``epsilon`` ``inf`` means
+    exact counts; ``sensitivity`` is the s_q of the noise.
     """
 
     counts: np.ndarray
@@ -518,28 +384,10 @@ def release_counts(
     sensitivity: int | None = None,
     seed: int | np.random.Generator | None = None,
 ) -> NoisyCounts:
-    """Answer query (1) under :math:`\\epsilon`-differential privacy (Cormode 2011, §2.1-2.2).
+    """Answer query (1) under ε-differential privacy (Cormode 2011, §2.1-2.2): a :class:`NoisyCounts`.
 
-    Each count :math:`c_i(v, s)` of :func:`pair_counts` gets independent
-    noise: two-sided geometric with :math:`\\alpha = e^{-\\epsilon/s_q}`, or
-    Laplace with scale :math:`s_q/\\epsilon`. The default sensitivity is
-    :math:`s_q = m` (:func:`query_sensitivity`, the SA marginal is not asked).
-
-    Parameters
-    ----------
-    table : EncodedTable
-    epsilon : float
-        > 0; ``math.inf`` releases the exact counts (the noiseless classifier).
-    noise : {"geometric", "laplace"}
-    draws : int, default 1
-        Independent releases to draw at once (the paper's repetitions).
-    sensitivity : int, optional
-        Override :math:`s_q`.
-    seed : int or numpy.random.Generator, optional
-
-    Returns
-    -------
-    NoisyCounts
+    Independent geometric (α = e^(-ε/s_q)) or Laplace (scale s_q/ε) noise on every count, s_q = m
+    by default; ``epsilon=math.inf`` releases the exact counts; ``draws`` independent releases.
     """
     eps = _check_epsilon(epsilon)
     check_choice("noise", noise, NOISE_KINDS)
@@ -559,18 +407,11 @@ def release_counts(
 
 def noise_check(table: EncodedTable, seed: int | np.random.Generator,
                 n_removed: int = 20, corner_draws: int = 100_000) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The sensitivity of the count query, derived and measured, and the noise at the corners of Cormode's §2.2.
+    """The count query's sensitivity, derived and measured, and the noise at the corners of Cormode's §2.2.
 
-    One generator from ``seed`` first picks ``n_removed`` tuples to remove
-    one at a time (:func:`measured_sensitivity`), then
-    draws ``corner_draws`` two-sided geometric values at each (ε, m) in
-    {1, 0.1} × {3, 10}: their mean absolute value and the half-width of its
-    95% Student-t interval, :math:`t_{0.975, N-1} s / \\sqrt{N}` for the
-    draws' sample standard deviation :math:`s`.
-
-    Returns
-    -------
-    sensitivity, corners : pandas.DataFrame
+    From one generator: ``n_removed`` tuples for :func:`measured_sensitivity`, then
+    ``corner_draws`` geometric values at each (ε, m) in {1, 0.1} × {3, 10}, with their mean
+    |value| and the half-width of its 95 % Student-t interval. Returns (sensitivity, corners).
     """
     rng = check_random_state(seed)
     rows = rng.choice(table.n, size=min(n_removed, table.n), replace=False)

@@ -1,36 +1,11 @@
 """Syntactic anonymity: what a data owner does to a table before publishing it.
 
-The mechanisms of the "syntactic" privacy models:
-
-- **generalisation**: numeric values into ranges (:func:`generalize_numeric`),
-  categorical values up a hierarchy (:func:`generalize_categorical`), strings
-  such as ZIP codes by prefix masking (:func:`mask_prefix`), several columns
-  at once (:func:`generalize`);
-- **suppression**: whole records whose equivalence class is smaller than
-  ``k`` (:func:`suppress_small_classes`), or attribute values
-  (:func:`suppress_values`);
-- the trade-off over a ladder of generalisation levels
-  (:func:`generalisation_sweep`: k, l and t at each level and the cost of
-  suppressing to k).
-
-Which privacy model the result satisfies (k-anonymity, l-diversity,
-t-closeness, the Earth Mover's Distance, equivalence classes) is measured by
-:mod:`anonlab.measures.syntactic`. The worked tables of the lecture slides
-(CMU 18-734, Fall 2019, *Database privacy: k-anonymity and de-anonymization
-attacks*) are in :mod:`anonlab.data.tables`.
-
-Every function works on whole columns (pandas / numpy); none loops over
-records.
-
-References
-----------
-.. [1] L. Sweeney, "k-anonymity: a model for protecting privacy",
-   Int. J. Uncertainty, Fuzziness and Knowledge-Based Systems 10(5), 2002.
-.. [2] A. Machanavajjhala, D. Kifer, J. Gehrke, M. Venkitasubramaniam,
-   "l-diversity: privacy beyond k-anonymity", ACM TKDD 1(1), 2007.
-.. [3] S. Bhagavatula (after P. Mardziel and A. Datta), "Database privacy:
-   k-anonymity and de-anonymization attacks", CMU 18-734 lecture slides,
-   Fall 2019.
+Generalisation (numeric ranges, categorical hierarchies, prefix masking of strings such as
+ZIP codes, several columns at once), suppression (records in classes smaller than k, or
+attribute values) and the trade-off over a ladder of levels (:func:`generalisation_sweep`).
+Which model the result satisfies is measured by :mod:`anonlab.measures.syntactic`; the worked
+tables of the CMU 18-734 slides (Fall 2019) are in :mod:`anonlab.data.tables`. Sources:
+L. Sweeney, IJUFKS 10(5), 2002; A. Machanavajjhala et al., ACM TKDD 1(1), 2007.
 """
 
 from __future__ import annotations
@@ -81,40 +56,12 @@ def generalize_numeric(
     labels: Sequence[str] | None = None,
     origin: float = 0.0,
 ) -> pd.Series:
-    """Replace numbers by the range (bucket) that contains them.
+    """Replace numbers by the range that contains them: an ordered categorical of range labels.
 
-    Exactly one of ``width`` or ``bins`` is given.
-
-    - ``width``: equal-width buckets ``[origin + j*width, origin + (j+1)*width)``,
-      labelled ``"[20, 30)"``; ``j = floor((x - origin) / width)``.
-    - ``bins``: increasing edges ``b_0 < b_1 < ... < b_n``; ``x`` goes to
-      ``[b_i, b_{i+1})`` (left-closed, as ``age < 30`` on the slides), labelled
-      by ``labels`` (``n`` strings) or ``"[b_i, b_{i+1})"``. Values outside
-      ``[b_0, b_n)`` raise ``ValueError``; use ``-inf``/``inf`` edges for
-      open-ended ranges.
-
-    Parameters
-    ----------
-    values : pandas.Series
-        Numeric column.
-    width : float, optional
-        Bucket width (> 0), in the unit of ``values``.
-    bins : sequence of float, optional
-        Bucket edges, strictly increasing.
-    labels : sequence of str, optional
-        One label per bucket (only with ``bins``).
-    origin : float, default 0
-        Left edge of one of the equal-width buckets (only with ``width``).
-
-    Returns
-    -------
-    pandas.Series
-        Ordered categorical of range labels (missing values stay missing),
-        same index as ``values``.
-
-    Examples
-    --------
-    The age ranges of the slides' 4-anonymous table (Fig. 2):
+    Exactly one of ``width`` (buckets [origin + j·width, origin + (j+1)·width), labelled
+    ``"[20, 30)"``) or ``bins`` (increasing edges, left-closed as ``age < 30`` on the slides,
+    named by ``labels`` or ``"[b_i, b_i+1)"``; a value outside raises ``ValueError``, so use
+    ``±inf`` edges). Missing values stay missing. The slides' age ranges (Fig. 2):
 
     >>> ages = pd.Series([28, 36, 50])
     >>> generalize_numeric(ages, bins=[0, 30, 40, np.inf],
@@ -167,30 +114,11 @@ def generalize_numeric(
 def generalize_categorical(
     values: pd.Series, hierarchy: Hierarchy, levels: int = 1
 ) -> pd.Series:
-    """Replace each value by its ancestor ``levels`` steps up a hierarchy.
+    """Replace each value by its ancestor ``levels`` (>= 0) steps up a hierarchy, stopping at the root.
 
-    ``g(v) = parent^levels(v)``, stopping at the root (``"*"`` in most
-    hierarchies): a value ``levels`` or more steps below the root becomes the
-    root. ``levels=0`` leaves the column unchanged. This is the "domain
-    generalisation hierarchy" of Sweeney (2002) applied to one attribute.
+    Sweeney's (2002) domain generalisation hierarchy on one attribute; ``hierarchy`` as
+    :func:`as_parent_map`, every value must be a node of it; returns strings.
 
-    Parameters
-    ----------
-    values : pandas.Series
-        Categorical or string column. Missing values stay missing.
-    hierarchy : mapping
-        Child -> parent mapping or nested tree (see :func:`as_parent_map`).
-        Every value in the column must be a node of it.
-    levels : int, default 1
-        Number of steps up (>= 0).
-
-    Returns
-    -------
-    pandas.Series
-        Strings (object dtype), same index and name as ``values``.
-
-    Examples
-    --------
     >>> h = {"*": {"Asia": ["Japanese", "Indian"], "West": ["American", "Russian"]}}
     >>> generalize_categorical(pd.Series(["Japanese", "Russian"]), h).tolist()
     ['Asia', 'West']
@@ -216,28 +144,10 @@ def generalize_categorical(
 
 
 def mask_prefix(values: pd.Series, keep: int, mask_char: str = "*") -> pd.Series:
-    """Keep the first ``keep`` characters of each string, mask the rest.
+    """Keep the first ``keep`` characters of each string and mask the rest: ``"13053"`` -> ``"130**"``.
 
-    ``"13053"`` with ``keep=3`` becomes ``"130**"`` (the ZIP codes of the
-    slides' Fig. 2). The masked string has the length of the original.
+    Pass ZIP codes as strings to keep leading zeros; missing values stay missing.
 
-    Parameters
-    ----------
-    values : pandas.Series
-        Strings (numbers are converted with ``str``; pass ZIP codes as
-        strings to keep leading zeros). Missing values stay missing.
-    keep : int
-        Number of leading characters kept (>= 0).
-    mask_char : str, default "*"
-        One character.
-
-    Returns
-    -------
-    pandas.Series
-        Strings, same index and name.
-
-    Examples
-    --------
     >>> mask_prefix(pd.Series(["13053", "14853"]), 3).tolist()
     ['130**', '148**']
     """
@@ -262,32 +172,11 @@ def generalize(
     suppress: Iterable[str] = (),
     token: str = "*",
 ) -> pd.DataFrame:
-    """Generalise several columns of a table at once (full-domain recoding).
+    """Generalise several columns at once (full-domain recoding); a copy.
 
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        The table; it is not modified.
-    ranges : mapping, optional
-        ``{column: width}`` for equal-width buckets or ``{column: [edges]}``
-        (see :func:`generalize_numeric`).
-    hierarchies : mapping, optional
-        ``{column: (hierarchy, levels)}`` (see :func:`generalize_categorical`).
-    prefixes : mapping, optional
-        ``{column: keep}`` (see :func:`mask_prefix`).
-    suppress : iterable of str
-        Columns replaced entirely by ``token`` (attribute suppression, e.g.
-        Nationality ``*`` on the slides).
-    token : str, default "*"
-        The suppression token.
+    ``ranges`` ``{column: width or [edges]}``, ``hierarchies`` ``{column: (hierarchy, levels)}``,
+    ``prefixes`` ``{column: keep}``, ``suppress`` columns replaced by ``token``.
 
-    Returns
-    -------
-    pandas.DataFrame
-        A copy with the named columns generalised; other columns unchanged.
-
-    Examples
-    --------
     >>> df = pd.DataFrame({"zip": ["13053", "13068"], "age": [28, 29], "nat": ["a", "b"]})
     >>> generalize(df, ranges={"age": 10}, prefixes={"zip": 3}, suppress=["nat"]).values.tolist()
     [['130**', '[20, 30)', '*'], ['130**', '[20, 30)', '*']]
@@ -325,21 +214,7 @@ def generalize(
 
 @dataclass(frozen=True)
 class Suppression:
-    """Result of :func:`suppress_small_classes`.
-
-    Attributes
-    ----------
-    table : pandas.DataFrame
-        The records kept (original index preserved).
-    k : int
-        The k that was enforced.
-    n_suppressed : int
-        Records removed.
-    fraction_suppressed : float
-        ``n_suppressed / n_records`` (the suppression cost).
-    n_classes_suppressed : int
-        Equivalence classes removed (those of size < k).
-    """
+    """Result of :func:`suppress_small_classes`: the kept ``table``, ``k`` and the suppression cost."""
 
     table: pd.DataFrame
     k: int
@@ -351,28 +226,8 @@ class Suppression:
 def suppress_small_classes(
     df: pd.DataFrame, quasi_identifiers: Sequence[str], k: int
 ) -> Suppression:
-    """Remove every record whose equivalence class has fewer than ``k`` records.
+    """Remove every record whose class has fewer than ``k`` (>= 1) records: the rest is k-anonymous.
 
-    After this, every remaining class has at least ``k`` records, so the
-    kept table is k-anonymous (Sweeney 2002) unless it is empty. The records
-    removed are the price of suppression.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        The (generalised) table.
-    quasi_identifiers : sequence of str
-        Columns that define the classes.
-    k : int
-        Minimum class size (>= 1).
-
-    Returns
-    -------
-    Suppression
-        Kept table and suppression cost.
-
-    Examples
-    --------
     >>> df = pd.DataFrame({"zip": ["1", "1", "2"], "x": [0, 1, 2]})
     >>> s = suppress_small_classes(df, ["zip"], 2)
     >>> s.n_suppressed, s.table["x"].tolist()
@@ -399,30 +254,8 @@ def suppress_values(
     mask: pd.Series | np.ndarray | None = None,
     token: str = "*",
 ) -> pd.DataFrame:
-    """Replace attribute values by a suppression token.
+    """Replace attribute values by ``token``: the whole column, or only rows where ``mask`` is true; a copy.
 
-    With ``mask=None`` the whole column is suppressed (the slides' Nationality
-    ``*``); otherwise only the rows where ``mask`` is true (local
-    suppression, e.g. of rare values).
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        The table; it is not modified.
-    columns : str or sequence of str
-        Columns to suppress.
-    mask : boolean Series or array, optional
-        Rows to suppress, aligned with ``df``.
-    token : str, default "*"
-        Replacement value.
-
-    Returns
-    -------
-    pandas.DataFrame
-        A copy.
-
-    Examples
-    --------
     >>> df = pd.DataFrame({"nat": ["a", "b", "a"]})
     >>> suppress_values(df, "nat", df["nat"] == "b")["nat"].tolist()
     ['a', '*', 'a']
@@ -455,38 +288,12 @@ def generalisation_sweep(
     distance: Distance | None = "auto",
     hierarchy: Hierarchy | None = None,
 ) -> pd.DataFrame:
-    """k, l and t of a table at several generalisation levels, with the cost
-    of suppressing to ``k``.
+    """k, l and t of a table at several generalisation levels, with the cost of suppressing to ``k``.
 
-    Level ``i`` is the table ``generalize(df, **levels[i])``. For each level
-    the result has one row with the fields of :func:`privacy_report`
-    (``n_classes``, ``n_unique``, ``k``, ``l_distinct``, ``l_entropy``,
-    ``t``) and, if ``k`` is given, the result of
-    :func:`suppress_small_classes` at that level: ``suppressed`` (fraction
-    of records removed) and ``k_after``, ``l_distinct_after``,
-    ``l_entropy_after``, ``t_after`` of the kept table (NaN if nothing is
-    kept).
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        The original table.
-    quasi_identifiers : sequence of str
-        The quasi-identifier columns.
-    sensitive_attribute : str
-        The sensitive column (no missing values).
-    levels : sequence of mapping
-        Keyword arguments of :func:`generalize` for each level (``{}`` is the
-        original table).
-    k : int, optional
-        Enforce k-anonymity by suppression at each level.
-    distance, hierarchy
-        For t (see :func:`emd_by_class`); ``distance=None`` skips t.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per level, index ``level`` (0, 1, ...).
+    Level i is ``generalize(df, **levels[i])`` (``{}`` the original): one row (index ``level``)
+    with the fields of :func:`privacy_report` and, given ``k``, ``suppressed`` (fraction) and
+    ``k_after``, ``l_distinct_after``, ``l_entropy_after``, ``t_after`` (NaN if nothing is kept).
+    ``distance=None`` skips t.
     """
     if k is not None:
         k = check_int("k", k, low=1)

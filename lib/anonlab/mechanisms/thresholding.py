@@ -1,48 +1,15 @@
 r"""Counting mechanisms over independent binary records: exact, thresholded, noisy.
 
-The setting of D. Desfontaines, *Lowering the cost of anonymization* (PhD
-thesis, ETH Zürich 2020), §3.1.3 (Example 7) and §3.2: ``n`` people vote
-Yes (1) or No (0), each independently with probability ``p`` of Yes. The
-attacker targets one voter and knows ``k`` other votes, ``b`` of them Yes
-(their partial knowledge :math:`B`); the remaining
-:math:`m = n - 1 - k` votes are unknown. With the target's vote
-:math:`t \in \{0, 1\}` the tally is
+The setting of D. Desfontaines, *Lowering the cost of anonymization* (PhD thesis, ETH Zürich
+2020), §3.1.3 (Example 7) and §3.2: ``n`` people vote Yes with probability ``p``; the attacker
+targets one and knows ``k`` other votes, ``b`` of them Yes; the tally is T = t + b + U,
+U ~ Bin(n - 1 - k, p). Mechanisms: the exact tally (Proposition 26), the tally only if
+T > τ, else ⊥ (Example 7; Definition 60), and noisy variants with two-sided geometric noise
+Z (α = e^(-ε_N)): ``noise_mode="count"`` releases T + Z above τ (ε_N-DP),
+``"threshold"`` releases T when T + Z > τ (Diffix's low-count filter). Output distributions
+are exact, in log space (probabilities reach 1e-400); the infinite runs of outputs with
+constant privacy loss are one atom each (``LOWER_TAIL``, ``UPPER_TAIL``).
 
-.. math::
-
-    T = t + b + U, \qquad U \sim \mathrm{Bin}(m, p).
-
-For counting mechanisms only the number ``b`` of known Yes votes matters,
-not which records are known: the records are independent and identically
-distributed.
-
-Mechanisms (:class:`CountingMechanism`)
----------------------------------------
-exact tally
-    :math:`O = T` (Proposition 26: a Θ-reducible counting query).
-thresholded tally (Example 7; Definition 60)
-    :math:`O = T` if :math:`T > \tau`, else :math:`\bot` ("only returns this
-    if it is above 100").
-noisy variants, two-sided geometric noise :math:`Z` with
-:math:`\Pr[Z = z] = \frac{1-\alpha}{1+\alpha}\alpha^{|z|}`, :math:`\alpha = e^{-\varepsilon_N}`
-    ``noise_mode="count"``: :math:`O = T + Z` if :math:`T + Z > \tau`, else
-    :math:`\bot`: post-processing of the geometric mechanism, hence
-    :math:`\varepsilon_N`-DP;
-    ``noise_mode="threshold"``: :math:`O = T` if :math:`T + Z > \tau`, else
-    :math:`\bot`: only the suppression decision is noisy and the exact tally
-    is published, like the low-count filter ("bucket suppression") of Diffix.
-
-:func:`conditional_distributions` gives, for one value of ``b``, the exact
-distribution of the output under both values of the target's vote, on a
-common set of output atoms, as log-probabilities (the probabilities of
-interest reach :math:`10^{-400}` and below). Where the noise makes the
-privacy loss constant over an infinite run of outputs (every output below
-the smallest or above the largest possible tally), the run is one atom
-(``LOWER_TAIL``, ``UPPER_TAIL``): δ(ε) depends only on the distribution of
-the privacy loss, so merging outputs with equal loss changes nothing.
-
-Examples
---------
 >>> mech = thresholded_tally(threshold=100)
 >>> d = conditional_distributions(mech, n_unknown=899, p=1e-4, known_yes=100)
 >>> round(float(np.exp(d.log_prob[0][d.index(BOTTOM)])), 4)  # target No: ⊥ iff nobody else votes Yes
@@ -94,20 +61,10 @@ MAX_RECORDS = 100_000
 
 @dataclass(frozen=True)
 class CountingMechanism:
-    """A tally of binary records, optionally released only above a threshold and noised.
+    """A tally of binary records, released only if ``T > threshold`` (else ⊥; ``None``: always) and noised.
 
-    Parameters
-    ----------
-    threshold
-        Release the tally only if it is above this value (``T > threshold``),
-        otherwise ⊥; ``None`` for no threshold.
-    noise_epsilon
-        ε of the two-sided geometric noise (scale :math:`1/\\varepsilon`),
-        ``None`` for no noise.
-    noise_mode
-        ``"count"``: the noisy tally is thresholded and released (ε-DP);
-        ``"threshold"``: only the suppression decision is noisy, the exact
-        tally is released (a noisy threshold, as in Diffix).
+    ``noise_epsilon``: ε of the two-sided geometric noise (``None``: none); ``noise_mode``
+    ``"count"`` (the noisy tally, ε-DP) or ``"threshold"`` (only the decision is noisy, as in Diffix).
     """
 
     threshold: int | None = None
@@ -154,7 +111,7 @@ def _unknown_log_pmf(m: int, p: float) -> np.ndarray:
 
 
 def unknown_tally_log_pmf(n_unknown: int, p: float) -> np.ndarray:
-    r"""log Pr[U = u] for u = 0..m, :math:`U \sim \mathrm{Bin}(m, p)`, exact in log space.
+    r"""log Pr[U = u] for u = 0..m, U ~ Bin(m, p), exact in log space.
 
     >>> np.round(np.exp(unknown_tally_log_pmf(2, 0.5)), 3)
     array([0.25, 0.5 , 0.25])
@@ -165,10 +122,7 @@ def unknown_tally_log_pmf(n_unknown: int, p: float) -> np.ndarray:
 
 
 def geometric_log_cdf(x: np.ndarray, epsilon: float) -> np.ndarray:
-    r"""log Pr[Z ≤ x] of the two-sided geometric noise with :math:`\alpha = e^{-\varepsilon}`.
-
-    :math:`\Pr[Z \le x] = \alpha^{-x}/(1+\alpha)` for :math:`x < 0` and
-    :math:`1 - \alpha^{x+1}/(1+\alpha)` for :math:`x \ge 0`.
+    r"""log Pr[Z ≤ x] of two-sided geometric noise: α^(-x)/(1+α) for x < 0, 1 - α^(x+1)/(1+α) for x ≥ 0.
 
     >>> round(float(np.exp(geometric_log_cdf(np.array([-1]), np.log(2.0))[0])), 12)  # α = 1/2: (1/2)/(3/2)
     0.333333333333
@@ -183,12 +137,7 @@ def geometric_log_cdf(x: np.ndarray, epsilon: float) -> np.ndarray:
 
 @dataclass(frozen=True)
 class ConditionalOutputs:
-    """The output distribution given the known Yes votes, for both values of the target's vote.
-
-    ``labels`` are the output atoms (released tallies, ``BOTTOM``,
-    ``LOWER_TAIL``, ``UPPER_TAIL``); ``log_prob[t]`` the log-probability of
-    each atom when the target votes ``t`` (0 = No, 1 = Yes).
-    """
+    """The output distribution given the known Yes votes: ``log_prob[t]`` over the atoms ``labels``, t = 0 (No), 1."""
 
     labels: np.ndarray
     log_prob: tuple[np.ndarray, np.ndarray]
@@ -215,23 +164,10 @@ def _noisy_count_grid(f: np.ndarray, eps: float) -> np.ndarray:
 
 def conditional_distributions(mech: CountingMechanism, n_unknown: int, p: float,
                               known_yes: int) -> ConditionalOutputs:
-    r"""Exact output distribution of ``mech`` given ``known_yes`` known Yes votes, for t = 0 and 1.
+    r"""Exact output distribution of ``mech`` given ``known_yes`` = b, for t = 0 and 1 (§3.1.3, Example 7).
 
-    The tally is :math:`T = t + b + U` with :math:`U \sim \mathrm{Bin}(m, p)`
-    (Desfontaines 2020, §3.1.3, Example 7). Atoms: the possible released
-    tallies :math:`o \in [b, b + m + 1]` above the threshold, ⊥ when there is
-    a threshold, and with noise on the count the two tails.
-
-    Parameters
-    ----------
-    mech
-        The mechanism.
-    n_unknown
-        :math:`m`, the votes unknown to the attacker (besides the target's).
-    p
-        Probability of a Yes vote, in (0, 1).
-    known_yes
-        :math:`b`, the Yes votes among the known records.
+    T = t + b + U, U ~ Bin(``n_unknown``, p), p in (0, 1). Atoms: released tallies in
+    [b, b + m + 1] above the threshold, ⊥ with a threshold, and the two tails with count noise.
     """
     m = check_int("n_unknown", n_unknown, low=0, high=MAX_RECORDS)
     b = check_int("known_yes", known_yes, low=0)
@@ -301,16 +237,10 @@ def _two_sided_geometric(rng: np.random.Generator, eps: float, size: int) -> np.
 def sample_outputs(mech: CountingMechanism, n_voters: int, p: float, known: int, target: int,
                    n_samples: int, seed: int | np.random.Generator | None = None,
                    known_yes: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Simulate the mechanism: draws of the known Yes count and of the output atom.
+    """Simulate the mechanism: draws of the known Yes count and of the output atom, (known_yes, labels).
 
-    The known votes are drawn from the data distribution (``known_yes=None``,
-    a passive attacker) or fixed (an active attacker who chose them). Outputs
-    are mapped to the atoms of :func:`conditional_distributions` (tails merged).
-
-    Returns
-    -------
-    known_yes, labels : numpy.ndarray
-        One entry per draw.
+    ``known_yes=None`` draws the known votes from the data (passive attacker); a number fixes them
+    (active). Atoms as in :func:`conditional_distributions`.
     """
     n = check_int("n_voters", n_voters, low=1, high=MAX_RECORDS)
     k = check_int("known", known, low=0, high=n - 1)
@@ -341,17 +271,10 @@ def sample_outputs(mech: CountingMechanism, n_voters: int, p: float, known: int,
 
 def neighbour_distributions(mech: CountingMechanism, count: int,
                             window: int = 2000) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Output distributions on two fixed neighbouring datasets (plain DP, no partial knowledge).
+    """Output distributions (labels, prob_no, prob_yes) on two neighbouring datasets (plain DP).
 
-    The datasets differ in the target's vote: the others' tally is ``count``,
-    the full tally ``count`` (target No) or ``count + 1`` (target Yes). An
-    independent, direct implementation (linear-space probabilities over an
-    explicit window of ``window`` noise values each side), used to check that
-    APKDP with full knowledge is DP (Desfontaines 2020, §3.1.3).
-
-    Returns
-    -------
-    labels, prob_no, prob_yes : numpy.ndarray
+    The others' tally is ``count``. An independent, linear-space implementation over ``window``
+    noise values each side, to check that APKDP with full knowledge is DP (§3.1.3).
     """
     c = check_int("count", count, low=0)
     tau, eps = mech.threshold, mech.noise_epsilon
@@ -387,13 +310,10 @@ def neighbour_distributions(mech: CountingMechanism, count: int,
 def tally_partial_knowledge_delta(mech: CountingMechanism, n_voters: int, p: float, known: int,
                                   epsilons: Sequence[float],
                                   known_yes: Sequence[int] | None = None) -> PartialKnowledgeDelta:
-    r"""Passive (PPKDP) and active (APKDP) δ(ε) of a counting mechanism, exactly.
+    r"""Passive (PPKDP) and active (APKDP) δ(ε) of a counting mechanism, exactly (Definitions 57-58; Theorem 1).
 
-    The attacker knows ``known`` of the other ``n_voters - 1`` votes; the
-    number of Yes among them is :math:`B \sim \mathrm{Bin}(k, p)` for the
-    passive attacker, any value in 0..k for the active one (Definitions
-    57-58; Theorem 1). ``known_yes`` restricts the backgrounds considered
-    (default: all of 0..k).
+    The attacker knows ``known`` other votes: B ~ Bin(k, p) for the passive, any of 0..k (or
+    ``known_yes``) for the active attacker.
 
     >>> r = tally_partial_knowledge_delta(thresholded_tally(100), 1000, 1e-4, 100, [1.0])
     >>> r.worst_background()  # the active attacker makes every known vote Yes
@@ -420,11 +340,7 @@ def tally_partial_knowledge_delta(mech: CountingMechanism, n_voters: int, p: flo
 
 def privacy_loss_of_outputs(mech: CountingMechanism, n_unknown: int, p: float, known_yes: np.ndarray,
                             labels: np.ndarray, target: int = 1) -> np.ndarray:
-    """The exact privacy loss ln P(O | t) / P(O | 1 − t) of observed outputs (atoms), one per draw.
-
-    ``known_yes`` and ``labels`` are arrays of the same length, as returned by
-    :func:`sample_outputs`; ``±inf`` where the output rules one vote out.
-    """
+    """The exact privacy loss ln P(O | t) / P(O | 1 - t) of observed outputs, one per draw (``±inf`` allowed)."""
     known_yes = np.asarray(known_yes)
     labels = np.asarray(labels)
     loss = np.empty(len(labels))
@@ -448,22 +364,16 @@ def tally_loss_samples(mech: CountingMechanism, n_voters: int, p: float, known: 
                        known_yes: int | None = None) -> np.ndarray:
     """Privacy losses L(O, B) of simulated runs (target votes ``target``, against ``1 - target``).
 
-    Draws (B, O) with :func:`sample_outputs` and evaluates the exact loss of
-    each draw; averaging ``max(0, 1 - e^{ε - L})`` over them estimates the
-    passive δ (``known_yes=None``) or δ at a fixed background
-    (:func:`anonlab.measures.privacy_loss.monte_carlo_delta`).
+    Averaging max(0, 1 - e^(ε-L)) estimates δ (:func:`~anonlab.measures.privacy_loss.monte_carlo_delta`).
     """
     b, out = sample_outputs(mech, n_voters, p, known, target, n_samples, seed, known_yes)
     return privacy_loss_of_outputs(mech, n_voters - 1 - known, p, b, out, target)
 
 
 def dp_delta(mech: CountingMechanism, n_voters: int, epsilons: Sequence[float]) -> np.ndarray:
-    """Plain DP δ(ε): the worst case over every pair of neighbouring datasets, both directions.
+    """Plain DP δ(ε): the worst case over neighbouring datasets and both directions.
 
-    Uses :func:`neighbour_distributions` (linear space, explicit noise
-    window), an implementation independent of :func:`conditional_distributions`.
-    Ratios within a relative 1e-9 of e^ε count as equal to it (rounding), as in
-    :data:`anonlab.measures.privacy_loss.LOSS_TOLERANCE`.
+    Uses :func:`neighbour_distributions`; ratios within 1e-9 of e^ε count as equal (``LOSS_TOLERANCE``).
     """
     n = check_int("n_voters", n_voters, low=1, high=MAX_RECORDS)
     eps = np.asarray(list(epsilons), dtype=float)

@@ -1,21 +1,11 @@
 """The theory of the Diffix attacks: the likelihood-ratio test, acc(k), Eq. 6 and the miss probability.
 
-[G19] A. Gadotti, F. Houssiau, L. Rocher, B. Livshits, Y.-A. de Montjoye,
-*When the signal is in the noise: exploiting Diffix's sticky noise*, USENIX
-Security 2019.
-
-* The differential attack's test separates ``f = N(0, 2)`` from
-  ``g = N(1, 2k + 2)`` (Eq. 6): :func:`differential_distributions`,
-  :func:`log_likelihood_ratio`, :func:`likelihood_ratio_test`.
-* Its accuracy ``acc(k)`` (App. A): exactly by Imhof's method for the linear
-  combination of non-central chi-square variables of the Fact
-  (:func:`theoretical_accuracy`), by Monte Carlo
-  (:func:`monte_carlo_accuracy`), with rounded outputs
-  (:func:`simulated_accuracy_rounding`) and both error probabilities apart
-  (:func:`error_probabilities`); :func:`accuracy_curves` tables Fig. 2.
-* The cloning test's own error: :func:`cloning_miss_probability` (§3.2).
-* The result §6 cites, Dinur & Nissim's reconstruction from subset sums with
-  noise o(√n): :func:`dinur_nissim_recovery`.
+[G19] A. Gadotti, F. Houssiau, L. Rocher, B. Livshits, Y.-A. de Montjoye, *When the signal is
+in the noise*, USENIX Security 2019. The differential attack's test separates f = N(0, 2)
+from g = N(1, 2k + 2) (Eq. 6); its accuracy acc(k) (App. A) exactly by Imhof's method for
+the Fact's combination of non-central chi-squares, by Monte Carlo and with rounded outputs
+(:func:`accuracy_curves` tables Fig. 2); the cloning test's own error (§3.2); and the result
+§6 cites, Dinur & Nissim's reconstruction from subset sums with noise o(√n).
 """
 
 from __future__ import annotations
@@ -60,11 +50,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class LRTestParameters:
-    """The two normal distributions the test separates ([G19] App. A).
-
-    ``f = N(mu0, var0)`` and ``g = N(mu1, var1)`` with ``mu0 < mu1`` and
-    ``var0 < var1``; ``n`` samples of each of X and Y.
-    """
+    """The two normals the test separates ([G19] App. A): f = N(mu0, var0), g = N(mu1, var1), n samples each."""
 
     mu0: float
     var0: float
@@ -82,14 +68,8 @@ class LRTestParameters:
 
 
 def differential_distributions(k: int, noise_sd: float = 1.0) -> LRTestParameters:
-    """The distributions of Eq. 6 for k known attributes: ``f = N(0, 2)``, ``g = N(1, 2k + 2)``, n = k.
+    """Eq. 6 for k known attributes: f = N(0, 2σ²), g = N(1, (2k + 2)σ²), n = k; σ = ``noise_sd`` (Diffix: 1).
 
-    Diffix's noise layers are N(0, 1) ([G19] §2); with layers of standard
-    deviation ``noise_sd`` (σ) every variance of Eq. 6 scales by σ²:
-    ``f = N(0, 2σ²)``, ``g = N(1, (2k + 2)σ²)``.
-
-    Examples
-    --------
     >>> differential_distributions(5)
     LRTestParameters(mu0=0.0, var0=2.0, mu1=1.0, var1=12.0, n=5)
     >>> differential_distributions(5, noise_sd=2.0)
@@ -104,15 +84,10 @@ def differential_distributions(k: int, noise_sd: float = 1.0) -> LRTestParameter
 
 
 def log_likelihood_ratio(q: Any, r: Any, k: int) -> float:
-    """``log Lambda(q, r) = sum_j log f(q_j)/g(q_j) + sum_j log g(r_j)/f(r_j)`` ([G19] App. A).
+    """log Λ(q, r) = Σ_j log f(q_j)/g(q_j) + Σ_j log g(r_j)/f(r_j) ([G19] App. A; f, g of Eq. 6).
 
-    ``f`` and ``g`` are the densities of ``N(0, 2)`` and ``N(1, 2k + 2)``;
-    ``q`` are the samples from the ``s = 0`` pairs, ``r`` from the ``s = 1``
-    pairs (either may be empty; they need not have the same length).
-
-    Examples
-    --------
-    A single q_1 = 0 favours x^(s) = 1 (positive log ratio):
+    ``q`` from the s = 0 pairs, ``r`` from the s = 1 pairs (either may be empty). A single
+    q_1 = 0 favours x^(s) = 1:
 
     >>> log_likelihood_ratio([0.0], [], 1) > 0
     True
@@ -127,32 +102,15 @@ def log_likelihood_ratio(q: Any, r: Any, k: int) -> float:
 
 
 def likelihood_ratio_test(q: Any, r: Any, k: int) -> int:
-    """The differential attack's decision: ``x^(s) = 1`` if ``Lambda(q, r) >= 1``, else 0.
-
-    Procedure DifferentialAttack, lines 23-25 ([G19] §3.1).
-    """
+    """The differential attack's decision: x^(s) = 1 if Λ(q, r) >= 1, else 0 ([G19] §3.1, lines 23-25)."""
     return int(log_likelihood_ratio(q, r, k) >= 0.0)
 
 
 def chi2_combination(p: LRTestParameters) -> tuple[float, float, float, float]:
-    """The Fact of [G19] App. A: ``p_err = Pr[alpha0 Z0 - alpha1 Z1 < 0]``.
+    """The Fact of [G19] App. A, p_err = Pr[α0 Z0 - α1 Z1 < 0]: returns (α0, α1, λ0, λ1).
 
-    ``Z_i`` is non-central chi-square with ``n`` degrees of freedom and
-    non-centrality
-
-    ``lambda_i = n (mu_i/sigma_i + (mu0 sigma1^2 - mu1 sigma0^2) / (sigma_i (sigma0^2 - sigma1^2)))^2``
-
-    and ``alpha_i = (sigma0^2 - sigma1^2) / (2 sigma_{1-i}^2)``. (Derivation:
-    ``log Lambda = c [sum (x_j - m)^2 - sum (y_j - m)^2]`` with ``c < 0`` and
-    ``m = (mu1 sigma0^2 - mu0 sigma1^2) / (sigma0^2 - sigma1^2)``.)
-
-    Returns
-    -------
-    alpha0, alpha1, lambda0, lambda1 : float
-
-    Examples
-    --------
-    For k = 1 (f = N(0, 2), g = N(1, 4)): m = -1, lambda0 = 1/2, lambda1 = 1:
+    Z_i ~ χ²(n, λ_i), λ_i = n (μ_i/σ_i + (μ0 σ1² - μ1 σ0²) / (σ_i (σ0² - σ1²)))²,
+    α_i = (σ0² - σ1²) / (2 σ_{1-i}²). For k = 1 (f = N(0, 2), g = N(1, 4)):
 
     >>> [round(v, 6) for v in chi2_combination(differential_distributions(1))]
     [-0.25, -0.5, 0.5, 1.0]
@@ -168,31 +126,11 @@ def chi2_combination(p: LRTestParameters) -> tuple[float, float, float, float]:
 
 def imhof_sf(x: float, weights: Sequence[float], dof: Sequence[float],
              noncentrality: Sequence[float]) -> float:
-    """``Pr[Q > x]`` for ``Q = sum_j w_j chi2(h_j, delta_j)`` by Imhof's method.
+    """Pr[Q > x] for Q = Σ_j w_j χ²(h_j, δ_j) by Imhof's method (Biometrika 48, 1961, Eq. 3.2).
 
-    J. P. Imhof, "Computing the distribution of quadratic forms in normal
-    variables", Biometrika 48 (1961), Eq. 3.2: with
+    Pr[Q > x] = 1/2 + 1/π ∫_0^∞ sin θ(u) / (u ρ(u)) du by adaptive quadrature (the paper used
+    sadists' saddle-point approximations); weights non-zero, h_j > 0, δ_j >= 0.
 
-    ``theta(u) = 1/2 sum_j [h_j atan(w_j u) + delta_j w_j u / (1 + w_j^2 u^2)] - x u / 2``
-    ``rho(u) = prod_j (1 + w_j^2 u^2)^(h_j/4) exp(1/2 sum_j delta_j w_j^2 u^2 / (1 + w_j^2 u^2))``
-
-    ``Pr[Q > x] = 1/2 + 1/pi int_0^inf sin(theta(u)) / (u rho(u)) du``,
-
-    an exact expression evaluated by adaptive quadrature (the paper used the
-    saddle-point approximations of the R package sadists).
-
-    Parameters
-    ----------
-    x : float
-    weights : sequence of float
-        Non-zero weights ``w_j`` (may be negative).
-    dof : sequence of float
-        Degrees of freedom ``h_j > 0``.
-    noncentrality : sequence of float
-        ``delta_j >= 0`` (the sum of squared means).
-
-    Examples
-    --------
     >>> round(imhof_sf(3.84, [1.0], [1], [0.0]), 4)   # central chi2(1): 5% tail
     0.05
     """
@@ -252,25 +190,14 @@ def imhof_sf(x: float, weights: Sequence[float], dof: Sequence[float],
 
 
 def lr_test_error(p: LRTestParameters) -> float:
-    """Exact error ``p_err = Pr[alpha0 Z0 - alpha1 Z1 < 0]`` of the test ([G19] App. A, Fact).
-
-    Equivalently ``Pr[sigma0^2 Z0 - sigma1^2 Z1 > 0]``, computed by
-    :func:`imhof_sf`. The two error probabilities (under H0 and H1) are equal.
-    """
+    """Exact error p_err = Pr[σ0² Z0 - σ1² Z1 > 0] of the test ([G19] App. A, Fact), both errors being equal."""
     _, _, lam0, lam1 = chi2_combination(p)
     return imhof_sf(0.0, [p.var0, -p.var1], [p.n, p.n], [lam0, lam1])
 
 
 def theoretical_accuracy(k: int, noise_sd: float = 1.0) -> float:
-    """``acc(k) = 1 - p_err(k)``: the differential attack's accuracy with k attributes.
+    """acc(k) = 1 - p_err(k) for Eq. 6 ([G19] App. A), no rounding or suppression; ``noise_sd`` scales the variances.
 
-    [G19] App. A applied to Eq. 6: ``mu0 = 0, sigma0^2 = 2, mu1 = 1,
-    sigma1^2 = 2k + 2, n = k``, with no rounding and no bucket suppression;
-    with noise layers of standard deviation ``noise_sd`` (σ, Diffix's is 1)
-    both variances scale by σ² (:func:`differential_distributions`).
-
-    Examples
-    --------
     >>> round(theoretical_accuracy(1), 3)
     0.673
     """
@@ -279,11 +206,7 @@ def theoretical_accuracy(k: int, noise_sd: float = 1.0) -> float:
 
 def monte_carlo_accuracy(k: int, n_experiments: int = 100_000,
                          seed: np.random.Generator | int | None = 0) -> float:
-    """Monte Carlo estimate of ``acc(k)``: draw the 2k samples under each hypothesis and test.
-
-    Under H0 (``x^(s) = 1``): ``q ~ f``, ``r ~ g``; under H1 the reverse
-    (equal numbers of each). Returns the fraction of correct decisions.
-    """
+    """Monte Carlo acc(k): draw 2k samples under each hypothesis (q ~ f, r ~ g and the reverse) and test."""
     p = differential_distributions(k)
     g = check_random_state(seed)
     n = _positive_int("n_experiments", n_experiments)
@@ -304,9 +227,6 @@ _LOG_SQRT_2PI = np.log(np.sqrt(2 * np.pi))
 def _norm_logpdf(x: np.ndarray, loc: float, scale: float) -> np.ndarray:
     """``scipy.stats.norm.logpdf(x, loc, scale)`` for an array, the same operations without its overhead.
 
-    ``z = (x - loc) / scale``, then ``-z**2 / 2 - log(sqrt(2 pi)) - log(scale)``
-    (``nan`` stays ``nan``, ``±inf`` gives ``-inf``), as SciPy computes it.
-
     >>> x = np.array([[-3.0, 0.5], [1.0, 7.25]])
     >>> bool(np.array_equal(_norm_logpdf(x, 1.0, 2.5), stats.norm.logpdf(x, 1.0, 2.5)))
     True
@@ -318,10 +238,7 @@ def _norm_logpdf(x: np.ndarray, loc: float, scale: float) -> np.ndarray:
 
 def llr_rows(q: np.ndarray, r: np.ndarray, p: LRTestParameters,
               q_ok: np.ndarray | None = None, r_ok: np.ndarray | None = None) -> np.ndarray:
-    """Row-wise ``log Lambda`` (one row per experiment); ``*_ok`` masks select the samples that count.
-
-    The vectorised form of :func:`log_likelihood_ratio`: ``q`` and ``r`` have
-    shape ``(n, k)``.
+    """Row-wise log Λ for ``q``, ``r`` of shape (n, k); ``*_ok`` masks select the samples that count.
 
     >>> p = differential_distributions(1)
     >>> bool(np.isclose(llr_rows(np.array([[0.0]]), np.zeros((1, 0)), p)[0], log_likelihood_ratio([0.0], [], 1)))
@@ -339,15 +256,11 @@ def llr_rows(q: np.ndarray, r: np.ndarray, p: LRTestParameters,
 
 def error_probabilities(k: int, n_experiments: int = 40_000,
                         seed: np.random.Generator | int | None = 0) -> tuple[float, float]:
-    """Monte Carlo of the test's two error probabilities apart ([G19] App. A: ``p_err0 = p_err1``).
+    """Monte Carlo of the two error probabilities apart ([G19] App. A: p_err0 = p_err1).
 
-    ``p_err0``: the test says 0 although ``x^(s) = 1`` (``q ~ f``, ``r ~ g``);
-    ``p_err1``: it says 1 although ``x^(s) = 0`` (``q ~ g``, ``r ~ f``), with
-    ``f``, ``g`` of Eq. 6. The draws: ``f`` samples of shape
-    ``(2, n_experiments, k)``, then ``g`` samples of the same shape.
+    p_err0: says 0 although x^(s) = 1 (q ~ f, r ~ g); p_err1 the reverse. Draws f samples of
+    shape (2, n_experiments, k), then g samples.
 
-    Examples
-    --------
     >>> e0, e1 = error_probabilities(5, 20_000, seed=0)
     >>> abs(e0 - e1) < 0.02 and abs(1 - e0 - theoretical_accuracy(5)) < 0.02
     True
@@ -366,42 +279,11 @@ def simulated_accuracy_rounding(k: int, n_experiments: int = 1000, B: int = 12,
                                 noise_sd: float = 1.0) -> float:
     """Accuracy of the test when Diffix's outputs are rounded ([G19] App. A, numerical simulation).
 
-    Simulates, for each experiment and each value of the secret, the 4k
-    outputs of Diffix (Eq. 1, no bucket suppression) on Complete_k: the query
-    sets of ``Q_j`` / ``Q'_j`` hold the ``B - 1`` other users sharing ``k - 1``
-    attributes with the victim (each with secret 0 or 1 at random) plus the
-    victim when the secret matches. Dynamic noise is drawn once per
-    (condition, query set); static noise once per pair, as the paper assumes
-    the 2k samples independent, or (``share_static=True``) once per distinct
-    condition, as Diffix does, which correlates ``q_j`` and ``r_j`` through
-    the static noise of ``a_j <> x_j``. Each sample is
-    ``round(Q_j) - round(Q'_j)``, rounded to the nearest non-negative
-    integer; every pair counts, null outputs included.
-
-    Parameters
-    ----------
-    k : int
-    n_experiments : int
-        Experiments per value of the secret (the paper: 1000).
-    B : int
-        Values per attribute of Complete_k.
-    seed : int or Generator
-        Seed of the draws (:func:`anonlab.validation.check_random_state`).
-    rounding : bool
-        ``False`` gives the same simulation without rounding (with
-        ``share_static=False`` a check of the closed form).
-    share_static : bool
-        Draw one static noise value per distinct condition across all 4k
-        queries (Diffix's behaviour) instead of one per pair.
-    noise_sd : float
-        Standard deviation σ of every noise layer (Diffix's: 1); the
-        noise values are the same draws times σ, and the test uses Eq. 6
-        scaled by σ² (:func:`differential_distributions`).
-
-    Returns
-    -------
-    float
-        Fraction of correct decisions over the ``2 n_experiments`` runs.
+    Simulates the 4k outputs (Eq. 1, no suppression) on Complete_k with ``B`` values per attribute,
+    ``n_experiments`` per secret value (the paper: 1000); samples round(Q_j) - round(Q'_j), null
+    outputs included. Static noise once per pair (the paper's independence) or, with
+    ``share_static``, once per condition as Diffix draws it. ``rounding=False`` checks the closed
+    form; ``noise_sd`` scales every layer. Returns the fraction correct over 2·n_experiments runs.
     """
     p = differential_distributions(k, noise_sd)
     g = check_random_state(seed)
@@ -442,14 +324,10 @@ def simulated_accuracy_rounding(k: int, n_experiments: int = 1000, B: int = 12,
 
 def accuracy_curves(k_values: Sequence[int], *, n_monte_carlo: int = 100_000, n_simulations: int = 1000,
                     B: int = 12, seed: int = 0) -> pd.DataFrame:
-    """The theoretical curves of [G19] Fig. 2 and their checks, one row per k.
+    """The curves of [G19] Fig. 2 and their checks, one row per k.
 
-    Columns: ``theory`` (:func:`theoretical_accuracy`, exact), ``monte_carlo``
-    (:func:`monte_carlo_accuracy`), ``rounding`` (the paper's numerical
-    simulation with rounded outputs, :func:`simulated_accuracy_rounding` with
-    independent pairs), ``rounding_shared_static`` (the same with one static
-    noise value per condition, as Diffix draws it) and ``mc_se`` (standard
-    error of the Monte Carlo column).
+    Columns ``theory``, ``monte_carlo``, ``rounding``, ``rounding_shared_static`` and ``mc_se``
+    (standard error of the Monte Carlo column).
     """
     rows = []
     for i, k in enumerate(k_values):
@@ -469,22 +347,11 @@ def accuracy_curves(k_values: Sequence[int], *, n_monte_carlo: int = 100_000, n_
 
 
 def cloning_miss_probability(n_dummy: int, sigma_star: float) -> float:
-    """P(S^2 <= sigma*) when the victim *is* in the ``s = v`` query set: the variance test's own error.
+    """P(S² <= σ*) when the victim *is* in the s = v query set: the variance test's own error ([G19] §3.2).
 
-    When the victim is inside, ``Q_j`` and ``Q'_j`` select sets that differ by
-    her, so the dynamic noise of every condition differs between them. All
-    the ``Q_j`` share one query set (the dummy conditions do not change it),
-    so across ``j`` only the omitted dummy condition's two dynamic terms vary:
-    ``q_j = C - (n_j - n'_j)`` with ``n_j, n'_j ~ N(0, 1)`` i.i.d. ([G19] §2
-    and §3.2), hence ``var(q_j) = 2`` and, ignoring rounding,
+    Inside, only the omitted dummy's two dynamic layers vary across j, so var(q_j) = 2 and, without
+    rounding, (|Δ| - 1) S² / 2 ~ χ²_{|Δ|-1}: P = F((|Δ| - 1) σ* / 2). Such a victim is guessed 1 - v.
 
-    .. math:: \\frac{(|\\Delta| - 1) S^2}{2} \\sim \\chi^2_{|\\Delta| - 1},
-              \\qquad P(S^2 \\le \\sigma^*) = F_{\\chi^2_{|\\Delta|-1}}\\big((|\\Delta| - 1)\\sigma^* / 2\\big).
-
-    Such a victim is declared outside (guess ``1 - v``): a wrong guess.
-
-    Examples
-    --------
     >>> round(cloning_miss_probability(10, 0.7), 4)
     0.042
     """
@@ -499,16 +366,10 @@ def cloning_miss_probability(n_dummy: int, sigma_star: float) -> float:
 
 def dinur_nissim_recovery(n: int, noise_bound: float, *, n_queries: int | None = None,
                           seed: np.random.Generator | int | None = 0) -> float:
-    """Share of a secret bit vector recovered from noisy subset sums by linear programming (Dinur & Nissim 2003).
+    """Share of ``n`` secret bits recovered from noisy subset sums by an LP (Dinur & Nissim 2003; [G19] §6).
 
-    ``n`` secret bits ``x``; ``n_queries`` (default ``4n``) random subsets
-    ``S`` (each record in with probability 1/2) answered with
-    ``a_S = sum_{i in S} x_i + e_S``, ``|e_S| <= noise_bound`` (uniform). The
-    attacker finds any ``y`` in ``[0, 1]^n`` with ``|sum_{i in S} y_i - a_S| <=
-    noise_bound`` for every query (a feasibility linear program, HiGHS) and
-    rounds it at 1/2. With noise o(√n) the rounded ``y`` agrees with ``x`` on
-    all but o(n) records ([G19] §6: "an attacker can reconstruct almost the
-    entire dataset"); with noise of order √n it does not.
+    ``n_queries`` (default 4n) random halves answered Σ_S x_i + e_S, |e_S| <= ``noise_bound``; any
+    feasible y in [0, 1]^n rounded at 1/2. Noise o(√n) recovers all but o(n) bits, order √n does not.
 
     >>> dinur_nissim_recovery(64, 0.4, seed=0)  # noise below 1/2: the sums pin every bit
     1.0
