@@ -197,7 +197,7 @@ def test_ch07_gap_sentence() -> None:
 
 
 def test_ch07_depth_sentences() -> None:
-    sweep = pd.DataFrame({"max_depth": [4, 8, "None"], "AUC": [0.52, 0.58, 0.65],
+    sweep = pd.DataFrame({"max_depth": [4, 8, "unlimited"], "AUC": [0.52, 0.58, 0.65],
                           "TPR at FPR 1e-2": [0.015, 0.02, 0.0]})
     reversed_ = sweep.assign(AUC=[0.65, 0.58, 0.52], **{"TPR at FPR 1e-2": [0.0, 0.01, 0.03]})
     for a, b in zip(ch07.depth_sentences(sweep), ch07.depth_sentences(reversed_)):

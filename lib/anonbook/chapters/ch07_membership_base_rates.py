@@ -834,7 +834,7 @@ def gap_sentence(train_acc: float, test_acc: float) -> Sentence:
 
 
 def _depth_label(d: Any) -> str:
-    return "unlimited depth" if d in (None, "None") else f"depth {d}"
+    return "unlimited depth" if d in (None, "None", "unlimited") else f"depth {d}"
 
 
 def depth_sentences(sweep: pd.DataFrame) -> list[Sentence]:
@@ -850,7 +850,7 @@ def depth_sentences(sweep: pd.DataFrame) -> list[Sentence]:
         return [compare("depth_trend", len(sweep), 2, {"below": (
             "This run sweeps fewer than two tree depths ({left:.0f}; a forest with `sweep_max_depths` of two or more "
             "depths is needed), so it shows no trend with depth")})]
-    depth = sweep["max_depth"].map(lambda d: math.inf if d in (None, "None") else float(d))
+    depth = sweep["max_depth"].map(lambda d: math.inf if d in (None, "None", "unlimited") else float(d))
     order = sweep.assign(_d=depth.to_numpy()).sort_values("_d", kind="stable")
     lo, hi = order.iloc[0], order.iloc[-1]
     trend = compare("depth_trend", float(hi["AUC"]), float(lo["AUC"]), {
