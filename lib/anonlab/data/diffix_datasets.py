@@ -158,7 +158,7 @@ def census(attributes: Sequence[str] | None = None) -> DiffixDataset:
 
 
 def german_credit(attributes: Sequence[str] | None = None) -> DiffixDataset:
-    """UCI German credit (1,000 records) standing in for [G19]'s CREDIT: secret ``credit_risk`` good = 1, 20 attributes."""
+    """UCI German credit (1,000 records), [G19]'s CREDIT's stand-in: secret ``credit_risk`` good = 1, 20 attributes."""
     from anonlab.data import load_german_credit
 
     df = load_german_credit()

@@ -230,7 +230,7 @@ def load_census_income(split: str = "train") -> pd.DataFrame:
 
 @dataclass(frozen=True, eq=False)
 class MovieLens100k:
-    """The three tables of MovieLens 100K: ``ratings`` (100,000), ``users`` (943), ``items`` (1,682, 19 genre flags)."""
+    """The tables of MovieLens 100K: ``ratings`` (100,000), ``users`` (943), ``items`` (1,682, 19 genre flags)."""
 
     ratings: pd.DataFrame
     users: pd.DataFrame

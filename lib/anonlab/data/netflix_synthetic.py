@@ -349,7 +349,7 @@ def _movie_popularity(seed: int | np.random.Generator, n_movies: int, sigma: flo
 
 def _bernoulli_rows(seed: int | np.random.Generator, pi: np.ndarray, k: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct movies for heavy users by Poisson sampling, P(j) = min(1, c_u π_j) with Σ_j = k_u exactly; (row, movie)."""
+    """Distinct movies for heavy users by Poisson sampling, P(j) = min(1, c_u π_j), Σ_j = k_u; (row, movie)."""
     rng = check_random_state(seed)
     order = np.argsort(-pi)
     ps = pi[order]
