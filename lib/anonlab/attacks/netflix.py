@@ -219,7 +219,7 @@ class AuxRecord:
 
 def aux_from_mapping(data: RatingMatrix, known: Mapping[Any, float],
                      days: Mapping[Any, float] | None = None) -> AuxRecord:
-    """An aux record from ``{movie id: rating}`` (the slides' ``{v1: 4.5, v2: 2.3}``); ``ValueError`` for an unknown id."""
+    """An aux record from ``{movie id: rating}`` (the slides' ``{v1: 4.5, v2: 2.3}``); unknown ids: ``ValueError``."""
     ids = list(data.movie_ids)
     cols = []
     for mid in known:
@@ -496,7 +496,7 @@ def _top2_std(score: np.ndarray, skip: int | None) -> tuple[int, float, float, f
 
 
 def eccentricity(score: np.ndarray) -> float:
-    r"""Eccentricity e = (max S - max₂ S) / σ(S), σ the population sd ([NS08] §4.2); ``nan`` ignored, 0 if all equal.
+    r"""Eccentricity e = (max S - max₂ S) / σ(S), population sd ([NS08] §4.2); ``nan`` ignored, 0 if all equal.
 
     >>> round(eccentricity(np.array([0.519, 0.406, 0.235])), 3)
     0.968
@@ -510,7 +510,7 @@ def eccentricity(score: np.ndarray) -> float:
 
 @dataclass(frozen=True)
 class Match:
-    """Outcome of :func:`scoreboard_rh` for one aux: ``record`` (``None``: no match), the ``best`` row and its scores."""
+    """Outcome of :func:`scoreboard_rh`: ``record`` (``None``: no match), the ``best`` row and its scores."""
 
     record: int | None
     best: int

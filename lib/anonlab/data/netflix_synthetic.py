@@ -1,36 +1,15 @@
 """Sparse rating matrices, and a synthetic generator with the Netflix Prize's shape.
 
-Narayanan and Shmatikov (2008) attacked the Netflix Prize training set: 100,480,507
-ratings (1-5 stars, with the date of each rating) given by 480,189 subscribers to
-17,770 movies between November 1999 and December 2005 (Bennett & Lanning 2007).
-Netflix no longer distributes it. The book therefore runs the attack on MovieLens
-100K (real, 943 users) and on synthetic data with Netflix's published shape, made
-by :func:`generate_netflix_like`. Users who have the Netflix Prize files load them
-with :func:`anonlab.data.load_netflix_prize` and convert the frame with
-:meth:`RatingMatrix.from_frame`.
-
-:class:`RatingMatrix` holds any such data set as a users x movies sparse matrix,
-in both row order (CSR, one user's record is a row) and column order (CSC, one
-movie's raters are a column), with the date of each rating (whole days) aligned
-with the stored entries. Ratings are ``uint8``, dates ``int16`` days since
-``date_origin``, indices ``int32``: the full Netflix shape takes about 1.4 GB.
-
-What the generator reproduces
------------------------------
-* the size: users, movies and (about) the number of ratings, as parameters;
-* long tails: ratings per user are log-normal with the Netflix mean (209) and a
-  median of 96; ratings per movie follow log-normal popularity weights with a
-  median/mean ratio like Netflix's (about 561 / 5,654), capped so that no movie
-  is rated by more than 48.5 % of the users (Netflix's most rated movie);
-* 1-5 star ratings from a movie effect, a user effect and noise (mean about 3.6);
-* dates over the six years 1999-11-11 .. 2005-12-31, with sign-ups growing over
-  time and each user rating within an active period that starts with a burst.
-
-The medians (96, 561) and the cap are descriptive statistics commonly quoted for
-the training set, not numbers from Bennett & Lanning; they are calibration
-knobs. Nothing in the generator models which movies go together (taste), so
-the synthetic records are *less* similar to each other than real ones: the
-attack is expected to work at least as well here as on the real data.
+The Netflix Prize training set [NS08] attacked (100,480,507 dated 1-5 star ratings by 480,189
+users of 17,770 movies, 1999-2005; Bennett & Lanning 2007) is no longer distributed, so the
+book runs on MovieLens 100K and on :func:`generate_netflix_like` (users with the files use
+:func:`anonlab.data.load_netflix_prize` and :meth:`RatingMatrix.from_frame`).
+:class:`RatingMatrix` holds users x movies in row (CSR) and column (CSC) order with dates as
+days (uint8 ratings, int16 days, int32 indices: about 1.4 GB at full size). The generator
+reproduces the size, log-normal tails (209 ratings per user on average, median 96; movie
+median/mean about 561 / 5,654, no movie above 48.5 % of users), stars of mean about 3.6 and
+dates with growing sign-ups and bursts. The medians and cap are commonly quoted statistics,
+used as calibration knobs; taste is not modelled, so records are less alike than real ones.
 """
 
 from __future__ import annotations
@@ -87,25 +66,11 @@ def _day_dtype(max_day: int) -> type:
 
 @dataclass(frozen=True, eq=False)
 class RatingMatrix:
-    """A users x movies rating matrix with dates, stored row-wise and column-wise.
+    """A users x movies rating matrix with dates, stored row-wise (``by_user``) and column-wise (``by_movie``).
 
-    Attributes
-    ----------
-    by_user : scipy.sparse.csr_matrix
-        ``(n_users, n_movies)``, ``uint8`` ratings (``float32`` for data that
-        are not whole stars). A stored entry means "rated", whatever its value;
-        row ``u`` is user ``u``'s record.
-    by_movie : scipy.sparse.csc_matrix
-        The same matrix in column order: column ``i`` lists the raters of movie
-        ``i`` (used to score an auxiliary record against every record at once).
-    dates_by_user, dates_by_movie : numpy.ndarray or None
-        Date of each rating in whole days since ``date_origin`` (``int16`` or
-        ``int32``), aligned with ``by_user.data`` and ``by_movie.data``; ``None``
-        if the data set has no dates.
-    user_ids, movie_ids : numpy.ndarray
-        The original identifiers of rows and columns.
-    date_origin : numpy.datetime64 or None
-        Day 0 of the dates.
+    A stored entry means "rated" whatever its value; ratings uint8 (float32 for non-whole stars).
+    ``dates_by_user``/``dates_by_movie`` are days since ``date_origin`` aligned with each order's
+    ``data`` (``None`` without dates); ``user_ids``, ``movie_ids`` the original identifiers.
     """
 
     by_user: sp.csr_matrix
@@ -162,7 +127,7 @@ class RatingMatrix:
 
     @property
     def support(self) -> np.ndarray:
-        """``|supp(i)|``: number of records that rated movie ``i`` (length ``n_movies``)."""
+        """|supp(i)|: number of records that rated movie ``i`` (length ``n_movies``)."""
         return self._support
 
     @property
@@ -203,30 +168,11 @@ class RatingMatrix:
         date_origin: np.datetime64 | None = None,
         sorted_by_user: bool = False,
     ) -> RatingMatrix:
-        """Build from parallel arrays of 0-based row and column indices.
+        """Build from parallel arrays of 0-based user and movie indices, ratings and ``days`` (or ``None``).
 
-        Parameters
-        ----------
-        users, movies : numpy.ndarray
-            0-based row (user) and column (movie) index of each rating.
-        ratings : numpy.ndarray
-            The ratings. Whole numbers in 0..255 are stored as ``uint8``,
-            anything else (half stars, noisy values) as ``float32``. Whether a
-            movie was rated is told by the stored entry, not by its value, so a
-            rating of 0 is allowed.
-        days : numpy.ndarray or None
-            Whole days since ``date_origin``, or ``None`` for no dates.
-        n_users, n_movies : int
-            Matrix shape.
-        sorted_by_user : bool
-            Set when the arrays are already sorted by (user, movie) without
-            duplicates; skips the sort.
-
-        Raises
-        ------
-        ValueError
-            On length mismatch, indices out of range, non-finite ratings or a
-            (user, movie) pair rated twice.
+        Whole ratings 0..255 are stored as uint8, others as float32 (a rating of 0 is allowed).
+        ``sorted_by_user`` skips the sort. ``ValueError`` on length mismatch, indices out of range,
+        non-finite ratings or a pair rated twice.
         """
         users = np.asarray(users)
         movies = np.asarray(movies)
@@ -307,22 +253,11 @@ class RatingMatrix:
         rating: str = "rating",
         date: str | None = "auto",
     ) -> RatingMatrix:
-        """Build from a long table of ratings (MovieLens, Netflix Prize frames).
+        """Build from a long table of ratings (MovieLens, Netflix Prize frames); ids are sorted unique values.
 
-        Parameters
-        ----------
-        df : pandas.DataFrame
-            One row per rating.
-        user, movie, rating : str
-            Column names. User and movie ids may be any hashable values; rows
-            and columns are their sorted unique values.
-        date : str or None
-            Column holding the date: ``datetime64`` values, or Unix seconds
-            (integers, as MovieLens's ``timestamp``). ``"auto"`` uses ``date``
-            or ``timestamp`` if present; ``None`` ignores dates.
+        ``date``: a datetime64 or Unix-seconds column; ``"auto"`` uses ``date`` or ``timestamp`` if
+        present; ``None`` ignores dates.
 
-        Examples
-        --------
         >>> df = pd.DataFrame({"user_id": [7, 7, 9], "movie_id": [1, 2, 2], "rating": [5, 3, 4]})
         >>> RatingMatrix.from_frame(df, date=None).by_user.toarray()
         array([[5, 3],
@@ -358,13 +293,8 @@ class RatingMatrix:
 
     @classmethod
     def from_dense(cls, table: pd.DataFrame) -> RatingMatrix:
-        """Build from a small dense table: rows are records, columns movies, NaN = not rated.
+        """Build from a small dense table (rows records, columns movies, NaN not rated; no dates), as on the slides.
 
-        Row labels become ``user_ids`` and column labels ``movie_ids``; no dates.
-        Used for the worked examples of the lecture slides.
-
-        Examples
-        --------
         >>> t = pd.DataFrame({"v1": [5, 3, None], "v2": [2, 1, 2]}, index=["r1", "r2", "r3"])
         >>> RatingMatrix.from_dense(t).support
         array([2, 3])
@@ -419,12 +349,7 @@ def _movie_popularity(seed: int | np.random.Generator, n_movies: int, sigma: flo
 
 def _bernoulli_rows(seed: int | np.random.Generator, pi: np.ndarray, k: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct movies for heavy users by Poisson sampling: movie j with prob min(1, c_u pi_j).
-
-    ``c_u`` solves sum_j min(1, c_u pi_j) = k_u exactly (closed form on the
-    sorted weights), so each user's expected count is k_u. Returns (row, movie)
-    with rows 0..len(k)-1.
-    """
+    """Distinct movies for heavy users by Poisson sampling, P(j) = min(1, c_u π_j), Σ_j = k_u; (row, movie)."""
     rng = check_random_state(seed)
     order = np.argsort(-pi)
     ps = pi[order]
@@ -485,52 +410,16 @@ def generate_netflix_like(
     heavy_threshold: int = 1_000,
     progress: Callable[[str], None] | None = None,
 ) -> RatingMatrix:
-    """Synthetic ratings with the Netflix Prize's shape (see the module notes).
+    """Synthetic ratings with the Netflix Prize's shape (default 480,189 x 17,770, about 100 M ratings).
 
-    Model, for user ``u`` and movie ``j``:
+    User u rates k_u ~ LogNormal (``mean_``/``median_ratings_per_user``, in [1, n_movies // 2])
+    distinct movies drawn ∝ π_j ~ LogNormal(0, ``movie_popularity_sigma``), capped at
+    ``max_movie_share`` of the users (Poisson sampling above ``heavy_threshold``); stars
+    clip(round(q_j + b_u + e), 1, 5), q_j ~ N(3.65, 0.45), b_u ~ N(0, 0.45), e ~ N(0, 0.95);
+    sign-up s_u with density ∝ exp(t / 700 d) over 1999-11-11 .. 2005-12-31, day
+    s_u + floor(L_u V²), L_u ~ Exp(300 d), V ~ U(0, 1). Same seed, same data; ``block_users``
+    bounds the memory; ``progress`` gets a line per block. ``date_origin`` is 1999-11-11.
 
-    * activity ``k_u ~ LogNormal`` with the given mean and median, rounded,
-      in ``[1, n_movies // 2]`` (heavy users' realised counts vary around it);
-    * popularity ``pi_j ~ LogNormal(0, movie_popularity_sigma)``, normalised,
-      capped so that the expected raters of a movie stay below
-      ``max_movie_share * n_users``; user ``u`` rates ``k_u`` distinct movies
-      drawn in proportion to ``pi`` (drawn with replacement, repeats dropped
-      and topped up; users above ``heavy_threshold`` by Poisson sampling with
-      inclusion probability ``min(1, c_u pi_j)``);
-    * stars ``clip(round(q_j + b_u + e), 1, 5)`` with ``q_j ~ N(3.65, 0.45)``,
-      ``b_u ~ N(0, 0.45)``, ``e ~ N(0, 0.95)``;
-    * dates: sign-up day ``s_u`` with density growing like ``exp(t / 700 d)``
-      over 1999-11-11 .. 2005-12-31, active period ``L_u ~ Exp(300 d)``, rating
-      day ``s_u + floor(L_u V^2)``, ``V ~ U(0, 1)`` (a burst after sign-up).
-
-    Parameters
-    ----------
-    n_users, n_movies : int
-        Size (default: Netflix's 480,189 x 17,770, about 100 M ratings). The
-        number of ratings scales with ``n_users``.
-    mean_ratings_per_user, median_ratings_per_user : float
-        Calibration of the user-activity tail (Netflix: 209.25 and about 96).
-    movie_popularity_sigma : float
-        Log-normal sigma of movie popularity (2.5 gives a median/mean
-        raters-per-movie ratio near Netflix's 0.1 at full size).
-    max_movie_share : float
-        Cap on the share of users who rate any one movie, in (0, 1].
-    seed : int or numpy.random.Generator
-        Same seed, same data (through :func:`anonlab.validation.check_random_state`).
-    block_users : int
-        Users generated per block (bounds the working memory).
-    heavy_threshold : int
-        Activity above which a user's movies are drawn by Poisson sampling.
-    progress : callable, optional
-        Called with a short status line after each block.
-
-    Returns
-    -------
-    RatingMatrix
-        With ``date_origin`` 1999-11-11.
-
-    Examples
-    --------
     >>> small = generate_netflix_like(2_000, 500, seed=1)
     >>> small.n_users, small.n_movies
     (2000, 500)
@@ -602,15 +491,10 @@ def generate_netflix_like(
 
 
 def shape_statistics(data: RatingMatrix) -> pd.Series:
-    """The shape of a rating matrix, comparable with Netflix's published figures.
+    """The shape of a rating matrix, comparable with Netflix's published figures (a Series).
 
-    Returns
-    -------
-    pandas.Series
-        ``n_users, n_movies, n_ratings, density``; ratings per user
-        ``mean/median/max``; raters per movie ``mean/median/max``; the share of
-        ratings that go to the top 1 % of movies; mean stars; the first and
-        last date and the span in years; memory in MB.
+    Counts and density, ratings per user and raters per movie (mean, median, max), the top 1 %
+    of movies' share, mean stars, first and last date and span, memory in MB.
     """
     act = data.activity
     sup = data.support

@@ -486,7 +486,7 @@ def everyone_is_member_result(
 
 @dataclass(frozen=True)
 class OperatingPoint:
-    """One ROC point (``fpr``, ``tpr``) read at ``skew``, with its ``precision`` ([FW24] Eq 11) and ``targets_fraction``."""
+    """One ROC point (``fpr``, ``tpr``) read at ``skew``: its ``precision`` ([FW24] Eq 11), ``targets_fraction``."""
 
     skew: float
     fpr: float
@@ -861,7 +861,7 @@ def precision_interval_at_skew(
     skew: npt.ArrayLike,
     confidence: float = 0.95,
 ) -> tuple[np.ndarray, np.ndarray]:
-    r"""A conservative interval [t₋ / (t₋ + k·f₊), t₊ / (t₊ + k·f₋)] for a measured point's precision at skew k.
+    r"""A conservative interval [t₋ / (t₋ + k·f₊), t₊ / (t₊ + k·f₋)] for a measured precision at skew k.
 
     t± and f± are the Wilson intervals of TPR (``tp`` of ``n_members``) and FPR (``fp`` of
     ``n_non_members``); [FW24] Eq 11 rises in TPR and falls in FPR. Wide at low FPR.

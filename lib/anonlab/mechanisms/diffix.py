@@ -1160,7 +1160,7 @@ class DiffixProxy:
 
     def execute_batch(self, statements: Sequence[tuple[str, Iterable[Sequence[Any]]]],
                       analyst: str = "analyst") -> list[np.ndarray]:
-        """Answer several prepared statements ``[(template, rows), ...]`` as :meth:`execute`, noise drawn in one pass."""
+        """Answer statements ``[(template, rows), ...]`` as :meth:`execute` does, the noise drawn in one pass."""
         ids_list: list[tuple[int, ...]] = []
         keys: list[tuple[int, ...]] = []
         sizes = []
@@ -1701,7 +1701,7 @@ class DiffixProxy:
         del self._masks[cid], self._nonzero_words[cid], self._nnz[cid]
 
     def _evict(self, keep: set[int]) -> None:
-        """Above the byte budget, drop the oldest kept bitmaps down to 3/4 of it, except ``keep``'s (no answer changes)."""
+        """Above the byte budget, drop the oldest bitmaps to 3/4 of it, except ``keep``'s (no answer changes)."""
         budget = self._budget
         if budget.used <= budget.limit:
             return
@@ -1783,7 +1783,7 @@ class DiffixProxy:
         return counts, xors
 
     def _core(self, ids: tuple[int, ...]) -> tuple[int, ...]:
-        """The conditions that decide the query set, sorted: ``col <> b`` beside ``col = a`` is dropped (noise keeps its layer)."""
+        """The conditions that decide the query set, sorted: ``col <> b`` beside ``col = a`` is dropped."""
         conds = self._conds
         eq = {}
         for i in ids:
