@@ -107,6 +107,25 @@ def test_the_deck_is_read_from_the_run(mini_deck: Path) -> None:
     assert {c["id"]: slides.slide_problems(c["source"]) for c in nb["cells"]} == {c["id"]: [] for c in nb["cells"]}
 
 
+def test_a_chapter_with_recorded_attacks_gets_a_yardstick_slide(mini_deck: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import pandas as pd
+
+    from anonbook.verdicts import yardstick
+
+    (mini_deck / "book" / "00_mini_chapter.attacks.pkl").write_bytes(b"")
+    table = pd.DataFrame([{"name": "the attack", "pi": 0.31, "pi_low": 0.22, "pi_high": 0.4,
+                           "baseline_kind": "non-member model", "position": yardstick.BEYOND},
+                          {"name": "the weak one", "pi": float("nan"), "pi_low": float("nan"),
+                           "pi_high": float("nan"), "baseline_kind": "", "position": yardstick.OFF}])
+    monkeypatch.setattr(yardstick, "yardstick_table", lambda chapters, book: table)
+    nb = slides.deck_notebook("00_mini_chapter")
+    (ys,) = [c["source"] for c in nb["cells"] if c["source"].startswith("## On the yardstick")]
+    assert "0.31 [0.22, 0.40]" in ys and yardstick.BEYOND in ys and "non-member model" in ys
+    assert "All 2 attacks of this run" in ys and f"1 {yardstick.OFF}" in ys
+    assert len(nb["cells"]) == 6 and slides.slide_problems(ys) == []
+
+
 def test_a_verdict_slide_shows_decided_claims_first(mini_deck: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(slides, "headline_claims", lambda c: ["slides.mini.unavailable", "slides.mini.approx"])
     rows = slides.deck_verdicts("00_mini_chapter")

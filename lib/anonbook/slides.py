@@ -317,7 +317,42 @@ def _placed_html(chapter: str, book: Path) -> str:
     rows = "".join(f"<tr><td>{html.escape(p)}</td><td>{counts[p]}</td></tr>" for p in POSITIONS)
     return ("This chapter records no claim of its own: it places every attack the other chapters recorded on one "
             'yardstick, precision improvement over the baseline on the same targets.\n\n<table class="deck-verdicts">'
-            f"<thead><tr><th>where the attack stands</th><th>attacks</th></tr></thead><tbody>{rows}</tbody></table>")
+            f"<thead><tr><th>where the attack stands</th><th>attacks</th></tr></thead><tbody>{rows}</tbody></table>"
+            '\n\n<p class="small">The chapter says what each position means and which baseline each attack has.</p>')
+
+
+#: The most attacks a yardstick slide lists (the rest are counted under the table), so the slide fits.
+MAX_YARDSTICK_ROWS = 6
+
+
+def yardstick_slide(chapter: str, book: Path) -> str | None:
+    """Where the chapter's recorded attacks stand on the book's yardstick (chapter 9): per attack its PI over the
+    baseline on the same targets, with its interval, the baseline's kind and the position; ``None`` when the
+    chapter recorded no attack."""
+    from anonbook.booktables import interval_text
+    from anonbook.verdicts.yardstick import kind_of, yardstick_counts, yardstick_table
+
+    if not (book / f"{chapter}.attacks.pkl").exists():
+        return None
+    table = yardstick_table([chapter], book)
+    if table.empty:
+        return None
+    rows = []
+    for r in table.head(MAX_YARDSTICK_ROWS).to_dict("records"):
+        pi = r.get("pi")
+        pi_s = (interval_text(pi, r["pi_low"], r["pi_high"]) if all(
+            isinstance(x, (int, float)) and x == x for x in (pi, r.get("pi_low"), r.get("pi_high"))) else "—")
+        rows.append(f"<tr><td>{html.escape(str(r['name']))}</td><td>{html.escape(pi_s)}</td>"
+                    f"<td>{html.escape(kind_of(r) or '—')}</td><td>{html.escape(str(r['position']))}</td></tr>")
+    counts = yardstick_counts(table)
+    tally = ", ".join(f"{n} {p}" for p, n in counts.items() if n)
+    more = len(table) - MAX_YARDSTICK_ROWS
+    return ("## On the yardstick\n\n"
+            '<table class="deck-verdicts"><thead><tr><th>attack</th><th>PI [95 % interval]</th><th>baseline</th>'
+            f"<th>where it stands</th></tr></thead><tbody>{''.join(rows)}</tbody></table>\n\n"
+            f'<p class="small">All {len(table)} attacks of this run{f" ({more} not listed)" if more > 0 else ""}: '
+            f"{html.escape(tally)}. PI is the precision improvement over the baseline on the same targets; "
+            '<a href="../09_one_yardstick.html">chapter 9</a> puts every chapter\'s attacks on this scale.</p>')
 
 
 def _default_run(chapter: str, book: Path) -> bool:
@@ -364,7 +399,7 @@ def _slide(source: str) -> dict[str, Any]:
 
 
 def deck_notebook(chapter: str, book_dir: Path | None = None) -> dict[str, Any]:
-    """The deck as a notebook of five markdown slides, read from the chapter's executed run in ``book_dir``."""
+    """The deck as a notebook of up to six markdown slides, read from the chapter's executed run in ``book_dir``."""
     from anonbook.verdicts.pins import recorded_verdicts
     from anonlab.claims.rules import VERDICTS
     from anonbook.course import glued_outputs
@@ -388,6 +423,9 @@ def deck_notebook(chapter: str, book_dir: Path | None = None) -> dict[str, Any]:
     counts = {v: sum(1 for x in verdicts.values() if x == v) for v in VERDICTS}
     slides.append(_slide("## The verdict\n\n" + (_verdict_html(deck_verdicts(chapter, book), counts) if verdicts
                                                  else _placed_html(chapter, book))))
+    ys = yardstick_slide(chapter, book) if verdicts else None
+    if ys is not None:
+        slides.append(_slide(ys))
     q = syllabus.first_question(chapter)
     if q is not None:
         slides.append(_slide("## Predict first\n\n" + resolve_roles(q[1], glued, cites)
