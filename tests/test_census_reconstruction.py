@@ -312,7 +312,13 @@ def test_identical_blocks_are_solved_once_with_the_same_answer() -> None:
     assert np.array_equal(rec.unique, one_by_one[1], equal_nan=True)
 
 
-def test_the_experiment_is_cached_through_the_run_by_the_parameters_that_change_it() -> None:
+def test_the_experiment_is_cached_through_the_run_by_the_parameters_that_change_it(monkeypatch) -> None:
+    from types import SimpleNamespace
+
+    from anonbook import sweep
+
+    # a scheduler that answers (the up-front check connects to it): the point here is the cache key
+    monkeypatch.setattr(sweep, "connect_scheduler", lambda address, timeout=None: SimpleNamespace(close=lambda: None))
     calls = []
 
     def cached(step, compute, **key):
