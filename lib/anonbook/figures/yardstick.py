@@ -47,7 +47,7 @@ def plot_yardstick(table: pd.DataFrame, papers: Mapping[str, tuple[str, str]]):
               if p in set(rec["position"])]
     colors.append(Line2D([], [], marker=".", color="#999999", label="baseline, same targets"))
     fig.tight_layout()
-    fig.legend(handles=shapes + colors, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, frameon=False,
+    fig.legend(handles=shapes + colors, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, frameon=False,
                columnspacing=1.2, handlelength=1.6)
     return fig
 
