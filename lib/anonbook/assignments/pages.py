@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import json
 from collections.abc import Sequence
+from typing import Any
 from pathlib import Path
 
 from anonlab import paths
@@ -83,17 +84,39 @@ def grading_section(example_zip: str) -> str:
         "folder.\n")
 
 
+def _call_args(case: Any) -> str:
+    """A hidden variant's arguments as the call's parenthesised list: ``(3, 1.0)``, ``(3)``."""
+    args = case if isinstance(case, tuple) else (case,)
+    return "(" + ", ".join(repr(x) for x in args) + ")"
+
+
+def _expected_text(value: Any) -> str:
+    """An expected value as the key shows it: numbers to six significant digits (the hidden test's tolerance is
+    stated above the table), lists and tuples item by item."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return f"`{value!r}`"
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, int):
+        return f"{value:,}" if abs(value) >= 10000 else str(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_expected_text(v).strip("`") for v in value) + "]"
+    return f"`{value!r}`"
+
+
 def instructor_page(built: Sequence[Built]) -> str:
     """MyST of the instructor's notes: grading commands, then per assignment the claim, variants, solutions."""
     parts = [grading_section(built[0].autograder.name if built else "<name>-autograder.zip")]
     for b in built:
         a, g = b.assignment, b.expected
         how = "equal" if g.tolerance is None else f"relative tolerance {g.tolerance:g}"
-        rows = "\n".join(f"| `{c}` | `{v!r}` |" for c, v in zip(g.cases, g.values))
+        rows = "\n".join(f"| `{a.function}{_call_args(c)}` | {_expected_text(v)} |"
+                         for c, v in zip(g.cases, g.values))
         parts.append(
             f"### {a.anchor}\n\nApplies the method of claim `{a.claim_id}` (chapter `{a.results_chapter}`). "
             f"Hidden variants of `{a.function}` and the values the library computed for them ({how}; "
-            f"{g.seconds:g} s of CPU):\n\n| arguments | expected |\n|---|---|\n{rows}\n\n"
+            f"{g.seconds:g} s of CPU; numbers shown to six significant digits):\n\n"
+            f"| call | expected |\n|---|---|\n{rows}\n\n"
             f"Reference solution:\n\n```python\n{a.solution}\n```\n\n"
             f"The wrong solution that must score 0 ({a.wrong_does}):\n\n```python\n{a.wrong}\n```\n")
     return "\n".join(parts)
