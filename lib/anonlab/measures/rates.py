@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from anonlab.intervals import wilson_interval  # the one Wilson interval (re-exported: measures.wilson_interval)
+from anonlab.intervals import _counts, _out  # the count check and 0-d-to-float rule the Wilson interval uses
 
 __all__ = [
     "AttackScore",
@@ -70,15 +71,6 @@ def _as_float_array(name: str, value: ArrayLike) -> np.ndarray:
     return arr
 
 
-def _counts(name: str, value: ArrayLike) -> np.ndarray:
-    """Check that ``value`` holds finite, non-negative counts."""
-    arr = _as_float_array(name, value)
-    bad = ~np.isfinite(arr) | (arr < 0)
-    if np.any(bad):
-        raise ValueError(f"{name} must be a finite non-negative count, got {_first_bad(arr, bad)}")
-    return arr
-
-
 def _unit(name: str, value: ArrayLike, *, allow_nan: bool = False) -> np.ndarray:
     """Check that ``value`` lies in [0, 1] (``nan`` passes if ``allow_nan``)."""
     arr = _as_float_array(name, value)
@@ -107,12 +99,6 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     out = np.full(num.shape, np.nan)
     np.divide(num, den, out=out, where=den != 0)
     return out
-
-
-def _out(arr: np.ndarray) -> FloatOrArray:
-    """0-d results become a Python ``float``."""
-    arr = np.asarray(arr, dtype=float)
-    return float(arr) if arr.ndim == 0 else arr
 
 
 # ---------------------------------------------------------------------------
