@@ -36,6 +36,7 @@ import pandas as pd
 from anonlab.intervals import wilson_interval
 from anonlab.measures.nonmember import CONTINUOUS, ModelSettings, attribute_kinds
 from anonlab.measures.protocol import MEMBER_SHARE, AttackResult, score
+from anonlab.measures.rates import precision_improvement
 from anonlab.progress import Progress, report
 from anonlab.streams import stream
 
@@ -358,11 +359,15 @@ def audit(members: Table, release: Table, non_members: Table, secrets: Sequence[
     membership = atk.closest_record_membership(r, tgt, nm_t, exact, kinds=kinds, skews=skews)
     for _, mr in membership.iterrows():
         rows.append({"attack": f"{MEMBERSHIP}, {mr['skew_label']}", "secret": "membership",
-                     "known": ", ".join(map(str, exact)), "targets": int(mr["members"]),
+                     "known": ", ".join(map(str, exact)), "targets": int(mr["members"] + mr["non_members"]),
+                     "predictions": int(mr["tp"] + mr["fp"]),
                      "precision": mr["precision"], "precision_low": mr["precision_low"],
-                     "precision_high": mr["precision_high"], "coverage": mr["tpr"],
+                     "precision_high": mr["precision_high"],
+                     "coverage": (mr["tp"] + mr["fp"]) / (mr["members"] + mr["non_members"]),
                      "baseline": "everyone is a member", "baseline_kind": MEMBER_SHARE,
-                     "baseline_precision": mr["base_rate"], "pi": mr["pi"]})
+                     "baseline_precision": mr["base_rate"], "pi": mr["pi"],
+                     "pi_low": precision_improvement(mr["precision_low"], mr["base_rate"]),
+                     "pi_high": precision_improvement(mr["precision_high"], mr["base_rate"])})
     order = ["attack", "secret", "known", "targets", "predictions", "precision", "precision_low", "precision_high",
              "coverage", "baseline", "baseline_kind", "baseline_precision", "pi", "pi_low", "pi_high"]
     table = pd.DataFrame(rows).reindex(columns=order)

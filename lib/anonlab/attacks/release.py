@@ -38,24 +38,24 @@ _BLOCK = 4_000_000
 
 
 def _encode(release: pd.DataFrame, targets: pd.DataFrame, columns: Sequence[str], kinds: Mapping[str, str]
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Numeric columns scaled by their range over both tables; the others as shared integer codes."""
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Numeric columns as floats with their range over both tables; the others as shared integer codes."""
     nums = [c for c in columns if kinds.get(c) == CONTINUOUS]
     cats = [c for c in columns if c not in nums]
     rn = np.empty((len(release), len(nums)))
     tn = np.empty((len(targets), len(nums)))
+    spans = np.ones(len(nums))
     for j, c in enumerate(nums):
-        r = pd.to_numeric(release[c], errors="raise").to_numpy(dtype=float)
-        t = pd.to_numeric(targets[c], errors="raise").to_numpy(dtype=float)
-        both = np.concatenate([r, t])
-        span = float(np.nanmax(both) - np.nanmin(both)) if np.isfinite(both).any() else 0.0
-        rn[:, j], tn[:, j] = r / (span or 1.0), t / (span or 1.0)
+        rn[:, j] = pd.to_numeric(release[c], errors="raise").to_numpy(dtype=float)
+        tn[:, j] = pd.to_numeric(targets[c], errors="raise").to_numpy(dtype=float)
+        both = np.concatenate([rn[:, j], tn[:, j]])
+        spans[j] = (float(np.nanmax(both) - np.nanmin(both)) if np.isfinite(both).any() else 0.0) or 1.0
     rc = np.empty((len(release), len(cats)), dtype=np.int64)
     tc = np.empty((len(targets), len(cats)), dtype=np.int64)
     for j, c in enumerate(cats):
         codes, _ = pd.factorize(pd.concat([release[c], targets[c]], ignore_index=True).astype(str))
         rc[:, j], tc[:, j] = codes[:len(release)], codes[len(release):]
-    return rn, tn, rc, tc
+    return rn, tn, rc, tc, spans
 
 
 def gower_nearest(release: pd.DataFrame, targets: pd.DataFrame, columns: Sequence[str],
@@ -73,7 +73,7 @@ def gower_nearest(release: pd.DataFrame, targets: pd.DataFrame, columns: Sequenc
     """
     if not len(release):
         raise ValueError("the release has no rows to compare with")
-    rn, tn, rc, tc = _encode(release, targets, columns, kinds)
+    rn, tn, rc, tc, spans = _encode(release, targets, columns, kinds)
     p = max(len(columns), 1)
     index = np.empty(len(targets), dtype=np.int64)
     dist = np.empty(len(targets))
@@ -82,7 +82,7 @@ def gower_nearest(release: pd.DataFrame, targets: pd.DataFrame, columns: Sequenc
         hi = min(lo + step, len(targets))
         d = np.zeros((hi - lo, len(release)))
         for j in range(rn.shape[1]):
-            diff = np.abs(tn[lo:hi, j, None] - rn[None, :, j])
+            diff = np.abs(tn[lo:hi, j, None] - rn[None, :, j]) / spans[j]  # equal gaps, equal distances
             nan_t, nan_r = np.isnan(tn[lo:hi, j, None]), np.isnan(rn[None, :, j])
             d += np.where(nan_t | nan_r, np.where(nan_t & nan_r, 0.0, 1.0), diff)
         for j in range(rc.shape[1]):
@@ -217,16 +217,20 @@ def closest_record_membership(release: pd.DataFrame, members: pd.DataFrame, non_
                               confidence: float = 0.95) -> pd.DataFrame:
     r"""Membership inference by the distance to the closest release record (DCR), read at member:non-member skews.
 
-    A target is called a member when its DCR (:func:`gower_nearest` on ``columns``) is at most the ``fpr``
-    quantile of the non-member targets' DCRs. From its measured TPR and FPR, the precision at skew k is
+    A target is called a member when its DCR (:func:`gower_nearest` on ``columns``) is below the ``fpr``
+    quantile of the non-member targets' DCRs, or, where that quantile is 0 (more than a share ``fpr`` of the
+    non-members have an exact copy in the release), when the release holds an exact copy of it (DCR 0).
+    From the measured TPR and FPR, the precision at skew k is
     :math:`\mathrm{TPR}/(\mathrm{TPR} + k\,\mathrm{FPR})` ([FW24] §5, Eq 11), beside the base rate
     :math:`1/(1+k)` (everyone called a member) and PI over it (Eq 6). Columns: ``skew``, ``skew_label``,
-    ``tpr``, ``fpr``, ``precision``, ``precision_low``, ``precision_high``, ``base_rate``, ``pi``, ``auc``.
+    ``tpr``, ``fpr``, ``threshold``, ``precision``, ``precision_low``, ``precision_high``, ``base_rate``, ``pi``,
+    ``auc``, ``tp``, ``fp``, ``members``, ``non_members``.
     """
     _, d_mem = gower_nearest(release, members, columns, kinds)
     _, d_non = gower_nearest(release, non_members, columns, kinds)
     tau = float(np.quantile(d_non, fpr, method="lower"))
-    tp, fp = int((d_mem <= tau).sum()), int((d_non <= tau).sum())
+    called = (lambda d: d < tau) if tau > 0 else (lambda d: d <= 0)  # noqa: E731
+    tp, fp = int(called(d_mem).sum()), int(called(d_non).sum())
     tpr, fpr_m = tp / d_mem.size, fp / d_non.size
     roc = roc_from_scores(-np.concatenate([d_mem, d_non]), np.r_[np.ones(d_mem.size, bool), np.zeros(d_non.size, bool)])
     k = as_skews(list(skews))
@@ -236,4 +240,5 @@ def closest_record_membership(release: pd.DataFrame, members: pd.DataFrame, non_
     return pd.DataFrame({"skew": k, "skew_label": [skew_label(v) for v in k], "tpr": tpr, "fpr": fpr_m,
                          "threshold": tau, "precision": prec, "precision_low": low, "precision_high": high,
                          "base_rate": base, "pi": precision_improvement(np.asarray(prec, dtype=float), base),
-                         "auc": roc.auc, "members": d_mem.size, "non_members": d_non.size})
+                         "auc": roc.auc, "tp": tp, "fp": fp, "members": d_mem.size,
+                         "non_members": d_non.size})
