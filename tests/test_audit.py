@@ -241,3 +241,20 @@ def test_an_independent_marginals_release_learns_nothing_beyond_the_baseline() -
     # the same population published as it is: the nearest row learns far beyond the baseline
     copy = au.audit(m, m, n, ["s"], n_targets=600, seed=0).row("nearest release row", "s")
     assert copy["pi_low"] > 0.5
+
+
+def test_the_command_line_writes_the_report_and_says_where(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    import json
+
+    from anonbook.cli import main
+
+    p = write(tmp_path, members=hand_members(), release=hand_release(), non_members=hand_non_members())
+    out = tmp_path / "report" / "audit.json"
+    args = ["audit", "--members", str(p["members"]), "--release", str(p["release"]), "--non-members",
+            str(p["non_members"]), "--secret", "s", "--known", "job,age", "--targets", "100", "--json", str(out)]
+    assert main(args) == 0
+    assert f"report: {out}" in capsys.readouterr().out
+    rows = {(r["attack"], r["secret"]): r for r in json.loads(out.read_text())["releases"]["release.csv"]["attacks"]}
+    assert rows[("nearest release row", "s")]["precision"] == 0.75  # 15 of 20, as worked out above
+    assert main(args[:-4] + ["--secret", "salary", "--json", str(out)]) == 2
+    assert "secret 'salary' is not a column of members.csv" in capsys.readouterr().err
