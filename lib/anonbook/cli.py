@@ -1,4 +1,4 @@
-"""Command line: ``python -m anonlab {run,book,sweep,data,claims,pins,parameters}``.
+"""Command line: ``python -m anonlab {run,book,sweep,audit,data,claims,pins,parameters}``.
 
 Examples
 --------
@@ -122,6 +122,18 @@ def build_parser() -> argparse.ArgumentParser:
     pins.add_argument("chapters", nargs="*", help="chapter names (default: every chapter in the book)")
     pins.add_argument("--write", action="store_true", help="accept the recorded default-run verdicts as the pins")
 
+    aud = sub.add_parser("audit", help="audit a table release: every attack of the book that applies, against the "
+                                       "non-member baseline (no files: the three default releases of Adult)")
+    aud.add_argument("--members", help="CSV of the records the release was made from")
+    aud.add_argument("--release", help="CSV of the published table (synthetic rows or a generalized extract)")
+    aud.add_argument("--non-members", dest="non_members", help="CSV of people of the same population the release "
+                                                               "never saw")
+    aud.add_argument("--secret", action="append", default=[], help="a column the attacker wants (repeatable)")
+    aud.add_argument("--known", default=None, help="comma-separated columns the attacker knows (default: all others)")
+    aud.add_argument("--targets", type=_positive_int, default=1000, help="members attacked (default 1000)")
+    aud.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
+    aud.add_argument("--json", default=None, help="where to write the report (default: book/runs/audit/report.json)")
+
     params = sub.add_parser("parameters", help="check (or --write) each notebook's parameters cell against "
                                                "its chapter's declaration")
     params.add_argument("notebooks", nargs="*", help="chapter names (default: every notebook)")
@@ -169,6 +181,22 @@ def main(argv: list[str] | None = None) -> int:
             result = run_sweep(args.notebook, parse_grid(args.grid), fixed=fixed, workers=args.workers,
                                scheduler=args.scheduler, force=args.force)
             print(result.table.to_string(index=False, max_rows=60))
+        elif args.command == "audit":
+            from anonlab import paths
+            from anonbook.auditing import run_audit, write_report
+
+            known = [c.strip() for c in args.known.split(",") if c.strip()] if args.known else None
+            results = run_audit(args.members, args.release, args.non_members, args.secret, known,
+                                n_targets=args.targets, seed=args.seed,
+                                progress=lambda line: print(f"[audit] {line}", file=sys.stderr))
+            for name, res in results.items():
+                print(f"{name}:")
+                print(res.table[["attack", "secret", "precision", "coverage", "baseline_precision", "pi"]]
+                      .round(3).to_string(index=False))
+                for _, row in res.not_applicable.iterrows():
+                    print(f"  not applicable: {row['attack']} ({row['secret']}): {row['reason']}")
+            path = write_report(results, args.json or paths.book_dir() / "runs" / "audit" / "report.json")
+            print(f"report: {path}")
         elif args.command == "data":
             from anonlab.data import data_status, fetch_all
 
