@@ -415,7 +415,9 @@ def test_fig3_numbers() -> None:
     g = diff.fig3_numbers(_fig3(), paper)
     assert g["fig3_text"] == ("66.7% accurate on ADULT at k* = 10 (the paper: 68.4%); "
                               "61.0% accurate on CENSUS at k* = 40 (the paper: 68.8%)")
-    assert "at k* = 40" in g["census_diff_text"] and g["adult_diff_k"] == 10 and g["adult_diff_attacked"] == 0.5
+    assert g["adult_diff_k"] == 10 and g["adult_diff_attacked"] == 0.5
+    reach = diff.census_reach_sentence(_fig3())
+    assert reach.text.startswith("at k* = 40 the differential attack reaches") and reach.relation == "below"
     none = diff.fig3_numbers(pd.DataFrame(columns=["data set", "k*"]), paper)
     assert none["fig3_text"] == "not run with these parameters" and math.isnan(none["adult_diff_precision"])
 

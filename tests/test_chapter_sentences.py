@@ -1,6 +1,6 @@
 """Each chapter's comparing sentences (issue 34) pick the other wording when their numbers are reversed.
 
-One test per sentence function of chapters 1, 3, 4, 5 and 7: the function is called with numbers on both
+One test per sentence function of chapters 1, 3, 4, 5, 6a, 6b and 7: the function is called with numbers on both
 sides of its comparison, each wording is checked against its own recorded numbers
 (:func:`anonbook.chapters.sentences.check`), and the two wordings differ. The chapters' runs at random
 parameters are in ``tests/test_random_parameters.py``.
@@ -11,12 +11,14 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from anonbook.chapters import ch01_syntactic_anonymity as ch01
 from anonbook.chapters import ch03_netflix_eccentricity as ch03
 from anonbook.chapters import ch04_census_reconstruction as ch04
 from anonbook.chapters import ch05_nonmember_framework as ch05
+from anonbook.chapters import ch06a_diffix_differential as ch06a
 from anonbook.chapters import ch06b_diffix_cloning as ch06b
 from anonbook.chapters import ch07_membership_base_rates as ch07
 from anonbook.chapters import sentences
@@ -214,3 +216,61 @@ def test_ch06b_outside_error_sentence() -> None:
               ch06b.outside_error_sentence({"err_outside_rate": 0.01, "miss_measured": 0.05}))
     none = ch06b.outside_error_sentence({"err_outside_rate": float("nan"), "miss_measured": 0.05})
     assert sentences.check(none.as_dict()) is None and "cannot be compared" in none.text
+
+
+# -- chapter 6a ------------------------------------------------------------------
+
+
+def test_ch06a_suppression_sentence() -> None:
+    both_ways(ch06a.suppression_sentence(0.24, 12), ch06a.suppression_sentence(0.0, 12))
+    assert "B/2 = 6 users" in ch06a.suppression_sentence(0.24, 12).text
+    assert "B/2 = 2 users" in ch06a.suppression_sentence(0.24, 4).text
+
+
+def test_ch06a_census_reach_sentence() -> None:
+    t = pd.DataFrame({"data set": ["census"] * 2, "k*": [10, 40], "attacked": [0.1, 0.3], "unique": [0.5, 0.9],
+                      "users": [200, 200]})
+    all_reached = t.assign(attacked=t["unique"])
+    both_ways(ch06a.census_reach_sentence(t), ch06a.census_reach_sentence(all_reached))
+    assert "at k* = 40" in ch06a.census_reach_sentence(t).text
+    assert ch06a.census_reach_sentence(t[t["data set"] == "adult"]).relation == "none"
+
+
+def test_ch06a_yardstick_sentence() -> None:
+    def yard(pi: float) -> pd.DataFrame:
+        return pd.DataFrame({"precision": [0.6], "baseline_precision": [0.55], "PI": [pi]},
+                            index=pd.MultiIndex.from_tuples([("adult", "differential, full (k* = 10)")]))
+    both_ways(ch06a.yardstick_sentence(yard(0.11)), ch06a.yardstick_sentence(yard(-0.05)))
+    assert "worse" in ch06a.yardstick_sentence(yard(-0.05)).text
+    assert ch06a.yardstick_sentence(yard(float("nan"))).relation == "none"
+
+
+def test_ch06a_filter_and_fig2_sentences() -> None:
+    f = pd.DataFrame({"secret": [0, 0], "pairs": ["all", "kept (> 0)"], "mean": [1.0, 0.9], "var": [8.0, 7.7],
+                      "Eq. 6 mean": [1.0, 1.0], "Eq. 6 var": [8.0, 8.0]})
+    g = f.assign(mean=[1.0, 1.1], var=[8.0, 8.3])
+    for a, b in zip(ch06a.filter_sentences(f), ch06a.filter_sentences(g)):
+        both_ways(a, b)
+    t = pd.DataFrame({"k": [1, 2, 3], "rounding": [0.7, 0.80, 0.90], "rounding_shared_static": [0.7, 0.82, 0.89],
+                      "empirical": [float("nan"), 0.81, 0.85]})
+    u = t.assign(rounding_shared_static=[0.7, 0.78, 0.9], empirical=[float("nan"), 0.79, 0.95])
+    for a, b in zip(ch06a.fig2_gap_sentences(t), ch06a.fig2_gap_sentences(u)):
+        both_ways(a, b)
+    assert "At k = 3" in ch06a.fig2_gap_sentences(t)[0].text and "k = 2" in ch06a.fig2_gap_sentences(t)[1].text
+
+
+def test_ch07_low_fpr_and_realistic_precision_sentences() -> None:
+    from anonlab.measures import base_rates
+    truth = pd.Series([True, False, True, False, True, False])
+    tied = pd.DataFrame({"is_member": truth, "loss": [1.0, 1.0, 1.0, 1.0, 0.2, 0.1],
+                         "confidence": [3.0, 0.0, 2.0, 0.5, 1.0, 0.4]})
+    rocs = {a: base_rates.roc_from_scores(tied[a].to_numpy(), truth.to_numpy()) for a in ("loss", "confidence")}
+    loss, conf = ch07.low_fpr_sentences(tied, rocs, 0.1)
+    assert loss.relation == "above" and "cannot operate" in loss.text and "4 observations tie" in loss.text
+    assert conf.relation == "at or below"
+    both_ways(loss, conf.__class__(loss.key, conf.text, conf.relation, conf.left, conf.right))
+    low = ch07.realistic_precision_sentence(rocs, 0.5, [1.0, 30.0])
+    same = ch07.realistic_precision_sentence(rocs, 0.5, [1.0, 0.5])
+    both_ways(low, same)
+    never = {"loss": base_rates.roc_from_scores(np.array([0.0, 1.0]), np.array([True, False]))}
+    assert ch07.realistic_precision_sentence(never, 0.1, [30.0]).relation == "none"

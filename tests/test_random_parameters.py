@@ -40,7 +40,11 @@ REQUIRED = {
                                  "majority_beats_reconstruction_alts"},
     "05_nonmember_framework": {"a4_all_vs_pii", "a4_pii_higher", "perfect5_list", "tradeoff_fails", "sig6_list",
                                "twin6", "pi_moves", "naive_verdict"},
-    "07_membership_base_rates": {"gap_sentence", "depth_trend"},
+    "06a_diffix_differential": {"suppression_sentence", "census_reach_sentence", "yardstick_sentence",
+                                "filter_mean", "filter_var", "large_k_gap", "shared_static_gap",
+                                "empirical_small_k"},
+    "07_membership_base_rates": {"gap_sentence", "depth_trend", "loss_low_fpr", "confidence_low_fpr",
+                                 "realistic_precision"},
     "08_passive_active": {"active_bar", "p_defeats", "p_learns", "p_protects", "p_pointless",
                           "p_contrast", "p_gap", "p_passive_private"},
 }

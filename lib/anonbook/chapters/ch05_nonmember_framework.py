@@ -114,8 +114,8 @@ CHAPTER = Chapter(
     name=NAME,
     title="The non-member framework: an allowed baseline, precision, coverage and PI",
     parameters=ParameterSpec([
-        Param("datasets", "str_list", ["adult", "census"], "stand-in data sets of Fig 4", choices=DATASETS),
-        Param("secrets", "str_list", [], "secret attributes of Figs 4-8 (empty list: every attribute of each data set)",
+        Param("datasets", "str_list", ["adult", "census"], "stand-in data sets of the paper's Fig 4", choices=DATASETS),
+        Param("secrets", "str_list", [], "secret attributes of the paper's Figs 4-8 (empty list: every attribute of each data set)",
               min_len=0),
         Param("bankchurners_path", "path", None, "your copy of Kaggle's BankChurners.csv; None: not available",
               nullable=True),
@@ -128,7 +128,7 @@ CHAPTER = Chapter(
         Param("census_attributes", "str_list", CENSUS_ATTRIBUTES, "Census-Income attributes used (default: all 41 "
               "but the sampling weight)", min_len=3, max_len=41, choices=tuple(CENSUS_INCOME_COLUMNS)),
         Param("census_secrets", "str_list", CENSUS_SUBSET, "Census-Income attributes taken in turn as the secret "
-              "in Fig 4 (empty list: every attribute used; default: 17 of them, a compute cap)", min_len=0,
+              "in the paper's Fig 4 (empty list: every attribute used; default: 17 of them, a compute cap)", min_len=0,
               max_len=41),
         Param("C", "float", 0.01, "inverse L1 strength of the logistic regression (paper: 0.01)", low=0.0, high=1e6,
               low_inclusive=False),
@@ -141,7 +141,7 @@ CHAPTER = Chapter(
         Param("min_predictions", "int", 10, "predictions needed before precision 1.0 counts as perfect",
               low=1, high=1000),
         Param("replication", "float_list", [0.1, 0.5, 1.0],
-              "shares of records duplicated in Fig 6 (paper: 10, 50, 100 %)", low=0.0, high=1.0,
+              "shares of records duplicated in the paper's Fig 6 (paper: 10, 50, 100 %)", low=0.0, high=1.0,
               low_inclusive=False, max_len=10),
         Param("synthesizer", "choice", "cart", "synthesizer of the prior framework: \"cart\" (sequential CART, "
               "synthpop's method) or \"marginals\" (independent columns)", choices=("cart", "marginals")),
@@ -176,14 +176,14 @@ CHAPTER = Chapter(
         Exercise(
             "more_iterations",
             "The authors ran the logistic regression with 5,000 saga iterations; scikit-learn's default is "
-            "100. *Predict first:* with more iterations, do the categorical baselines of Fig 4 on Adult rise, "
-            "fall or stay, and do more categorical secrets reach precision 1.0 in Fig 5? Then run with "
-            "`max_iter = 1000`. The explorable figure after Fig 5 moves the other knob of the same fit, the "
+            "100. *Predict first:* with more iterations, do the categorical baselines of the paper's Fig 4 on Adult rise, "
+            "fall or stay, and do more categorical secrets reach precision 1.0 in the paper's Fig 5? Then run with "
+            "`max_iter = 1000`. The explorable figure after the paper's Fig 5 moves the other knob of the same fit, the "
             "penalty's strength `C`: predict, then move its slider. At which `C` do most secrets reach 1.0?",
             {"max_iter": 1000},
             {"a4_mean_cat": "mean baseline precision, categorical secrets, all other attributes known (Adult)",
              "a4_mean_all": "mean baseline precision, every secret, all other attributes known (Adult)",
-             "n_perfect5": "categorical secrets reaching precision 1.0 (Fig 5)"},
+             "n_perfect5": "categorical secrets reaching precision 1.0 (the paper's Fig 5)"},
             intervals={"n_perfect5": "perfect5_ci"},
         ),
         Exercise(
@@ -214,7 +214,7 @@ CHAPTER = Chapter(
         Exercise(
             "coarse_synthesizer",
             "With larger leaves the CART synthesizer smooths the members' relations more. *Predict first:* "
-            "does the prior framework drift further from the non-member baseline (Fig 8)? Then run with "
+            "does the prior framework drift further from the non-member baseline (the paper's Fig 8)? Then run with "
             "`synth_min_leaf = 200`.",
             {"synth_min_leaf": 200},
             {"share_close8": "share of secrets whose prior baseline is within 0.05 of the non-member one",
@@ -224,7 +224,7 @@ CHAPTER = Chapter(
             "census_all_attributes",
             "The classroom preset lets the attacker know 17 of Census-Income's 41 attributes "
             "(`chapter.CENSUS_SUBSET`); the published run lets it know all of them. *Predict first:* for the "
-            "same secrets, do the baselines of Fig 4 on Census-Income rise when the attacker knows all 41, and "
+            "same secrets, do the baselines of the paper's Fig 4 on Census-Income rise when the attacker knows all 41, and "
             "does the PII-only baseline change? Then run with `census_attributes = chapter.CENSUS_ATTRIBUTES`.",
             {"census_attributes": CENSUS_ATTRIBUTES},
             {"c4_mean_all": "mean baseline precision, all other attributes known (Census-Income)",

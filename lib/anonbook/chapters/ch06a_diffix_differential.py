@@ -42,8 +42,11 @@ from anonlab.measures import wilson_interval
 from anonbook.memory import worker_pools
 from anonlab.validation import Param, ParameterError, ParameterSpec
 from anonbook.chapters import Chapter, Exercise, interval_text, rate_interval_text
+from anonbook.chapters.sentences import Sentence, compare, listing
 from anonlab.streams import stream
 
+#: "Close to no bucket suppression" (§4) read as: at most this share of the attack's queries suppressed.
+CLOSE_TO_NO_SUPPRESSION = 0.05
 #: Complete_k with more records than this is refused (B**k; 12**6 = 2,985,984).
 MAX_COMPLETE_RECORDS = 3_000_000
 
@@ -336,10 +339,10 @@ def measure_fig2(curves: pd.DataFrame, empirical: Mapping[int, tuple[pd.DataFram
             note="empirical below the rounding curve at k = " + ", ".join(f"{k}: {v}" for k, v in below.items()))
         supp_max = max(s["suppressed"] for r, s in empirical.values())
         out["gadotti.s4.complete_k_no_suppression"] = Measurement(
-            bool(supp_max <= 0.05),
+            bool(supp_max <= CLOSE_TO_NO_SUPPRESSION),
             note="share of the attack's queries suppressed (owner's audit): "
                  + ", ".join(f"k={k}: {s['suppressed']:.1%}" for k, (r, s) in sorted(empirical.items()))
-                 + "; criterion 'close to no' = at most 5%")
+                 + f"; criterion 'close to no' = at most {CLOSE_TO_NO_SUPPRESSION:.0%}")
         k_q = max(empirical)
         r_q = empirical[k_q][0]
         out["gadotti.s3.diff.queries_and_samples"] = Measurement(
@@ -365,6 +368,78 @@ def fig2_numbers(curves: pd.DataFrame, empirical: Mapping[int, tuple[pd.DataFram
         out["emp_acc_kmax_ci"] = interval_text(empirical[max(empirical)][1]["accuracy_ci"])
         out["emp_kmax"] = max(empirical)
     return out
+
+
+def suppression_sentence(supp_max: float, B: int) -> Sentence:
+    """How much of the attack on Complete_k Diffix suppresses, against "close to no bucket suppression" (§4).
+
+    ``supp_max``: the largest share of the attack's queries suppressed over the k run (:func:`fig2_numbers`);
+    ``B``: values per attribute, so a query set holds about B/2 users against a threshold near 4.
+
+    >>> suppression_sentence(0.24, 12).relation, suppression_sentence(0.0, 12).relation
+    ('above', 'at or below')
+    """
+    return compare("suppression_sentence", supp_max, CLOSE_TO_NO_SUPPRESSION, {
+        "above": ("up to {left:.0%} of the attack's queries on Complete_k are bucket suppressed, more than the "
+                  "{right:.0%} the book reads \"close to no bucket suppression\" as: its query sets hold about "
+                  f"B/2 = {B / 2:g} users, against a threshold near 4"),
+        "at or below": ("at most {left:.0%} of the attack's queries on Complete_k are bucket suppressed, within "
+                        "the {right:.0%} the book reads \"close to no bucket suppression\" as (its query sets "
+                        f"hold about B/2 = {B / 2:g} users, against a threshold near 4)"),
+    })
+
+
+def filter_sentences(filtered: pd.DataFrame) -> list[Sentence]:
+    """What the attack's > 0 filter does to the ``s = 0`` samples (:func:`~anonbook.diffix_harness.filtered_sample_moments`):
+    the kept samples' mean (``filter_mean``) and variance (``filter_var``) against Eq. 6's.
+
+    >>> t = pd.DataFrame({"secret": [0], "pairs": ["kept (> 0)"], "mean": [0.9], "var": [8.2],
+    ...                   "Eq. 6 mean": [1.0], "Eq. 6 var": [8.0]})
+    >>> [s.relation for s in filter_sentences(t)]
+    ['below', 'at or above']
+    """
+    kept = filtered[(filtered["secret"] == 0) & (filtered["pairs"] == "kept (> 0)")].iloc[0]
+    return [
+        compare("filter_mean", float(kept["mean"]), float(kept["Eq. 6 mean"]), {
+            "below": "a smaller mean than Eq. 6 says ({left:.3f} against {right:g})",
+            "at or above": "a mean no smaller than Eq. 6 says ({left:.3f} against {right:g})"}),
+        compare("filter_var", float(kept["var"]), float(kept["Eq. 6 var"]), {
+            "below": "a smaller variance ({left:.2f} against {right:g})",
+            "at or above": "a variance no smaller ({left:.2f} against {right:g})"}),
+    ]
+
+
+def fig2_gap_sentences(fig2: pd.DataFrame) -> list[Sentence]:
+    """Where the empirical curve of Fig. 2 sits, in words, from the Fig. 2 table (:func:`fig2_table`).
+
+    ``large_k_gap``: the empirical accuracy at the largest k run against the rounding simulation there;
+    ``shared_static_gap``: at the smallest k run, the simulation that shares the static noise as Diffix does
+    against the independent one; ``empirical_small_k``: the empirical point there against the independent one.
+
+    >>> t = pd.DataFrame({"k": [2, 3], "rounding": [0.80, 0.90], "rounding_shared_static": [0.82, 0.89],
+    ...                   "empirical": [0.81, 0.85]})
+    >>> [s.relation for s in fig2_gap_sentences(t)]
+    ['below', 'above', 'above']
+    """
+    emp = fig2.dropna(subset=["empirical"]).sort_values("k")
+    hi, lo = emp.iloc[-1], emp.iloc[0]
+    return [
+        compare("large_k_gap", float(hi["empirical"]), float(hi["rounding"]), {
+            "below": (f"At k = {int(hi['k'])} the empirical curve of Fig. 2 sits below the rounding simulation "
+                      "({left:.1%} against {right:.1%})."),
+            "at or above": (f"At k = {int(hi['k'])} the empirical curve of Fig. 2 is not below the rounding "
+                            "simulation ({left:.1%} against {right:.1%}): at these parameters the truncation "
+                            "does not show in the accuracy.")}),
+        compare("shared_static_gap", float(lo["rounding_shared_static"]), float(lo["rounding"]), {
+            "above": (f"the simulation that shares it (column `rounding_shared_static` of the Fig. 2 table) is "
+                      f"above the independent one at k = {int(lo['k'])} " "({left:.1%} against {right:.1%})"),
+            "at or below": (f"yet the simulation that shares it (column `rounding_shared_static` of the Fig. 2 "
+                            f"table) is not above the independent one at k = {int(lo['k'])} "
+                            "({left:.1%} against {right:.1%}) at these parameters")}),
+        compare("empirical_small_k", float(lo["empirical"]), float(lo["rounding"]), {
+            "above": "the empirical point there is above the independent simulation ({left:.1%})",
+            "at or below": "the empirical point there is not above the independent simulation ({left:.1%})"}),
+    ]
 
 
 def plot_fig2(ax: Any, fig2: pd.DataFrame, B: int, paper: Callable[[str], Any]) -> None:
@@ -620,12 +695,28 @@ def fig3_numbers(fig3: pd.DataFrame, paper: Callable[[str], Any]) -> dict[str, A
             parts.append(f"{row['accuracy (unique)'].iloc[0]:.1%} accurate on {name.upper()} at k* = {k_paper} "
                          f"(the paper: {paper(cid):.1%})")
     out["fig3_text"] = "; ".join(parts) if parts else "not run with these parameters"
-    c_rows = fig3[fig3["data set"] == "census"].sort_values("k*")
-    out["census_diff_text"] = (f"at k* = {c_rows['k*'].iloc[-1]} the differential attack reaches only "
-                               f"{c_rows['attacked'].iloc[-1]:.0%} of {c_rows['users'].iloc[-1]} CENSUS victims "
-                               f"although {c_rows['unique'].iloc[-1]:.0%} are unique"
-                               if len(c_rows) else "CENSUS was not run with these parameters")
     return out
+
+
+def census_reach_sentence(fig3: pd.DataFrame) -> Sentence:
+    """The full differential attack's reach on CENSUS at the largest k* run: the share attacked against the share
+    unique on their A* (only a unique victim can be attacked); an empty listing when CENSUS was not run.
+
+    >>> t = pd.DataFrame({"data set": ["census"], "k*": [40], "attacked": [0.3], "unique": [0.9], "users": [200]})
+    >>> census_reach_sentence(t).relation, census_reach_sentence(t[:0]).relation
+    ('below', 'none')
+    """
+    rows = fig3[fig3["data set"] == "census"].sort_values("k*")
+    if not len(rows):
+        return listing("census_reach_sentence", [], some="", none="CENSUS was not run with these parameters")
+    r = rows.iloc[-1]
+    head = f"at k* = {int(r['k*'])} the differential attack reaches "
+    return compare("census_reach_sentence", float(r["attacked"]), float(r["unique"]), {
+        "below": head + f"{{left:.1%}} of {int(r['users'])} CENSUS victims, fewer than the {{right:.1%}} who are "
+                        "unique on their known attributes",
+        "at or above": head + "every victim who is unique on their known attributes ({left:.1%} of its "
+                              f"{int(r['users'])} CENSUS victims)",
+    })
 
 
 def plot_fig3(axes: Sequence[Any], fig3: pd.DataFrame, paper: Callable[[str], Any]) -> None:
@@ -744,12 +835,28 @@ def yardstick_runs(adult: Any, census: Any | None,
     return out
 
 
-def yardstick_text(yard: pd.DataFrame) -> str:
-    """The differential attack on ADULT (k* = 10) on the yardstick, in one sentence."""
+def yardstick_sentence(yard: pd.DataFrame) -> Sentence:
+    """The differential attack on ADULT (k* = 10) on the yardstick: its precision against the majority guess on
+    the same targets (PI against 0); an empty listing when that attack was not run.
+
+    >>> y = pd.DataFrame({"precision": [0.6], "baseline_precision": [0.55], "PI": [0.11]},
+    ...                  index=pd.MultiIndex.from_tuples([("adult", "differential, full (k* = 10)")]))
+    >>> yardstick_sentence(y).relation, yardstick_sentence(y[:0]).relation
+    ('above', 'none')
+    """
     key = ("adult", "differential, full (k* = 10)")
     if key not in yard.index:
-        return "The differential attack on ADULT at k* = 10 was not run with these parameters."
+        return listing("yardstick_sentence", [], some="",
+                       none="The differential attack on ADULT at k* = 10 was not run with these parameters.")
     y = yard.loc[key]
-    return (f"The full differential attack's own guesses on ADULT (k* = 10) are right {y['precision']:.1%} "
-            f"of the time, against {y['baseline_precision']:.1%} for the majority guess on the same targets: PI "
-            f"{y['PI']:+.2f}" + (", worse than knowing only the base rate." if y["PI"] < 0 else "."))
+    if not math.isfinite(float(y["PI"])):
+        return listing("yardstick_sentence", [], some="",
+                       none="The full differential attack on ADULT (k* = 10) has no PI at these parameters "
+                            "(it guessed for no one, or the majority guess is never wrong on its targets).")
+    head = (f"The full differential attack's own guesses on ADULT (k* = 10) are right {y['precision']:.1%} of the "
+            f"time, against {y['baseline_precision']:.1%} for the majority guess on the same targets: PI ")
+    return compare("yardstick_sentence", float(y["PI"]), 0.0, {
+        "above": head + "{left:+.2f}, better than the majority guess.",
+        "below": head + "{left:+.2f}, worse than knowing only the base rate.",
+        "equal": head + "{left:+.2f}, no better than the majority guess.",
+    })

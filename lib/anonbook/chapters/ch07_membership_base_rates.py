@@ -32,7 +32,7 @@ from anonlab.validation import ParameterError, ParameterSpec, Param, check_rando
 from anonbook.memory import MiB, MemoryEstimate
 from anonbook.chapters import Chapter, Exercise
 from anonbook.chapters.kit import ChapterRun
-from anonbook.chapters.sentences import Sentence, compare
+from anonbook.chapters.sentences import Sentence, compare, listing
 
 NAME = "07_membership_base_rates"
 
@@ -898,6 +898,60 @@ def observation_counts(scores: pd.DataFrame) -> dict[str, int]:
     """Member and non-member observations pooled over the target models."""
     n = scores.groupby("is_member").size()
     return {"n_obs_members": int(n[True]), "n_obs_non": int(n[False])}
+
+
+def lowest_operating_fpr(roc: base_rates.RocCurve) -> float:
+    """The smallest FPR at which an attack flags at least one member (``inf`` if it never does).
+
+    >>> r = base_rates.roc_from_scores(np.array([1.0, 1.0, 1.0, 0.2]), np.array([True, False, False, False]))
+    >>> round(lowest_operating_fpr(r), 3)
+    0.667
+    """
+    hit = np.asarray(roc.tp) > 0
+    return float(np.min(np.asarray(roc.fpr)[hit])) if hit.any() else math.inf
+
+
+def low_fpr_sentences(scores: pd.DataFrame, rocs: Mapping[str, base_rates.RocCurve], fpr: float) -> list[Sentence]:
+    """Whether the attacks that read the target model alone (loss, confidence) can operate at FPR <= ``fpr``
+    (``loss_low_fpr``, ``confidence_low_fpr``): the smallest FPR at which each flags a member, and how many
+    observations tie at its highest score."""
+    out = []
+    for a in ("loss", "confidence"):
+        if a not in rocs:
+            continue
+        ties = int((scores[a] == scores[a].max()).sum())
+        out.append(compare(f"{a}_low_fpr", lowest_operating_fpr(rocs[a]), fpr, {
+            "above": (f"the {LABELS[a]} attack cannot operate there at all: {ties:,} observations tie at its "
+                      "highest score, so flagging any member already means an FPR of {left:.2g}, above {right:g}"),
+            "at or below": (f"the {LABELS[a]} attack can: it flags a member at an FPR of {{left:.2g}}, at most "
+                            f"{{right:g}} ({ties:,} observations tie at its highest score)"),
+        }))
+    return out
+
+
+def realistic_precision_sentence(rocs: Mapping[str, base_rates.RocCurve], fpr: float,
+                                 skews: Sequence[float]) -> Sentence:
+    """The paper's central point on the live attacks: the precision of the attack with the highest TPR at
+    FPR <= ``fpr``, at the largest of ``skews`` against a balanced (1:1) evaluation at the same threshold
+    (Eq 11); an empty listing when no attack flags a member there.
+
+    >>> r = {"loss": base_rates.roc_from_scores(np.array([3.0, 2.0, 1.0, 0.0]), np.array([True, False, True, False]))}
+    >>> realistic_precision_sentence(r, 0.5, [1.0, 30.0]).relation
+    'below'
+    """
+    points = {a: int(np.searchsorted(r.fpr, fpr, side="right") - 1) for a, r in rocs.items()}
+    best = max(rocs, key=lambda a: float(rocs[a].tpr[points[a]]))
+    r, i = rocs[best], points[best]
+    if float(r.tpr[i]) == 0:
+        return listing("realistic_precision", [], some="",
+                       none=f"no live attack flags a member at FPR <= {fpr:g}, so none has a precision there")
+    k = float(max(skews))
+    pr = base_rates.precision_recall_at_skews([r.fpr[i]], [r.tpr[i]], [1.0, k])["precision"].to_numpy()
+    head = f"at the threshold where {LABELS[best]} has FPR {float(r.fpr[i]):.2g}, its precision at {base_rates.skew_label(k)} is "
+    return compare("realistic_precision", float(pr[1]), float(pr[0]), {
+        "below": head + "{left:.3f}, lower than the {right:.3f} a balanced (1:1) evaluation shows",
+        "at or above": head + "{left:.3f}, no lower than the {right:.3f} of a balanced (1:1) evaluation",
+    })
 
 
 def low_fpr_tables(rocs: Mapping[str, base_rates.RocCurve], low_fprs: Sequence[float],
