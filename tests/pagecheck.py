@@ -70,7 +70,10 @@ function anonlabCells(t) {
     if (c.closest('table') !== t) return;
     var x = c.innerText.trim();
     if (/^(NaN|nan|None|<NA>|NaT|null|undefined)$/.test(x)) out.nan.push(x);
-    if (/^\(.*,.*\)$/.test(x) && /\d/.test(x) || /\d\.\d{7,}/.test(x)) out.raw.push(x.slice(0, 60));
+    // a decimal with 7 or more places is raw unless it has at most six significant digits (0.00714286)
+    var long = (x.match(/\d*\.\d{7,}/g) || []).filter(function (d) {
+      return d.replace('.', '').replace(/^0+/, '').length > 6; });
+    if (/^\(.*,.*\)$/.test(x) && /\d/.test(x) || long.length) out.raw.push(x.slice(0, 60));
     if (/(\u2026|\.\.\.)$/.test(x) && !c.querySelector('summary')) out.cut.push(x.slice(-40));
   });
   return out;

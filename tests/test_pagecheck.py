@@ -26,6 +26,7 @@ BROKEN = {
     "nan": ('<table><thead><tr><th>a</th></tr></thead><tbody><tr><td>1</td></tr><tr><td>NaN</td></tr></tbody></table>',
             "missing values as 'NaN'"),
     "raw_tuple": ('<table><tr><td>(0.8012345678901234, 0.9312345678901234)</td></tr></table>', "raw numbers"),
+    "long_decimal": ('<table><tr><td>0.08099883</td></tr></table>', "raw numbers"),
     "cut": ('<table><tr><td>age, sex, race, marital…</td></tr></table>', "cuts 1 cells short"),
     "wide_figure": ('<div style="overflow-x:auto"><svg style="max-width:none;width:900px" height="20" viewBox="0 0 900 20"></svg></div>',
                     "wider than the column"),
@@ -41,6 +42,7 @@ BROKEN = {
 def _good_body() -> str:
     wide = pd.DataFrame({f"column_name_{i}": [0.123456789 * i, float("nan")] for i in range(9)})
     wide["accuracy_pa"] = [0.8812, 0.5]
+    wide["expected"] = ["0.00714286", "0.0809988"]  # six significant digits (the assignments key)
     wide["accuracy_pa ci"] = [(0.8012345678901234, 0.9312345678), (0.4, 0.6)]
     wide["secrets"] = [[f"attribute_{k}" for k in range(41)], ["a"]]
     long = pd.DataFrame({"sha256": ["9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"],

@@ -31,7 +31,7 @@ __all__ = ["generate_pages", "build_html", "build_edition", "blank_instructor_pa
            "browser_check", "build_book", "checked_pages"]
 
 #: Hand-written pages every build renders in the browser check (besides the chapters).
-FIXED_PAGES = ("intro", "verdicts", "course", "glossary", "adding_a_chapter")
+FIXED_PAGES = ("intro", "verdicts", "course", "assignments", "midterm", "project", "glossary", "adding_a_chapter")
 
 
 def checked_pages(chapters: list[str]) -> list[str]:

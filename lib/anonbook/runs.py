@@ -219,17 +219,19 @@ def runs_banner_markdown(chapters: Mapping[str, str], results_dir: str | Path | 
     stale = stale_dependents(chapters, results_dir)
     if not off and not stale:
         return ""
-    lines = [":::{admonition} Not every chapter is at its default run\n:class: warning"]
+    lines = ["::::{admonition} Not every chapter is at its default run\n:class: warning\n"]
     if off:
-        lines.append("The verdicts and values below are measured with the published runs; these chapters' "
-                     "runs are not the default:\n")
+        # one line on the first screen; the runs' parameters (a screen or more) fold away below it
+        lines.append(f":::{{dropdown}} The verdicts and values below come from the published runs: {len(off)} of "
+                     f"{len(chapters)} chapters' runs are not the default (which, and their parameters)")
         lines += [f"- [{chapters[ch]}]({ch}.ipynb): {ident.label}" for ch, ident in off.items()]
+        lines.append(":::")
     if stale:
         lines.append("\nThese chapters read others whose published run changed after they ran (their pages "
                      "are stale until they are rerun):\n")
         lines += [f"- [{chapters.get(ch, ch)}]({ch}.ipynb) read an older run of {', '.join(deps)}"
                   for ch, deps in stale.items()]
-    lines.append(":::\n")
+    lines.append("::::\n")
     return "\n".join(lines)
 
 
