@@ -55,7 +55,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
 import time
 import warnings
 from collections import OrderedDict
@@ -339,11 +338,14 @@ class FitStore:
 
 
 def default_n_jobs() -> int:
-    """Worker processes for independent fits: ``ANONLAB_N_JOBS`` if set, else the CPU count, at most 2."""
-    env = os.environ.get("ANONLAB_N_JOBS")
-    if env:
-        return check_int("ANONLAB_N_JOBS", int(env), low=1, high=64)
-    return max(1, min(2, os.cpu_count() or 1))
+    """Worker processes for independent fits: joblib's CPU count, at most 2.
+
+    joblib's count honours ``LOKY_MAX_CPU_COUNT``, the ecosystem's own setting (the book's scheduler sets it
+    to the cores it grants a run); pass ``n_jobs`` to choose.
+    """
+    from joblib import cpu_count
+
+    return max(1, min(2, cpu_count()))
 
 
 def _column_hash(df: pd.DataFrame, col: str, memo: dict | None) -> bytes:
