@@ -70,15 +70,17 @@ def _ci(r: Mapping[str, Any] | None) -> list[float] | None:
 
 
 def _accepted(cond: Mapping[str, Any]) -> str:
-    """A comparison's accepted values in words: ``< 0.414``, ``> 0.1``, ``in [0.30, 0.36]``."""
+    """A comparison's accepted values in words, to its interval's precision: ``below 0.340``, ``in [0.30, 0.36]``."""
     lo, hi = cond.get("accepted") or [None, None]
+    ci = cond.get("ci")
+    ci = ci if ci and all(v is not None for v in ci) else None
     if lo is None and hi is None:
         return "any value"
     if lo is None:
-        return f"below {format_number(hi)}"
+        return f"below {format_number(float(hi), ci)}"
     if hi is None:
-        return f"above {format_number(lo)}"
-    return f"in [{format_number(lo)}, {format_number(hi)}]"
+        return f"above {format_number(float(lo), ci)}"
+    return f"in [{format_number(float(lo), ci)}, {format_number(float(hi), ci)}]"
 
 
 def _fmt_condition(cond: Mapping[str, Any]) -> str:
@@ -120,6 +122,8 @@ def _readings(c: Claim, r: Mapping[str, Any] | None) -> str:
                      + "; ".join(_fmt_condition(k) for k in r["conditions"]))
     for label, a in ((r or {}).get("alternatives") or {}).items():
         ci = f" {_fmt_ci(a)}" if _fmt_ci(a) else ""
+        if a.get("conditions"):
+            ci = f" on the means; {ci.strip()}"
         parts.append(f"{label}: {_fmt_measured(a)}{ci} ({reading_verdict(c, a)})")
     if c.stand_in and not (r or {}).get("real_data"):
         parts.append(f"stand-in: {c.stand_in}")
