@@ -8,6 +8,7 @@ known reason).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -323,10 +324,50 @@ def test_measure_fig4_reads_the_papers_reading_of_fig4():
     assert got["cormode.fig4b.group_dominates_perm"].value is False  # group behind at small l
     # size-3l permutation: 1/l + 0.1 - 0.02 l, at most 0.06 away from 1/l (l = 2): above 0.03
     assert got["cormode.fig4.merge3_perm_about_1_over_l"].value is False
-    assert "0.0600 (tolerance 0.03)" in got["cormode.fig4.merge3_perm_about_1_over_l"].note
+    assert "largest |mean - 1/l| 0.0600" in got["cormode.fig4.merge3_perm_about_1_over_l"].note
+    assert got["cormode.fig4.merge3_perm_about_1_over_l"].conditions is None  # no per-repetition rows: no intervals
     assert got["cormode.s3_2.high_confidence_dwindles"].value is True
     assert got["cormode.s3_3.large_params_1_over_l"].value is False  # l = 6, size 12: open 0.30 > 1/6 + 0.03
     assert got["cormode.fig4a.decreases_with_l"].value is False  # group jumps up at l = 6
+
+
+def _with_runs(f: Fig4, spread: float) -> Fig4:
+    """``f`` with five repetitions per configuration: its mean ± spread·(−2, −1, 0, 1, 2)."""
+    rows = [{"multiplier": r.multiplier, "l": r.l, "repetition": i, "method": r.method,
+             "accuracy": r.accuracy_mean + spread * d} for r in f.summary.itertuples()
+            for i, d in enumerate((-2, -1, 0, 1, 2))]
+    return replace(f, runs=pd.DataFrame(rows))
+
+
+def test_monte_carlo_holds_claims_of_fig4_are_decided_on_the_repetitions_intervals():
+    """Issue 35: below_noiseless_at_l5, merge3 and large_params keep every repetition and are decided on
+    the t intervals; with the same means, a wide spread makes them inconclusive."""
+    from anonlab.claims import claim, decide
+    from anonlab.claims.recorder import _reading_entry
+
+    perm = lambda l, mu: 1 / l + (0.0 if mu == 3 else 0.3 / mu ** 2)  # noqa: E731  size 3l: exactly 1/l
+    group = lambda l, mu: 1 / l + (0.0 if mu >= 2 else 0.2)  # noqa: E731
+    open_ = lambda l, mu: 0.33  # noqa: E731  best at l = 5, size 10: 0.33 against the noiseless 0.34
+    base = _fig4(perm, group, open_)
+    ids = ("cormode.fig4b.below_noiseless_at_l5", "cormode.fig4.merge3_perm_about_1_over_l")
+    verdicts = {}
+    for spread in (0.001, 0.02):
+        got = ch.measure_fig4(_with_runs(base, spread), adult=True, paper_target=True)
+        m = got["cormode.fig4b.below_noiseless_at_l5"]
+        assert m.value is True and m.conditions[0].high == pytest.approx(0.34)
+        assert m.conditions[0].values == pytest.approx([0.33 + spread * d for d in (-2, -1, 0, 1, 2)])
+        merge = got["cormode.fig4.merge3_perm_about_1_over_l"]
+        assert [k.label for k in merge.conditions] == [f"l = {l}, size {3 * l}" for l in base.l_grid]
+        for cid in ids:
+            entry = _reading_entry(cid, got[cid].value, None, None, got[cid].conditions)
+            verdicts[cid, spread] = decide(claim(cid), entry)
+    assert verdicts[ids[0], 0.001] == "reproduced" and verdicts[ids[0], 0.02] == "inconclusive"
+    assert verdicts[ids[1], 0.001] == "reproduced" and verdicts[ids[1], 0.02] == "inconclusive"
+
+
+def test_every_reading_runs_as_many_repetitions_as_the_default():
+    defaults = ch.CHAPTER.parameters.defaults()
+    assert ch.reading_repetitions(defaults) == defaults["repetitions"] == 5
 
 
 def test_measure_fig4_small_grids_are_not_run():

@@ -616,3 +616,24 @@ def test_thin_roc_keeps_the_ends_of_every_cell_and_the_curve_within_a_cell() -> 
     after = keep[np.searchsorted(keep, dropped)]
     for arr in (roc.fpr, roc.tpr):
         assert np.all(np.log10(arr[after]) - np.log10(arr[dropped]) <= 1 / 200 + 1e-12)
+
+
+def test_the_plot_axis_is_read_with_one_method_shared_by_the_page_and_the_ledger() -> None:
+    """Issue 35: the values on the paper's plot axis (the FPR) come from one function, plot_line_reach (straight
+    segments between Fig. 10's points on the plot's log x axis), which the ledger notes name; the page's glued
+    values and the recorded readings are that function's, not the ROC's log-log operating point."""
+    cv = ch.curves(ch.fig10_points())
+    f, t = cv["carlini"]
+    got = ch.measure_carlini(cv)
+    for cid, prec in (("fw.s5.carlini.precision_95_targets", 0.95), ("fw.s5.carlini.precision_80_targets", 0.8)):
+        assert "base_rates.plot_line_reach" in claims.claim(cid).note
+        assert hasattr(br, "plot_line_reach")
+        for label, k in ch.carlini_skews().items():
+            assert ch.targets_readings(f, t, k, prec)[ch.PLOT_X] == br.plot_line_reach(f, t, k, prec)
+    assert got.values["c95_plot_one_in"] == pytest.approx(1 / br.plot_line_reach(f, t, 240.0, 0.95))
+    assert got.values["c80_plot_one_in_30"] == pytest.approx(1 / br.plot_line_reach(f, t, 30.0, 0.8))
+    alt = got.measurements["fw.s5.carlini.precision_95_targets"].alternatives
+    assert alt[f"{ch.PLOT_X}, 1:240"] == br.plot_line_reach(f, t, 240.0, 0.95)
+    # the reading differs from the ROC operating point's FPR (log-log), which the ledger notes used to quote
+    roc = br.max_recall_table(f, t, [240.0], [0.95], scales=("log",))["fpr"].iloc[0]
+    assert abs(1 / roc - got.values["c95_plot_one_in"]) > 1000

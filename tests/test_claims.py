@@ -156,7 +156,7 @@ def test_a_test_that_cannot_fail_is_an_illustration() -> None:
     c = _claim(compare="holds", reported=True, tolerance=None, illustration="holds by construction of the traces")
     assert claims.decide(c, {"measured": True}) == claims.ILLUSTRATED
     assert claims.decide(c, {"measured": False}) == claims.ILLUSTRATED
-    assert "a test that cannot fail" in claims.phrase(c, {"measured": True})
+    assert "a test that cannot decide it" in claims.phrase(c, {"measured": True})
     assert claims.decide(_claim(compare="holds", reported=True, tolerance=None), {"measured": True}) == "reproduced"
 
 
@@ -348,3 +348,98 @@ def test_numbers_are_printed_to_the_precision_their_interval_supports() -> None:
     assert format_number(float("nan")) == "undefined"
     assert format_number(True) == "holds"
     assert format_number(30718) == "30718"
+
+
+# --- issue 35: Monte Carlo holds claims on intervals, tolerances shown, one definition per verdict ----------
+
+def _mc_holds(**kw) -> Claim:
+    return _claim(compare="holds", reported=True, tolerance=None, monte_carlo=True, **kw)
+
+
+def test_a_monte_carlo_holds_claim_is_decided_on_the_interval_over_its_repetitions(mini_project: Path,
+                                                                                    monkeypatch) -> None:
+    """Means on the holding side are not enough: an interval that straddles the bar is inconclusive."""
+    fake = lambda cid: _mc_holds(id=cid, chapter="00_mini_chapter")  # noqa: E731
+    for module in (claims.recorder, claims.rows):
+        monkeypatch.setattr(module, "claim", fake)
+    rec = Recorder("00_mini_chapter")
+    below = claims.Condition("l = 5, size 10", [0.400, 0.402, 0.398, 0.401, 0.399], high=0.414)
+    straddle = claims.Condition("l = 5, size 10", [0.395, 0.430, 0.380, 0.420, 0.405], high=0.414)  # mean 0.406
+    above = claims.Condition("l = 5, size 10", [0.430, 0.432, 0.428, 0.431, 0.429], high=0.414)
+    assert rec.record("slides.t", True, conditions=[below]) == "reproduced"
+    assert rec.record("slides.t", True, conditions=[straddle]) == "inconclusive"  # the mean is below the bar
+    assert rec.record("slides.t", False, conditions=[above]) == "not reproduced"
+    assert rec.record("slides.t", True, conditions=[below, straddle]) == "inconclusive"
+    assert rec.record("slides.t", False, conditions=[below, straddle, above]) == "not reproduced"  # one fails
+    two_sided = claims.Condition("l = 4", [0.30, 0.25, 0.29, 0.24, 0.26], low=0.25 - 0.03, high=0.25 + 0.03)
+    assert rec.record("slides.t", True, conditions=[two_sided]) == "inconclusive"  # mean 0.268 inside, interval past 0.28
+    one = claims.Condition("l = 5", [0.40], high=0.414)  # one repetition: no interval, no decision
+    assert rec.record("slides.t", True, conditions=[one]) == "inconclusive"
+    entry = json.loads(rec.path.read_text())["results"]["slides.t"]
+    assert entry["conditions"][0]["values"] == [0.40] and entry["conditions"][0]["accepted"] == [None, 0.414]
+    rec.record("slides.t", True, conditions=[straddle])
+    kept = json.loads(rec.path.read_text())["results"]["slides.t"]["conditions"][0]
+    assert kept["values"] == pytest.approx([0.395, 0.430, 0.380, 0.420, 0.405])  # every repetition's value
+    assert kept["ci"][0] < 0.414 < kept["ci"][1]
+    row = rec.table().iloc[0]
+    assert "straddles" in row["ci"] and "below 0.414" in row["ci"] and "l = 5, size 10" in row["readings"]
+
+
+def test_conditions_are_only_for_monte_carlo_holds_claims(mini_project: Path, monkeypatch) -> None:
+    fake = lambda cid: _claim(id=cid, chapter="00_mini_chapter", monte_carlo=True)  # noqa: E731
+    monkeypatch.setattr(claims.recorder, "claim", fake)
+    with pytest.raises(claims.ClaimError, match="conditions are for Monte Carlo holds claims"):
+        Recorder("00_mini_chapter").record("slides.t", 0.5, ci=(0.4, 0.6),
+                                           conditions=[claims.Condition("x", [0.5, 0.6])])
+
+
+def test_every_reading_of_a_monte_carlo_holds_claim_is_decided_on_its_own_intervals() -> None:
+    c = _mc_holds(choices=[{"name": "ties", "alternatives": ["random", "stable"]}])
+    ok = claims.Condition("a", [0.40, 0.401, 0.399], high=0.414).entry()
+    wide = claims.Condition("a", [0.38, 0.44, 0.40], high=0.414).entry()
+    record = {"measured": True, "conditions": [ok], "alternatives": {
+        "random": {"measured": True, "conditions": [ok]}, "stable": {"measured": True, "conditions": [wide]}}}
+    assert claims.decide(c, record) == "inconclusive"
+    assert claims.rules.reading_verdicts(c, record) == {"random": "reproduced", "stable": "inconclusive"}
+
+
+@pytest.mark.parametrize("compare, reported, tol, shown", [
+    ("range", [0.93, 1], 0.017, "[0.93, 1] ± 0.017"),
+    ("at_least", 0.66, 0.02, "≥ 0.66 ± 0.02"),
+    ("at_most", 0.3, 0.0, "≤ 0.3"),
+    ("approx", 0.13, 0.02, "0.13 ± 0.02"),
+])
+def test_a_reported_value_is_shown_with_its_tolerance(compare: str, reported, tol: float, shown: str) -> None:
+    c = _claim(compare=compare, reported=reported, tolerance=tol)
+    row = claims.rows.claim_row(c, {"measured": 0.9, "ci": [0.88, 0.917]})
+    assert row["reported"] == shown
+    html = verdicts.table.claim_table_html(pd.DataFrame([row]))
+    assert f"<td>{shown}</td>" in html
+
+
+def test_a_range_just_outside_reads_with_its_tolerance_in_the_verdict_table() -> None:
+    """Chapter 6b's case: [0.880, 0.917] beside [0.93, 1] is inconclusive because of the ± 0.017."""
+    c = _claim(compare="range", reported=[0.93, 1.0], tolerance=0.017)
+    row = claims.rows.claim_row(c, {"measured": 0.899, "ci": [0.880, 0.917]})
+    assert row["verdict"] == "inconclusive" and row["reported"] == "[0.93, 1] ± 0.017"
+
+
+def test_every_page_defines_the_verdicts_in_the_rulebook_s_words(tmp_path: Path) -> None:
+    from anonbook.verdicts import findings
+
+    verdicts.write_verdict_pages(tmp_path / "gen", tmp_path)
+    generated = (tmp_path / "gen" / "verdict_definitions.md").read_text()
+    assert generated == claims.rules.definitions_markdown()
+    assert set(claims.rules.DEFINITIONS) == set(claims.VERDICTS)
+    for v in claims.VERDICTS:
+        assert f"- **{v}**: {claims.rules.DEFINITIONS[v]}" in generated
+    for page in ("intro.md", "verdicts.md"):  # the front page and the verdicts page both show the generated list
+        text = (ROOT / "book" / page).read_text()
+        assert "```{include} _generated/verdict_definitions.md" in text, page
+        assert "*inconclusive* when" not in text and "**inconclusive**:" not in text, page
+    for v, reason in claims.rules.REASONS.items():  # the front page's reasons for an undecided claim
+        assert findings.BECAUSE[v] == reason
+        if v in (claims.ILLUSTRATED, "inconclusive"):
+            assert reason in findings.UNDECIDED[v][0]
+    one = findings.undecided_sentence(pd.DataFrame({"verdict": ["reproduced", "inconclusive"]}))
+    assert claims.rules.REASONS["inconclusive"] in one

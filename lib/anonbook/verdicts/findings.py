@@ -19,7 +19,7 @@ import pandas as pd
 
 from anonlab import paths
 from anonlab.claims.ledger import ClaimError, load_ledger
-from anonlab.claims.rules import ILLUSTRATED, VERDICTS
+from anonlab.claims.rules import ILLUSTRATED, REASONS, VERDICTS
 from anonbook.verdicts.table import claim_table_html
 
 __all__ = ["load_documents", "undecided_sentence", "findings_markdown", "claims_figure_svg", "bottom_line",
@@ -28,12 +28,12 @@ __all__ = ["load_documents", "undecided_sentence", "findings_markdown", "claims_
 #: Why a claim is undecided, by verdict, in the words of the front page.
 UNDECIDED = {
     "data unavailable": ("needs data the book cannot fetch", "need data the book cannot fetch"),
-    ILLUSTRATED: ("is illustrated on stand-in data or by a test that cannot fail",
-                  "are illustrated on stand-in data or by a test that cannot fail"),
+    ILLUSTRATED: (f"is illustrated, not tested ({REASONS[ILLUSTRATED]})",
+                  f"are illustrated, not tested ({REASONS[ILLUSTRATED]})"),
     "depends on an unstated choice": ("depends on a choice the paper leaves open",
                                       "depend on a choice the paper leaves open"),
-    "inconclusive": ("is inconclusive (the interval straddles the tolerance)",
-                     "are inconclusive (the interval straddles the tolerance)"),
+    "inconclusive": (f"is inconclusive ({REASONS['inconclusive']})",
+                     f"are inconclusive ({REASONS['inconclusive']})"),
     "not run": ("was not run", "were not run"),
 }
 
@@ -220,19 +220,15 @@ def _lead(ok: int, bad: int) -> str:
     return "Mixed"
 
 
-#: Why claims are undecided, by verdict, as "because of ..." in the front page's one-line findings.
-BECAUSE = {"data unavailable": "data the book cannot fetch",
-           ILLUSTRATED: "stand-in data or a test that cannot fail",
-           "depends on an unstated choice": "a choice the paper leaves open",
-           "inconclusive": "an interval that straddles the tolerance",
-           "not run": "runs not made"}
+#: Why claims are undecided, by verdict, as "because of ..." in the front page's one-line findings (the rulebook's).
+BECAUSE = REASONS
 
 
 def bottom_line(group: pd.DataFrame) -> str:
     """One sentence: the document's finding, generated from its claims' verdicts.
 
     >>> bottom_line(pd.DataFrame({"verdict": ["reproduced"] * 6 + ["not reproduced", "inconclusive"]}))
-    'Mostly reproduces: 6 of 8 claims reproduced, 1 not, 1 undecided because of an interval that straddles the tolerance.'
+    'Mostly reproduces: 6 of 8 claims reproduced, 1 not, 1 undecided because of evidence that cannot decide: a miss whose interval reaches the accepted values, or an interval that straddles its bar.'
     """
     counts = group["verdict"].value_counts()
     n = int(len(group))

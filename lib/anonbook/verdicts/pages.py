@@ -17,7 +17,7 @@ import pandas as pd
 from anonlab.claims.ledger import ClaimError, load_ledger
 from anonlab.claims.recorder import collect_results
 from anonlab.claims.rows import COLUMNS, claim_row
-from anonlab.claims.rules import SHORT_VERDICT, VERDICTS, rulebook_markdown, verdict_slug
+from anonlab.claims.rules import SHORT_VERDICT, VERDICTS, definitions_markdown, rulebook_markdown, verdict_slug
 from anonbook.verdicts.table import claim_table_html, escape
 
 __all__ = ["verdict_table", "verdict_counts", "verdict_html_table", "claim_table_html",
@@ -119,9 +119,11 @@ def write_verdict_pages(
     results_dir: str | Path | None = None,
     chapters: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
-    """Write ``verdict_summary.md``, ``rulebook.md``, ``findings.md``, ``glance.md``, ``failing.md`` and ``verdict_table.md``.
+    """Write ``verdict_summary.md``, ``verdict_definitions.md``, ``rulebook.md``, ``findings.md``, ``glance.md``,
+    ``failing.md`` and ``verdict_table.md``.
 
-    They are included by the book's introduction and verdict page.
+    They are included by the book's introduction and verdict page (both define the verdicts with
+    ``verdict_definitions.md``, the rulebook's :data:`~anonlab.claims.rules.DEFINITIONS`).
     ``chapters`` maps the chapters that are part of the book to their titles;
     their sections link to the chapter page. Returns the full verdict table.
     """
@@ -132,6 +134,7 @@ def write_verdict_pages(
     write_runs_banner(out, chapters, results_dir)
     (out / "verdict_summary.md").write_text(verdict_summary_html(table, chapters), encoding="utf-8")
     (out / "rulebook.md").write_text(rulebook_markdown(), encoding="utf-8")
+    (out / "verdict_definitions.md").write_text(definitions_markdown(), encoding="utf-8")
     (out / "findings.md").write_text(findings_page(table, chapters, results_dir), encoding="utf-8")
     write_glance(out, table)
     failing = table[table["verdict"] == "not reproduced"]

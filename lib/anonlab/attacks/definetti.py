@@ -1102,13 +1102,24 @@ class Fig4:
     """Cormode's Fig. 4: a sweep's summary (:func:`summarize_sweep`) with lookups, made by :func:`fig4_of`.
 
     ``noiseless`` is the accuracy of the Naive-Bayes classifier built from the
-    exact counts of the deFinetti target (:func:`noiseless_accuracy`).
+    exact counts of the deFinetti target (:func:`noiseless_accuracy`);
+    ``runs`` the sweep's rows, one per (multiplier, l, repetition, method),
+    from which :meth:`values` reads each repetition's accuracy.
     """
 
     summary: pd.DataFrame
     noiseless: float
     l_grid: list[int]
     multipliers: list[int]
+    runs: pd.DataFrame | None = None
+
+    def values(self, mult: int, l: int, method: str) -> list[float]:  # noqa: E741
+        """The accuracy of each repetition (in repetition order), ``[]`` when not run or without :attr:`runs`."""
+        R = self.runs
+        if R is None:
+            return []
+        hit = R[(R["multiplier"] == mult) & (R["l"] == l) & (R["method"] == method)].sort_values("repetition")
+        return [float(v) for v in hit["accuracy"]]
 
     def acc(self, mult: int, l: int, method: str) -> float | None:  # noqa: E741
         """Mean accuracy over repetitions, or ``None`` when not run."""
@@ -1168,7 +1179,8 @@ def fig4_of(sweep: DeFinettiSweep, table: EncodedTable, l_grid: Sequence[int], m
         S = S.set_index(["multiplier", "l", "method"]).reindex(full).reset_index()
         S["group_size"] = S["multiplier"] * S["l"]
         S = S[cols]
-    return Fig4(S, noiseless_accuracy(table), list(l_grid), list(multipliers))
+    runs = sweep.results[["multiplier", "l", "repetition", "method", "accuracy"]].reset_index(drop=True)
+    return Fig4(S, noiseless_accuracy(table), list(l_grid), list(multipliers), runs)
 
 
 # ---------------------------------------------------------------------------

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from .ledger import COMPARISONS, DATA_STATES, Claim, ClaimError, chapter_claims, claim, describe_reported, \
     ledger, load_ledger, reported
-from .recorder import ATTACKS_SUFFIX, RESULTS_SUFFIX, Measurement, Recorder, collect_results, \
+from .recorder import ATTACKS_SUFFIX, RESULTS_SUFFIX, Condition, Measurement, Recorder, collect_results, \
     load_attacks, with_verdicts
 from .rules import ILLUSTRATED, RULEBOOK, SHORT_VERDICT, VERDICTS, decide, phrase, reading_verdict, verdict
 
 __all__ = [
     "COMPARISONS", "DATA_STATES", "Claim", "ClaimError", "chapter_claims", "claim", "describe_reported", "ledger",
-    "load_ledger", "reported", "ATTACKS_SUFFIX", "RESULTS_SUFFIX", "Measurement", "Recorder", "collect_results", "load_attacks", "with_verdicts", "SHORT_VERDICT", "VERDICTS", "decide", "phrase",
+    "load_ledger", "reported", "ATTACKS_SUFFIX", "RESULTS_SUFFIX", "Condition", "Measurement", "Recorder", "collect_results", "load_attacks", "with_verdicts", "SHORT_VERDICT", "VERDICTS", "decide", "phrase",
     "reading_verdict", "verdict", "ILLUSTRATED", "RULEBOOK", ]

@@ -67,18 +67,28 @@ class Claim:
 
 
 def describe_reported(compare: str, value: Any, tolerance: float | None) -> str:
-    """Format a reported value with its comparison, e.g. ``≥ 0.66`` or ``[0.93, 0.97]``."""
+    """Format a reported value with its comparison and the tolerance the verdict allows.
+
+    Wherever a claim's reported value is shown, its tolerance is shown with it, so that a verdict
+    can be read from the row: a measurement just outside the paper's range can be reproduced, one
+    inside the widened range inconclusive only by its interval.
+
+    >>> describe_reported("range", [0.93, 1], 0.017), describe_reported("at_least", 0.66, 0.02)
+    ('[0.93, 1] ± 0.017', '≥ 0.66 ± 0.02')
+    >>> describe_reported("approx", 0.13, 0.02), describe_reported("at_most", 0.3, 0.0)
+    ('0.13 ± 0.02', '≤ 0.3')
+    """
     tol = f" ± {tolerance:g}" if tolerance else ""
     if compare == "holds":
         return "holds" if value else "does not hold"
     if compare == "range":
-        return f"[{value[0]:g}, {value[1]:g}]"
+        return f"[{value[0]:g}, {value[1]:g}]{tol}"
     if compare == "at_least":
-        return f"≥ {value:g}"
+        return f"≥ {value:g}{tol}"
     if compare == "at_most":
-        return f"≤ {value:g}"
+        return f"≤ {value:g}{tol}"
     if compare == "exact":
-        return f"{value:g}" if isinstance(value, (int, float)) else str(value)
+        return f"{value:g}{tol}" if isinstance(value, (int, float)) else str(value)
     return f"{value:g}{tol}"
 
 

@@ -35,7 +35,7 @@ from .ledger import ClaimError, claim
 from .rows import claim_rows
 from .rules import decide, reading_verdict
 
-__all__ = ["RESULTS_SUFFIX", "ATTACKS_SUFFIX", "Measurement", "Recorder", "with_verdicts", "collect_results",
+__all__ = ["RESULTS_SUFFIX", "ATTACKS_SUFFIX", "Condition", "Measurement", "Recorder", "with_verdicts", "collect_results",
            "read_results",
            "load_attacks"]
 
@@ -43,6 +43,39 @@ RESULTS_SUFFIX = ".results.json"
 #: The run's identity (JSON: default, preset or custom and what changed), set by the runner for its kernel.
 RUN_IDENTITY_ENV = "ANONLAB_RUN_IDENTITY"
 ATTACKS_SUFFIX = ".attacks.pkl"
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One comparison of a Monte Carlo *holds* claim: a mean over repetitions against the values it must take.
+
+    ``values`` are the quantity's values, one per repetition (e.g. the
+    deFinetti attack's accuracy in each of Cormode's five runs); the claim's
+    statement needs their mean within ``[low, high]`` (an end may be
+    infinite: ``high=0.41`` reads "below 0.41"). The recorder keeps the
+    values with their Student-t interval (:func:`anonlab.intervals.mean_interval`),
+    and :func:`anonlab.claims.rules.condition_holds` decides on that interval.
+
+    >>> Condition("l = 5, size 10", [0.40, 0.41, 0.39], high=0.414).low
+    -inf
+    """
+
+    label: str
+    values: Sequence[float]
+    low: float = -math.inf
+    high: float = math.inf
+
+    def entry(self) -> dict[str, Any]:
+        """The recorded form: label, per-repetition values, their mean and t interval, the accepted values."""
+        from ..intervals import mean_interval
+
+        vals = [float(v) for v in self.values]
+        if not vals or any(math.isnan(v) for v in vals):
+            raise ClaimError(f"condition {self.label!r} needs one finite value per repetition, got {vals}")
+        lo, hi = mean_interval(vals)
+        return {"label": self.label, "values": vals, "mean": sum(vals) / len(vals), "ci": _jsonable([lo, hi]),
+                "accepted": [None if math.isinf(self.low) else float(self.low),
+                             None if math.isinf(self.high) else float(self.high)]}
 
 
 @dataclass(frozen=True)
@@ -58,6 +91,13 @@ class Measurement:
     measurement under the chapter's default reading. ``real_data`` says the
     value was measured on the paper's own data (e.g. the user's copy of the
     Netflix Prize), which lifts the ledger's ``stand_in``.
+
+    A Monte Carlo measurement keeps the values it summarises: ``values``, one
+    per repetition, for a number (its ``ci`` is their interval); for a
+    *holds* claim, ``conditions`` (:class:`Condition`), each comparison its
+    statement makes, with the values of each repetition; the rules decide
+    such a claim on the conditions' intervals, ``value`` (the statement on
+    the means) is shown beside them.
     """
 
     value: Any
@@ -66,6 +106,8 @@ class Measurement:
     note: str = ""
     alternatives: Mapping[str, Any] | None = None
     real_data: bool = False
+    values: Sequence[float] | None = None
+    conditions: Sequence[Condition] | None = None
 
 
 
@@ -112,6 +154,23 @@ def _check_intervals(claim_id: str, measured: Any, ci: Sequence[float] | None,
         raise ClaimError(f"claim {claim_id!r} is a Monte Carlo measurement (ledger: monte_carlo): record its "
                          f"interval (ci=...) for {', '.join(missing)}; give an alternative as a Measurement "
                          "with its ci")
+
+
+def _reading_entry(claim_id: str, value: Any, ci: Sequence[float] | None, values: Sequence[float] | None,
+                   conditions: Sequence[Condition] | None) -> dict[str, Any]:
+    """The recorded form of one reading: measured value, interval, per-repetition values and conditions."""
+    entry: dict[str, Any] = {"measured": _jsonable(value), "ci": _jsonable(ci) if ci is not None else None}
+    if values is not None:
+        entry["values"] = _jsonable(list(values))
+    if conditions is not None:
+        c = claim(claim_id)
+        if c.compare != "holds" or not c.monte_carlo:
+            raise ClaimError(f"claim {claim_id!r}: conditions are for Monte Carlo holds claims (ledger: compare "
+                             f"{c.compare!r}, monte_carlo {c.monte_carlo})")
+        if not conditions:
+            raise ClaimError(f"claim {claim_id!r}: a holds claim recorded with conditions needs at least one")
+        entry["conditions"] = [k.entry() for k in conditions]
+    return entry
 
 
 def _atomic_write_json(path: Path, payload: Any) -> None:
@@ -169,13 +228,17 @@ class Recorder:
         note: str = "",
         alternatives: Mapping[str, Any] | None = None,
         real_data: bool = False,
+        values: Sequence[float] | None = None,
+        conditions: Sequence[Condition] | None = None,
     ) -> str:
         """Record the measured value of ``claim_id`` and return its verdict.
 
         ``measured`` is in the claim's unit (rates as fractions in [0, 1]);
         ``ci`` an optional (low, high) interval; ``n`` the sample size;
         ``alternatives`` the value under each alternative reading the ledger
-        lists (every listed alternative, no other).
+        lists (every listed alternative, no other); ``values`` the
+        per-repetition values a Monte Carlo number summarises; ``conditions``
+        the comparisons of a Monte Carlo holds claim (see :class:`Measurement`).
         """
         c = claim(claim_id)
         if c.chapter != self.notebook:
@@ -190,16 +253,11 @@ class Recorder:
         if c.monte_carlo:
             _check_intervals(c.id, measured, ci, alternatives)
         is_nan = measured is not None and _jsonable(measured) is None  # NaN
-        entry: dict[str, Any] = {
-            "measured": _jsonable(measured),
-            "is_nan": is_nan,
-            "ci": _jsonable(ci) if ci is not None else None,
-            "n": _jsonable(n),
-            "note": note,
-        }
+        entry: dict[str, Any] = {**_reading_entry(claim_id, measured, ci, values, conditions),
+                                 "is_nan": is_nan, "n": _jsonable(n), "note": note}
         if alternatives:
             entry["alternatives"] = {
-                str(k): ({"measured": _jsonable(v.value), "ci": _jsonable(v.ci) if v.ci is not None else None}
+                str(k): (_reading_entry(claim_id, v.value, v.ci, v.values, v.conditions)
                          if isinstance(v, Measurement) else {"measured": _jsonable(v), "ci": None})
                 for k, v in alternatives.items()}
         if real_data:
@@ -237,7 +295,7 @@ class Recorder:
             if not isinstance(m, Measurement):
                 m = Measurement(m)
             self.record(cid, m.value, ci=m.ci, n=m.n, note=m.note, alternatives=m.alternatives,
-                        real_data=m.real_data)
+                        real_data=m.real_data, values=m.values, conditions=m.conditions)
         return self.table().set_index("id").loc[list(measurements), ["reported", "measured", "ci", "verdict"]]
 
     def record_attack(self, name: str, result: Any, baseline: Any = None) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from .ledger import Claim, claim
-from .rules import decide, reading_verdict
+from .rules import condition_holds, decide, reading_verdict
 
 __all__ = ["COLUMNS", "claim_row", "claim_rows", "format_number"]
 
@@ -69,7 +69,44 @@ def _ci(r: Mapping[str, Any] | None) -> list[float] | None:
     return [float(ci[0]), float(ci[1])]
 
 
+def _accepted(cond: Mapping[str, Any]) -> str:
+    """A comparison's accepted values in words, to its interval's precision: ``below 0.340``, ``in [0.30, 0.36]``."""
+    lo, hi = cond.get("accepted") or [None, None]
+    ci = cond.get("ci")
+    ci = ci if ci and all(v is not None for v in ci) else None
+    if lo is None and hi is None:
+        return "any value"
+    if lo is None:
+        return f"below {format_number(float(hi), ci)}"
+    if hi is None:
+        return f"above {format_number(float(lo), ci)}"
+    return f"in [{format_number(float(lo), ci)}, {format_number(float(hi), ci)}]"
+
+
+def _fmt_condition(cond: Mapping[str, Any]) -> str:
+    """One comparison of a Monte Carlo holds claim: its mean, interval, the bar, and what the interval says."""
+    ci = cond.get("ci") or [None, None]
+    state = {True: "holds", False: "fails", None: "straddles"}[condition_holds(cond)]
+    if any(v is None for v in ci):
+        shown, state = format_number(cond.get("mean")), "undecided (one repetition)"
+    else:
+        d = _decimals(float(ci[1]) - float(ci[0]))
+        shown = f"{format_number(cond.get('mean'), ci)} [{float(ci[0]):.{d}f}, {float(ci[1]):.{d}f}]"
+    return f"{cond.get('label')}: {shown}, needs {_accepted(cond)}: {state}"
+
+
+def _deciding_condition(conditions: Sequence[Mapping[str, Any]]) -> Mapping[str, Any]:
+    """The comparison that decides: the first that fails, else the first undecided, else the first."""
+    states = [condition_holds(k) for k in conditions]
+    for want in (False, None):
+        if want in states:
+            return conditions[states.index(want)]
+    return conditions[0]
+
+
 def _fmt_ci(r: Mapping[str, Any] | None) -> str:
+    if (r or {}).get("conditions"):
+        return _fmt_condition(_deciding_condition(r["conditions"]))
     ci = _ci(r)
     if ci is None:
         return ""
@@ -80,8 +117,13 @@ def _fmt_ci(r: Mapping[str, Any] | None) -> str:
 def _readings(c: Claim, r: Mapping[str, Any] | None) -> str:
     """The verdict under each alternative reading (with its interval), and why a stand-in or an illustration cannot decide."""
     parts = []
+    if (r or {}).get("conditions"):
+        parts.append("decided on the interval over the repetitions of each comparison: "
+                     + "; ".join(_fmt_condition(k) for k in r["conditions"]))
     for label, a in ((r or {}).get("alternatives") or {}).items():
         ci = f" {_fmt_ci(a)}" if _fmt_ci(a) else ""
+        if a.get("conditions"):
+            ci = f" on the means; {ci.strip()}"
         parts.append(f"{label}: {_fmt_measured(a)}{ci} ({reading_verdict(c, a)})")
     if c.stand_in and not (r or {}).get("real_data"):
         parts.append(f"stand-in: {c.stand_in}")

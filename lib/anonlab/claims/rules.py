@@ -2,31 +2,10 @@
 
 Verdicts
 --------
-``reproduced``
-    the measured value satisfies the claim's comparison within tolerance;
-``not reproduced``
-    it does not (or the measurement is undefined, NaN), under every reading
-    of the paper the ledger lists;
-``depends on an unstated choice``
-    the paper leaves a choice open (the ledger's ``choices``: an attribute
-    set, a tie-break, a scale, a reading of a sentence) and the claim holds
-    under one reasonable alternative and fails under another; the record
-    keeps the measurement under each alternative;
-``inconclusive``
-    the evidence cannot decide: the measurement misses the tolerance while
-    its interval reaches into it (the tolerance already allows for noise;
-    such a run cannot be called a failure), or some readings are decided
-    and others are not;
-``illustrated, not tested``
-    the measurement is shown but is not evidence either way: the claim is
-    about data the book can only stand in for (the ledger's ``stand_in``
-    says with what, and what would decide it), or its test cannot fail on
-    plausible inputs (the ledger's ``illustration`` says why: it holds by
-    construction, or asks only that some case exists);
-``not run``
-    no notebook has recorded the claim (yet, or with these parameters);
-``data unavailable``
-    not run because the data it needs cannot be had here.
+The seven categories (:data:`VERDICTS`) are defined once, in
+:data:`DEFINITIONS`; every page that defines them (the front page, the
+verdicts page) shows :func:`definitions_markdown`, and the front page's
+reasons for an undecided claim are :data:`REASONS`.
 
 The rulebook (:data:`RULEBOOK`, shown on the verdicts page and enforced by
 the recorder and ``tests/test_claims.py``) says how the categories are
@@ -49,9 +28,40 @@ from .ledger import Claim, ClaimError
 
 __all__ = ["VERDICTS", "SHORT_VERDICT", "verdict", "decide", "reading_verdict", "reading_verdicts",
            "accepted_interval", "phrase", "join_words", "ILLUSTRATED", "RULEBOOK", "BASELINE_RULE",
-           "rulebook_markdown", "verdict_slug"]
+           "rulebook_markdown", "verdict_slug", "condition_holds", "conditions_hold", "DEFINITIONS", "REASONS",
+           "definitions_markdown"]
 
 ILLUSTRATED = "illustrated, not tested"
+
+#: What each verdict means: the one definition, shown by every page that defines the categories.
+DEFINITIONS = {
+    "reproduced": "the measured value satisfies the claim's comparison within its tolerance; a Monte Carlo *holds* "
+                  "claim, when every comparison's interval over the repetitions lies on the side the claim states",
+    "not reproduced": "it does not, or the measurement is undefined, under every reading of the paper the ledger "
+                      "lists; the chapter says why as far as the evidence goes",
+    "depends on an unstated choice": "the paper leaves a choice open (the ledger quotes the passage) and the claim "
+                                     "holds under one reasonable reading and fails under another; the record keeps "
+                                     "the measurement under each",
+    "inconclusive": "the evidence cannot decide: the measurement misses the accepted values while its interval "
+                    "reaches into them (the tolerance already allows for noise, so such a run is not a failure), a "
+                    "Monte Carlo *holds* claim's interval over the repetitions straddles its bar, or some readings "
+                    "decide and others cannot",
+    ILLUSTRATED: "the measurement is shown but is not evidence either way: the book can only stand in for the "
+                 "paper's data (the ledger says with what, and what would decide it), or the claim's test cannot "
+                 "fail on plausible inputs or checks only a proxy for what the paper compares (the ledger says why)",
+    "not run": "no chapter has measured it (yet, or with these parameters)",
+    "data unavailable": "not run because the data it needs cannot be had here",
+}
+
+#: Why a claim of each undecided category is undecided, in a few words (the front page's findings).
+REASONS = {
+    "depends on an unstated choice": "a choice the paper leaves open",
+    "inconclusive": "evidence that cannot decide: a miss whose interval reaches the accepted values, or an interval "
+                    "that straddles its bar",
+    ILLUSTRATED: "stand-in data, a test that cannot fail, or a proxy test",
+    "not run": "runs not made",
+    "data unavailable": "data the book cannot fetch",
+}
 
 VERDICTS = ("reproduced", "not reproduced", "depends on an unstated choice", "inconclusive", ILLUSTRATED,
             "not run", "data unavailable")
@@ -92,14 +102,19 @@ RULEBOOK = (
      "the same reading, and choices that combine are measured in combination."),
     ("Every Monte Carlo measurement carries its interval, under every reading.",
      "A measurement from random draws (`monte_carlo` in the ledger) is recorded with its interval; a miss "
-     "whose interval reaches the accepted values is *inconclusive*, not a failure."),
+     "whose interval reaches the accepted values is *inconclusive*, not a failure. A Monte Carlo *holds* claim "
+     "that compares means over repetitions with a bar is decided on each mean's Student-t interval over the "
+     "repetitions, whose values the record keeps: it holds when every interval lies on the side the claim states, "
+     "fails when one lies wholly on the other side, and is *inconclusive* when one straddles its bar. Every reading "
+     "runs as many repetitions as the default."),
     ("A measured claim is never *not run*.",
      "Claims that share a measurement are each scored on it; *not run* means that no run of the chapter "
      "measured the quantity."),
     ("Every tolerance has a reason, and a test that cannot fail is an illustration.",
-     "The ledger says in one line why each tolerance is what it is (`tolerance_why`); a claim whose test "
-     "cannot fail on plausible inputs, or which is measured only on stand-in data, is "
-     "*illustrated, not tested*."),
+     "The ledger says in one line why each tolerance is what it is (`tolerance_why`), set from the paper's words "
+     "before measuring; a claim whose test cannot fail on plausible inputs, which checks only a proxy for what the "
+     "paper compares (another paper's numbers the book does not have), or which is measured only on stand-in "
+     "data, is *illustrated, not tested* (the ledger's `illustration` or `stand_in` says why)."),
     ("One baseline rule on the yardstick.", BASELINE_RULE),
     ("The published run's verdicts are pinned.",
      "The default run's verdicts of every chapter are pinned in `tests/verdicts/default/` beside the quick "
@@ -111,6 +126,16 @@ def verdict_slug(v: str) -> str:
     import re
 
     return re.sub(r"[^a-z0-9]+", "-", v.lower()).strip("-")
+
+
+def definitions_markdown() -> str:
+    """The verdict categories with their one definition (:data:`DEFINITIONS`), as a Markdown list.
+
+    >>> definitions_markdown().splitlines()[0].startswith("- **reproduced**: the measured value")
+    True
+    """
+    return "\n".join(f"- **{v}**: {DEFINITIONS[v]};" if i < len(VERDICTS) - 1 else f"- **{v}**: {DEFINITIONS[v]}."
+                     for i, v in enumerate(VERDICTS)) + "\n"
 
 
 def rulebook_markdown() -> str:
@@ -214,13 +239,60 @@ def _readings_verdict(c: Claim, record: Mapping[str, Any]) -> str:
     return base
 
 
+def condition_holds(cond: Mapping[str, Any]) -> bool | None:
+    """One recorded comparison of a Monte Carlo *holds* claim, decided on its interval over the repetitions.
+
+    ``True`` when the interval (``ci``, Student t over the repetitions' values)
+    lies within the accepted values (``accepted``: ``[low, high]``, ``None``
+    for an open end), ``False`` when it lies wholly outside them, ``None``
+    (undecided) when it straddles an end or is undefined (one repetition).
+
+    >>> condition_holds({"ci": [0.38, 0.40], "accepted": [None, 0.41]})
+    True
+    >>> condition_holds({"ci": [0.40, 0.42], "accepted": [None, 0.41]}) is None
+    True
+    """
+    ci = cond.get("ci") or [None, None]
+    if len(ci) != 2 or any(v is None or math.isnan(float(v)) for v in ci):
+        return None
+    lo, hi = float(ci[0]), float(ci[1])
+    a_lo, a_hi = cond.get("accepted") or [None, None]
+    a_lo = -math.inf if a_lo is None else float(a_lo)
+    a_hi = math.inf if a_hi is None else float(a_hi)
+    if a_lo <= lo and hi <= a_hi:
+        return True
+    if hi < a_lo or lo > a_hi:
+        return False
+    return None
+
+
+def conditions_hold(conditions: list[Mapping[str, Any]]) -> bool | None:
+    """A Monte Carlo *holds* claim's statement over its comparisons (:func:`condition_holds`).
+
+    It fails when any comparison fails, holds when every one holds, and is
+    undecided (``None``) otherwise.
+    """
+    states = [condition_holds(k) for k in conditions]
+    if any(s is False for s in states):
+        return False
+    return True if states and all(states) else None
+
+
 def reading_verdict(c: Claim, reading: Mapping[str, Any]) -> str:
     """The verdict of one measurement (the default reading or an alternative), with the interval rule.
 
-    A miss whose interval reaches into the accepted values is inconclusive.
+    A miss whose interval reaches into the accepted values is inconclusive. A
+    Monte Carlo *holds* claim recorded with its comparisons (``conditions``)
+    is decided on their intervals (:func:`conditions_hold`): undecided is
+    inconclusive, whatever the means say.
     """
     if reading.get("is_nan"):
         return "not reproduced"
+    if c.compare == "holds" and reading.get("conditions") and reading.get("measured") is not None:
+        holds = conditions_hold(reading["conditions"])
+        if holds is None:
+            return "inconclusive"
+        return "reproduced" if holds == bool(c.reported) else "not reproduced"
     base = verdict(c, reading.get("measured"))
     ci = reading.get("ci")
     accepted = accepted_interval(c)
@@ -280,7 +352,7 @@ def phrase(c: Claim, record: Mapping[str, Any] | None) -> str:
     v = decide(c, record)
     alts = (record or {}).get("alternatives") or {}
     if v == ILLUSTRATED:
-        why = "on stand-in data" if c.stand_in and not (record or {}).get("real_data") else "a test that cannot fail"
+        why = "on stand-in data" if c.stand_in and not (record or {}).get("real_data") else "a test that cannot decide it"
         shown = _readings_verdict(c, record or {})
         agree = {"reproduced": "agrees with the paper", "not reproduced": "does not agree with the paper"}
         return f"{v} ({why}; the measurement {agree.get(shown, 'does not settle it either way')})"
