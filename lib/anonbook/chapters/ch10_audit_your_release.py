@@ -181,6 +181,7 @@ def release_table(res: AuditResult) -> pd.DataFrame:
     t = t[t["attack"] != BASELINE]
     out = t[["attack", "secret", "precision", "precision_low", "precision_high", "coverage", "baseline_precision",
              "pi", "pi_low", "pi_high"]].copy()
+    out[["coverage", "baseline_precision"]] = out[["coverage", "baseline_precision"]].astype(float).round(3)
     out["stands"] = [_where(r) for r in t.to_dict("records")]
     return out.rename(columns={"baseline_precision": "baseline precision"}).reset_index(drop=True)
 
