@@ -6,7 +6,8 @@ or, with none given, on the book's Adult split and its three default releases
 chapters 5 and 9 to a release the reader names, and says in words what an attacker learns beyond what the
 non-members already tell (:func:`summary_sentences`, chosen from the numbers by
 :mod:`anonbook.chapters.sentences`). ``python -m anonlab audit --html DIR`` runs this chapter
-(:func:`anonbook.auditing.run_audit_page`).
+(:mod:`anonbook.cli`), and reads the same audit back from the run's result cache for its JSON report
+(:func:`cached_audits`).
 """
 
 from __future__ import annotations
