@@ -258,3 +258,42 @@ def test_the_command_line_writes_the_report_and_says_where(tmp_path: Path, capsy
     assert rows[("nearest release row", "s")]["precision"] == 0.75  # 15 of 20, as worked out above
     assert main(args[:-4] + ["--secret", "salary", "--json", str(out)]) == 2
     assert "secret 'salary' is not a column of members.csv" in capsys.readouterr().err
+
+
+@pytest.mark.notebook
+@pytest.mark.slow
+def test_the_command_line_with_html_runs_the_chapter_and_writes_its_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                        capsys: pytest.CaptureFixture) -> None:
+    """``audit --html DIR`` runs chapter 10 through the runner on the files, in a throw-away copy of the project,
+    and writes the page (with the verdict in words) and the report (the protocol's numbers) into DIR."""
+    import json
+    import shutil
+
+    from anonbook.cli import main
+
+    root = Path(__file__).resolve().parents[1]
+    project = tmp_path / "project"
+    for rel in ("notebooks/10_audit_your_release.ipynb", "data/claims.yaml", "data/manifest.yaml", "_config.yml",
+                "_toc.yml", "book/references.bib"):
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(root / rel, project / rel)
+    shutil.copytree(root / "book" / "_static", project / "book" / "_static")
+    monkeypatch.setenv("ANONLAB_ROOT", str(project))
+    monkeypatch.setenv("ANONLAB_RESULTS_DIR", str(tmp_path / "results"))
+    monkeypatch.delenv("ANONLAB_OUTPUT_DIR", raising=False)
+    p = write(tmp_path, members=hand_members(), release=hand_release(), non_members=hand_non_members())
+    out = tmp_path / "page"
+    args = ["audit", "--members", str(p["members"]), "--release", str(p["release"]), "--non-members",
+            str(p["non_members"]), "--secret", "s", "--known", "job,age", "--targets", "20", "--html", str(out)]
+    assert main(args) == 0
+    said = capsys.readouterr().out
+    page = out / "10_audit_your_release.html"
+    assert f"page: {page}" in said and f"report: {out / 'report.json'}" in said
+    text = page.read_text(encoding="utf-8")
+    assert "release.csv" in text and "beyond what the non-members already tell" in text
+    rows = {(r["attack"], r["secret"]): r for r in json.loads((out / "report.json").read_text())["releases"]
+            ["release.csv"]["attacks"]}
+    assert rows[("nearest release row", "s")]["precision"] == 0.75  # 15 of 20, as worked out above
+    # a bad input fails before any kernel starts, with the audit's message
+    assert main(args[:-2] + ["--secret", "salary", "--html", str(out)]) == 2
+    assert "secret 'salary' is not a column of members.csv" in capsys.readouterr().err

@@ -58,3 +58,15 @@ def test_the_claims_figure_scales_to_the_column() -> None:
 def test_the_yardstick_row_names_the_chapter_by_its_title(tmp_path: Path) -> None:
     out = verdicts.write_yardstick_summary(tmp_path, ["09_one_yardstick"], tmp_path, title="One yardstick")
     assert ">One yardstick</a>" in out and "09_<wbr>one" not in out
+
+
+def test_the_yardstick_row_counts_the_chapters_chapter_9_reads() -> None:
+    from anonbook.book import yardstick_chapters
+    from anonbook.chapters import get
+
+    names = ["01_syntactic_anonymity", "05_nonmember_framework", "09_one_yardstick", "10_audit_your_release"]
+    got = yardstick_chapters(names)
+    assert got == [n for n in names if n in get("09_one_yardstick").after or n == "09_one_yardstick"]
+    assert "10_audit_your_release" not in got and "05_nonmember_framework" in got
+    assert yardstick_chapters(["01_syntactic_anonymity", "10_audit_your_release"]) == ["01_syntactic_anonymity",
+                                                                                     "10_audit_your_release"]

@@ -47,6 +47,8 @@ REQUIRED = {
                                  "realistic_precision"},
     "08_passive_active": {"active_bar", "p_defeats", "p_learns", "p_protects", "p_pointless",
                           "p_contrast", "p_gap", "p_passive_private"},
+    "10_audit_your_release": {"summary_1", "summary_2", "summary_3", "singling_1", "membership_1",
+                              "membership_2", "membership_3"},
 }
 DRAWS = int(os.environ.get("ANONLAB_RANDOM_DRAWS", "2"))
 #: Chapters whose quick run takes most of a minute: one draw each, and only with ``ANONLAB_RANDOM_ALL=1``

@@ -208,13 +208,16 @@ def test_each_deck_shows_its_claims_verdicts_as_recorded(tmp_path: Path) -> None
         assert decided == sorted(decided, reverse=True), f"{c}: decided claims first"
         for cell in slides.deck_notebook(c)["cells"]:
             assert slides.slide_problems(cell["source"]) == [], (c, cell["id"])
-        if not recorded:  # the synthesis chapter records no claim of its own: where the attacks stand
+        if not recorded and chapters.get(c).after:  # the synthesis chapter: where the attacks it reads stand
             from anonbook.verdicts.yardstick import POSITIONS, yardstick_counts, yardstick_table
 
-            counts = yardstick_counts(yardstick_table([x for x in toc_notebooks() if x != c
-                                                       and (paths.book_dir() / f"{x}.attacks.pkl").exists()]))
+            counts = yardstick_counts(yardstick_table([x for x in chapters.get(c).after
+                                                       if (paths.book_dir() / f"{x}.attacks.pkl").exists()]))
             assert "records no claim of its own" in page  # the same counts as the front page's yardstick row
             assert [int(n) for n in re.findall(r"</td><td>(\d+)</td></tr>", page)] == [counts[p] for p in POSITIONS]
+        elif not recorded:  # the audit chapter: its own attacks on the yardstick, as the yardstick slide lists them
+            assert "records no claim of its own: it audits a release" in page
+            assert "PI [95 % interval]" in page
 
 
 @pytest.mark.skipif(find_browser() is None, reason="no Chromium")

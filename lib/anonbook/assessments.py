@@ -134,7 +134,9 @@ def project_brief(rubric: tuple[Criterion, ...] = RUBRIC) -> str:
         f"{PROJECT_WEEK}. The release is one a chapter makes, under a parameter, data set or attacker the "
         "chapter does not run; the audit measures an attack's precision and coverage and its precision "
         "improvement over a non-member baseline (week 2), with the book's library and a seeded run anyone "
-        "can repeat, and gives a verdict by the book's rules.\n\n"
+        "can repeat, and gives a verdict by the book's rules. A release you made yourself (a synthetic "
+        "copy, a generalized extract) can be audited by every attack of the book at once: `python -m anonlab "
+        "audit --members M.csv --release R.csv --non-members N.csv --secret S --html DIR` (chapter 10).\n\n"
         "## Rubric\n\n| criterion | what it asks | points |\n|---|---|---|\n"
         f"{rows}\n| total | | {rubric_points(rubric)} |\n")
 

@@ -57,6 +57,18 @@ def chapter_title(name: str) -> str:
     return name
 
 
+def yardstick_chapters(names: list[str], page: str = "09_one_yardstick") -> list[str]:
+    """The chapters whose attacks the front page's yardstick row counts: those the yardstick chapter reads (its
+    declared ``after``) and the chapter itself, so the row and chapter 9 count the same attacks (chapter 10's
+    audit of a release is not one of them); all of ``names`` when the book has no such chapter."""
+    from anonbook.chapters import get, has_chapter
+
+    if page not in names or not has_chapter(page):
+        return list(names)
+    read = set(get(page).after)
+    return [n for n in names if n in read or n == page]
+
+
 def generate_pages(results_dir: Path | None = None, edition: str = "instructor") -> None:
     """Write the pages made at build time under ``book/_generated``.
 
@@ -74,7 +86,8 @@ def generate_pages(results_dir: Path | None = None, edition: str = "instructor")
     names = toc_notebooks()
     chapters = {name: chapter_title(name) for name in names}
     verdicts.write_verdict_pages(generated_dir(), results_dir, chapters)
-    verdicts.write_yardstick_summary(generated_dir(), names, results_dir, title=chapters.get("09_one_yardstick"))
+    verdicts.write_yardstick_summary(generated_dir(), yardstick_chapters(names), results_dir,
+                                     title=chapters.get("09_one_yardstick"))
     write_course_pages(names, edition)
     from anonbook.assessments import write_assessment_pages  # the midterm and the project brief (issue 36)
 

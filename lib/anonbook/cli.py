@@ -12,12 +12,19 @@ Build the whole book (every chapter, then the instructor edition's HTML under
 ``_build/html`` and the student edition's under ``_build/student/html``)::
 
     python -m anonlab book
+
+Audit your own release with every attack of the book, against the non-member baseline (``--html DIR`` runs
+chapter 10 on the files and writes its page there; without it, the tables are printed and a JSON report
+written)::
+
+    python -m anonlab audit --members M.csv --release R.csv --non-members N.csv --secret S --html DIR
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 
@@ -63,6 +70,44 @@ def _warn_other_checkout() -> None:
         print(f"[anonlab] note: you are in the checkout {other}, but this run reads and writes "
               f"{paths.project_root()} (where the library is imported from); to run the other one, "
               f"set ANONLAB_ROOT={other} and PYTHONPATH={other / 'lib'}", file=sys.stderr)
+
+
+def _audit_page(args: argparse.Namespace, known: list[str] | None) -> tuple[Path, Path]:
+    """``audit --html DIR``: chapter 10 run by the chapter runner on the given inputs (papermill, as ``run``
+    does), its page rendered on its own and copied into DIR, and the JSON report of the same audit (read back
+    from the run's result cache, not computed twice). Returns (page, report)."""
+    import shutil
+
+    from anonbook.auditing import DEFAULTS, write_report
+    from anonbook.chapters import ch10_audit_your_release as ch10, kit
+    from anonbook.rerun import render_page, run_chapter
+
+    given = [args.members, args.release, args.non_members]
+    if any(given) and not all(given):
+        raise ValueError("give --members, --release and --non-members together (or none, for the defaults)")
+    if all(given) and not args.secret:
+        raise ValueError("name the secret column(s) with --secret")
+    params: dict[str, Any] = {"n_targets": args.targets, "seed": args.seed}
+    for name, value in zip(ch10.FILES, given):
+        if value:
+            params[name] = str(Path(value).resolve())
+    if args.secret and list(args.secret) != list(DEFAULTS["secrets"]):
+        params["secrets"] = list(args.secret)
+    if known:
+        params["known"] = list(known)
+    params = {k: v for k, v in params.items() if v != ch10.CHAPTER.parameters.defaults().get(k)}
+    from anonlab.audit import check_inputs
+
+    if all(given):  # bad input fails here, with the audit's one message, before a kernel starts
+        check_inputs(*(params[k] for k in ch10.FILES), list(args.secret), known)
+    notebook = run_chapter(ch10.NAME, params)
+    out = Path(args.html)
+    rendered = render_page(notebook)
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(rendered.parent, out, dirs_exist_ok=True)
+    run = kit.ChapterRun(ch10.CHAPTER, ch10.CHAPTER.parameters.validate(params))
+    report = write_report(ch10.cached_audits(run), args.json or out / "report.json")
+    return out / rendered.name, report
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -132,7 +177,11 @@ def build_parser() -> argparse.ArgumentParser:
     aud.add_argument("--known", default=None, help="comma-separated columns the attacker knows (default: all others)")
     aud.add_argument("--targets", type=_positive_int, default=1000, help="members attacked (default 1000)")
     aud.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
-    aud.add_argument("--json", default=None, help="where to write the report (default: book/runs/audit/report.json)")
+    aud.add_argument("--json", default=None, help="where to write the report (default: book/runs/audit/report.json, "
+                                                 "with --html DIR/report.json)")
+    aud.add_argument("--html", default=None, metavar="DIR",
+                     help="run chapter 10 (10_audit_your_release) on these inputs through papermill, as `run` does, "
+                          "and write its page into DIR")
 
     params = sub.add_parser("parameters", help="check (or --write) each notebook's parameters cell against "
                                                "its chapter's declaration")
@@ -186,6 +235,11 @@ def main(argv: list[str] | None = None) -> int:
             from anonbook.auditing import run_audit, write_report
 
             known = [c.strip() for c in args.known.split(",") if c.strip()] if args.known else None
+            if args.html:
+                page, report = _audit_page(args, known)
+                print(f"page: {page}")
+                print(f"report: {report}")
+                return 0
             results = run_audit(args.members, args.release, args.non_members, args.secret, known,
                                 n_targets=args.targets, seed=args.seed,
                                 progress=lambda line: print(f"[audit] {line}", file=sys.stderr))

@@ -161,7 +161,11 @@ def render_page(notebook: Path, out: Path | None = None) -> Path:
     if target.exists():
         shutil.rmtree(target)
     shutil.copytree(page.parent, target)
-    (target / "index.html").replace(target / f"{notebook.stem}.html")
+    index, named = target / "index.html", target / f"{notebook.stem}.html"
+    if named.exists() and 'http-equiv="Refresh"' in index.read_text(encoding="utf-8", errors="replace"):
+        index.unlink()  # Jupyter Book wrote the page under its own name and index.html only redirects to it
+    else:
+        index.replace(named)
     shutil.rmtree(work, ignore_errors=True)
     print(f"[anonlab] rendered {notebook.stem} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     return target / f"{notebook.stem}.html"

@@ -321,6 +321,16 @@ def _placed_html(chapter: str, book: Path) -> str:
             '\n\n<p class="small">The chapter says what each position means and which baseline each attack has.</p>')
 
 
+def _own_attacks_html(chapter: str, book: Path) -> str:
+    """The verdict of a chapter with no claim of its own that runs its own attacks (chapter 10's audit): where
+    they stand on the yardstick (:func:`yardstick_slide`), or that it recorded none."""
+    ys = yardstick_slide(chapter, book)
+    if ys is None:
+        return "This chapter records no claim of its own, and this run recorded no attack."
+    return ("This chapter records no claim of its own: it audits a release with the book's attacks, each against "
+            "the baseline on the same targets.\n\n" + ys.removeprefix("## On the yardstick\n\n"))
+
+
 #: The most attacks a yardstick slide lists (the rest are counted under the table), so the slide fits.
 MAX_YARDSTICK_ROWS = 6
 
@@ -421,8 +431,13 @@ def deck_notebook(chapter: str, book_dir: Path | None = None) -> dict[str, Any]:
                              f'alt="{html.escape(cap, quote=True)}">\n\n<p class="caption">{html.escape(first)}</p>'))
     verdicts = recorded_verdicts(chapter, book)
     counts = {v: sum(1 for x in verdicts.values() if x == v) for v in VERDICTS}
-    slides.append(_slide("## The verdict\n\n" + (_verdict_html(deck_verdicts(chapter, book), counts) if verdicts
-                                                 else _placed_html(chapter, book))))
+    if verdicts:
+        verdict = _verdict_html(deck_verdicts(chapter, book), counts)
+    elif ch.after:  # the synthesis chapter: where the other chapters' attacks stand
+        verdict = _placed_html(chapter, book)
+    else:  # a chapter with no claim that runs attacks of its own (the audit): where they stand
+        verdict = _own_attacks_html(chapter, book)
+    slides.append(_slide("## The verdict\n\n" + verdict))
     ys = yardstick_slide(chapter, book) if verdicts else None
     if ys is not None:
         slides.append(_slide(ys))

@@ -78,18 +78,42 @@ def gower_nearest(release: pd.DataFrame, targets: pd.DataFrame, columns: Sequenc
     index = np.empty(len(targets), dtype=np.int64)
     dist = np.empty(len(targets))
     step = max(1, _BLOCK // len(release))
+    # categorical columns: the mismatches are (columns) − (matches), the matches one product of indicator
+    # matrices (a code per column and value); exact, as the counts are small integers
+    r_hot = _indicators(rc)
+    has_nan = [bool(np.isnan(rn[:, j]).any() or np.isnan(tn[:, j]).any()) for j in range(rn.shape[1])]
     for lo in range(0, len(targets), step):
         hi = min(lo + step, len(targets))
-        d = np.zeros((hi - lo, len(release)))
+        if rc.shape[1]:
+            d = rc.shape[1] - _indicators(tc[lo:hi], like=rc) @ r_hot.T
+        else:
+            d = np.zeros((hi - lo, len(release)))
+        buf = np.empty_like(d)
         for j in range(rn.shape[1]):
-            diff = np.abs(tn[lo:hi, j, None] - rn[None, :, j]) / spans[j]  # equal gaps, equal distances
-            nan_t, nan_r = np.isnan(tn[lo:hi, j, None]), np.isnan(rn[None, :, j])
-            d += np.where(nan_t | nan_r, np.where(nan_t & nan_r, 0.0, 1.0), diff)
-        for j in range(rc.shape[1]):
-            d += tc[lo:hi, j, None] != rc[None, :, j]
+            np.subtract(tn[lo:hi, j, None], rn[None, :, j], out=buf)
+            np.abs(buf, out=buf)
+            buf /= spans[j]  # equal gaps, equal distances
+            if has_nan[j]:
+                nan_t, nan_r = np.isnan(tn[lo:hi, j, None]), np.isnan(rn[None, :, j])
+                buf = np.where(nan_t | nan_r, np.where(nan_t & nan_r, 0.0, 1.0), buf)
+            d += buf
         index[lo:hi] = d.argmin(axis=1)
         dist[lo:hi] = d[np.arange(hi - lo), index[lo:hi]] / p
     return index, dist
+
+
+def _indicators(codes: np.ndarray, like: np.ndarray | None = None) -> np.ndarray:
+    """One indicator column per (column, value) of integer ``codes`` (rows × columns), as floats: the product
+    of two such matrices counts the columns on which two rows agree. ``like`` gives the codes whose values
+    set the width (the release's), so that both matrices share their columns; a value beyond them matches
+    nothing."""
+    ref = codes if like is None else like
+    width = np.concatenate([[0], np.cumsum(ref.max(axis=0, initial=-1) + 1)]) if ref.size else np.zeros(1, int)
+    out = np.zeros((len(codes), int(width[-1])))
+    for j in range(codes.shape[1]):
+        ok = codes[:, j] < width[j + 1] - width[j]
+        out[np.nonzero(ok)[0], width[j] + codes[ok, j]] = 1.0
+    return out
 
 
 def _judge(secret: str, kinds: Mapping[str, str], settings: ModelSettings, value_range: float | None,
