@@ -986,6 +986,31 @@ def test_full_differential_search_equals_the_plain_search(name: str) -> None:
     assert skipped > 0
 
 
+def test_full_cloning_attack_counts_certain_zeros_without_changing_the_outcome() -> None:
+    """With the oracle, the cloning queries whose set is certain to hold at most the victim are counted, not sent:
+    outcome and query count equal the attack that sends every query (CREDIT's real records, 9 known attributes).
+    """
+    ds = dd.credit()
+    rng = np.random.default_rng(4)
+    attrs = sorted(rng.choice(ds.attributes, size=9, replace=False).tolist(), key=ds.attributes.index)
+    oracle = atk.UniquenessOracle(ds.data[attrs])
+    domains = ds.domains()
+    unsent = 0
+    for i in rng.choice(len(ds.data), size=5, replace=False).tolist():
+        rec = {c: ds.data[c].iat[i] for c in attrs}
+        fast = DiffixProxy(ds.data, table="t", salt=3, keep_log=True)
+        plain = DiffixProxy(ds.data, table="t", salt=3, keep_log=True)
+        got = atk.full_cloning_attack(fast, rec, attrs, ds.secret, domains, seed=i, oracle=oracle)
+        want = atk.full_cloning_attack(plain, rec, attrs, ds.secret, domains, seed=i)
+        assert (got.guess, got.a_prime, got.u, got.n_subsets, got.n_queries) == \
+            (want.guess, want.a_prime, want.u, want.n_subsets, want.n_queries)
+        assert fast.n_queries() == plain.n_queries() == len(plain.log()) == want.n_queries
+        unsent += fast.n_queries() - len(fast.log())
+    assert unsent > 0  # else the test could not tell the paths apart
+    with pytest.raises(ValueError, match="without bucket suppression"):
+        DiffixProxy(ds.data, table="t", bucket_suppression=False).count_certain_zeros(1)
+
+
 def test_no_pair_survives_by_hand() -> None:
     """The victim (row 0) is unique on {a, b}; dropping a leaves rows 0-2 (two others), dropping b rows 0, 3."""
     data = pd.DataFrame({"a": [1, 2, 3, 1, 9], "b": [5, 5, 5, 6, 7]})
