@@ -456,11 +456,8 @@ def _full_differential_steps(table: str, record: Mapping[str, Any], a_star: Sequ
     check_block = getattr(unique, "check_block", None)
     stop = False
     for block in _subset_blocks(len(items), g, per_size_limit=per_size_limit):
-        if isinstance(block, np.ndarray) and check_block is not None:  # a whole size at once: the oracle on arrays
-            uniq, none_survive = check_block(block)
-            if not skip_certain_zeros:
-                none_survive[:] = False
-            candidates = zip(block.tolist(), uniq.tolist(), none_survive.tolist())
+        if isinstance(block, np.ndarray) and check_block is not None:  # the oracle on arrays, a chunk at a time
+            candidates = _checked_chunks(block, check_block, skip_certain_zeros)
         else:  # a sampled size: subset by subset, as they are drawn
             candidates = ((c, None, None) for c in block)
         for combo, is_unique, no_pair in candidates:
@@ -503,6 +500,20 @@ def _full_differential_steps(table: str, record: Mapping[str, Any], a_star: Sequ
         else:  # the search ended (subsets or max_checked exhausted) before reaching the bound
             out[b] = FullDifferentialOutcome(None, (), checked, attacked, queries, 0)
     return out
+
+
+def _checked_chunks(block: np.ndarray, check_block: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
+                    skip_certain_zeros: bool, chunk: int = 64) -> Iterator[tuple[list[int], bool, bool]]:
+    """``(subset, unique, no pair survives)`` for the rows of an enumerated size, checked ``chunk`` rows at a time.
+
+    A search usually stops early in a size: the chunks after it are never checked.
+    """
+    for lo in range(0, len(block), chunk):
+        rows = block[lo:lo + chunk]
+        uniq, none_survive = check_block(rows)
+        if not skip_certain_zeros:
+            none_survive[:] = False
+        yield from zip(rows.tolist(), uniq.tolist(), none_survive.tolist())
 
 
 def shared_query_sets(sets: pd.DataFrame, k: int) -> dict[str, int]:
