@@ -90,9 +90,14 @@ def test_measure_datasets() -> None:
     m = diff.measure_datasets(adult, None)
     assert m["gadotti.s4.datasets.adult_records"].value == 30162
     assert "gadotti.s4.datasets.census_records" not in m
-    assert m["gadotti.s4.datasets.credit_records"].value is None
+    assert m["gadotti.s4.datasets.credit_records"].value is None  # CREDIT not loaded by this run
     census = SimpleNamespace(n_records=199523, n_attributes=42)
     assert diff.measure_datasets(adult, census)["gadotti.s4.datasets.census_records"].value == 199523
+    credit = SimpleNamespace(n_records=690, n_attributes=16)
+    got = diff.measure_datasets(adult, None, credit)["gadotti.s4.datasets.credit_records"]
+    assert got.value == 690 and "16 attributes" in got.note
+    assert claims.decide(claims.claim("gadotti.s4.datasets.credit_records"), {"measured": got.value}) == "reproduced"
+    assert claims.decide(claims.claim("gadotti.s4.datasets.credit_records"), {"measured": 689}) == "not reproduced"
 
 
 def _supp(observed_at_4: float) -> pd.DataFrame:
@@ -240,7 +245,7 @@ def test_measure_table1_scores_every_claim_on_the_shared_measurement() -> None:
     assert "attackable 0.250" in m["gadotti.abstract.cloning_share"].note
     assert "german" not in m["gadotti.abstract.cloning_acc_range"].note
     assert "every subset" in m["gadotti.s3.cloning.acc_delta10"].note
-    assert m["gadotti.fig4.credit_k6_correct"].value is None
+    assert "gadotti.fig4.credit_k6_correct" not in m  # CREDIT's claims are measure_credit's
     # each claim judged against its own value: 0.75 fails "at least 93.3%", 1.0 passes "at least 93%"
     assert claims.verdict(claims.claim("gadotti.s3.cloning.acc_delta10"), 0.75) == "not reproduced"
     assert claims.verdict(claims.claim("gadotti.abstract.cloning_share"), 1.0) == "reproduced"
@@ -270,6 +275,52 @@ def test_measure_fig4() -> None:
     assert m.value is True and "german 0.500" in m.note
     bad = clo.fig4_table([("adult", 10, cloning_res([0, 1], [0, 1], [True, False]))])  # gap 0.5
     assert clo.measure_fig4(bad)["gadotti.fig4.validation_effective"].value is False
+
+
+def test_measure_credit_reads_each_claim_at_its_k_star() -> None:
+    k6 = cloning_res([0, 1, 0, 1], [0, 0, 0, 0], [True, True, True, False])  # attackable 0.75, 2 of 4 right
+    k15 = cloning_res([0, 1], [0, 1], [True, True])
+    fig4 = clo.fig4_table([("credit", 6, k6), ("credit", 15, k15), ("adult", 6, k15)])
+    m = clo.measure_credit(fig4)
+    att = m["gadotti.fig4.credit_k6_attackable"]
+    assert att.value == 0.75 and att.n == 4 and att.ci[0] < 0.75 < att.ci[1]
+    assert m["gadotti.fig4.credit_k6_correct"].value == 0.5
+    assert m["gadotti.s4.credit_k15_accuracy_all"].value == 1.0 and "k* = 15, 2 of its 690" in \
+        m["gadotti.s4.credit_k15_accuracy_all"].note
+    only6 = clo.measure_credit(clo.fig4_table([("credit", 6, k6)]))
+    assert only6["gadotti.s4.credit_k15_accuracy_all"].value is None
+    assert claims.decide(claims.claim("gadotti.s4.credit_k15_accuracy_all"), {"measured": None}) == "not run"
+
+
+def test_credit_claims_are_measured_at_the_quick_preset() -> None:
+    """The five CREDIT claims, run as the quick preset runs them on the real 690 records, get a verdict."""
+    q6a, q6b = diff.CHAPTER.quick_parameters(), clo.CHAPTER.quick_parameters()
+    credit = dd.credit()
+    settings = {"salt": q6a["salt"], "rounding": True, "bucket_suppression": True}
+    measured = dict(diff.measure_datasets(SimpleNamespace(n_records=1, n_attributes=1), None, credit))
+    fig3 = {("credit", k): (harness.run_differential_experiment(
+        credit, atk_proxy(credit, settings), n_users=q6a["fig3_users_credit"], k_star=k, seed=q6a["seed"],
+        exhaustive=True), 0) for k in q6a["fig3_k_star_credit"]}
+    measured.update(diff.measure_fig3(diff.fig3_table(fig3)))
+    largest = max(q6b["credit_k_star"])
+    runs = [("credit", k, harness.run_cloning_experiment(
+        credit, atk_proxy(credit, settings), k_star=k, seed=q6b["seed"],
+        n_users=q6b["credit_table1_users"] if k == largest else q6b["credit_users"])) for k in q6b["credit_k_star"]]
+    measured.update(clo.measure_credit(clo.fig4_table(runs)))
+    for cid in ("gadotti.s4.datasets.credit_records", "gadotti.fig3.credit_differential_acc",
+                "gadotti.s4.credit_k15_accuracy_all", "gadotti.fig4.credit_k6_attackable",
+                "gadotti.fig4.credit_k6_correct"):
+        m = measured[cid]
+        assert claims.claim(cid).data == "available"
+        assert isinstance(m.value, (int, float)) and (m.ci is not None or cid.endswith("records")), cid
+        rec = {"measured": m.value, "ci": m.ci, "n": m.n}
+        assert claims.decide(claims.claim(cid), rec) not in ("data unavailable", "not run"), cid
+
+
+def atk_proxy(ds, settings):
+    from anonlab.mechanisms.diffix import DiffixProxy
+
+    return DiffixProxy(ds.data, table=ds.name, keep_log=False, **settings)
 
 
 def test_measure_value_unique_classes() -> None:

@@ -707,13 +707,23 @@ def test_adult_as_the_paper_uses_it(adult_ds) -> None:
 
 
 def test_dataset_names() -> None:
-    with pytest.raises(ValueError, match="German"):
-        dd.load_diffix_dataset("credit")
     with pytest.raises(ValueError, match="not available"):
         dd.load_diffix_dataset("cdr")
     with pytest.raises(ValueError, match="one of"):
         dd.load_diffix_dataset("adlt")
-    assert re.search("stand-in", dd.german_credit().note)
+    assert re.search("not the paper's CREDIT|another credit data set", dd.german_credit().note)
+
+
+def test_credit_as_the_paper_uses_it() -> None:
+    """§4's CREDIT: 690 records, 16 attributes with the secret, accepted credit (A16 = +) the secret."""
+    ds = dd.load_diffix_dataset("credit")
+    assert (ds.n_records, ds.n_attributes) == (690, 16) and ds.data.shape == (690, 16)
+    assert ds.attributes == [f"A{i}" for i in range(1, 16)] and ds.secret == "A16"
+    assert ds.data["A16"].value_counts().to_dict() == {0: 383, 1: 307}  # UCI's crx.names: 307 +, 383 -
+    assert int((ds.data[ds.attributes] == "?").sum().sum()) == 67  # the missing cells are a value, not NaN
+    assert not ds.data.isna().any().any()
+    # every victim is unique on all 15 attributes, so Table 1's k* = 15 row attacks everyone
+    assert dd.uniqueness(ds.data, ds.attributes, ds.secret)["unique"].all()
 
 
 def test_with_salt_equals_a_fresh_proxy_and_shares_no_noise(table: pd.DataFrame) -> None:
@@ -908,6 +918,109 @@ def test_differential_bound_sweep_equals_separate_runs(adult_ds, n_jobs) -> None
     assert len({tuple(sweep[b]["n_queries"]) for b in bounds}) > 1
     with pytest.raises(ValueError):
         harness.run_differential_bound_sweep(adult_ds, px, [], **kw)
+
+
+def _plain_full_differential(px: DiffixProxy, data: pd.DataFrame, rec: dict, a_star: list[str], secret: str, *,
+                             seed: int, max_checked: int | None, per_size_limit: int) -> tuple:
+    """FullDifferentialAttack written plainly: every unique subset (pandas) is attacked through the proxy.
+
+    The reference twin of the library's search (no blocks, no skipped queries): returns
+    ``(guess, subset, checked, attacked, queries, samples)``.
+    """
+    checked = attacked = queries = 0
+    if (data[a_star] == pd.Series(rec)[a_star]).all(axis=1).sum() != 1:
+        return (None, (), 1, 0, 0, 0)
+    for subset in atk.subsets_by_decreasing_size(a_star, np.random.default_rng(seed), per_size_limit=per_size_limit):
+        if max_checked is not None and checked >= max_checked:
+            break
+        checked += 1
+        if (data[list(subset)] == pd.Series(rec)[list(subset)]).all(axis=1).sum() != 1:
+            continue
+        attacked += 1
+        res = atk.differential_attack(px, rec, list(subset), secret)
+        queries += res.n_queries
+        if res.guess is not None:
+            return (res.guess, tuple(subset), checked, attacked, queries, res.q.size + res.r.size)
+    return (None, (), checked, attacked, queries, 0)
+
+
+@pytest.mark.parametrize("name", ["small", "credit"])
+def test_full_differential_search_equals_the_plain_search(name: str) -> None:
+    """The search by blocks, with the subsets whose every pair is certain to be suppressed not sent, gives the
+    outcome (guess, subset, counters, queries) of attacking every unique subset through the proxy.
+
+    A small table of many near-unique rows, where most unique subsets are such subsets (sizes sampled and
+    enumerated), and CREDIT's real records knowing 10 random attributes (every subset tried). Some victims
+    must have skipped subsets, or the test could not tell the paths apart.
+    """
+    if name == "small":
+        rng = np.random.default_rng(7)
+        data = pd.DataFrame({c: rng.integers(0, 3, 60) for c in "abcdefg"} | {"s": rng.integers(0, 2, 60)})
+        attrs, secret, victims, limit, max_checked = list("abcdefg"), "s", range(12), 20, None
+    else:
+        ds = dd.credit()
+        data, secret, limit, max_checked = ds.data, ds.secret, 2000, 5000
+        rng = np.random.default_rng(3)
+        attrs = sorted(rng.choice(ds.attributes, size=10, replace=False).tolist(), key=ds.attributes.index)
+        victims = rng.choice(len(data), size=4, replace=False).tolist()
+    oracle = atk.UniquenessOracle(data[attrs])
+    skipped = 0
+    for i in victims:
+        rec = {c: data[c].iat[i] for c in attrs}
+        rec = {c: v.item() if isinstance(v, np.generic) else v for c, v in rec.items()}
+        px = DiffixProxy(data, table="t", salt=11, keep_log=True)
+        got = atk.full_differential_attack(px, rec, attrs, secret, oracle, seed=i, max_checked=max_checked,
+                                           per_size_limit=limit)
+        ref = DiffixProxy(data, table="t", salt=11, keep_log=False)
+        want = _plain_full_differential(ref, data, rec, attrs, secret, seed=i, max_checked=max_checked,
+                                        per_size_limit=limit)
+        assert (got.guess, got.subset, got.n_subsets_checked, got.n_subsets_attacked, got.n_queries,
+                got.n_samples) == want
+        # the proxy counts every query, the unsent ones as suppressed; its log holds those sent
+        assert px.n_queries() == ref.n_queries() == got.n_queries
+        skipped += got.n_queries - len(px.log())
+        if got.n_queries:
+            n_unsent = got.n_queries - len(px.log())
+            assert px.suppressed_share("attacker") == pytest.approx(
+                (px.audit("attacker")["suppressed"].sum() + n_unsent) / got.n_queries)
+    assert skipped > 0
+
+
+def test_full_cloning_attack_counts_certain_zeros_without_changing_the_outcome() -> None:
+    """With the oracle, the cloning queries whose set is certain to hold at most the victim are counted, not sent:
+    outcome and query count equal the attack that sends every query (CREDIT's real records, 9 known attributes).
+    """
+    ds = dd.credit()
+    rng = np.random.default_rng(4)
+    attrs = sorted(rng.choice(ds.attributes, size=9, replace=False).tolist(), key=ds.attributes.index)
+    oracle = atk.UniquenessOracle(ds.data[attrs])
+    domains = ds.domains()
+    unsent = 0
+    for i in rng.choice(len(ds.data), size=5, replace=False).tolist():
+        rec = {c: ds.data[c].iat[i] for c in attrs}
+        fast = DiffixProxy(ds.data, table="t", salt=3, keep_log=True)
+        plain = DiffixProxy(ds.data, table="t", salt=3, keep_log=True)
+        got = atk.full_cloning_attack(fast, rec, attrs, ds.secret, domains, seed=i, oracle=oracle)
+        want = atk.full_cloning_attack(plain, rec, attrs, ds.secret, domains, seed=i)
+        assert (got.guess, got.a_prime, got.u, got.n_subsets, got.n_queries) == \
+            (want.guess, want.a_prime, want.u, want.n_subsets, want.n_queries)
+        assert fast.n_queries() == plain.n_queries() == len(plain.log()) == want.n_queries
+        unsent += fast.n_queries() - len(fast.log())
+    assert unsent > 0  # else the test could not tell the paths apart
+    with pytest.raises(ValueError, match="without bucket suppression"):
+        DiffixProxy(ds.data, table="t", bucket_suppression=False).count_certain_zeros(1)
+
+
+def test_no_pair_survives_by_hand() -> None:
+    """The victim (row 0) is unique on {a, b}; dropping a leaves rows 0-2 (two others), dropping b rows 0, 3."""
+    data = pd.DataFrame({"a": [1, 2, 3, 1, 9], "b": [5, 5, 5, 6, 7]})
+    unique = atk.UniquenessOracle(data).for_record({"a": 1, "b": 5}, ["a", "b"])
+    assert unique(["a", "b"]) and not unique.no_pair_survives(["a", "b"])  # Q'_a may select rows 1, 2
+    data.loc[2, "b"] = 8  # now b = 5 leaves one other row: every Q' selects at most one user
+    unique = atk.UniquenessOracle(data).for_record({"a": 1, "b": 5}, ["a", "b"])
+    assert unique(["a", "b"]) and unique.no_pair_survives(["a", "b"])
+    uniq, none = unique.check_block(np.array([[0, 1], [0, 1]]))
+    assert uniq.tolist() == [True, True] and none.tolist() == [True, True]
 
 
 def test_full_differential_bounds_of_one_victim() -> None:

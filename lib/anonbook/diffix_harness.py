@@ -135,7 +135,9 @@ def _differential_users(ds: Any, proxy: DiffixProxy, oracle: UniquenessOracle, r
         record = {a: _py(ds.data[a].iat[row]) for a in a_star}
         unique = oracle.for_record(record, a_star)
         uniques.append(unique(a_star))
-        attacks.append(_full_differential_steps(proxy.table, record, a_star, ds.secret, unique, bounds, g))
+        search = {"max_checked": None, "per_size_limit": math.comb(k, k // 2)} if params.get("exhaustive") else {}
+        attacks.append(_full_differential_steps(proxy.table, record, a_star, ds.secret, unique, bounds, g, **search,
+                                                skip_certain_zeros=proxy.bucket_suppression))
     outs = drive_many(proxy, attacks, analyst="differential", on_done=on_done)
     return [tuple((u, o.guess, o.n_queries, len(o.subset), o.n_samples) for o in map(out.__getitem__, bounds))
             for u, out in zip(uniques, outs)]
@@ -164,10 +166,15 @@ def _cloning_users(ds: Any, proxy: DiffixProxy, rows: Sequence[int], rngs: Seque
                                                     n_dummy=params["n_dummy"], sigma_stars=params["sigma_stars"],
                                                     max_subsets=params["max_subsets"], g=g))
         elif params["variant"] == "full":
+            # the queries certain to be answered 0 are counted, not sent (single test, suppression on)
+            # (a small table: the victim's bitmask oracle, else the oracle's lookups, which hold no arrays per victim)
+            skip = proxy.bucket_suppression and not params["double_test"]
+            unique = (None if not skip else oracle.for_record(record, a_star) if len(ds.data) < POOL_MIN_RECORDS
+                      else functools.partial(oracle, record))
             attacks.append(_full_cloning_steps(proxy.table, record, a_star, ds.secret, domains, v=params["v"],
                                                n_dummy=params["n_dummy"], sigma_star=params["sigma_star"],
                                                double_test=params["double_test"],
-                                               max_subsets=params["max_subsets"], g=g))
+                                               max_subsets=params["max_subsets"], g=g, unique=unique))
         else:
             attacks.append(_greedy_full_cloning_steps(proxy.table, record, a_star, ds.secret, domains,
                                                       v=params["v"], n_dummy=params["n_dummy"],
@@ -370,7 +377,7 @@ def _run_users(kind: str, ds: Any, proxy: DiffixProxy, users: np.ndarray, seed: 
 def run_differential_experiment(ds: Any, proxy: DiffixProxy, *, n_users: int = 1000,
                                 k_star: int | None = None, full: bool = True, seed: int = 0,
                                 max_attacked: int | None = None, n_jobs: int = 1,
-                                progress: ProgressFn | None = None) -> pd.DataFrame:
+                                progress: ProgressFn | None = None, exhaustive: bool = False) -> pd.DataFrame:
     """Attack ``n_users`` random users of a data set with the differential attack.
 
     (All users when the data set has fewer, e.g. Complete_2 with 144.)
@@ -390,6 +397,11 @@ def run_differential_experiment(ds: Any, proxy: DiffixProxy, *, n_users: int = 1
         Worker processes for the full attack (each builds its own copy of the
         proxy, with the same salt, so the answers are the same); their
         queries are added to ``proxy``'s counter (and log).
+    exhaustive : bool
+        The full attack's search tries every subset of ``A*`` (each size in
+        random order, largest first), as the paper's does; otherwise at most
+        5000 subsets, a size with more than 2000 sampled (the library's
+        defaults, exhaustive up to k* = 12).
 
     Returns
     -------
@@ -401,7 +413,7 @@ def run_differential_experiment(ds: Any, proxy: DiffixProxy, *, n_users: int = 1
     """
     if full:  # the bound sweep at the one bound
         (res,) = run_differential_bound_sweep(ds, proxy, [max_attacked], n_users=n_users, k_star=k_star, seed=seed,
-                                              n_jobs=n_jobs, progress=progress).values()
+                                              n_jobs=n_jobs, progress=progress, exhaustive=exhaustive).values()
         return res
     data = ds.data
     attrs = list(ds.attributes)
@@ -433,13 +445,16 @@ def _differential_frame(rows: Sequence[tuple], users: np.ndarray, truth: np.ndar
 
 def run_differential_bound_sweep(ds: Any, proxy: DiffixProxy, bounds: Sequence[int | None], *, n_users: int = 1000,
                                  k_star: int | None = None, seed: int = 0, n_jobs: int = 1,
-                                 progress: ProgressFn | None = None) -> dict[int | None, pd.DataFrame]:
+                                 progress: ProgressFn | None = None,
+                                 exhaustive: bool = False) -> dict[int | None, pd.DataFrame]:
     """The full differential attack under several bounds ``max_attacked``: ``{bound: results}``.
 
     The tables of one :func:`run_differential_experiment` per bound (same
     users, seed and ``A*``), from one exploration per victim
     (:func:`~anonlab.attacks.diffix.full_differential_attack_bounds`);
-    ``proxy`` counts the queries of that one exploration.
+    ``proxy`` counts the queries of that one exploration (those certain to
+    be answered 0 counted, not sent). ``exhaustive``: as in
+    :func:`run_differential_experiment`.
     """
     bounds = list(dict.fromkeys(None if b is None else _positive_int("max_attacked", b) for b in bounds))
     if not bounds:
@@ -451,8 +466,8 @@ def run_differential_bound_sweep(ds: Any, proxy: DiffixProxy, bounds: Sequence[i
     k = len(attrs) if k_star is None else _positive_int("k_star", k_star)
     if k > len(attrs):
         raise ValueError(f"k_star must be <= {len(attrs)} (attributes of {ds.name}), got {k}")
-    rows = _run_users("differential", ds, proxy, users, seed + 1, k, {"max_attacked": None, "bounds": tuple(bounds)},
-                      _positive_int("n_jobs", n_jobs), progress)
+    params = {"max_attacked": None, "bounds": tuple(bounds), "exhaustive": bool(exhaustive)}
+    rows = _run_users("differential", ds, proxy, users, seed + 1, k, params, _positive_int("n_jobs", n_jobs), progress)
     return {b: _differential_frame([r[i] for r in rows], users, truth, stream(seed, "diffix.random_guess"))
             for i, b in enumerate(bounds)}
 
@@ -529,6 +544,10 @@ def run_cloning_experiment(ds: Any, proxy: DiffixProxy, *, n_users: int = 1000, 
     n_jobs : int
         Worker processes (see :func:`run_differential_experiment`); the
         results do not depend on it.
+
+    With the single test and bucket suppression on, the queries certain to be
+    answered 0 (their query set holds at most the victim) are counted at the
+    proxy but not sent; the results are those of sending them.
 
     Returns
     -------
@@ -1037,10 +1056,14 @@ class Experiments:
             futures = {key: ex.submit(call) for key, call in calls.items()}
             return {key: f.result() for key, f in futures.items()}
 
-    def fig3_many(self, specs: Iterable[tuple[Any, int, int, int | None]]) -> dict[tuple[str, int],
-                                                                                   tuple[pd.DataFrame, int]]:
-        """:meth:`fig3` of each ``(data set, k*, users, bound)`` together: ``{(data set name, k*): result}``."""
-        return self.together({(ds.name, k): functools.partial(self.fig3, ds, k, n, b) for ds, k, n, b in specs})
+    def fig3_many(self, specs: Iterable[tuple]) -> dict[tuple[str, int], tuple[pd.DataFrame, int]]:
+        """:meth:`fig3` of each ``(data set, k*, users, bound[, {option: value}])`` together.
+
+        Returns ``{(data set name, k*): result}``.
+        """
+        return self.together({(spec[0].name, spec[1]): functools.partial(self.fig3, *spec[:4],
+                                                                          **(spec[4] if len(spec) > 4 else {}))
+                              for spec in specs})
 
     def cloning_many(self, specs: Mapping[K, tuple]) -> dict[K, tuple[pd.DataFrame, int]]:
         """:meth:`cloning` of each ``{key: (data set, k*, users, cap[, {option: value}])}`` together."""
@@ -1110,11 +1133,13 @@ class Experiments:
 
         return self.run.cached("shared_sets", compute, **self._key(ds=ds.name, n=n))
 
-    def fig3(self, ds: Any, k: int, n: int, budget: int | None, secret: str | None = None) -> tuple[pd.DataFrame, int]:
+    def fig3(self, ds: Any, k: int, n: int, budget: int | None, secret: str | None = None,
+             exhaustive: bool = False) -> tuple[pd.DataFrame, int]:
         """The full differential attack on ``n`` users knowing ``k`` attributes; (results, queries).
 
         ``secret`` (CENSUS only): one of the readings of
         :data:`~anonlab.data.diffix_datasets.CENSUS_SECRETS`; ``None`` is the data set's own.
+        ``exhaustive``: the search tries every subset of A* (:func:`run_differential_experiment`).
         """
         from anonlab.data.diffix_datasets import CENSUS_SECRETS, census_secret_variant
 
@@ -1126,13 +1151,16 @@ class Experiments:
             try:
                 res = run_differential_experiment(data, proxy, n_users=n, k_star=k, seed=self.seed,
                                                   max_attacked=budget, n_jobs=self._jobs(data is ds, n),
-                                                  progress=progress_printer(f"{ds.name} k*={k}", 250))
+                                                  progress=progress_printer(f"{ds.name} k*={k}", 250),
+                                                  exhaustive=exhaustive)
             finally:
                 if data is not ds:  # a one-off variant: free its workers for the pools the next runs reuse
                     shutdown_pools(ds=data)
             return res, proxy.n_queries()
 
-        return self.run.cached("fig3", compute, **self._key(data=ds.name, k=k, n=n, max_attacked=budget, secret=secret))
+        search = {"exhaustive": True} if exhaustive else {}  # the keys of the runs before it was a choice stay
+        return self.run.cached("fig3", compute, **self._key(data=ds.name, k=k, n=n, max_attacked=budget, secret=secret,
+                                                            **search))
 
     def fig3_bounds(self, ds: Any, k: int, n: int,
                     bounds: Sequence[int | None]) -> dict[int | None, tuple[pd.DataFrame, int]]:

@@ -56,6 +56,7 @@ PAPER = {
     "paper_acc5_s1": "gadotti.s1.differential_acc_k5", "paper_acc2": "gadotti.s4.differential_acc_k2",
     "paper_fig3_adult": "gadotti.fig3.adult_differential_acc",
     "paper_fig3_census": "gadotti.fig3.census_differential_acc",
+    "paper_fig3_credit": "gadotti.fig3.credit_differential_acc",
 }
 
 #: The verdicts the prose quotes: glue key -> claim id.
@@ -66,10 +67,11 @@ VERDICTS = {"v_" + cid.removeprefix("gadotti.").replace(".", "_"): cid for cid i
     "gadotti.s4.differential_acc_k5", "gadotti.abstract.differential_acc_k5", "gadotti.s4.differential_acc_k2",
     "gadotti.s4.empirical_below_theory", "gadotti.s4.complete_k_no_suppression",
     "gadotti.s3.diff.queries_and_samples", "gadotti.fig3.adult_differential_acc",
-    "gadotti.fig3.census_differential_acc", "gadotti.fig3.plateau", "gadotti.s3.diff.correlation_negligible",
+    "gadotti.fig3.census_differential_acc", "gadotti.fig3.credit_differential_acc", "gadotti.fig3.plateau", "gadotti.s3.diff.correlation_negligible",
     "gadotti.s6.dinur_nissim_sqrt_n")}
 
-FIG3_CLAIMS = {"adult": "gadotti.fig3.adult_differential_acc", "census": "gadotti.fig3.census_differential_acc"}
+FIG3_CLAIMS = {"adult": "gadotti.fig3.adult_differential_acc", "credit": "gadotti.fig3.credit_differential_acc",
+               "census": "gadotti.fig3.census_differential_acc"}
 
 
 
@@ -121,6 +123,11 @@ CHAPTER = Chapter(
               "paper's point is 40)", low=1, high=41, min_len=0, max_len=41),
         Param("fig3_users_census", "int", 200, "victims per k* on CENSUS (the paper: 1000), users",
               low=10, high=10_000),
+        Param("fig3_k_star_credit", "int_list", [5, 10, 15], "k* on CREDIT, an empty list skips CREDIT (the "
+              "paper's point is 15, all its attributes); the search tries every subset, as the paper's",
+              low=1, high=15, min_len=0, max_len=15),
+        Param("fig3_users_credit", "int", 690, "victims per k* on CREDIT: all its 690 records (the paper: 1000 "
+              "random users, so all of them), or a seeded sample of fewer, users", low=10, high=690),
         Param("max_attacked", "int", None, "unique subsets the full differential attack tries per ADULT victim "
               "(None: no bound, the paper)", low=1, high=100_000, nullable=True),
         Param("max_attacked_large", "int", 10, "the same bound on CENSUS, where an unbounded search is "
@@ -132,9 +139,9 @@ CHAPTER = Chapter(
     ], checks=[_complete_k_size]),
     quick={"n_users": 20, "complete_k_values": [2, 3], "n_simulations": 100, "n_monte_carlo": 1000,
            "complete_salts": 2, "n_salts": 4, "fig3_k_star_adult": [4, 10], "fig3_k_star_census": [5],
-           "fig3_users_census": 10, "max_attacked": 5, "max_attacked_large": 2, "census_bound_sweep": [4],
+           "fig3_users_census": 10, "fig3_k_star_credit": [15], "fig3_users_credit": 10, "max_attacked": 5, "max_attacked_large": 2, "census_bound_sweep": [4],
            "census_secret_users": 10, "use_cache": False, "n_jobs": 1},
-    data=("adult", "census_income"),
+    data=("adult", "census_income", "credit_approval"),
     goals=(
         "See how noise that depends on the query set leaks whether one person is in it, and turn that into "
         "the differential attack on Diffix.",
@@ -184,15 +191,20 @@ CHAPTER = Chapter(
 # ---------------------------------------------------------------------------
 
 
-def measure_datasets(adult: Any, census: Any | None) -> dict[str, Measurement]:
-    """The sizes of §4's data sets; CREDIT and CDR are not available here."""
+def measure_datasets(adult: Any, census: Any | None, credit: Any | None = None) -> dict[str, Measurement]:
+    """The sizes of §4's data sets (``None``: not loaded by this run); CDR is not available here."""
     out = {"gadotti.s4.datasets.adult_records": Measurement(
         adult.n_records, note=f"{adult.n_attributes} attributes including the secret, as in the paper")}
     if census is not None:
         out["gadotti.s4.datasets.census_records"] = Measurement(
             census.n_records, note=f"{census.n_attributes} attributes including the secret")
-    for cid in ("gadotti.s4.datasets.credit_records", "gadotti.s4.datasets.cdr_records"):
-        out[cid] = Measurement(None, note="data set not available here")
+    if credit is not None:
+        out["gadotti.s4.datasets.credit_records"] = Measurement(
+            credit.n_records, note=f"UCI Credit Approval, {credit.n_attributes} attributes including the secret "
+                                   "(accepted credit, A16 = +)")
+    else:
+        out["gadotti.s4.datasets.credit_records"] = Measurement(None, note="not run: fig3_k_star_credit is empty")
+    out["gadotti.s4.datasets.cdr_records"] = Measurement(None, note="data set not available here")
     return out
 
 
@@ -649,14 +661,15 @@ def measure_fig3(fig3: pd.DataFrame, census_alts: Mapping[str, Measurement] | No
             r = row.iloc[0]
             own = r["precision of the attack's guesses"]
             alts = dict(census_alts) if name == "census" and census_alts else None
+            sample = ((" (all of CREDIT's records" if r["users"] >= 690 else " (a seeded sample of CREDIT's 690 records")
+                      + "; the search tries every subset of A*)") if name == "credit" else ""
             out[cid] = Measurement(r["accuracy (unique)"], ci=r["ci (unique)"], n=int(r["users"] * r["unique"]),
-                                   note=f"{name.upper()}, k* = {k_paper}, {r['users']} users ({r['unique']:.0%} "
-                                        f"unique, {r['attacked']:.0%} attacked); precision of the attack's own "
-                                        f"guesses {own:.3f}", alternatives=alts)
+                                   note=f"{name.upper()}, k* = {k_paper}, {r['users']} users{sample} "
+                                        f"({r['unique']:.0%} unique, {r['attacked']:.0%} attacked); precision of "
+                                        f"the attack's own guesses {own:.3f}", alternatives=alts)
         else:
             out[cid] = Measurement(None, note=f"not run: k* = {k_paper} not in this run's parameters")
-    for cid in ("gadotti.fig3.credit_differential_acc", "gadotti.fig3.cdr_differential_acc"):
-        out[cid] = Measurement(None, note="data set not available here")
+    out["gadotti.fig3.cdr_differential_acc"] = Measurement(None, note="data set not available here")
     c3 = fig3[fig3["data set"] == "census"].sort_values("k*")
     if len(c3) >= 3:
         gain = c3["correctly inferred"].diff().iloc[-1]
@@ -732,19 +745,24 @@ def plot_fig3(axes: Sequence[Any], fig3: pd.DataFrame, paper: Callable[[str], An
         ax.plot(d["k*"], d["accuracy (unique)"], "^-", label="accuracy among unique users")
         cid = FIG3_CLAIMS[name]
         plotting.paper_points(ax, [claims.claim(cid).params["k_star"]], [paper(cid)], label="paper (accuracy)")
-        ax.set(xlabel="k* (known attributes)", ylabel="fraction of users" if i == 0 else "",
+        ax.set(xlabel="k* (known attributes)", ylabel="fraction of users" if i % 2 == 0 else "",
                title=f"Fig. 3 of Gadotti et al.: {name.upper()}", ylim=(0, 1.02))
     handles, labels = axes[0].get_legend_handles_labels()
     axes[0].figure.legend(handles, labels, loc="outside lower center", ncol=2)
 
 
 def fig3_figure(fig3: pd.DataFrame, paper: Callable[[str], Any]) -> Any:
-    """The figure of :func:`plot_fig3`: one panel per data set side by side (at most 2), 7.4 inches wide."""
+    """The figure of :func:`plot_fig3`: one panel per data set, two side by side, 7.4 inches wide (spare axes off)."""
     import matplotlib.pyplot as plt
 
     n = max(1, fig3["data set"].nunique())
-    fig, axes = plt.subplots(1, n, figsize=(7.4, 3.6), squeeze=False, sharey=True, layout="constrained")
-    plot_fig3(axes[0], fig3, paper)
+    cols, rows = min(n, 2), -(-n // 2)
+    fig, axes = plt.subplots(rows, cols, figsize=(7.4, 3.3 * rows + 0.4), squeeze=False, sharey=True,
+                             layout="constrained")
+    flat = list(axes.ravel())
+    for ax in flat[n:]:
+        ax.set_axis_off()
+    plot_fig3(flat[:n], fig3, paper)
     return fig
 
 

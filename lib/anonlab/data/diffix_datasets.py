@@ -2,10 +2,11 @@
 
 Each is a :class:`DiffixDataset` (one row per user, the attributes an attacker may know, a
 binary secret) built on the book's loaders: synthetic :func:`complete_k`; :func:`adult`
-(30,162 records, 11 attributes, salary class secret); :func:`census` (KDD Census-Income
-train, 199,523 records, 42 attributes, income digitised); :func:`german_credit`, the small
-stand-in for the paper's CREDIT (UCI Credit Approval), which no package ships. The CDR data
-is not available. :func:`uniqueness` gives the ground truth (unique, value-unique, §3.2).
+(30,162 records, 11 attributes, salary class secret); :func:`credit` (UCI Credit Approval,
+690 records, 16 attributes, accepted credit secret); :func:`census` (KDD Census-Income
+train, 199,523 records, 42 attributes, income digitised); :func:`german_credit`, UCI German
+credit, the book's stand-in for CREDIT before its file was found. The CDR data is not
+available. :func:`uniqueness` gives the ground truth (unique, value-unique, §3.2).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ __all__ = [
     "DATASETS",
     "complete_k",
     "adult",
+    "credit",
     "census",
     "german_credit",
     "load_diffix_dataset",
@@ -157,6 +159,33 @@ def census(attributes: Sequence[str] | None = None) -> DiffixDataset:
     )
 
 
+def credit(attributes: Sequence[str] | None = None) -> DiffixDataset:
+    """CREDIT as [G19] uses it: UCI Credit Approval, 690 records, 16 attributes, secret accepted credit.
+
+    §4: "credit card application dataset with 690 records and 16 attributes, incl. accepted
+    credit as secret attribute". The secret ``A16`` is 1 for ``+`` (credit granted), 0 for
+    ``-``; the 15 others (A1-A15, names withheld by the donor) are the attributes by default.
+    Every value is kept as the file writes it, the continuous ones too, and ``"?"`` (UCI's 67
+    missing cells) is a value like any other: the attacks only ask whether a value equals (or
+    differs from) the victim's, and a missing cell compared as SQL NULL would never equal
+    anything, the victim's own value included.
+    """
+    from anonlab.data import load_credit_approval
+
+    df = load_credit_approval(as_text=True)
+    available = [c for c in df.columns if c != "A16"]
+    attrs = list(available if attributes is None else attributes)
+    check_columns("credit attributes", attrs, available)
+    data = df[attrs].copy()
+    data["A16"] = (df["A16"] == "+").astype("int8")
+    return DiffixDataset(
+        name="credit", data=data, attributes=attrs, secret="A16", positive="credit accepted (A16 = +)",
+        sources=["credit-approval"],
+        note=("UCI Credit Approval (crx.tab of Orange3 3.20.1): 690 records, " + f"{len(attrs)} attributes "
+              "A1-A15 as written in the file ('?' for a missing cell); secret: A16 (1 = +, credit accepted)."),
+    )
+
+
 def german_credit(attributes: Sequence[str] | None = None) -> DiffixDataset:
     """UCI German credit (1,000 records), [G19]'s CREDIT's stand-in: secret ``credit_risk`` good = 1, 20 attributes."""
     from anonlab.data import load_german_credit
@@ -170,29 +199,28 @@ def german_credit(attributes: Sequence[str] | None = None) -> DiffixDataset:
     return DiffixDataset(
         name="german", data=data, attributes=attrs, secret="credit_risk",
         positive="good credit risk", sources=["german-credit"],
-        note=("UCI Statlog German credit (1,000 records, 20 attributes + class), a stand-in for "
-              "the paper's CREDIT (UCI Credit Approval, 690 records), which is not available."),
+        note=("UCI Statlog German credit (1,000 records, 20 attributes + class), another credit data "
+              "set than the paper's CREDIT (UCI Credit Approval, 690 records: :func:`credit`)."),
     )
 
 
 #: Names accepted by :func:`load_diffix_dataset`.
-DATASETS = ("adult", "census", "german")
+DATASETS = ("adult", "credit", "census", "german")
 
 
 def load_diffix_dataset(name: str) -> DiffixDataset:
-    """One of the real data sets by name: ``"adult"``, ``"census"`` or ``"german"``.
+    """One of the real data sets by name: ``"adult"``, ``"credit"``, ``"census"`` or ``"german"``.
 
-    ``"credit"`` and ``"cdr"`` raise ``ValueError`` explaining that the data are not available.
+    ``"cdr"`` raises ``ValueError`` explaining that the data are not available.
     """
     if name == "adult":
         return adult()
+    if name == "credit":
+        return credit()
     if name == "census":
         return census()
     if name == "german":
         return german_credit()
-    if name == "credit":
-        raise ValueError("the paper's CREDIT (UCI Credit Approval) is not available here; "
-                         "use 'german' (UCI German credit), the book's stand-in")
     if name == "cdr":
         raise ValueError("the paper's CDR data set (synthetic phone metadata) is not available")
     raise ValueError(f"dataset must be one of {', '.join(DATASETS)}, got {name!r}")

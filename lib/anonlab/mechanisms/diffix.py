@@ -1419,6 +1419,21 @@ class DiffixProxy:
         other._counts, other._log, other._n_suppressed = {}, [], {}
         return other
 
+    def count_certain_zeros(self, n: int, analyst: str = "attacker") -> None:
+        """Count ``n`` queries an attack did not send because their answer is certain: each selects at most one
+        user, which bucket suppression answers 0 outright (needs ``bucket_suppression``).
+
+        They count as answered and suppressed (:meth:`n_queries`, :meth:`suppressed_share`) but are not
+        in the log: their text was never written.
+        """
+        if not self.bucket_suppression:
+            raise ValueError("without bucket suppression no answer is certain: the queries must be sent")
+        if not isinstance(analyst, str) or not analyst:
+            raise ValueError(f"analyst must be a non-empty string, got {analyst!r}")
+        self._counts[analyst] = self._counts.get(analyst, 0) + int(n)
+        if self._n_suppressed.get(analyst, 0) is not None:
+            self._n_suppressed[analyst] = self._n_suppressed.get(analyst, 0) + int(n)
+
     def record_activity(self, analyst: str, n_queries: int,
                         log: Sequence[tuple[str, float]] = ()) -> None:
         """Add queries answered by a copy of this proxy (``log``: (sql, answer) pairs) to the counters and log."""
@@ -1471,7 +1486,11 @@ class DiffixProxy:
                              "answer": [e[2] for e in entries]})
 
     def suppressed_share(self, analyst: str | None = None) -> float:
-        """The share of the logged queries that were bucket suppressed (as ``audit(analyst)["suppressed"].mean()``)."""
+        """The share of the logged queries that were bucket suppressed (as ``audit(analyst)["suppressed"].mean()``).
+
+        For one analyst whose counts are this proxy's own, the queries counted by :meth:`count_certain_zeros`
+        (not in the log) are included, as suppressed.
+        """
         n, k = self._counts.get(analyst, 0), self._n_suppressed.get(analyst)
         if analyst is not None and self.keep_log and n and k is not None:
             return k / n

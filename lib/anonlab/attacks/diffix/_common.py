@@ -71,7 +71,36 @@ def _cloning_settings(n_dummy: Any, sigma_star: Any) -> tuple[int, float]:
 #: An attack written as a generator: it yields a list of prepared statements
 #: ``[(template, rows), ...]``, receives the list of their answer arrays (as
 #: :meth:`DiffixProxy.execute_batch` returns them) and finally returns its outcome.
-Steps = Generator[list[tuple[str, list[tuple[Any, ...]]]], list[np.ndarray], Any]
+#: A step may end with one :class:`CertainZeros`: queries it does not send.
+Steps = Generator[list[Any], list[np.ndarray], Any]
+
+
+class CertainZeros:
+    """``n`` queries an attack does not send because bucket suppression is certain to answer them 0.
+
+    Put last in a step's list; the driver counts them at the proxy
+    (:meth:`~anonlab.mechanisms.diffix.DiffixProxy.count_certain_zeros`) and
+    returns answers for the other statements only.
+    """
+
+    __slots__ = ("n",)
+
+    def __init__(self, n: int) -> None:
+        self.n = int(n)
+
+
+def _split(request: list[Any]) -> tuple[list[Any], int]:
+    """A step's statements and the number of queries it does not send."""
+    if request and isinstance(request[-1], CertainZeros):
+        return request[:-1], request[-1].n
+    return request, 0
+
+
+def _execute(proxy: DiffixProxy, request: list[Any], analyst: str) -> list[np.ndarray]:
+    statements, unsent = _split(request)
+    if unsent:
+        proxy.count_certain_zeros(unsent, analyst=analyst)
+    return proxy.execute_batch(statements, analyst=analyst) if statements else []
 
 
 def drive(proxy: DiffixProxy, steps: Steps, analyst: str = "attacker") -> Any:
@@ -79,7 +108,7 @@ def drive(proxy: DiffixProxy, steps: Steps, analyst: str = "attacker") -> Any:
     try:
         request = next(steps)
         while True:
-            request = steps.send(proxy.execute_batch(request, analyst=analyst))
+            request = steps.send(_execute(proxy, request, analyst))
     except StopIteration as stop:
         return stop.value
 
@@ -110,11 +139,15 @@ def drive_many(proxy: DiffixProxy, attacks: Sequence[Steps], analyst: str = "att
         advance(i, None)
     while pending:
         order = list(pending)
-        statements = [st for i in order for st in pending[i]]
-        answers = proxy.execute_batch(statements, analyst=analyst)
+        split = [_split(pending[i]) for i in order]
+        unsent = sum(n for _, n in split)
+        if unsent:
+            proxy.count_certain_zeros(unsent, analyst=analyst)
+        statements = [st for sts, _ in split for st in sts]
+        answers = proxy.execute_batch(statements, analyst=analyst) if statements else []
         pos = 0
-        for i in order:
-            k = len(pending[i])
+        for i, (sts, _) in zip(order, split):
+            k = len(sts)
             advance(i, answers[pos:pos + k])
             pos += k
     return results

@@ -14,7 +14,9 @@ decides.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +25,7 @@ import numpy as np
 from anonlab.mechanisms.diffix import DiffixProxy
 from anonlab.validation import check_random_state
 
-from ._common import Steps, _positive_int, _py, _template, drive, drive_many
+from ._common import CertainZeros, Steps, _positive_int, _py, _template, drive, drive_many
 from .differential import subsets_by_decreasing_size
 
 __all__ = [
@@ -292,8 +294,17 @@ def cloning_attack(proxy: DiffixProxy, record: Mapping[str, Any], a_prime: Seque
 def _cloning_steps(table: str, record: Mapping[str, Any], a_prime: Sequence[str], u: str, secret: str, *,
                    v: int, dummies: Sequence[Any] | None, dummy_attribute: str | None,
                    domains: Mapping[str, Sequence[Any]] | None, n_dummy: int, sigma_star: float,
-                   check_value_unique: bool, g: np.random.Generator) -> Steps:
-    """:func:`cloning_attack` as a coroutine: yields its statements, receives their answers (see :func:`drive`)."""
+                   check_value_unique: bool, g: np.random.Generator,
+                   unique: Callable[[Sequence[str]], bool] | None = None, unsent: list[int] | None = None) -> Steps:
+    """:func:`cloning_attack` as a coroutine: yields its statements, receives their answers (see :func:`drive`).
+
+    ``unique`` (is the victim's restricted record unique: a :class:`~anonlab.attacks.diffix.UniquenessOracle`
+    bound to her record; only for a proxy that suppresses buckets) and ``unsent`` (a one-item counter shared with the caller): a query whose set
+    is certain to hold at most one user, answered 0 outright by bucket suppression, is not sent but counted
+    (the ValueUnique query when ``x^(A', u)`` is unique; all ``2|Delta|`` queries when ``x^(A')`` is, since
+    every ``Q_j`` and ``Q'_j`` selects within it). The random draws and the outcome are those of sending
+    them; the counter goes with the next batch sent (:class:`~anonlab.attacks.diffix._common.CertainZeros`).
+    """
     a_prime = list(a_prime)
     if not a_prime:
         raise ValueError("A' must hold at least one attribute")
@@ -302,20 +313,37 @@ def _cloning_steps(table: str, record: Mapping[str, Any], a_prime: Sequence[str]
     if v not in (0, 1):
         raise ValueError(f"v must be 0 or 1, got {v!r}")
     queries = 0
+    skip = unique is not None and unsent is not None
     if check_value_unique:
-        vu_t = _template(table, [(a, "=") for a in a_prime] + [(u, "=")])
-        (ans,) = yield [(vu_t, [tuple(_py(record[a]) for a in a_prime + [u])])]
+        if skip and unique(a_prime + [u]):
+            unsent[0] += 1  # type: ignore[index]
+            answer = 0.0
+        else:
+            vu_t = _template(table, [(a, "=") for a in a_prime] + [(u, "=")])
+            (ans,) = yield _with_unsent([(vu_t, [tuple(_py(record[a]) for a in a_prime + [u])])], unsent)
+            answer = ans[0]
         queries += 1
-        if not value_unique(ans[0]):
+        if not value_unique(answer):
             return CloningOutcome(False, False, None, float("nan"), queries)
     d_attr, d_vals = _dummies(record, a_prime, dummies, dummy_attribute, domains, n_dummy, g)
+    if skip and unique(a_prime):  # every Q_j and Q'_j selects at most the victim: all answered 0
+        unsent[0] += 2 * len(d_vals)  # type: ignore[index]
+        return CloningOutcome(True, False, None, float("nan"), queries + 2 * len(d_vals))
     cq = cloning_queries(table, record, a_prime, u, d_attr, d_vals, secret, v)
-    big, small = yield [(cq.template_q, cq.rows_q), (cq.template_qbar, cq.rows_qbar)]
+    big, small = yield _with_unsent([(cq.template_q, cq.rows_q), (cq.template_qbar, cq.rows_qbar)], unsent)
     queries += 2 * len(d_vals)
     if not no_bucket_suppression(big, small):
         return CloningOutcome(True, False, None, float("nan"), queries)
     guess, s2 = cloning_inference(big, small, sigma_star, v)
     return CloningOutcome(True, True, guess, s2, queries)
+
+
+def _with_unsent(batch: list[Any], unsent: list[int] | None) -> list[Any]:
+    """The batch with the queries counted but not sent since the last one (then the counter is reset)."""
+    if not unsent or not unsent[0]:
+        return batch
+    n, unsent[0] = unsent[0], 0
+    return batch + [CertainZeros(n)]
 
 
 def _dummies(record: Mapping[str, Any], a_prime: list[str], dummies: Sequence[Any] | None,
@@ -369,7 +397,8 @@ def full_cloning_attack(proxy: DiffixProxy, record: Mapping[str, Any], a_star: S
                         secret: str, domains: Mapping[str, Sequence[Any]], *, v: int = 0,
                         n_dummy: int = 10, sigma_star: float = 0.7, double_test: bool = False,
                         max_subsets: int | None = None, seed: np.random.Generator | int | None = 0,
-                        analyst: str = "attacker") -> FullCloningOutcome:
+                        analyst: str = "attacker", oracle: Any = None,
+                        per_size_limit: int = 2000) -> FullCloningOutcome:
     """Procedure FullCloningAttack ([G19] §3.2), optionally with the double test of §5.
 
     Random subsets ``A'`` of ``A*`` (sizes ``|A*| - 1`` down to 1) each with a
@@ -378,20 +407,32 @@ def full_cloning_attack(proxy: DiffixProxy, record: Mapping[str, Any], a_star: S
     guess returned. With ``double_test`` NoBucketSuppression must pass for
     both ``v = 0`` and ``v = 1``, both inferences are made, and the guess is
     kept only if they agree (otherwise the exploration continues).
-    ``max_subsets`` bounds the subsets tried (default: all of them).
+    ``max_subsets`` bounds the subsets tried (default: all of them; a size
+    with more than ``per_size_limit`` subsets is sampled). With a uniqueness
+    ``oracle`` (:class:`~anonlab.attacks.diffix.UniquenessOracle`, single
+    test, a proxy that suppresses buckets) the queries certain to be
+    answered 0 are counted at the proxy but not sent; the outcome is the same.
     """
     g = check_random_state(seed)
+    unique = (functools.partial(oracle, record) if oracle is not None and proxy.bucket_suppression
+              and not double_test else None)
     return drive(proxy, _full_cloning_steps(proxy.table, record, a_star, secret, domains, v=v, n_dummy=n_dummy,
                                             sigma_star=sigma_star, double_test=double_test,
-                                            max_subsets=max_subsets, g=g), analyst=analyst)
+                                            max_subsets=max_subsets, g=g, per_size_limit=per_size_limit,
+                                            unique=unique), analyst=analyst)
 
 
 def _full_cloning_steps(table: str, record: Mapping[str, Any], a_star: Sequence[str], secret: str,
                         domains: Mapping[str, Sequence[Any]], *, v: int, n_dummy: int, sigma_star: float,
-                        double_test: bool, max_subsets: int | None, g: np.random.Generator) -> Steps:
+                        double_test: bool, max_subsets: int | None, g: np.random.Generator,
+                        per_size_limit: int = 2000,
+                        unique: Callable[[Sequence[str]], bool] | None = None) -> Steps:
     """:func:`full_cloning_attack` as a coroutine (see :func:`drive`).
 
-    The double test is :func:`_double_test_sweep_steps` at the one cut-off.
+    The double test is :func:`_double_test_sweep_steps` at the one cut-off. ``per_size_limit``: as in
+    :func:`~anonlab.attacks.diffix.subsets_by_decreasing_size`. ``unique`` (single test only; a proxy
+    that suppresses buckets): the queries certain to be answered 0 are counted, not sent
+    (:func:`_cloning_steps`), with the same outcome.
     """
     if double_test:
         outcomes = yield from _double_test_sweep_steps(table, record, a_star, secret, domains, n_dummy=n_dummy,
@@ -401,9 +442,11 @@ def _full_cloning_steps(table: str, record: Mapping[str, Any], a_star: Sequence[
     if len(a_star) < 2:
         raise ValueError(f"A* needs at least 2 attributes (A' and u), got {a_star}")
     queries = tried = 0
+    unsent = [0] if unique is not None else None
     common = dict(dummies=None, dummy_attribute=None, domains=domains, n_dummy=n_dummy, sigma_star=sigma_star,
-                  g=g)
-    for subset in subsets_by_decreasing_size(a_star, g, max_size=len(a_star) - 1):
+                  g=g, unique=unique, unsent=unsent)
+    result = None
+    for subset in subsets_by_decreasing_size(a_star, g, max_size=len(a_star) - 1, per_size_limit=per_size_limit):
         if max_subsets is not None and tried >= max_subsets:
             break
         tried += 1
@@ -412,8 +455,13 @@ def _full_cloning_steps(table: str, record: Mapping[str, Any], a_star: Sequence[
         out = yield from _cloning_steps(table, record, subset, u, secret, v=v, check_value_unique=True, **common)
         queries += out.n_queries
         if out.guess is not None:
-            return FullCloningOutcome(out.guess, tuple(subset), u, out.s2, tried, queries)
-    return FullCloningOutcome(None, (), None, float("nan"), tried, queries)
+            result = FullCloningOutcome(out.guess, tuple(subset), u, out.s2, tried, queries)
+            break
+    if result is None:
+        result = FullCloningOutcome(None, (), None, float("nan"), tried, queries)
+    if unsent and unsent[0]:  # counted at the proxy with a last, empty batch
+        yield [CertainZeros(unsent[0])]
+    return result
 
 
 def double_test_sigma_sweep(proxy: DiffixProxy, record: Mapping[str, Any], a_star: Sequence[str], secret: str,

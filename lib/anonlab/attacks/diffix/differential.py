@@ -28,7 +28,7 @@ from anonlab.mechanisms.diffix import DiffixProxy
 from anonlab.validation import check_random_state
 from anonlab.streams import stream
 
-from ._common import Steps, _py, _template, drive
+from ._common import CertainZeros, Steps, _py, _template, drive
 from .theory import differential_distributions, llr_rows
 
 __all__ = [
@@ -125,10 +125,13 @@ def _attributes(attributes: Sequence[str], known: Any) -> list[str]:
 
 
 def _one_differential_steps(table: str, record: Mapping[str, Any], attributes: Sequence[str],
-                            secret: str) -> Steps:
-    """:func:`differential_attack` as a coroutine (its values read from the record, as a one-row frame gives them)."""
+                            secret: str, unsent: int = 0) -> Steps:
+    """:func:`differential_attack` as a coroutine (its values read from the record, as a one-row frame gives them).
+
+    ``unsent``: queries not sent before this test (:class:`CertainZeros`), counted with its batch.
+    """
     attrs = _attributes(attributes, record)
-    outs = yield from _differential_steps(table, {a: [_py(record[a])] for a in attrs}, 1, attrs, secret)
+    outs = yield from _differential_steps(table, {a: [_py(record[a])] for a in attrs}, 1, attrs, secret, unsent)
     return outs[0]
 
 
@@ -144,8 +147,11 @@ def _differential_templates(table: str, attrs: tuple[str, ...], secret: str) -> 
 
 
 def _differential_steps(table: str, vals: Mapping[str, list[Any]], n: int, attrs: list[str],
-                        secret: str) -> Steps:
-    """The queries of :func:`differential_attack_many` in one batch, then the test (a coroutine)."""
+                        secret: str, unsent: int = 0) -> Steps:
+    """The queries of :func:`differential_attack_many` in one batch, then the test (a coroutine).
+
+    ``unsent``: queries of the caller not sent, counted with this batch (:class:`CertainZeros`).
+    """
     k = len(attrs)
     victims = list(zip(*(vals[a] for a in attrs)))  # each victim's values of a_1..a_k
     batch = []
@@ -153,7 +159,7 @@ def _differential_steps(table: str, vals: Mapping[str, list[Any]], n: int, attrs
         base = [x[:j] + x[j + 1:] for x in victims]  # without a_j
         batch += [(t_q, [b + (sv,) for sv in (0, 1) for b in base]),
                   (t_qbar, [b + (x[j], sv) for sv in (0, 1) for b, x in zip(base, victims)])]
-    answers = yield batch
+    answers = yield (batch + [CertainZeros(unsent)] if unsent else batch)
     diffs = np.zeros((2, n, k))
     ok = np.zeros((2, n, k), dtype=bool)
     for j in range(k):
@@ -231,6 +237,13 @@ class UniquenessOracle:
         (the victim) agrees on all of ``S``. Records are sorted by how many
         attributes they agree on, so a subset of size m only looks at records
         agreeing on at least m.
+
+        The function also carries ``no_pair_survives(S)``: for a unique
+        ``x^(S)``, True when for every ``a_j`` of ``S`` at most one other
+        record agrees with the victim on ``S`` without ``a_j``. Then every
+        ``Q'_j`` of Eqs. 7-8 selects at most one user, whatever the secret,
+        and bucket suppression answers it 0 outright (§2), so
+        DifferentialAttack on ``S`` cannot keep a single pair.
         """
         a_star = list(a_star)
         if len(a_star) > 64:
@@ -248,13 +261,45 @@ class UniquenessOracle:
         first = np.concatenate([np.cumsum(np.bincount(counts, minlength=len(a_star) + 1)[::-1])[::-1], [0]])
         bit = {a: np.uint64(1) << np.uint64(j) for j, a in enumerate(a_star)}
 
-        def unique(subset: Sequence[str]) -> bool:
+        def mask_of(subset: Sequence[str]) -> np.uint64:
             mask = np.uint64(0)
             for a in subset:
                 mask |= bit[a]
+            return mask
+
+        def unique(subset: Sequence[str]) -> bool:
+            mask = mask_of(subset)
             cand = agree[: first[len(subset)]]
             return int(np.count_nonzero((cand & mask) == mask)) == 1
 
+        def no_pair_survives(subset: Sequence[str]) -> bool:
+            # records agreeing on all of S but a_j: those missing only a_j's bit (and the victim)
+            mask = mask_of(subset)
+            miss = (agree[: first[len(subset) - 1]] & mask) ^ mask
+            single = miss[(miss != 0) & ((miss & (miss - np.uint64(1))) == 0)]
+            return bool(single.size == np.unique(single).size)
+
+        def check_block(combos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            """``unique`` and ``no_pair_survives`` of many subsets of one size m (rows of indices into A*)."""
+            n_sub, m = combos.shape
+            masks = np.bitwise_or.reduce(np.left_shift(np.uint64(1), combos.astype(np.uint64)), axis=1)
+            uniq = np.empty(n_sub, dtype=bool)
+            none_survive = np.empty(n_sub, dtype=bool)
+            cand, near = agree[: first[m]], agree[: first[m - 1]]
+            step = max(1, (1 << 22) // max(1, near.size))  # about 4 million words at a time
+            for lo in range(0, n_sub, step):
+                mk = masks[lo:lo + step, None]
+                uniq[lo:lo + step] = np.count_nonzero((cand[None, :] & mk) == mk, axis=1) == 1
+                miss = (near[None, :] & mk) ^ mk
+                single = (miss != 0) & ((miss & (miss - np.uint64(1))) == 0)
+                rows, cols = np.nonzero(single)
+                j = np.bitwise_count(miss[rows, cols] - np.uint64(1)).astype(np.int64)  # the missing bit's index
+                per_bit = np.bincount(rows * 64 + j, minlength=mk.shape[0] * 64).reshape(-1, 64)
+                none_survive[lo:lo + step] = per_bit.max(axis=1, initial=0) <= 1
+            return uniq, none_survive
+
+        unique.no_pair_survives = no_pair_survives  # type: ignore[attr-defined]
+        unique.check_block = check_block  # type: ignore[attr-defined]
         return unique
 
 
@@ -269,23 +314,40 @@ def subsets_by_decreasing_size(items: Sequence[str], seed: np.random.Generator |
     subsets are enumerated completely (shuffled); larger ones are sampled
     without repetition up to ``per_size_limit`` subsets.
     """
-    rng = check_random_state(seed)
     items = list(items)
-    top = len(items) if max_size is None else min(max_size, len(items))
+    for block in _subset_blocks(len(items), check_random_state(seed), min_size=min_size, max_size=max_size,
+                                per_size_limit=per_size_limit):
+        for combo in block:
+            yield tuple(items[t] for t in combo)
+
+
+def _subset_blocks(n: int, rng: np.random.Generator, *, min_size: int = 1, max_size: int | None = None,
+                   per_size_limit: int = 2000) -> Iterator[np.ndarray | Iterator[tuple[int, ...]]]:
+    """:func:`subsets_by_decreasing_size` one size at a time, as indices into the items.
+
+    An enumerated size is one array (a row per subset, in the shuffled
+    order); a sampled size an iterator of index tuples, drawn as they are
+    asked for. The random draws are those of :func:`subsets_by_decreasing_size`.
+    """
+    top = n if max_size is None else min(max_size, n)
     for m in range(top, min_size - 1, -1):
-        total = math.comb(len(items), m)
+        total = math.comb(n, m)
         if total <= per_size_limit:
-            combos = list(itertools.combinations(range(len(items)), m))
-            for i in rng.permutation(len(combos)):
-                yield tuple(items[t] for t in combos[i])
+            combos = np.array(list(itertools.combinations(range(n), m)), dtype=np.int64).reshape(total, m)
+            yield combos[rng.permutation(total)]
         else:
-            seen: set[tuple[int, ...]] = set()
-            while len(seen) < per_size_limit:
-                pick = tuple(sorted(rng.choice(len(items), size=m, replace=False).tolist()))
-                if pick in seen:
-                    continue
-                seen.add(pick)
-                yield tuple(items[t] for t in pick)
+            yield _sampled_subsets(n, m, rng, per_size_limit)
+
+
+def _sampled_subsets(n: int, m: int, rng: np.random.Generator, limit: int) -> Iterator[tuple[int, ...]]:
+    """``limit`` distinct random m-subsets of ``range(n)`` (sorted index tuples), drawn one by one."""
+    seen: set[tuple[int, ...]] = set()
+    while len(seen) < limit:
+        pick = tuple(sorted(rng.choice(n, size=m, replace=False).tolist()))
+        if pick in seen:
+            continue
+        seen.add(pick)
+        yield pick
 
 
 @dataclass
@@ -322,7 +384,7 @@ class FullDifferentialOutcome:
 def full_differential_attack(proxy: DiffixProxy, record: Mapping[str, Any], a_star: Sequence[str],
                              secret: str, oracle: UniquenessOracle, *,
                              seed: np.random.Generator | int | None = 0, max_attacked: int | None = None,
-                             max_checked: int = 5000,
+                             max_checked: int | None = 5000, per_size_limit: int = 2000,
                              analyst: str = "attacker") -> FullDifferentialOutcome:
     """Procedure FullDifferentialAttack ([G19] §3.1): subset exploration, oracle, test.
 
@@ -331,17 +393,23 @@ def full_differential_attack(proxy: DiffixProxy, record: Mapping[str, Any], a_st
     stops at the first subset that yields samples. The paper does not bound
     the exploration (the default, ``max_attacked=None``); ``max_attacked``
     bounds the unique subsets attacked and ``max_checked`` the subsets put to
-    the oracle, after which the victim is NonAttackable. One search, that of
-    :func:`full_differential_attack_bounds` with the one bound.
+    the oracle (``None``: no bound), after which the victim is NonAttackable;
+    a size with more than ``per_size_limit`` subsets is sampled
+    (:func:`subsets_by_decreasing_size`). ``max_checked=None`` and
+    ``per_size_limit`` at least ``comb(k*, k*//2)`` search every subset, as
+    the paper does. One search, that of :func:`full_differential_attack_bounds`
+    with the one bound.
     """
     bound = None if max_attacked is None else int(max_attacked)
     return full_differential_attack_bounds(proxy, record, a_star, secret, oracle, [bound], seed=seed,
-                                           max_checked=max_checked, analyst=analyst)[bound]
+                                           max_checked=max_checked, per_size_limit=per_size_limit,
+                                           analyst=analyst)[bound]
 
 
 def full_differential_attack_bounds(proxy: DiffixProxy, record: Mapping[str, Any], a_star: Sequence[str],
                                     secret: str, oracle: UniquenessOracle, bounds: Sequence[int | None], *,
-                                    seed: np.random.Generator | int | None = 0, max_checked: int = 5000,
+                                    seed: np.random.Generator | int | None = 0, max_checked: int | None = 5000,
+                                    per_size_limit: int = 2000,
                                     analyst: str = "attacker") -> dict[int | None, FullDifferentialOutcome]:
     """:func:`full_differential_attack` under several bounds ``max_attacked``, from one exploration.
 
@@ -354,15 +422,26 @@ def full_differential_attack_bounds(proxy: DiffixProxy, record: Mapping[str, Any
     """
     return drive(proxy, _full_differential_steps(proxy.table, record, a_star, secret,
                                                  oracle.for_record(record, a_star), bounds,
-                                                 check_random_state(seed), max_checked), analyst)
+                                                 check_random_state(seed), max_checked,
+                                                 per_size_limit=per_size_limit,
+                                                 skip_certain_zeros=proxy.bucket_suppression), analyst)
 
 
 def _full_differential_steps(table: str, record: Mapping[str, Any], a_star: Sequence[str], secret: str,
                              unique: Callable[[Sequence[str]], bool], bounds: Sequence[int | None],
-                             g: np.random.Generator, max_checked: int = 5000) -> Steps:
+                             g: np.random.Generator, max_checked: int | None = 5000, *,
+                             per_size_limit: int = 2000, skip_certain_zeros: bool = False) -> Steps:
     """:func:`full_differential_attack_bounds` as a coroutine (one batch per attacked subset).
 
     ``unique`` is the victim's oracle (:meth:`UniquenessOracle.for_record`).
+    ``skip_certain_zeros`` (only for a proxy that suppresses buckets): a
+    unique subset on which no pair can survive (``unique.no_pair_survives``:
+    every ``Q'_j`` selects at most one user, which bucket suppression answers
+    0 outright) is not sent; it counts as attacked without samples and its
+    ``4|A|`` queries count in ``n_queries`` and at the proxy
+    (:class:`~anonlab.attacks.diffix._common.CertainZeros`), exactly what
+    sending them gives. On small tables of many attributes (CREDIT) almost
+    every unique subset of the first sizes is such a subset.
     """
     bounds = list(dict.fromkeys(None if b is None else int(b) for b in bounds))
     if not bounds:
@@ -370,23 +449,48 @@ def _full_differential_steps(table: str, record: Mapping[str, Any], a_star: Sequ
     if not unique(a_star):  # no subset of a non-unique restricted record is unique
         return {b: FullDifferentialOutcome(None, (), 1, 0, 0, 0) for b in bounds}
     largest = None if None in bounds else max(bounds)
-    checked = attacked = queries = 0
+    checked = attacked = queries = unsent = 0
     after: list[tuple[int, int]] = []  # (checked, queries) after each attacked subset without samples
     success: FullDifferentialOutcome | None = None
-    for subset in subsets_by_decreasing_size(list(a_star), g):
-        if checked >= max_checked or (largest is not None and attacked >= largest):
+    items = list(a_star)
+    check_block = getattr(unique, "check_block", None)
+    stop = False
+    for block in _subset_blocks(len(items), g, per_size_limit=per_size_limit):
+        if isinstance(block, np.ndarray) and check_block is not None:  # the oracle on arrays, a chunk at a time
+            candidates = _checked_chunks(block, check_block, skip_certain_zeros)
+        else:  # a sampled size: subset by subset, as they are drawn
+            candidates = ((c, None, None) for c in block)
+        for combo, is_unique, no_pair in candidates:
+            if (max_checked is not None and checked >= max_checked) or (largest is not None and attacked >= largest):
+                stop = True
+                break
+            checked += 1
+            if is_unique is False:
+                continue
+            subset = tuple(items[t] for t in combo)
+            if is_unique is None and not unique(subset):
+                continue
+            attacked += 1
+            if no_pair is None:
+                no_pair = skip_certain_zeros and unique.no_pair_survives(subset)  # type: ignore[attr-defined]
+            if no_pair:
+                queries += 4 * len(subset)  # the answers are 0: no sample, as if sent
+                unsent += 4 * len(subset)
+                after.append((checked, queries))
+                continue
+            res = yield from _one_differential_steps(table, record, subset, secret, unsent)
+            unsent = 0
+            queries += res.n_queries
+            if res.guess is not None:
+                success = FullDifferentialOutcome(res.guess, subset, checked, attacked, queries,
+                                                  int(res.q.size + res.r.size))
+                stop = True
+                break
+            after.append((checked, queries))
+        if stop:
             break
-        checked += 1
-        if not unique(subset):
-            continue
-        attacked += 1
-        res = yield from _one_differential_steps(table, record, subset, secret)
-        queries += res.n_queries
-        if res.guess is not None:
-            success = FullDifferentialOutcome(res.guess, tuple(subset), checked, attacked, queries,
-                                              int(res.q.size + res.r.size))
-            break
-        after.append((checked, queries))
+    if unsent:  # the queries not sent since the last batch, counted at the proxy
+        yield [CertainZeros(unsent)]
     out = {}
     for b in bounds:
         if success is not None and (b is None or success.n_subsets_attacked <= b):
@@ -396,6 +500,20 @@ def _full_differential_steps(table: str, record: Mapping[str, Any], a_star: Sequ
         else:  # the search ended (subsets or max_checked exhausted) before reaching the bound
             out[b] = FullDifferentialOutcome(None, (), checked, attacked, queries, 0)
     return out
+
+
+def _checked_chunks(block: np.ndarray, check_block: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
+                    skip_certain_zeros: bool, chunk: int = 64) -> Iterator[tuple[list[int], bool, bool]]:
+    """``(subset, unique, no pair survives)`` for the rows of an enumerated size, checked ``chunk`` rows at a time.
+
+    A search usually stops early in a size: the chunks after it are never checked.
+    """
+    for lo in range(0, len(block), chunk):
+        rows = block[lo:lo + chunk]
+        uniq, none_survive = check_block(rows)
+        if not skip_certain_zeros:
+            none_survive[:] = False
+        yield from zip(rows.tolist(), uniq.tolist(), none_survive.tolist())
 
 
 def shared_query_sets(sets: pd.DataFrame, k: int) -> dict[str, int]:
