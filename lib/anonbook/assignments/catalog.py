@@ -24,6 +24,7 @@ __all__ = ["ASSIGNMENTS", "by_chapter"]
 _CH1, _CH2, _CH3 = "01_syntactic_anonymity", "02_dp_vs_definetti", "03_netflix_eccentricity"
 _CH4, _CH5, _CH6A = "04_census_reconstruction", "05_nonmember_framework", "06a_diffix_differential"
 _CH6B, _CH7, _CH8, _CH9 = "06b_diffix_cloning", "07_membership_base_rates", "08_passive_active", "09_one_yardstick"
+_CH10 = "10_audit_your_release"
 
 
 # --- the hidden runs: one variant's expected value, by the library ---------------------------------------------
@@ -136,6 +137,22 @@ def _pi_at_skew(tpr: float, fpr: float, skew: float) -> float:
     from anonlab.measures.rates import precision_improvement_at_skew
 
     return float(precision_improvement_at_skew(tpr, fpr, skew))
+
+
+def _excess_share(coverage: float, p_atk: float, p_base: float) -> float:
+    from anonbook.chapters.ch10_audit_your_release import excess_share
+
+    return float(excess_share({"coverage": coverage, "precision": p_atk, "baseline_precision": p_base}))
+
+
+def _nearest_row_precision(release: Any, targets: Any, secret: str, known: list[str]) -> float:
+    import pandas as pd
+
+    from anonlab.attacks.release import nearest_row_attack
+    from anonlab.measures.nonmember import attribute_kinds
+
+    kinds = attribute_kinds(pd.concat([release, targets], ignore_index=True))
+    return float(nearest_row_attack(release, targets, secret, known, kinds=kinds).is_correct().mean())
 
 
 _TABLES = "from anonlab.data import tables\n"
@@ -492,6 +509,58 @@ ASSIGNMENTS: tuple[Assignment, ...] = (
         "",
         ("(0.62, 0.03, 10)", "(0.9, 0.004, 250)", "(0.33, 0.1, 3)"),
         _pi_at_skew, results_from=_CH5),
+    # --- chapter 10: an audit of a release -------------------------------------------------------------------------
+    Assignment(
+        _CH10, "excess-share", "fw.s2.outlier_attack_low_coverage", "What an attack learns beyond the baseline",
+        "Chapter 10's verdict says of how many members an attacker learns the secret beyond what the non-members "
+        "already tell: of the targets, the share the attack is right about less the share a model of the "
+        "non-members is right about on the same targets. The attack guesses for a share `coverage` of the "
+        "targets with precision `p_atk`; on those targets the non-member model's precision is `p_base`. Write "
+        "`excess_share(coverage, p_atk, p_base)`. The grader calls it on other attacks.",
+        "excess_share",
+        "coverage, p_atk, p_base = 0.5, 0.9, 0.6",
+        "coverage, p_atk, p_base",
+        "def excess_share(coverage, p_atk, p_base):\n    return coverage * (p_atk - p_base)",
+        "def excess_share(coverage, p_atk, p_base):\n    return coverage * (p_atk - p_base) / (1 - p_base)",
+        "reports coverage × PI, a share of what was left to learn, instead of a share of the targets",
+        "",
+        ("(0.58, 1.0, 0.33)", "(1.0, 0.37, 0.31)", "(0.12, 0.75, 0.5)"),
+        _excess_share, results_from=_CH5),
+    Assignment(
+        _CH10, "nearest-row", "fw.fig4.all_vs_pii", "Anonymeter's nearest-row attack on a release",
+        "The nearest-row attack (Anonymeter's, chapter 10) guesses a target's `secret` as that of the release "
+        "row nearest to it on the `known` columns, by the Gower distance: for a numeric column (more than "
+        "nine distinct numbers) |x − y| divided by the column's range over the release and the targets "
+        "together, for any other column 1 when the values differ, summed over the columns; a tie goes to the "
+        "first release row. Write `nearest_row_precision(release, targets, secret, known)`: the share of "
+        "targets whose guess is their own secret. The grader calls it on other samples of Adult, secrets "
+        "and known columns.",
+        "nearest_row_precision",
+        _ADULT + "release, targets = _sample(300, 1), _sample(50, 2)",
+        "release, targets, 'income', ['age', 'education', 'sex']",
+        "def nearest_row_precision(release, targets, secret, known):\n"
+        "    import numpy as np\n    import pandas as pd\n"
+        "    both = pd.concat([release, targets])\n    d = np.zeros((len(targets), len(release)))\n"
+        "    for c in known:\n        numeric = pd.api.types.is_numeric_dtype(both[c]) and both[c].nunique() >= 10\n"
+        "        if numeric:\n            span = float(both[c].max() - both[c].min()) or 1.0\n"
+        "            d += np.abs(targets[c].to_numpy(float)[:, None] - release[c].to_numpy(float)[None, :]) / span\n"
+        "        else:\n            d += targets[c].astype(str).to_numpy()[:, None] != release[c].astype(str).to_numpy()[None, :]\n"
+        "    guess = release[secret].to_numpy()[d.argmin(axis=1)]\n"
+        "    return float(np.mean(guess.astype(str) == targets[secret].to_numpy().astype(str)))",
+        "def nearest_row_precision(release, targets, secret, known):\n"
+        "    import numpy as np\n    import pandas as pd\n"
+        "    d = np.zeros((len(targets), len(release)))\n"
+        "    for c in known:\n        if pd.api.types.is_numeric_dtype(release[c]):\n"
+        "            d += np.abs(targets[c].to_numpy(float)[:, None] - release[c].to_numpy(float)[None, :])\n"
+        "        else:\n            d += targets[c].astype(str).to_numpy()[:, None] != release[c].astype(str).to_numpy()[None, :]\n"
+        "    guess = release[secret].to_numpy()[d.argmin(axis=1)]\n"
+        "    return float(np.mean(guess.astype(str) == targets[secret].to_numpy().astype(str)))",
+        "adds raw numeric differences (years, hours) to the 0/1 mismatches, so the numeric columns decide alone",
+        _ADULT,
+        ("_sample(400, 3), _sample(80, 4), 'income', ['age', 'education', 'sex', 'hours_per_week']",
+         "_sample(600, 5), _sample(60, 6), 'occupation', ['age', 'workclass', 'education', 'sex']",
+         "_sample(300, 7), _sample(100, 8), 'marital_status', ['age', 'relationship', 'hours_per_week']"),
+        _nearest_row_precision, results_from=_CH5),
 )
 
 

@@ -274,16 +274,20 @@ def _known_phrase(known: str) -> str:
     return f"{len(cols)} of a member's columns ({shown})"
 
 
-def _excess(row: Mapping[str, Any]) -> float:
+def excess_share(row: Mapping[str, Any]) -> float:
     """Share of the targets an attack is right about beyond the non-member model on the same targets:
-    coverage × (precision − baseline precision)."""
+    coverage × (precision − baseline precision), from a row of the audit's table.
+
+    >>> excess_share({"coverage": 0.5, "precision": 0.9, "baseline_precision": 0.6})
+    0.15000000000000002
+    """
     return float(row["coverage"]) * (float(row["precision"]) - float(row["baseline_precision"]))
 
 
 def summary_sentence(key: str, name: str, res: AuditResult) -> Any:
     """What an attacker learns of the secrets, chosen from the numbers: among the attacks on a secret whose PI
     interval lies above 0, the one right about the most members beyond the non-member model ("an attacker who
-    knows X learns Y about Z % of the members beyond what the non-members already tell", Z by :func:`_excess`);
+    knows X learns Y about Z % of the members beyond what the non-members already tell", Z by :func:`excess_share`);
     with none above 0, the attack with the largest PI, whose interval reaches 0 (nothing learned beyond them).
     """
     from anonbook.chapters.sentences import compare, listing
@@ -295,13 +299,13 @@ def summary_sentence(key: str, name: str, res: AuditResult) -> Any:
                        "release (see the attacks that do not apply).")
     above = t[t["pi_low"].astype(float) > 0]
     if len(above):
-        best = above.loc[max(above.index, key=lambda i: _excess(above.loc[i]))]
+        best = above.loc[max(above.index, key=lambda i: excess_share(above.loc[i]))]
     else:
         best = t.loc[t["pi"].astype(float).idxmax()]
     head = f"**{name}**: "
     return compare(key, float(best["pi_low"]), 0.0, {
         "above": head + f"an attacker who knows {_known_phrase(best['known'])} learns the {best['secret']} of "
-                 f"{_excess(best):.0%} of the members beyond what the non-members already tell: by "
+                 f"{excess_share(best):.0%} of the members beyond what the non-members already tell: by "
                  f"*{best['attack']}* it guesses for {float(best['coverage']):.0%} of them with precision "
                  f"{float(best['precision']):.2f}, where a model of the non-members is right for "
                  f"{float(best['baseline_precision']):.2f} (PI {float(best['pi']):.2f}, its interval's bottom "
