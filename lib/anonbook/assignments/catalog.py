@@ -557,9 +557,9 @@ ASSIGNMENTS: tuple[Assignment, ...] = (
         "    return float(np.mean(guess.astype(str) == targets[secret].to_numpy().astype(str)))",
         "adds raw numeric differences (years, hours) to the 0/1 mismatches, so the numeric columns decide alone",
         _ADULT,
-        ("_sample(400, 3), _sample(83, 4), 'income', ['age', 'education', 'sex', 'hours_per_week']",
-         "_sample(600, 5), _sample(67, 6), 'occupation', ['age', 'workclass', 'education', 'sex']",
-         "_sample(300, 7), _sample(97, 8), 'marital_status', ['age', 'relationship', 'hours_per_week']"),
+        ("_sample(400, 3), _sample(211, 4), 'income', ['age', 'education', 'sex', 'hours_per_week']",
+         "_sample(600, 5), _sample(223, 6), 'occupation', ['age', 'workclass', 'education', 'sex']",
+         "_sample(300, 7), _sample(227, 8), 'marital_status', ['age', 'relationship', 'hours_per_week']"),
         _nearest_row_precision, results_from=_CH5),
 )
 
