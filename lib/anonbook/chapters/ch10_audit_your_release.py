@@ -113,6 +113,19 @@ CHAPTER = Chapter(
                   "first_nearest_pi_width": "width of its 95 % interval"},
                  explain="The PI {first_nearest_pi:change}; the interval's width {first_nearest_pi_width:change}: "
                          "a Wilson interval narrows about as one over the square root of the targets."),
+        Exercise("another_seed",
+                 "*Predict first:* with another seed (a new member/non-member split, new synthetic releases and "
+                 "new targets), does the nearest-row attack's PI on the first release stay inside the quick "
+                 "run's 95 % interval, and do as many attacks learn something beyond the non-members? Then run "
+                 "with `seed = 1`.",
+                 {"seed": 1},
+                 {"first_nearest_pi": "PI of the nearest-row attack on the first release (first secret)",
+                  "first_nearest_pi_width": "width of its 95 % interval",
+                  "n_beyond": "attacks whose PI interval lies above 0"},
+                 explain="The PI {first_nearest_pi:change}, against an interval {first_nearest_pi_width@base} "
+                         "wide on the quick run; the attacks with a PI interval above 0 go from {n_beyond@base} "
+                         "to {n_beyond}. A single run's PI is one draw of the split, the synthesizer and the "
+                         "targets: its interval covers the targets' sampling, not the release's."),
     ),
 )
 
