@@ -257,6 +257,46 @@ def test_every_exercise_answer_is_a_value_the_chapter_glues(executed_book: Path,
             assert "image/png" in glued.get(e.figure, {}), f"{name}/{e.key}: no glued figure {e.figure!r}"
 
 
+#: A MyST role (``{cite}`x```), a fenced directive (```` ```{include} ````) or a colon fence (``:::``).
+UNRESOLVED_MYST = r"\{[\w:-]+\}`|```\{|^:::"
+
+
+def _unresolved_myst_in_downloads(html: Path) -> dict[str, list[str]]:
+    """Chapter -> the MyST roles and directives its download copy (``_sources/<chapter>.ipynb``) still shows
+    once nbconvert renders it to Markdown, as a reader's Jupyter or GitHub would (the prose and the outputs:
+    code may hold braces and backticks); a chapter with no copy is reported as missing."""
+    import re
+    import warnings
+
+    import nbformat
+    from nbconvert import MarkdownExporter
+
+    out: dict[str, list[str]] = {}
+    for name in NOTEBOOKS:
+        path = html / "_sources" / f"{name}.ipynb"
+        if not path.exists():
+            out[name] = ["no download copy"]
+            continue
+        with warnings.catch_warnings():  # papermill's record outputs have no Markdown form: nbconvert says so
+            warnings.simplefilter("ignore", UserWarning)
+            text, _ = MarkdownExporter(exclude_input=True).from_notebook_node(nbformat.read(path, as_version=4))
+        found = re.findall(UNRESOLVED_MYST, text, flags=re.MULTILINE)
+        if found:
+            out[name] = sorted(set(found))
+    return out
+
+
+def test_the_download_check_finds_a_role_left_in(tmp_path: Path) -> None:
+    import nbformat
+
+    (tmp_path / "_sources").mkdir()
+    for i, name in enumerate(NOTEBOOKS):
+        nb = nbformat.v4.new_notebook()
+        nb.cells = [nbformat.v4.new_markdown_cell("As {cite}`cormode2011` shows." if i == 0 else "Plain words.")]
+        nbformat.write(nb, tmp_path / "_sources" / f"{name}.ipynb")
+    assert _unresolved_myst_in_downloads(tmp_path) == {NOTEBOOKS[0]: ["{cite}`"]}
+
+
 @pytest.mark.book
 def test_the_book_builds_without_warnings_and_links_resolve(
     executed_book: Path, monkeypatch: pytest.MonkeyPatch
@@ -269,6 +309,9 @@ def test_the_book_builds_without_warnings_and_links_resolve(
     from anonbook.slides import build_slides  # as the build does: the decks, before the link check
 
     build_slides(html, book.toc_notebooks())
+    from anonbook.publish import write_download_copies  # as the build does: the download button's notebook
+
+    write_download_copies(html, book.toc_notebooks())
     assert (html / "index.html").exists()
     assert (html / "verdicts.html").exists()
     assert (html / "glossary.html").exists() and (html / "course.html").exists()
@@ -279,6 +322,9 @@ def test_the_book_builds_without_warnings_and_links_resolve(
     pages = "".join(p.read_text(errors="replace") for p in html.glob("*.html"))
     assert "mybinder.org" not in pages and "github.com/anonlab" not in pages
     assert "anonlab.css" in pages  # the book's stylesheet (verdict colours, figure width)
+    # the page's download button: the notebook, rendered by nbconvert as any Jupyter would, shows no MyST
+    # role or directive (citations, terms and included boxes resolved: issue 38)
+    assert _unresolved_myst_in_downloads(html) == {}
     browser = book.find_browser()
     if browser is None:
         if os.environ.get("CI"):
