@@ -297,3 +297,37 @@ def test_the_command_line_with_html_runs_the_chapter_and_writes_its_page(tmp_pat
     # a bad input fails before any kernel starts, with the audit's message
     assert main(args[:-2] + ["--secret", "salary", "--html", str(out)]) == 2
     assert "secret 'salary' is not a column of members.csv" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------
+# memory: estimated from the inputs and checked before any attack runs
+# ---------------------------------------------------------------------------
+
+def test_the_memory_estimate_grows_with_rows_and_text_values() -> None:
+    m, n = hand_members(), hand_non_members()
+    small = au.estimate_memory(m, hand_release(), n)
+    big = pd.concat([hand_release()] * 50, ignore_index=True)
+    assert au.estimate_memory(m, big, n) > small
+    ids = hand_release().assign(job=[f"person {i}" for i in range(20)])  # a text column of distinct values
+    assert au.estimate_memory(m, ids, n) > small
+
+
+def test_an_audit_too_large_for_the_machine_fails_early(tmp_path: Path, no_attack: None,
+                                                        monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture) -> None:
+    """With 1 MB available the command line refuses the audit before any attack, naming the estimate, what
+    drives it and what the machine has."""
+    from anonbook.auditing import audit_memory
+    from anonbook.cli import main
+    from anonbook.memory import MEMORY_LIMIT_ENV
+
+    p = write(tmp_path, members=hand_members(), release=hand_release(), non_members=hand_non_members())
+    monkeypatch.setenv(MEMORY_LIMIT_ENV, "1M")
+    args = ["audit", "--members", str(p["members"]), "--release", str(p["release"]), "--non-members",
+            str(p["non_members"]), "--secret", "s", "--targets", "100", "--json", str(tmp_path / "r.json")]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    est = audit_memory(hand_members(), hand_release(), hand_non_members(), 100)
+    assert f"the audit of release.csv would need about {est} at its peak" in err, err
+    assert "rows of release.csv = 20" in err and "this machine has 1 MB available" in err, err
+    assert not (tmp_path / "r.json").exists()

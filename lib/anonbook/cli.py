@@ -289,7 +289,8 @@ def main(argv: list[str] | None = None) -> int:
     except (RunInterrupted, KeyboardInterrupt) as exc:
         print(str(exc) or "interrupted: nothing half-written was published", file=sys.stderr)
         return 130
-    except (RunError, RuntimeError, ValueError, FileNotFoundError, KeyError) as exc:  # ClaimError is a KeyError
+    except (RunError, RuntimeError, ValueError, FileNotFoundError, KeyError,  # ClaimError is a KeyError
+            MemoryError) as exc:  # anonbook.memory.check_fits: a run too large for the machine, refused first
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:  # a folder or file the command cannot use: one line, not a traceback

@@ -22,7 +22,7 @@ import pandas as pd
 
 from anonlab.audit import BASELINE, NEAREST, SINGLING, AuditResult, audit
 from anonlab.validation import Param, ParameterError, ParameterSpec
-from anonbook.auditing import DEFAULTS, default_inputs
+from anonbook.auditing import DEFAULTS, default_inputs, default_memory
 from anonbook.chapters import BASE_MEMORY, Chapter, Exercise
 from anonbook.memory import MiB, MemoryEstimate
 
@@ -53,16 +53,21 @@ def peak_memory(values: Mapping[str, Any]) -> MemoryEstimate:
     """Peak memory: the kernel, the three tables and per release a distance block of 32 MB and the models.
 
     The default (Adult, 7,088 members and as many non-members, three releases) holds about 14,000 rows of 15
-    columns several times over; a reader's files are counted by their rows (about 2 KB per row of every
-    table, held by pandas, the encodings and the models).
+    columns several times over. A reader's files are read and estimated by :func:`anonlab.audit.estimate_memory`
+    (:func:`anonbook.auditing.audit_memory`: their rows, columns and text values); files the audit cannot read
+    are counted by their rows (about 2 KB per row of every table), and the audit then refuses them.
     """
-    if values.get("release"):
+    if not values.get("release"):
+        return default_memory()
+    from anonlab.audit import AuditInputError, check_inputs
+    from anonbook.auditing import audit_memory
+
+    try:
+        tables = check_inputs(*(values[k] for k in FILES), list(values["secrets"]), list(values["known"]) or None)
+    except AuditInputError:
         rows = sum(_file_rows(values[k]) for k in FILES)
-        releases = 1
-    else:
-        rows = DEFAULTS["n_members"] * 4 + DEFAULTS["n_non_members"]
-        releases = 3
-    return MemoryEstimate(BASE_MEMORY + 60 * MiB + releases * 40 * MiB + rows * 2048)
+        return MemoryEstimate(BASE_MEMORY + 100 * MiB + rows * 2048)
+    return audit_memory(*tables, values["n_targets"], [Path(str(values[k])).name for k in FILES])
 
 
 CHAPTER = Chapter(
