@@ -132,6 +132,9 @@ def nearest_row_attack(release: pd.DataFrame, targets: pd.DataFrame, secret: str
 
     Anonymeter's inference attack (Giomi et al. 2023, §3.3): a guess for every target (coverage 1);
     ``confidence`` is 1 − distance. A continuous secret is right within the baseline's tolerance.
+    Ties: where several release rows lie at the smallest distance, the guess is the secret of the first of
+    them in the release's order (``argmin``); Anonymeter may break such a tie otherwise, so the two attacks
+    can guess differently on a tied target.
 
     >>> r = pd.DataFrame({"a": ["x", "y"], "s": ["p", "q"]})
     >>> nearest_row_attack(r, r, "s", ["a"], kinds={}).prediction.tolist()
