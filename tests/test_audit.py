@@ -331,3 +331,59 @@ def test_an_audit_too_large_for_the_machine_fails_early(tmp_path: Path, no_attac
     assert f"the audit of release.csv would need about {est} at its peak" in err, err
     assert "rows of release.csv = 20" in err and "this machine has 1 MB available" in err, err
     assert not (tmp_path / "r.json").exists()
+
+
+# ---------------------------------------------------------------------------
+# chapter 10's peers: the same targets for Anonymeter and the ALC, or plainly why not
+# ---------------------------------------------------------------------------
+
+class _Run:
+    """The part of a chapter run that :func:`peer_runs` uses: its parameters and a cache that computes."""
+
+    def __init__(self, p: dict) -> None:
+        self.p = p
+
+    def cached(self, step, compute, **key):
+        return compute()
+
+
+def _file_params(tmp: Path, **extra) -> dict:
+    from anonbook.chapters import ch10_audit_your_release as ch10
+
+    p = write(tmp, members=hand_members(), release=hand_release(), non_members=hand_non_members())
+    return ch10.CHAPTER.parameters.validate({**{k: str(v) for k, v in p.items()}, "secrets": ["s"],
+                                            "known": ["job", "age"], "n_targets": 20, **extra})
+
+
+def test_the_peers_attack_the_audits_own_targets_with_non_members_as_control(tmp_path: Path) -> None:
+    """Members and non-members read from files share row numbers (0, 1, ...): the peers' inputs keep them
+    apart, and their targets, baseline and the book's attack are the audit's."""
+    from anonbook.chapters import ch10_audit_your_release as ch10
+
+    p = _file_params(tmp_path)
+    results = ch10.audit_releases(p)
+    inputs, why = ch10.peer_inputs(p, results)
+    assert why == ""
+    nearest, base = results["release.csv"].results[(au.NEAREST, "s")]
+    assert len(inputs.targets) == len(inputs.control) == 20
+    assert list(inputs.targets["s"]) == list(hand_members().loc[nearest.targets, "s"])
+    assert not inputs.targets.index.isin(inputs.control.index).any()
+    assert list(inputs.baseline_on_targets.targets) == list(inputs.targets.index)
+    assert (inputs.scored["nearest release row"][0].prediction == nearest.prediction).all()
+    assert inputs.aux == ("job", "age") and inputs.secret == "s"
+
+
+def test_a_missing_peers_environment_is_said_on_the_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from anonbook import peers
+    from anonbook.chapters import ch10_audit_your_release as ch10
+
+    p = _file_params(tmp_path)
+    results = ch10.audit_releases(p)
+    monkeypatch.delenv(peers.PEERS_PYTHON_ENV, raising=False)
+    monkeypatch.setattr(peers, "peers_python", lambda: None)
+    inputs, numbers, why = ch10.peer_runs(_Run(p), results)
+    assert numbers == {} and "the peers' environment is missing" in why
+    said = ch10.peer_sentence(None, why, "release.csv")
+    assert said.startswith("Anonymeter and the ALC package were not run on this page: the peers' environment")
+    off = ch10.peer_runs(_Run({**p, "peers": False}), results)
+    assert off[1] == {} and "peers = False" in off[2]
