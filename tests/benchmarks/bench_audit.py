@@ -17,8 +17,9 @@ time or an agreement). It needs the peers' environment (``.venv-peers``, ``make 
 * **guesses**: the share of targets (and of control records) for which both attacks guess the same value, and
   each attack's precision on the targets; the same share on the *untied* targets alone (the ties mask,
   :func:`tied`: a target is tied when more than one release row lies at its smallest distance, where the book
-  takes the first such row and Anonymeter may take another), and how many are tied. Anonymeter samples its targets from ``ori``; given exactly the
-  targets with ``n_attacks`` equal to their number, it attacks each of them once. Where the guesses differ, a
+  takes the first such row and Anonymeter may take another), and how many are tied. Anonymeter samples its
+  targets from ``ori``; given exactly the targets with ``n_attacks`` equal to their number, it attacks each of
+  them once. Where the guesses differ, a
   plain Gower distance (:func:`gower_rows`) says whether a release row holding Anonymeter's guess lies at
   the book's smallest distance (a tie broken another way: the book takes the first such row) or not.
 """
