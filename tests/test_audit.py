@@ -387,3 +387,60 @@ def test_a_missing_peers_environment_is_said_on_the_page(tmp_path: Path, monkeyp
     assert said.startswith("Anonymeter and the ALC package were not run on this page: the peers' environment")
     off = ch10.peer_runs(_Run({**p, "peers": False}), results)
     assert off[1] == {} and "peers = False" in off[2]
+
+
+# ---------------------------------------------------------------------------
+# the attacks' target loop on an executor: the same numbers, and on a Dask cluster
+# ---------------------------------------------------------------------------
+
+def _population(n: int, seed: int = 3) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"job": rng.choice(JOBS, n), "age": rng.integers(20, 70, n),
+                       "city": rng.choice(list("pqrst"), n)})
+    df["s"] = np.where((df["job"] == "a") | (df["age"] > 60), "yes", "no")
+    return df
+
+
+def test_the_target_loop_on_an_executor_gives_the_same_numbers() -> None:
+    people = _population(1400)
+    m, n = people[:700], people[700:].reset_index(drop=True)
+    r = m.sample(frac=1.0, random_state=2).reset_index(drop=True)  # the members shuffled: many ties
+    calls: list[int] = []
+
+    def mapper(fn, chunks):
+        chunks = list(chunks)
+        calls.append(len(chunks))
+        return [fn(c) for c in chunks]
+
+    here = au.audit(m, r, n, ["s"], n_targets=600, seed=0)
+    there = au.audit(m, r, n, ["s"], n_targets=600, seed=0, mapper=mapper)
+    assert calls and max(calls) == math.ceil(600 / atk.CHUNK)  # the targets went through the executor in chunks
+    pd.testing.assert_frame_equal(here.table, there.table)
+    pd.testing.assert_frame_equal(here.membership, there.membership)
+
+
+@pytest.mark.slow
+def test_the_command_line_runs_the_target_loop_on_a_local_dask_cluster(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture) -> None:
+    import json
+
+    from distributed import Client, LocalCluster
+
+    from anonbook.cli import main
+
+    people = _population(1400)
+    p = write(tmp_path, members=people[:700], release=people[:700].sample(frac=1.0, random_state=2),
+              non_members=people[700:])
+    base = ["audit", "--members", str(p["members"]), "--release", str(p["release"]), "--non-members",
+            str(p["non_members"]), "--secret", "s", "--targets", "600"]
+    assert main(base + ["--json", str(tmp_path / "here.json")]) == 0
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        assert main(base + ["--json", str(tmp_path / "there.json"), "--scheduler", cluster.scheduler_address]) == 0
+        ran = client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.task_prefixes))
+    assert "nearest" in ran, ran  # the distances ran as tasks on the cluster
+    here, there = (json.loads((tmp_path / f).read_text())["releases"]["release.csv"]
+                   for f in ("here.json", "there.json"))
+    assert here["attacks"] == there["attacks"] and here["membership"] == there["membership"]
+    assert main(base + ["--scheduler", cluster.scheduler_address, "--html", str(tmp_path / "page")]) == 2
+    assert "give one of them" in capsys.readouterr().err

@@ -87,8 +87,9 @@ def audit_memory(members: pd.DataFrame, release: pd.DataFrame, non_members: pd.D
 
 def run_audit(members: str | None, release: str | None, non_members: str | None, secrets: Sequence[str],
               known: Sequence[str] | None, *, n_targets: int = DEFAULTS["n_targets"], seed: int = DEFAULTS["seed"],
-              progress: Any = None) -> dict[str, AuditResult]:
-    """Audit the given CSV files, or, with none of them, the three default releases of Adult."""
+              progress: Any = None, mapper: Any = None) -> dict[str, AuditResult]:
+    """Audit the given CSV files, or, with none of them, the three default releases of Adult; ``mapper``: the
+    attacks' target loop on an executor (:func:`anonbook.sweep.client_mapper` for a Dask cluster)."""
     given = [members, release, non_members]
     if any(given) and not all(given):
         raise ValueError("give --members, --release and --non-members together (or none, for the defaults)")
@@ -100,11 +101,12 @@ def run_audit(members: str | None, release: str | None, non_members: str | None,
         names = [Path(str(f)).name for f in given]
         m, r, n = check_inputs(members, release, non_members, list(secrets), known)  # bad input fails first
         check_fits(f"the audit of {names[1]}", audit_memory(m, r, n, n_targets, names))  # then one too large
-        return {names[1]: audit(m, r, n, list(secrets), known, n_targets=n_targets, seed=seed, progress=progress)}
+        return {names[1]: audit(m, r, n, list(secrets), known, n_targets=n_targets, seed=seed, progress=progress,
+                                mapper=mapper)}
     from anonbook.memory import check_fits
 
     check_fits("the audit of the default releases", default_memory())
     mem, non, releases = default_inputs(seed=seed)
     secrets = list(secrets) or DEFAULTS["secrets"]
-    return {name: audit(mem, rel, non, secrets, known, n_targets=n_targets, seed=seed, progress=progress)
-            for name, rel in releases.items()}
+    return {name: audit(mem, rel, non, secrets, known, n_targets=n_targets, seed=seed, progress=progress,
+                        mapper=mapper) for name, rel in releases.items()}

@@ -294,7 +294,7 @@ def _aligned(members: pd.DataFrame, release: pd.DataFrame, generalized: Sequence
 def audit(members: Table, release: Table, non_members: Table, secrets: Sequence[str],
           known: Sequence[str] | None = None, n_targets: int = 1000, seed: int = 0,
           progress: Progress | None = None, *, settings: ModelSettings = ModelSettings(),
-          skews: Sequence[float | str] = ("1:1", "1:30", "1:240")) -> AuditResult:
+          skews: Sequence[float | str] = ("1:1", "1:30", "1:240"), mapper: Any = None) -> AuditResult:
     """Run every attack that applies to ``release`` on ``n_targets`` members, each against the non-member baseline.
 
     Parameters
@@ -315,6 +315,10 @@ def audit(members: Table, release: Table, non_members: Table, secrets: Sequence[
         The baseline's models and tolerance ([FW24] §4.4), shared by every model and continuous guess.
     skews
         Member:non-member skews at which membership precision is read ([FW24] §5; chapter 7's by default).
+    mapper
+        An executor's map (``mapper(fn, chunks)``, results in order) for the attacks' target loop: the
+        distances of the nearest-row and closest-record attacks run chunk by chunk there
+        (:func:`anonlab.attacks.release.gower_nearest`); ``None``: in this process. The numbers are the same.
     """
     from anonlab.attacks import release as atk
 
@@ -360,7 +364,7 @@ def audit(members: Table, release: Table, non_members: Table, secrets: Sequence[
                 skipped.append({"attack": name, "secret": secret,
                                 "reason": "every known column is generalized in the release"})
         else:
-            add(NEAREST, secret, usable, atk.nearest_row_attack(r, tgt, secret, usable, **common), base)
+            add(NEAREST, secret, usable, atk.nearest_row_attack(r, tgt, secret, usable, mapper=mapper, **common), base)
             add(MODEL, secret, usable, atk.release_model_attack(r, tgt, secret, usable, **common), base)
         gen_known = [c for c in k_all if c in generalized]
         if not gen_known:
@@ -391,7 +395,7 @@ def audit(members: Table, release: Table, non_members: Table, secrets: Sequence[
     report(progress, "audit: membership by the closest release record")
     mrng = stream(seed, "audit.membership")
     nm_t = n.iloc[np.sort(mrng.choice(len(n), size=min(int(n_targets), len(n)), replace=False))]
-    membership = atk.closest_record_membership(r, tgt, nm_t, exact, kinds=kinds, skews=skews)
+    membership = atk.closest_record_membership(r, tgt, nm_t, exact, kinds=kinds, skews=skews, mapper=mapper)
     for _, mr in membership.iterrows():
         rows.append({"attack": f"{MEMBERSHIP}, {mr['skew_label']}", "secret": "membership",
                      "known": ", ".join(map(str, exact)), "targets": int(mr["members"] + mr["non_members"]),
