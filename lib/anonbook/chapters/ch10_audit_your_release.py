@@ -483,7 +483,7 @@ def peer_table(inputs: Any, numbers: Mapping[str, Any]) -> pd.DataFrame:
     Rows: Anonymeter's own nearest-row attack (its guesses) and the book's nearest-row attack (the audit's
     guesses, its counts given to Anonymeter's risk with the non-member model in the control's role). Columns:
     precision on the targets, Anonymeter's risk with its interval, the ALC against the non-member model on the
-    same targets, and the book's PI against that model (:func:`anonbook.peers.anonymeter_vs_pi`,
+    same targets and the recall at which the ALC package read the attack, and the book's PI against that model (:func:`anonbook.peers.anonymeter_vs_pi`,
     :func:`anonbook.peers.alc_vs_pi`)."""
     from anonbook import peers as pt
 
@@ -500,6 +500,7 @@ def peer_table(inputs: Any, numbers: Mapping[str, Any]) -> pd.DataFrame:
                      "Anonymeter risk": float(r["Anonymeter risk"]), "risk low": float(r["risk low"]),
                      "risk high": float(r["risk high"]),
                      "ALC vs non-member model": float(alc.loc[key, "ALC"]) if key in alc.index else math.nan,
+                     "ALC's attack recall": float(alc.loc[key, "attack recall"]) if key in alc.index else math.nan,
                      "baseline precision": float(r["baseline precision (same targets)"]),
                      "PI": float(r["PI vs baseline (same targets)"]), "PI low": float(r["PI low"]),
                      "PI high": float(r["PI high"])})
@@ -513,9 +514,14 @@ def peer_sentence(table: pd.DataFrame | None, why: str, name: str) -> str:
                 "do not depend on them.")
     own = table.iloc[0]
     book = table.iloc[-1]
+    kept = ("" if (table["ALC's attack recall"] > 0).all() else
+            " Where the table's ALC attack recall is 0, the ALC package reports recall 0 and a precision-recall "
+            "coefficient of 0 for that attack (it reads the attack and the baseline each at its own best "
+            "threshold, chapter 9): that ALC measures the non-member model's best point against no point of the "
+            "attack, not the attack's guesses against the model's.")
     return (f"On the same {int(own['targets'])} targets of the {name}, Anonymeter's own nearest-row attack is right "
             f"for {own['precision']:.2f} of them and reports a risk of {own['Anonymeter risk']:.2f} "
             f"[{own['risk low']:.2f}, {own['risk high']:.2f}] against its control records; against the non-member "
             f"model on the same targets its PI is {own['PI']:.2f} and its ALC {own['ALC vs non-member model']:.2f}. "
             f"The book's nearest-row attack is right for {book['precision']:.2f} (PI {book['PI']:.2f}, ALC "
-            f"{book['ALC vs non-member model']:.2f}).")
+            f"{book['ALC vs non-member model']:.2f})." + kept)
