@@ -297,3 +297,150 @@ def test_the_command_line_with_html_runs_the_chapter_and_writes_its_page(tmp_pat
     # a bad input fails before any kernel starts, with the audit's message
     assert main(args[:-2] + ["--secret", "salary", "--html", str(out)]) == 2
     assert "secret 'salary' is not a column of members.csv" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------
+# memory: estimated from the inputs and checked before any attack runs
+# ---------------------------------------------------------------------------
+
+def test_the_memory_estimate_grows_with_rows_and_text_values() -> None:
+    m, n = hand_members(), hand_non_members()
+    small = au.estimate_memory(m, hand_release(), n)
+    big = pd.concat([hand_release()] * 50, ignore_index=True)
+    assert au.estimate_memory(m, big, n) > small
+    ids = hand_release().assign(job=[f"person {i}" for i in range(20)])  # a text column of distinct values
+    assert au.estimate_memory(m, ids, n) > small
+
+
+def test_an_audit_too_large_for_the_machine_fails_early(tmp_path: Path, no_attack: None,
+                                                        monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture) -> None:
+    """With 1 MB available the command line refuses the audit before any attack, naming the estimate, what
+    drives it and what the machine has."""
+    from anonbook.auditing import audit_memory
+    from anonbook.cli import main
+    from anonbook.memory import MEMORY_LIMIT_ENV
+
+    p = write(tmp_path, members=hand_members(), release=hand_release(), non_members=hand_non_members())
+    monkeypatch.setenv(MEMORY_LIMIT_ENV, "1M")
+    args = ["audit", "--members", str(p["members"]), "--release", str(p["release"]), "--non-members",
+            str(p["non_members"]), "--secret", "s", "--targets", "100", "--json", str(tmp_path / "r.json")]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    est = audit_memory(hand_members(), hand_release(), hand_non_members(), 100)
+    assert f"the audit of release.csv would need about {est} at its peak" in err, err
+    assert "rows of release.csv = 20" in err and "this machine has 1 MB available" in err, err
+    assert not (tmp_path / "r.json").exists()
+
+
+# ---------------------------------------------------------------------------
+# chapter 10's peers: the same targets for Anonymeter and the ALC, or plainly why not
+# ---------------------------------------------------------------------------
+
+class _Run:
+    """The part of a chapter run that :func:`peer_runs` uses: its parameters and a cache that computes."""
+
+    def __init__(self, p: dict) -> None:
+        self.p = p
+
+    def cached(self, step, compute, **key):
+        return compute()
+
+
+def _file_params(tmp: Path, **extra) -> dict:
+    from anonbook.chapters import ch10_audit_your_release as ch10
+
+    p = write(tmp, members=hand_members(), release=hand_release(), non_members=hand_non_members())
+    return ch10.CHAPTER.parameters.validate({**{k: str(v) for k, v in p.items()}, "secrets": ["s"],
+                                            "known": ["job", "age"], "n_targets": 20, **extra})
+
+
+def test_the_peers_attack_the_audits_own_targets_with_non_members_as_control(tmp_path: Path) -> None:
+    """Members and non-members read from files share row numbers (0, 1, ...): the peers' inputs keep them
+    apart, and their targets, baseline and the book's attack are the audit's."""
+    from anonbook.chapters import ch10_audit_your_release as ch10
+
+    p = _file_params(tmp_path)
+    results = ch10.audit_releases(p)
+    inputs, why = ch10.peer_inputs(p, results)
+    assert why == ""
+    nearest, base = results["release.csv"].results[(au.NEAREST, "s")]
+    assert len(inputs.targets) == len(inputs.control) == 20
+    assert list(inputs.targets["s"]) == list(hand_members().loc[nearest.targets, "s"])
+    assert not inputs.targets.index.isin(inputs.control.index).any()
+    assert list(inputs.baseline_on_targets.targets) == list(inputs.targets.index)
+    assert (inputs.scored["nearest release row"][0].prediction == nearest.prediction).all()
+    assert inputs.aux == ("job", "age") and inputs.secret == "s"
+
+
+def test_a_missing_peers_environment_is_said_on_the_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from anonbook import peers
+    from anonbook.chapters import ch10_audit_your_release as ch10
+
+    p = _file_params(tmp_path)
+    results = ch10.audit_releases(p)
+    monkeypatch.delenv(peers.PEERS_PYTHON_ENV, raising=False)
+    monkeypatch.setattr(peers, "peers_python", lambda: None)
+    inputs, numbers, why = ch10.peer_runs(_Run(p), results)
+    assert numbers == {} and "the peers' environment is missing" in why
+    said = ch10.peer_sentence(None, why, "release.csv")
+    assert said.startswith("Anonymeter and the ALC package were not run on this page: the peers' environment")
+    off = ch10.peer_runs(_Run({**p, "peers": False}), results)
+    assert off[1] == {} and "peers = False" in off[2]
+
+
+# ---------------------------------------------------------------------------
+# the attacks' target loop on an executor: the same numbers, and on a Dask cluster
+# ---------------------------------------------------------------------------
+
+def _population(n: int, seed: int = 3) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"job": rng.choice(JOBS, n), "age": rng.integers(20, 70, n),
+                       "city": rng.choice(list("pqrst"), n)})
+    df["s"] = np.where((df["job"] == "a") | (df["age"] > 60), "yes", "no")
+    return df
+
+
+def test_the_target_loop_on_an_executor_gives_the_same_numbers() -> None:
+    people = _population(1400)
+    m, n = people[:700], people[700:].reset_index(drop=True)
+    r = m.sample(frac=1.0, random_state=2).reset_index(drop=True)  # the members shuffled: many ties
+    calls: list[int] = []
+
+    def mapper(fn, chunks):
+        chunks = list(chunks)
+        calls.append(len(chunks))
+        return [fn(c) for c in chunks]
+
+    here = au.audit(m, r, n, ["s"], n_targets=600, seed=0)
+    there = au.audit(m, r, n, ["s"], n_targets=600, seed=0, mapper=mapper)
+    assert calls and max(calls) == math.ceil(600 / atk.CHUNK)  # the targets went through the executor in chunks
+    pd.testing.assert_frame_equal(here.table, there.table)
+    pd.testing.assert_frame_equal(here.membership, there.membership)
+
+
+@pytest.mark.slow
+def test_the_command_line_runs_the_target_loop_on_a_local_dask_cluster(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture) -> None:
+    import json
+
+    from distributed import Client, LocalCluster
+
+    from anonbook.cli import main
+
+    people = _population(1400)
+    p = write(tmp_path, members=people[:700], release=people[:700].sample(frac=1.0, random_state=2),
+              non_members=people[700:])
+    base = ["audit", "--members", str(p["members"]), "--release", str(p["release"]), "--non-members",
+            str(p["non_members"]), "--secret", "s", "--targets", "600"]
+    assert main(base + ["--json", str(tmp_path / "here.json")]) == 0
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        assert main(base + ["--json", str(tmp_path / "there.json"), "--scheduler", cluster.scheduler_address]) == 0
+        ran = client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.task_prefixes))
+    assert "nearest" in ran, ran  # the distances ran as tasks on the cluster
+    here, there = (json.loads((tmp_path / f).read_text())["releases"]["release.csv"]
+                   for f in ("here.json", "there.json"))
+    assert here["attacks"] == there["attacks"] and here["membership"] == there["membership"]
+    assert main(base + ["--scheduler", cluster.scheduler_address, "--html", str(tmp_path / "page")]) == 2
+    assert "give one of them" in capsys.readouterr().err

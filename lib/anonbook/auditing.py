@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from anonlab.audit import AuditResult, audit
+from anonlab.audit import AuditResult, audit, check_inputs, estimate_memory
 
 #: The defaults: Adult's income and occupation as the secrets, 7,088 members (chapter 5's) and as many
 #: non-members, chapter 1's ladder level 3 and k = 4 for the extract, 1,000 targets.
@@ -61,19 +61,52 @@ def write_report(results: Mapping[str, AuditResult], path: str | Path) -> Path:
     return out
 
 
+def default_memory() -> Any:
+    """The default audit's estimated peak (chapter 10's run): a kernel with the library, the three releases' distance
+    blocks and models (40 MB each), and about 2 KB for each row of the members (four times: the members and the
+    three releases) and of the non-members."""
+    from anonbook.chapters import BASE_MEMORY
+    from anonbook.memory import MiB, MemoryEstimate
+
+    rows = DEFAULTS["n_members"] * 4 + DEFAULTS["n_non_members"]
+    return MemoryEstimate(BASE_MEMORY + 60 * MiB + 3 * 40 * MiB + rows * 2048)
+
+
+def audit_memory(members: pd.DataFrame, release: pd.DataFrame, non_members: pd.DataFrame, n_targets: int,
+                 names: Sequence[str] = ("members", "release", "non_members")) -> Any:
+    """The audit's estimated peak (:func:`anonlab.audit.estimate_memory` and a kernel with the library), as an
+    :class:`anonbook.memory.MemoryEstimate` whose drivers are each input's rows (named by ``names``, the files)
+    and the targets."""
+    from anonbook.chapters import BASE_MEMORY
+    from anonbook.memory import MemoryEstimate
+
+    drivers: dict[str, Any] = {f"rows of {name}": len(df) for name, df in zip(names, (members, release, non_members))}
+    drivers["columns"], drivers["n_targets"] = members.shape[1], int(n_targets)
+    return MemoryEstimate(BASE_MEMORY + estimate_memory(members, release, non_members, n_targets), drivers)
+
+
 def run_audit(members: str | None, release: str | None, non_members: str | None, secrets: Sequence[str],
               known: Sequence[str] | None, *, n_targets: int = DEFAULTS["n_targets"], seed: int = DEFAULTS["seed"],
-              progress: Any = None) -> dict[str, AuditResult]:
-    """Audit the given CSV files, or, with none of them, the three default releases of Adult."""
+              progress: Any = None, mapper: Any = None) -> dict[str, AuditResult]:
+    """Audit the given CSV files, or, with none of them, the three default releases of Adult; ``mapper``: the
+    attacks' target loop on an executor (:func:`anonbook.sweep.client_mapper` for a Dask cluster)."""
     given = [members, release, non_members]
     if any(given) and not all(given):
         raise ValueError("give --members, --release and --non-members together (or none, for the defaults)")
     if all(given):
         if not secrets:
             raise ValueError("name the secret column(s) with --secret")
-        return {Path(str(release)).name: audit(members, release, non_members, list(secrets), known,
-                                               n_targets=n_targets, seed=seed, progress=progress)}
+        from anonbook.memory import check_fits
+
+        names = [Path(str(f)).name for f in given]
+        m, r, n = check_inputs(members, release, non_members, list(secrets), known)  # bad input fails first
+        check_fits(f"the audit of {names[1]}", audit_memory(m, r, n, n_targets, names))  # then one too large
+        return {names[1]: audit(m, r, n, list(secrets), known, n_targets=n_targets, seed=seed, progress=progress,
+                                mapper=mapper)}
+    from anonbook.memory import check_fits
+
+    check_fits("the audit of the default releases", default_memory())
     mem, non, releases = default_inputs(seed=seed)
     secrets = list(secrets) or DEFAULTS["secrets"]
-    return {name: audit(mem, rel, non, secrets, known, n_targets=n_targets, seed=seed, progress=progress)
-            for name, rel in releases.items()}
+    return {name: audit(mem, rel, non, secrets, known, n_targets=n_targets, seed=seed, progress=progress,
+                        mapper=mapper) for name, rel in releases.items()}

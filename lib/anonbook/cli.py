@@ -18,6 +18,7 @@ chapter 10 on the files and writes its page there; without it, the tables are pr
 written)::
 
     python -m anonlab audit --members M.csv --release R.csv --non-members N.csv --secret S --html DIR
+    python -m anonlab audit --members M.csv --release R.csv --non-members N.csv --secret S --scheduler tcp://host:8786
 """
 
 from __future__ import annotations
@@ -179,6 +180,8 @@ def build_parser() -> argparse.ArgumentParser:
     aud.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
     aud.add_argument("--json", default=None, help="where to write the report (default: book/runs/audit/report.json, "
                                                  "with --html DIR/report.json)")
+    aud.add_argument("--scheduler", default=None, help="a Dask scheduler address: run the attacks' target loop "
+                                                      "there (the report only, not with --html)")
     aud.add_argument("--html", default=None, metavar="DIR",
                      help="run chapter 10 (10_audit_your_release) on these inputs through papermill, as `run` does, "
                           "and write its page into DIR")
@@ -235,14 +238,27 @@ def main(argv: list[str] | None = None) -> int:
             from anonbook.auditing import run_audit, write_report
 
             known = [c.strip() for c in args.known.split(",") if c.strip()] if args.known else None
+            if args.scheduler and args.html:
+                raise ValueError("--scheduler runs the audit's report on a Dask cluster; the page (--html) runs "
+                                 "chapter 10 on this machine: give one of them")
             if args.html:
                 page, report = _audit_page(args, known)
                 print(f"page: {page}")
                 print(f"report: {report}")
                 return 0
-            results = run_audit(args.members, args.release, args.non_members, args.secret, known,
-                                n_targets=args.targets, seed=args.seed,
-                                progress=lambda line: print(f"[audit] {line}", file=sys.stderr))
+            client = None
+            if args.scheduler:
+                from anonbook.sweep import client_mapper, connect_scheduler
+
+                client = connect_scheduler(args.scheduler)
+            try:
+                results = run_audit(args.members, args.release, args.non_members, args.secret, known,
+                                    n_targets=args.targets, seed=args.seed,
+                                    progress=lambda line: print(f"[audit] {line}", file=sys.stderr),
+                                    mapper=client_mapper(client) if client is not None else None)
+            finally:
+                if client is not None:
+                    client.close()
             for name, res in results.items():
                 print(f"{name}:")
                 print(res.table[["attack", "secret", "precision", "coverage", "baseline_precision", "pi"]]
@@ -289,7 +305,8 @@ def main(argv: list[str] | None = None) -> int:
     except (RunInterrupted, KeyboardInterrupt) as exc:
         print(str(exc) or "interrupted: nothing half-written was published", file=sys.stderr)
         return 130
-    except (RunError, RuntimeError, ValueError, FileNotFoundError, KeyError) as exc:  # ClaimError is a KeyError
+    except (RunError, RuntimeError, ValueError, FileNotFoundError, KeyError,  # ClaimError is a KeyError
+            MemoryError) as exc:  # anonbook.memory.check_fits: a run too large for the machine, refused first
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:  # a folder or file the command cannot use: one line, not a traceback

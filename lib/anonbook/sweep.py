@@ -229,6 +229,15 @@ def connect_scheduler(scheduler: Any, timeout: float = 10.0) -> Any:
                        f"{str(exc).splitlines()[0] if str(exc) else 'no answer'}); is it running?") from None
 
 
+def client_mapper(client: Any) -> Any:
+    """An executor-like ``mapper(fn, items)`` for the science's target loops (:func:`anonlab.audit.audit`'s
+    ``mapper``): each item a task on the Dask cluster of ``client``, the results gathered in order."""
+    def mapper(fn: Any, items: Any) -> list[Any]:
+        return client.gather(client.map(fn, list(items), pure=False))
+
+    return mapper
+
+
 def _run_all(args: list[tuple], workers: int, client: Any, progress: bool) -> list[dict[str, Any]]:
     if client is not None:
         futures = [client.submit(_run_point, *a, pure=False) for a in args]

@@ -41,7 +41,7 @@ from anonlab.progress import Progress, report
 from anonlab.streams import stream
 
 __all__ = ["AuditInputError", "AuditResult", "audit", "check_inputs", "read_table", "rows_for_half_width",
-           "generalized_columns", "ROLES"]
+           "generalized_columns", "estimate_memory", "ROLES"]
 
 #: The three inputs, in the order of :func:`audit`'s arguments.
 ROLES = ("members", "release", "non_members")
@@ -203,6 +203,41 @@ def check_inputs(members: Table, release: Table, non_members: Table, secrets: Se
     return frames["members"], frames["release"], frames["non_members"]
 
 
+def estimate_memory(members: pd.DataFrame, release: pd.DataFrame, non_members: pd.DataFrame,
+                    n_targets: int = 1000) -> int:
+    r"""Bytes :func:`audit` is estimated to hold at its peak on these (checked) tables, beyond the interpreter.
+
+    From the rows :math:`n_m, n_r, n_n` of the three tables, their size in memory :math:`S` (pandas' deep
+    ``memory_usage``) and the one-hot width :math:`w` (a column per value of each text column of the members
+    and the release, one per numeric column):
+
+    .. math:: 4S + 8w\,(n_r + 2\max(n_r, n_n) + 2t) + 32\max(b, n_r)
+
+    the tables and their aligned copies (:math:`4S`); the release's indicator matrix, the design matrix of the
+    model trained on the release or on the non-members and sklearn's copy of it, and the targets' and
+    non-member targets' indicators (:math:`t` = ``n_targets``, 8 bytes each); and four float64 blocks of the
+    distance computation (:math:`b` = 4,000,000 entries, or one row of the release if it is longer,
+    :func:`anonlab.attacks.release.gower_nearest`).
+
+    >>> t = pd.DataFrame({"job": ["a", "b"] * 500, "age": range(1000)})
+    >>> 100 * 2**20 < estimate_memory(t, t, t) < 200 * 2**20
+    True
+    """
+    from anonlab.attacks.release import _BLOCK
+
+    frames = (members, release, non_members)
+    size = sum(int(df.memory_usage(deep=True).sum()) for df in frames)
+    width = 0
+    for c in members.columns:
+        if _is_numeric(members[c]) and _is_numeric(release[c]):
+            width += 1
+        else:
+            width += int(pd.concat([members[c], release[c]], ignore_index=True).astype(str).nunique())
+    n_m, n_r, n_n = len(members), len(release), len(non_members)
+    t = min(int(n_targets), n_m)
+    return int(4 * size + 8 * width * (n_r + 2 * max(n_r, n_n) + 2 * t) + 32 * max(_BLOCK, n_r))
+
+
 @dataclass(frozen=True)
 class AuditResult:
     """What :func:`audit` found.
@@ -259,7 +294,7 @@ def _aligned(members: pd.DataFrame, release: pd.DataFrame, generalized: Sequence
 def audit(members: Table, release: Table, non_members: Table, secrets: Sequence[str],
           known: Sequence[str] | None = None, n_targets: int = 1000, seed: int = 0,
           progress: Progress | None = None, *, settings: ModelSettings = ModelSettings(),
-          skews: Sequence[float | str] = ("1:1", "1:30", "1:240")) -> AuditResult:
+          skews: Sequence[float | str] = ("1:1", "1:30", "1:240"), mapper: Any = None) -> AuditResult:
     """Run every attack that applies to ``release`` on ``n_targets`` members, each against the non-member baseline.
 
     Parameters
@@ -280,6 +315,10 @@ def audit(members: Table, release: Table, non_members: Table, secrets: Sequence[
         The baseline's models and tolerance ([FW24] §4.4), shared by every model and continuous guess.
     skews
         Member:non-member skews at which membership precision is read ([FW24] §5; chapter 7's by default).
+    mapper
+        An executor's map (``mapper(fn, chunks)``, results in order) for the attacks' target loop: the
+        distances of the nearest-row and closest-record attacks run chunk by chunk there
+        (:func:`anonlab.attacks.release.gower_nearest`); ``None``: in this process. The numbers are the same.
     """
     from anonlab.attacks import release as atk
 
@@ -325,7 +364,7 @@ def audit(members: Table, release: Table, non_members: Table, secrets: Sequence[
                 skipped.append({"attack": name, "secret": secret,
                                 "reason": "every known column is generalized in the release"})
         else:
-            add(NEAREST, secret, usable, atk.nearest_row_attack(r, tgt, secret, usable, **common), base)
+            add(NEAREST, secret, usable, atk.nearest_row_attack(r, tgt, secret, usable, mapper=mapper, **common), base)
             add(MODEL, secret, usable, atk.release_model_attack(r, tgt, secret, usable, **common), base)
         gen_known = [c for c in k_all if c in generalized]
         if not gen_known:
@@ -356,7 +395,7 @@ def audit(members: Table, release: Table, non_members: Table, secrets: Sequence[
     report(progress, "audit: membership by the closest release record")
     mrng = stream(seed, "audit.membership")
     nm_t = n.iloc[np.sort(mrng.choice(len(n), size=min(int(n_targets), len(n)), replace=False))]
-    membership = atk.closest_record_membership(r, tgt, nm_t, exact, kinds=kinds, skews=skews)
+    membership = atk.closest_record_membership(r, tgt, nm_t, exact, kinds=kinds, skews=skews, mapper=mapper)
     for _, mr in membership.iterrows():
         rows.append({"attack": f"{MEMBERSHIP}, {mr['skew_label']}", "secret": "membership",
                      "known": ", ".join(map(str, exact)), "targets": int(mr["members"] + mr["non_members"]),

@@ -15,8 +15,11 @@ time or an agreement). It needs the peers' environment (``.venv-peers``, ``make 
   given to it ``--anonymeter-repeat`` times and its best run is compared (each run is reported). The ratio
   is Anonymeter's seconds / the book's (above 1: the book is faster);
 * **guesses**: the share of targets (and of control records) for which both attacks guess the same value, and
-  each attack's precision on the targets. Anonymeter samples its targets from ``ori``; given exactly the
-  targets with ``n_attacks`` equal to their number, it attacks each of them once. Where the guesses differ, a
+  each attack's precision on the targets; the same share on the *untied* targets alone (the ties mask,
+  :func:`tied`: a target is tied when more than one release row lies at its smallest distance, where the book
+  takes the first such row and Anonymeter may take another), and how many are tied. Anonymeter samples its
+  targets from ``ori``; given exactly the targets with ``n_attacks`` equal to their number, it attacks each of
+  them once. Where the guesses differ, a
   plain Gower distance (:func:`gower_rows`) says whether a release row holding Anonymeter's guess lies at
   the book's smallest distance (a tie broken another way: the book takes the first such row) or not.
 """
@@ -64,6 +67,18 @@ def gower_rows(release: pd.DataFrame, rows: pd.DataFrame, columns: list[str], ki
         else:
             d += a.astype(str)[:, None] != b.astype(str)[None, :]
     return d / len(columns)
+
+
+def tied(release: pd.DataFrame, rows: pd.DataFrame, columns: list[str], kinds: dict[str, str],
+         chunk: int = 250) -> np.ndarray:
+    """The ties mask: rows whose smallest plain Gower distance (:func:`gower_rows`) to the release is shared
+    by more than one release row (where the book takes the first and Anonymeter may take another)."""
+    out = np.empty(len(rows), dtype=bool)
+    for lo in range(0, len(rows), chunk):
+        d = gower_rows(release, rows.iloc[lo:lo + chunk], columns, kinds)
+        at_best = np.isclose(d, d.min(axis=1, keepdims=True), rtol=0, atol=1e-9)
+        out[lo:lo + chunk] = at_best.sum(axis=1) > 1
+    return out
 
 
 def ties(release, rows, book, theirs, secret, columns, kinds) -> dict[str, int]:
@@ -118,10 +133,15 @@ def main() -> None:
     anon = min(runs, key=lambda r: r["seconds"])
     assert all(r["guesses"] == runs[0]["guesses"] for r in runs), "Anonymeter's runs guessed differently"
 
-    def same(book, name: str, rows) -> float:
+    def same(book, name: str, rows, mask: np.ndarray | None = None) -> float:
+        """Share of the attacked rows (those of ``mask`` only, if given) where both attacks guess alike."""
         theirs = anon["guesses"][name]
         ours = dict(zip(map(str, rows.index), book.prediction))
-        return float(np.mean([str(ours[k]) == str(v) for k, v in theirs.items()]))
+        keep = set(map(str, rows.index)) if mask is None else set(map(str, rows.index[mask]))
+        agree = [str(ours[k]) == str(v) for k, v in theirs.items() if k in keep]
+        return float(np.mean(agree)) if agree else math.nan
+
+    tied_t, tied_c = tied(release, targets, known, kinds), tied(release, control, known, kinds)
 
     n_attacked = len(anon["guesses"]["targets"])
     figures = {
@@ -137,6 +157,11 @@ def main() -> None:
         "ratio_anonymeter_over_book": anon["seconds"] / book_s,
         "same_guess_targets": same(book_t, "targets", targets),
         "same_guess_control": same(book_c, "control", control),
+        "tied_targets": int(tied_t.sum()),
+        "tied_control": int(tied_c.sum()),
+        "same_guess_untied_targets": same(book_t, "targets", targets, ~tied_t),
+        "same_guess_untied_control": same(book_c, "control", control, ~tied_c),
+        "same_guess_tied_targets": same(book_t, "targets", targets, tied_t),
         "differing_guesses_targets": ties(release, targets, book_t, anon["guesses"]["targets"], args.secret,
                                           known, kinds),
         "differing_guesses_control": ties(release, control, book_c, anon["guesses"]["control"], args.secret,

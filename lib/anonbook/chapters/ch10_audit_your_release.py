@@ -13,6 +13,7 @@ non-members already tell (:func:`summary_sentences`, chosen from the numbers by
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,8 @@ import pandas as pd
 
 from anonlab.audit import BASELINE, NEAREST, SINGLING, AuditResult, audit
 from anonlab.validation import Param, ParameterError, ParameterSpec
-from anonbook.auditing import DEFAULTS, default_inputs
+from anonbook import peers
+from anonbook.auditing import DEFAULTS, default_inputs, default_memory
 from anonbook.chapters import BASE_MEMORY, Chapter, Exercise
 from anonbook.memory import MiB, MemoryEstimate
 
@@ -53,16 +55,32 @@ def peak_memory(values: Mapping[str, Any]) -> MemoryEstimate:
     """Peak memory: the kernel, the three tables and per release a distance block of 32 MB and the models.
 
     The default (Adult, 7,088 members and as many non-members, three releases) holds about 14,000 rows of 15
-    columns several times over; a reader's files are counted by their rows (about 2 KB per row of every
-    table, held by pandas, the encodings and the models).
+    columns several times over. A reader's files are read and estimated by :func:`anonlab.audit.estimate_memory`
+    (:func:`anonbook.auditing.audit_memory`: their rows, columns and text values); files the audit cannot read
+    are counted by their rows (about 2 KB per row of every table), and the audit then refuses them. With
+    ``peers``, the peers' process (:data:`PEERS_MEMORY`).
     """
-    if values.get("release"):
+    peer_bytes = PEERS_MEMORY if values.get("peers", False) else 0
+    est = _audit_memory(values)
+    return MemoryEstimate(est.bytes + peer_bytes, est.drivers)
+
+
+#: The peers' process (NumPy 1, numba, Anonymeter and the ALC package) beside the kernel: chapter 9's figure.
+PEERS_MEMORY = 450 * MiB
+
+
+def _audit_memory(values: Mapping[str, Any]) -> MemoryEstimate:
+    if not values.get("release"):
+        return default_memory()
+    from anonlab.audit import AuditInputError, check_inputs
+    from anonbook.auditing import audit_memory
+
+    try:
+        tables = check_inputs(*(values[k] for k in FILES), list(values["secrets"]), list(values["known"]) or None)
+    except AuditInputError:
         rows = sum(_file_rows(values[k]) for k in FILES)
-        releases = 1
-    else:
-        rows = DEFAULTS["n_members"] * 4 + DEFAULTS["n_non_members"]
-        releases = 3
-    return MemoryEstimate(BASE_MEMORY + 60 * MiB + releases * 40 * MiB + rows * 2048)
+        return MemoryEstimate(BASE_MEMORY + 100 * MiB + rows * 2048)
+    return audit_memory(*tables, values["n_targets"], [Path(str(values[k])).name for k in FILES])
 
 
 CHAPTER = Chapter(
@@ -82,10 +100,13 @@ CHAPTER = Chapter(
               "(rows, 20 to 100,000)", low=20, high=100_000),
         Param("seed", "int", DEFAULTS["seed"], "run seed of the split, the synthesizers and the targets", low=0,
               high=2**32 - 1),
+        Param("peers", "bool", True, "run Anonymeter and the ALC package on the first release in their "
+              "environment (.venv-peers)"),
     ], checks=[_all_files_or_none]),
     quick={"n_targets": 200, "secrets": ["income"]},
     data=("adult-train",),
     memory=peak_memory,
+    environment=peers.environment_state,
     goals=("Audit a table release with every attack of the book that applies to it, each against the "
            "non-member baseline on the same targets.",
            "Read precision with its interval beside coverage and PI, and say in words what an attacker learns "
@@ -388,3 +409,119 @@ def all_sentences(sentences: Mapping[str, list[Any]]) -> list[Any]:
 def summary_markdown(sentences: Mapping[str, list[Any]]) -> str:
     """The sentences as one Markdown list, an item per release."""
     return "\n".join("* " + " ".join(x.text for x in said) for said in sentences.values())
+
+
+# -- the peers (Anonymeter and the ALC package) on the first release, beside the book's numbers -----------------
+
+def _relabel(df: pd.DataFrame, prefix: str) -> pd.DataFrame:
+    return df.set_axis([f"{prefix}{i}" for i in df.index], axis=0)
+
+
+def _relabel_result(res: Any, prefix: str) -> Any:
+    from dataclasses import replace
+
+    return replace(res, targets=np.array([f"{prefix}{t}" for t in res.targets], dtype=object))
+
+
+def peer_inputs(p: Mapping[str, Any], results: Mapping[str, AuditResult]) -> tuple[Any, str]:
+    """The peers' inputs for the first release and first secret: the audit's own targets (members), as many
+    non-members as Anonymeter's control records (drawn from the stream ``audit.peers``), the columns the
+    book's nearest-row attack knew, the audit's non-member model as the baseline on the targets, and the book's
+    nearest-row attack scored by the peers too. Row labels get a prefix (``m``, ``n``) so that members and
+    non-members read from files with the same row numbers stay apart. ``(None, why)`` when there is no
+    nearest-row attack to compare (the release generalizes the secret or every known column)."""
+    from anonlab.audit import check_inputs
+    from anonlab.streams import stream
+    from anonbook.peers import PeerInputs
+
+    name, res = next(iter(results.items()))
+    secret = res.inputs["secrets"][0]
+    if (NEAREST, secret) not in res.results:
+        return None, f"the nearest-row attack did not run on {name} (see the attacks that do not apply)"
+    nearest, base = res.results[(NEAREST, secret)]
+    if p["release"]:
+        members, release, non_members = check_inputs(*(p[k] for k in FILES), list(p["secrets"]),
+                                                     list(p["known"]) or None)
+    else:
+        members, non_members, releases = default_inputs(seed=p["seed"])
+        release = releases[name]
+    known = [c for c in (list(p["known"]) or list(members.columns)) if c != secret
+             and c not in res.inputs["generalized"]]
+    targets = _relabel(members.loc[nearest.targets], "m")
+    rng = stream(p["seed"], "audit.peers")
+    control = non_members.iloc[np.sort(rng.choice(len(non_members), min(len(targets), len(non_members)),
+                                                  replace=False))]
+    book_attack, book_base = _relabel_result(nearest, "m"), _relabel_result(base, "m")
+    return PeerInputs(targets=targets, control=_relabel(control, "n"), releases={name: release[members.columns]},
+                      aux=tuple(known), secret=secret, seed=int(p["seed"]), baseline_on_targets=book_base,
+                      scored={"nearest release row": (book_attack, book_base)}), ""
+
+
+def peer_runs(run: Any, results: Mapping[str, AuditResult]) -> tuple[Any, dict[str, Any], str]:
+    """The peers on the first release (:func:`peer_inputs`), run in their environment and cached:
+    ``(inputs, numbers, why)``; ``numbers`` is empty and ``why`` says why when they did not run (``peers =
+    False``, no nearest-row attack, the peers' environment missing, or their run failing)."""
+    from anonbook import peers as pt
+
+    if not run.p["peers"]:
+        return None, {}, "the peers were not run (peers = False)"
+    inputs, why = run.cached("peer_inputs", lambda: peer_inputs(run.p, results), **cache_inputs(run.p))
+    if inputs is None:
+        return None, {}, why
+    try:
+        out = run.cached("peers", lambda: pt.run_peers(inputs), **cache_inputs(run.p), env=pt.environment_digest())
+    except pt.PeersMissing as exc:
+        return inputs, {}, str(exc)
+    except pt.PeerError as exc:
+        return inputs, {}, "the peers' run failed: " + str(exc).splitlines()[-1][:300]
+    return inputs, out, ""
+
+
+def peer_table(inputs: Any, numbers: Mapping[str, Any]) -> pd.DataFrame:
+    """Anonymeter's risk and the ALC beside the book's precision and PI, on the first release's targets.
+
+    Rows: Anonymeter's own nearest-row attack (its guesses) and the book's nearest-row attack (the audit's
+    guesses, its counts given to Anonymeter's risk with the non-member model in the control's role). Columns:
+    precision on the targets, Anonymeter's risk with its interval, the ALC against the non-member model on the
+    same targets and the recall at which the ALC package read the attack, and the book's PI against that model (:func:`anonbook.peers.anonymeter_vs_pi`,
+    :func:`anonbook.peers.alc_vs_pi`)."""
+    from anonbook import peers as pt
+
+    anon = pt.anonymeter_vs_pi(inputs, numbers).reset_index()
+    alc = pt.alc_vs_pi(inputs, numbers)
+    name = next(iter(inputs.releases))
+    rows = []
+    for _, r in anon.iterrows():
+        own = r["attack"] == "Anonymeter's nearest-row attack"
+        key = f"{name} | baseline model" if own else "nearest release row"
+        rows.append({"attack": "Anonymeter's nearest-row attack (its guesses)" if own
+                     else "the book's nearest-row attack (the audit's guesses)",
+                     "targets": int(r["targets"]), "precision": float(r["precision"]),
+                     "Anonymeter risk": float(r["Anonymeter risk"]), "risk low": float(r["risk low"]),
+                     "risk high": float(r["risk high"]),
+                     "ALC vs non-member model": float(alc.loc[key, "ALC"]) if key in alc.index else math.nan,
+                     "ALC's attack recall": float(alc.loc[key, "attack recall"]) if key in alc.index else math.nan,
+                     "baseline precision": float(r["baseline precision (same targets)"]),
+                     "PI": float(r["PI vs baseline (same targets)"]), "PI low": float(r["PI low"]),
+                     "PI high": float(r["PI high"])})
+    return pd.DataFrame(rows).set_index("attack").round(3)
+
+
+def peer_sentence(table: pd.DataFrame | None, why: str, name: str) -> str:
+    """The peers' numbers in words, or plainly why they are not on the page."""
+    if table is None or table.empty:
+        return (f"Anonymeter and the ALC package were not run on this page: {why}. The book's numbers above "
+                "do not depend on them.")
+    own = table.iloc[0]
+    book = table.iloc[-1]
+    kept = ("" if (table["ALC's attack recall"] > 0).all() else
+            " Where the table's ALC attack recall is 0, the ALC package reports recall 0 and a precision-recall "
+            "coefficient of 0 for that attack (it reads the attack and the baseline each at its own best "
+            "threshold, chapter 9): that ALC measures the non-member model's best point against no point of the "
+            "attack, not the attack's guesses against the model's.")
+    return (f"On the same {int(own['targets'])} targets of the {name}, Anonymeter's own nearest-row attack is right "
+            f"for {own['precision']:.2f} of them and reports a risk of {own['Anonymeter risk']:.2f} "
+            f"[{own['risk low']:.2f}, {own['risk high']:.2f}] against its control records; against the non-member "
+            f"model on the same targets its PI is {own['PI']:.2f} and its ALC {own['ALC vs non-member model']:.2f}. "
+            f"The book's nearest-row attack is right for {book['precision']:.2f} (PI {book['PI']:.2f}, ALC "
+            f"{book['ALC vs non-member model']:.2f})." + kept)

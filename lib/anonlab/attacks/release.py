@@ -18,8 +18,9 @@ from); the baseline is a model fitted on non-members (:func:`nonmember_model`, [
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -58,14 +59,25 @@ def _encode(release: pd.DataFrame, targets: pd.DataFrame, columns: Sequence[str]
     return rn, tn, rc, tc, spans
 
 
+#: Targets per task when :func:`gower_nearest` is given an executor's ``map``.
+CHUNK = 256
+
+Mapper = Callable[[Callable[[Any], Any], Iterable[Any]], Iterable[Any]]
+
+
 def gower_nearest(release: pd.DataFrame, targets: pd.DataFrame, columns: Sequence[str],
-                  kinds: Mapping[str, str]) -> tuple[np.ndarray, np.ndarray]:
+                  kinds: Mapping[str, str], *, mapper: Mapper | None = None) -> tuple[np.ndarray, np.ndarray]:
     r"""Position of each target's nearest release row and the distance to it, on ``columns``.
 
     :math:`d(x, y) = \frac{1}{p}\sum_j d_j`, with :math:`d_j = |x_j - y_j| / \text{range}_j` for a continuous
     column (range over both tables) and :math:`d_j = [x_j \ne y_j]` for the others (Gower, Biometrics 27(4),
     1971; Anonymeter's distance). A missing numeric value is 1 away from any number, 0 from another missing
     one. Ties go to the first release row. Distances in [0, 1].
+
+    ``mapper`` is an executor's map (``mapper(fn, chunks)`` returning the results in order, as the builtin
+    ``map`` does, or a Dask client's ``map`` then ``gather``): the targets are then cut into chunks of
+    :data:`CHUNK` rows, each compared with the whole release as one task. The answer is the same with or
+    without it.
 
     >>> r = pd.DataFrame({"a": [0.0, 10.0], "b": ["x", "y"]})
     >>> gower_nearest(r, pd.DataFrame({"a": [9.0], "b": ["y"]}), ["a", "b"], {"a": "continuous"})
@@ -74,32 +86,55 @@ def gower_nearest(release: pd.DataFrame, targets: pd.DataFrame, columns: Sequenc
     if not len(release):
         raise ValueError("the release has no rows to compare with")
     rn, tn, rc, tc, spans = _encode(release, targets, columns, kinds)
-    p = max(len(columns), 1)
-    index = np.empty(len(targets), dtype=np.int64)
-    dist = np.empty(len(targets))
-    step = max(1, _BLOCK // len(release))
     # categorical columns: the mismatches are (columns) − (matches), the matches one product of indicator
     # matrices (a code per column and value); exact, as the counts are small integers
-    r_hot = _indicators(rc)
-    has_nan = [bool(np.isnan(rn[:, j]).any() or np.isnan(tn[:, j]).any()) for j in range(rn.shape[1])]
-    for lo in range(0, len(targets), step):
-        hi = min(lo + step, len(targets))
-        if rc.shape[1]:
-            d = rc.shape[1] - _indicators(tc[lo:hi], like=rc) @ r_hot.T
-        else:
-            d = np.zeros((hi - lo, len(release)))
-        buf = np.empty_like(d)
-        for j in range(rn.shape[1]):
-            np.subtract(tn[lo:hi, j, None], rn[None, :, j], out=buf)
-            np.abs(buf, out=buf)
-            buf /= spans[j]  # equal gaps, equal distances
-            if has_nan[j]:
-                nan_t, nan_r = np.isnan(tn[lo:hi, j, None]), np.isnan(rn[None, :, j])
-                buf = np.where(nan_t | nan_r, np.where(nan_t & nan_r, 0.0, 1.0), buf)
-            d += buf
-        index[lo:hi] = d.argmin(axis=1)
-        dist[lo:hi] = d[np.arange(hi - lo), index[lo:hi]] / p
-    return index, dist
+    side = _ReleaseSide(rn, rc, _indicators(rc), spans,
+                        tuple(bool(np.isnan(rn[:, j]).any() or np.isnan(tn[:, j]).any()) for j in range(rn.shape[1])),
+                        max(len(columns), 1))
+    if mapper is None:
+        return side.nearest((tn, tc))
+    chunks = [(tn[lo:lo + CHUNK], tc[lo:lo + CHUNK]) for lo in range(0, len(targets), CHUNK)]
+    parts = list(mapper(side.nearest, chunks))
+    if not parts:
+        return np.empty(0, dtype=np.int64), np.empty(0)
+    return np.concatenate([i for i, _ in parts]), np.concatenate([d for _, d in parts])
+
+
+@dataclass(frozen=True)
+class _ReleaseSide:
+    """The release's encoding for :func:`gower_nearest`, and the nearest rows of some encoded targets."""
+
+    rn: np.ndarray
+    rc: np.ndarray
+    r_hot: np.ndarray
+    spans: np.ndarray
+    has_nan: tuple[bool, ...]
+    p: int
+
+    def nearest(self, encoded: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        tn, tc = encoded
+        rn, rc = self.rn, self.rc
+        index = np.empty(len(tn), dtype=np.int64)
+        dist = np.empty(len(tn))
+        step = max(1, _BLOCK // len(rn))
+        for lo in range(0, len(tn), step):
+            hi = min(lo + step, len(tn))
+            if rc.shape[1]:
+                d = rc.shape[1] - _indicators(tc[lo:hi], like=rc) @ self.r_hot.T
+            else:
+                d = np.zeros((hi - lo, len(rn)))
+            buf = np.empty_like(d)
+            for j in range(rn.shape[1]):
+                np.subtract(tn[lo:hi, j, None], rn[None, :, j], out=buf)
+                np.abs(buf, out=buf)
+                buf /= self.spans[j]  # equal gaps, equal distances
+                if self.has_nan[j]:
+                    nan_t, nan_r = np.isnan(tn[lo:hi, j, None]), np.isnan(rn[None, :, j])
+                    buf = np.where(nan_t | nan_r, np.where(nan_t & nan_r, 0.0, 1.0), buf)
+                d += buf
+            index[lo:hi] = d.argmin(axis=1)
+            dist[lo:hi] = d[np.arange(hi - lo), index[lo:hi]] / self.p
+        return index, dist
 
 
 def _indicators(codes: np.ndarray, like: np.ndarray | None = None) -> np.ndarray:
@@ -127,17 +162,21 @@ def _judge(secret: str, kinds: Mapping[str, str], settings: ModelSettings, value
 
 def nearest_row_attack(release: pd.DataFrame, targets: pd.DataFrame, secret: str, known: Sequence[str], *,
                        kinds: Mapping[str, str], settings: ModelSettings = ModelSettings(),
-                       value_range: float | None = None, name: str = "nearest release row") -> AttackResult:
+                       value_range: float | None = None, name: str = "nearest release row",
+                       mapper: Mapper | None = None) -> AttackResult:
     """Guess each target's ``secret`` as that of the release row nearest on ``known`` (:func:`gower_nearest`).
 
     Anonymeter's inference attack (Giomi et al. 2023, §3.3): a guess for every target (coverage 1);
     ``confidence`` is 1 − distance. A continuous secret is right within the baseline's tolerance.
+    Ties: where several release rows lie at the smallest distance, the guess is the secret of the first of
+    them in the release's order (``argmin``); Anonymeter may break such a tie otherwise, so the two attacks
+    can guess differently on a tied target. ``mapper``: the target loop on an executor (:func:`gower_nearest`).
 
     >>> r = pd.DataFrame({"a": ["x", "y"], "s": ["p", "q"]})
     >>> nearest_row_attack(r, r, "s", ["a"], kinds={}).prediction.tolist()
     ['p', 'q']
     """
-    index, dist = gower_nearest(release, targets, list(known), kinds)
+    index, dist = gower_nearest(release, targets, list(known), kinds, mapper=mapper)
     guess = release[secret].to_numpy()[index]
     truth = targets[secret].to_numpy()
     if kinds.get(secret) != CONTINUOUS:
@@ -238,7 +277,7 @@ def homogeneity_release_attack(release: pd.DataFrame, targets: pd.DataFrame, sec
 def closest_record_membership(release: pd.DataFrame, members: pd.DataFrame, non_members: pd.DataFrame,
                               columns: Sequence[str], *, kinds: Mapping[str, str],
                               skews: Sequence[float | str] = ("1:1", "1:30", "1:240"), fpr: float = 0.01,
-                              confidence: float = 0.95) -> pd.DataFrame:
+                              confidence: float = 0.95, mapper: Mapper | None = None) -> pd.DataFrame:
     r"""Membership inference by the distance to the closest release record (DCR), read at member:non-member skews.
 
     A target is called a member when its DCR (:func:`gower_nearest` on ``columns``) is below the ``fpr``
@@ -248,10 +287,11 @@ def closest_record_membership(release: pd.DataFrame, members: pd.DataFrame, non_
     :math:`\mathrm{TPR}/(\mathrm{TPR} + k\,\mathrm{FPR})` ([FW24] §5, Eq 11), beside the base rate
     :math:`1/(1+k)` (everyone called a member) and PI over it (Eq 6). Columns: ``skew``, ``skew_label``,
     ``tpr``, ``fpr``, ``threshold``, ``precision``, ``precision_low``, ``precision_high``, ``base_rate``, ``pi``,
-    ``auc``, ``tp``, ``fp``, ``members``, ``non_members``.
+    ``auc``, ``tp``, ``fp``, ``members``, ``non_members``. ``mapper``: the target loop on an executor
+    (:func:`gower_nearest`).
     """
-    _, d_mem = gower_nearest(release, members, columns, kinds)
-    _, d_non = gower_nearest(release, non_members, columns, kinds)
+    _, d_mem = gower_nearest(release, members, columns, kinds, mapper=mapper)
+    _, d_non = gower_nearest(release, non_members, columns, kinds, mapper=mapper)
     tau = float(np.quantile(d_non, fpr, method="lower"))
     called = (lambda d: d < tau) if tau > 0 else (lambda d: d <= 0)  # noqa: E731
     tp, fp = int(called(d_mem).sum()), int(called(d_non).sum())
