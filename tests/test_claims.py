@@ -443,3 +443,15 @@ def test_every_page_defines_the_verdicts_in_the_rulebook_s_words(tmp_path: Path)
             assert reason in findings.UNDECIDED[v][0]
     one = findings.undecided_sentence(pd.DataFrame({"verdict": ["reproduced", "inconclusive"]}))
     assert claims.rules.REASONS["inconclusive"] in one
+
+
+def test_a_chapter_with_no_claims_needs_no_pin(mini_project: Path) -> None:
+    """Chapters 9 and 10 record no verdict of their own: the pin check (which `make book` runs) passes them."""
+    from anonbook.verdicts import pins
+
+    book_dir = mini_project / "book"
+    (book_dir / "00_no_claims.params.json").write_text(json.dumps({"parameters": {}}))
+    (book_dir / f"00_no_claims{pins.RESULTS_SUFFIX}").write_text(json.dumps({"notebook": "00_no_claims",
+                                                                             "results": {}}))
+    assert pins.is_default_run("00_no_claims")
+    assert pins.check_default_pins(["00_no_claims"]) == []
