@@ -8,9 +8,9 @@ asserts is recomputed from its recorded numbers, and its text is the one on the 
 "far above the privacy bar" and "holds for p = none"), so a chapter that goes back to a typed template fails.
 
 ``ANONLAB_RANDOM_DRAWS`` (default 2) sets chapter 8's draws; the other chapters run one draw each, chapters
-3 and 4 (most of a minute each) only with ``ANONLAB_RANDOM_ALL=1``, which also gives every chapter
+3, 4 and 6b (most of a minute or more each) only with ``ANONLAB_RANDOM_ALL=1``, which also gives every chapter
 ``ANONLAB_RANDOM_DRAWS`` draws. Chapter 8 at two draws: about a minute on 2 cores; chapters 1, 5 and 7 at
-one draw: about 20-45 s each.
+one draw: about 20-45 s each; chapter 6b at one draw: about a minute and a half.
 """
 
 from __future__ import annotations
@@ -43,6 +43,9 @@ REQUIRED = {
     "06a_diffix_differential": {"suppression_sentence", "census_reach_sentence", "yardstick_sentence",
                                 "filter_mean", "filter_var", "large_k_gap", "shared_static_gap",
                                 "empirical_small_k"},
+    "06b_diffix_cloning": {"outside_error_sentence", "miss_sentence", "attr_set_sentence", "census_greedy_sentence",
+                           "max_subsets_sentence", "sweep_sentence", "sweep_paper_point", "census_yard_sentence",
+                           "census_bias_sentence"},
     "07_membership_base_rates": {"gap_sentence", "depth_trend", "loss_low_fpr", "confidence_low_fpr",
                                  "realistic_precision"},
     "08_passive_active": {"active_bar", "p_defeats", "p_learns", "p_protects", "p_pointless",
@@ -51,9 +54,10 @@ REQUIRED = {
                               "membership_2", "membership_3"},
 }
 DRAWS = int(os.environ.get("ANONLAB_RANDOM_DRAWS", "2"))
-#: Chapters whose quick run takes most of a minute: one draw each, and only with ``ANONLAB_RANDOM_ALL=1``
-#: (the CI budget for this file is 3 minutes; chapter 8 at two draws and chapters 1, 5 and 7 at one fit it).
-SLOW = {"03_netflix_eccentricity", "04_census_reconstruction"}
+#: Chapters whose quick run takes most of a minute (6b: about a minute and a half): one draw each, and only with
+#: ``ANONLAB_RANDOM_ALL=1`` (the CI budget for this file is 3 minutes; chapter 8 at two draws and chapters 1, 5
+#: and 7 at one fit it).
+SLOW = {"03_netflix_eccentricity", "04_census_reconstruction", "06b_diffix_cloning"}
 ALL = os.environ.get("ANONLAB_RANDOM_ALL", "") == "1"
 SEED = 34
 
