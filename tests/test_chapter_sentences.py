@@ -1,6 +1,6 @@
 """Each chapter's comparing sentences (issue 34) pick the other wording when their numbers are reversed.
 
-One test per sentence function of chapters 1, 3, 4, 5, 6a, 6b, 7 and 9: the function is called with numbers on both
+One test per sentence function of chapters 1, 2, 3, 4, 5, 6a, 6b, 7 and 9: the function is called with numbers on both
 sides of its comparison, each wording is checked against its own recorded numbers
 (:func:`anonbook.chapters.sentences.check`), and the two wordings differ. The chapters' runs at random
 parameters are in ``tests/test_random_parameters.py``.
@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from anonbook.chapters import ch01_syntactic_anonymity as ch01
+from anonbook.chapters import ch02_dp_vs_definetti as ch02
 from anonbook.chapters import ch03_netflix_eccentricity as ch03
 from anonbook.chapters import ch04_census_reconstruction as ch04
 from anonbook.chapters import ch05_nonmember_framework as ch05
@@ -379,3 +380,17 @@ def test_ch09_membership_sentence() -> None:
               ch09.membership_sentence(_yard([SAME], [0.3], ch09.MEMBERSHIP_CHAPTER)))
     none = ch09.membership_sentence(_yard([SAME], [0.3]))
     assert none.relation == "none" and sentences.check(none.as_dict()) is None
+
+
+# -- chapter 2 ------------------------------------------------------------------
+
+
+def test_ch02_beyond_sentences() -> None:
+    both_ways(ch02.nonmember_sentence({"pi_max": 0.01}), ch02.nonmember_sentence({"pi_max": 0.3}))
+    assert ch02.nonmember_sentence({"pi_max": float("nan")}).relation == "none"
+    n = {"trade_eps": 0.1, "trade_best_m": 3, "trade_all_m": 8, "trade_loss": 0.02, "trade_best_m_exact": 8}
+    for a, b in zip(ch02.tradeoff_sentences(n), ch02.tradeoff_sentences(dict(n, trade_best_m=8, trade_best_m_exact=5))):
+        both_ways(a, b)
+    y = {"yard_conf_precision": 0.6, "yard_conf_base": 0.5, "yard_conf_pi": 0.2, "yard_base_words": "the baseline"}
+    both_ways(ch02.yardstick_sentence(y), ch02.yardstick_sentence(dict(y, yard_conf_precision=0.4, yard_conf_pi=-0.2)))
+    assert ch02.yardstick_sentence(dict(y, yard_conf_base=float("nan"))).relation == "none"

@@ -8,7 +8,7 @@ asserts is recomputed from its recorded numbers, and its text is the one on the 
 "far above the privacy bar" and "holds for p = none"), so a chapter that goes back to a typed template fails.
 
 ``ANONLAB_RANDOM_DRAWS`` (default 2) sets chapter 8's draws; the other chapters run one draw each, chapters
-3, 4, 6b and 9 (most of a minute or more each) only with ``ANONLAB_RANDOM_ALL=1``, which also gives every chapter
+2, 3, 4, 6b and 9 (most of a minute or more each) only with ``ANONLAB_RANDOM_ALL=1``, which also gives every chapter
 ``ANONLAB_RANDOM_DRAWS`` draws. Chapter 8 at two draws: about a minute on 2 cores; chapters 1, 5 and 7 at
 one draw: about 20-45 s each; chapter 6b at one draw: about a minute and a half. A chapter that reads others
 (chapter 9: its declared ``after``) is skipped while one of them has no published run (``book/``).
@@ -34,6 +34,7 @@ from anonlab.validation import Param, ParameterError
 REQUIRED = {
     "01_syntactic_anonymity": {"sd3_salary_story", "sd3_salary_single", "adult_unique_sentence", "sweep_first_k",
                                "sweep_l_after", "explore_best_sentence"},
+    "02_dp_vs_definetti": {"nonmember_sentence", "trade_peak", "trade_exact", "yard_sentence"},
     "03_netflix_eccentricity": {"m50_sentence", "wrong_sentence", "theorem_sentence", "fm_sentence",
                                 "low_phi_sentence"},
     "04_census_reconstruction": {"precise_sentence", "conjecture", "minority_gain", "minority_strong_form",
@@ -59,11 +60,11 @@ REQUIRED = {
                               "membership_2", "membership_3"},
 }
 DRAWS = int(os.environ.get("ANONLAB_RANDOM_DRAWS", "2"))
-#: Chapters whose quick run takes most of a minute (6b: about a minute and a half; 9: two minutes with the peers,
+#: Chapters whose quick run takes most of a minute (2: about 80 s; 6b: about a minute and a half; 9: two minutes with the peers,
 #: half a minute once their results are cached): one draw each, and only with
 #: ``ANONLAB_RANDOM_ALL=1`` (the CI budget for this file is 3 minutes; chapter 8 at two draws and chapters 1, 5
 #: and 7 at one fit it).
-SLOW = {"03_netflix_eccentricity", "04_census_reconstruction", "06b_diffix_cloning", "09_one_yardstick"}
+SLOW = {"02_dp_vs_definetti", "03_netflix_eccentricity", "04_census_reconstruction", "06b_diffix_cloning", "09_one_yardstick"}
 ALL = os.environ.get("ANONLAB_RANDOM_ALL", "") == "1"
 SEED = 34
 
