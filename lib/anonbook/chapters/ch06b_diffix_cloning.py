@@ -856,8 +856,10 @@ def census_yard_sentence(yard: pd.DataFrame, census_greedy_key: tuple[str, str] 
     if census_greedy_key is None or census_greedy_key not in yard.index:
         return listing("census_yard_sentence", [], some="{items}", none="CENSUS was not run with these parameters.")
     y = yard.loc[census_greedy_key]
+    pi = (f"is a PI of {y['PI']:+.2f}" if np.isfinite(float(y["PI"]))
+          else "has no PI (the majority guess leaves it nothing to learn there, or it guessed for no one)")
     head = (f"On CENSUS the majority guess is right {y['baseline_precision']:.1%} of the time on the greedy attack's "
-            f"targets, so its accuracy of {y['precision']:.1%} is a PI of {y['PI']:+.2f}")
+            f"targets, so its accuracy of {y['precision']:.1%} {pi}")
     n_rare = int(y["rare_guesses"])
     if not (n_rare and np.isfinite(float(y["PI_rare"])) and np.isfinite(float(y["PI"]))):
         return listing("census_yard_sentence", [], some="{items}",
