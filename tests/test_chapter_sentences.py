@@ -1,6 +1,6 @@
 """Each chapter's comparing sentences (issue 34) pick the other wording when their numbers are reversed.
 
-One test per sentence function of chapters 1, 3, 4, 5, 6a, 6b and 7: the function is called with numbers on both
+One test per sentence function of chapters 1, 2, 3, 4, 5, 6a, 6b, 7 and 9: the function is called with numbers on both
 sides of its comparison, each wording is checked against its own recorded numbers
 (:func:`anonbook.chapters.sentences.check`), and the two wordings differ. The chapters' runs at random
 parameters are in ``tests/test_random_parameters.py``.
@@ -15,12 +15,14 @@ import numpy as np
 import pandas as pd
 
 from anonbook.chapters import ch01_syntactic_anonymity as ch01
+from anonbook.chapters import ch02_dp_vs_definetti as ch02
 from anonbook.chapters import ch03_netflix_eccentricity as ch03
 from anonbook.chapters import ch04_census_reconstruction as ch04
 from anonbook.chapters import ch05_nonmember_framework as ch05
 from anonbook.chapters import ch06a_diffix_differential as ch06a
 from anonbook.chapters import ch06b_diffix_cloning as ch06b
 from anonbook.chapters import ch07_membership_base_rates as ch07
+from anonbook.chapters import ch09_one_yardstick as ch09
 from anonbook.chapters import sentences
 from anonbook.chapters.sentences import Sentence
 from anonlab.claims import Measurement
@@ -218,6 +220,65 @@ def test_ch06b_outside_error_sentence() -> None:
     assert sentences.check(none.as_dict()) is None and "cannot be compared" in none.text
 
 
+def test_ch06b_miss_sentence() -> None:
+    both_ways(ch06b.miss_sentence({"miss_n": 100, "miss_count": 5, "miss_measured": 0.05, "miss_expected": 0.06}),
+              ch06b.miss_sentence({"miss_n": 400, "miss_count": 100, "miss_measured": 0.25, "miss_expected": 0.06}))
+    none = ch06b.miss_sentence({"miss_n": 0, "miss_count": 0, "miss_measured": float("nan"), "miss_expected": 0.06})
+    assert sentences.check(none.as_dict()) is None and "not measured" in none.text
+
+
+def _cloning(attackable: list[bool]) -> pd.DataFrame:
+    return pd.DataFrame({"user": range(len(attackable)), "attackable": attackable, "correct": attackable,
+                         "truth": [0] * len(attackable), "value_unique": attackable, "unique": attackable,
+                         "n_queries": [30] * len(attackable)})
+
+
+def test_ch06b_census_greedy_sentence() -> None:
+    both_ways(ch06b.census_greedy_sentence(_cloning([True, False]), _cloning([True, True]), 41),
+              ch06b.census_greedy_sentence(_cloning([True, True]), _cloning([True, False]), 41))
+    none = ch06b.census_greedy_sentence(None, None, None)
+    assert sentences.check(none.as_dict()) is None and "not run on CENSUS" in none.text
+
+
+def test_ch06b_sweep_sentences() -> None:
+    t = pd.DataFrame({"test": ["single", "double", "single", "double"], "σ*": [0.7, 0.7, 1.0, 1.0],
+                      "coverage": [0.9, 0.6, 0.9, 0.7], "precision": [0.8, 0.9, 0.7, 0.85]})
+    moved = t.assign(coverage=[0.9, 0.6, 0.8, 0.7])
+    a, b = ch06b.sweep_sentences(t, 0.7, 0.7), ch06b.sweep_sentences(moved, 0.5, 0.5)
+    both_ways(a[0], b[0])
+    both_ways(a[1], b[1])
+    assert "whatever σ*" in a[0].text and "not among" in b[1].text and "0.5" in b[1].text
+
+
+def test_ch06b_max_subsets_and_attribute_sentences() -> None:
+    both_ways(ch06b.max_subsets_sentence(None), ch06b.max_subsets_sentence(20))
+    table = pd.DataFrame({"all three agree": [False, True]}, index=["a", "b"])
+    both_ways(ch06b.attribute_set_sentence(table), ch06b.attribute_set_sentence(table.assign(**{"all three agree": False})))
+
+
+def test_ch06b_census_yard_sentence() -> None:
+    y = pd.DataFrame({"baseline_precision": [0.94], "precision": [0.95], "PI": [0.1], "rare_guesses": [20],
+                      "precision_rare": [0.6], "baseline_rare": [0.06], "PI_rare": [0.57], "recall_rare": [0.4]},
+                     index=pd.MultiIndex.from_tuples([("census", "g")]))
+    both_ways(ch06b.census_yard_sentence(y, ("census", "g")),
+              ch06b.census_yard_sentence(y.assign(PI_rare=0.05), ("census", "g")))
+    for s in (ch06b.census_yard_sentence(y, None), ch06b.census_yard_sentence(y.assign(rare_guesses=0), ("census", "g"))):
+        assert sentences.check(s.as_dict()) is None and s.relation == "none"
+
+
+def test_coverage_bias_sentence() -> None:
+    from anonbook import diffix_harness as harness
+
+    census = SimpleNamespace(name="census", data=pd.DataFrame({"s": [0] * 90 + [1] * 10}), secret="s", majority=0)
+
+    def yard(n_cov: int, k_maj: int) -> pd.DataFrame:
+        return pd.DataFrame([{"data set": "census", "attack": "cloning, full (k* = 41)", "targets": n_cov,
+                              "coverage": 1.0, "baseline_precision": k_maj / n_cov}]).set_index(["data set", "attack"])
+
+    both_ways(harness.coverage_bias_sentence(yard(200, 200), census), harness.coverage_bias_sentence(yard(10, 9), census))
+    assert harness.coverage_bias_sentence(yard(10, 9), None).relation == "none"
+
+
 # -- chapter 6a ------------------------------------------------------------------
 
 
@@ -274,3 +335,62 @@ def test_ch07_low_fpr_and_realistic_precision_sentences() -> None:
     both_ways(low, same)
     never = {"loss": base_rates.roc_from_scores(np.array([0.0, 1.0]), np.array([True, False]))}
     assert ch07.realistic_precision_sentence(never, 0.1, [30.0]).relation == "none"
+
+
+# -- chapter 9 ------------------------------------------------------------------
+
+
+def _yard(positions: list[str], coverage: list[float], chapter: str = "01_x") -> pd.DataFrame:
+    n = len(positions)
+    return pd.DataFrame({"recorded": [True] * n, "position": positions, "pi": np.linspace(0.5, 0.1, n),
+                         "pi_low": [0.05] * n, "pi_high": [0.9] * n, "predictions": [500] * n,
+                         "name": [f"a{i}" for i in range(n)], "chapter": [chapter] * n, "coverage": coverage,
+                         "pi_side": ["above"] * n, "baseline_kind": ["majority prior"] * n})
+
+
+def test_ch09_findings_sentences() -> None:
+    from anonbook.verdicts.yardstick import BEYOND, PRIOR_ONLY, SAME, WORSE
+
+    a = ch09.findings_sentences(_yard([BEYOND, BEYOND, SAME, WORSE, PRIOR_ONLY], [0.01, 0.9, 1, 1, 1]))
+    b = ch09.findings_sentences(_yard([], []))
+    c = ch09.findings_sentences(_yard([BEYOND, BEYOND, SAME], [0.5, 0.5, 1]))
+    for x, y in zip(a, b):
+        both_ways(x, y)
+    assert [s.key for s in a] == ["beyond_list", "beyond_spread", "same_list", "worse_list", "prior_list",
+                                  "baseline_decides"]
+    assert a[0].text == "a0 (ch. 01, PI 0.50); a1 (ch. 01, PI 0.40)" and b[0].text == "none"
+    assert c[1].relation == "equal" and c[5].relation == "below"
+    assert all(sentences.check(s.as_dict()) is None for s in a + b + c)
+
+
+def test_ch09_known_sentences() -> None:
+    n = {"unique_members": 0.2, "alc_members_ctl": 0.4001, "risk_members": 0.4, "pi_naive": -0.01, "risk_naive": 0.0}
+    m = {"unique_members": 0.8, "alc_members_ctl": -0.1, "risk_members": 0.0, "pi_naive": 0.02, "risk_naive": 0.01}
+    for x, y in zip(ch09.known_sentences(n), ch09.known_sentences(m)):
+        both_ways(x, y)
+    missing = ch09.peer_sentences_missing("the peers were not run")
+    assert [s.key for s in missing] == list(ch09.PEER_SENTENCES)
+    assert all(s.relation == "none" and sentences.check(s.as_dict()) is None for s in missing)
+
+
+def test_ch09_membership_sentence() -> None:
+    from anonbook.verdicts.yardstick import SAME
+
+    both_ways(ch09.membership_sentence(_yard([SAME], [0.0004], ch09.MEMBERSHIP_CHAPTER)),
+              ch09.membership_sentence(_yard([SAME], [0.3], ch09.MEMBERSHIP_CHAPTER)))
+    none = ch09.membership_sentence(_yard([SAME], [0.3]))
+    assert none.relation == "none" and sentences.check(none.as_dict()) is None
+
+
+# -- chapter 2 ------------------------------------------------------------------
+
+
+def test_ch02_beyond_sentences() -> None:
+    both_ways(ch02.nonmember_sentence({"pi_max": 0.01}), ch02.nonmember_sentence({"pi_max": 0.3}))
+    assert ch02.nonmember_sentence({"pi_max": float("nan")}).relation == "none"
+    n = {"trade_eps": 0.1, "trade_best_m": 3, "trade_all_m": 8, "trade_loss": 0.02, "trade_best_m_exact": 8}
+    for a, b in zip(ch02.tradeoff_sentences(n), ch02.tradeoff_sentences(dict(n, trade_best_m=8, trade_best_m_exact=5))):
+        both_ways(a, b)
+    y = {"yard_conf_precision": 0.6, "yard_conf_base": 0.5, "yard_conf_pi": 0.2, "yard_base_words": "the baseline"}
+    both_ways(ch02.yardstick_sentence(y), ch02.yardstick_sentence(dict(y, yard_conf_precision=0.4, yard_conf_pi=-0.2)))
+    assert ch02.yardstick_sentence(dict(y, yard_conf_base=float("nan"))).relation == "none"

@@ -938,20 +938,35 @@ def yardstick_table(runs: Sequence[tuple[Any, str, AttackResult]]) -> pd.DataFra
     return pd.DataFrame([yardstick_row(ds, name, r) for ds, name, r in runs]).set_index(["data set", "attack"])
 
 
+#: A p-value below this for every attack's binomial test is strong evidence (:func:`coverage_bias_sentence`).
+STRONG_EVIDENCE_P = 0.01
+
+
 def coverage_bias_text(yard: pd.DataFrame, ds: Any | None, more: str = "more users") -> str:
+    """:func:`coverage_bias_sentence`'s text."""
+    return coverage_bias_sentence(yard, ds, more).text
+
+
+def coverage_bias_sentence(yard: pd.DataFrame, ds: Any | None, more: str = "more users",
+                           key: str = "census_bias_sentence") -> Any:
     """Does whom the attacks on ``ds`` (all but greedy ones) choose to attack depend on the secret?
 
     For each such attack with coverage: of the ``n`` users it covers, ``k``
     have the majority secret; a one-sided binomial test against the data
-    set's share of the majority value (strong evidence when every p < 0.01).
-    ``more`` names what would settle weak evidence.
+    set's share of the majority value (strong evidence when every p is below
+    :data:`STRONG_EVIDENCE_P`). ``more`` names what would settle weak
+    evidence. A recorded sentence (:mod:`anonbook.chapters.sentences`): the
+    largest p against :data:`STRONG_EVIDENCE_P`, or an empty listing when
+    ``ds`` was not run.
     """
     from scipy import stats
+
+    from anonbook.chapters.sentences import compare, listing
 
     biased = [(a, r) for (d, a), r in yard.iterrows()
               if ds is not None and d == ds.name and "greedy" not in a and r["coverage"] > 0]
     if not biased:
-        return "(CENSUS was not run with these parameters.)"
+        return listing(key, [], some="{items}", none="(CENSUS was not run with these parameters.)")
     prev0 = float((ds.data[ds.secret] == ds.majority).mean())
     parts, p_vals, all_major = [], [], []
     for a, r in biased:
@@ -964,14 +979,14 @@ def coverage_bias_text(yard: pd.DataFrame, ds: Any | None, more: str = "more use
         parts.append(f"{k_maj} of the {n_cov} users {who} covers (binomial test against the base rate: "
                      f"p = {p_vals[-1]:.2g})")
     text = f"On {ds.name.upper()} {prev0:.1%} of the users have the majority secret; so do " + " and ".join(parts) + ". "
-    text += ("That is strong evidence that whom these attacks choose to attack depends on the secret. "
-             if max(p_vals) < 0.01 else
-             "At this number of users that is only weak evidence that whom these attacks choose to attack "
-             f"depends on the secret ({more} would settle it). ")
-    if any(all_major):
-        text += ("Where every covered user has the majority secret, guessing that value is never wrong there, "
-                 "so an accuracy below 100% on those users is worse than knowing the base rate.")
-    return text
+    tail = (" Where every covered user has the majority secret, guessing that value is never wrong there, "
+            "so an accuracy below 100% on those users is worse than knowing the base rate." if any(all_major) else "")
+    return compare(key, max(p_vals), STRONG_EVIDENCE_P, {
+        "below": text + "That is strong evidence that whom these attacks choose to attack depends on the secret."
+                 + tail,
+        "at or above": text + "At this number of users that is only weak evidence that whom these attacks choose "
+                       f"to attack depends on the secret ({more} would settle it)." + tail,
+    })
 
 
 # ---------------------------------------------------------------------------

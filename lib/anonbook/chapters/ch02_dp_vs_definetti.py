@@ -933,3 +933,86 @@ def tradeoff_numbers(ts: pd.DataFrame) -> dict[str, float]:
             "trade_all_m": int(ts.index.get_level_values("m").max())}
 
 
+
+
+# --- comparing sentences of "Beyond the paper", chosen from the numbers (issue 34) --------------------------------------
+
+#: "Almost exactly as accurate on people who never contributed their data" read as: |PI| at most this on all tuples.
+ALMOST_EXACT_PI = 0.05
+
+
+def nonmember_sentence(numbers: Mapping[str, float]) -> Any:
+    """``nonmember_sentence``: the largest |PI| on all tuples (:func:`nonmember_numbers`) against
+    :data:`ALMOST_EXACT_PI`; an empty listing without a test file.
+
+    >>> nonmember_sentence({"pi_max": 0.01}).relation, nonmember_sentence({"pi_max": float("nan")}).relation
+    ('at or below', 'none')
+    """
+    from anonbook.chapters.sentences import compare, listing
+
+    pi = float(numbers["pi_max"])
+    if math.isnan(pi):
+        return listing("nonmember_sentence", [], some="{items}",
+                       none="This data set has no withheld test file, so there is no non-member baseline to set the "
+                            "attack against.")
+    return compare("nonmember_sentence", pi, ALMOST_EXACT_PI, {
+        "at or below": "On all tuples the precision improvement never exceeds {left:.3f} in absolute value (at most "
+                       "the {right:g} the book reads \"almost exactly\" as): the attack is almost exactly as accurate "
+                       "on people who never contributed their data.",
+        "above": "On all tuples the precision improvement reaches {left:.3f} in absolute value, more than the "
+                 "{right:g} the book reads \"almost exactly\" as: at these parameters the attack is not as accurate "
+                 "on people who never contributed their data.",
+    })
+
+
+def tradeoff_sentences(numbers: Mapping[str, float]) -> list[Any]:
+    """``trade_peak`` (at the smallest ε, does the accuracy peak before the last attribute?) and ``trade_exact`` (and
+    the classifier built from exact counts?), from :func:`tradeoff_numbers`.
+
+    >>> n = {"trade_eps": 0.1, "trade_best_m": 3, "trade_all_m": 8, "trade_loss": 0.02, "trade_best_m_exact": 8}
+    >>> [s.relation for s in tradeoff_sentences(n)]
+    ['below', 'equal']
+    """
+    from anonbook.chapters.sentences import compare
+
+    e0, loss = float(numbers["trade_eps"]), float(numbers["trade_loss"])
+    peak = compare("trade_peak", numbers["trade_best_m"], numbers["trade_all_m"], {
+        "below": f"At ε = {e0:g} the accuracy peaks with {{left:.0f}} of the {{right:.0f}} attributes and loses "
+                 f"{loss:.3f} by the last one",
+        "equal": f"At ε = {e0:g} the accuracy is highest with all {{right:.0f}} attributes: at this budget each "
+                 "added attribute still pays for its noise",
+    })
+    exact = compare("trade_exact", numbers["trade_best_m_exact"], numbers["trade_all_m"], {
+        "below": "the classifier built from exact counts peaks at {left:.0f} attributes: past that peak extra "
+                 "attributes do not help Naive Bayes even without noise (they are correlated with the ones already "
+                 "in)",
+        "equal": "the classifier built from exact counts is best with all {right:.0f}: without noise every attribute "
+                 "adds to it",
+    })
+    return [peak, exact]
+
+
+def yardstick_sentence(numbers: Mapping[str, Any]) -> Any:
+    """``yard_sentence``: the first high-confidence row's precision against its baseline's on the same tuples
+    (:func:`yardstick_numbers`); an empty listing when no row is a high-confidence subset.
+
+    >>> n = {"yard_conf_precision": 0.6, "yard_conf_base": 0.5, "yard_conf_pi": 0.2, "yard_base_words": "b"}
+    >>> yardstick_sentence(n).relation, yardstick_sentence(dict(n, yard_conf_precision=float("nan"))).relation
+    ('above', 'none')
+    """
+    from anonbook.chapters.sentences import compare, listing
+
+    p, b = float(numbers["yard_conf_precision"]), float(numbers["yard_conf_base"])
+    if math.isnan(p) or math.isnan(b):
+        return listing("yard_sentence", [], some="{items}",
+                       none="No attack of this run guesses only where its belief is above the threshold, so there is "
+                            "no high-confidence subset to score.")
+    head = ("on the first target the naive attack's predictions with a belief above the threshold are right "
+            "{left:.1%} of the time")
+    words, pi = numbers["yard_base_words"], float(numbers["yard_conf_pi"])
+    return compare("yard_sentence", p, b, {
+        "above": "Precision alone flatters the high-confidence subsets: " + head + f", but {words} is right "
+                 f"{{right:.1%}} of the time on the same tuples, a precision improvement of {pi:.3f}.",
+        "at or below": head[0].upper() + head[1:] + f", and {words} is right {{right:.1%}} of the time on the same "
+                       f"tuples: no better (a precision improvement of {pi:.3f}).",
+    })

@@ -30,6 +30,7 @@ import pandas as pd
 from anonlab.attacks import diffix as atk
 from anonbook import diffix_harness as harness
 from anonlab.claims import Measurement
+from anonlab.intervals import wilson_interval
 from anonbook.memory import worker_pools
 from anonlab.validation import Param, ParameterSpec
 from anonbook.chapters import Chapter, Exercise, interval_text
@@ -344,8 +345,36 @@ def error_breakdown(res: pd.DataFrame, target_value: int, n_dummy: int,
         "miss_measured": float((~inside["correct"]).mean()) if len(inside) else float("nan"),
         "miss_expected": atk.cloning_miss_probability(n_dummy, sigma_star),
         "pa_nvu_n": int((~pa["value_unique"]).sum()),
+        "miss_n": int(len(inside)), "miss_count": int((~inside["correct"]).sum()),
     }
     return errs, numbers
+
+
+def miss_sentence(numbers: Mapping[str, float], confidence: float = 0.95) -> Sentence:
+    """Is the variance test's measured miss rate (victims inside the s = v set declared outside) as predicted?
+
+    ``numbers`` is :func:`error_breakdown`'s. The prediction
+    (:func:`~anonlab.attacks.diffix.cloning_miss_probability`) is compared with the measured rate's Wilson
+    interval: the recorded numbers are how far the prediction lies outside that interval (0 inside it) and 0.
+    No attackable victim inside the set gives an empty listing.
+
+    >>> miss_sentence({"miss_n": 100, "miss_count": 5, "miss_measured": 0.05, "miss_expected": 0.06}).relation
+    'equal'
+    >>> miss_sentence({"miss_n": 400, "miss_count": 100, "miss_measured": 0.25, "miss_expected": 0.06}).relation
+    'above'
+    """
+    n = int(numbers["miss_n"])
+    if not n:
+        return listing("miss_sentence", [], some="{items}",
+                       none="no attackable victim sits inside the set here, so the test's miss rate is not measured")
+    lo, hi = (float(v) for v in wilson_interval(int(numbers["miss_count"]), n, confidence))
+    expected, measured = float(numbers["miss_expected"]), float(numbers["miss_measured"])
+    outside = max(lo - expected, expected - hi, 0.0)
+    where = f"{measured:.1%} of {n}, {confidence:.0%} interval [{lo:.1%}, {hi:.1%}]"
+    return compare("miss_sentence", outside, 0.0, {
+        "equal": f"as predicted ({where}, which holds the predicted {expected:.1%})",
+        "above": f"not as predicted ({where}, which misses the predicted {expected:.1%})",
+    })
 
 
 def outside_error_sentence(numbers: dict[str, float]) -> Sentence:
@@ -487,14 +516,19 @@ def attribute_set_table(choices: pd.DataFrame) -> pd.DataFrame:
 
 def attribute_set_text(table: pd.DataFrame) -> str:
     """One sentence: under which attribute sets the value-uniqueness claims agree with the paper together."""
+    return attribute_set_sentence(table).text
+
+
+def attribute_set_sentence(table: pd.DataFrame) -> Sentence:
+    """:func:`attribute_set_text` as a recorded listing (``attr_set_sentence``): the sets under which all three agree."""
     fits = [str(a) for a in table.index[table["all three agree"]]]
-    if not fits:
-        return ("Under none of these attribute sets do the three statistics agree with the paper together, so "
-                "the choice of columns does not explain the differences: the verdicts take the chapter's set, "
-                "the one every ADULT run of Table 1 uses.")
-    return (f"Under {', '.join(fits)} the three statistics agree with the paper together: with those columns the "
-            "table would be reproduced, which the verdicts, on the chapter's set (the one every ADULT run of "
-            "Table 1 uses), do not show.")
+    return listing("attr_set_sentence", fits, fmt=str,
+                   some="Under {items} the three statistics agree with the paper together: with those columns the "
+                        "table would be reproduced, which the verdicts, on the chapter's set (the one every ADULT "
+                        "run of Table 1 uses), do not show.",
+                   none="Under none of these attribute sets do the three statistics agree with the paper together, "
+                        "so the choice of columns does not explain the differences: the verdicts take the chapter's "
+                        "set, the one every ADULT run of Table 1 uses.")
 
 
 def attribute_choices(full_adult: pd.DataFrame, secret: str = "income") -> pd.DataFrame:
@@ -643,22 +677,36 @@ def query_count_table(full: pd.DataFrame, bounded: pd.DataFrame, greedy: pd.Data
     return out
 
 
-def greedy_numbers(full: pd.DataFrame, greedy: pd.DataFrame, census_full: pd.DataFrame | None = None,
-                   census_greedy: pd.DataFrame | None = None, census_k: int | None = None) -> dict[str, Any]:
-    """Numbers and the CENSUS sentence of Table 2 quoted in the prose."""
+def greedy_numbers(full: pd.DataFrame, greedy: pd.DataFrame) -> dict[str, Any]:
+    """Numbers of Table 2 quoted in the prose (the CENSUS sentence: :func:`census_greedy_sentence`)."""
     sa, sg = harness.summarize_cloning(full), harness.summarize_cloning(greedy)
     out: dict[str, Any] = {"greedy_targeted": sg["attackable"], "greedy_acc": sg["accuracy_pa"],
                            "med_ratio": sa["median_queries"] / sg["median_queries"],
                            "max_ratio": sa["max_queries"] / sg["max_queries"]}
-    if census_greedy is not None and census_full is not None:
-        sgc, sfc = harness.summarize_cloning(census_greedy), harness.summarize_cloning(census_full)
-        out["census_greedy_text"] = (
-            f"with k* = {census_k} it targets {sgc['attackable']:.1%} of {sgc['n_users']} CENSUS users "
-            f"and is {sgc['accuracy_pa']:.1%} accurate with at most {sgc['max_queries']} queries each, where the "
-            f"bounded full exploration reaches {sfc['attackable']:.1%}")
-    else:
-        out["census_greedy_text"] = "it was not run on CENSUS here (census_k_star is empty)"
     return out
+
+
+def census_greedy_sentence(census_full: pd.DataFrame | None, census_greedy: pd.DataFrame | None,
+                           census_k: int | None) -> Sentence:
+    """The greedy attack on CENSUS (``census_greedy_sentence``): the share it targets against the share the bounded
+    full exploration reaches on as many users; an empty listing when CENSUS was not run.
+
+    >>> r = lambda att: pd.DataFrame({"attackable": att, "correct": att, "truth": [0] * len(att), "unique": att,
+    ...                               "value_unique": att, "n_queries": [30] * len(att)})
+    >>> census_greedy_sentence(r([True, True]), r([True, False]), 41).relation
+    'at or below'
+    """
+    if census_greedy is None or census_full is None:
+        return listing("census_greedy_sentence", [], some="{items}",
+                       none="the greedy attack was not run on CENSUS here (census_k_star is empty)")
+    sgc, sfc = harness.summarize_cloning(census_greedy), harness.summarize_cloning(census_full)
+    head = f"with k* = {census_k} the greedy attack targets {{left:.1%}} of {sgc['n_users']} CENSUS users, "
+    tail = f" and is {sgc['accuracy_pa']:.1%} accurate with at most {sgc['max_queries']} queries each"
+    return compare("census_greedy_sentence", sgc["attackable"], sfc["attackable"], {
+        "above": head + "more than the {right:.1%} the bounded full exploration reaches," + tail
+                 + ": there the greedy attack is what makes the cloning attack practical",
+        "at or below": head + "no more than the {right:.1%} the bounded full exploration reaches," + tail,
+    })
 
 
 # ---------------------------------------------------------------------------
@@ -737,14 +785,48 @@ def plot_sigma_sweep(ax: Any, sweep: pd.DataFrame, n_users: int, paper: Callable
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3)
 
 
-def sweep_text(sweep: pd.DataFrame) -> str:
-    """The σ* sweep in one sentence (coverage and precision ranges of each test)."""
+def paper_sigma_star() -> float:
+    """The σ* the paper's ADULT experiments use (the ledger's parameters of §3.2's cloning accuracy)."""
+    from anonlab.claims import claim
+
+    return float(claim("gadotti.s3.cloning.acc_delta10").params["sigma_star"])
+
+
+def sweep_sentences(sweep: pd.DataFrame, sigma_star: float, paper_sigma: float) -> list[Sentence]:
+    """The σ* sweep in words: ``sweep_sentence`` (does the single test's coverage stay put across σ*, and the ranges of
+    each test) and ``sweep_paper_point`` (is the paper's σ* among the cut-offs run).
+
+    >>> t = pd.DataFrame({"test": ["single", "double", "single", "double"], "σ*": [0.7, 0.7, 1.0, 1.0],
+    ...                   "coverage": [0.9, 0.6, 0.9, 0.7], "precision": [0.8, 0.9, 0.7, 0.85]})
+    >>> [s.relation for s in sweep_sentences(t, 0.7, 0.7)], sweep_sentences(t, 0.7, 0.5)[1].relation
+    (['equal', 'some'], 'none')
+    """
     sgl, dbl = sweep[sweep["test"] == "single"], sweep[sweep["test"] == "double"]
     best = sgl.loc[sgl["precision"].idxmax()]
-    return (f"The single test covers {sgl['coverage'].iloc[0]:.1%} of these users whatever σ*, with precision "
-            f"from {sgl['precision'].min():.1%} to {sgl['precision'].max():.1%} (best at σ* = {best['σ*']:g}); the "
-            f"double test covers {dbl['coverage'].min():.1%} to {dbl['coverage'].max():.1%} with precision from "
-            f"{dbl['precision'].min():.1%} to {dbl['precision'].max():.1%}.")
+    rest = (f", with precision from {sgl['precision'].min():.1%} to {sgl['precision'].max():.1%} (best at σ* = "
+            f"{best['σ*']:g}); the double test covers {dbl['coverage'].min():.1%} to {dbl['coverage'].max():.1%} "
+            f"with precision from {dbl['precision'].min():.1%} to {dbl['precision'].max():.1%}.")
+    cover = compare("sweep_sentence", float(sgl["coverage"].max()), float(sgl["coverage"].min()), {
+        "equal": "The single test covers {left:.1%} of these users whatever σ*" + rest,
+        "above": "The single test's coverage moves with σ* here, from {right:.1%} to {left:.1%} of these users"
+                 + rest,
+    })
+    point = listing("sweep_paper_point", [s for s in sgl["σ*"] if s == paper_sigma],
+                    some="The paper's σ* = {items} is one point on each curve;",
+                    none=f"The paper's σ* = {paper_sigma:g} is not among this run's cut-offs (this run's σ* is "
+                         f"{sigma_star:g});")
+    return [cover, point]
+
+
+def max_subsets_sentence(max_subsets: int | None) -> Sentence:
+    """Does this run search every subset of a victim it cannot attack (``max_subsets`` is ``None``)?
+
+    >>> max_subsets_sentence(None).relation, max_subsets_sentence(20).relation
+    ('none', 'some')
+    """
+    return listing("max_subsets_sentence", [] if max_subsets is None else [max_subsets], fmt=str,
+                   some="this run stops after {items} subsets per victim (`max_subsets`)",
+                   none="so does this run")
 
 
 # ---------------------------------------------------------------------------
@@ -752,20 +834,41 @@ def sweep_text(sweep: pd.DataFrame) -> str:
 # ---------------------------------------------------------------------------
 
 
-def yardstick_numbers(yard: pd.DataFrame, census_greedy_key: tuple[str, str] | None) -> dict[str, Any]:
-    """Numbers and the CENSUS sentence of the yardstick's prose (ADULT's full attack, the greedy one on CENSUS)."""
+def yardstick_numbers(yard: pd.DataFrame) -> dict[str, Any]:
+    """Numbers of the yardstick's prose on ADULT's full attack (CENSUS's greedy one: :func:`census_yard_sentence`)."""
     y_full = yard.loc[("adult", "cloning, full (Table 1)")]
     out: dict[str, Any] = {key: float(y_full[col]) for key, col in (
         ("pi_full", "PI"), ("base_full", "baseline_precision"), ("pi_rare_full", "PI_rare"),
         ("recall_rare_full", "recall_rare"))}
-    if census_greedy_key is not None and census_greedy_key in yard.index:
-        y = yard.loc[census_greedy_key]
-        out["census_yard_text"] = (
-            f"On CENSUS the majority guess is right {y['baseline_precision']:.1%} of the time on the "
-            f"greedy attack's targets, so its accuracy of {y['precision']:.1%} is a PI of {y['PI']:+.2f}; but its "
-            f"{int(y['rare_guesses'])} guesses of the rare value are right {y['precision_rare']:.1%} of the time "
-            f"against a base rate of {y['baseline_rare']:.1%} (PI {y['PI_rare']:.2f}), and they find "
-            f"{y['recall_rare']:.0%} of the high earners among its targets.")
-    else:
-        out["census_yard_text"] = "CENSUS was not run with these parameters."
     return out
+
+
+def census_yard_sentence(yard: pd.DataFrame, census_greedy_key: tuple[str, str] | None) -> Sentence:
+    """The greedy attack on CENSUS on the yardstick (``census_yard_sentence``): PI on its guesses of the rare value
+    against its PI over all of them; an empty listing when CENSUS was not run or it guessed the rare value for no one.
+
+    >>> y = pd.DataFrame({"baseline_precision": [0.94], "precision": [0.95], "PI": [0.1], "rare_guesses": [20],
+    ...                   "precision_rare": [0.6], "baseline_rare": [0.06], "PI_rare": [0.57], "recall_rare": [0.4]},
+    ...                  index=pd.MultiIndex.from_tuples([("census", "g")]))
+    >>> census_yard_sentence(y, ("census", "g")).relation, census_yard_sentence(y, None).relation
+    ('above', 'none')
+    """
+    if census_greedy_key is None or census_greedy_key not in yard.index:
+        return listing("census_yard_sentence", [], some="{items}", none="CENSUS was not run with these parameters.")
+    y = yard.loc[census_greedy_key]
+    pi = (f"is a PI of {y['PI']:+.2f}" if np.isfinite(float(y["PI"]))
+          else "has no PI (the majority guess leaves it nothing to learn there, or it guessed for no one)")
+    head = (f"On CENSUS the majority guess is right {y['baseline_precision']:.1%} of the time on the greedy attack's "
+            f"targets, so its accuracy of {y['precision']:.1%} {pi}")
+    n_rare = int(y["rare_guesses"])
+    if not (n_rare and np.isfinite(float(y["PI_rare"])) and np.isfinite(float(y["PI"]))):
+        return listing("census_yard_sentence", [], some="{items}",
+                       none=head + "; its guesses of the rare value have no PI at these parameters "
+                                   f"({n_rare} such guesses).")
+    rare = (f"{n_rare} guesses of the rare value are right {y['precision_rare']:.1%} of the time against a base rate "
+            f"of {y['baseline_rare']:.1%} (PI {{left:.2f}}")
+    found = f", and they find {y['recall_rare']:.0%} of the high earners among its targets."
+    return compare("census_yard_sentence", float(y["PI_rare"]), float(y["PI"]), {
+        "above": head + "; but its " + rare + ", higher)" + found,
+        "at or below": head + "; its " + rare + ", no higher)" + found,
+    })

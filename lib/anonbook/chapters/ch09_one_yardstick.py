@@ -396,6 +396,58 @@ def findings(table: pd.DataFrame) -> dict[str, Any]:
     }
 
 
+def findings_sentences(table: pd.DataFrame) -> list[Any]:
+    """The verdict's comparing sentences, chosen from the yardstick (:mod:`anonbook.chapters.sentences`).
+
+    ``beyond_list``, ``same_list``, ``worse_list`` and ``prior_list``: the attacks at each position (lists
+    that may be empty); ``beyond_spread``: the median PI and the coverage range of those beyond their
+    baseline (largest coverage against smallest); ``baseline_decides``: as many, more or fewer rows level
+    with their baseline as beyond it.
+
+    >>> from anonbook.verdicts.yardstick import BEYOND
+    >>> t = pd.DataFrame({"recorded": [True, True], "position": [BEYOND, BEYOND], "pi": [0.5, 0.2],
+    ...                   "pi_low": [0.1, 0.1], "pi_high": [0.9, 0.3], "predictions": [500, 500], "name": ["a", "b"],
+    ...                   "chapter": ["01_x", "02_y"], "coverage": [0.01, 0.9], "pi_side": ["", ""]})
+    >>> [s.relation for s in findings_sentences(t)]
+    ['some', 'above', 'none', 'none', 'none', 'below']
+    """
+    from anonbook.chapters.sentences import compare, listing
+    from anonbook.verdicts.yardstick import BEYOND, PRIOR_ONLY, SAME, WORSE
+
+    rec = table[table["recorded"].astype(bool)]
+    at = {pos: rec[rec["position"] == pos].sort_values("pi", ascending=False) for pos in (BEYOND, SAME, WORSE,
+                                                                                       PRIOR_ONLY)}
+
+    def items(key: str, pos: str, kind: bool = False) -> Any:
+        return listing(key, [_item(r, kind) for r in at[pos].to_dict("records")], some="{items}", none="none",
+                       fmt=str, sep="; ")
+
+    beyond = at[BEYOND]
+    if len(beyond):
+        median = float(beyond["pi"].median())
+        head = f"The median PI among them is {median:.2f} of what was left to learn beyond their baselines. "
+        spread = compare("beyond_spread", float(beyond["coverage"].max()), float(beyond["coverage"].min()), {
+            "above": head + "Their coverage ranges from {right:.4f} to {left:.2f}: an attack that predicts for few "
+                            "of its targets and one that predicts for many both count here, and the coverage column "
+                            "tells them apart.",
+            "equal": head + "They all have coverage {left:.4f}.",
+        })
+    else:
+        spread = listing("beyond_spread", [], some="{items}",
+                         none="No attack stands beyond its baseline here, so there is no median PI or coverage "
+                              "range to give.")
+    n_same, n_beyond = len(at[SAME]), len(beyond)
+    decides = compare("baseline_decides", n_same, n_beyond, {
+        "above": "on this scale more rows are level with their baseline ({left:.0f}) than stand beyond it "
+                 "({right:.0f})",
+        "equal": "on this scale as many rows are level with their baseline as stand beyond it ({left:.0f} each)",
+        "below": "on this scale fewer rows are level with their baseline ({left:.0f}) than stand beyond it "
+                 "({right:.0f}), but every one of them would count as a success by accuracy alone",
+    })
+    return [items("beyond_list", BEYOND), spread, items("same_list", SAME), items("worse_list", WORSE),
+            items("prior_list", PRIOR_ONLY, kind=True), decides]
+
+
 def peer_inputs(p5: Mapping[str, Any], attacks5: Mapping[str, Mapping[str, Any]], *, n: int, seed: int,
                 confidence: float, aux: Sequence[str] | None = PEER_AUX) -> tuple[Any, dict[str, Any]]:
     """The peers' inputs from chapter 5's recorded run: the same Adult sample, split and synthesizer.
@@ -620,17 +672,80 @@ def differ_sentences(numbers: Mapping[str, float]) -> list[Any]:
     return [rates, members, synth]
 
 
+#: "Mostly someone else's": the nearest row is the target's own for fewer than this share of the targets.
+MOST = 0.5
+#: The recall at which the prose says the ALC's weight keeps little of an attack's score (0.1 %).
+LOW_RECALL = 0.001
+#: The chapter whose membership attacks the ALC's recall weighting is set against.
+MEMBERSHIP_CHAPTER = "07_membership_base_rates"
+
+
+def known_sentences(numbers: Mapping[str, float]) -> list[Any]:
+    """``unique_five``: with Cormode's five columns known, are most targets unique in the members (so that the
+    nearest row is mostly their own)? ``alc_coincide``: the ALC of the members against the control attack and
+    Anonymeter's risk, at the three digits shown; ``naive_clipping``: the naive attack's PI against 0."""
+    from anonbook.chapters.sentences import compare
+
+    u = float(numbers["unique_members"])
+    unique = compare("unique_five", u, MOST, {
+        "below": "Knowing Cormode's five coarse columns, only {left:.1%} of the targets are unique, so the nearest "
+                 "row is mostly someone else's and its occupation is a guess from people alike",
+        "at or above": "Knowing Cormode's five coarse columns, {left:.1%} of the targets are unique, so the nearest "
+                       "row is mostly the target's own",
+    })
+    coincide = compare("alc_coincide", round(float(numbers["alc_members_ctl"]), 3),
+                       round(float(numbers["risk_members"]), 3), {
+        "equal": "ALC and Anonymeter's risk coincide ({left:.3f} here)",
+        "different": "ALC and Anonymeter's risk should coincide, but here they differ (ALC {left:.3f}, risk "
+                     "{right:.3f})",
+    })
+    rn = float(numbers["risk_naive"])
+    clipping = compare("naive_clipping", float(numbers["pi_naive"]), 0.0, {
+        "below": f"the book's naive attack is below its baseline on these targets (PI {{left:.3f}}); Anonymeter "
+                 f"reports risk {rn:.2f}, and a negative improvement becomes 0",
+        "at or above": f"the book's naive attack has PI {{left:.3f}} against its baseline on these targets; "
+                       f"Anonymeter reports risk {rn:.2f}, and would report a negative improvement as 0",
+    })
+    return [unique, coincide, clipping]
+
+
 def peer_sentences(numbers: Mapping[str, float]) -> list[Any]:
     """Every sentence of the peers' section chosen from the numbers (:func:`synthesis_sentence` per aux set,
-    :func:`differ_sentences`)."""
-    return [synthesis_sentence(numbers, k) for k in PEER_AUX_SETS] + differ_sentences(numbers)
+    :func:`differ_sentences`, :func:`known_sentences`)."""
+    return [synthesis_sentence(numbers, k) for k in PEER_AUX_SETS] + differ_sentences(numbers) \
+        + known_sentences(numbers)
 
 
-def peer_sentences_missing(reason: str) -> dict[str, str]:
-    """The keys of :func:`peer_sentences` when the peers did not run, each reading ``reason``."""
-    keys = [f"synthesis{PEER_SUFFIX[k] or '_five'}" for k in PEER_AUX_SETS] + ["differ_rates", "differ_members",
-                                                                              "differ_synth"]
-    return {k: reason for k in keys}
+#: The keys of :func:`peer_sentences`.
+PEER_SENTENCES = tuple(f"synthesis{PEER_SUFFIX[k] or '_five'}" for k in PEER_AUX_SETS) + (
+    "differ_rates", "differ_members", "differ_synth", "unique_five", "alc_coincide", "naive_clipping")
+
+
+def peer_sentences_missing(reason: str) -> list[Any]:
+    """The sentences of :func:`peer_sentences` when the peers did not run: each an empty listing reading ``reason``."""
+    from anonbook.chapters.sentences import listing
+
+    return [listing(k, [], some="{items}", none=f"({reason})") for k in PEER_SENTENCES]
+
+
+def membership_sentence(table: pd.DataFrame) -> Any:
+    """``membership_coverage``: the largest coverage of chapter 7's placed attacks against :data:`LOW_RECALL`
+    (where the ALC's weight keeps little); an empty listing when chapter 7 is not read or has no placed attack."""
+    from anonbook.chapters.sentences import compare, listing
+
+    rec = table[table["recorded"].astype(bool) & (table["chapter"] == MEMBERSHIP_CHAPTER)]
+    cov = pd.to_numeric(rec["coverage"], errors="coerce").dropna() if len(rec) else pd.Series(dtype=float)
+    tail = ("PI does not see their coverage (the table reports it beside PI), while the ALC's weight takes more of "
+            "an attack's score the lower its recall (the figure).")
+    if not len(cov):
+        return listing("membership_coverage", [], some="{items}",
+                       none="No membership attack of chapter 7 is on the scale here; at low recall " + tail[0].lower()
+                            + tail[1:])
+    return compare("membership_coverage", float(cov.max()), LOW_RECALL, {
+        "below": "The membership attacks of chapter 7, which cover at most {left:.2g} of their targets, under the "
+                 "{right:.1%} at which the ALC keeps little, are where the two scales part most: " + tail,
+        "at or above": "The membership attacks of chapter 7 cover up to {left:.2g} of their targets: " + tail,
+    })
 
 
 def peer_runs(run: Any, p5: Mapping[str, Any], attacks5: Mapping[str, Mapping[str, Any]], key5: str, *, n: int,

@@ -81,11 +81,11 @@ def compare(key: str, left: float, right: float, phrases: Mapping[str, str]) -> 
 
 
 def listing(key: str, items: Iterable[Any], *, some: str, none: str,
-            fmt: Callable[[Any], str] = lambda v: f"{v:g}") -> Sentence:
-    """``some`` with ``{items}`` (the items joined by commas) when there are any, else ``none``."""
+            fmt: Callable[[Any], str] = lambda v: f"{v:g}", sep: str = ", ") -> Sentence:
+    """``some`` with ``{items}`` (the items joined by ``sep``, commas by default) when there are any, else ``none``."""
     values = tuple(_plain(v) for v in items)
     if values:
-        return Sentence(key, some.format(items=", ".join(fmt(v) for v in values)), "some", items=values)
+        return Sentence(key, some.format(items=sep.join(fmt(v) for v in values)), "some", items=values)
     return Sentence(key, none, "none")
 
 
