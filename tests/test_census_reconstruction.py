@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -138,15 +140,34 @@ def test_local_processes_give_the_same_reconstruction() -> None:
     assert b.workers == "2 local processes"
 
 
+def test_reconstruct_runs_its_chunks_on_the_map_it_is_given() -> None:
+    pop = generate_blocks(7, mean_block_size=6, seed=5)
+    pub = publish(pop, "swapping", swap_rate=0.3, seed=1)
+    calls = []
+
+    def recording_map(fn, *iterables):
+        calls.append(len(iterables[0]))
+        return map(fn, *iterables)
+
+    got = rc.reconstruct(pub, n_workers=3, parallel_map=recording_map, chunk_size=2)
+    distinct = len(np.unique(pub.tables, axis=0))
+    assert calls == [math.ceil(distinct / 2)]  # one call, one task per chunk of two distinct tables
+    assert (got.counts == rc.reconstruct(pub).counts).all()
+    assert got.workers == "test_reconstruct_runs_its_chunks_on_the_map_it_is_given.<locals>.recording_map (3 workers)"
+
+
 def test_dask_local_cluster_gives_the_same_reconstruction() -> None:
     distributed = pytest.importorskip("distributed")
+    from anonbook.sweep import dask_executor
+
     pop = generate_blocks(5, mean_block_size=5, seed=6)
     pub = publish(pop, "exact")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster:
-        got = rc.reconstruct(pub, scheduler=cluster.scheduler_address, chunk_size=2)
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        with dask_executor(client) as (executor, threads):
+            got = rc.reconstruct(pub, n_workers=threads, parallel_map=executor.map, chunk_size=2)
     assert (got.counts == rc.reconstruct(pub).counts).all()
-    assert got.workers.startswith("dask")
+    assert got.workers == "ClientExecutor.map (1 workers)"
 
 
 # --- linkage, attack, baselines -------------------------------------------------------------------

@@ -11,6 +11,7 @@ small tables whose counts are known.
 from __future__ import annotations
 
 import copy
+import functools
 import math
 import re
 
@@ -482,7 +483,7 @@ def test_differential_samples_follow_eq6() -> None:
     for salt in range(40):
         p = DiffixProxy(ds.data, table="c", salt=salt, rounding=False, bucket_suppression=False)
         users = ds.data.sample(30, random_state=salt)
-        outs = atk.differential_attack_many(p, users, ds.attributes, "s")
+        outs = atk.differential_attack(p, users, ds.attributes, "s")
         assert p.n_queries() == 4 * 3 * len(users)
         for o, s in zip(outs, users["s"]):
             (q1 if s == 1 else q0).append(o.all_pairs[0])
@@ -844,29 +845,31 @@ def test_double_test_sweep_of_one_victim() -> None:
     doms = {c: np.unique(data[c].to_numpy()) for c in "abc"}
     for i in range(10):
         rec = {c: int(data[c].iat[i]) for c in "abc"}
-        sweep = atk.double_test_sigma_sweep(px, rec, list("abc"), "s", doms, [0.2, 1.0], seed=i)
+        (sweep,) = atk.double_test_sigma_sweep(px, [rec], [list("abc")], "s", doms, [0.2, 1.0], seeds=[i])
         for s in (0.2, 1.0):
-            alone = atk.full_cloning_attack(px, rec, list("abc"), "s", doms, double_test=True, sigma_star=s, seed=i)
+            (alone,) = atk.full_cloning_attack(px, [rec], [list("abc")], "s", doms, double_test=True, sigma_star=s,
+                                               seeds=[i])
             assert (sweep[s].guess, sweep[s].a_prime, sweep[s].u, sweep[s].n_subsets, sweep[s].n_queries) == \
                 (alone.guess, alone.a_prime, alone.u, alone.n_subsets, alone.n_queries)
             assert sweep[s].s2 == alone.s2 or (np.isnan(sweep[s].s2) and np.isnan(alone.s2))
 
 
 def test_batched_cloning_equals_one_victim_at_a_time(adult_ds) -> None:
-    """drive_many (the harness's batching) gives each victim the outcome of full_cloning_attack alone."""
-    from anonlab.attacks.diffix.cloning import _full_cloning_steps, drive_many
-
+    """full_cloning_attack on many victims (their queries batched) gives each the outcome she gets alone."""
     px = DiffixProxy(adult_ds.data, table="adult", salt=9, keep_log=False)
     doms = adult_ds.domains()
     recs = [adult_ds.data.iloc[i][adult_ds.attributes[:5]].to_dict() for i in range(12)]
-    alone = [atk.full_cloning_attack(px, r, adult_ds.attributes[:5], "income", doms, seed=i, max_subsets=8,
-                                     double_test=i % 2 == 1) for i, r in enumerate(recs)]
+    alone = [atk.full_cloning_attack(px, [r], [adult_ds.attributes[:5]], "income", doms, seeds=[i], max_subsets=8,
+                                     double_test=i % 2 == 1)[0] for i, r in enumerate(recs)]
     n_alone = px.n_queries()
     px.reset_log()
-    gens = [_full_cloning_steps("adult", r, adult_ds.attributes[:5], "income", doms, v=0, n_dummy=10,
-                                sigma_star=0.7, double_test=i % 2 == 1, max_subsets=8, g=np.random.default_rng(i))
-            for i, r in enumerate(recs)]
-    together = drive_many(px, gens)
+    together = [None] * len(recs)
+    for double in (False, True):  # each batch: the single-test victims, then the double-test ones
+        who = [i for i in range(len(recs)) if (i % 2 == 1) == double]
+        outs = atk.full_cloning_attack(px, [recs[i] for i in who], [adult_ds.attributes[:5]] * len(who), "income",
+                                       doms, seeds=who, max_subsets=8, double_test=double)
+        for i, o in zip(who, outs):
+            together[i] = o
     assert [(o.guess, o.a_prime, o.u, o.n_queries, o.n_subsets) for o in together] == \
         [(o.guess, o.a_prime, o.u, o.n_queries, o.n_subsets) for o in alone]
     assert np.allclose([o.s2 for o in together], [o.s2 for o in alone], equal_nan=True, rtol=0, atol=0)
@@ -937,7 +940,7 @@ def _plain_full_differential(px: DiffixProxy, data: pd.DataFrame, rec: dict, a_s
         if (data[list(subset)] == pd.Series(rec)[list(subset)]).all(axis=1).sum() != 1:
             continue
         attacked += 1
-        res = atk.differential_attack(px, rec, list(subset), secret)
+        (res,) = atk.differential_attack(px, pd.DataFrame([rec]), list(subset), secret)
         queries += res.n_queries
         if res.guess is not None:
             return (res.guess, tuple(subset), checked, attacked, queries, res.q.size + res.r.size)
@@ -1000,8 +1003,9 @@ def test_full_cloning_attack_counts_certain_zeros_without_changing_the_outcome()
         rec = {c: ds.data[c].iat[i] for c in attrs}
         fast = DiffixProxy(ds.data, table="t", salt=3, keep_log=True)
         plain = DiffixProxy(ds.data, table="t", salt=3, keep_log=True)
-        got = atk.full_cloning_attack(fast, rec, attrs, ds.secret, domains, seed=i, oracle=oracle)
-        want = atk.full_cloning_attack(plain, rec, attrs, ds.secret, domains, seed=i)
+        (got,) = atk.full_cloning_attack(fast, [rec], [attrs], ds.secret, domains, seeds=[i],
+                                         uniques=[functools.partial(oracle, rec)])
+        (want,) = atk.full_cloning_attack(plain, [rec], [attrs], ds.secret, domains, seeds=[i])
         assert (got.guess, got.a_prime, got.u, got.n_subsets, got.n_queries) == \
             (want.guess, want.a_prime, want.u, want.n_subsets, want.n_queries)
         assert fast.n_queries() == plain.n_queries() == len(plain.log()) == want.n_queries

@@ -45,8 +45,8 @@ from anonlab.validation import check_random_state
 
 from anonlab.attacks.diffix._common import _cloning_settings, _positive_int, _py
 from anonlab.attacks.diffix._common import drive_many
-from anonlab.attacks.diffix.cloning import _double_test_sweep_steps, _full_cloning_steps, _greedy_full_cloning_steps
-from anonlab.attacks.diffix.differential import UniquenessOracle, _full_differential_steps, differential_attack_many
+from anonlab.attacks.diffix.cloning import double_test_sigma_sweep, full_cloning_attack, greedy_full_cloning_attack
+from anonlab.attacks.diffix.differential import UniquenessOracle, _full_differential_steps, differential_attack
 from anonlab.attacks.diffix.theory import differential_distributions
 from anonlab.streams import stream
 
@@ -154,32 +154,32 @@ def _cloning_users(ds: Any, proxy: DiffixProxy, rows: Sequence[int], rngs: Seque
     user at a time (:func:`~anonlab.attacks.diffix.cloning.drive_many`).
     """
     attrs = list(ds.attributes)
-    truths, attacks = [], []
+    truths, records, a_stars, uniques = [], [], [], []
+    # the queries certain to be answered 0 are counted, not sent (full variant, single test, suppression on)
+    skip = (params["variant"] == "full" and not params.get("sigma_stars") and proxy.bucket_suppression
+            and not params["double_test"])
     for row, g in zip(rows, rngs):
         a_star = _known_attributes(attrs, k, g)
         # ground truth (not the attacker's view): who shares the victim's x^(A*), and their secrets
         record = {a: _py(ds.data[a].iat[row]) for a in a_star}
         peers = secret[oracle.matching(record, a_star)]
         truths.append((bool(np.all(peers == secret[row])), bool(peers.size == 1)))
-        if params.get("sigma_stars"):  # the double test at several σ*, one exploration
-            attacks.append(_double_test_sweep_steps(proxy.table, record, a_star, ds.secret, domains,
-                                                    n_dummy=params["n_dummy"], sigma_stars=params["sigma_stars"],
-                                                    max_subsets=params["max_subsets"], g=g))
-        elif params["variant"] == "full":
-            # the queries certain to be answered 0 are counted, not sent (single test, suppression on)
-            # (a small table: the victim's bitmask oracle, else the oracle's lookups, which hold no arrays per victim)
-            skip = proxy.bucket_suppression and not params["double_test"]
-            unique = (None if not skip else oracle.for_record(record, a_star) if len(ds.data) < POOL_MIN_RECORDS
-                      else functools.partial(oracle, record))
-            attacks.append(_full_cloning_steps(proxy.table, record, a_star, ds.secret, domains, v=params["v"],
-                                               n_dummy=params["n_dummy"], sigma_star=params["sigma_star"],
-                                               double_test=params["double_test"],
-                                               max_subsets=params["max_subsets"], g=g, unique=unique))
-        else:
-            attacks.append(_greedy_full_cloning_steps(proxy.table, record, a_star, ds.secret, domains,
-                                                      v=params["v"], n_dummy=params["n_dummy"],
-                                                      sigma_star=params["sigma_star"], g=g))
-    outs = drive_many(proxy, attacks, analyst="cloning", on_done=on_done)
+        records.append(record)
+        a_stars.append(a_star)
+        # (a small table: the victim's bitmask oracle, else the oracle's lookups, which hold no arrays per victim)
+        uniques.append(None if not skip else oracle.for_record(record, a_star) if len(ds.data) < POOL_MIN_RECORDS
+                       else functools.partial(oracle, record))
+    common = dict(seeds=list(rngs), n_dummy=params["n_dummy"], analyst="cloning", on_done=on_done)
+    if params.get("sigma_stars"):  # the double test at several σ*, one exploration
+        outs = double_test_sigma_sweep(proxy, records, a_stars, ds.secret, domains, params["sigma_stars"],
+                                       max_subsets=params["max_subsets"], **common)
+    elif params["variant"] == "full":
+        outs = full_cloning_attack(proxy, records, a_stars, ds.secret, domains, v=params["v"],
+                                   sigma_star=params["sigma_star"], double_test=params["double_test"],
+                                   max_subsets=params["max_subsets"], uniques=uniques, **common)
+    else:
+        outs = greedy_full_cloning_attack(proxy, records, a_stars, ds.secret, domains, v=params["v"],
+                                          sigma_star=params["sigma_star"], **common)
 
     def row(vu: bool, un: bool, out: Any) -> tuple:
         return (vu, un, out.attackable, -1 if out.guess is None else out.guess, out.n_queries, out.n_subsets,
@@ -419,7 +419,7 @@ def run_differential_experiment(ds: Any, proxy: DiffixProxy, *, n_users: int = 1
     attrs = list(ds.attributes)
     users = _sample_users(len(data), n_users, seed)
     truth = data[ds.secret].to_numpy()[users].astype(int)
-    outs = differential_attack_many(proxy, data.iloc[users], attrs, ds.secret, analyst="differential")
+    outs = differential_attack(proxy, data.iloc[users], attrs, ds.secret, analyst="differential")
     rows = [(True, o.guess, o.n_queries, len(attrs), o.q.size + o.r.size) for o in outs]
     return _differential_frame(rows, users, truth, stream(seed, "diffix.random_guess"))
 
@@ -690,7 +690,7 @@ def differential_sample_moments(k: int, *, B: int = 12, n_salts: int = 40, n_use
     for i in range(n_salts):
         proxy = base.with_salt(f"{salt}:{i}")
         users = ds.data.iloc[np.sort(rng.choice(len(ds.data), size=min(n_users, len(ds.data)), replace=False))]
-        for o, sv in zip(differential_attack_many(proxy, users, ds.attributes, ds.secret), users[ds.secret]):
+        for o, sv in zip(differential_attack(proxy, users, ds.attributes, ds.secret), users[ds.secret]):
             q[int(sv)].append(o.all_pairs[0])  # every s = 0 pair: the attack's > 0 filter would bias them
     rows = []
     for sv, mean, var in ((1, 0.0, 2.0), (0, 1.0, 2.0 * k + 2.0)):
@@ -728,7 +728,7 @@ def filtered_sample_moments(*, B: int = 12, n_salts: int = 40, n_users: int = 60
     for i in range(n_salts):
         pr = base.with_salt(f"{salt}:filter:{i}")
         users = ds.data.iloc[np.sort(g.choice(len(ds.data), n_users, replace=False))]
-        for o, sv in zip(differential_attack_many(pr, users, ds.attributes, ds.secret), users[ds.secret]):
+        for o, sv in zip(differential_attack(pr, users, ds.attributes, ds.secret), users[ds.secret]):
             every[int(sv)].append(o.all_pairs[0])
             kept[int(sv)].append(o.q)
     eq6 = differential_distributions(k)

@@ -26,8 +26,9 @@ import hashlib
 import itertools
 import json
 import sys
-from collections.abc import Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,8 @@ from anonlab import paths
 from anonlab.validation import excerpt
 from anonbook.runner import RunError, check_cli_text, parse_cli_value, resolve_notebook, validate_parameters
 
-__all__ = ["MAX_POINTS", "parse_grid", "grid_points", "run_sweep", "SweepResult", "sweep_figure"]
+__all__ = ["MAX_POINTS", "parse_grid", "grid_points", "run_sweep", "SweepResult", "sweep_figure", "connect_scheduler",
+           "dask_executor"]
 
 #: The most grid points one sweep runs (each is a whole chapter run); a larger grid is refused at once.
 MAX_POINTS = 1000
@@ -236,6 +238,21 @@ def client_mapper(client: Any) -> Any:
         return client.gather(client.map(fn, list(items), pure=False))
 
     return mapper
+
+
+@contextmanager
+def dask_executor(scheduler: Any) -> Iterator[tuple[Executor, int]]:
+    """The Dask cluster at ``scheduler`` as a ``concurrent.futures`` executor, and its thread count.
+
+    What the book hands a long library call that takes a ``parallel_map``
+    (:func:`anonlab.attacks.reconstruction.reconstruct`): the science never connects to Dask itself.
+    """
+    client = connect_scheduler(scheduler)
+    try:
+        yield client.get_executor(pure=False), max(1, sum(client.nthreads().values()))
+    finally:
+        if client is not scheduler:
+            client.close()
 
 
 def _run_all(args: list[tuple], workers: int, client: Any, progress: bool) -> list[dict[str, Any]]:

@@ -164,6 +164,20 @@ _BLOCKS = ("from anonlab.data.census_blocks import generate_blocks\nfrom anonlab
 _TALLY = ("import numpy as np\nfrom anonlab.mechanisms.thresholding import tally_partial_knowledge_delta, "
           "thresholded_tally, exact_tally\n")
 
+def _formula(chapter: str, key: str, claim_id: str, title: str, task: str, function: str, args: str, example: str,
+             right: str, wrong: str, wrong_does: str, cases: tuple[str, ...], reference: Any,
+             results_from: str | None = None) -> Assignment:
+    """An assignment on the paper's arithmetic: ``function(args)`` whose body is ``right`` (``wrong`` the mistake).
+
+    The starter sets ``args = example``; the hidden test needs no setup.
+    """
+    def define(body: str) -> str:
+        return f"def {function}({args}):\n    " + body.replace("\n", "\n    ")
+
+    return Assignment(chapter, key, claim_id, title, task, function, f"{args} = {example}", args, define(right),
+                      define(wrong), wrong_does, "", cases, reference, results_from=results_from)
+
+
 ASSIGNMENTS: tuple[Assignment, ...] = (
     # --- chapter 1: k and t of a release, from scratch with pandas ---------------------------------------------
     Assignment(
@@ -410,34 +424,27 @@ ASSIGNMENTS: tuple[Assignment, ...] = (
          "'native_country']),"),
         _mean_class),
     # --- chapter 7: skews and precision at a skew ------------------------------------------------------------------
-    Assignment(
+    _formula(
         _CH7, "skew", "fw.s5.skew_hospitals", "The member:non-member skew of a scenario",
         "If a fraction r of the population visits a hospital and the model's training set samples a fraction f "
         "of the visitors, a person the attacker picks is a member with probability r · f. Write "
         "`skew(visit_rate, train_fraction)`: x in the skew 1 : x (one member for x non-members). The grader "
         "calls it on other rates.",
-        "skew",
-        "visit_rate, train_fraction = 0.5, 0.1",
-        "visit_rate, train_fraction",
-        "def skew(visit_rate, train_fraction):\n    share = visit_rate * train_fraction\n"
-        "    return (1 - share) / share",
-        "def skew(visit_rate, train_fraction):\n    return 1 / (visit_rate * train_fraction)",
+        "skew", "visit_rate, train_fraction", "0.5, 0.1",
+        "share = visit_rate * train_fraction\nreturn (1 - share) / share",
+        "return 1 / (visit_rate * train_fraction)",
         "takes 1 / share (one member in x people) for the odds (one member for x non-members)",
-        "",
         ("(0.37, 0.02)", "(0.8, 0.35)", "(0.12, 0.005)"),
         _odds),
-    Assignment(
+    _formula(
         _CH7, "precision-at-skew", "fw.s5.eq11.precision_from_roc", "Precision of an ROC point at a skew",
         "An attack's ROC point (TPR, FPR) gives a precision that depends on the skew 1 : x of the population "
         "attacked. Write `precision_at(tpr, fpr, skew)` (one member for `skew` non-members). The grader calls "
         "it on other ROC points and skews.",
-        "precision_at",
-        "tpr, fpr, skew = 0.5, 0.1, 1",
-        "tpr, fpr, skew",
-        "def precision_at(tpr, fpr, skew):\n    return tpr / (tpr + fpr * skew)",
-        "def precision_at(tpr, fpr, skew):\n    return tpr / (tpr + fpr)",
+        "precision_at", "tpr, fpr, skew", "0.5, 0.1, 1",
+        "return tpr / (tpr + fpr * skew)",
+        "return tpr / (tpr + fpr)",
         "ignores the skew (the precision of a balanced population)",
-        "",
         ("(0.62, 0.03, 10)", "(0.9, 0.004, 250)", "(0.33, 0.1, 0.5)"),
         _precision_at),
     # --- chapter 8: Example 7, the thresholded referendum ----------------------------------------------------------
@@ -479,51 +486,40 @@ ASSIGNMENTS: tuple[Assignment, ...] = (
         ("(500, 50, 60, 1e-3)", "(2000, 30, 200, 1e-2)", "(800, 10, 80, 5e-3)"),
         _log_delta("active", True)),
     # --- chapter 9: the one yardstick ------------------------------------------------------------------------------
-    Assignment(
+    _formula(
         _CH9, "pi", "fw.s4_3.pi_example_2", "Precision improvement, the yardstick's score",
         "Chapter 9 scores every attack by its precision improvement over a baseline, PI = (P_atk − P_base) / "
         "(1 − P_base) ([FW24] Eq 6). Write `pi(p_atk, p_base)`. The grader calls it on other precisions.",
-        "pi",
-        "p_atk, p_base = 0.8, 0.5",
-        "p_atk, p_base",
-        "def pi(p_atk, p_base):\n    return (p_atk - p_base) / (1 - p_base)",
-        "def pi(p_atk, p_base):\n    return (p_atk - p_base) / p_base",
+        "pi", "p_atk, p_base", "0.8, 0.5",
+        "return (p_atk - p_base) / (1 - p_base)",
+        "return (p_atk - p_base) / p_base",
         "normalises by the baseline's precision (a relative gain) instead of by what is left to gain",
-        "",
         ("(0.93, 0.61)", "(0.47, 0.12)", "(0.305, 0.3)"),
         _pi, results_from=_CH5),
-    Assignment(
+    _formula(
         _CH9, "pi-at-skew", "fw.s1.base_rate.balanced.precision", "Precision improvement at a skew",
         "The yardstick compares an ROC point (TPR, FPR) with the everyone-is-a-member baseline at the "
         "population's skew 1 : x. Write `pi_at_skew(tpr, fpr, skew)`: the precision improvement of the "
         "attack's precision over the baseline's precision 1 / (1 + x). The grader calls it on other points "
         "and skews.",
-        "pi_at_skew",
-        "tpr, fpr, skew = 0.5, 0.1, 1",
-        "tpr, fpr, skew",
-        "def pi_at_skew(tpr, fpr, skew):\n    p_atk = tpr / (tpr + fpr * skew)\n    p_base = 1 / (1 + skew)\n"
-        "    return (p_atk - p_base) / (1 - p_base)",
-        "def pi_at_skew(tpr, fpr, skew):\n    p_atk = tpr / (tpr + fpr * skew)\n"
-        "    return (p_atk - 0.5) / 0.5",
+        "pi_at_skew", "tpr, fpr, skew", "0.5, 0.1, 1",
+        "p_atk = tpr / (tpr + fpr * skew)\np_base = 1 / (1 + skew)\nreturn (p_atk - p_base) / (1 - p_base)",
+        "p_atk = tpr / (tpr + fpr * skew)\nreturn (p_atk - 0.5) / 0.5",
         "compares with a balanced population's baseline (1/2) whatever the skew",
-        "",
         ("(0.62, 0.03, 10)", "(0.9, 0.004, 250)", "(0.33, 0.1, 3)"),
         _pi_at_skew, results_from=_CH5),
     # --- chapter 10: an audit of a release -------------------------------------------------------------------------
-    Assignment(
+    _formula(
         _CH10, "excess-share", "fw.s2.outlier_attack_low_coverage", "What an attack learns beyond the baseline",
         "Chapter 10's verdict says of how many members an attacker learns the secret beyond what the non-members "
         "already tell: of the targets, the share the attack is right about less the share a model of the "
         "non-members is right about on the same targets. The attack guesses for a share `coverage` of the "
         "targets with precision `p_atk`; on those targets the non-member model's precision is `p_base`. Write "
         "`excess_share(coverage, p_atk, p_base)`. The grader calls it on other attacks.",
-        "excess_share",
-        "coverage, p_atk, p_base = 0.5, 0.9, 0.6",
-        "coverage, p_atk, p_base",
-        "def excess_share(coverage, p_atk, p_base):\n    return coverage * (p_atk - p_base)",
-        "def excess_share(coverage, p_atk, p_base):\n    return coverage * (p_atk - p_base) / (1 - p_base)",
+        "excess_share", "coverage, p_atk, p_base", "0.5, 0.9, 0.6",
+        "return coverage * (p_atk - p_base)",
+        "return coverage * (p_atk - p_base) / (1 - p_base)",
         "reports coverage × PI, a share of what was left to learn, instead of a share of the targets",
-        "",
         ("(0.58, 1.0, 0.33)", "(1.0, 0.37, 0.31)", "(0.12, 0.75, 0.5)"),
         _excess_share, results_from=_CH5),
     Assignment(

@@ -221,8 +221,13 @@ def run_experiment(params: Mapping[str, Any], cached: Callable[..., Any] | None 
     key = experiment_key(values)
 
     def compute() -> CensusExperiment:
+        if values["scheduler"]:
+            from anonbook.sweep import dask_executor
+
+            with dask_executor(values["scheduler"]) as (executor, threads):
+                return rc.census_experiment(values, DP_CLAIM_EPSILONS, threads, executor.map)
         workers = values["n_workers"] or granted_cores()  # 0: the cores the build gives this run
-        return rc.census_experiment(values, DP_CLAIM_EPSILONS, workers, values["scheduler"])
+        return rc.census_experiment(values, DP_CLAIM_EPSILONS, workers)
 
     return compute() if cached is None else cached("experiment", compute, **key)
 

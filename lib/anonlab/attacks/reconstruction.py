@@ -6,7 +6,7 @@ solves for the counts x_t >= 0 of the 644 person types (sex × age bin × race �
 HiGHS (:func:`scipy.optimize.milp`): A x = b for consistent tables, min Σ|A x - b| with the
 published total for noisy ones; a second solve with a no-good cut decides whether the
 solution is unique (derivation: chapter 4, §What is published, and the attack).
-:func:`reconstruct` runs all blocks in process, on local workers or on a Dask cluster.
+:func:`reconstruct` runs all blocks in process, on local workers or on any executor's ``map`` (a Dask cluster).
 :func:`reconstruction_attack` links commercial records (block, sex, age) to the reconstructed
 records and predicts their majority race × Hispanic group; :func:`block_majority_attack` is
 Francis's baseline.
@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,7 +40,7 @@ from ..data.census_blocks import calibrate_alpha, generate_blocks, majority_shar
 from ..measures.protocol import BLOCK_MAJORITY, AttackResult
 from ..intervals import wilson_interval
 from ..mechanisms.census import TABLE_SETS, Publication, publish
-from ..validation import check_int, check_number, check_random_state, check_str
+from ..validation import check_int, check_number, check_random_state
 
 __all__ = [
     "BlockSolution",
@@ -218,13 +218,15 @@ class Reconstruction:
 
 
 def reconstruct(publication: Publication, *, check_unique: bool = True, n_workers: int = 1,
-                scheduler: str | None = None, chunk_size: int | None = None,
+                parallel_map: Callable[..., Iterable[Any]] | None = None, chunk_size: int | None = None,
                 time_limit: float = 10.0) -> Reconstruction:
     """Reconstruct every block of a publication, blocks in parallel (a :class:`Reconstruction`).
 
-    ``n_workers`` local processes (1: in this process), or ``scheduler`` a Dask address
-    (``"tcp://10.0.0.5:8786"``); ``chunk_size`` blocks per task (default about four tasks per
-    worker); ``time_limit`` seconds per solve.
+    ``parallel_map(fn, *iterables)`` runs the chunks of blocks (a ``concurrent.futures``
+    executor's ``map``, a Dask client's ``get_executor().map``); ``n_workers`` is then its
+    worker count. Without it, ``n_workers`` local processes (1: in this process).
+    ``chunk_size`` blocks per task (default about four tasks per worker); ``time_limit``
+    seconds per solve.
     """
     check_int("n_workers", n_workers, low=1)
     check_number("time_limit", time_limit, low=0, low_inclusive=False)
@@ -234,25 +236,19 @@ def reconstruct(publication: Publication, *, check_unique: bool = True, n_worker
     total_cell = publication.spec.slices["P1"].start
     args = (matrix, publication.exact, total_cell, check_unique, time_limit)
     t0 = time.perf_counter()
-    if scheduler:
-        check_str("scheduler", scheduler)
-        from distributed import Client
-
-        with Client(scheduler) as client:
-            n_dask = max(1, sum(client.nthreads().values()))
-            chunks = _chunks(n, chunk_size or max(1, math.ceil(n / (4 * n_dask))))
-            futures = client.map(_solve_chunk, [tables[s] for s in chunks], *[[a] * len(chunks) for a in args],
-                                 pure=False)
-            parts = client.gather(futures)
-        workers = f"dask {scheduler} ({n_dask} threads)"
-    elif n_workers == 1 or n == 1:
+    if parallel_map is None and (n_workers == 1 or n == 1):
         parts = [_solve_chunk(tables, *args)]
         workers = "in-process"
     else:
         chunks = _chunks(n, chunk_size or max(1, math.ceil(n / (4 * n_workers))))
-        with ProcessPoolExecutor(max_workers=min(n_workers, os.cpu_count() or 1, len(chunks))) as ex:
-            parts = list(ex.map(_solve_chunk, [tables[s] for s in chunks], *[[a] * len(chunks) for a in args]))
-        workers = f"{n_workers} local processes"
+        chunk_args = ([tables[s] for s in chunks], *[[a] * len(chunks) for a in args])
+        if parallel_map is not None:
+            parts = list(parallel_map(_solve_chunk, *chunk_args))
+            workers = f"{getattr(parallel_map, '__qualname__', 'map')} ({n_workers} workers)"
+        else:
+            with ProcessPoolExecutor(max_workers=min(n_workers, os.cpu_count() or 1, len(chunks))) as ex:
+                parts = list(ex.map(_solve_chunk, *chunk_args))
+            workers = f"{n_workers} local processes"
     wall = time.perf_counter() - t0
     counts, unique, dev, secs = (np.concatenate([p[i] for p in parts])[inverse] for i in range(4))
     return Reconstruction(counts, unique, dev, secs, publication.mechanism, wall, workers)
@@ -459,12 +455,13 @@ def _describe(pop: BlockPopulation, alpha: float) -> pd.Series:
 
 
 def census_experiment(params: Mapping[str, Any], extra_majority_epsilons: Sequence[float] = (), n_workers: int = 1,
-                      scheduler: str | None = None) -> CensusExperiment:
+                      parallel_map: Callable[..., Iterable[Any]] | None = None) -> CensusExperiment:
     """[FW24] §3.1 on synthetic blocks: publish, reconstruct, link, with the block-majority baselines beside.
 
     Exact, swapped and DP tables (each of ``params["epsilons"]``; the majority guess also at
     ``extra_majority_epsilons``), commercial-style and perfect linkage, and the exact tables of
-    every table set (:data:`~anonlab.mechanisms.census.TABLE_SETS`).
+    every table set (:data:`~anonlab.mechanisms.census.TABLE_SETS`); ``n_workers`` and
+    ``parallel_map`` run the solves (:func:`reconstruct`).
     """
     pop, alpha = _population(params)
     exp = CensusExperiment(alpha, _describe(pop, alpha), epsilons=tuple(params["epsilons"]),
@@ -477,7 +474,7 @@ def census_experiment(params: Mapping[str, Any], extra_majority_epsilons: Sequen
     for i, (label, mech, kw) in enumerate(_mechanisms(params)):
         pub = publish(pop, mech, table_set=params["table_set"], seed=params["seed"] + 10 + i, **kw)
         check = mech != "dp"  # uniqueness under DP costs a second, slower solve per block: off
-        rec = reconstruct(pub, check_unique=check, n_workers=n_workers, scheduler=scheduler or None)
+        rec = reconstruct(pub, check_unique=check, n_workers=n_workers, parallel_map=parallel_map)
         if label == "exact":
             exact_rec = rec
         exp.flags[label] = person_flags(pop, rec if check else None)
@@ -500,12 +497,13 @@ def census_experiment(params: Mapping[str, Any], extra_majority_epsilons: Sequen
         pub = publish(pop, "dp", table_set=params["table_set"], epsilon=e, seed=params["seed"] + 100 + j)
         exp.baselines[(f"dp ε={e:g}", "majority")] = block_majority_attack(
             pub, pop, name=f"block majority, dp ε={e:g}")
-    exp.table_sets = _table_set_comparison(pop, params, n_workers, scheduler, {params["table_set"]: exact_rec})
+    exp.table_sets = _table_set_comparison(pop, params, n_workers, parallel_map, {params["table_set"]: exact_rec})
     return exp
 
 
 def _table_set_comparison(pop: BlockPopulation, params: Mapping[str, Any], n_workers: int,
-                          scheduler: str | None, done: Mapping[str, Reconstruction]) -> pd.DataFrame:
+                          parallel_map: Callable[..., Iterable[Any]] | None,
+                          done: Mapping[str, Reconstruction]) -> pd.DataFrame:
     """Exact tables of each table set: unique blocks, exact matches, perfect-linkage precision.
 
     ``done`` holds reconstructions already computed (the chapter's own table set).
@@ -515,7 +513,7 @@ def _table_set_comparison(pop: BlockPopulation, params: Mapping[str, Any], n_wor
     rows = []
     for ts in TABLE_SETS:
         pub = publish(pop, "exact", table_set=ts)
-        rec = done.get(ts) or reconstruct(pub, check_unique=True, n_workers=n_workers, scheduler=scheduler or None)
+        rec = done.get(ts) or reconstruct(pub, check_unique=True, n_workers=n_workers, parallel_map=parallel_map)
         res = reconstruction_attack(rec, perfect, pop)
         flags = person_flags(pop, rec)
         d = decomposition(res, flags)

@@ -116,6 +116,18 @@ def complete_k(k: int, B: int = 12, seed: int | np.random.Generator = 0) -> Diff
     )
 
 
+def _attributes_and_secret(df: pd.DataFrame, name: str, attributes: Sequence[str] | None, secret: str,
+                           positive: str, default: Sequence[str] | None = None) -> tuple[pd.DataFrame, list[str]]:
+    """The chosen attribute columns of ``df`` (default ``default``, else every column but ``secret``), checked, and
+    the secret as 1 where it equals ``positive``, else 0 (int8)."""
+    available = [c for c in df.columns if c != secret]
+    attrs = list((available if default is None else default) if attributes is None else attributes)
+    check_columns(f"{name} attributes", attrs, available)
+    data = df[attrs].copy()
+    data[secret] = (df[secret] == positive).astype("int8")
+    return data, attrs
+
+
 def adult(attributes: Sequence[str] | None = None) -> DiffixDataset:
     """ADULT as [G19] uses it: 30,162 records (Adult train without missing values), secret ``income`` >50K.
 
@@ -124,10 +136,7 @@ def adult(attributes: Sequence[str] | None = None) -> DiffixDataset:
     from anonlab.data import load_adult
 
     df = load_adult("train", drop_missing="any")
-    attrs = list(ADULT_ATTRIBUTES if attributes is None else attributes)
-    check_columns("adult attributes", attrs, [c for c in df.columns if c != "income"])
-    data = df[attrs].copy()
-    data["income"] = (df["income"] == ">50K").astype("int8")
+    data, attrs = _attributes_and_secret(df, "adult", attributes, "income", ">50K", default=ADULT_ATTRIBUTES)
     return DiffixDataset(
         name="adult", data=data, attributes=attrs, secret="income", positive="salary > 50K",
         sources=["adult-train"],
@@ -146,11 +155,7 @@ def census(attributes: Sequence[str] | None = None) -> DiffixDataset:
     from anonlab.data import load_census_income
 
     df = load_census_income("train")
-    available = [c for c in df.columns if c != "income"]
-    attrs = list(available if attributes is None else attributes)
-    check_columns("census attributes", attrs, available)
-    data = df[attrs].copy()
-    data["income"] = (df["income"] == "50000+").astype("int8")
+    data, attrs = _attributes_and_secret(df, "census", attributes, "income", "50000+")
     return DiffixDataset(
         name="census", data=data, attributes=attrs, secret="income",
         positive="total personal income class 50000+", sources=["census-income-train"],
@@ -173,11 +178,7 @@ def credit(attributes: Sequence[str] | None = None) -> DiffixDataset:
     from anonlab.data import load_credit_approval
 
     df = load_credit_approval(as_text=True)
-    available = [c for c in df.columns if c != "A16"]
-    attrs = list(available if attributes is None else attributes)
-    check_columns("credit attributes", attrs, available)
-    data = df[attrs].copy()
-    data["A16"] = (df["A16"] == "+").astype("int8")
+    data, attrs = _attributes_and_secret(df, "credit", attributes, "A16", "+")
     return DiffixDataset(
         name="credit", data=data, attributes=attrs, secret="A16", positive="credit accepted (A16 = +)",
         sources=["credit-approval"],
@@ -191,11 +192,7 @@ def german_credit(attributes: Sequence[str] | None = None) -> DiffixDataset:
     from anonlab.data import load_german_credit
 
     df = load_german_credit()
-    available = [c for c in df.columns if c != "credit_risk"]
-    attrs = list(available if attributes is None else attributes)
-    check_columns("german attributes", attrs, available)
-    data = df[attrs].copy()
-    data["credit_risk"] = (df["credit_risk"] == "good").astype("int8")
+    data, attrs = _attributes_and_secret(df, "german", attributes, "credit_risk", "good")
     return DiffixDataset(
         name="german", data=data, attributes=attrs, secret="credit_risk",
         positive="good credit risk", sources=["german-credit"],

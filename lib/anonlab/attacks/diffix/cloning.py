@@ -14,7 +14,6 @@ decides.
 
 from __future__ import annotations
 
-import functools
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -43,7 +42,6 @@ __all__ = [
     "FullCloningOutcome",
     "full_cloning_attack",
     "double_test_sigma_sweep",
-    "greedy_select_subset",
     "greedy_query_bound",
     "greedy_full_cloning_attack",
 ]
@@ -393,14 +391,16 @@ class FullCloningOutcome:
         return self.guess is not None
 
 
-def full_cloning_attack(proxy: DiffixProxy, record: Mapping[str, Any], a_star: Sequence[str],
-                        secret: str, domains: Mapping[str, Sequence[Any]], *, v: int = 0,
-                        n_dummy: int = 10, sigma_star: float = 0.7, double_test: bool = False,
-                        max_subsets: int | None = None, seed: np.random.Generator | int | None = 0,
-                        analyst: str = "attacker", oracle: Any = None,
-                        per_size_limit: int = 2000) -> FullCloningOutcome:
-    """Procedure FullCloningAttack ([G19] §3.2), optionally with the double test of §5.
+def full_cloning_attack(proxy: DiffixProxy, records: Sequence[Mapping[str, Any]], a_stars: Sequence[Sequence[str]],
+                        secret: str, domains: Mapping[str, Sequence[Any]], *,
+                        seeds: Sequence[np.random.Generator | int | None], v: int = 0, n_dummy: int = 10,
+                        sigma_star: float = 0.7, double_test: bool = False, max_subsets: int | None = None,
+                        analyst: str = "attacker", uniques: Sequence[Callable[[Sequence[str]], bool] | None] | None = None,
+                        per_size_limit: int = 2000, on_done: Callable[[int], None] | None = None
+                        ) -> list[FullCloningOutcome]:
+    """Procedure FullCloningAttack ([G19] §3.2), optionally with the double test of §5, against each victim.
 
+    Victim ``i`` is ``records[i]``, known on ``a_stars[i]``, her draws from ``seeds[i]``.
     Random subsets ``A'`` of ``A*`` (sizes ``|A*| - 1`` down to 1) each with a
     random ``u`` from ``A* \\ A'``; for each, ValueUnique then
     NoBucketSuppression; the first subset passing both is attacked and the
@@ -408,18 +408,19 @@ def full_cloning_attack(proxy: DiffixProxy, record: Mapping[str, Any], a_star: S
     both ``v = 0`` and ``v = 1``, both inferences are made, and the guess is
     kept only if they agree (otherwise the exploration continues).
     ``max_subsets`` bounds the subsets tried (default: all of them; a size
-    with more than ``per_size_limit`` subsets is sampled). With a uniqueness
-    ``oracle`` (:class:`~anonlab.attacks.diffix.UniquenessOracle`, single
-    test, a proxy that suppresses buckets) the queries certain to be
-    answered 0 are counted at the proxy but not sent; the outcome is the same.
+    with more than ``per_size_limit`` subsets is sampled). With ``uniques[i]``
+    (``UniquenessOracle.for_record(record, a_star)`` or ``partial(oracle, record)``; single
+    test, a proxy that suppresses buckets) the queries certain to be answered 0 are counted
+    at the proxy but not sent; the outcome is the same. The victims' queries go to the proxy
+    in shared batches (:func:`drive_many`, ``on_done(i)`` as victim ``i`` ends); each outcome is hers alone.
     """
-    g = check_random_state(seed)
-    unique = (functools.partial(oracle, record) if oracle is not None and proxy.bucket_suppression
-              and not double_test else None)
-    return drive(proxy, _full_cloning_steps(proxy.table, record, a_star, secret, domains, v=v, n_dummy=n_dummy,
-                                            sigma_star=sigma_star, double_test=double_test,
-                                            max_subsets=max_subsets, g=g, per_size_limit=per_size_limit,
-                                            unique=unique), analyst=analyst)
+    if uniques is None or double_test or not proxy.bucket_suppression:
+        uniques = [None] * len(records)
+    attacks = [_full_cloning_steps(proxy.table, r, a, secret, domains, v=v, n_dummy=n_dummy, sigma_star=sigma_star,
+                                   double_test=double_test, max_subsets=max_subsets, g=check_random_state(g),
+                                   per_size_limit=per_size_limit, unique=u)
+               for r, a, g, u in zip(records, a_stars, seeds, uniques, strict=True)]
+    return drive_many(proxy, attacks, analyst=analyst, on_done=on_done)
 
 
 def _full_cloning_steps(table: str, record: Mapping[str, Any], a_star: Sequence[str], secret: str,
@@ -464,21 +465,21 @@ def _full_cloning_steps(table: str, record: Mapping[str, Any], a_star: Sequence[
     return result
 
 
-def double_test_sigma_sweep(proxy: DiffixProxy, record: Mapping[str, Any], a_star: Sequence[str], secret: str,
-                            domains: Mapping[str, Sequence[Any]], sigma_stars: Sequence[float], *,
-                            n_dummy: int = 10, max_subsets: int | None = None,
-                            seed: np.random.Generator | int | None = 0,
-                            analyst: str = "attacker") -> dict[float, FullCloningOutcome]:
-    """FullCloningAttack with the double test (§5) at several cut-offs σ*, from one exploration.
+def double_test_sigma_sweep(proxy: DiffixProxy, records: Sequence[Mapping[str, Any]],
+                            a_stars: Sequence[Sequence[str]], secret: str, domains: Mapping[str, Sequence[Any]],
+                            sigma_stars: Sequence[float], *, seeds: Sequence[np.random.Generator | int | None],
+                            n_dummy: int = 10, max_subsets: int | None = None, analyst: str = "attacker",
+                            on_done: Callable[[int], None] | None = None) -> list[dict[float, FullCloningOutcome]]:
+    """FullCloningAttack with the double test (§5) at several cut-offs σ*, from one exploration, for each victim.
 
-    ``{σ*: outcome}``, each equal to :func:`full_cloning_attack` with
+    ``{σ*: outcome}`` per victim, each equal to :func:`full_cloning_attack` with
     ``double_test=True`` and that ``sigma_star`` (same seed): see
-    :func:`_double_test_sweep_steps`.
+    :func:`_double_test_sweep_steps`. Victims as in :func:`full_cloning_attack`.
     """
-    g = check_random_state(seed)
-    return drive(proxy, _double_test_sweep_steps(proxy.table, record, a_star, secret, domains, n_dummy=n_dummy,
-                                                 sigma_stars=sigma_stars, max_subsets=max_subsets, g=g),
-                 analyst=analyst)
+    attacks = [_double_test_sweep_steps(proxy.table, r, a, secret, domains, n_dummy=n_dummy, sigma_stars=sigma_stars,
+                                        max_subsets=max_subsets, g=check_random_state(g))
+               for r, a, g in zip(records, a_stars, seeds, strict=True)]
+    return drive_many(proxy, attacks, analyst=analyst, on_done=on_done)
 
 
 def _double_test_sweep_steps(table: str, record: Mapping[str, Any], a_star: Sequence[str], secret: str,
@@ -531,9 +532,8 @@ def _double_test_sweep_steps(table: str, record: Mapping[str, Any], a_star: Sequ
     return done
 
 
-def greedy_select_subset(proxy: DiffixProxy, record: Mapping[str, Any], a_star: Sequence[str], *,
-                         analyst: str = "attacker") -> tuple[list[str], str, int]:
-    """Procedure GreedySelectSubset ([G19] App. B), with ``|A*| + 1`` queries.
+def _greedy_select_steps(table: str, record: Mapping[str, Any], a_star: Sequence[str]) -> Steps:
+    """Procedure GreedySelectSubset ([G19] App. B) as a coroutine: its ``|A*| + 1`` queries in one batch.
 
     Estimates the total number of users ``N`` (``count(*)``) and, for each
     ``a`` in ``A*``, the fraction ``f_a = count(a = x^(a)) / N`` of users
@@ -541,18 +541,8 @@ def greedy_select_subset(proxy: DiffixProxy, record: Mapping[str, Any], a_star: 
     fraction; ``A'`` takes the remaining attributes by decreasing fraction
     until ``prod_{a in A' + u} f_a < 1/N`` (so ``x^(A', u)`` is probably
     unique while ``x^(A')`` selects many users), or all of them.
-
-    Returns
-    -------
-    a_prime : list of str
-    u : str
-    n_queries : int
+    Returns ``(A', u, queries)``.
     """
-    return drive(proxy, _greedy_select_steps(proxy.table, record, a_star), analyst=analyst)
-
-
-def _greedy_select_steps(table: str, record: Mapping[str, Any], a_star: Sequence[str]) -> Steps:
-    """:func:`greedy_select_subset` as a coroutine: its ``|A*| + 1`` queries in one batch."""
     a_star = list(a_star)
     if len(a_star) < 2:
         raise ValueError(f"A* needs at least 2 attributes, got {a_star}")
@@ -581,19 +571,20 @@ def greedy_query_bound(n_known: int, n_dummy: int) -> int:
     return int(n_known) + 2 * int(n_dummy) + 2
 
 
-def greedy_full_cloning_attack(proxy: DiffixProxy, record: Mapping[str, Any], a_star: Sequence[str],
-                               secret: str, domains: Mapping[str, Sequence[Any]], *, v: int = 0,
-                               n_dummy: int = 10, sigma_star: float = 0.7,
-                               seed: np.random.Generator | int | None = 0,
-                               analyst: str = "attacker") -> FullCloningOutcome:
-    """GreedyFullCloningAttack ([G19] App. B): one subset from :func:`greedy_select_subset`.
+def greedy_full_cloning_attack(proxy: DiffixProxy, records: Sequence[Mapping[str, Any]],
+                               a_stars: Sequence[Sequence[str]], secret: str, domains: Mapping[str, Sequence[Any]],
+                               *, seeds: Sequence[np.random.Generator | int | None], v: int = 0, n_dummy: int = 10,
+                               sigma_star: float = 0.7, analyst: str = "attacker",
+                               on_done: Callable[[int], None] | None = None) -> list[FullCloningOutcome]:
+    """GreedyFullCloningAttack ([G19] App. B) against each victim: one subset from GreedySelectSubset.
 
     Then ValueUnique, NoBucketSuppression and CloningAttack on it; at most
-    ``|A*| + 2|Delta| + 2`` queries.
+    ``|A*| + 2|Delta| + 2`` queries per victim. Victims as in :func:`full_cloning_attack`.
     """
-    g = check_random_state(seed)
-    return drive(proxy, _greedy_full_cloning_steps(proxy.table, record, a_star, secret, domains, v=v,
-                                                   n_dummy=n_dummy, sigma_star=sigma_star, g=g), analyst=analyst)
+    attacks = [_greedy_full_cloning_steps(proxy.table, r, a, secret, domains, v=v, n_dummy=n_dummy,
+                                          sigma_star=sigma_star, g=check_random_state(g))
+               for r, a, g in zip(records, a_stars, seeds, strict=True)]
+    return drive_many(proxy, attacks, analyst=analyst, on_done=on_done)
 
 
 def _greedy_full_cloning_steps(table: str, record: Mapping[str, Any], a_star: Sequence[str], secret: str,

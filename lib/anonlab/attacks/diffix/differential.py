@@ -34,7 +34,6 @@ from .theory import differential_distributions, llr_rows
 __all__ = [
     "DifferentialOutcome",
     "differential_attack",
-    "differential_attack_many",
     "shared_query_sets",
     "full_attack_shared_sets",
     "UniquenessOracle",
@@ -77,15 +76,15 @@ class DifferentialOutcome:
     all_pairs: np.ndarray = field(default_factory=lambda: np.zeros((2, 0)))
 
 
-def differential_attack_many(proxy: DiffixProxy, records: pd.DataFrame, attributes: Sequence[str],
-                             secret: str, *, analyst: str = "attacker") -> list[DifferentialOutcome]:
-    """Procedure DifferentialAttack ([G19] §3.1) for many victims known on the same attributes.
+def differential_attack(proxy: DiffixProxy, records: pd.DataFrame, attributes: Sequence[str],
+                        secret: str, *, analyst: str = "attacker") -> list[DifferentialOutcome]:
+    """Procedure DifferentialAttack ([G19] §3.1) against each victim (row) of ``records``, known on ``attributes``.
 
     For each ``j``: ``Q_j, Q'_j`` with ``s = 0`` and ``R_j, R'_j`` with
     ``s = 1`` (Eqs. 7-8); a pair counts only if both outputs are > 0
     (a zero may be bucket suppression); the likelihood ratio test of
     :func:`likelihood_ratio_test` decides. Issues ``4k`` queries per victim,
-    batched per query shape.
+    all victims' queries batched per query shape (each answer is the one it gets alone).
 
     Parameters
     ----------
@@ -104,15 +103,6 @@ def differential_attack_many(proxy: DiffixProxy, records: pd.DataFrame, attribut
     return drive(proxy, _differential_steps(proxy.table, vals, len(records), attrs, secret), analyst)
 
 
-def differential_attack(proxy: DiffixProxy, record: Mapping[str, Any], attributes: Sequence[str],
-                        secret: str, *, analyst: str = "attacker") -> DifferentialOutcome:
-    """Procedure DifferentialAttack ([G19] §3.1) against one victim ``record``.
-
-    See :func:`differential_attack_many`.
-    """
-    return drive(proxy, _one_differential_steps(proxy.table, record, attributes, secret), analyst)
-
-
 def _attributes(attributes: Sequence[str], known: Any) -> list[str]:
     """The attack's attributes, checked: at least one, each among the victims' known columns."""
     attrs = list(attributes)
@@ -126,7 +116,7 @@ def _attributes(attributes: Sequence[str], known: Any) -> list[str]:
 
 def _one_differential_steps(table: str, record: Mapping[str, Any], attributes: Sequence[str],
                             secret: str, unsent: int = 0) -> Steps:
-    """:func:`differential_attack` as a coroutine (its values read from the record, as a one-row frame gives them).
+    """:func:`differential_attack` on one victim as a coroutine (her values read as a one-row frame gives them).
 
     ``unsent``: queries not sent before this test (:class:`CertainZeros`), counted with its batch.
     """
@@ -148,7 +138,7 @@ def _differential_templates(table: str, attrs: tuple[str, ...], secret: str) -> 
 
 def _differential_steps(table: str, vals: Mapping[str, list[Any]], n: int, attrs: list[str],
                         secret: str, unsent: int = 0) -> Steps:
-    """The queries of :func:`differential_attack_many` in one batch, then the test (a coroutine).
+    """The queries of :func:`differential_attack` in one batch, then the test (a coroutine).
 
     ``unsent``: queries of the caller not sent, counted with this batch (:class:`CertainZeros`).
     """
