@@ -261,9 +261,34 @@ def test_outlier_attack_claim() -> None:
 
 
 def test_bankchurners_claims_without_the_file_are_not_measured() -> None:
-    m = ch.measure_bankchurners(None, stand_in="Adult: ...")
+    m = ch.measure_bankchurners(None)
     assert set(m) == set(ch.BANKCHURNERS_IDS)
     assert all(v.value is None and "bankchurners_path" in v.note for v in m.values())
+
+
+def test_each_bankchurners_claim_without_the_file_says_why_in_its_own_words() -> None:
+    """Issue 35: no shared stand-in sentence: a count of the file says why no stand-in has it, a test that a
+    stand-in can run gives its value there and what the rules would read."""
+    f4 = pd.DataFrame({"secret": ["a", "a", "b", "b"], "kind": ["categorical", "categorical", "continuous", "continuous"],
+                       "known": ["all other attributes", "PII only"] * 2, "precision": [0.95, 0.5, 0.25, 0.2],
+                       "prediction_rate": [1.0] * 4})
+    s5 = pd.DataFrame({"secret": ["a"], "perfect (≥1 prediction)": [True], "perfect (≥10 predictions)": [True]})
+    c5 = pd.DataFrame({"secret": ["a", "a"], "threshold": [0.0, 0.9], "predictions": [100, 20],
+                       "prediction_rate": [1.0, 0.2], "precision": [0.9, 1.0]})
+    e6 = pd.DataFrame({"secret": ["a"], "kind": ["categorical"], "change": [0.0], "significant": [False]})
+    f8 = pd.DataFrame({"secret": ["a", "b"], "difference": [0.0, -0.3], "non-member": [0.95, 0.25],
+                       "prior (synthetic)": [0.95, 0.0]})
+    stand = ch.stand_in_checks("Toy", f4=f4, f5_summary=s5, f5_curves=c5, rep_effects=e6, f8=f8)
+    m = ch.measure_bankchurners(None, stand_in=stand)
+    notes = {cid: v.note for cid, v in m.items()}
+    assert len(set(notes.values())) == len(ch.BANKCHURNERS_IDS)  # one note per claim
+    assert all(v.value is None for v in m.values())
+    assert "on Toy the same test gives 0" in notes["fw.fig6.replication_effect"]
+    assert "would read as not reproduced" in notes["fw.fig6.replication_effect"]  # no significant change; paper 2
+    assert "on Toy the same test gives holds" in notes["fw.fig4.some_baselines_high"]
+    assert "would read as reproduced" in notes["fw.fig4.some_baselines_high"]
+    assert "no stand-in" in notes["fw.s4_4.bankchurners.rows"] and "Toy" not in notes["fw.s4_4.bankchurners.rows"]
+    assert set(ch.NO_STAND_IN) | set(ch.STAND_IN_IDS) == set(ch.BANKCHURNERS_IDS)
 
 
 def test_measure_adult_decisions() -> None:

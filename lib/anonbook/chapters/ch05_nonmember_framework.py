@@ -664,25 +664,77 @@ def threshold_tradeoff(curves: pd.DataFrame, min_predictions: int) -> dict[str, 
     return {"holds": sum(ok.values()) > len(ok) / 2, "per_secret": ok}
 
 
+#: Why a BankChurners claim that counts the file itself cannot be answered by a stand-in (the claims outside
+#: :data:`STAND_IN_IDS`; words only, the numbers are the ledger's and the run's).
+NO_STAND_IN = {
+    "fw.s4_4.bankchurners.rows": "the row count of BankChurners' own file, which no stand-in can have",
+    "fw.fig3.n_categorical": "a count of BankChurners' text columns (Fig 3), a property of that file alone",
+    "fw.fig3.n_continuous": "a count of BankChurners' numeric columns (Fig 3), a property of that file alone",
+    "fw.fig3.n_pii": "whether the paper's PII columns are in the file: they are BankChurners' own columns",
+    "fw.fig3.distinct_values": "Fig 3's distinct-value count of each of BankChurners' columns, against the file",
+    "fw.s4_4.split.non_members": "the paper's split of BankChurners; the stand-ins are drawn to this size by the "
+                                 "chapter's n_non_members, so they cannot test it",
+    "fw.s4_4.split.members": "the paper's split of BankChurners; the stand-ins are drawn to this size by the "
+                             "chapter's n_members, so they cannot test it",
+    "fw.fig8.total_revolving_bal.nonmember": "the non-member baseline of BankChurners' Total_Revolving_Bal, a "
+                                             "column no stand-in has",
+    "fw.fig8.total_revolving_bal.prior": "the prior-framework baseline of BankChurners' Total_Revolving_Bal, a "
+                                         "column no stand-in has",
+}
+
+
+def _said(x: Any) -> str:
+    """A stand-in's value in words: ``holds`` / ``does not hold`` for a statement, else the number."""
+    if isinstance(x, (bool, np.bool_)):
+        return "holds" if x else "does not hold"
+    return f"{x:.3g}" if isinstance(x, float) else str(x)
+
+
+def unavailable_notes(stand_in: pd.DataFrame | None = None) -> dict[str, str]:
+    """The note of each BankChurners claim when the file is not given: what it would measure and why it is not.
+
+    ``stand_in`` is :func:`stand_in_checks`'s table: for the claims it covers
+    the note says what the same test gives on the stand-in and what the rules
+    would say of that value (which says nothing of BankChurners itself);
+    the others say why no stand-in can answer them (:data:`NO_STAND_IN`).
+    """
+    need = "needs Kaggle's BankChurners.csv (bankchurners_path), which no package ships"
+    rows = {} if stand_in is None else stand_in.set_index("claim").to_dict("index")
+    label = next((c[3:] for c in ([] if stand_in is None else stand_in.columns) if c.startswith("on ")), "")
+    notes = {}
+    for cid in BANKCHURNERS_IDS:
+        if cid in NO_STAND_IN:
+            notes[cid] = f"{need}: {NO_STAND_IN[cid]}"
+        elif cid in rows:
+            r = rows[cid]
+            how = f" ({r['how']})" if r.get("how") else ""
+            notes[cid] = (f"{need}; on {label} the same test gives {_said(r[f'on {label}'])}{how}, which the rules "
+                          f"would read as {r['the rules on this value']}, but it says nothing of BankChurners itself")
+        else:
+            notes[cid] = f"{need}; its test needs BankChurners' own figures"
+    return notes
+
+
 def measure_bankchurners(raw: pd.DataFrame | None, *, f4: pd.DataFrame | None = None,
                          f5_summary: pd.DataFrame | None = None, f5_curves: pd.DataFrame | None = None,
                          rep_effects: pd.DataFrame | None = None, f8: pd.DataFrame | None = None,
                          split: nm.MemberSplit | None = None, pii: Sequence[str] = BANKCHURNERS_PII,
-                         min_predictions: int = 10, stand_in: str = "", f5_boot: np.ndarray | None = None,
+                         min_predictions: int = 10, stand_in: pd.DataFrame | None = None,
+                         f5_boot: np.ndarray | None = None,
                          rep: pd.DataFrame | None = None, seed: int = 0) -> dict[str, Measurement]:
     """The BankChurners claims: measured from the user's file, or not measured (``None``) without it.
 
     ``raw`` is the loaded table (without ``CLIENTNUM``); without it every
-    claim is ``Measurement(None)`` with a note (plus ``stand_in``, what the
-    same test gives on the stand-in data). The counts and precisions that
+    claim is ``Measurement(None)`` with its own note (:func:`unavailable_notes`,
+    with ``stand_in``, :func:`stand_in_checks`'s table of what the same tests
+    give on the stand-in data). The counts and precisions that
     rest on the random split carry an interval: the perfect-precision count
     from ``f5_boot`` (:func:`fig5`'s bootstrap counts), the replication
     count from ``rep`` (:func:`replication_count_interval`), the
     precisions of Fig 8 their Wilson intervals.
     """
     if raw is None:
-        note = "needs BankChurners.csv (bankchurners_path)" + (f"; stand-in: {stand_in}" if stand_in else "")
-        return {cid: Measurement(None, note=note) for cid in BANKCHURNERS_IDS}
+        return {cid: Measurement(None, note=note) for cid, note in unavailable_notes(stand_in).items()}
     kinds = _kinds_as_fig3(raw)
     distinct = claim("fw.fig3.distinct_values").params["distinct"]
     got = raw.nunique()
