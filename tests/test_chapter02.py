@@ -365,6 +365,81 @@ def test_monte_carlo_holds_claims_of_fig4_are_decided_on_the_repetitions_interva
     assert verdicts[ids[1], 0.001] == "reproduced" and verdicts[ids[1], 0.02] == "inconclusive"
 
 
+#: Issue 35: chapter 2's other Monte Carlo holds claims, decided on the t intervals of their comparisons.
+SEVEN = ("cormode.fig4a.above_1_over_l", "cormode.fig4a.decreases_with_l", "cormode.fig4a.perm_vs_group",
+         "cormode.fig4b.group_dominates_perm", "cormode.fig4b.above_1_over_l_smaller_margin",
+         "cormode.fig4a.open_le_noiseless", "cormode.s3_2.high_confidence_dwindles")
+
+
+def _seven_means(broken: str | None = None):
+    """Means under which the seven claims hold (Fig. 4's shape), or with the statement of ``broken`` turned round."""
+    def perm(l, mu):  # noqa: E741
+        if mu == 2:
+            return 1 / l + 0.15 - 0.01 * l + (0.2 if broken == "cormode.fig4b.above_1_over_l_smaller_margin" else 0)
+        up = 0.1 if broken == "cormode.fig4a.decreases_with_l" and l == 4 else 0.0
+        return 1 / l + 0.3 / mu - 0.01 * l + up
+
+    def group(l, mu):  # noqa: E741
+        if mu == 2:
+            return perm(l, 2) + (-0.05 if broken == "cormode.fig4b.group_dominates_perm" else 0.01)
+        if broken == "cormode.fig4a.above_1_over_l" and mu == 1 and l == 7:
+            return 1 / 7 - 0.05
+        lead = 0.02 if broken == "cormode.fig4a.perm_vs_group" else -0.02
+        return perm(l, mu) + (lead if l <= 3 else -lead if l >= 6 else 0.0)
+
+    open_ = 0.40 if broken == "cormode.fig4a.open_le_noiseless" else 0.30
+    share = (lambda l, mu: 0.1 * l) if broken == "cormode.s3_2.high_confidence_dwindles" else (lambda l, mu: 0.5 / l)
+    return _fig4(perm, group, lambda l, mu: open_, noiseless=0.34, share=share)
+
+
+def _noisy_runs(f: Fig4, spread: float) -> Fig4:
+    """``f`` with five repetitions per configuration, mean ± spread·(−2, −1, 0, 1, 2) in an order that turns with
+    the configuration (so the repetition-by-repetition differences of two configurations vary too)."""
+    d = (-2, -1, 0, 1, 2)
+    rows = [{"multiplier": r.multiplier, "l": r.l, "repetition": i, "method": r.method,
+             "accuracy": r.accuracy_mean + spread * d[(i + k) % 5],
+             "confident_share": r.confident_share_mean + spread * d[(i + 2 * k) % 5],
+             "confident_accuracy": r.confident_accuracy_mean + spread * d[(i + 3 * k) % 5]}
+            for k, r in enumerate(f.summary.itertuples()) for i in range(5)]
+    return replace(f, runs=pd.DataFrame(rows))
+
+
+def _seven_verdicts(f: Fig4) -> dict[str, str]:
+    from anonlab.claims import claim, decide
+    from anonlab.claims.recorder import _reading_entry
+
+    got = ch.measure_fig4(f, adult=True, paper_target=True)
+    assert all(got[cid].conditions for cid in SEVEN)  # each is recorded with its comparisons
+    return {cid: decide(claim(cid), _reading_entry(cid, got[cid].value, None, None, got[cid].conditions))
+            for cid in SEVEN}
+
+
+def test_the_seven_holds_claims_hold_when_every_interval_lies_on_the_claims_side():
+    assert _seven_verdicts(_noisy_runs(_seven_means(), 0.001)) == dict.fromkeys(SEVEN, "reproduced")
+
+
+def test_the_seven_holds_claims_are_inconclusive_when_the_intervals_straddle_their_bars():
+    """The same means, repetitions spread too widely to decide any comparison."""
+    f = _noisy_runs(_seven_means(), 0.3)
+    assert ch.measure_fig4(f, adult=True, paper_target=True)["cormode.fig4a.above_1_over_l"].value is True
+    assert _seven_verdicts(f) == dict.fromkeys(SEVEN, "inconclusive")
+
+
+@pytest.mark.parametrize("cid", SEVEN)
+def test_each_holds_claim_fails_when_an_interval_lies_wholly_on_the_other_side(cid):
+    assert _seven_verdicts(_noisy_runs(_seven_means(broken=cid), 0.001))[cid] == "not reproduced"
+
+
+def test_fig4_of_keeps_each_repetitions_confident_predictions():
+    """high_confidence_dwindles reads the share and accuracy of each repetition's confident predictions."""
+    t = encode_table(_frame(300), ["a", "b"], "s")
+    sweep = definetti_sweep(t, [2], multipliers=[1], repetitions=2, iterations=6, history=2, seed=3)
+    f = fig4_of(sweep, t, [2], [1])
+    for col in ("confident_share", "confident_accuracy"):
+        want = sweep.results[(sweep.results["method"] == "group")].sort_values("repetition")[col].tolist()
+        assert ch._per_rep(f, 1, 2, "group", col) == pytest.approx(want, nan_ok=True) and len(want) == 2
+
+
 def test_every_reading_runs_as_many_repetitions_as_the_default():
     defaults = ch.CHAPTER.parameters.defaults()
     assert ch.reading_repetitions(defaults) == defaults["repetitions"] == 5
@@ -416,7 +491,8 @@ def test_measure_headline_compares_the_two_attacks():
     assert got["cormode.fig4a.l7_below_naive_dp"].value is True  # 0.30 < 0.31
     assert got["cormode.s3_3.dp_can_be_more_susceptible"].value is True
     assert got["cormode.abstract.similar_accuracy"].value is True  # 0.31 vs 0.30: 0.01 apart
-    assert "0.0100 apart" in got["cormode.abstract.similar_accuracy"].note
+    note = got["cormode.abstract.similar_accuracy"].note
+    assert "eps = 0.1 (0.310)" in note and "l = 7, groups of size l" in note and "0.010 apart, within the 0.02" in note
     assert ch.headline_numbers(nd) == {"naive_usual_lo": 0.31, "naive_usual_hi": 0.335}
     out = nd[nd["epsilon"] < 0.1]  # no eps in [0.1, 1]
     got = ch.measure_headline(out, f, paper_target=True)

@@ -1104,7 +1104,9 @@ class Fig4:
     ``noiseless`` is the accuracy of the Naive-Bayes classifier built from the
     exact counts of the deFinetti target (:func:`noiseless_accuracy`);
     ``runs`` the sweep's rows, one per (multiplier, l, repetition, method),
-    from which :meth:`values` reads each repetition's accuracy.
+    from which :meth:`values` reads each repetition's accuracy (with the
+    share and accuracy of its high-confidence predictions, ``confident_share``
+    and ``confident_accuracy``, when the sweep has them).
     """
 
     summary: pd.DataFrame
@@ -1179,7 +1181,9 @@ def fig4_of(sweep: DeFinettiSweep, table: EncodedTable, l_grid: Sequence[int], m
         S = S.set_index(["multiplier", "l", "method"]).reindex(full).reset_index()
         S["group_size"] = S["multiplier"] * S["l"]
         S = S[cols]
-    runs = sweep.results[["multiplier", "l", "repetition", "method", "accuracy"]].reset_index(drop=True)
+    cols = ["multiplier", "l", "repetition", "method", "accuracy"]
+    cols += [c for c in ("confident_share", "confident_accuracy") if c in sweep.results]
+    runs = sweep.results[cols].reset_index(drop=True)
     return Fig4(S, noiseless_accuracy(table), list(l_grid), list(multipliers), runs)
 
 
