@@ -492,7 +492,7 @@ def test_measure_headline_compares_the_two_attacks():
     assert got["cormode.s3_3.dp_can_be_more_susceptible"].value is True
     assert got["cormode.abstract.similar_accuracy"].value is True  # 0.31 vs 0.30: 0.01 apart
     note = got["cormode.abstract.similar_accuracy"].note
-    assert "eps = 0.1 (0.310)" in note and "l = 7, groups of size l" in note and "0.010 apart, within the 0.02" in note
+    assert "eps = 0.1 (0.310)" in note and "l = 7, groups of size l" in note and "0.0100 apart, within the 0.02" in note
     assert ch.headline_numbers(nd) == {"naive_usual_lo": 0.31, "naive_usual_hi": 0.335}
     out = nd[nd["epsilon"] < 0.1]  # no eps in [0.1, 1]
     got = ch.measure_headline(out, f, paper_target=True)
