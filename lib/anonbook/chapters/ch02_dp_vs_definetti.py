@@ -779,13 +779,13 @@ def measure_convergence(conv: pd.Series, spread: pd.Series, *, repetitions: int,
             bool(conv.mean() > 0.5),
             note=f"{conv.mean():.0%} of runs on a plateau (last 10% within 10% of the previous 10%); a share of "
                  "runs, each run one observation, not a mean over repetitions against a bar: no per-repetition "
-                 "interval decides it (issue 35), it is decided on the share"),
+                 "interval decides it, it is decided on the share"),
         "cormode.s3_2.repetition_spread": Measurement(
             bool(share > 0.5) if repetitions > 1 else None,
             note=f"{share:.0%} of the {len(spread)} configurations (size, l, method) within {tol:g}; largest "
                  f"max - min over repetitions {spread.max():.4f} (size {where[0]}l, l = {where[1]}, {where[2]}); "
                  "the claim is itself about the spread over the repetitions, not a mean with an interval over them: "
-                 "decided on the share, without a per-repetition interval (issue 35)"),
+                 "decided on the share, without a per-repetition interval"),
     }
 
 
