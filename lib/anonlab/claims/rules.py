@@ -101,8 +101,12 @@ RULEBOOK = (
      "A reading is a choice about the paper's setup: the claims of one table or figure are judged under "
      "the same reading, and choices that combine are measured in combination."),
     ("Every Monte Carlo measurement carries its interval, under every reading.",
-     "A measurement from random draws (`monte_carlo` in the ledger) is recorded with its interval; a miss "
-     "whose interval reaches the accepted values is *inconclusive*, not a failure. A Monte Carlo *holds* claim "
+     "A measurement from random draws (`monte_carlo` in the ledger) is recorded with its interval. A Monte Carlo "
+     "number is decided on its value against the accepted values (the paper's value with its tolerance, which "
+     "already allows for the noise of the paper's own estimate), and its interval decides a miss: a miss whose "
+     "interval reaches the accepted values is *inconclusive*, not a failure; a value inside whose interval reaches "
+     "past an edge stays *reproduced*, its interval shown beside it (asking the whole interval to fit would count "
+     "the noise twice, and a run could then reproduce only a value equal to the paper's). A Monte Carlo *holds* claim "
      "that compares means over repetitions with a bar is decided on each mean's Student-t interval over the "
      "repetitions, whose values the record keeps: it holds when every interval lies on the side the claim states, "
      "fails when one lies wholly on the other side, and is *inconclusive* when one straddles its bar. Every reading "
