@@ -309,3 +309,23 @@ def test_comparable_notebooks_leave_out_what_differs_between_any_two_runs(tmp_pa
     assert schedule.comparable_notebook(a) == schedule.comparable_notebook(b)
     c = notebook("c", "d3c1e", ["8 of 8: 41 targets, 0.0 s\ndone\n"], "7fa3a3b60350")  # a value that moved
     assert schedule.comparable_notebook(a) != schedule.comparable_notebook(c)
+
+
+def test_a_build_with_nothing_to_run_starts_no_worker_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every job up to date: the jobs run in this process (each only says so), no pool of workers is spawned."""
+    import concurrent.futures
+
+    ran: list[str] = []
+    monkeypatch.setattr(schedule, "job_is_current", lambda job: True)
+    monkeypatch.setattr(schedule, "execute_job", lambda job, grant, **kw: ran.append(job.key) or 0.0)
+
+    def no_pool(*a, **kw):
+        raise AssertionError("a worker pool was started for a build with nothing to run")
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", no_pool)
+    jobs = [Job(f"c{i}", f"c{i}", "chapter", memory=GB) for i in range(3)]
+    assert set(schedule.run_book_jobs(jobs, concurrency=2, cores=2, memory=8 * GB)) == {"c0", "c1", "c2"}
+    assert sorted(ran) == ["c0", "c1", "c2"]
+    monkeypatch.setattr(schedule, "job_is_current", lambda job: job.key != "c1")  # one stale job: the pool
+    with pytest.raises(AssertionError, match="worker pool"):
+        schedule.run_book_jobs(jobs, concurrency=2, cores=2, memory=8 * GB)

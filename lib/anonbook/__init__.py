@@ -17,3 +17,11 @@ its rules), which it imports and which never imports it:
   :mod:`~anonbook.syllabus`, :mod:`~anonbook.solutions`, :mod:`~anonbook.assignments`;
 - the command line, ``python -m anonlab``: :mod:`~anonbook.cli`.
 """
+
+import sys as _sys
+
+# jsonschema (imported by nbformat, papermill and Jupyter Book) loads the optional ``rfc3987_syntax``, which
+# compiles a dozen Earley grammars at import: 1.2-2.6 s in every process of the build, for an IRI format check
+# that no notebook schema uses. Marking it absent makes jsonschema skip that one check (it imports the module
+# under ``suppress(ImportError)``); a process that imported it already keeps it.
+_sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]

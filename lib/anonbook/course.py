@@ -117,6 +117,13 @@ def run_exercises(chapter: str, *, force: bool = False, progress: bool = True, s
     return out
 
 
+def exercises_current(chapter: str) -> bool:
+    """Is every run of :func:`run_exercises` up to date (so that running them starts no kernel)?"""
+    from anonbook.runner import is_current
+
+    return all(is_current(chapter, params, exercise_dir(chapter) / key) for key, params in exercise_runs(chapter))
+
+
 def glued_outputs(notebook: Path) -> dict[str, dict[str, Any]]:
     """The values a notebook glued (myst-nb ``glue``): ``{name: {mime type: data}}``."""
     nb = json.loads(Path(notebook).read_text(encoding="utf-8"))

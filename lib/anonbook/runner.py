@@ -265,10 +265,23 @@ def parse_cli_value(text: str, name: str = "value") -> Any:
         raise RunError(f"parameter {name!r}: the value nests too deep to read") from None
 
 
+#: File bytes read for a cache key, by (path, modification time, size): a build computes the keys of some
+#: seventy runs over the same library files, and reads each once.
+_FILE_BYTES: dict[tuple[str, int, int], bytes] = {}
+
+
+def _file_bytes(f: Path) -> bytes:
+    st = f.stat()
+    tag = (str(f), st.st_mtime_ns, st.st_size)
+    if tag not in _FILE_BYTES:
+        _FILE_BYTES[tag] = f.read_bytes()
+    return _FILE_BYTES[tag]
+
+
 def _hash_files(h: "hashlib._Hash", files: list[Path]) -> None:
     for f in sorted(files):
         h.update(str(f.relative_to(paths.project_root())).encode())
-        h.update(f.read_bytes())
+        h.update(_file_bytes(f))
 
 
 def cache_key(path: Path, parameters: Mapping[str, Any]) -> str:
@@ -794,6 +807,17 @@ def run_notebook(
         print(f"[anonlab] {name}: done in {seconds:.1f} s -> {dest_nb}", file=sys.stderr)
     return RunResult(name, dest_nb, dest_results if dest_results.exists() else None,
                      params, seconds, False)
+
+
+def is_current(notebook: str | Path, parameters: Mapping[str, Any] | None = None,
+               out_dir: str | Path | None = None) -> bool:
+    """Would :func:`run_notebook` with these arguments find its run up to date (and start no kernel)?"""
+    src = resolve_notebook(notebook)
+    params = validate_parameters(src, dict(parameters or {}))
+    from anonbook.chapters import get
+
+    key = cache_key(src, get(src.stem).parameters.validate(params))
+    return _is_fresh(Path(out_dir) if out_dir is not None else paths.book_dir(), src.stem, key)
 
 
 def toc_notebooks(toc: str | Path | None = None) -> list[str]:

@@ -309,6 +309,18 @@ def execute_job(job: Job, grant: Grant, *, force: bool = False, shared_kernels: 
     return time.perf_counter() - start
 
 
+def job_is_current(job: Job) -> bool:
+    """Is the job's run (or every exercise run of it) up to date, so that executing it only says so?"""
+    from anonbook import course
+    from anonbook.runner import is_current
+
+    try:
+        return course.exercises_current(job.chapter) if job.kind == "exercises" else \
+            is_current(job.chapter, dict(job.parameters))
+    except Exception:  # noqa: BLE001 - not known to be current: the job runs, and reports its own error
+        return False
+
+
 def run_book_jobs(jobs: Sequence[Job], *, concurrency: int | None = None, force: bool = False,
                   shared_kernels: bool = True, cores: int | None = None,
                   memory: float | None = None) -> dict[str, float]:
@@ -327,7 +339,9 @@ def run_book_jobs(jobs: Sequence[Job], *, concurrency: int | None = None, force:
     concurrency = max(1, concurrency or cores)
     memory = available_memory() if memory is None else memory
     execute = functools.partial(execute_job, force=force, shared_kernels=shared_kernels)
-    if concurrency == 1:
+    if concurrency == 1 or (not force and all(job_is_current(j) for j in jobs)):
+        # nothing to run (or a serial build): in this process, without starting workers that each import the
+        # book again (a rebuild with nothing changed takes seconds, not a pool's start)
         return run_jobs(jobs, execute, cores=cores, memory=memory, concurrency=1)
     with ProcessPoolExecutor(concurrency, mp_context=mp.get_context("spawn")) as pool:
         return run_jobs(jobs, execute, cores=cores, memory=memory, concurrency=concurrency, executor=pool)
