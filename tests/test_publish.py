@@ -137,8 +137,11 @@ def test_the_downloaded_notebook_resolves_citations_terms_and_included_boxes(tmp
                 nbformat.v4.new_markdown_cell("As {cite}`cormode2011,kifer2009attacks` show, a "
                                               "{term}`quasi-identifier <qi>` and {math}`\\epsilon` matter."),
                 nbformat.v4.new_markdown_cell("```{include} _generated/ex.md\n```\n\n```{raw} html\n<b>x</b>\n```")]
+    nb.cells[1].metadata["papermill"] = {"duration": 0.020098, "status": "completed"}
+    nb.cells[1].metadata["execution"] = {"iopub.status.busy": "2026-12-03T13:40:45"}
     bib = publish.load_bibliography(ROOT / "book" / "references.bib")
     out = publish.download_copy(nb, book, bib)
+    assert not any(k in c.metadata for c in out.cells for k in ("papermill", "execution"))  # no cell timings
     text = "\n".join(c.source for c in out.cells)
     assert "(Cormode, 2011; Kifer, 2009)" in text
     assert "a quasi-identifier and $\\epsilon$ matter" in text

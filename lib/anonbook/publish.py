@@ -346,7 +346,9 @@ def resolve_myst(text: str, book_dir: Path, bib: Mapping[str, Any], cited: list[
 
 def download_copy(nb: Any, book_dir: Path, bib: Mapping[str, Any]) -> Any:
     """A copy of the executed notebook that reads in any Jupyter: every markdown cell by :func:`resolve_myst`,
-    and the references it cites listed at the end."""
+    the references it cites listed at the end, and no record of when the build ran each cell (papermill's and
+    Jupyter's timings: a reader does not need them, and a duration could read as one of the numbers
+    the student edition keeps hidden)."""
     import copy
 
     import nbformat
@@ -354,6 +356,8 @@ def download_copy(nb: Any, book_dir: Path, bib: Mapping[str, Any]) -> Any:
     out = copy.deepcopy(nb)
     cited: list[str] = []
     for cell in out.cells:
+        for key in ("papermill", "execution"):
+            cell.metadata.pop(key, None)
         if cell.cell_type == "markdown":
             cell.source = resolve_myst(cell.source, book_dir, bib, cited)
     if cited:
