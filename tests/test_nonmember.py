@@ -266,9 +266,8 @@ def test_bankchurners_claims_without_the_file_are_not_measured() -> None:
     assert all(v.value is None and "bankchurners_path" in v.note for v in m.values())
 
 
-def test_each_bankchurners_claim_without_the_file_says_why_in_its_own_words() -> None:
-    """Issue 35: no shared stand-in sentence: a count of the file says why no stand-in has it, a test that a
-    stand-in can run gives its value there and what the rules would read."""
+def _toy_stand_in_checks() -> pd.DataFrame:
+    """The BankChurners tests applied to a toy stand-in table of two secrets."""
     f4 = pd.DataFrame({"secret": ["a", "a", "b", "b"], "kind": ["categorical", "categorical", "continuous", "continuous"],
                        "known": ["all other attributes", "PII only"] * 2, "precision": [0.95, 0.5, 0.25, 0.2],
                        "prediction_rate": [1.0] * 4})
@@ -278,7 +277,13 @@ def test_each_bankchurners_claim_without_the_file_says_why_in_its_own_words() ->
     e6 = pd.DataFrame({"secret": ["a"], "kind": ["categorical"], "change": [0.0], "significant": [False]})
     f8 = pd.DataFrame({"secret": ["a", "b"], "difference": [0.0, -0.3], "non-member": [0.95, 0.25],
                        "prior (synthetic)": [0.95, 0.0]})
-    stand = ch.stand_in_checks("Toy", f4=f4, f5_summary=s5, f5_curves=c5, rep_effects=e6, f8=f8)
+    return ch.stand_in_checks("Toy", f4=f4, f5_summary=s5, f5_curves=c5, rep_effects=e6, f8=f8)
+
+
+def test_each_bankchurners_claim_without_the_file_says_why_in_its_own_words() -> None:
+    """Issue 35: no shared stand-in sentence: a count of the file says why no stand-in has it, a test that a
+    stand-in can run gives its value there and what the rules would read."""
+    stand = _toy_stand_in_checks()
     m = ch.measure_bankchurners(None, stand_in=stand)
     notes = {cid: v.note for cid, v in m.items()}
     assert len(set(notes.values())) == len(ch.BANKCHURNERS_IDS)  # one note per claim
@@ -658,16 +663,7 @@ def test_bankchurners_monte_carlo_counts_and_precisions_carry_intervals() -> Non
 
 
 def test_stand_in_checks_apply_the_bankchurners_tests_without_recording() -> None:
-    f4 = pd.DataFrame({"secret": ["a", "a", "b", "b"], "kind": ["categorical", "categorical", "continuous", "continuous"],
-                       "known": ["all other attributes", "PII only"] * 2, "precision": [0.95, 0.5, 0.25, 0.2],
-                       "prediction_rate": [1.0] * 4})
-    s5 = pd.DataFrame({"secret": ["a"], "perfect (≥1 prediction)": [True], "perfect (≥10 predictions)": [True]})
-    c5 = pd.DataFrame({"secret": ["a", "a"], "threshold": [0.0, 0.9], "predictions": [100, 20],
-                       "prediction_rate": [1.0, 0.2], "precision": [0.9, 1.0]})
-    e6 = pd.DataFrame({"secret": ["a"], "kind": ["categorical"], "change": [0.0], "significant": [False]})
-    f8 = pd.DataFrame({"secret": ["a", "b"], "difference": [0.0, -0.3], "non-member": [0.95, 0.25],
-                       "prior (synthetic)": [0.95, 0.0]})
-    t = ch.stand_in_checks("Toy", f4=f4, f5_summary=s5, f5_curves=c5, rep_effects=e6, f8=f8)
+    t = _toy_stand_in_checks()
     got = t.set_index("claim")["the rules on this value"]
     assert got["fw.fig4.some_baselines_high"] == "reproduced" and got["fw.fig4.all_vs_pii"] == "reproduced"
     assert got["fw.fig6.replication_effect"] == "not reproduced"  # no significant change; the paper found 2
