@@ -17,6 +17,7 @@ exactly as chapter 9 runs them. The relations (see chapter 9):
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import pandas as pd
@@ -201,3 +202,45 @@ def test_a_peer_tool_that_times_out_has_its_whole_process_group_killed(tmp_path)
     else:
         os.kill(pid, 9)
         raise AssertionError("the peer tool's child is still running after the timeout")
+
+
+@needs_peers
+def test_the_alc_packages_interval_rule_is_the_one_chapter_10_explains_a_zero_recall_by() -> None:
+    """Chapter 10 says why the ALC package reads an attack at recall 0: at its precision no top-n of the guesses
+    has a Wilson interval narrower than the package's default width. Both the width and the fewest guesses are
+    the package's own, read in its environment."""
+    import json
+    import subprocess
+
+    from anonbook.chapters import ch10_audit_your_release as ch10
+
+    precisions = [0.5, 0.7, 0.835, 0.95]
+    needed = [ch10.alc_fewest_predictions(p) for p in precisions]
+    script = (
+        "import inspect, json, sys\n"
+        "from anonymity_loss_coefficient.alc.score_interval import ScoreInterval\n"
+        "si = ScoreInterval(si_type='wilson_score_interval', si_confidence=0.95)\n"
+        "width = inspect.signature(si.compute_best_prc).parameters['max_prec_interval'].default\n"
+        "pairs = json.loads(sys.argv[1])\n"
+        "def w(n, p):\n"
+        "    low, high = si.compute_precision_interval(n=n, precision=round(p * n) / n)\n"
+        "    return high - low\n"
+        "print(json.dumps({'width': width, 'narrow': [w(n, p) < width for p, n in pairs],\n"
+        "                  'before': [w(n - 1, p) < width for p, n in pairs]}))\n")
+    out = subprocess.run([str(peers.peers_python()), "-c", script, json.dumps(list(zip(precisions, needed)))],
+                         capture_output=True, text=True, check=True, timeout=120,
+                         env={**os.environ, "MPLBACKEND": "Agg"})
+    got = json.loads(out.stdout)
+    assert got["width"] == ch10.ALC_MAX_PRECISION_INTERVAL
+    assert all(got["narrow"]), "at the fewest guesses the package's interval is narrow enough"
+    assert not any(got["before"]), "one guess fewer and it is not"
+
+
+def test_chapter_10_explains_a_zero_alc_recall_by_its_numbers() -> None:
+    from anonbook.chapters import ch10_audit_your_release as ch10
+
+    table = pd.DataFrame({"targets": [200, 200], "precision": [0.83, 0.835], "ALC's attack recall": [0.0, 0.0]})
+    text = ch10.alc_recall_zero_text(table)
+    need = ch10.alc_fewest_predictions(0.83)
+    assert need > 200 and f"at least {need} guesses" in text and "200 targets" in text
+    assert ch10.alc_recall_zero_text(table.assign(**{"ALC's attack recall": [0.4, 1.0]})) == ""

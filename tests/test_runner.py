@@ -114,3 +114,20 @@ def test_cli_rejects_bad_parameters_with_exit_code_2(mini_project: Path) -> None
 
 def test_toc_order_keeps_only_chapters_with_notebooks(mini_project: Path) -> None:
     assert runner.toc_notebooks() == [NB]
+
+
+def test_the_cache_key_follows_the_book_machines_source_as_well_as_the_sciences(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chapter module (lib/anonbook) writes the page's sentences: editing it must make the run stale."""
+    for rel in ("notebooks/x.ipynb", "data/claims.yaml", "lib/anonlab/science.py",
+                "lib/anonbook/chapters/chx.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("# v1\n")
+    monkeypatch.setenv("ANONLAB_ROOT", str(tmp_path))
+    nb = tmp_path / "notebooks" / "x.ipynb"
+    keys = [runner.cache_key(nb, {"a": 1})]
+    for rel in ("lib/anonbook/chapters/chx.py", "lib/anonlab/science.py"):
+        (tmp_path / rel).write_text("# v2, a longer line\n")
+        keys.append(runner.cache_key(nb, {"a": 1}))
+    assert len(set(keys)) == 3
+    assert runner.cache_key(nb, {"a": 1}) == keys[-1]

@@ -285,13 +285,14 @@ def _hash_files(h: "hashlib._Hash", files: list[Path]) -> None:
 
 
 def cache_key(path: Path, parameters: Mapping[str, Any]) -> str:
-    """Key of a run: the notebook, the library source, the ledger, the locks, the parameters, the
+    """Key of a run: the notebook, the source of both packages (the science and the book machine, whose
+    chapter modules and kit write the page), the ledger, the locks, the parameters, the
     published results of the chapters it reads (:attr:`~anonbook.chapters.Chapter.after`) and the outside
     environment it uses (:attr:`~anonbook.chapters.Chapter.environment`: chapter 9's peers)."""
     root = paths.project_root()
     h = hashlib.sha256()
     files = [path, paths.ledger_path()]
-    files += list((root / "lib" / "anonlab").rglob("*.py"))
+    files += sorted((root / "lib" / "anonlab").rglob("*.py")) + sorted((root / "lib" / "anonbook").rglob("*.py"))
     files += [f for f in [root / "requirements.lock", root / "requirements-peers.lock",
                           root / "data" / "manifest.yaml"] if f.exists()]
     files += _recorded_inputs(path.stem)

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from anonlab.audit import BASELINE, NEAREST, SINGLING, AuditResult, audit
+from anonlab.intervals import wilson_interval
 from anonlab.validation import Param, ParameterError, ParameterSpec
 from anonbook import peers
 from anonbook.auditing import DEFAULTS, default_inputs, default_memory
@@ -507,6 +508,39 @@ def peer_table(inputs: Any, numbers: Mapping[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("attack").round(3)
 
 
+#: The widest 95 % Wilson interval of precision at which the ALC package reads a top-n of an attack's
+#: predictions (``ScoreInterval.compute_best_prc``'s default ``max_prec_interval``; tests/test_peers.py checks it).
+ALC_MAX_PRECISION_INTERVAL = 0.1
+
+
+def alc_fewest_predictions(precision: float, width: float = ALC_MAX_PRECISION_INTERVAL,
+                           confidence: float = 0.95, most: int = 1_000_000) -> int:
+    """The fewest predictions n whose Wilson interval at this precision is narrower than ``width``.
+
+    Below it the ALC package finds no top-n to read and reports recall 0.
+    >>> alc_fewest_predictions(0.5)
+    381
+    """
+    n = np.arange(1, most + 1)
+    low, high = wilson_interval(np.round(precision * n), n, confidence)
+    narrow = np.flatnonzero(np.asarray(high) - np.asarray(low) < width)
+    return int(n[narrow[0]]) if len(narrow) else most
+
+
+def alc_recall_zero_text(table: pd.DataFrame) -> str:
+    """Why the ALC package read an attack at recall 0, from that attack's precision and number of targets."""
+    zero = table[table["ALC's attack recall"] <= 0]
+    if zero.empty:
+        return ""
+    needed = max(alc_fewest_predictions(float(p)) for p in zero["precision"])
+    return (f" The ALC package reads an attack only on a top-n of its guesses whose 95 % Wilson interval of "
+            f"precision is narrower than {ALC_MAX_PRECISION_INTERVAL:g}; at these attacks' precision that needs "
+            f"at least {needed} guesses, this run has {int(zero['targets'].max())} targets, and the package found "
+            "no top-n narrow enough: it reports recall 0 for the attack. Its ALC then compares the non-member model's best point with "
+            "no point of the attack: it says nothing about the attack. A run with `n_targets` of "
+            f"{needed} or more gives the package enough guesses at this precision.")
+
+
 def peer_sentence(table: pd.DataFrame | None, why: str, name: str) -> str:
     """The peers' numbers in words, or plainly why they are not on the page."""
     if table is None or table.empty:
@@ -514,11 +548,7 @@ def peer_sentence(table: pd.DataFrame | None, why: str, name: str) -> str:
                 "do not depend on them.")
     own = table.iloc[0]
     book = table.iloc[-1]
-    kept = ("" if (table["ALC's attack recall"] > 0).all() else
-            " Where the table's ALC attack recall is 0, the ALC package reports recall 0 and a precision-recall "
-            "coefficient of 0 for that attack (it reads the attack and the baseline each at its own best "
-            "threshold, chapter 9): that ALC measures the non-member model's best point against no point of the "
-            "attack, not the attack's guesses against the model's.")
+    kept = alc_recall_zero_text(table)
     return (f"On the same {int(own['targets'])} targets of the {name}, Anonymeter's own nearest-row attack is right "
             f"for {own['precision']:.2f} of them and reports a risk of {own['Anonymeter risk']:.2f} "
             f"[{own['risk low']:.2f}, {own['risk high']:.2f}] against its control records; against the non-member "
