@@ -15,6 +15,12 @@ def test_row_numbers_are_not_shown_but_a_meaningful_index_is() -> None:
     named = pd.DataFrame({"precision": [0.5]}, index=pd.Index(["adult"], name="data set"))
     assert bt.readable_frame(named)[0] == ["data set", "precision"]
     assert bt.readable_frame(pd.DataFrame({"x": [1]}, index=[5]))[0] == ["", "x"]  # 5 is not a row number
+    # an unnamed two-level index (pandas' concat keys) shows its labels under blank headers, never "level 0"
+    two = pd.DataFrame({"PI": [0.2, 0.3]}, index=pd.MultiIndex.from_tuples([("Adult", "age"), ("Adult", "income")]))
+    labels, rows, _ = bt.readable_frame(two)
+    assert labels == ["", "", "PI"] and rows[1][:2] == ["Adult", "income"]
+    half = two.rename_axis([None, "secret"])
+    assert bt.readable_frame(half)[0] == ["", "secret", "PI"]
 
 
 def test_column_names_read_as_words() -> None:

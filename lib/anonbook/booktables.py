@@ -226,11 +226,14 @@ def readable_frame(df: pd.DataFrame | pd.Series) -> tuple[list[str], list[list[s
                                             and IDENTIFIER.fullmatch(v) else v)
         if all(n is None for n in names):
             frame = frame.rename(columns={"index": ""})
+        unnamed = {lev for lev, n in zip(levels, names) if n is None}  # pandas' "level_0": no header
+    else:
+        unnamed = set()
     columns = list(frame.columns)
     pairs = _interval_columns(columns)
     absorbed = {x for v in pairs.values() for x in (v if isinstance(v, tuple) else (v,))}
     shown = [c for c in columns if c not in absorbed]
-    labels = [column_label(c) for c in shown]
+    labels = ["" if c in unnamed else column_label(c) for c in shown]
     rows, missing = [], False
     for _, r in frame.iterrows():
         cells = []
