@@ -78,6 +78,7 @@ from anonlab.mechanisms.anatomy import TIES, Anatomy, anatomy_groups, merge_grou
 from anonlab.mechanisms.dp import EncodedTable
 from anonlab.measures.protocol import AttackResult, score
 from anonlab.measures.rates import coverage, precision
+from anonlab.streams import legacy_seed
 from anonlab.validation import check_choice, check_int, check_number, check_random_state
 
 __all__ = [
@@ -1220,7 +1221,7 @@ def fig4_sweep_specs(table: EncodedTable, l_grid: Sequence[int], multipliers: Se
     (default ``repetitions``), with the same ``protocol`` (iterations,
     history, moves_per_iteration, threshold). ``"more"``: the largest l with
     tight groups and ``check_moves`` proposals per group per iteration, from
-    ``seed + 1`` (none when ``check_moves`` is 0 or there are no tight groups).
+    ``legacy_seed(seed, "definetti.more_moves")`` (none when ``check_moves`` is 0 or there are no tight groups).
     """
     specs: dict[Any, dict[str, Any]] = {"main": dict(table=table, l_grid=l_grid, multipliers=multipliers, seed=seed,
                                                      repetitions=repetitions,
@@ -1229,7 +1230,8 @@ def fig4_sweep_specs(table: EncodedTable, l_grid: Sequence[int], multipliers: Se
         specs["reading", label] = dict(table=tab, l_grid=l_grid, multipliers=multipliers, ties=ties, seed=seed,
                                        repetitions=reading_repetitions or repetitions, **protocol)
     if check_moves and 1 in multipliers:
-        specs["more"] = dict(table=table, l_grid=[max(l_grid)], multipliers=[1], seed=seed + 1,
+        specs["more"] = dict(table=table, l_grid=[max(l_grid)], multipliers=[1],
+                             seed=legacy_seed(seed, "definetti.more_moves"),
                              repetitions=repetitions, **{**protocol, "moves_per_iteration": check_moves})
     return specs
 

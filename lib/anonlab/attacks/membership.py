@@ -27,6 +27,7 @@ import pandas as pd
 from anonlab.measures.base_rates import RocCurve, roc_from_scores
 from anonlab.measures.protocol import AttackResult
 from anonlab.progress import Progress, report
+from anonlab.streams import legacy_seed
 from anonlab.validation import check_choice, check_int, check_number, check_random_state
 
 __all__ = [
@@ -621,7 +622,8 @@ def run_attacks(
     """Attack models ``0 .. n_targets-1`` in turn, every other model serving as reference.
 
     Members are the records the target trained on; rows of all targets are pooled, as Carlini et
-    al. do. An integer ``seed`` gives target t the Shokri seed ``seed + t``. One row per (target
+    al. do. An integer ``seed`` gives target t the Shokri seed
+    ``legacy_seed(seed, "membership.shokri_target", t)``. One row per (target
     model, record): ``target_model``, ``record``, ``is_member`` and a score per attack.
     """
     unknown = [a for a in attacks if a not in ATTACKS]
@@ -654,7 +656,7 @@ def run_attacks(
                 cols[a] = confidence_attack(target_p)
             elif a == "shokri":
                 cols[a] = shokri_attack(models.proba[refs], models.in_mask[refs], models.y, target_p,
-                                        seed=seed if isinstance(seed, np.random.Generator) else seed + t)
+                                        seed=seed if isinstance(seed, np.random.Generator) else legacy_seed(seed, "membership.shokri_target", t))
             elif a == "lira_offline":
                 cols[a] = lira_offline(phi[refs], models.in_mask[refs], phi[t], variance=variance)
             else:

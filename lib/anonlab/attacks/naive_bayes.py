@@ -43,6 +43,7 @@ import pandas as pd
 from anonlab.measures.protocol import NONMEMBER_MODEL, AttackResult, majority_baseline
 from anonlab.measures.rates import precision_improvement
 from anonlab.intervals import mean_interval, percentile_interval, t_interval, wilson_interval
+from anonlab.streams import legacy_seed
 from anonlab.validation import check_int, check_number, check_random_state
 from anonlab.mechanisms.dp import (
     EncodedTable,
@@ -617,14 +618,15 @@ def naive_attack_runs(tables: Mapping[str, tuple[EncodedTable, EncodedTable | No
     """Cormode's Fig. 1 experiment for every target: the ε grid plus the noiseless classifier, train and test.
 
     ``tables`` maps each target to its (train, test or ``None``) tables;
-    target ``i`` (in order) uses seed ``seed + i``.
+    target ``i`` (in order) uses seed ``legacy_seed(seed, "naive_bayes.target", i)``.
     """
     out = {}
     for i, (sa, (tr, te)) in enumerate(tables.items()):
         targets = {"train": tr} if te is None else {"train": tr, "test": te}
         t0 = time.perf_counter()
         res = naive_attack(tr, list(epsilons) + [math.inf], targets=targets, draws=draws, noise=noise,
-                           threshold=threshold, dirichlet=dirichlet, seed=seed + i)
+                           threshold=threshold, dirichlet=dirichlet,
+                           seed=legacy_seed(seed, "naive_bayes.target", i))
         out[sa] = NaiveRun(res, summarize_attack(res), time.perf_counter() - t0)
     return out
 
@@ -717,7 +719,8 @@ def naive_attack_records(tables: Mapping[str, tuple[EncodedTable, EncodedTable |
     eps_list = list(epsilons) + [math.inf]
     out = {}
     for i, (sa, (tr, te)) in enumerate(tables.items()):
-        models = naive_attack_models(tr, eps_list, draws=draws, noise=noise, dirichlet=dirichlet, seed=seed + i)
+        models = naive_attack_models(tr, eps_list, draws=draws, noise=noise, dirichlet=dirichlet,
+                                     seed=legacy_seed(seed, "naive_bayes.target", i))
         name = f"naive Bayes on ε-DP counts (ε = {eps:g}), {sa}"
         res = naive_bayes_result(dict(models)[eps], tr, draw=0, attack=name,
                                  resources={"epsilon": eps, "queries": tr.n_cells * tr.n_sa})
