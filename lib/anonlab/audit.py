@@ -144,10 +144,10 @@ def check_inputs(members: Table, release: Table, non_members: Table, secrets: Se
                  known: Sequence[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Read and check the three inputs; return them as tables, or raise :class:`AuditInputError`.
 
-    Checked, in this order: each is a table (:func:`read_table` for a path); the three have the same columns;
-    every secret and known column exists; no secret is known; no secret is empty or constant among the members;
-    there are enough non-members for an interval of ± :data:`MAX_HALF_WIDTH` (:func:`rows_for_half_width`);
-    no column mixes numbers and text, and members and non-members agree on which columns are numeric.
+    Checked, in this order: each is a table (:func:`read_table` for a path); the three have the same columns; every
+    secret and known column exists; no secret is known; no secret is empty or constant among the members; there are
+    enough non-members for an interval of ± :data:`MAX_HALF_WIDTH` (:func:`rows_for_half_width`); no column mixes
+    numbers and text, and members and non-members agree on which columns are numeric.
     """
     inputs = dict(zip(ROLES, (members, release, non_members)))
     names = {r: (Path(v).name if not isinstance(v, pd.DataFrame) else r) for r, v in inputs.items()}
@@ -208,8 +208,8 @@ def estimate_memory(members: pd.DataFrame, release: pd.DataFrame, non_members: p
     r"""Bytes :func:`audit` is estimated to hold at its peak on these (checked) tables, beyond the interpreter.
 
     From the rows :math:`n_m, n_r, n_n` of the three tables, their size in memory :math:`S` (pandas' deep
-    ``memory_usage``) and the one-hot width :math:`w` (a column per value of each text column of the members
-    and the release, one per numeric column):
+    ``memory_usage``) and the one-hot width :math:`w` (a column per value of each text column of the members and the
+    release, one per numeric column):
 
     .. math:: 4S + 8w\,(n_r + 2\max(n_r, n_n) + 2t) + 32\max(b, n_r)
 

@@ -30,8 +30,8 @@ DATA_DIR_ENV = "ANONLAB_DATA_DIR"
 def project_root() -> Path:
     """The project checkout: ``$ANONLAB_ROOT``, else the folder above ``lib/``.
 
-    When the folder above ``lib/`` holds no ``data/manifest.yaml`` but the folder holding the package does
-    (the library's source copied beside its manifest, as in an autograder zip), that folder.
+    When the folder above ``lib/`` holds no ``data/manifest.yaml`` but the folder holding the package does (the
+    library's source copied beside its manifest, as in an autograder zip), that folder.
     """
     env = os.environ.get("ANONLAB_ROOT")
     if env:
@@ -74,9 +74,8 @@ def notebooks_dir() -> Path:
 def output_dir() -> Path:
     """Where a running notebook writes its results.
 
-    The runner sets ``ANONLAB_OUTPUT_DIR`` to a temporary folder while it
-    executes a notebook (and moves everything into ``book/`` on success);
-    interactively it is ``book/``.
+    The runner sets ``ANONLAB_OUTPUT_DIR`` to a temporary folder while it executes a notebook (and moves everything
+    into ``book/`` on success); interactively it is ``book/``.
     """
     env = os.environ.get("ANONLAB_OUTPUT_DIR")
     return Path(env) if env else book_dir()

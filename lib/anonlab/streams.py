@@ -1,14 +1,11 @@
 """Named random streams: every independent random stream of the book is ``stream(seed, name, *index)``.
 
-A stream is ``numpy.random.default_rng(SeedSequence([seed, *key, *index]))``:
-the run's ``seed``, the stream's key from :data:`STREAMS` and, where one
-stream is drawn per item (per target, per k, per repetition), the item's
-index. Streams with different names never share draws, and a draw does not
-depend on which other streams a run uses.
+A stream is ``numpy.random.default_rng(SeedSequence([seed, *key, *index]))``: the run's ``seed``, the stream's key
+from :data:`STREAMS` and, where one stream is drawn per item (per target, per k, per repetition), the item's index.
+Streams with different names never share draws, and a draw does not depend on which other streams a run uses.
 
-The keys in :data:`STREAMS` are the ones the published runs were drawn with
-(so their numbers stay the same); a name not listed takes a key derived
-from the name itself (:func:`name_key`), so a new stream needs no number.
+The keys in :data:`STREAMS` are the ones the published runs were drawn with (so their numbers stay the same); a name
+not listed takes a key derived from the name itself (:func:`name_key`), so a new stream needs no number.
 
 A few streams are not ``SeedSequence`` keys but integer seeds handed on to a
 function that takes ``seed``: :func:`legacy_seed` gives them by name, from

@@ -2,15 +2,14 @@
 
 One public place for every check (after scikit-learn's ``utils.validation``):
 
-* ``check_*`` functions validate one value and raise :class:`ParameterError`
-  with a message that names the parameter and says what is allowed;
-* :func:`check_random_state` is the one way the library turns a ``seed``
-  (an int, a :class:`numpy.random.Generator` or ``None``) into a generator;
-* :class:`Param` and :class:`ParameterSpec` declare a chapter's parameters
-  once (name, type, range or choices, default, one-line meaning). The runner
-  checks a run against the declaration before anything executes, ``python -m
-  anonlab run CHAPTER --list-parameters`` prints it, and the notebook's
-  validation is one call, :meth:`ParameterSpec.validate`.
+* ``check_*`` functions validate one value and raise :class:`ParameterError` with a message that names the parameter
+  and says what is allowed;
+* :func:`check_random_state` is the one way the library turns a ``seed`` (an int, a :class:`numpy.random.Generator` or
+  ``None``) into a generator;
+* :class:`Param` and :class:`ParameterSpec` declare a chapter's parameters once (name, type, range or choices,
+  default, one-line meaning). The runner checks a run against the declaration before anything executes, ``python -m
+  anonlab run CHAPTER --list-parameters`` prints it, and the notebook's validation is one call,
+  :meth:`ParameterSpec.validate`.
 
 Examples
 --------
@@ -299,9 +298,8 @@ def check_scheduler_address(name: str, value: Any) -> str:
 def check_random_state(seed: int | np.random.Generator | None, name: str = "seed") -> np.random.Generator:
     """Turn ``seed`` into a :class:`numpy.random.Generator` (the library's one source of randomness).
 
-    ``None`` gives a fresh, unseeded generator; an integer ``s >= 0`` gives
-    ``numpy.random.default_rng(s)``; a generator is returned as it is, so a
-    caller can thread one generator through several draws.
+    ``None`` gives a fresh, unseeded generator; an integer ``s >= 0`` gives ``numpy.random.default_rng(s)``; a
+    generator is returned as it is, so a caller can thread one generator through several draws.
 
     >>> float(check_random_state(0).random()) == float(np.random.default_rng(0).random())
     True
@@ -471,8 +469,7 @@ class ParameterSpec:
     def validate(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """Check a run's values (missing names take their defaults) and return them all.
 
-        Values are returned as given, not converted: the notebook computes
-        with exactly what the user passed.
+        Values are returned as given, not converted: the notebook computes with exactly what the user passed.
         """
         self.check_names(values)
         full = {**self.defaults(), **values}

@@ -1,13 +1,11 @@
 """Kifer's deFinetti attack on Anatomy, as Cormode (2011, §3) runs it.
 
-D. Kifer, *Attacks on privacy and deFinetti's theorem*, SIGMOD 2009;
-G. Cormode, *Personal privacy vs population privacy*, KDD 2011, §3.1-3.2.
+D. Kifer, *Attacks on privacy and deFinetti's theorem*, SIGMOD 2009; G. Cormode, *Personal privacy vs population
+privacy*, KDD 2011, §3.1-3.2.
 
-The attacker sees an Anatomy release (:mod:`anonlab.mechanisms.anatomy`):
-every tuple's quasi-identifiers (QI) with its group id, and the multiset of
-sensitive (SA) values of each group, but not which SA value belongs to which
-QI row. The attack learns a Naive-Bayes (NB) model of the population from
-the release itself:
+The attacker sees an Anatomy release (:mod:`anonlab.mechanisms.anatomy`): every tuple's quasi-identifiers (QI) with
+its group id, and the multiset of sensitive (SA) values of each group, but not which SA value belongs to which QI row.
+The attack learns a Naive-Bayes (NB) model of the population from the release itself:
 
 1. guess a random permutation in every group (an assignment of the group's
    SA values to its QI rows);
@@ -30,24 +28,18 @@ the release itself:
    (``moves_per_iteration`` rounds of proposals per iteration, default 1);
 4. repeat from 2 (Cormode: 1000 iterations).
 
-Groups are conditionally independent given the model, so step 3 runs for
-all groups at once (vectorised, no Python loop over groups or tuples); the
-model is refreshed after every sweep. Over the last ``history`` iterations
-the attack keeps the assignments and the counts, and predicts with three
-methods (§3.1):
+Groups are conditionally independent given the model, so step 3 runs for all groups at once (vectorised, no Python
+loop over groups or tuples); the model is refreshed after every sweep. Over the last ``history`` iterations the attack
+keeps the assignments and the counts, and predicts with three methods (§3.1):
 
-* **permutation** (Kifer's): the SA value most often assigned to the tuple
-  over the history window;
-* **group**: the NB posterior of the tuple's QIs, restricted to the SA values
-  present in its group;
-* **open**: the NB posterior over all SA values (a classifier of the
-  population, "never appreciably better than the NB classifier built from
-  the original, noiseless data").
+* **permutation** (Kifer's): the SA value most often assigned to the tuple over the history window;
+* **group**: the NB posterior of the tuple's QIs, restricted to the SA values present in its group;
+* **open**: the NB posterior over all SA values (a classifier of the population, "never appreciably better than the NB
+  classifier built from the original, noiseless data").
 
-The NB model of the group and open methods is built from the counts averaged
-over the history window. Convergence is traced by the :math:`L_1` distance
-between successive joint distributions: the stacked (QI value, SA value)
-tables divided by :math:`n\\,m` (each of the :math:`m` tables then sums to 1/m).
+The NB model of the group and open methods is built from the counts averaged over the history window. Convergence is
+traced by the :math:`L_1` distance between successive joint distributions: the stacked (QI value, SA value) tables
+divided by :math:`n\\,m` (each of the :math:`m` tables then sums to 1/m).
 """
 
 from __future__ import annotations
@@ -207,10 +199,9 @@ def initial_permutation(
 def _order_within_groups(grp: np.ndarray, key: np.ndarray) -> np.ndarray:
     """``np.lexsort((key, grp))`` for integer groups ``grp`` and keys in [0, 1), about 3x faster.
 
-    One ``argsort`` of ``grp + key`` (a float, so rounding may merge keys or
-    touch the next group); the result is kept only if it orders the pairs
-    (group, key) strictly, which makes it the one order lexsort gives, and
-    lexsort runs otherwise (equal keys in a group, or rounding).
+    One ``argsort`` of ``grp + key`` (a float, so rounding may merge keys or touch the next group); the result is kept
+    only if it orders the pairs (group, key) strictly, which makes it the one order lexsort gives, and lexsort runs
+    otherwise (equal keys in a group, or rounding).
 
     >>> grp, key = np.array([0, 0, 1, 1, 1]), np.array([0.5, 0.25, 0.9, 0.0, 0.9])
     >>> _order_within_groups(grp, key).tolist(), np.lexsort((key, grp)).tolist()
@@ -313,9 +304,8 @@ class DeFinettiResult:
     def attack_result(self, method: str, sa_codes: np.ndarray, *, attack: str | None = None) -> AttackResult:
         """One method's predictions as an :class:`~anonlab.measures.AttackResult`.
 
-        Targets are the row numbers, truth ``sa_codes``; every tuple gets a
-        prediction, with the method's belief as its confidence (the
-        high-confidence subset is ``result.at_threshold(strictly_above(0.8))``).
+        Targets are the row numbers, truth ``sa_codes``; every tuple gets a prediction, with the method's belief as
+        its confidence (the high-confidence subset is ``result.at_threshold(strictly_above(0.8))``).
         """
         check_choice("method", method, list(self.predictions))
         y = np.asarray(sa_codes)
@@ -329,11 +319,9 @@ class DeFinettiResult:
     def scores(self, sa_codes: np.ndarray, threshold: float = 0.8) -> pd.DataFrame:
         """Accuracy, and share and accuracy of the predictions with belief > ``threshold``, per method.
 
-        The ratios :func:`anonlab.measures.score` reports (without its
-        intervals, which a sweep does not keep): accuracy is the precision of a
-        prediction for every tuple; the confident columns are the coverage and
-        precision of ``at_threshold(strictly_above(threshold))`` (NaN accuracy
-        when no belief exceeds the threshold).
+        The ratios :func:`anonlab.measures.score` reports (without its intervals, which a sweep does not keep):
+        accuracy is the precision of a prediction for every tuple; the confident columns are the coverage and
+        precision of ``at_threshold(strictly_above(threshold))`` (NaN accuracy when no belief exceeds the threshold).
         """
         check_number("threshold", threshold, low=0, high=1, high_inclusive=False)
         rows = []
@@ -392,9 +380,8 @@ def _markov_chain_reference(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The chain as first written: the reference that :func:`_markov_chain` must equal exactly.
 
-    Same arguments and results as :func:`_markov_chain` (kept for its unit test
-    and the benchmark; slower: 2-D fancy indexing and two full-length
-    ``bincount``\\ s per move).
+    Same arguments and results as :func:`_markov_chain` (kept for its unit test and the benchmark; slower: 2-D fancy
+    indexing and two full-length ``bincount``\\ s per move).
     """
     M, Mt, log_den_rows, laplace = setup.M, setup.Mt, setup.log_den_rows, setup.laplace
     g_start, g_size, m = setup.g_start, setup.g_size, setup.m
@@ -467,20 +454,15 @@ def _markov_chain(
     N_hist : numpy.ndarray, shape (U, S)
         ``N`` summed over the history window.
 
-    The numbers are those of :func:`_markov_chain_reference`, bit for bit (the
-    same draws and the same floating-point operations on the same values). It
-    is faster because each position carries its cell ``combination * K + SA
-    value`` in tables of K >= S columns (K a power of two; the extra columns
-    of the counts stay zero, those of the model are never read), so one
-    gather gives a pair's cells and the SA values are their low bits; it gathers 1-D rows with ``take`` (never the slow
-    ``x[:, idx]``), swaps and counts only the accepted pairs (``np.add.at``
-    instead of two ``bincount``\\ s over all cells), counts a position's
-    votes when its value leaves it (not by a pass over all positions every
-    iteration of the history window), takes the two products densely where
-    that gives the same numbers (:func:`_dense_products`) and reuses its
-    buffers. Padding changes no number: the model's columns are computed
-    independently (each column is summed in the same order), and the trace
-    sums whole numbers, exact in any order.
+    The numbers are those of :func:`_markov_chain_reference`, bit for bit (the same draws and the same floating-point
+    operations on the same values). It is faster because each position carries its cell ``combination * K + SA value``
+    in tables of K >= S columns (K a power of two; the extra columns of the counts stay zero, those of the model are
+    never read), so one gather gives a pair's cells and the SA values are their low bits; it gathers 1-D rows with
+    ``take`` (never the slow ``x[:, idx]``), swaps and counts only the accepted pairs (``np.add.at`` instead of two
+    ``bincount``\\ s over all cells), counts a position's votes when its value leaves it (not by a pass over all
+    positions every iteration of the history window), takes the two products densely where that gives the same numbers
+    (:func:`_dense_products`) and reuses its buffers. Padding changes no number: the model's columns are computed
+    independently (each column is summed in the same order), and the trace sums whole numbers, exact in any order.
     """
     M, Mt, laplace = setup.M, setup.Mt, setup.laplace
     g_start, m = setup.g_start, setup.m
@@ -616,9 +598,8 @@ def _predictions(
     inverse : numpy.ndarray, shape (n,)
         Sorted position of each row.
 
-    The numbers are those of :func:`_predictions_reference`, bit for bit; the
-    open posterior is computed once per combination (U rows, not n; each row
-    is reduced on its own, so the values are the same) and gathered.
+    The numbers are those of :func:`_predictions_reference`, bit for bit; the open posterior is computed once per
+    combination (U rows, not n; each row is reduced on its own, so the values are the same) and gathered.
     """
     post_u = np.exp(scores - scores.max(axis=1, keepdims=True))
     post_u /= post_u.sum(axis=1, keepdims=True)
@@ -791,12 +772,10 @@ def replay_sweep_run(
 ) -> DeFinettiResult:
     """Rerun one run of :func:`definetti_sweep` exactly, keeping its per-tuple predictions.
 
-    The sweep keeps scores only (a stored sweep would otherwise hold every run's
-    predictions; ask for the few runs you need with its ``keep``); this
-    replays the run at (``repetition``, ``l``, ``multiplier``) with the same
-    arguments and seed, so its :meth:`DeFinettiResult.scores` are that run's
-    row of the sweep. The group sizes before ``multiplier`` in
-    ``multipliers`` run first, as in the sweep (they share one generator).
+    The sweep keeps scores only (a stored sweep would otherwise hold every run's predictions; ask for the few runs you
+    need with its ``keep``); this replays the run at (``repetition``, ``l``, ``multiplier``) with the same arguments
+    and seed, so its :meth:`DeFinettiResult.scores` are that run's row of the sweep. The group sizes before
+    ``multiplier`` in ``multipliers`` run first, as in the sweep (they share one generator).
     """
     ls = [int(x) for x in l_grid]
     mults = [int(x) for x in multipliers]
@@ -848,12 +827,10 @@ def definetti_sweep(
     """Cormode's Fig. 4 experiment: the deFinetti attack for every l and group size.
 
     For each repetition and each :math:`l`, Anatomy groups the tuples afresh
-    (:func:`~anonlab.mechanisms.anatomy.anatomy_groups`); each multiplier
-    merges adjacent groups (1: tight groups of size l, 2: larger groups of
-    size 2l, 3: size 3l) and the attack runs from its own random start.
-    Each (repetition, l) has its own generator (spawned from ``seed``), so
-    the cells run in parallel processes and give the same numbers as in
-    sequence.
+    (:func:`~anonlab.mechanisms.anatomy.anatomy_groups`); each multiplier merges adjacent groups (1: tight groups of
+    size l, 2: larger groups of size 2l, 3: size 3l) and the attack runs from its own random start. Each (repetition,
+    l) has its own generator (spawned from ``seed``), so the cells run in parallel processes and give the same numbers
+    as in sequence.
 
     Parameters
     ----------
@@ -896,8 +873,7 @@ _SWEEP_DEFAULTS: dict[str, Any] = dict(multipliers=(1, 2), repetitions=5, iterat
 def sweep_key(spec: Mapping[str, Any]) -> dict[str, Any]:
     """Every input a sweep's result depends on: a digest of its table (:func:`table_digest`) and its arguments.
 
-    ``spec`` holds :func:`definetti_sweep`'s arguments (defaults filled in);
-    a result cache keys the sweep on this.
+    ``spec`` holds :func:`definetti_sweep`'s arguments (defaults filled in); a result cache keys the sweep on this.
     """
     sp = {**_SWEEP_DEFAULTS, **dict(spec)}
     key = dict(table=table_digest(sp["table"]), l_grid=[int(x) for x in sp["l_grid"]],
@@ -920,9 +896,8 @@ def definetti_sweeps(
 ) -> list[DeFinettiSweep]:
     """Several :func:`definetti_sweep`\\ s at once, their runs sharing one pool of worker processes.
 
-    Each spec holds :func:`definetti_sweep`'s arguments (``table`` and
-    ``l_grid`` required, the rest defaulting as there). The results are
-    those of the sweeps run one by one.
+    Each spec holds :func:`definetti_sweep`'s arguments (``table`` and ``l_grid`` required, the rest defaulting as
+    there). The results are those of the sweeps run one by one.
     """
     return start_sweeps(specs, progress=progress, n_jobs=n_jobs).result()
 
@@ -935,9 +910,8 @@ def start_sweeps(
 ) -> PendingSweeps:
     """Start :func:`definetti_sweeps` in worker processes and return at once; ``.result()`` collects.
 
-    The caller can do other work while the chains run (the chapter runs the
-    naive attack meanwhile). With one worker (``n_jobs = 1``, or no
-    ``fork``) the runs happen in ``.result()``.
+    The caller can do other work while the chains run (the chapter runs the naive attack meanwhile). With one worker
+    (``n_jobs = 1``, or no ``fork``) the runs happen in ``.result()``.
     """
     full = [{**_SWEEP_DEFAULTS, **dict(spec)} for spec in specs]
     for spec in full:
@@ -1080,9 +1054,9 @@ def table_digest(table: EncodedTable) -> str:
 def summarize_sweep(results: pd.DataFrame) -> pd.DataFrame:
     """Min, mean and max over repetitions per (multiplier, l, method), as Cormode plots them (Fig. 4).
 
-    Columns: ``multiplier, l, group_size, method`` and ``accuracy_min / _mean / _max``,
-    ``accuracy_sd`` (sample standard deviation over the repetitions, NaN for one) and ``repetitions``,
-    ``confident_share_mean``, ``confident_accuracy_mean``, ``final_l1_mean``.
+    Columns: ``multiplier, l, group_size, method`` and ``accuracy_min / _mean / _max``, ``accuracy_sd`` (sample
+    standard deviation over the repetitions, NaN for one) and ``repetitions``, ``confident_share_mean``,
+    ``confident_accuracy_mean``, ``final_l1_mean``.
     """
     g = results.groupby(["multiplier", "l", "group_size", "method"], sort=True)
     out = g.agg(
@@ -1102,12 +1076,10 @@ def summarize_sweep(results: pd.DataFrame) -> pd.DataFrame:
 class Fig4:
     """Cormode's Fig. 4: a sweep's summary (:func:`summarize_sweep`) with lookups, made by :func:`fig4_of`.
 
-    ``noiseless`` is the accuracy of the Naive-Bayes classifier built from the
-    exact counts of the deFinetti target (:func:`noiseless_accuracy`);
-    ``runs`` the sweep's rows, one per (multiplier, l, repetition, method),
-    from which :meth:`values` reads each repetition's accuracy (with the
-    share and accuracy of its high-confidence predictions, ``confident_share``
-    and ``confident_accuracy``, when the sweep has them).
+    ``noiseless`` is the accuracy of the Naive-Bayes classifier built from the exact counts of the deFinetti target
+    (:func:`noiseless_accuracy`); ``runs`` the sweep's rows, one per (multiplier, l, repetition, method), from which
+    :meth:`values` reads each repetition's accuracy (with the share and accuracy of its high-confidence predictions,
+    ``confident_share`` and ``confident_accuracy``, when the sweep has them).
     """
 
     summary: pd.DataFrame
@@ -1144,9 +1116,8 @@ class Fig4:
                  confidence: float = 0.95) -> tuple[float, float] | None:
         """Student-t interval of the mean accuracy over the repetitions: mean ± t s / sqrt(r), within [0, 1].
 
-        ``t`` is the (1 + confidence) / 2 quantile of Student's t with r - 1
-        degrees of freedom, ``s`` the repetitions' sample standard deviation
-        (an accuracy, so the ends are clipped to [0, 1]); (NaN, NaN) with one
+        ``t`` is the (1 + confidence) / 2 quantile of Student's t with r - 1 degrees of freedom, ``s`` the
+        repetitions' sample standard deviation (an accuracy, so the ends are clipped to [0, 1]); (NaN, NaN) with one
         repetition, ``None`` when not run.
         """
         S = self.summary
@@ -1171,8 +1142,8 @@ def noiseless_accuracy(table: EncodedTable) -> float:
 def fig4_of(sweep: DeFinettiSweep, table: EncodedTable, l_grid: Sequence[int], multipliers: Sequence[int]) -> Fig4:
     """:class:`Fig4` of a sweep on ``table`` (its noiseless classifier from ``table``'s exact counts).
 
-    Configurations (multiplier, l, method) the sweep did not run get NaN
-    rows, so that a lookup gives NaN rather than failing.
+    Configurations (multiplier, l, method) the sweep did not run get NaN rows, so that a lookup gives NaN rather than
+    failing.
     """
     S = summarize_sweep(sweep.results)
     full = pd.MultiIndex.from_product([list(multipliers), list(l_grid), sorted(METHODS)],
@@ -1197,8 +1168,8 @@ def fig4_of(sweep: DeFinettiSweep, table: EncodedTable, l_grid: Sequence[int], m
 class Sweeps:
     """Fig. 4's sweeps (:func:`fig4_sweep_specs`): the main one, each alternative reading's, the ``check_moves`` rerun.
 
-    ``alternatives`` maps an alternative's label to its table and sweep (the
-    whole grid of l and group sizes, as the main sweep).
+    ``alternatives`` maps an alternative's label to its table and sweep (the whole grid of l and group sizes, as the
+    main sweep).
     """
 
     main: DeFinettiSweep
@@ -1212,16 +1183,13 @@ def fig4_sweep_specs(table: EncodedTable, l_grid: Sequence[int], multipliers: Se
                      **protocol: Any) -> dict[Any, dict[str, Any]]:
     """The :func:`definetti_sweeps` specs of Fig. 4's experiment, by key.
 
-    ``"main"``: the sweep of ``table`` over ``l_grid`` and ``multipliers``
-    from ``seed``, ``repetitions`` times, keeping the run :func:`kept_run`
-    (for the yardstick). ``("reading", label)``: the same grid for each
-    alternative reading ``{label: (table, ties)}``, from the same ``seed``
-    (so a reading that changes only the table replays the main sweep's
-    Anatomy groupings and random starts), ``reading_repetitions`` times
-    (default ``repetitions``), with the same ``protocol`` (iterations,
-    history, moves_per_iteration, threshold). ``"more"``: the largest l with
-    tight groups and ``check_moves`` proposals per group per iteration, from
-    ``legacy_seed(seed, "definetti.more_moves")`` (none when ``check_moves`` is 0 or there are no tight groups).
+    ``"main"``: the sweep of ``table`` over ``l_grid`` and ``multipliers`` from ``seed``, ``repetitions`` times,
+    keeping the run :func:`kept_run` (for the yardstick). ``("reading", label)``: the same grid for each alternative
+    reading ``{label: (table, ties)}``, from the same ``seed`` (so a reading that changes only the table replays the
+    main sweep's Anatomy groupings and random starts), ``reading_repetitions`` times (default ``repetitions``), with
+    the same ``protocol`` (iterations, history, moves_per_iteration, threshold). ``"more"``: the largest l with tight
+    groups and ``check_moves`` proposals per group per iteration, from ``legacy_seed(seed, "definetti.more_moves")``
+    (none when ``check_moves`` is 0 or there are no tight groups).
     """
     specs: dict[Any, dict[str, Any]] = {"main": dict(table=table, l_grid=l_grid, multipliers=multipliers, seed=seed,
                                                      repetitions=repetitions,
@@ -1265,8 +1233,8 @@ def moves_check(sweep: DeFinettiSweep, more: DeFinettiSweep | None, *, l_top: in
                 more_moves: int) -> tuple[pd.DataFrame | None, dict[str, float]]:
     """Repetition spread at the largest l (tight groups) with ``moves`` and ``more_moves`` proposals per group.
 
-    ``more`` is the sweep rerun with ``more_moves`` (``None`` when skipped).
-    Returns the per-repetition accuracies and the numbers the text quotes.
+    ``more`` is the sweep rerun with ``more_moves`` (``None`` when skipped). Returns the per-repetition accuracies and
+    the numbers the text quotes.
     """
     nan = float("nan")
     if more is None:

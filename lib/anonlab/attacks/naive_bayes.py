@@ -1,16 +1,14 @@
 """Cormode's "naive attack": a Naive-Bayes classifier learnt from noisy counts.
 
-G. Cormode, *Personal privacy vs population privacy: learning to attack
-anonymization*, KDD 2011, §2.2-2.3. The attacker asks the data owner for the
-differentially private counts of every (quasi-identifier value, sensitive
-value) pair (:func:`anonlab.mechanisms.dp.release_counts`) and turns them
-into a Naive-Bayes (NB) classifier that predicts a person's sensitive value
-(SA) from their quasi-identifiers (QI) :math:`t = (t_1..t_m)`:
+G. Cormode, *Personal privacy vs population privacy: learning to attack anonymization*, KDD 2011, §2.2-2.3. The
+attacker asks the data owner for the differentially private counts of every (quasi-identifier value, sensitive value)
+pair (:func:`anonlab.mechanisms.dp.release_counts`) and turns them into a Naive-Bayes (NB) classifier that predicts a
+person's sensitive value (SA) from their quasi-identifiers (QI) :math:`t = (t_1..t_m)`:
 
 .. math:: \\hat s(t) = \\arg\\max_{s \\in SA} \\Pr[s] \\prod_{i=1}^m \\Pr[t_i \\mid s]
 
-with the paper's corrections for noise: negative counts clamped to 0, the
-Laplacian +1 correction, and :math:`\\Pr[s]` from the summed joint counts
+with the paper's corrections for noise: negative counts clamped to 0, the Laplacian +1 correction, and :math:`\\Pr[s]`
+from the summed joint counts
 
 .. math::
 
@@ -19,14 +17,12 @@ Laplacian +1 correction, and :math:`\\Pr[s]` from the summed joint counts
     \\Pr[s] = \\frac{\\sum_i \\sum_{t \\in T_i} 1 + \\max(0, c_i(t, s))}
                    {\\sum_{s'} \\sum_i \\sum_{t \\in T_i} 1 + \\max(0, c_i(t, s'))}.
 
-Normalising the product over :math:`s` gives a posterior per tuple (footnote
-1); tuples whose largest posterior exceeds a threshold (0.8 in Fig. 3) form
-the *high-confidence* subset. Footnote 2's variant draws the parameters from
+Normalising the product over :math:`s` gives a posterior per tuple (footnote 1); tuples whose largest posterior
+exceeds a threshold (0.8 in Fig. 3) form the *high-confidence* subset. Footnote 2's variant draws the parameters from
 Dirichlet distributions given the counts (:func:`dirichlet_naive_bayes`).
 
-Everything is vectorised over noise draws and over the distinct QI
-combinations of a table (a table of 30,718 Adult tuples has about a thousand
-of them), so a whole ε grid with nine draws each runs in well under a second.
+Everything is vectorised over noise draws and over the distinct QI combinations of a table (a table of 30,718 Adult
+tuples has about a thousand of them), so a whole ε grid with nine draws each runs in well under a second.
 """
 
 from __future__ import annotations
@@ -94,10 +90,9 @@ __all__ = [
 def bucketize(values: pd.Series, upper_edges: Sequence[float]) -> pd.Series:
     """Put integer values into the paper's closed buckets, e.g. hours worked per week.
 
-    With ``upper_edges = [25, 40, 60]`` the buckets are Cormode's (§2.3)
-    ``"0-25"``, ``"26-40"``, ``"41-60"`` and ``"61+"``: value :math:`x` goes
-    to the first bucket with :math:`x \\le` its upper edge. Missing values
-    stay missing.
+    With ``upper_edges = [25, 40, 60]`` the buckets are Cormode's (§2.3) ``"0-25"``, ``"26-40"``, ``"41-60"`` and
+    ``"61+"``: value :math:`x` goes to the first bucket with :math:`x \\le` its upper edge. Missing values stay
+    missing.
 
     Examples
     --------
@@ -182,8 +177,8 @@ def naive_bayes_from_counts(
 ) -> NaiveBayesModel:
     """Naive-Bayes parameters from (noisy) pair counts, as in Cormode (2011) §2.2.
 
-    With :math:`c'_i(t, s) = \\lambda + \\max(0, c_i(t, s))` (clamping, then the
-    Laplacian correction :math:`\\lambda = 1`):
+    With :math:`c'_i(t, s) = \\lambda + \\max(0, c_i(t, s))` (clamping, then the Laplacian correction :math:`\\lambda
+    = 1`):
 
     .. math::
 
@@ -223,9 +218,8 @@ def dirichlet_naive_bayes(
 ) -> NaiveBayesModel:
     """Naive-Bayes parameters *drawn* from Dirichlet distributions (Cormode 2011, footnote 2).
 
-    Instead of the point estimate of :func:`naive_bayes_from_counts`, each
-    conditional distribution is drawn from the posterior given the clamped,
-    corrected counts :math:`c'`:
+    Instead of the point estimate of :func:`naive_bayes_from_counts`, each conditional distribution is drawn from the
+    posterior given the clamped, corrected counts :math:`c'`:
 
     .. math::
 
@@ -365,9 +359,8 @@ class _Compressed:
 def distinct_combinations(table: EncodedTable) -> tuple[np.ndarray, np.ndarray]:
     """The distinct QI combinations of ``table`` and the index of each tuple's, as ``np.unique(axis=0)`` gives them.
 
-    Each row is coded as one mixed-radix integer :math:`\\sum_i x_i \\prod_{j>i} |T_j|`,
-    whose order is the rows' lexicographic order, so a 1-d ``np.unique``
-    gives the same combinations and indices as the row-wise one, several
+    Each row is coded as one mixed-radix integer :math:`\\sum_i x_i \\prod_{j>i} |T_j|`, whose order is the rows'
+    lexicographic order, so a 1-d ``np.unique`` gives the same combinations and indices as the row-wise one, several
     times faster.
 
     Returns
@@ -458,10 +451,9 @@ def naive_attack(
 ) -> pd.DataFrame:
     """Run the naive attack over an ε grid, several noise draws each (Cormode 2011, Figs 1-3).
 
-    For every ε: release the pair counts of ``train`` with ``draws``
-    independent noise draws (sensitivity :math:`m`), build the NB classifier
-    of :func:`naive_bayes_from_counts` (or draw it, ``dirichlet=True``) and
-    score its predictions on each target table.
+    For every ε: release the pair counts of ``train`` with ``draws`` independent noise draws (sensitivity :math:`m`),
+    build the NB classifier of :func:`naive_bayes_from_counts` (or draw it, ``dirichlet=True``) and score its
+    predictions on each target table.
 
     Parameters
     ----------
@@ -586,8 +578,8 @@ class NaiveRun:
 def train_test_gap(runs: Mapping[str, NaiveRun], targets: Sequence[str]) -> tuple[float, tuple[float, float], str]:
     """Train − test accuracy where it is largest: (mean over draws, its :func:`mean_interval`, where).
 
-    Each draw's noisy classifier scores both files, so the difference is taken per draw (paired) and averaged;
-    the (target, finite ε) with the largest absolute mean difference is reported.
+    Each draw's noisy classifier scores both files, so the difference is taken per draw (paired) and averaged; the
+    (target, finite ε) with the largest absolute mean difference is reported.
     """
     best: tuple[float, tuple[float, float], str] = (0.0, (0.0, 0.0), "")
     for sa in targets:
@@ -602,8 +594,8 @@ def train_test_gap(runs: Mapping[str, NaiveRun], targets: Sequence[str]) -> tupl
 def median_of_means(run: NaiveRun, col: str, *, seed: int, resamples: int = 2000) -> tuple[float, tuple[float, float]]:
     """The median over the finite ε grid of the mean over draws of ``col`` (train), and its 95% interval.
 
-    The interval is a percentile bootstrap: the draws of each ε are resampled with replacement (independently
-    per ε, ``resamples`` times, generator ``seed``) and the statistic recomputed.
+    The interval is a percentile bootstrap: the draws of each ε are resampled with replacement (independently per ε,
+    ``resamples`` times, generator ``seed``) and the statistic recomputed.
     """
     R = run.results
     R = R[(R["split"] == "train") & np.isfinite(R["epsilon"])]
@@ -617,8 +609,8 @@ def naive_attack_runs(tables: Mapping[str, tuple[EncodedTable, EncodedTable | No
                       *, draws: int, noise: str, threshold: float, dirichlet: bool, seed: int) -> dict[str, NaiveRun]:
     """Cormode's Fig. 1 experiment for every target: the ε grid plus the noiseless classifier, train and test.
 
-    ``tables`` maps each target to its (train, test or ``None``) tables;
-    target ``i`` (in order) uses seed ``legacy_seed(seed, "naive_bayes.target", i)``.
+    ``tables`` maps each target to its (train, test or ``None``) tables; target ``i`` (in order) uses seed
+    ``legacy_seed(seed, "naive_bayes.target", i)``.
     """
     out = {}
     for i, (sa, (tr, te)) in enumerate(tables.items()):
@@ -643,10 +635,9 @@ def report_epsilon(epsilons: Sequence[float]) -> float:
 def recode_like(table: EncodedTable, like: EncodedTable) -> EncodedTable:
     """``table``'s tuples coded in ``like``'s domains (by label), those with a value ``like`` lacks dropped.
 
-    Both tables must have the same quasi-identifiers (names, in order) and
-    sensitive attribute. A value of ``table`` outside ``like``'s domain of its
-    column (a category no target has) cannot be counted in ``like``'s
-    coding; its tuple is left out.
+    Both tables must have the same quasi-identifiers (names, in order) and sensitive attribute. A value of ``table``
+    outside ``like``'s domain of its column (a category no target has) cannot be counted in ``like``'s coding; its
+    tuple is left out.
 
     >>> import pandas as pd
     >>> from anonlab.mechanisms.dp import encode_table
@@ -676,14 +667,12 @@ def nonmember_naive_bayes(targets: EncodedTable, non_members: EncodedTable, *,
                           name: str | None = None) -> AttackResult:
     """The non-member baseline of a naive-Bayes attack: the same classifier fitted on other people ([FW24] §4).
 
-    Naive Bayes from the exact counts of ``non_members`` (people who are
-    not targets, e.g. Adult's withheld test file), over the same known
-    attributes, predicts every tuple of ``targets``: what an analysis of
-    data *without* the targets infers about them. Scored against an attack
-    on ``targets`` (:func:`anonlab.measures.score`), PI is what the release
-    of the targets' own data adds. ``non_members`` is recoded into the
-    targets' domains (:func:`recode_like`). Targets, truth and predictions
-    are as in :func:`naive_bayes_result` (row numbers, SA codes).
+    Naive Bayes from the exact counts of ``non_members`` (people who are not targets, e.g. Adult's withheld test
+    file), over the same known attributes, predicts every tuple of ``targets``: what an analysis of data *without* the
+    targets infers about them. Scored against an attack on ``targets`` (:func:`anonlab.measures.score`), PI is what
+    the release of the targets' own data adds. ``non_members`` is recoded into the targets' domains
+    (:func:`recode_like`). Targets, truth and predictions are as in :func:`naive_bayes_result` (row numbers, SA
+    codes).
     """
     others = recode_like(non_members, targets)
     if others.n == 0:
@@ -707,13 +696,11 @@ def naive_attack_records(tables: Mapping[str, tuple[EncodedTable, EncodedTable |
                          seed: int) -> dict[str, tuple[AttackResult, AttackResult]]:
     """The naive attack as :class:`~anonlab.measures.AttackResult`\\ s with their baselines on the same tuples.
 
-    Per target: the first noise draw at :func:`report_epsilon`, on the
-    training tuples, all of them and those with belief above ``threshold``
-    (``at_threshold(strictly_above(threshold))``). The models are those of
-    Fig. 1 (:func:`naive_attack_runs`' seeds), so the accuracy is draw 0 of that
-    experiment. The baseline is :func:`baseline_on`: naive Bayes fitted on the
-    withheld test tuples (non-members) where the table has them, else the
-    majority guess.
+    Per target: the first noise draw at :func:`report_epsilon`, on the training tuples, all of them and those with
+    belief above ``threshold`` (``at_threshold(strictly_above(threshold))``). The models are those of Fig. 1
+    (:func:`naive_attack_runs`' seeds), so the accuracy is draw 0 of that experiment. The baseline is
+    :func:`baseline_on`: naive Bayes fitted on the withheld test tuples (non-members) where the table has them, else
+    the majority guess.
     """
     eps = report_epsilon(epsilons)
     eps_list = list(epsilons) + [math.inf]
@@ -763,9 +750,8 @@ def accuracy_vs_attributes(
 ) -> pd.DataFrame:
     """Naive-attack accuracy as quasi-identifiers are added one by one (Cormode 2011, §2.5).
 
-    With the first :math:`m` attributes of ``attribute_order`` as QIs the
-    sensitivity is :math:`s_q = m`, so each added attribute brings more
-    evidence *and* more noise per count (:math:`\\alpha = e^{-\\epsilon/m}`).
+    With the first :math:`m` attributes of ``attribute_order`` as QIs the sensitivity is :math:`s_q = m`, so each
+    added attribute brings more evidence *and* more noise per count (:math:`\\alpha = e^{-\\epsilon/m}`).
 
     Returns
     -------
@@ -811,9 +797,8 @@ def timed_naive_attack(
 ) -> tuple[float, float]:
     """Wall-clock seconds of the whole naive attack, as timed in Cormode (2011) §2.3.
 
-    Times: loading the data (``load()``), preparing it (``prepare``, e.g.
-    bucketing hours), computing the counts, adding the noise, building the
-    classifier and classifying every tuple.
+    Times: loading the data (``load()``), preparing it (``prepare``, e.g. bucketing hours), computing the counts,
+    adding the noise, building the classifier and classifying every tuple.
 
     Returns
     -------

@@ -1,17 +1,17 @@
 """Attacks on a published table (a synthetic copy or a generalized extract), each an :class:`AttackResult`.
 
-Every function returns what the attack did target by target; :func:`anonlab.measures.score` scores it against
-a baseline on the same targets ([FW24] §4.3). The targets are members (people whose rows the release was made
-from); the baseline is a model fitted on non-members (:func:`nonmember_model`, [FW24] §4).
+Every function returns what the attack did target by target; :func:`anonlab.measures.score` scores it against a
+baseline on the same targets ([FW24] §4.3). The targets are members (people whose rows the release was made from); the
+baseline is a model fitted on non-members (:func:`nonmember_model`, [FW24] §4).
 
-* :func:`nearest_row_attack`: Anonymeter's inference attack (Giomi et al., PoPETs 2023(2), §3.3): the release
-  row nearest to the target on the known columns (Gower-like distance) gives the guess;
+* :func:`nearest_row_attack`: Anonymeter's inference attack (Giomi et al., PoPETs 2023(2), §3.3): the release row
+  nearest to the target on the known columns (Gower-like distance) gives the guess;
 * :func:`release_model_attack`: a model trained on the release ([FW24] §4.7's "prior framework", chapter 5);
-* :func:`singling_out_attack`: predicates read off release rows that isolate exactly one member (Anonymeter
-  §3.1), with :func:`singling_out_baseline`, the same predicates on as many non-members;
+* :func:`singling_out_attack`: predicates read off release rows that isolate exactly one member (Anonymeter §3.1),
+  with :func:`singling_out_baseline`, the same predicates on as many non-members;
 * :func:`homogeneity_release_attack`: the homogeneity attack on a generalized extract (chapter 1);
-* :func:`closest_record_membership`: membership by the distance to the closest release record, at
-  member:non-member skews ([FW24] §5, chapter 7).
+* :func:`closest_record_membership`: membership by the distance to the closest release record, at member:non-member
+  skews ([FW24] §5, chapter 7).
 
 [FW24] P. Francis and D. Wagner, arXiv:2403.06595 (2024).
 """
@@ -166,11 +166,11 @@ def nearest_row_attack(release: pd.DataFrame, targets: pd.DataFrame, secret: str
                        mapper: Mapper | None = None) -> AttackResult:
     """Guess each target's ``secret`` as that of the release row nearest on ``known`` (:func:`gower_nearest`).
 
-    Anonymeter's inference attack (Giomi et al. 2023, §3.3): a guess for every target (coverage 1);
-    ``confidence`` is 1 − distance. A continuous secret is right within the baseline's tolerance.
-    Ties: where several release rows lie at the smallest distance, the guess is the secret of the first of
-    them in the release's order (``argmin``); Anonymeter may break such a tie otherwise, so the two attacks
-    can guess differently on a tied target. ``mapper``: the target loop on an executor (:func:`gower_nearest`).
+    Anonymeter's inference attack (Giomi et al. 2023, §3.3): a guess for every target (coverage 1); ``confidence`` is
+    1 − distance. A continuous secret is right within the baseline's tolerance. Ties: where several release rows lie
+    at the smallest distance, the guess is the secret of the first of them in the release's order (``argmin``);
+    Anonymeter may break such a tie otherwise, so the two attacks can guess differently on a tied target. ``mapper``:
+    the target loop on an executor (:func:`gower_nearest`).
 
     >>> r = pd.DataFrame({"a": ["x", "y"], "s": ["p", "q"]})
     >>> nearest_row_attack(r, r, "s", ["a"], kinds={}).prediction.tolist()
@@ -222,10 +222,10 @@ def singling_out_attack(release: pd.DataFrame, members: pd.DataFrame, columns: S
                         rng: np.random.Generator) -> tuple[AttackResult, np.ndarray]:
     """Predicates "every column of ``columns`` equals this release row's value" that single out one member.
 
-    Anonymeter's singling out (Giomi et al. 2023, §3.1; Cohen and Nissim, PNAS 117(15), 2020): the predicates
-    are read off release rows unique in the release on ``columns`` (at most ``n_predicates``, drawn with
-    ``rng``); a predicate is right when exactly one member satisfies it. Targets are the release rows'
-    positions. Returns the result and the predicates' row keys (:func:`row_keys`), for the baseline.
+    Anonymeter's singling out (Giomi et al. 2023, §3.1; Cohen and Nissim, PNAS 117(15), 2020): the predicates are read
+    off release rows unique in the release on ``columns`` (at most ``n_predicates``, drawn with ``rng``); a predicate
+    is right when exactly one member satisfies it. Targets are the release rows' positions. Returns the result and the
+    predicates' row keys (:func:`row_keys`), for the baseline.
     """
     keys = row_keys(release, columns, kinds)
     unique = np.flatnonzero(pd.Series(keys).map(pd.Series(keys).value_counts()).to_numpy() == 1)
@@ -259,8 +259,8 @@ def homogeneity_release_attack(release: pd.DataFrame, targets: pd.DataFrame, sec
     """The homogeneity attack (chapter 1) on a generalized extract, for members whose row labels it keeps.
 
     The attacker recodes a target's known values as the extract was recoded (its published row,
-    ``release.loc[target]``) and discloses the secret when the matching class holds one value (Machanavajjhala
-    et al., TKDD 1(1), 2007). Targets the extract suppressed get no prediction.
+    ``release.loc[target]``) and discloses the secret when the matching class holds one value (Machanavajjhala et al.,
+    TKDD 1(1), 2007). Targets the extract suppressed get no prediction.
     """
     present = targets.index.isin(release.index)
     view = release.loc[targets.index[present], list(known)].copy()

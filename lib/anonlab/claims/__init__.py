@@ -1,7 +1,7 @@
 """Claims: the ledger of what the papers report, the verdict rules, the record of what the book measured.
 
-Three modules, one job each (the pages, pins and the yardstick of the book's
-recorded runs are the book machine's: :mod:`anonbook.verdicts`):
+Three modules, one job each (the pages, pins and the yardstick of the book's recorded runs are the book machine's:
+:mod:`anonbook.verdicts`):
 
 :mod:`~anonlab.claims.ledger`
     ``data/claims.yaml`` read and validated (:func:`claim`, :func:`reported`);

@@ -1,24 +1,19 @@
 """Synthetic census blocks: people with block, sex, age, race and Hispanic origin.
 
-No package ships the 2010 US block tables or microdata, so chapter 4 builds a
-population whose properties are stated parameters, and its numbers describe
-that population, not the United States:
+No package ships the 2010 US block tables or microdata, so chapter 4 builds a population whose properties are stated
+parameters, and its numbers describe that population, not the United States:
 
-* ``n_blocks`` blocks whose sizes are ``1 + NegBin(mean - 1, shape)`` capped
-  at ``max_block_size``: a small ``shape`` gives many very small blocks and a
-  long tail (2010: 308.7 M people in about 6.2 M populated blocks, a mean of
-  about 50 per block);
-* sex and single-year age drawn from the 2010 national distribution (Census
-  Brief C2010BR-03, Howden & Meyer 2011: 49.2 % male; five-year age groups),
-  independently of race and block (a simplification);
-* race (7 categories: the six "alone" races and "two or more") × Hispanic
-  origin (2) = 14 groups; the national mix is that of 2010 (Census Brief
-  C2010BR-02, Humes, Jones & Ramirez 2011, Table 1/2);
-* homogeneity: block *b*'s mix is ``p_b ~ Dirichlet(alpha · national mix)``
-  and its people are drawn from ``p_b``. A small ``alpha`` concentrates each
-  block on few groups (segregated blocks); a large one makes every block
-  look like the nation. :func:`calibrate_alpha` finds the ``alpha`` at which
-  a stated share of people belong to their block's majority group.
+* ``n_blocks`` blocks whose sizes are ``1 + NegBin(mean - 1, shape)`` capped at ``max_block_size``: a small ``shape``
+  gives many very small blocks and a long tail (2010: 308.7 M people in about 6.2 M populated blocks, a mean of about
+  50 per block);
+* sex and single-year age drawn from the 2010 national distribution (Census Brief C2010BR-03, Howden & Meyer 2011:
+  49.2 % male; five-year age groups), independently of race and block (a simplification);
+* race (7 categories: the six "alone" races and "two or more") × Hispanic origin (2) = 14 groups; the national mix is
+  that of 2010 (Census Brief C2010BR-02, Humes, Jones & Ramirez 2011, Table 1/2);
+* homogeneity: block *b*'s mix is ``p_b ~ Dirichlet(alpha · national mix)`` and its people are drawn from ``p_b``. A
+  small ``alpha`` concentrates each block on few groups (segregated blocks); a large one makes every block look like
+  the nation. :func:`calibrate_alpha` finds the ``alpha`` at which a stated share of people belong to their block's
+  majority group.
 
 Examples
 --------
@@ -159,9 +154,8 @@ def block_sizes(n_blocks: int, mean_block_size: float = 50.0, shape: float = 0.6
                 max_block_size: int = 1000, seed: int | np.random.Generator | None = 0) -> np.ndarray:
     """Block sizes ``1 + NegBin(mean - 1, shape)``, redrawn above ``max_block_size``.
 
-    The negative binomial with mean ``m - 1`` and shape ``k`` has variance
-    ``(m - 1) + (m - 1)^2 / k``: a small ``k`` gives many blocks of a few
-    people and a long tail, as in the 2010 census.
+    The negative binomial with mean ``m - 1`` and shape ``k`` has variance ``(m - 1) + (m - 1)^2 / k``: a small ``k``
+    gives many blocks of a few people and a long tail, as in the 2010 census.
 
     >>> s = block_sizes(10_000, 50, 0.6, seed=0)
     >>> int(s.min()) >= 1, round(float(s.mean()))
@@ -251,8 +245,7 @@ def generate_blocks(n_blocks: int, *, mean_block_size: float = 50.0, size_shape:
 def majority_share(group_counts: np.ndarray) -> float:
     """Share of people who belong to their block's largest race × Hispanic group.
 
-    With ties, each tied group counts once (the share a majority guess gets right
-    when it picks one of them).
+    With ties, each tied group counts once (the share a majority guess gets right when it picks one of them).
 
     >>> majority_share(np.array([[3, 1], [2, 2]]))
     0.625
@@ -266,9 +259,8 @@ def calibrate_alpha(target_share: float, *, n_blocks: int = 2000, mean_block_siz
                     low: float = 1e-3, high: float = 100.0, iterations: int = 30) -> float:
     """The homogeneity ``alpha`` at which :func:`majority_share` equals ``target_share``.
 
-    Bisection on ``log(alpha)`` over pilot populations drawn with a fixed seed
-    (the share falls as ``alpha`` grows). This calibrates an *input* of the
-    population (how segregated blocks are), not any attack's outcome.
+    Bisection on ``log(alpha)`` over pilot populations drawn with a fixed seed (the share falls as ``alpha`` grows).
+    This calibrates an *input* of the population (how segregated blocks are), not any attack's outcome.
 
     >>> a = calibrate_alpha(0.75, n_blocks=300, iterations=12)
     >>> 0.01 < a < 10

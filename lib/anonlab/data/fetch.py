@@ -297,8 +297,8 @@ def pip_download_command(package: str, version: str, archive: str, dest: str | P
                          platform: str | None = None, python_version: str | None = None) -> list[str]:
     """The pip command that downloads ``package==version`` (one archive, no dependencies) into *dest*.
 
-    ``platform`` and ``python_version`` (a wheel built for one platform) make
-    pip take that platform's wheel whatever machine it runs on.
+    ``platform`` and ``python_version`` (a wheel built for one platform) make pip take that platform's wheel whatever
+    machine it runs on.
 
     >>> pip_download_command("orange3", "3.20.1", "wheel", "/tmp/d", platform="win_amd64",
     ...                      python_version="3.7")[3:]  # doctest: +NORMALIZE_WHITESPACE
@@ -354,9 +354,8 @@ def _sha256_file(path: Path) -> str:
 def _stamp_fields(st: os.stat_result) -> list[str]:
     """What proves a file unchanged since it was hashed: size, mtime, inode and ctime.
 
-    Size and mtime alone do not: a changed byte with the mtime restored
-    (``os.utime``) passes them. The ctime cannot be set back by a user (any
-    write or ``utime`` moves it), and a replaced file has another inode.
+    Size and mtime alone do not: a changed byte with the mtime restored (``os.utime``) passes them. The ctime cannot
+    be set back by a user (any write or ``utime`` moves it), and a replaced file has another inode.
     """
     return [str(st.st_size), str(st.st_mtime_ns), str(st.st_ino), str(st.st_ctime_ns)]
 
@@ -475,8 +474,8 @@ class _ArchiveError(Exception):
 def _copy_verified(src: IO[bytes], entry: DataEntry, errors: dict[str, str]) -> None:
     """Stream *src* into the cache for *entry*, verify its sha, and os.replace it into place.
 
-    A checksum mismatch is recorded in *errors* and leaves nothing behind. Read
-    errors propagate (after the partial file is removed).
+    A checksum mismatch is recorded in *errors* and leaves nothing behind. Read errors propagate (after the partial
+    file is removed).
     """
     final = cached_path(entry)
     final.parent.mkdir(parents=True, exist_ok=True)

@@ -1,24 +1,21 @@
 """One scoring protocol for every attack that guesses something about people.
 
-An attack is *run*, then *scored* (the shape of Anonymeter's evaluators, with
-this book's distinction between precision, coverage and base rate kept):
+An attack is *run*, then *scored* (the shape of Anonymeter's evaluators, with this book's distinction between
+precision, coverage and base rate kept):
 
-1. the attack returns an :class:`AttackResult`: which targets it attacked,
-   for which it made a prediction, what it predicted, the truth, and the
-   resources it used (queries, auxiliary records, seconds);
-2. :func:`score` turns a result into a :class:`Score`: precision over the
-   predictions made ([FW24] Eq 2), coverage (the fraction of targets with a
-   prediction, §4.3), the prediction rate of Eq 4, recall where a positive
-   value is defined (Eq 3), each with a Wilson interval; given a
-   *baseline's* result on the same targets, the baseline's precision on the
-   targets the attack predicted for (§4.3, steps 1-4) and the precision
-   improvement PI = (P_attack − P_base) / (1 − P_base) (Eq 6).
+1. the attack returns an :class:`AttackResult`: which targets it attacked, for which it made a prediction, what it
+   predicted, the truth, and the resources it used (queries, auxiliary records, seconds);
+2. :func:`score` turns a result into a :class:`Score`: precision over the predictions made ([FW24] Eq 2), coverage
+   (the fraction of targets with a prediction, §4.3), the prediction rate of Eq 4, recall where a positive value is
+   defined (Eq 3), each with a Wilson interval; given a *baseline's* result on the same targets, the baseline's
+   precision on the targets the attack predicted for (§4.3, steps 1-4) and the precision improvement PI = (P_attack −
+   P_base) / (1 − P_base) (Eq 6).
 
 :func:`yardstick` scores several results at once into one table, so that
 attacks from different chapters can be compared on one scale.
 
-[FW24] P. Francis and D. Wagner, "Towards more accurate and useful data
-anonymity vulnerability measures", arXiv:2403.06595 (2024).
+[FW24] P. Francis and D. Wagner, "Towards more accurate and useful data anonymity vulnerability measures",
+arXiv:2403.06595 (2024).
 
 Examples
 --------
@@ -95,12 +92,10 @@ def _array(name: str, value: Any, n: int | None = None, dtype: Any = None) -> np
 def _all_distinct(values: np.ndarray) -> bool:
     """Are the values all different? The answer of ``len(set(values.tolist())) == values.size``.
 
-    Row indices (non-negative integers not far above their count, what
-    attacks use as targets) are counted with ``np.bincount``, other integers
-    sorted and compared with their neighbours, both in C (the set of Python
-    ints costs ~1 ms per 30,000 targets, and every scored attack pays it);
-    other kinds go through Python's set (NaN, strings, objects keep Python's
-    equality).
+    Row indices (non-negative integers not far above their count, what attacks use as targets) are counted with
+    ``np.bincount``, other integers sorted and compared with their neighbours, both in C (the set of Python ints costs
+    ~1 ms per 30,000 targets, and every scored attack pays it); other kinds go through Python's set (NaN, strings,
+    objects keep Python's equality).
 
     >>> _all_distinct(np.array([3, 1, 2])), _all_distinct(np.array([3, 1, 3])), _all_distinct(np.array([], int))
     (True, False, True)
@@ -273,13 +268,11 @@ class AttackResult:
 class Score:
     """An attack's score, with intervals, and its baseline on the same targets.
 
-    The fields of :class:`~anonlab.measures.rates.AttackScore` (``precision``,
-    ``coverage``, ``prediction_rate``, ``recall`` and their Wilson intervals),
-    plus, when a baseline was given: ``baseline_precision`` over the targets
-    the attack predicted for (with its interval) and ``precision_improvement``
-    ([FW24] Eq 6), whose interval takes the ends of the attack's precision
-    interval against the baseline's point value; ``baseline_kind`` is the
-    baseline's :attr:`AttackResult.baseline_kind`.
+    The fields of :class:`~anonlab.measures.rates.AttackScore` (``precision``, ``coverage``, ``prediction_rate``,
+    ``recall`` and their Wilson intervals), plus, when a baseline was given: ``baseline_precision`` over the targets
+    the attack predicted for (with its interval) and ``precision_improvement`` ([FW24] Eq 6), whose interval takes the
+    ends of the attack's precision interval against the baseline's point value; ``baseline_kind`` is the baseline's
+    :attr:`AttackResult.baseline_kind`.
     """
 
     attack: str
@@ -367,8 +360,8 @@ def yardstick(results: Mapping[str, AttackResult] | Sequence[AttackResult],
               *, confidence: float = 0.95) -> pd.DataFrame:
     """Score several results into one table (one row per attack).
 
-    ``baselines`` is one baseline for all, or a mapping from the results'
-    keys to their baselines (attacks on different data need different ones).
+    ``baselines`` is one baseline for all, or a mapping from the results' keys to their baselines (attacks on
+    different data need different ones).
     """
     items = list(results.items()) if isinstance(results, Mapping) else [(r.attack, r) for r in results]
     rows = []
@@ -382,9 +375,8 @@ def majority_baseline(truth: npt.ArrayLike, *, reference: npt.ArrayLike | None =
                       targets: npt.ArrayLike | None = None, name: str = "majority guess") -> AttackResult:
     """Guess, for every target, the most common value of ``reference`` (default: of ``truth``).
 
-    The weakest sensible baseline: what an attacker predicts knowing only the
-    distribution of the secret. Ties are broken by the first value in sorted
-    order, so the guess is deterministic.
+    The weakest sensible baseline: what an attacker predicts knowing only the distribution of the secret. Ties are
+    broken by the first value in sorted order, so the guess is deterministic.
 
     >>> r = majority_baseline(["x", "y", "y"])
     >>> r.prediction.tolist(), score(r).precision

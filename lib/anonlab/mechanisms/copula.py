@@ -1,12 +1,12 @@
 """Synthetic data from a Gaussian copula with the columns' own distributions (the ``copulas`` package).
 
-Each column is mapped to (0, 1) by its empirical distribution, ties broken at random (a categorical column's
-values ordered by frequency, so each category holds an interval as wide as its share: SDV's frequency
-encoding); ``copulas.multivariate.GaussianMultivariate`` with uniform marginals fits the correlation of the
-normal scores and samples new points; each coordinate goes back through the column's empirical quantile. Every
-marginal is kept exactly (values are drawn as observed); relations between columns are kept only as far as a
-Gaussian dependence describes them. Sklar (1959); Patki, Wedge and Veeramachaneni, "The Synthetic Data Vault",
-IEEE DSAA 2016 (the Gaussian copula model). Needs no PyTorch.
+Each column is mapped to (0, 1) by its empirical distribution, ties broken at random (a categorical column's values
+ordered by frequency, so each category holds an interval as wide as its share: SDV's frequency encoding);
+``copulas.multivariate.GaussianMultivariate`` with uniform marginals fits the correlation of the normal scores and
+samples new points; each coordinate goes back through the column's empirical quantile. Every marginal is kept exactly
+(values are drawn as observed); relations between columns are kept only as far as a Gaussian dependence describes
+them. Sklar (1959); Patki, Wedge and Veeramachaneni, "The Synthetic Data Vault", IEEE DSAA 2016 (the Gaussian copula
+model). Needs no PyTorch.
 
 Examples
 --------

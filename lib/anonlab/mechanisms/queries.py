@@ -1,17 +1,14 @@
 r"""Small exact queries over independent records: counts, linear queries, means, a thresholded count.
 
-Desfontaines (2020), §3.1.3, Proposition 26: when records are independent
-and the attacker knows a fixed set of records, counting queries, linear
-queries :math:`\sum_i w_i D_i` and the arithmetic, geometric, harmonic and
-quadratic means are *Θ-reducible* (Definition 59): changing the known
-records' values maps the outputs by a bijection, so the privacy loss random
-variable has the same distribution whatever the attacker knows. Example 7's
-thresholded count is not (Remark 2).
+Desfontaines (2020), §3.1.3, Proposition 26: when records are independent and the attacker knows a fixed set of
+records, counting queries, linear queries :math:`\sum_i w_i D_i` and the arithmetic, geometric, harmonic and quadratic
+means are *Θ-reducible* (Definition 59): changing the known records' values maps the outputs by a bijection, so the
+privacy loss random variable has the same distribution whatever the attacker knows. Example 7's thresholded count is
+not (Remark 2).
 
-This module checks that numerically by brute force: the ``n`` records take
-values in a small domain, record 0 is the target, records ``1..k`` are known
-and the other ``m = n - 1 - k`` are enumerated exhaustively
-(``len(domain) ** m`` configurations), so every output probability is exact.
+This module checks that numerically by brute force: the ``n`` records take values in a small domain, record 0 is the
+target, records ``1..k`` are known and the other ``m = n - 1 - k`` are enumerated exhaustively (``len(domain) ** m``
+configurations), so every output probability is exact.
 
 Examples
 --------
@@ -51,9 +48,8 @@ def query_function(name: str, weights: np.ndarray | None = None, threshold: floa
                    positive: float = 1) -> Callable[[np.ndarray], np.ndarray]:
     """The query as a function of an (configurations × records) array, one output per row.
 
-    ``count`` and ``thresholded_count`` count records equal to ``positive``
-    (⊥ is :data:`BOTTOM_VALUE` when the count is not above ``threshold``);
-    ``linear`` is ``x @ weights``; the means need positive values.
+    ``count`` and ``thresholded_count`` count records equal to ``positive`` (⊥ is :data:`BOTTOM_VALUE` when the count
+    is not above ``threshold``); ``linear`` is ``x @ weights``; the means need positive values.
     """
     if name == "count":
         return lambda x: (x == positive).sum(axis=1).astype(float)
@@ -84,9 +80,8 @@ def output_distribution(query: str | Callable[[np.ndarray], np.ndarray], n: int,
                         decimals: int = 9) -> tuple[np.ndarray, np.ndarray]:
     """Exact output distribution of a query given the target's and the known records' values.
 
-    The unknown records are iid from ``domain`` with ``probs``; every
-    configuration is enumerated and outputs equal to ``decimals`` decimals
-    are merged.
+    The unknown records are iid from ``domain`` with ``probs``; every configuration is enumerated and outputs equal to
+    ``decimals`` decimals are merged.
 
     Returns
     -------

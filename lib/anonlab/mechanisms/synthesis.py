@@ -1,13 +1,10 @@
 """Synthetic data by sequential CART, the default method of synthpop.
 
-The "prior framework" of Francis & Wagner ([FW24] §4.7, Fig 7) takes its
-inference baseline from an anonymized (there: synthetic) copy of the
-members instead of the members themselves. The paper used SDV's CTGAN,
-which needs PyTorch; this module implements the classification-and-
-regression-tree synthesizer of synthpop (Nowok, Raab and Dibben, "synthpop:
-Bespoke creation of synthetic data in R", J. Stat. Softw. 74(11), 2016;
-Reiter, "Using CART to generate partially synthetic public use
-microdata", J. Off. Stat. 21(3), 2005), the usual CPU-cheap alternative:
+The "prior framework" of Francis & Wagner ([FW24] §4.7, Fig 7) takes its inference baseline from an anonymized (there:
+synthetic) copy of the members instead of the members themselves. The paper used SDV's CTGAN, which needs PyTorch;
+this module implements the classification-and- regression-tree synthesizer of synthpop (Nowok, Raab and Dibben,
+"synthpop: Bespoke creation of synthetic data in R", J. Stat. Softw. 74(11), 2016; Reiter, "Using CART to generate
+partially synthetic public use microdata", J. Off. Stat. 21(3), 2005), the usual CPU-cheap alternative:
 
 1. visit the columns in order; the first is drawn from its observed
    values (a bootstrap of the marginal);
@@ -18,13 +15,11 @@ microdata", J. Off. Stat. 21(3), 2005), the usual CPU-cheap alternative:
 3. for each synthetic row, find the leaf its already-synthesized values
    fall in and draw :math:`x_j` from the *original* values of that leaf.
 
-Why not a package: ``py-synthpop`` 0.1.2 (PyPI) calls ``Series.iteritems``,
-removed in pandas 2, and draws from NumPy's global random state;
-``DataSynthesizer`` 0.1.13 (a Bayesian-network synthesizer) took 94 s to
-describe a 7,088-row Adult sample here and its generator fails under
-NumPy 2 (it ``eval``s ``np.int64(..)`` reprs). Categorical predictors are
-ordinal-coded for the trees (rpart, which synthpop uses, splits factors
-natively); numeric values are drawn as observed, so no smoothing.
+Why not a package: ``py-synthpop`` 0.1.2 (PyPI) calls ``Series.iteritems``, removed in pandas 2, and draws from
+NumPy's global random state; ``DataSynthesizer`` 0.1.13 (a Bayesian-network synthesizer) took 94 s to describe a
+7,088-row Adult sample here and its generator fails under NumPy 2 (it ``eval``s ``np.int64(..)`` reprs). Categorical
+predictors are ordinal-coded for the trees (rpart, which synthpop uses, splits factors natively); numeric values are
+drawn as observed, so no smoothing.
 
 Examples
 --------
@@ -126,9 +121,8 @@ def marginal_synthesize(data: pd.DataFrame, n: int | None = None, *, seed: int |
                         **_: object) -> pd.DataFrame:
     """A synthetic copy that keeps each column's distribution and nothing else.
 
-    Every column is an independent bootstrap of the original column: the
-    marginals are right, every relation between columns is gone. The
-    crudest synthesizer, useful as the other extreme to CART.
+    Every column is an independent bootstrap of the original column: the marginals are right, every relation between
+    columns is gone. The crudest synthesizer, useful as the other extreme to CART.
 
     >>> syn = marginal_synthesize(pd.DataFrame({"a": [1, 2, 3], "b": ["x", "y", "z"]}), 1000, seed=0)
     >>> sorted(syn["a"].unique().tolist()), syn.shape

@@ -6,8 +6,8 @@ signal is in the noise: exploiting Diffix's sticky noise*, USENIX Security
 :class:`anonlab.mechanisms.diffix.DiffixProxy`, so its queries are counted
 and logged by the proxy.
 
-The package has three modules, re-exported here (``from anonlab.attacks
-import diffix as atk``; ``atk.cloning_attack``):
+The package has three modules, re-exported here (``from anonlab.attacks import diffix as atk``;
+``atk.cloning_attack``):
 
 :mod:`.theory`
     The likelihood-ratio test of the differential attack and its accuracy
@@ -23,11 +23,11 @@ import diffix as atk``; ``atk.cloning_attack``):
     tests ValueUnique and NoBucketSuppression, FullCloningAttack (with the
     double test of §5) and the greedy variant of App. B.
 
-The experiments over many users, their worker pools and the chapters'
-result cache are the book machine's (:mod:`anonbook.diffix_harness`).
+The experiments over many users, their worker pools and the chapters' result cache are the book machine's
+(:mod:`anonbook.diffix_harness`).
 
-Attacks are written as coroutines (:mod:`._common`: ``drive``, ``drive_many``)
-so that many victims' queries go to the proxy in one batch.
+Attacks are written as coroutines (:mod:`._common`: ``drive``, ``drive_many``) so that many victims' queries go to the
+proxy in one batch.
 """
 
 from __future__ import annotations
