@@ -1,13 +1,12 @@
 """Audit a table release: every attack of the book that applies to it, against the non-member baseline.
 
-:func:`audit` takes the *members* (the records the release was made from), the *release* (a synthetic copy,
-or a generalized / suppressed extract with the same columns) and *non-members* (people of the same population
-the release never saw). It draws targets among the members, runs each attack of
-:mod:`anonlab.attacks.release` that applies, fits the non-member baseline on the same targets ([FW24] §4) and
-scores every attack with :func:`anonlab.measures.score`: precision with its Wilson interval, coverage,
-the baseline's precision on the targets the attack predicted for, and PI = (P − P_base) / (1 − P_base) (Eq 6).
-Bad input fails in :func:`check_inputs`, before any attack runs, with an :class:`AuditInputError` naming the
-file and the column.
+:func:`audit` takes the *members* (the records the release was made from), the *release* (a synthetic copy, or a
+generalized / suppressed extract with the same columns) and *non-members* (people of the same population the release
+never saw). It draws targets among the members, runs each attack of :mod:`anonlab.attacks.release` that applies, fits
+the non-member baseline on the same targets ([FW24] §4) and scores every attack with :func:`anonlab.measures.score`:
+precision with its Wilson interval, coverage, the baseline's precision on the targets the attack predicted for, and PI
+= (P − P_base) / (1 − P_base) (Eq 6). Bad input fails in :func:`check_inputs`, before any attack runs, with an
+:class:`AuditInputError` naming the file and the column.
 
 [FW24] P. Francis and D. Wagner, arXiv:2403.06595 (2024).
 
@@ -213,10 +212,10 @@ def estimate_memory(members: pd.DataFrame, release: pd.DataFrame, non_members: p
 
     .. math:: 4S + 8w\,(n_r + 2\max(n_r, n_n) + 2t) + 32\max(b, n_r)
 
-    the tables and their aligned copies (:math:`4S`); the release's indicator matrix, the design matrix of the
-    model trained on the release or on the non-members and sklearn's copy of it, and the targets' and
-    non-member targets' indicators (:math:`t` = ``n_targets``, 8 bytes each); and four float64 blocks of the
-    distance computation (:math:`b` = 4,000,000 entries, or one row of the release if it is longer,
+    the tables and their aligned copies (:math:`4S`); the release's indicator matrix, the design matrix of the model
+    trained on the release or on the non-members and sklearn's copy of it, and the targets' and non-member targets'
+    indicators (:math:`t` = ``n_targets``, 8 bytes each); and four float64 blocks of the distance computation
+    (:math:`b` = 4,000,000 entries, or one row of the release if it is longer,
     :func:`anonlab.attacks.release.gower_nearest`).
 
     >>> t = pd.DataFrame({"job": ["a", "b"] * 500, "age": range(1000)})

@@ -46,8 +46,8 @@ def project_root() -> Path:
 def other_checkout(cwd: Path | None = None) -> Path | None:
     """The project checkout the working directory is in, when it is not :func:`project_root` (else ``None``).
 
-    A checkout is a folder with ``data/manifest.yaml`` and ``lib/anonlab``; runs read and write
-    :func:`project_root` only, so a second clone needs ``ANONLAB_ROOT`` (and its own ``lib`` first on the path).
+    A checkout is a folder with ``data/manifest.yaml`` and ``lib/anonlab``; runs read and write :func:`project_root`
+    only, so a second clone needs ``ANONLAB_ROOT`` (and its own ``lib`` first on the path).
     """
     here = (cwd or Path.cwd()).resolve()
     for folder in (here, *here.parents):

@@ -7,9 +7,8 @@ Streams with different names never share draws, and a draw does not depend on wh
 The keys in :data:`STREAMS` are the ones the published runs were drawn with (so their numbers stay the same); a name
 not listed takes a key derived from the name itself (:func:`name_key`), so a new stream needs no number.
 
-A few streams are not ``SeedSequence`` keys but integer seeds handed on to a
-function that takes ``seed``: :func:`legacy_seed` gives them by name, from
-:data:`LEGACY_OFFSETS`, the offsets the published runs were drawn with.
+A few streams are not ``SeedSequence`` keys but integer seeds handed on to a function that takes ``seed``:
+:func:`legacy_seed` gives them by name, from :data:`LEGACY_OFFSETS`, the offsets the published runs were drawn with.
 """
 
 from __future__ import annotations

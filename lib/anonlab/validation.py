@@ -431,9 +431,8 @@ CrossCheck = Callable[[Mapping[str, Any]], None]
 class ParameterSpec:
     """A chapter's declared parameters, in the order of its ``parameters`` cell.
 
-    ``checks`` are functions of all the values that raise
-    :class:`ParameterError` for combinations no single parameter can refuse
-    (e.g. the sensitive attribute must not be a quasi-identifier).
+    ``checks`` are functions of all the values that raise :class:`ParameterError` for combinations no single parameter
+    can refuse (e.g. the sensitive attribute must not be a quasi-identifier).
     """
 
     params: Sequence[Param]

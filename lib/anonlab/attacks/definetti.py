@@ -7,15 +7,12 @@ The attacker sees an Anatomy release (:mod:`anonlab.mechanisms.anatomy`): every 
 its group id, and the multiset of sensitive (SA) values of each group, but not which SA value belongs to which QI row.
 The attack learns a Naive-Bayes (NB) model of the population from the release itself:
 
-1. guess a random permutation in every group (an assignment of the group's
-   SA values to its QI rows);
-2. the current assignment gives counts :math:`c_i(v, s)` of (QI value, SA
-   value) pairs and so an NB model, with the same Laplacian correction as
-   the naive attack (:func:`anonlab.attacks.naive_bayes.naive_bayes_from_counts`):
+1. guess a random permutation in every group (an assignment of the group's SA values to its QI rows);
+2. the current assignment gives counts :math:`c_i(v, s)` of (QI value, SA value) pairs and so an NB model, with the
+   same Laplacian correction as the naive attack (:func:`anonlab.attacks.naive_bayes.naive_bayes_from_counts`):
    :math:`\\Pr[t_i = v \\mid s] = (c_i(v, s) + 1) / (n_s + |T_i|)`;
-3. Markov-chain move in every group: propose to swap the SA values of two
-   random tuples :math:`a, b` of the group and accept with the Metropolis
-   probability :math:`\\min(1, e^{\\Delta})`, where
+3. Markov-chain move in every group: propose to swap the SA values of two random tuples :math:`a, b` of the group and
+   accept with the Metropolis probability :math:`\\min(1, e^{\\Delta})`, where
 
    .. math::
 
@@ -1021,12 +1018,10 @@ def definetti_attack_records(table: EncodedTable, sweep: DeFinettiSweep, l_grid:
                              ) -> dict[str, tuple[AttackResult, AttackResult]]:
     """The deFinetti attack's three methods as :class:`~anonlab.measures.AttackResult`\\ s, with their baseline.
 
-    Repetition 0 of the sweep at the largest l with the smallest group
-    multiplier, which the sweep keeps (``keep=``:func:`kept_run` ``(...)``);
-    :func:`replay_sweep_run` reruns it exactly. The baseline is
-    :func:`~anonlab.attacks.naive_bayes.baseline_on`: naive Bayes fitted on
-    ``non_members`` (people not in the release, same quasi-identifiers and
-    secret) over the attributes the attacker knows, else the majority guess.
+    Repetition 0 of the sweep at the largest l with the smallest group multiplier, which the sweep keeps
+    (``keep=``:func:`kept_run` ``(...)``); :func:`replay_sweep_run` reruns it exactly. The baseline is
+    :func:`~anonlab.attacks.naive_bayes.baseline_on`: naive Bayes fitted on ``non_members`` (people not in the
+    release, same quasi-identifiers and secret) over the attributes the attacker knows, else the majority guess.
     """
     key = kept_run(l_grid, multipliers)
     if key not in sweep.kept:

@@ -1,10 +1,9 @@
 """The homogeneity attack on a k-anonymous table, and its background-knowledge variant.
 
-Machanavajjhala et al., "l-diversity", ACM TKDD 1(1), 2007 ("homogeneity attack"; CMU 18-734
-slides, "What is the issue with k-anonymity?"): knowing a target's quasi-identifiers, the
-attacker finds its equivalence class; if one sensitive value remains after ruling out what
-background knowledge excludes (their Umeko: no heart disease), it is disclosed, however large
-the class. Scored with the book's protocol (:meth:`HomogeneityResult.as_attack_result`,
+Machanavajjhala et al., "l-diversity", ACM TKDD 1(1), 2007 ("homogeneity attack"; CMU 18-734 slides, "What is the
+issue with k-anonymity?"): knowing a target's quasi-identifiers, the attacker finds its equivalence class; if one
+sensitive value remains after ruling out what background knowledge excludes (their Umeko: no heart disease), it is
+disclosed, however large the class. Scored with the book's protocol (:meth:`HomogeneityResult.as_attack_result`,
 :func:`anonlab.measures.score`) against e.g. :func:`anonlab.measures.majority_baseline`.
 """
 

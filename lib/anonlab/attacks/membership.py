@@ -291,8 +291,7 @@ def sample_training_sets(
 class ShadowModels:
     """Outputs of models trained on random subsets of a pool: ``proba`` (models, records, classes) float32.
 
-    ``in_mask[j, i]``: model j trained on record i; ``y`` the true classes; ``spec`` the
-    :meth:`ModelSpec.key`.
+    ``in_mask[j, i]``: model j trained on record i; ``y`` the true classes; ``spec`` the :meth:`ModelSpec.key`.
     """
 
     proba: np.ndarray

@@ -71,11 +71,9 @@ def warfarin_example(n_patients: int = 4000, *, effect: float = 0.8, noise: floa
                      seed: int | np.random.Generator | None = 0) -> dict[str, float]:
     """Accuracy of the inversion on members and non-members, and of the marginal guess.
 
-    Half of ``n_patients`` are members (training data of the least-squares
-    dose model), half non-members. Returns the three accuracies and the
-    improvements over the marginal baseline and over the non-member
-    baseline, in percentage points (``*_abs``) and relative (``*_rel``),
-    each with its 95 % bootstrap interval (``*_low``, ``*_high``,
+    Half of ``n_patients`` are members (training data of the least-squares dose model), half non-members. Returns the
+    three accuracies and the improvements over the marginal baseline and over the non-member baseline, in percentage
+    points (``*_abs``) and relative (``*_rel``), each with its 95 % bootstrap interval (``*_low``, ``*_high``,
     :func:`gain_intervals`, drawn from the same seed's generator).
     """
     check_int("n_patients", n_patients, low=20)

@@ -226,9 +226,8 @@ def dirichlet_naive_bayes(
         \\Pr[\\cdot \\mid s]_i \\sim \\mathrm{Dir}\\big(c'_i(t, s)\\big)_{t \\in T_i},\\qquad
         \\Pr[\\cdot] \\sim \\mathrm{Dir}\\Big(\\tfrac{1}{m}\\sum_i \\sum_t c'_i(t, s)\\Big)_{s}.
 
-    The prior's concentration is the *average* over the :math:`m` tables
-    (each tuple appears in every table, so the plain sum would count it
-    :math:`m` times). Drawn through normalised Gamma variates, vectorised.
+    The prior's concentration is the *average* over the :math:`m` tables (each tuple appears in every table, so the
+    plain sum would count it :math:`m` times). Drawn through normalised Gamma variates, vectorised.
     """
     c, offsets = _as_draws(counts, offsets)
     rng = check_random_state(seed)
@@ -295,9 +294,8 @@ def strictly_above(threshold: float) -> float:
     """The smallest float above ``threshold``.
 
     Cormode's high-confidence tuples have a belief *above* 0.8 (Fig. 3), while
-    :meth:`~anonlab.measures.AttackResult.at_threshold` keeps ``confidence >=
-    threshold``; ``result.at_threshold(strictly_above(0.8))`` keeps exactly the
-    beliefs ``> 0.8``.
+    :meth:`~anonlab.measures.AttackResult.at_threshold` keeps ``confidence >= threshold``;
+    ``result.at_threshold(strictly_above(0.8))`` keeps exactly the beliefs ``> 0.8``.
 
     >>> strictly_above(0.8) > 0.8, strictly_above(0.8) - 0.8 < 1e-15
     (True, True)
@@ -315,13 +313,10 @@ def naive_bayes_result(
 ) -> AttackResult:
     """One noise draw's predictions for every tuple of ``table``, as an :class:`~anonlab.measures.AttackResult`.
 
-    The target is the row number, the truth and the prediction are SA codes
-    (``table.sa_domain[code]`` is the value), the attack predicts for every
-    tuple, and the confidence is the largest posterior :math:`\\max_s \\Pr[s
-    \\mid t]` (footnote 1), so that ``result.at_threshold(strictly_above(0.8))``
-    is Fig. 3's high-confidence subset. Scored with
-    :func:`anonlab.measures.score`, the precision is the accuracy
-    :func:`evaluate_model` reports for the same draw.
+    The target is the row number, the truth and the prediction are SA codes (``table.sa_domain[code]`` is the value),
+    the attack predicts for every tuple, and the confidence is the largest posterior :math:`\\max_s \\Pr[s \\mid t]`
+    (footnote 1), so that ``result.at_threshold(strictly_above(0.8))`` is Fig. 3's high-confidence subset. Scored with
+    :func:`anonlab.measures.score`, the precision is the accuracy :func:`evaluate_model` reports for the same draw.
 
     Parameters
     ----------
@@ -506,11 +501,9 @@ def naive_attack_models(
 ) -> list[tuple[float, NaiveBayesModel]]:
     """The classifiers :func:`naive_attack` scores: one model (``draws`` parameter sets) per ε.
 
-    Same arguments and seeds as :func:`naive_attack`, so the models are
-    exactly those behind its numbers (turn one draw into an
-    :class:`~anonlab.measures.AttackResult` with :func:`naive_bayes_result`).
-    ``math.inf`` gives the noiseless classifier, with a single draw unless
-    ``dirichlet``.
+    Same arguments and seeds as :func:`naive_attack`, so the models are exactly those behind its numbers (turn one
+    draw into an :class:`~anonlab.measures.AttackResult` with :func:`naive_bayes_result`). ``math.inf`` gives the
+    noiseless classifier, with a single draw unless ``dirichlet``.
 
     Returns
     -------
@@ -776,8 +769,8 @@ def tradeoff_table(df: pd.DataFrame, sensitive: str, attributes: Sequence[str], 
                    draws: int = 9, noise: str = "geometric", seed: int | None = None) -> pd.DataFrame:
     """§2.5's trade-off: mean accuracy with the first m ``attributes`` as QIs, per m (rows) and ε (columns).
 
-    :func:`accuracy_vs_attributes` on the tuples with a known ``sensitive``
-    value (the target left out of the attributes), noiseless classifier added.
+    :func:`accuracy_vs_attributes` on the tuples with a known ``sensitive`` value (the target left out of the
+    attributes), noiseless classifier added.
     """
     order = [a for a in attributes if a != sensitive]
     trade = accuracy_vs_attributes(df[df[sensitive].notna()], sensitive, order, list(epsilons) + [math.inf],
@@ -829,17 +822,13 @@ def naive_attack_vs_nonmember_baseline(
 ) -> tuple[dict[str, AttackResult], dict[str, AttackResult]]:
     """The naive attack on Adult, with the non-member baselines of the same targets ([FW24] §4.3).
 
-    The data owner releases ε-DP pair counts of the whole ``table`` (members
-    and non-members of ``split``, a :class:`~anonlab.measures.nonmember.MemberSplit`:
-    the targets are *in* the release); the attacker builds the naive-Bayes
-    classifier from them and predicts the non-members' occupation from
-    workclass, education, sex, hours (bucketed as in chapter 2) and income.
-    The baselines predict the same targets from the same attributes, fitted
-    on the members only: the logistic regression of
-    :func:`~anonlab.measures.nonmember.nonmember_baseline` (``kinds``,
-    ``settings``) and the naive-Bayes analysis itself on the members' exact
-    counts. Returns the attack's results (every target; only beliefs above
-    ``threshold``) and the two baselines.
+    The data owner releases ε-DP pair counts of the whole ``table`` (members and non-members of ``split``, a
+    :class:`~anonlab.measures.nonmember.MemberSplit`: the targets are *in* the release); the attacker builds the
+    naive-Bayes classifier from them and predicts the non-members' occupation from workclass, education, sex, hours
+    (bucketed as in chapter 2) and income. The baselines predict the same targets from the same attributes, fitted on
+    the members only: the logistic regression of :func:`~anonlab.measures.nonmember.nonmember_baseline` (``kinds``,
+    ``settings``) and the naive-Bayes analysis itself on the members' exact counts. Returns the attack's results
+    (every target; only beliefs above ``threshold``) and the two baselines.
     """
     from anonlab.measures import nonmember as nm
 

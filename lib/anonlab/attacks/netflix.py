@@ -1,15 +1,13 @@
 """The Narayanan-Shmatikov de-anonymization attack on sparse rating data (Scoreboard-RH).
 
-A. Narayanan and V. Shmatikov, "Robust de-anonymization of large sparse datasets", IEEE S&P
-2008 ([NS08]), as on the CMU 18-734 slides ("Weighted Scoring Algorithm", "Main Result"). The
-adversary knows a few of the target's ratings, perhaps dated, perhaps wrong (``aux``), scores
-every released record, Score(aux, r) = Σ_{i ∈ supp(aux)} w(i) Sim(aux_i, r_i) with
-w(i) = 1 / log |supp(i)| (§4.2), and names the best record only if its eccentricity
-(max - max₂) / σ exceeds φ ([NS08]: 1.5; the slides' "/ 2" is a conversion glitch). For Netflix
-(§5), Sim = exp(-|Δrating| / 1.5) + exp(-|Δdays| / 30). Theorem 1 bounds the aux size
-(:func:`m_bound`). A match reveals the record's other ratings (:func:`amplification`). Scores
-are computed for all N records at once from the column-ordered matrix (work proportional to
-the aux movies' ratings). Trials are scored with the book's protocol (:func:`attack_result`,
+A. Narayanan and V. Shmatikov, "Robust de-anonymization of large sparse datasets", IEEE S&P 2008 ([NS08]), as on the
+CMU 18-734 slides ("Weighted Scoring Algorithm", "Main Result"). The adversary knows a few of the target's ratings,
+perhaps dated, perhaps wrong (``aux``), scores every released record, Score(aux, r) = Σ_{i ∈ supp(aux)} w(i)
+Sim(aux_i, r_i) with w(i) = 1 / log |supp(i)| (§4.2), and names the best record only if its eccentricity (max - max₂)
+/ σ exceeds φ ([NS08]: 1.5; the slides' "/ 2" is a conversion glitch). For Netflix (§5), Sim = exp(-|Δrating| / 1.5) +
+exp(-|Δdays| / 30). Theorem 1 bounds the aux size (:func:`m_bound`). A match reveals the record's other ratings
+(:func:`amplification`). Scores are computed for all N records at once from the column-ordered matrix (work
+proportional to the aux movies' ratings). Trials are scored with the book's protocol (:func:`attack_result`,
 :func:`anonlab.measures.score`).
 """
 

@@ -1,15 +1,13 @@
 """The census reconstruction attack: an integer program per block, then linkage.
 
-Francis & Wagner ([FW24] §3.1) on the Census Bureau's attack on the 2010 block tables, here
-on the synthetic blocks of :mod:`anonlab.data.census_blocks`. :func:`reconstruct_block`
-solves for the counts x_t >= 0 of the 644 person types (sex × age bin × race × Hispanic) with
-HiGHS (:func:`scipy.optimize.milp`): A x = b for consistent tables, min Σ|A x - b| with the
-published total for noisy ones; a second solve with a no-good cut decides whether the
-solution is unique (derivation: chapter 4, §What is published, and the attack).
-:func:`reconstruct` runs all blocks in process, on local workers or on any executor's ``map`` (a Dask cluster).
-:func:`reconstruction_attack` links commercial records (block, sex, age) to the reconstructed
-records and predicts their majority race × Hispanic group; :func:`block_majority_attack` is
-Francis's baseline.
+Francis & Wagner ([FW24] §3.1) on the Census Bureau's attack on the 2010 block tables, here on the synthetic blocks of
+:mod:`anonlab.data.census_blocks`. :func:`reconstruct_block` solves for the counts x_t >= 0 of the 644 person types
+(sex × age bin × race × Hispanic) with HiGHS (:func:`scipy.optimize.milp`): A x = b for consistent tables, min Σ|A x -
+b| with the published total for noisy ones; a second solve with a no-good cut decides whether the solution is unique
+(derivation: chapter 4, §What is published, and the attack). :func:`reconstruct` runs all blocks in process, on local
+workers or on any executor's ``map`` (a Dask cluster). :func:`reconstruction_attack` links commercial records (block,
+sex, age) to the reconstructed records and predicts their majority race × Hispanic group;
+:func:`block_majority_attack` is Francis's baseline.
 
 >>> from anonlab.data.census_blocks import generate_blocks
 >>> from anonlab.mechanisms.census import publish

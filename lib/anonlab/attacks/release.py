@@ -69,15 +69,14 @@ def gower_nearest(release: pd.DataFrame, targets: pd.DataFrame, columns: Sequenc
                   kinds: Mapping[str, str], *, mapper: Mapper | None = None) -> tuple[np.ndarray, np.ndarray]:
     r"""Position of each target's nearest release row and the distance to it, on ``columns``.
 
-    :math:`d(x, y) = \frac{1}{p}\sum_j d_j`, with :math:`d_j = |x_j - y_j| / \text{range}_j` for a continuous
-    column (range over both tables) and :math:`d_j = [x_j \ne y_j]` for the others (Gower, Biometrics 27(4),
-    1971; Anonymeter's distance). A missing numeric value is 1 away from any number, 0 from another missing
-    one. Ties go to the first release row. Distances in [0, 1].
+    :math:`d(x, y) = \frac{1}{p}\sum_j d_j`, with :math:`d_j = |x_j - y_j| / \text{range}_j` for a continuous column
+    (range over both tables) and :math:`d_j = [x_j \ne y_j]` for the others (Gower, Biometrics 27(4), 1971;
+    Anonymeter's distance). A missing numeric value is 1 away from any number, 0 from another missing one. Ties go to
+    the first release row. Distances in [0, 1].
 
-    ``mapper`` is an executor's map (``mapper(fn, chunks)`` returning the results in order, as the builtin
-    ``map`` does, or a Dask client's ``map`` then ``gather``): the targets are then cut into chunks of
-    :data:`CHUNK` rows, each compared with the whole release as one task. The answer is the same with or
-    without it.
+    ``mapper`` is an executor's map (``mapper(fn, chunks)`` returning the results in order, as the builtin ``map``
+    does, or a Dask client's ``map`` then ``gather``): the targets are then cut into chunks of :data:`CHUNK` rows,
+    each compared with the whole release as one task. The answer is the same with or without it.
 
     >>> r = pd.DataFrame({"a": [0.0, 10.0], "b": ["x", "y"]})
     >>> gower_nearest(r, pd.DataFrame({"a": [9.0], "b": ["y"]}), ["a", "b"], {"a": "continuous"})
@@ -280,15 +279,13 @@ def closest_record_membership(release: pd.DataFrame, members: pd.DataFrame, non_
                               confidence: float = 0.95, mapper: Mapper | None = None) -> pd.DataFrame:
     r"""Membership inference by the distance to the closest release record (DCR), read at member:non-member skews.
 
-    A target is called a member when its DCR (:func:`gower_nearest` on ``columns``) is below the ``fpr``
-    quantile of the non-member targets' DCRs, or, where that quantile is 0 (more than a share ``fpr`` of the
-    non-members have an exact copy in the release), when the release holds an exact copy of it (DCR 0).
-    From the measured TPR and FPR, the precision at skew k is
-    :math:`\mathrm{TPR}/(\mathrm{TPR} + k\,\mathrm{FPR})` ([FW24] §5, Eq 11), beside the base rate
-    :math:`1/(1+k)` (everyone called a member) and PI over it (Eq 6). Columns: ``skew``, ``skew_label``,
-    ``tpr``, ``fpr``, ``threshold``, ``precision``, ``precision_low``, ``precision_high``, ``base_rate``, ``pi``,
-    ``auc``, ``tp``, ``fp``, ``members``, ``non_members``. ``mapper``: the target loop on an executor
-    (:func:`gower_nearest`).
+    A target is called a member when its DCR (:func:`gower_nearest` on ``columns``) is below the ``fpr`` quantile of
+    the non-member targets' DCRs, or, where that quantile is 0 (more than a share ``fpr`` of the non-members have an
+    exact copy in the release), when the release holds an exact copy of it (DCR 0). From the measured TPR and FPR, the
+    precision at skew k is :math:`\mathrm{TPR}/(\mathrm{TPR} + k\,\mathrm{FPR})` ([FW24] §5, Eq 11), beside the base
+    rate :math:`1/(1+k)` (everyone called a member) and PI over it (Eq 6). Columns: ``skew``, ``skew_label``, ``tpr``,
+    ``fpr``, ``threshold``, ``precision``, ``precision_low``, ``precision_high``, ``base_rate``, ``pi``, ``auc``,
+    ``tp``, ``fp``, ``members``, ``non_members``. ``mapper``: the target loop on an executor (:func:`gower_nearest`).
     """
     _, d_mem = gower_nearest(release, members, columns, kinds, mapper=mapper)
     _, d_non = gower_nearest(release, non_members, columns, kinds, mapper=mapper)

@@ -1,10 +1,9 @@
 """The claims ledger: ``data/claims.yaml``, read and validated (its one job).
 
-Every quantitative claim of the five source documents is one row: where it
-is made, the reported value, how a measurement is compared with it and the
-tolerance (see ``data/claims.schema.json``). The verdict rules are in
-:mod:`anonlab.claims.rules`, recording in :mod:`anonlab.claims.recorder`,
-the verdict pages in :mod:`anonbook.verdicts.pages`.
+Every quantitative claim of the five source documents is one row: where it is made, the reported value, how a
+measurement is compared with it and the tolerance (see ``data/claims.schema.json``). The verdict rules are in
+:mod:`anonlab.claims.rules`, recording in :mod:`anonlab.claims.recorder`, the verdict pages in
+:mod:`anonbook.verdicts.pages`.
 """
 
 from __future__ import annotations

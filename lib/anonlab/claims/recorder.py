@@ -6,11 +6,9 @@ one call (through the chapter kit, :func:`anonbook.chapters.kit.start`)::
     rec = Recorder("02_dp_vs_definetti")
     rec.record_all({"cormode.fig1.occupation.majority_baseline": Measurement(0.127, ci=(0.123, 0.131))})
 
-which writes ``<chapter>.results.json`` beside the executed notebook. The
-file holds measurements only; verdicts are computed from them by
-:func:`anonlab.claims.rules.decide` wherever they are shown (one source of
-truth). :meth:`Recorder.record_attack` keeps an attack's full
-:class:`~anonlab.measures.AttackResult` (and its baseline) in
+which writes ``<chapter>.results.json`` beside the executed notebook. The file holds measurements only; verdicts are
+computed from them by :func:`anonlab.claims.rules.decide` wherever they are shown (one source of truth).
+:meth:`Recorder.record_attack` keeps an attack's full :class:`~anonlab.measures.AttackResult` (and its baseline) in
 ``<chapter>.attacks.pkl``, so that the book's yardstick (:func:`anonbook.verdicts.yardstick_table`) can score any
 chapter's attacks on the common yardstick later.
 """

@@ -368,9 +368,8 @@ def _write_stamp(path: Path, sha: str) -> None:
 def _check_cached(entry: DataEntry, path: Path) -> tuple[bool | None, str | None]:
     """Return (ok, actual sha): (None, None) if not cached, else whether the sha matches.
 
-    Uses the stamp when size, mtime, inode and ctime are unchanged (see
-    :func:`_stamp_fields`); otherwise re-hashes and, if the file is good,
-    writes a fresh stamp.
+    Uses the stamp when size, mtime, inode and ctime are unchanged (see :func:`_stamp_fields`); otherwise re-hashes
+    and, if the file is good, writes a fresh stamp.
     """
     try:
         st = path.stat()

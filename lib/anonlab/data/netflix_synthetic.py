@@ -1,15 +1,14 @@
 """Sparse rating matrices, and a synthetic generator with the Netflix Prize's shape.
 
-The Netflix Prize training set [NS08] attacked (100,480,507 dated 1-5 star ratings by 480,189
-users of 17,770 movies, 1999-2005; Bennett & Lanning 2007) is no longer distributed, so the
-book runs on MovieLens 100K and on :func:`generate_netflix_like` (users with the files use
-:func:`anonlab.data.load_netflix_prize` and :meth:`RatingMatrix.from_frame`).
-:class:`RatingMatrix` holds users x movies in row (CSR) and column (CSC) order with dates as
-days (uint8 ratings, int16 days, int32 indices: about 1.4 GB at full size). The generator
-reproduces the size, log-normal tails (209 ratings per user on average, median 96; movie
-median/mean about 561 / 5,654, no movie above 48.5 % of users), stars of mean about 3.6 and
-dates with growing sign-ups and bursts. The medians and cap are commonly quoted statistics,
-used as calibration knobs; taste is not modelled, so records are less alike than real ones.
+The Netflix Prize training set [NS08] attacked (100,480,507 dated 1-5 star ratings by 480,189 users of 17,770 movies,
+1999-2005; Bennett & Lanning 2007) is no longer distributed, so the book runs on MovieLens 100K and on
+:func:`generate_netflix_like` (users with the files use :func:`anonlab.data.load_netflix_prize` and
+:meth:`RatingMatrix.from_frame`). :class:`RatingMatrix` holds users x movies in row (CSR) and column (CSC) order with
+dates as days (uint8 ratings, int16 days, int32 indices: about 1.4 GB at full size). The generator reproduces the
+size, log-normal tails (209 ratings per user on average, median 96; movie median/mean about 561 / 5,654, no movie
+above 48.5 % of users), stars of mean about 3.6 and dates with growing sign-ups and bursts. The medians and cap are
+commonly quoted statistics, used as calibration knobs; taste is not modelled, so records are less alike than real
+ones.
 """
 
 from __future__ import annotations

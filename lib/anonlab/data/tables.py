@@ -60,9 +60,8 @@ def _frame(rows: dict[int, tuple], columns: list[str]) -> pd.DataFrame:
 def inpatient_microdata() -> pd.DataFrame:
     """The inpatient microdata before anonymisation (12 records).
 
-    Slides, "K-anonymity": "Figure 1. Inpatient Microdata" (from
-    Machanavajjhala et al. 2007, Fig. 1). Quasi-identifiers
-    :data:`INPATIENT_QUASI_IDENTIFIERS`; sensitive attribute ``condition``.
+    Slides, "K-anonymity": "Figure 1. Inpatient Microdata" (from Machanavajjhala et al. 2007, Fig. 1).
+    Quasi-identifiers :data:`INPATIENT_QUASI_IDENTIFIERS`; sensitive attribute ``condition``.
 
     Returns
     -------

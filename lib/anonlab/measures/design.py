@@ -1,13 +1,10 @@
 """The non-member framework's design matrix, built without scikit-learn's per-fit column machinery.
 
-:func:`anonlab.measures.nonmember._pipeline` describes the model of [FW24]
-§4.4: continuous known attributes standardised (``StandardScaler``),
-categorical ones one-hot encoded (``OneHotEncoder(handle_unknown="ignore")``),
-side by side (``ColumnTransformer``), then a logistic regression or a Lasso.
-Fitting that pipeline spends about a quarter of its time re-validating and
-re-encoding the same string columns: the encoder finds each column's
-categories by a Python ``sorted(set(...))`` and maps every value through a
-Python loop, once when fitting and again for the targets.
+:func:`anonlab.measures.nonmember._pipeline` describes the model of [FW24] §4.4: continuous known attributes
+standardised (``StandardScaler``), categorical ones one-hot encoded (``OneHotEncoder(handle_unknown="ignore")``), side
+by side (``ColumnTransformer``), then a logistic regression or a Lasso. Fitting that pipeline spends about a quarter
+of its time re-validating and re-encoding the same string columns: the encoder finds each column's categories by a
+Python ``sorted(set(...))`` and maps every value through a Python loop, once when fitting and again for the targets.
 
 Here the categorical columns are coded once per table (:func:`category_codes`: ``pandas.factorize``, then the
 categories sorted as the encoder sorts them), and the matrix is assembled from the codes (:func:`one_hot`), with the

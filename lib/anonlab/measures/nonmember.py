@@ -7,27 +7,21 @@ vulnerability.
 
 The recipe (§4.2-4.4), as implemented here:
 
-1. :func:`split_members`: draw the non-members (the attack's targets, 3,039
-   of BankChurners' 10,127 rows in the paper) at random; the rest are the
-   members (7,088), the analogue of a training set (the *relaxed* approach
-   of §4.2; :func:`leave_one_out_baseline` is the *complete* one).
-2. :func:`nonmember_baseline`: fit an ordinary model on the members only and
-   predict each non-member's secret from its known attributes: for a
-   categorical secret a logistic regression (L1, C = 0.01, saga) and the
-   most-common-value guess, keeping the better; for a continuous secret a
-   Lasso (α = 0.1) and the most common value, a prediction being correct
-   within 5 % (:func:`correct_within`). Numeric known attributes are
-   standardised and categorical ones one-hot coded, as in the authors'
-   code. The result is an :class:`~anonlab.measures.AttackResult`, so
-   ``score(attack, baseline)`` measures the baseline on exactly the targets
-   an attack predicted for and gives PI (§4.3 steps 1-4, Eq 6).
-3. :func:`precision_vs_prediction_rate`: withhold a prediction when the
-   model's largest class probability is below a threshold (§4.5, Fig 5);
-   :func:`confidence_walk` walks every distinct probability.
-4. :func:`replicate_records` and :func:`replication_test`: duplicated
-   records as dependent members and non-members (§4.6, Fig 6).
-5. :func:`framework_table` fitted on a synthetic copy of the members gives
-   the "prior framework" of §4.7 (Fig 8); see
+1. :func:`split_members`: draw the non-members (the attack's targets, 3,039 of BankChurners' 10,127 rows in the paper)
+   at random; the rest are the members (7,088), the analogue of a training set (the *relaxed* approach of §4.2;
+   :func:`leave_one_out_baseline` is the *complete* one).
+2. :func:`nonmember_baseline`: fit an ordinary model on the members only and predict each non-member's secret from its
+   known attributes: for a categorical secret a logistic regression (L1, C = 0.01, saga) and the most-common-value
+   guess, keeping the better; for a continuous secret a Lasso (α = 0.1) and the most common value, a prediction being
+   correct within 5 % (:func:`correct_within`). Numeric known attributes are standardised and categorical ones one-hot
+   coded, as in the authors' code. The result is an :class:`~anonlab.measures.AttackResult`, so ``score(attack,
+   baseline)`` measures the baseline on exactly the targets an attack predicted for and gives PI (§4.3 steps 1-4, Eq
+   6).
+3. :func:`precision_vs_prediction_rate`: withhold a prediction when the model's largest class probability is below a
+   threshold (§4.5, Fig 5); :func:`confidence_walk` walks every distinct probability.
+4. :func:`replicate_records` and :func:`replication_test`: duplicated records as dependent members and non-members
+   (§4.6, Fig 6).
+5. :func:`framework_table` fitted on a synthetic copy of the members gives the "prior framework" of §4.7 (Fig 8); see
    :func:`anonlab.mechanisms.synthesis.cart_synthesize`.
 
 [FW24] P. Francis and D. Wagner, "Towards more accurate and useful data anonymity vulnerability measures",
@@ -205,10 +199,9 @@ def correct_within(prediction: npt.ArrayLike, truth: npt.ArrayLike, tolerance: f
                    basis: str = "relative", value_range: float | None = None) -> np.ndarray:
     """Is each continuous prediction within the tolerance of the truth?
 
-    ``basis="relative"``: :math:`|\\hat y - y| \\le \\tau |y|` ([FW24] §4.4,
-    "within 5% of the true value"); ``basis="range"``:
-    :math:`|\\hat y - y| \\le \\tau (\\max y - \\min y)` over the targets (the
-    authors' code), or over ``value_range`` when given.
+    ``basis="relative"``: :math:`|\\hat y - y| \\le \\tau |y|` ([FW24] §4.4, "within 5% of the true value");
+    ``basis="range"``: :math:`|\\hat y - y| \\le \\tau (\\max y - \\min y)` over the targets (the authors' code), or
+    over ``value_range`` when given.
 
     >>> correct_within([105, 94, 0.0], [100, 100, 0.0], 0.05).tolist()
     [True, False, True]
@@ -663,12 +656,9 @@ def _walk_order(confidence: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndar
 def confidence_walk(result: AttackResult, confidence: float = 0.95) -> pd.DataFrame:
     """Precision and prediction rate at every distinct confidence value, highest last ([FW24] §4.5, Fig 5).
 
-    Sorting the predicted targets by :math:`p_{max}` once, the threshold at
-    the k-th distinct value predicts for every target at least that
-    confident: predictions and correct ones are cumulative counts, so the
-    whole curve costs one sort (the same rows as
-    :func:`precision_vs_prediction_rate` at those thresholds). Wilson
-    intervals on precision.
+    Sorting the predicted targets by :math:`p_{max}` once, the threshold at the k-th distinct value predicts for every
+    target at least that confident: predictions and correct ones are cumulative counts, so the whole curve costs one
+    sort (the same rows as :func:`precision_vs_prediction_rate` at those thresholds). Wilson intervals on precision.
 
     >>> r = AttackResult.from_predictions("t", truth=["a", "b", "a", "b"], prediction=["a", "a", "a", "b"],
     ...                                   confidence=[0.9, 0.6, 0.9, 0.95])

@@ -11,8 +11,8 @@ precision, coverage and base rate kept):
    precision on the targets the attack predicted for (§4.3, steps 1-4) and the precision improvement PI = (P_attack −
    P_base) / (1 − P_base) (Eq 6).
 
-:func:`yardstick` scores several results at once into one table, so that
-attacks from different chapters can be compared on one scale.
+:func:`yardstick` scores several results at once into one table, so that attacks from different chapters can be
+compared on one scale.
 
 [FW24] P. Francis and D. Wagner, "Towards more accurate and useful data anonymity vulnerability measures",
 arXiv:2403.06595 (2024).

@@ -1,12 +1,10 @@
 """Precision, coverage, baselines and base rates for scoring attacks.
 
-Formulas from P. Francis and D. Wagner, "Towards more accurate and useful data
-anonymity vulnerability measures", arXiv:2403.06595 (2024), cited as [FW24] §/Eq;
-:func:`wilson_interval` is E. B. Wilson (1927). Counts are numbers or arrays that
-broadcast (scalar in, ``float`` out), finite and non-negative but not necessarily
-integers. A rate with a zero denominator is ``nan``, never 0. Bad input raises
-``ValueError`` naming the argument. *Skew* is non-members per member: the paper's
-``1:30`` is ``skew = 30`` ([FW24] §5). The base-rate example of [FW24] §1:
+Formulas from P. Francis and D. Wagner, "Towards more accurate and useful data anonymity vulnerability measures",
+arXiv:2403.06595 (2024), cited as [FW24] §/Eq; :func:`wilson_interval` is E. B. Wilson (1927). Counts are numbers or
+arrays that broadcast (scalar in, ``float`` out), finite and non-negative but not necessarily integers. A rate with a
+zero denominator is ``nan``, never 0. Bad input raises ``ValueError`` naming the argument. *Skew* is non-members per
+member: the paper's ``1:30`` is ``skew = 30`` ([FW24] §5). The base-rate example of [FW24] §1:
 
 >>> round(precision_at_skew(1.0, 0.05, members=1000, non_members=1000), 3)
 0.952
@@ -143,8 +141,8 @@ def recall(tp: ArrayLike, fn: ArrayLike) -> FloatOrArray:
 def prediction_rate(tp: ArrayLike, fp: ArrayLike, n_no_prediction: ArrayLike) -> FloatOrArray:
     r"""Prediction rate TP / (TP + FP + np) ([FW24] §2, Eqs 4-5); ``nan`` with no targets.
 
-    ``n_no_prediction`` is the paper's ``np``. Correct predictions per target, unlike
-    :func:`coverage` (all predictions per target, §4.3); the paper calls both "prediction rate".
+    ``n_no_prediction`` is the paper's ``np``. Correct predictions per target, unlike :func:`coverage` (all
+    predictions per target, §4.3); the paper calls both "prediction rate".
 
     >>> prediction_rate(tp=6, fp=2, n_no_prediction=12)
     0.3

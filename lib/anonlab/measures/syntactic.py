@@ -1,13 +1,11 @@
 """Measures of a syntactic release: k-anonymity, l-diversity, t-closeness.
 
-One number per privacy model, computed over the equivalence classes of a published table on
-its quasi-identifiers: k-anonymity (L. Sweeney, IJUFKS 10(5), 2002), distinct, entropy and
-recursive (c, l)-diversity (A. Machanavajjhala et al., ACM TKDD 1(1), 2007), t-closeness with
-the ordered, equal and hierarchical Earth Mover's Distance (N. Li, T. Li, S.
-Venkatasubramanian, ICDE 2007), and all at once (:func:`privacy_report`). The worked tables
-of the CMU 18-734 slides (Fall 2019) are in :mod:`anonlab.data.tables`; generalisation is in
-:mod:`anonlab.mechanisms.syntactic`, the homogeneity attack in
-:mod:`anonlab.attacks.homogeneity`. Missing quasi-identifier values form a class of their own
+One number per privacy model, computed over the equivalence classes of a published table on its quasi-identifiers:
+k-anonymity (L. Sweeney, IJUFKS 10(5), 2002), distinct, entropy and recursive (c, l)-diversity (A. Machanavajjhala et
+al., ACM TKDD 1(1), 2007), t-closeness with the ordered, equal and hierarchical Earth Mover's Distance (N. Li, T. Li,
+S. Venkatasubramanian, ICDE 2007), and all at once (:func:`privacy_report`). The worked tables of the CMU 18-734
+slides (Fall 2019) are in :mod:`anonlab.data.tables`; generalisation is in :mod:`anonlab.mechanisms.syntactic`, the
+homogeneity attack in :mod:`anonlab.attacks.homogeneity`. Missing quasi-identifier values form a class of their own
 (an attacker sees them too); a missing *sensitive* value is a ``ValueError``.
 """
 

@@ -535,8 +535,8 @@ _AND_WORD = re.compile(r"(?i)\bAND\b")
 def _check_size(sql: str) -> None:
     """Refuse texts too long, too deeply parenthesised or with too many conditions to be a count query.
 
-    Applied to every statement, the fast readings included; the nesting scan runs only above
-    :data:`MAX_NESTING` parentheses, conditions are counted by ``AND`` (over-counting refuses earlier).
+    Applied to every statement, the fast readings included; the nesting scan runs only above :data:`MAX_NESTING`
+    parentheses, conditions are counted by ``AND`` (over-counting refuses earlier).
     """
     if len(sql) > MAX_SQL_CHARS:
         raise DiffixQueryError(f"the query is {len(sql)} characters long; at most {MAX_SQL_CHARS} are accepted")
@@ -1201,8 +1201,7 @@ class DiffixProxy:
     def _bind_in_order(self, plan: _Plan, rows: list[Sequence[Any]]) -> list[tuple[int, ...]]:
         """Each row's condition ids in slot order, for a statement whose k-th slot takes the k-th value.
 
-        One pass of lookups; only slots holding a new value (or a type not looked up) go to
-        :meth:`_bind_new_values`.
+        One pass of lookups; only slots holding a new value (or a type not looked up) go to :meth:`_bind_new_values`.
         """
         n = len(plan.pairs)
         knowns = [{} if k is None else k for k in map(self._id_of.get, plan.pairs)]
@@ -1240,8 +1239,8 @@ class DiffixProxy:
                          cols: list[Any], row_by_row: bool) -> None:
         """Register the values of ``holes`` not seen before and put their ids in ``cols``.
 
-        Only types in :data:`_LOOKUP_TYPES` are looked up by value (``True == 1``); others go to
-        :func:`_condition` every time, as on a fresh proxy.
+        Only types in :data:`_LOOKUP_TYPES` are looked up by value (``True == 1``); others go to :func:`_condition`
+        every time, as on a fresh proxy.
         """
         id_of, columns = self._id_of, self.columns
         n_rows = len(values[holes[0][3]])

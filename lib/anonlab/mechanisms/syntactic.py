@@ -115,8 +115,8 @@ def generalize_categorical(
 ) -> pd.Series:
     """Replace each value by its ancestor ``levels`` (>= 0) steps up a hierarchy, stopping at the root.
 
-    Sweeney's (2002) domain generalisation hierarchy on one attribute; ``hierarchy`` as
-    :func:`as_parent_map`, every value must be a node of it; returns strings.
+    Sweeney's (2002) domain generalisation hierarchy on one attribute; ``hierarchy`` as :func:`as_parent_map`, every
+    value must be a node of it; returns strings.
 
     >>> h = {"*": {"Asia": ["Japanese", "Indian"], "West": ["American", "Russian"]}}
     >>> generalize_categorical(pd.Series(["Japanese", "Russian"]), h).tolist()

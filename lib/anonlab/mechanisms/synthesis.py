@@ -6,14 +6,12 @@ this module implements the classification-and- regression-tree synthesizer of sy
 "synthpop: Bespoke creation of synthetic data in R", J. Stat. Softw. 74(11), 2016; Reiter, "Using CART to generate
 partially synthetic public use microdata", J. Off. Stat. 21(3), 2005), the usual CPU-cheap alternative:
 
-1. visit the columns in order; the first is drawn from its observed
-   values (a bootstrap of the marginal);
-2. each next column :math:`x_j` gets a tree fitted on the original data,
-   :math:`x_j \\sim x_1..x_{j-1}` (classification tree for a categorical
-   column, regression tree for a numeric one, at least ``min_leaf`` = 5
-   rows per leaf, synthpop's ``minbucket``);
-3. for each synthetic row, find the leaf its already-synthesized values
-   fall in and draw :math:`x_j` from the *original* values of that leaf.
+1. visit the columns in order; the first is drawn from its observed values (a bootstrap of the marginal);
+2. each next column :math:`x_j` gets a tree fitted on the original data, :math:`x_j \\sim x_1..x_{j-1}`
+   (classification tree for a categorical column, regression tree for a numeric one, at least ``min_leaf`` = 5 rows
+   per leaf, synthpop's ``minbucket``);
+3. for each synthetic row, find the leaf its already-synthesized values fall in and draw :math:`x_j` from the
+   *original* values of that leaf.
 
 Why not a package: ``py-synthpop`` 0.1.2 (PyPI) calls ``Series.iteritems``, removed in pandas 2, and draws from
 NumPy's global random state; ``DataSynthesizer`` 0.1.13 (a Bayesian-network synthesizer) took 94 s to describe a

@@ -1,10 +1,8 @@
 """Noise-exploitation attacks on Diffix (Gadotti et al. 2019).
 
-A. Gadotti, F. Houssiau, L. Rocher, B. Livshits, Y.-A. de Montjoye, *When the
-signal is in the noise: exploiting Diffix's sticky noise*, USENIX Security
-2019 (cited below as [G19]). Every attack talks to the data only through a
-:class:`anonlab.mechanisms.diffix.DiffixProxy`, so its queries are counted
-and logged by the proxy.
+A. Gadotti, F. Houssiau, L. Rocher, B. Livshits, Y.-A. de Montjoye, *When the signal is in the noise: exploiting
+Diffix's sticky noise*, USENIX Security 2019 (cited below as [G19]). Every attack talks to the data only through a
+:class:`anonlab.mechanisms.diffix.DiffixProxy`, so its queries are counted and logged by the proxy.
 
 The package has three modules, re-exported here (``from anonlab.attacks import diffix as atk``;
 ``atk.cloning_attack``):

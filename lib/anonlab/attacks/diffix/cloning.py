@@ -417,9 +417,9 @@ def _full_cloning_steps(table: str, record: Mapping[str, Any], a_star: Sequence[
     """:func:`full_cloning_attack` as a coroutine (see :func:`drive`).
 
     The double test is :func:`_double_test_sweep_steps` at the one cut-off. ``per_size_limit``: as in
-    :func:`~anonlab.attacks.diffix.subsets_by_decreasing_size`. ``unique`` (single test only; a proxy
-    that suppresses buckets): the queries certain to be answered 0 are counted, not sent
-    (:func:`_cloning_steps`), with the same outcome.
+    :func:`~anonlab.attacks.diffix.subsets_by_decreasing_size`. ``unique`` (single test only; a proxy that suppresses
+    buckets): the queries certain to be answered 0 are counted, not sent (:func:`_cloning_steps`), with the same
+    outcome.
     """
     if double_test:
         outcomes = yield from _double_test_sweep_steps(table, record, a_star, secret, domains, n_dummy=n_dummy,
@@ -458,9 +458,8 @@ def double_test_sigma_sweep(proxy: DiffixProxy, records: Sequence[Mapping[str, A
                             on_done: Callable[[int], None] | None = None) -> list[dict[float, FullCloningOutcome]]:
     """FullCloningAttack with the double test (§5) at several cut-offs σ*, from one exploration, for each victim.
 
-    ``{σ*: outcome}`` per victim, each equal to :func:`full_cloning_attack` with
-    ``double_test=True`` and that ``sigma_star`` (same seed): see
-    :func:`_double_test_sweep_steps`. Victims as in :func:`full_cloning_attack`.
+    ``{σ*: outcome}`` per victim, each equal to :func:`full_cloning_attack` with ``double_test=True`` and that
+    ``sigma_star`` (same seed): see :func:`_double_test_sweep_steps`. Victims as in :func:`full_cloning_attack`.
     """
     attacks = [_double_test_sweep_steps(proxy.table, r, a, secret, domains, n_dummy=n_dummy, sigma_stars=sigma_stars,
                                         max_subsets=max_subsets, g=check_random_state(g))

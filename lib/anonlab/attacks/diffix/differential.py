@@ -78,11 +78,10 @@ def differential_attack(proxy: DiffixProxy, records: pd.DataFrame, attributes: S
                         secret: str, *, analyst: str = "attacker") -> list[DifferentialOutcome]:
     """Procedure DifferentialAttack ([G19] §3.1) against each victim (row) of ``records``, known on ``attributes``.
 
-    For each ``j``: ``Q_j, Q'_j`` with ``s = 0`` and ``R_j, R'_j`` with
-    ``s = 1`` (Eqs. 7-8); a pair counts only if both outputs are > 0
-    (a zero may be bucket suppression); the likelihood ratio test of
-    :func:`likelihood_ratio_test` decides. Issues ``4k`` queries per victim,
-    all victims' queries batched per query shape (each answer is the one it gets alone).
+    For each ``j``: ``Q_j, Q'_j`` with ``s = 0`` and ``R_j, R'_j`` with ``s = 1`` (Eqs. 7-8); a pair counts only if
+    both outputs are > 0 (a zero may be bucket suppression); the likelihood ratio test of
+    :func:`likelihood_ratio_test` decides. Issues ``4k`` queries per victim, all victims' queries batched per query
+    shape (each answer is the one it gets alone).
 
     Parameters
     ----------
@@ -534,11 +533,10 @@ def full_attack_shared_sets(proxy: DiffixProxy, records: pd.DataFrame, attribute
                             oracle: UniquenessOracle, *, seed: int = 0) -> pd.DataFrame:
     """:func:`shared_query_sets` of the test FullDifferentialAttack ends on, for each victim of ``records``.
 
-    Each victim knows ``attributes`` (her ``A*``) and is attacked as in
-    :func:`full_differential_attack` (search stream ``[seed, i]``) through
-    ``proxy`` (``keep_log=True``) under her own analyst name; the last
-    ``4|A|`` queries she caused are the test that decided. One row per
-    attacked victim (``subset_size`` and the counts of :func:`shared_query_sets`).
+    Each victim knows ``attributes`` (her ``A*``) and is attacked as in :func:`full_differential_attack` (search
+    stream ``[seed, i]``) through ``proxy`` (``keep_log=True``) under her own analyst name; the last ``4|A|`` queries
+    she caused are the test that decided. One row per attacked victim (``subset_size`` and the counts of
+    :func:`shared_query_sets`).
     """
     if not proxy.keep_log:
         raise ValueError("full_attack_shared_sets reads the proxy's log: give it a proxy with keep_log=True")
