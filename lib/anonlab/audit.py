@@ -244,8 +244,8 @@ class AuditResult:
     Attributes
     ----------
     table
-        One row per attack and secret: ``attack``, ``secret``, ``known``, ``targets``, ``predictions``,
-        ``precision`` (with ``precision_low``/``precision_high``), ``coverage``, ``baseline``, ``baseline_kind``,
+        One row per attack and secret: ``attack``, ``secret``, ``known``, ``targets``, ``predictions``, ``precision``
+        (with ``precision_low``/``precision_high``), ``coverage``, ``baseline``, ``baseline_kind``,
         ``baseline_precision``, ``pi`` (with ``pi_low``/``pi_high``).
     not_applicable
         ``attack``, ``secret``, ``reason``: the attacks that do not apply to these inputs.
@@ -315,8 +315,8 @@ def audit(members: Table, release: Table, non_members: Table, secrets: Sequence[
     skews
         Member:non-member skews at which membership precision is read ([FW24] §5; chapter 7's by default).
     mapper
-        An executor's map (``mapper(fn, chunks)``, results in order) for the attacks' target loop: the
-        distances of the nearest-row and closest-record attacks run chunk by chunk there
+        An executor's map (``mapper(fn, chunks)``, results in order) for the attacks' target loop: the distances of
+        the nearest-row and closest-record attacks run chunk by chunk there
         (:func:`anonlab.attacks.release.gower_nearest`); ``None``: in this process. The numbers are the same.
     """
     from anonlab.attacks import release as atk

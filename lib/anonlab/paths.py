@@ -3,14 +3,12 @@
 Environment variables change the defaults:
 
 ``ANONLAB_ROOT``
-    The project root (the folder holding ``data/manifest.yaml``). Default: the
-    checkout the package is imported from (the library is installed editable
-    from ``lib/``, so the root is two levels above the package), or the folder
-    the package's source sits in beside ``data/manifest.yaml`` (an assignment's
-    autograder zip: ``anonlab/`` and ``data/`` side by side).
+    The project root (the folder holding ``data/manifest.yaml``). Default: the checkout the package is imported from
+    (the library is installed editable from ``lib/``, so the root is two levels above the package), or the folder the
+    package's source sits in beside ``data/manifest.yaml`` (an assignment's autograder zip: ``anonlab/`` and ``data/``
+    side by side).
 ``ANONLAB_DATA_DIR``
-    The data cache. Default: ``platformdirs.user_cache_dir("anonlab")``
-    (``~/.cache/anonlab`` on Linux).
+    The data cache. Default: ``platformdirs.user_cache_dir("anonlab")`` (``~/.cache/anonlab`` on Linux).
 ``ANONLAB_OUTPUT_DIR``
     Set by the runner while a notebook executes (see :func:`output_dir`).
 """

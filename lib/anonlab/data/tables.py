@@ -66,8 +66,7 @@ def inpatient_microdata() -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns ``zip_code`` (str), ``age`` (int), ``nationality``,
-        ``condition``; index ``record`` 1..12.
+        Columns ``zip_code`` (str), ``age`` (int), ``nationality``, ``condition``; index ``record`` 1..12.
     """
     return _frame(_INPATIENT, ["zip_code", "age", "nationality", "condition"])
 
@@ -82,8 +81,7 @@ def inpatient_4_anonymous() -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns ``zip_code``, ``age``, ``nationality``, ``condition`` (all
-        str); index ``record`` 1..12.
+        Columns ``zip_code``, ``age``, ``nationality``, ``condition`` (all str); index ``record`` 1..12.
     """
     micro = inpatient_microdata()
     zips = {"13053": "130**", "13068": "130**", "14853": "1485*", "14850": "1485*"}
@@ -111,8 +109,8 @@ def inpatient_3_diverse() -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns ``zip_code`` (``1305*``, ``1485*``, ``1306*``), ``age``
-        (``≤ 40``, ``> 40``), ``nationality`` (``*``), ``condition``.
+        Columns ``zip_code`` (``1305*``, ``1485*``, ``1306*``), ``age`` (``≤ 40``, ``> 40``), ``nationality`` (``*``),
+        ``condition``.
     """
     micro = inpatient_microdata()
     order = [1, 4, 9, 10, 5, 6, 7, 8, 2, 3, 11, 12]
@@ -165,8 +163,7 @@ def salary_disease_3_diverse() -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns ``zip_code``, ``age`` (generalised strings), ``salary`` (int),
-        ``disease``; index ``record`` 1..9.
+        Columns ``zip_code``, ``age`` (generalised strings), ``salary`` (int), ``disease``; index ``record`` 1..9.
     """
     return _frame(_SD_3_DIVERSE, ["zip_code", "age", "salary", "disease"])
 

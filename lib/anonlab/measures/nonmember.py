@@ -175,9 +175,8 @@ class ModelSettings:
     tolerance : float
         A continuous prediction is correct within this fraction (paper: 0.05).
     tolerance_basis : {"range", "relative"}
-        "relative": within ``tolerance`` × |true value| (the paper's text,
-        "within 5% of the true value"); "range": within ``tolerance`` × the
-        range (max − min) of the targets' true values (the authors' code,
+        "relative": within ``tolerance`` × |true value| (the paper's text, "within 5% of the true value"); "range":
+        within ``tolerance`` × the range (max − min) of the targets' true values (the authors' code,
         ``printEvaluation``).
     """
 
@@ -469,9 +468,8 @@ def fit_predict(train: pd.DataFrame, targets: pd.DataFrame, secret: str, *,
         ``categorical``/``continuous`` per column (default :func:`attribute_kinds` of ``train``).
     settings : ModelSettings
     analysis : {"best", "model", "most_common"}
-        "model": the regression; "most_common": always the members' most
-        common value; "best": whichever of the two has the higher precision
-        on these targets (§4.4, "We use the better of the two").
+        "model": the regression; "most_common": always the members' most common value; "best": whichever of the two
+        has the higher precision on these targets (§4.4, "We use the better of the two").
     value_range : float, optional
         Range for ``tolerance_basis="range"`` (default: the targets' range).
     name : str, optional
@@ -481,11 +479,10 @@ def fit_predict(train: pd.DataFrame, targets: pd.DataFrame, secret: str, *,
     Returns
     -------
     AttackResult
-        A prediction for every target (prediction rate 1, Fig 4); for a
-        categorical secret fitted by the model, ``confidence`` is the largest
-        class probability :math:`p_{max}` (§4.5); for a continuous secret,
-        ``correct`` holds the tolerance rule. ``resources``: members used,
-        known attributes, seconds; the analysis kept is in the name.
+        A prediction for every target (prediction rate 1, Fig 4); for a categorical secret fitted by the model,
+        ``confidence`` is the largest class probability :math:`p_{max}` (§4.5); for a continuous secret, ``correct``
+        holds the tolerance rule. ``resources``: members used, known attributes, seconds; the analysis kept is in the
+        name.
     """
     check_choice("analysis", analysis, ANALYSES)
     known = _check_known(train, secret, known)
@@ -771,8 +768,7 @@ def replication_test(members: pd.DataFrame, secrets: Sequence[str], fractions: S
     Returns
     -------
     pandas.DataFrame
-        ``fraction, secret, kind, precision, precision_dependent,
-        precision_independent, n_dependent, targets``.
+        ``fraction, secret, kind, precision, precision_dependent, precision_independent, n_dependent, targets``.
     """
     rng = check_random_state(seed)
     cols = list(members.columns)

@@ -133,8 +133,7 @@ def reducibility_table(queries: Sequence[tuple[str, str | Callable[[np.ndarray],
     Parameters
     ----------
     queries
-        ``(label, query, domain, probs)`` tuples; ``query`` a name of
-        :data:`QUERIES` or a function of the records.
+        ``(label, query, domain, probs)`` tuples; ``query`` a name of :data:`QUERIES` or a function of the records.
     n, known
         Records in the database and records the attacker knows.
     target_values
@@ -145,9 +144,8 @@ def reducibility_table(queries: Sequence[tuple[str, str | Callable[[np.ndarray],
     Returns
     -------
     pandas.DataFrame
-        One row per query and configuration of the known records: the
-        configuration, δ(ε) and whether the PLRV equals that of the first
-        configuration (``same_plrv``), plus ``reducible`` per query (all same).
+        One row per query and configuration of the known records: the configuration, δ(ε) and whether the PLRV equals
+        that of the first configuration (``same_plrv``), plus ``reducible`` per query (all same).
     """
     check_int("known", known, low=0, high=n - 1)
     eps = [check_number(f"epsilons[{i}]", e, low=0) for i, e in enumerate(epsilons)]

@@ -62,16 +62,16 @@ def cart_synthesize(data: pd.DataFrame, n: int | None = None, *, min_leaf: int =
     min_leaf : int, default 5
         Smallest number of original rows in a leaf (synthpop's ``minbucket``).
     kinds : mapping, optional
-        ``"categorical"`` forces a numeric column to be treated as a category
-        (classification tree); default: numeric columns are numeric.
+        ``"categorical"`` forces a numeric column to be treated as a category (classification tree); default: numeric
+        columns are numeric.
     seed : int or numpy.random.Generator
         Same seed, same synthetic data.
 
     Returns
     -------
     pandas.DataFrame
-        ``n`` rows, the columns and dtypes of ``data`` (missing categorical
-        values come back as the string ``"missing"``).
+        ``n`` rows, the columns and dtypes of ``data`` (missing categorical values come back as the string
+        ``"missing"``).
     """
     from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 

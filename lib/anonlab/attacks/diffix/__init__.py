@@ -8,18 +8,14 @@ The package has three modules, re-exported here (``from anonlab.attacks import d
 ``atk.cloning_attack``):
 
 :mod:`.theory`
-    The likelihood-ratio test of the differential attack and its accuracy
-    ``acc(k)`` (App. A: exact by Imhof's method, Monte Carlo, with rounded
-    outputs) and the cloning test's miss probability: formulas and
-    simulations, no proxy.
+    The likelihood-ratio test of the differential attack and its accuracy ``acc(k)`` (App. A: exact by Imhof's method,
+    Monte Carlo, with rounded outputs) and the cloning test's miss probability: formulas and simulations, no proxy.
 :mod:`.differential`
-    The differential attack (§3.1): DifferentialAttack for one or many
-    victims, the uniqueness oracle and FullDifferentialAttack with its
-    subset exploration.
+    The differential attack (§3.1): DifferentialAttack for one or many victims, the uniqueness oracle and
+    FullDifferentialAttack with its subset exploration.
 :mod:`.cloning`
-    The cloning attack (§3.2): the queries of Eqs. 12-13, the validation
-    tests ValueUnique and NoBucketSuppression, FullCloningAttack (with the
-    double test of §5) and the greedy variant of App. B.
+    The cloning attack (§3.2): the queries of Eqs. 12-13, the validation tests ValueUnique and NoBucketSuppression,
+    FullCloningAttack (with the double test of §5) and the greedy variant of App. B.
 
 The experiments over many users, their worker pools and the chapters' result cache are the book machine's
 (:mod:`anonbook.diffix_harness`).

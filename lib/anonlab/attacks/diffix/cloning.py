@@ -263,9 +263,8 @@ def cloning_attack(proxy: DiffixProxy, record: Mapping[str, Any], a_prime: Seque
     v : {0, 1}
         Secret value in the queries.
     dummies, dummy_attribute
-        The values ``b_j`` of the dummy conditions ``dummy_attribute <> b_j``;
-        by default the attribute of ``A'`` with the largest domain and values
-        from :func:`dummy_values` (``domains`` is then required).
+        The values ``b_j`` of the dummy conditions ``dummy_attribute <> b_j``; by default the attribute of ``A'`` with
+        the largest domain and values from :func:`dummy_values` (``domains`` is then required).
     n_dummy : int
         ``|Delta|`` when ``dummies`` is not given.
     sigma_star : float

@@ -61,9 +61,8 @@ class DifferentialOutcome:
     n_queries : int
         Queries sent (4k).
     all_pairs : numpy.ndarray, shape (2, k)
-        Every difference ``Q_j - Q'_j`` (row 0) and ``R_j - R'_j`` (row 1),
-        valid or not (the owner's check of Eq. 6; the attack uses only the
-        valid ones).
+        Every difference ``Q_j - Q'_j`` (row 0) and ``R_j - R'_j`` (row 1), valid or not (the owner's check of Eq. 6;
+        the attack uses only the valid ones).
     """
 
     guess: int | None
