@@ -1,42 +1,22 @@
 """Kifer's deFinetti attack on Anatomy, as Cormode (2011, §3) runs it.
 
 D. Kifer, *Attacks on privacy and deFinetti's theorem*, SIGMOD 2009; G. Cormode, *Personal privacy vs population
-privacy*, KDD 2011, §3.1-3.2.
+privacy*, KDD 2011, §3.1-3.2. The attacker sees an Anatomy release (:mod:`anonlab.mechanisms.anatomy`: QIs with group
+ids, each group's multiset of SA values) and learns a Naive-Bayes (NB) model from it by a Markov chain over the
+within-group assignments (derivation: chapter 2, "Fig. 4 of Cormode: the deFinetti attack"):
 
-The attacker sees an Anatomy release (:mod:`anonlab.mechanisms.anatomy`): every tuple's quasi-identifiers (QI) with
-its group id, and the multiset of sensitive (SA) values of each group, but not which SA value belongs to which QI row.
-The attack learns a Naive-Bayes (NB) model of the population from the release itself:
-
-1. guess a random permutation in every group (an assignment of the group's SA values to its QI rows);
-2. the current assignment gives counts :math:`c_i(v, s)` of (QI value, SA value) pairs and so an NB model, with the
-   same Laplacian correction as the naive attack (:func:`anonlab.attacks.naive_bayes.naive_bayes_from_counts`):
-   :math:`\\Pr[t_i = v \\mid s] = (c_i(v, s) + 1) / (n_s + |T_i|)`;
-3. Markov-chain move in every group: propose to swap the SA values of two random tuples :math:`a, b` of the group and
-   accept with the Metropolis probability :math:`\\min(1, e^{\\Delta})`, where
-
-   .. math::
-
-       \\Delta = \\log f(a, s_b) + \\log f(b, s_a) - \\log f(a, s_a) - \\log f(b, s_b),
-       \\qquad \\log f(x, s) = \\sum_{i=1}^m \\log \\Pr[x_i \\mid s]
-
-   is the change of the assignment's log-likelihood under the current model
-   (the prior :math:`\\Pr[s]` cancels: a swap keeps the group's multiset);
-   a more likely permutation is always adopted, a less likely one sometimes
-   (``moves_per_iteration`` rounds of proposals per iteration, default 1);
+1. a random permutation in every group;
+2. NB model of the current assignment's counts, Laplace-corrected: :math:`\\Pr[t_i = v \\mid s] = (c_i(v, s) + 1) / (n_s
+   + |T_i|)` (as :func:`anonlab.attacks.naive_bayes.naive_bayes_from_counts`);
+3. in every group at once, swap the SA values of two random tuples with probability :math:`\\min(1, e^{\\Delta})`,
+   :math:`\\Delta = \\log f(a, s_b) + \\log f(b, s_a) - \\log f(a, s_a) - \\log f(b, s_b)`, :math:`\\log f(x, s) =
+   \\sum_i \\log \\Pr[x_i \\mid s]` (``moves_per_iteration`` rounds per iteration);
 4. repeat from 2 (Cormode: 1000 iterations).
 
-Groups are conditionally independent given the model, so step 3 runs for all groups at once (vectorised, no Python
-loop over groups or tuples); the model is refreshed after every sweep. Over the last ``history`` iterations the attack
-keeps the assignments and the counts, and predicts with three methods (§3.1):
-
-* **permutation** (Kifer's): the SA value most often assigned to the tuple over the history window;
-* **group**: the NB posterior of the tuple's QIs, restricted to the SA values present in its group;
-* **open**: the NB posterior over all SA values (a classifier of the population, "never appreciably better than the NB
-  classifier built from the original, noiseless data").
-
-The NB model of the group and open methods is built from the counts averaged over the history window. Convergence is
-traced by the :math:`L_1` distance between successive joint distributions: the stacked (QI value, SA value) tables
-divided by :math:`n\\,m` (each of the :math:`m` tables then sums to 1/m).
+Over the last ``history`` iterations, three predictions (§3.1): **permutation** (the value most often assigned),
+**group** (NB posterior restricted to the group's values), **open** (NB posterior over all values), the model from the
+counts averaged over the window. Convergence trace: :math:`L_1` distance between successive joint distributions (the
+stacked (QI, SA) tables over :math:`n\\,m`).
 """
 
 from __future__ import annotations
@@ -260,24 +240,11 @@ def qi_layout(table: EncodedTable) -> QILayout:
 class DeFinettiResult:
     """Outcome of one run of :func:`definetti_attack`.
 
-    Attributes
-    ----------
-    predictions : dict of str to numpy.ndarray
-        Predicted SA code per tuple (input row order) for each method of :data:`METHODS`.
-    confidence : dict of str to numpy.ndarray
-        The attacker's belief in each prediction: the NB posterior for ``group`` and ``open``, the share of history
-        iterations with that assignment for ``permutation``.
-    trace : numpy.ndarray, shape (iterations,)
-        :math:`L_1` distance between the joint distributions before and after each iteration.
-    acceptance : numpy.ndarray, shape (iterations,)
-        Share of groups whose proposed swap was accepted (swaps of equal values count as rejected).
-    model : NaiveBayesModel
-        The NB model from the counts averaged over the history window.
-    assignment : numpy.ndarray
-        The final permutation: SA code assigned to each tuple (row order).
-    iterations, history : int
-    seconds : float
-        Wall-clock time of the iterations.
+    ``predictions`` / ``confidence``: per method of :data:`METHODS`, the predicted SA code per tuple (row order) and the
+    belief in it (NB posterior for ``group`` and ``open``, share of history iterations for ``permutation``); ``trace``:
+    :math:`L_1` distance between successive joint distributions, per iteration; ``acceptance``: share of groups whose swap
+    was accepted (equal values count as rejected); ``model``: NB from the counts averaged over the history window;
+    ``assignment``: the final permutation; ``iterations``, ``history``; ``seconds``: wall-clock time of the iterations.
     """
 
     predictions: dict[str, np.ndarray]
@@ -342,19 +309,9 @@ def _check_positive_int(name: str, v: int) -> int:
 class _ChainSetup:
     """What the Markov chain of :func:`definetti_attack` reads and never changes.
 
-    Attributes
-    ----------
-    M, Mt : scipy.sparse.csr_matrix
-        :class:`QILayout`'s combination -> cells matrix and its transpose.
-    log_den_rows : numpy.ndarray, shape (n_cells, S)
-        Log of the NB denominators :math:`n_s + |T_i|` (times ``laplace``), one row per cell.
-    laplace : float
-    g_start, g_size : numpy.ndarray, shape (G,)
-        First position and size of each group of at least two tuples (group-sorted positions).
-    ucode : numpy.ndarray, shape (n,)
-        QI combination of each position (a row of the (U, S) count table).
-    m : int
-        Number of QIs (the trace divides by ``n * m``).
+    ``M``, ``Mt``: :class:`QILayout`'s combination -> cells matrix and its transpose; ``log_den_rows`` (n_cells, S): log
+    of the NB denominators :math:`n_s + |T_i|`; ``laplace``; ``g_start``, ``g_size``: first position and size of each
+    group of at least two tuples; ``ucode``: QI combination of each position; ``m``: number of QIs.
     """
 
     M: sparse.csr_matrix
@@ -427,35 +384,16 @@ def _markov_chain(
     setup: _ChainSetup, assign: np.ndarray, N: np.ndarray, rng: np.random.Generator, *,
     iterations: int, history: int, moves_per_iteration: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Run the deFinetti Markov chain (steps 2-4 of the module docstring) from ``assign``.
+    """Run the deFinetti Markov chain (steps 2-4 of the module docstring) from ``assign``, bit for bit as
+    :func:`_markov_chain_reference`.
 
-    Parameters
-    ----------
-    setup : _ChainSetup
-    assign : numpy.ndarray, shape (n,)
-        SA code of each group-sorted position; updated in place (the final permutation).
-    N : numpy.ndarray, shape (U, S), float
-        Counts of (combination, SA value) pairs of ``assign``; updated in place.
-    rng : numpy.random.Generator
-        Draws ``rng.random((3, G), dtype=float32)`` per move: the two positions and the acceptance.
-
-    Returns
-    -------
-    trace, acceptance : numpy.ndarray, shape (iterations,)
-    votes : numpy.ndarray, shape (n * S,), int32
-        Per (position, SA value): iterations of the history window with that assignment.
-    N_hist : numpy.ndarray, shape (U, S)
-        ``N`` summed over the history window.
-
-    The numbers are those of :func:`_markov_chain_reference`, bit for bit (the same draws and the same floating-point
-    operations on the same values). It is faster because each position carries its cell ``combination * K + SA value``
-    in tables of K >= S columns (K a power of two; the extra columns of the counts stay zero, those of the model are
-    never read), so one gather gives a pair's cells and the SA values are their low bits; it gathers 1-D rows with
-    ``take`` (never the slow ``x[:, idx]``), swaps and counts only the accepted pairs (``np.add.at`` instead of two
-    ``bincount``\\ s over all cells), counts a position's votes when its value leaves it (not by a pass over all
-    positions every iteration of the history window), takes the two products densely where that gives the same numbers
-    (:func:`_dense_products`) and reuses its buffers. Padding changes no number: the model's columns are computed
-    independently (each column is summed in the same order), and the trace sums whole numbers, exact in any order.
+    ``assign`` (SA code per group-sorted position) and ``N`` ((U, S) counts) are updated in place; ``rng`` draws
+    ``rng.random((3, G), dtype=float32)`` per move. Returns ``trace, acceptance`` (per iteration), ``votes`` ((n * S,)
+    int32: history iterations with each assignment) and ``N_hist`` (``N`` summed over the history window). Faster than the
+    reference because each position carries its cell ``combination * K + SA value`` (K >= S a power of two; padding
+    changes no number), pairs are gathered with 1-D ``take``, only accepted swaps are counted (``np.add.at``), votes are
+    counted when a value leaves a position, and the products are dense where that gives the same numbers
+    (:func:`_dense_products`).
     """
     M, Mt, laplace = setup.M, setup.Mt, setup.laplace
     g_start, m = setup.g_start, setup.m
@@ -575,24 +513,11 @@ def _predictions(
     scores: np.ndarray, ucode: np.ndarray, present: np.ndarray, votes: np.ndarray, history: int,
     inverse: np.ndarray,
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """Predictions and beliefs of the three methods of :data:`METHODS`, in row order.
+    """Predictions and beliefs of the three :data:`METHODS`, in row order, bit for bit as :func:`_predictions_reference`.
 
-    Parameters
-    ----------
-    scores : numpy.ndarray, shape (U, S)
-        NB log-scores of each QI combination.
-    ucode : numpy.ndarray, shape (n,)
-        Combination of each group-sorted position.
-    present : numpy.ndarray of bool, shape (n, S)
-        SA values present in each position's group.
-    votes : numpy.ndarray, shape (n, S)
-        Iterations of the history window with each assignment.
-    history : int
-    inverse : numpy.ndarray, shape (n,)
-        Sorted position of each row.
-
-    The numbers are those of :func:`_predictions_reference`, bit for bit; the open posterior is computed once per
-    combination (U rows, not n; each row is reduced on its own, so the values are the same) and gathered.
+    ``scores`` (U, S) NB log-scores per QI combination; ``ucode`` each position's combination; ``present`` (n, S) the SA
+    values of its group; ``votes`` (n, S) history iterations with each assignment; ``inverse`` each row's sorted position.
+    The open posterior is computed once per combination and gathered.
     """
     post_u = np.exp(scores - scores.max(axis=1, keepdims=True))
     post_u /= post_u.sum(axis=1, keepdims=True)
@@ -627,31 +552,23 @@ def definetti_attack(
     seed: int | np.random.Generator | None = None,
     layout: QILayout | None = None,
 ) -> DeFinettiResult:
-    """Run the deFinetti attack on an Anatomy release (see the module docstring).
+    """Run the deFinetti attack on an Anatomy release (steps: the module docstring).
 
     Parameters
     ----------
     table : EncodedTable
-        The QI codes of the published tuples (the QIT, in row order) and the SA domain. ``table.sa_codes`` are *not*
-        looked at when ``release`` is an :class:`~anonlab.mechanisms.anatomy.Anatomy` (the attacker reads the group
-        multisets from its ST); score with :meth:`DeFinettiResult.accuracy`.
+        QI codes of the published tuples (row order) and the SA domain; ``sa_codes`` are not read when ``release`` is an
+        :class:`~anonlab.mechanisms.anatomy.Anatomy` (score with :meth:`DeFinettiResult.accuracy`).
     release : Anatomy or numpy.ndarray
-        The release, or just the group id of every tuple (then the ST is computed from ``table.sa_codes``, as the
-        publisher would).
-    iterations : int, default 1000
-        Markov-chain sweeps (Cormode §3.2: 1000).
-    history : int, default 100
-        Final iterations whose assignments and counts the predictors use (1: the last permutation only). At most
-        ``iterations``.
-    moves_per_iteration : int, default 1
-        Swap proposals per group between two refreshes of the model (the paper does not say; 1 is one proposal per
-        group per iteration, ``l`` about one per tuple).
+        The release, or each tuple's group id (the ST then computed from ``table.sa_codes``).
+    iterations, history, moves_per_iteration : int, default 1000, 100, 1
+        Markov-chain sweeps (Cormode §3.2: 1000); final iterations the predictors use (at most ``iterations``); swap
+        proposals per group between two model refreshes (unstated in the paper; ``l`` is about one per tuple).
     laplace : float, default 1
         Additive correction of the counts.
     seed : int or numpy.random.Generator, optional
     layout : QILayout, optional
-        :func:`qi_layout` of ``table``, when the caller runs the attack on the same table many times (a sweep computes
-        it once).
+        :func:`qi_layout` of ``table``, computed once by a sweep.
 
     Returns
     -------
@@ -813,40 +730,14 @@ def definetti_sweep(
     progress: Callable[[str], None] | None = None,
     n_jobs: int | None = None,
 ) -> DeFinettiSweep:
-    """Cormode's Fig. 4 experiment: the deFinetti attack for every l and group size.
+    """Cormode's Fig. 4 experiment: the deFinetti attack for every l in ``l_grid`` and group size.
 
-    For each repetition and each :math:`l`, Anatomy groups the tuples afresh
-    (:func:`~anonlab.mechanisms.anatomy.anatomy_groups`); each multiplier merges adjacent groups (1: tight groups of
-    size l, 2: larger groups of size 2l, 3: size 3l) and the attack runs from its own random start. Each (repetition,
-    l) has its own generator (spawned from ``seed``), so the cells run in parallel processes and give the same numbers
-    as in sequence.
-
-    Parameters
-    ----------
-    table : EncodedTable
-        QIs and the true SA (the Anatomy input, and the truth to score against).
-    l_grid : sequence of int
-        Each between 2 and the largest feasible l-diversity.
-    multipliers : sequence of int, default (1, 2)
-    repetitions : int, default 5
-    iterations, history, moves_per_iteration : int
-        See :func:`definetti_attack`.
-    threshold : float, default 0.8
-        Belief above which a prediction is high-confidence.
-    ties : {"random", "stable"}, default "random"
-        Anatomy's tie-break between equally large buckets (:func:`~anonlab.mechanisms.anatomy.anatomy_groups`).
-    seed : int, optional
-    keep : sequence of (l, multiplier, repetition), optional
-        Runs whose whole :class:`DeFinettiResult` (per-tuple predictions) the sweep keeps in ``kept``; the others keep
-        their scores only.
-    progress : callable, optional
-        Called with a short message after each run (e.g. ``print``).
-    n_jobs : int, optional
-        Worker processes (default 1: in this process); the results do not depend on it.
-
-    Returns
-    -------
-    DeFinettiSweep
+    Per repetition and l, Anatomy groups the tuples afresh (:func:`~anonlab.mechanisms.anatomy.anatomy_groups`, tie-break
+    ``ties``); each of ``multipliers`` merges adjacent groups (1: size l, 2: 2l, 3: 3l) and the attack runs from its own
+    start. Each (repetition, l) has its own generator spawned from ``seed``, so ``n_jobs`` worker processes give the same
+    numbers. ``iterations``, ``history``, ``moves_per_iteration``: as :func:`definetti_attack`; ``threshold``: belief of a
+    high-confidence prediction; ``keep``: (l, multiplier, repetition) runs whose whole :class:`DeFinettiResult` is kept;
+    ``progress`` is called after each run. Returns a :class:`DeFinettiSweep`.
     """
     return definetti_sweeps([dict(
         table=table, l_grid=l_grid, multipliers=multipliers, repetitions=repetitions, iterations=iterations,
