@@ -569,10 +569,6 @@ def definetti_attack(
     seed : int or numpy.random.Generator, optional
     layout : QILayout, optional
         :func:`qi_layout` of ``table``, computed once by a sweep.
-
-    Returns
-    -------
-    DeFinettiResult
     """
     iterations = _check_positive_int("iterations", iterations)
     history = check_int("history", int(history) if isinstance(history, np.integer) else history, low=1,

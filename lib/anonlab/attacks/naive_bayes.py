@@ -192,10 +192,6 @@ def naive_bayes_from_counts(
         Block boundaries; taken from ``counts`` when it is a :class:`NoisyCounts`.
     laplace : float, default 1
         The additive correction :math:`\\lambda` (> 0).
-
-    Returns
-    -------
-    NaiveBayesModel
     """
     check_number("laplace", laplace, low=0, low_inclusive=False)
     c, offsets = _as_draws(counts, offsets)
@@ -247,7 +243,6 @@ def log_scores(model: NaiveBayesModel, qi_codes: np.ndarray) -> np.ndarray:
 
     Parameters
     ----------
-    model : NaiveBayesModel
     qi_codes : numpy.ndarray of int, shape (n, m)
 
     Returns
@@ -319,7 +314,6 @@ def naive_bayes_result(
 
     Parameters
     ----------
-    model : NaiveBayesModel
     table : EncodedTable
         Targets, coded like the training table.
     draw : int, default 0
@@ -392,7 +386,6 @@ def evaluate_model(
 
     Parameters
     ----------
-    model : NaiveBayesModel
     table : EncodedTable
         Targets, coded like the training table (same domains).
     threshold : float, default 0.8
@@ -461,7 +454,6 @@ def naive_attack(
     draws : int, default 9
         Noise draws per ε (the paper's nine iterations).
     noise : {"geometric", "laplace"}
-    threshold : float, default 0.8
     dirichlet : bool, default False
         Footnote 2's variant.
     seed : int or numpy.random.Generator, optional
@@ -791,10 +783,6 @@ def timed_naive_attack(
 
     Times: loading the data (``load()``), preparing it (``prepare``, e.g. bucketing hours), computing the counts,
     adding the noise, building the classifier and classifying every tuple.
-
-    Returns
-    -------
-    seconds, accuracy : float
     """
     t0 = time.perf_counter()
     df = prepare(load())

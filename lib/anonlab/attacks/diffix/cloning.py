@@ -214,11 +214,6 @@ def cloning_inference(q_answers: Any, qbar_answers: Any, sigma_star: float, v: i
 
     ``q_j = Q_j - Q'_j``; ``S^2 = 1/(|Delta| - 1) sum_j (q_j - mean)^2``. If ``S^2 <= sigma*`` the two query sets
     coincide, so the victim is not in the ``s = v`` set: the secret is ``1 - v``; otherwise it is ``v``.
-
-    Returns
-    -------
-    guess : int
-    s2 : float
     """
     q = np.asarray(q_answers, dtype=float) - np.asarray(qbar_answers, dtype=float)
     s2 = float(np.var(q, ddof=1))

@@ -84,7 +84,6 @@ def differential_attack(proxy: DiffixProxy, records: pd.DataFrame, attributes: S
 
     Parameters
     ----------
-    proxy : DiffixProxy
     records : pandas.DataFrame
         The victims' known values; must contain ``attributes``.
     attributes : sequence of str
@@ -344,7 +343,6 @@ class FullDifferentialOutcome:
         Subsets put to the uniqueness oracle.
     n_subsets_attacked : int
         Unique subsets attacked (each costs 4|A| queries).
-    n_queries : int
     n_samples : int
         Samples in the final test.
     """
