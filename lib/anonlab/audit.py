@@ -241,20 +241,13 @@ def estimate_memory(members: pd.DataFrame, release: pd.DataFrame, non_members: p
 class AuditResult:
     """What :func:`audit` found.
 
-    Attributes
-    ----------
-    table
-        One row per attack and secret: ``attack``, ``secret``, ``known``, ``targets``, ``predictions``, ``precision``
-        (with ``precision_low``/``precision_high``), ``coverage``, ``baseline``, ``baseline_kind``,
-        ``baseline_precision``, ``pi`` (with ``pi_low``/``pi_high``).
-    not_applicable
-        ``attack``, ``secret``, ``reason``: the attacks that do not apply to these inputs.
-    membership
-        Closest-record membership at each skew (:func:`~anonlab.attacks.release.closest_record_membership`).
-    results
-        ``(attack, secret) -> (result, baseline)``, per target.
-    inputs
-        Rows of each input, secrets, known columns, generalized columns, targets, seed.
+    Attributes: ``table``: One row per attack and secret: ``attack``, ``secret``, ``known``, ``targets``,
+    ``predictions``, ``precision`` (with ``precision_low``/``precision_high``), ``coverage``, ``baseline``,
+    ``baseline_kind``, ``baseline_precision``, ``pi`` (with ``pi_low``/``pi_high``). ``not_applicable``: ``attack``,
+    ``secret``, ``reason``: the attacks that do not apply to these inputs. ``membership``: Closest-record membership
+    at each skew (:func:`~anonlab.attacks.release.closest_record_membership`). ``results``: ``(attack, secret) ->
+    (result, baseline)``, per target. ``inputs``: Rows of each input, secrets, known columns, generalized columns,
+    targets, seed.
     """
 
     table: pd.DataFrame
@@ -296,28 +289,16 @@ def audit(members: Table, release: Table, non_members: Table, secrets: Sequence[
           skews: Sequence[float | str] = ("1:1", "1:30", "1:240"), mapper: Any = None) -> AuditResult:
     """Run every attack that applies to ``release`` on ``n_targets`` members, each against the non-member baseline.
 
-    Parameters
-    ----------
-    members, release, non_members
-        Tables (DataFrames or CSV paths, :func:`check_inputs`) with the same columns.
-    secrets
-        Columns the attacker wants to learn; one row per attack and secret.
-    known
-        What the attacker knows about each target (default: every column but the secret).
-    n_targets
-        Members attacked (drawn at random; all if fewer), and non-members for the membership attack.
-    seed
-        Run seed of the named streams ``audit.targets``, ``audit.singling_out``, ``audit.membership``.
-    progress
-        Called with one line per step (:mod:`anonlab.progress`).
-    settings
-        The baseline's models and tolerance ([FW24] §4.4), shared by every model and continuous guess.
-    skews
-        Member:non-member skews at which membership precision is read ([FW24] §5; chapter 7's by default).
-    mapper
-        An executor's map (``mapper(fn, chunks)``, results in order) for the attacks' target loop: the distances of
-        the nearest-row and closest-record attacks run chunk by chunk there
-        (:func:`anonlab.attacks.release.gower_nearest`); ``None``: in this process. The numbers are the same.
+    Parameters: ``members``, ``release``, ``non_members``: Tables (DataFrames or CSV paths, :func:`check_inputs`) with
+    the same columns. ``secrets``: Columns the attacker wants to learn; one row per attack and secret. ``known``: What
+    the attacker knows about each target (default: every column but the secret). ``n_targets``: Members attacked
+    (drawn at random; all if fewer), and non-members for the membership attack. ``seed``: Run seed of the named
+    streams ``audit.targets``, ``audit.singling_out``, ``audit.membership``. ``progress``: Called with one line per
+    step (:mod:`anonlab.progress`). ``settings``: The baseline's models and tolerance ([FW24] §4.4), shared by every
+    model and continuous guess. ``skews``: Member:non-member skews at which membership precision is read ([FW24] §5;
+    chapter 7's by default). ``mapper``: An executor's map (``mapper(fn, chunks)``, results in order) for the attacks'
+    target loop: the distances of the nearest-row and closest-record attacks run chunk by chunk there
+    (:func:`anonlab.attacks.release.gower_nearest`); ``None``: in this process. The numbers are the same.
     """
     from anonlab.attacks import release as atk
 

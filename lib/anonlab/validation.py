@@ -314,26 +314,14 @@ KINDS = ("int", "float", "bool", "str", "choice", "int_list", "float_list", "str
 class Param:
     """One declared parameter of a chapter.
 
-    Parameters
-    ----------
-    name
-        The variable of the notebook's ``parameters`` cell.
-    kind
-        One of ``int``, ``float``, ``bool``, ``str``, ``choice``, ``int_list``, ``float_list``, ``str_list``, ``path``
-        (a user-supplied file) or ``any`` (no check).
-    default
-        The value of the ``parameters`` cell (a test checks they agree).
-    help
-        One line: what it means, with its unit.
-    low, high
-        Bounds of a number or of each item of a number list (inclusive unless ``low_inclusive`` / ``high_inclusive``
-        say otherwise). Every size parameter has a ``high`` so that a run that cannot fit is refused.
-    choices
-        Allowed values (``choice``, ``str`` and ``str_list``).
-    nullable
-        ``None`` is allowed too (e.g. "no file", "all rows").
-    min_len, max_len
-        Length bounds of a list.
+    Parameters: ``name``: The variable of the notebook's ``parameters`` cell. ``kind``: One of ``int``, ``float``,
+    ``bool``, ``str``, ``choice``, ``int_list``, ``float_list``, ``str_list``, ``path`` (a user-supplied file) or
+    ``any`` (no check). ``default``: The value of the ``parameters`` cell (a test checks they agree). ``help``: One
+    line: what it means, with its unit. ``low``, ``high``: Bounds of a number or of each item of a number list
+    (inclusive unless ``low_inclusive`` / ``high_inclusive`` say otherwise). Every size parameter has a ``high`` so
+    that a run that cannot fit is refused. ``choices``: Allowed values (``choice``, ``str`` and ``str_list``).
+    ``nullable``: ``None`` is allowed too (e.g. "no file", "all rows"). ``min_len``, ``max_len``: Length bounds of a
+    list.
     """
 
     name: str

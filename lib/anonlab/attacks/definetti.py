@@ -154,17 +154,10 @@ def initial_permutation(
 ) -> np.ndarray:
     """A random permutation per group: the group's SA multiset in random order.
 
-    Parameters
-    ----------
-    starts : numpy.ndarray
-        First position of each group in group-sorted order (length G).
-    st_counts : numpy.ndarray, shape (G, n_sa)
-        The SA table (:func:`group_sa_counts`).
+    Parameters: ``starts`` (numpy.ndarray): First position of each group in group-sorted order (length G).
+    ``st_counts`` (numpy.ndarray, shape (G, n_sa)): The SA table (:func:`group_sa_counts`).
 
-    Returns
-    -------
-    numpy.ndarray, shape (n,)
-        SA code of each position, in group-sorted order.
+    Returns: numpy.ndarray, shape (n,): SA code of each position, in group-sorted order.
     """
     g_idx, s_idx = np.nonzero(st_counts)
     reps = st_counts[g_idx, s_idx]
@@ -196,16 +189,10 @@ def _order_within_groups(grp: np.ndarray, key: np.ndarray) -> np.ndarray:
 class QILayout:
     """The distinct QI combinations of a table and their cells (what every run on the table shares).
 
-    Attributes
-    ----------
-    combos : numpy.ndarray, shape (U, m)
-        The distinct QI combinations, in lexicographic order.
-    row_combo : numpy.ndarray, shape (n,)
-        Index into ``combos`` of each tuple (row order).
-    M : scipy.sparse.csr_matrix, shape (U, n_cells)
-        Combination -> its m cells of the stacked count table (m ones per row).
-    Mt : scipy.sparse.csr_matrix
-        ``M.T`` in CSR form.
+    Attributes: ``combos`` (numpy.ndarray, shape (U, m)): The distinct QI combinations, in lexicographic order.
+    ``row_combo`` (numpy.ndarray, shape (n,)): Index into ``combos`` of each tuple (row order). ``M``
+    (scipy.sparse.csr_matrix, shape (U, n_cells)): Combination -> its m cells of the stacked count table (m ones per
+    row). ``Mt`` (scipy.sparse.csr_matrix): ``M.T`` in CSR form.
     """
 
     combos: np.ndarray
@@ -554,21 +541,15 @@ def definetti_attack(
 ) -> DeFinettiResult:
     """Run the deFinetti attack on an Anatomy release (steps: the module docstring).
 
-    Parameters
-    ----------
-    table : EncodedTable
-        QI codes of the published tuples (row order) and the SA domain; ``sa_codes`` are not read when ``release`` is an
-        :class:`~anonlab.mechanisms.anatomy.Anatomy` (score with :meth:`DeFinettiResult.accuracy`).
-    release : Anatomy or numpy.ndarray
-        The release, or each tuple's group id (the ST then computed from ``table.sa_codes``).
-    iterations, history, moves_per_iteration : int, default 1000, 100, 1
-        Markov-chain sweeps (Cormode §3.2: 1000); final iterations the predictors use (at most ``iterations``); swap
-        proposals per group between two model refreshes (unstated in the paper; ``l`` is about one per tuple).
-    laplace : float, default 1
-        Additive correction of the counts.
-    seed : int or numpy.random.Generator, optional
-    layout : QILayout, optional
-        :func:`qi_layout` of ``table``, computed once by a sweep.
+    Parameters: ``table`` (EncodedTable): QI codes of the published tuples (row order) and the SA domain; ``sa_codes``
+    are not read when ``release`` is an :class:`~anonlab.mechanisms.anatomy.Anatomy` (score with
+    :meth:`DeFinettiResult.accuracy`). ``release`` (Anatomy or numpy.ndarray): The release, or each tuple's group id
+    (the ST then computed from ``table.sa_codes``). ``iterations``, ``history``, ``moves_per_iteration`` (int, default
+    1000, 100, 1): Markov-chain sweeps (Cormode §3.2: 1000); final iterations the predictors use (at most
+    ``iterations``); swap proposals per group between two model refreshes (unstated in the paper; ``l`` is about one
+    per tuple). ``laplace`` (float, default 1): Additive correction of the counts. ``seed`` (int or
+    numpy.random.Generator, optional). ``layout`` (QILayout, optional): :func:`qi_layout` of ``table``, computed once
+    by a sweep.
     """
     iterations = _check_positive_int("iterations", iterations)
     history = check_int("history", int(history) if isinstance(history, np.integer) else history, low=1,
@@ -630,16 +611,11 @@ def definetti_attack(
 class DeFinettiSweep:
     """Results of :func:`definetti_sweep`.
 
-    Attributes
-    ----------
-    results : pandas.DataFrame
-        One row per (l, multiplier, repetition, method): ``l, multiplier, group_size`` (nominal, l x multiplier),
-        ``repetition, method, accuracy, n_confident, confident_share, confident_accuracy, final_l1`` (mean L1 over the
-        history window), ``seconds``.
-    traces : pandas.DataFrame
-        Convergence traces: ``l, multiplier, repetition, iteration, l1, acceptance``.
-    kept : dict
-        ``(l, multiplier, repetition) -> DeFinettiResult`` of the runs asked for with ``keep``.
+    Attributes: ``results`` (pandas.DataFrame): One row per (l, multiplier, repetition, method): ``l, multiplier,
+    group_size`` (nominal, l x multiplier), ``repetition, method, accuracy, n_confident, confident_share,
+    confident_accuracy, final_l1`` (mean L1 over the history window), ``seconds``. ``traces`` (pandas.DataFrame):
+    Convergence traces: ``l, multiplier, repetition, iteration, l1, acceptance``. ``kept`` (dict): ``(l, multiplier,
+    repetition) -> DeFinettiResult`` of the runs asked for with ``keep``.
     """
 
     results: pd.DataFrame

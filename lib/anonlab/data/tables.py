@@ -63,10 +63,8 @@ def inpatient_microdata() -> pd.DataFrame:
     Slides, "K-anonymity": "Figure 1. Inpatient Microdata" (from Machanavajjhala et al. 2007, Fig. 1).
     Quasi-identifiers :data:`INPATIENT_QUASI_IDENTIFIERS`; sensitive attribute ``condition``.
 
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``zip_code`` (str), ``age`` (int), ``nationality``, ``condition``; index ``record`` 1..12.
+    Returns: pandas.DataFrame: Columns ``zip_code`` (str), ``age`` (int), ``nationality``, ``condition``; index
+    ``record`` 1..12.
     """
     return _frame(_INPATIENT, ["zip_code", "age", "nationality", "condition"])
 
@@ -78,10 +76,8 @@ def inpatient_4_anonymous() -> pd.DataFrame:
     codes masked to ``130**`` / ``1485*``, ages generalised to ``< 30``, ``3*``, ``≥ 40``, nationality suppressed
     (``*``). Its last class (``130**``, ``3*``) is all Cancer: the homogeneity attack.
 
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``zip_code``, ``age``, ``nationality``, ``condition`` (all str); index ``record`` 1..12.
+    Returns: pandas.DataFrame: Columns ``zip_code``, ``age``, ``nationality``, ``condition`` (all str); index
+    ``record`` 1..12.
     """
     micro = inpatient_microdata()
     zips = {"13053": "130**", "13068": "130**", "14853": "1485*", "14850": "1485*"}
@@ -106,11 +102,8 @@ def inpatient_3_diverse() -> pd.DataFrame:
     Slides, "L-diversity" (the table with ``k = 4``, ``l = ?``; from Machanavajjhala et al. 2007, Fig. 3). Rows in the
     slide's order (records 1, 4, 9, 10, 5, 6, 7, 8, 2, 3, 11, 12).
 
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``zip_code`` (``1305*``, ``1485*``, ``1306*``), ``age`` (``≤ 40``, ``> 40``), ``nationality`` (``*``),
-        ``condition``.
+    Returns: pandas.DataFrame: Columns ``zip_code`` (``1305*``, ``1485*``, ``1306*``), ``age`` (``≤ 40``, ``> 40``),
+    ``nationality`` (``*``), ``condition``.
     """
     micro = inpatient_microdata()
     order = [1, 4, 9, 10, 5, 6, 7, 8, 2, 3, 11, 12]
@@ -160,10 +153,8 @@ def salary_disease_3_diverse() -> pd.DataFrame:
     Slides, "What is the issue with l-diversity?" (Li et al. 2007, Table 4). Quasi-identifiers
     :data:`SALARY_DISEASE_QUASI_IDENTIFIERS`; sensitive attributes ``salary`` (dollars) and ``disease``.
 
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``zip_code``, ``age`` (generalised strings), ``salary`` (int), ``disease``; index ``record`` 1..9.
+    Returns: pandas.DataFrame: Columns ``zip_code``, ``age`` (generalised strings), ``salary`` (int), ``disease``;
+    index ``record`` 1..9.
     """
     return _frame(_SD_3_DIVERSE, ["zip_code", "age", "salary", "disease"])
 
@@ -175,10 +166,7 @@ def salary_disease_t_close() -> pd.DataFrame:
     Slides, "T-closeness" (Li et al. 2007, Table 5), rows in the slide's order (records 1, 3, 8, 4, 5, 6, 2, 7, 9).
     The reported t values are in the claims ledger (``data/claims.yaml``), not here.
 
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``zip_code``, ``age``, ``salary`` (int, dollars), ``disease``.
+    Returns: pandas.DataFrame: Columns ``zip_code``, ``age``, ``salary`` (int, dollars), ``disease``.
     """
     return _frame(_SD_T_CLOSE, ["zip_code", "age", "salary", "disease"])
 
@@ -200,10 +188,7 @@ def disease_hierarchy() -> dict[str, str | None]:
     With the hierarchical ground distance, two diseases are ``1/3`` apart if they share a level-1 group (flu,
     bronchitis), ``2/3`` if they share a system (flu, pulmonary edema) and ``1`` otherwise.
 
-    Returns
-    -------
-    dict
-        ``{node: parent}``; the root maps to ``None``.
+    Returns: dict: ``{node: parent}``; the root maps to ``None``.
     """
     root = "respiratory & digestive system diseases"
     resp, dig = "respiratory system diseases", "digestive system diseases"

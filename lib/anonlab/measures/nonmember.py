@@ -717,10 +717,8 @@ def replication_test(members: pd.DataFrame, secrets: Sequence[str], fractions: S
     stayed among the members is *dependent* on a member; the table reports precision overall and separately on
     dependent and independent targets. Fraction 0 is the unreplicated reference.
 
-    Returns
-    -------
-    pandas.DataFrame
-        ``fraction, secret, kind, precision, precision_dependent, precision_independent, n_dependent, targets``.
+    Returns: pandas.DataFrame: ``fraction, secret, kind, precision, precision_dependent, precision_independent,
+    n_dependent, targets``.
     """
     rng = check_random_state(seed)
     cols = list(members.columns)

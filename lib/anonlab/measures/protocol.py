@@ -104,35 +104,17 @@ def _all_distinct(values: np.ndarray) -> bool:
 class AttackResult:
     """What an attack did, target by target.
 
-    Attributes
-    ----------
-    attack
-        A short name ("naive Bayes, ε = 0.1", "cloning, |Δ| = 10").
-    targets
-        One identifier per attacked target (row labels, user ids).
-    truth
-        Each target's true secret (or membership).
-    predicted
-        ``True`` where the attack made a prediction; elsewhere it abstained.
-    prediction
-        The prediction (any value where ``predicted`` is ``False``).
-    confidence
-        Optional score per target (higher = surer), from which thresholds trade precision for coverage
-        (:meth:`at_threshold`).
-    positive
-        The value that counts as a positive prediction for binary secrets (e.g. ``True`` for membership); ``None`` for
-        plain inference.
-    tolerance
-        Numeric secrets: a prediction within ``tolerance`` of the truth is correct ([FW24] §4.3, "within 5 %" is a
-        relative tolerance and is encoded by the attack as a boolean ``correct`` instead).
-    resources
-        What the attack used: ``{"queries": 32, "aux_records": 8}``.
-    correct
-        Optional per-target correctness, when it is not ``prediction == truth`` (relative tolerances, sets of
-        candidates).
-    baseline_kind
-        When the result is a baseline: what kind (:data:`BASELINE_KINDS`), set by the function that builds it;
-        ``None`` for an attack.
+    Attributes: ``attack``: A short name ("naive Bayes, ε = 0.1", "cloning, |Δ| = 10"). ``targets``: One identifier
+    per attacked target (row labels, user ids). ``truth``: Each target's true secret (or membership). ``predicted``:
+    ``True`` where the attack made a prediction; elsewhere it abstained. ``prediction``: The prediction (any value
+    where ``predicted`` is ``False``). ``confidence``: Optional score per target (higher = surer), from which
+    thresholds trade precision for coverage (:meth:`at_threshold`). ``positive``: The value that counts as a positive
+    prediction for binary secrets (e.g. ``True`` for membership); ``None`` for plain inference. ``tolerance``: Numeric
+    secrets: a prediction within ``tolerance`` of the truth is correct ([FW24] §4.3, "within 5 %" is a relative
+    tolerance and is encoded by the attack as a boolean ``correct`` instead). ``resources``: What the attack used:
+    ``{"queries": 32, "aux_records": 8}``. ``correct``: Optional per-target correctness, when it is not ``prediction
+    == truth`` (relative tolerances, sets of candidates). ``baseline_kind``: When the result is a baseline: what kind
+    (:data:`BASELINE_KINDS`), set by the function that builds it; ``None`` for an attack.
     """
 
     attack: str
@@ -296,16 +278,10 @@ def score(result: AttackResult, baseline: AttackResult | None = None, *,
           confidence: float = 0.95) -> Score:
     """Score an attack, and compare it with a baseline on the targets it predicted for.
 
-    Parameters
-    ----------
-    result
-        The attack's result.
-    baseline
-        A baseline's result (majority guess, the non-member baseline of [FW24] §4) that covers at least every target
-        the attack predicted for. Its precision is measured on exactly those targets (§4.3 steps 1-4), so PI compares
-        like with like.
-    confidence
-        Level of the Wilson intervals.
+    Parameters: ``result``: The attack's result. ``baseline``: A baseline's result (majority guess, the non-member
+    baseline of [FW24] §4) that covers at least every target the attack predicted for. Its precision is measured on
+    exactly those targets (§4.3 steps 1-4), so PI compares like with like. ``confidence``: Level of the Wilson
+    intervals.
     """
     correct = result.is_correct()
     n_made = int(result.predicted.sum())

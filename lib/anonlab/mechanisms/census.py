@@ -81,14 +81,8 @@ def _table_cells(name: str) -> tuple[np.ndarray, int]:
 class TableSpec:
     """A set of published tables as one incidence matrix.
 
-    Attributes
-    ----------
-    names
-        The tables, in order.
-    matrix
-        Sparse 0/1 matrix (cells × person types): ``tables = counts @ matrix.T``.
-    slices
-        Columns of each table in the tabulated array.
+    Attributes: ``names``: The tables, in order. ``matrix``: Sparse 0/1 matrix (cells × person types): ``tables =
+    counts @ matrix.T``. ``slices``: Columns of each table in the tabulated array.
     """
 
     names: tuple[str, ...]

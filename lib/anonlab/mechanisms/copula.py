@@ -40,19 +40,12 @@ def copula_synthesize(data: pd.DataFrame, n: int | None = None, *,
                       seed: int | np.random.Generator | None = 0) -> pd.DataFrame:
     """A synthetic copy of ``data`` from a Gaussian copula over its empirical marginals.
 
-    Parameters
-    ----------
-    data : pandas.DataFrame
-        The original rows (the members).
-    n : int, optional
-        Rows to generate (default: as many as ``data``).
-    seed : int or numpy.random.Generator
-        Same seed, same synthetic data (the tie-breaking draws and the copula's sampling).
+    Parameters: ``data`` (pandas.DataFrame): The original rows (the members). ``n`` (int, optional): Rows to generate
+    (default: as many as ``data``). ``seed`` (int or numpy.random.Generator): Same seed, same synthetic data (the
+    tie-breaking draws and the copula's sampling).
 
-    Returns
-    -------
-    pandas.DataFrame
-        ``n`` rows, the columns and dtypes of ``data``, every value one of the column's observed values.
+    Returns: pandas.DataFrame: ``n`` rows, the columns and dtypes of ``data``, every value one of the column's
+    observed values.
     """
     from copulas.multivariate import GaussianMultivariate
 

@@ -83,10 +83,7 @@ def output_distribution(query: str | Callable[[np.ndarray], np.ndarray], n: int,
     The unknown records are iid from ``domain`` with ``probs``; every configuration is enumerated and outputs equal to
     ``decimals`` decimals are merged.
 
-    Returns
-    -------
-    values, log_prob : numpy.ndarray
-        The distinct outputs (sorted) and their log-probabilities.
+    Returns: ``values``, ``log_prob`` (numpy.ndarray): The distinct outputs (sorted) and their log-probabilities.
     """
     n = check_int("n", n, low=1)
     known = np.asarray(list(known_values), dtype=float)
@@ -130,22 +127,12 @@ def reducibility_table(queries: Sequence[tuple[str, str | Callable[[np.ndarray],
                        epsilons: Sequence[float]) -> pd.DataFrame:
     """Is each query's privacy loss the same whatever the known records hold? (Proposition 26.)
 
-    Parameters
-    ----------
-    queries
-        ``(label, query, domain, probs)`` tuples; ``query`` a name of :data:`QUERIES` or a function of the records.
-    n, known
-        Records in the database and records the attacker knows.
-    target_values
-        The target's value t and the alternative t'.
-    epsilons
-        ε values at which δ is reported.
+    Parameters: ``queries``: ``(label, query, domain, probs)`` tuples; ``query`` a name of :data:`QUERIES` or a
+    function of the records. ``n``, ``known``: Records in the database and records the attacker knows.
+    ``target_values``: The target's value t and the alternative t'. ``epsilons``: ε values at which δ is reported.
 
-    Returns
-    -------
-    pandas.DataFrame
-        One row per query and configuration of the known records: the configuration, δ(ε) and whether the PLRV equals
-        that of the first configuration (``same_plrv``), plus ``reducible`` per query (all same).
+    Returns: pandas.DataFrame: One row per query and configuration of the known records: the configuration, δ(ε) and
+    whether the PLRV equals that of the first configuration (``same_plrv``), plus ``reducible`` per query (all same).
     """
     check_int("known", known, low=0, high=n - 1)
     eps = [check_number(f"epsilons[{i}]", e, low=0) for i, e in enumerate(epsilons)]

@@ -39,25 +39,14 @@ def cart_synthesize(data: pd.DataFrame, n: int | None = None, *, min_leaf: int =
                     seed: int | np.random.Generator | None = 0) -> pd.DataFrame:
     """A synthetic copy of ``data`` by sequential CART (synthpop's default method).
 
-    Parameters
-    ----------
-    data : pandas.DataFrame
-        The original rows (for [FW24] §4.7: the members).
-    n : int, optional
-        Rows to generate (default: as many as ``data``).
-    min_leaf : int, default 5
-        Smallest number of original rows in a leaf (synthpop's ``minbucket``).
-    kinds : mapping, optional
-        ``"categorical"`` forces a numeric column to be treated as a category (classification tree); default: numeric
-        columns are numeric.
-    seed : int or numpy.random.Generator
-        Same seed, same synthetic data.
+    Parameters: ``data`` (pandas.DataFrame): The original rows (for [FW24] §4.7: the members). ``n`` (int, optional):
+    Rows to generate (default: as many as ``data``). ``min_leaf`` (int, default 5): Smallest number of original rows
+    in a leaf (synthpop's ``minbucket``). ``kinds`` (mapping, optional): ``"categorical"`` forces a numeric column to
+    be treated as a category (classification tree); default: numeric columns are numeric. ``seed`` (int or
+    numpy.random.Generator): Same seed, same synthetic data.
 
-    Returns
-    -------
-    pandas.DataFrame
-        ``n`` rows, the columns and dtypes of ``data`` (missing categorical values come back as the string
-        ``"missing"``).
+    Returns: pandas.DataFrame: ``n`` rows, the columns and dtypes of ``data`` (missing categorical values come back as
+    the string ``"missing"``).
     """
     from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 

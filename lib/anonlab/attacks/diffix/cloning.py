@@ -251,19 +251,11 @@ def cloning_attack(proxy: DiffixProxy, record: Mapping[str, Any], a_prime: Seque
     Sends ``1 + 2|Delta|`` queries (``2|Delta|`` without the ValueUnique query, or if it fails: then only 1). The
     inference reuses the NoBucketSuppression answers, as in the paper.
 
-    Parameters
-    ----------
-    proxy, record, a_prime, u, secret
-        As in the paper: known attributes ``A'`` and ``u`` (not in ``A'``).
-    v : {0, 1}
-        Secret value in the queries.
-    dummies, dummy_attribute
-        The values ``b_j`` of the dummy conditions ``dummy_attribute <> b_j``; by default the attribute of ``A'`` with
-        the largest domain and values from :func:`dummy_values` (``domains`` is then required).
-    n_dummy : int
-        ``|Delta|`` when ``dummies`` is not given.
-    sigma_star : float
-        Variance cut-off (the paper: 0.7).
+    Parameters: ``proxy``, ``record``, ``a_prime``, ``u``, ``secret``: As in the paper: known attributes ``A'`` and
+    ``u`` (not in ``A'``). ``v`` ({0, 1}): Secret value in the queries. ``dummies``, ``dummy_attribute``: The values
+    ``b_j`` of the dummy conditions ``dummy_attribute <> b_j``; by default the attribute of ``A'`` with the largest
+    domain and values from :func:`dummy_values` (``domains`` is then required). ``n_dummy`` (int): ``|Delta|`` when
+    ``dummies`` is not given. ``sigma_star`` (float): Variance cut-off (the paper: 0.7).
     """
     g = check_random_state(seed)
     return drive(proxy, _cloning_steps(proxy.table, record, a_prime, u, secret, v=v, dummies=dummies,
@@ -346,19 +338,10 @@ def _dummies(record: Mapping[str, Any], a_prime: list[str], dummies: Sequence[An
 class FullCloningOutcome:
     """Result of :func:`full_cloning_attack` / :func:`greedy_full_cloning_attack` for one victim.
 
-    Attributes
-    ----------
-    guess : int or None
-        The inferred secret; ``None`` for NonAttackable.
-    a_prime : tuple of str
-        The ``A'`` used (empty if NonAttackable).
-    u : str or None
-    s2 : float
-        Sample variance of the final test (``nan`` if none).
-    n_subsets : int
-        Subsets ``(A', u)`` tried.
-    n_queries : int
-        Queries sent for this victim.
+    Attributes: ``guess`` (int or None): The inferred secret; ``None`` for NonAttackable. ``a_prime`` (tuple of str):
+    The ``A'`` used (empty if NonAttackable). ``u`` (str or None). ``s2`` (float): Sample variance of the final test
+    (``nan`` if none). ``n_subsets`` (int): Subsets ``(A', u)`` tried. ``n_queries`` (int): Queries sent for this
+    victim.
     """
 
     guess: int | None

@@ -50,19 +50,11 @@ __all__ = [
 class DifferentialOutcome:
     """Result of :func:`differential_attack` for one victim.
 
-    Attributes
-    ----------
-    guess : int or None
-        Inferred secret (0/1); ``None`` when no pair survived (NoSamples).
-    q, r : numpy.ndarray
-        The valid samples from the ``s = 0`` and ``s = 1`` pairs.
-    log_lr : float
-        ``log Lambda(q, r)`` (nan without samples).
-    n_queries : int
-        Queries sent (4k).
-    all_pairs : numpy.ndarray, shape (2, k)
-        Every difference ``Q_j - Q'_j`` (row 0) and ``R_j - R'_j`` (row 1), valid or not (the owner's check of Eq. 6;
-        the attack uses only the valid ones).
+    Attributes: ``guess`` (int or None): Inferred secret (0/1); ``None`` when no pair survived (NoSamples). ``q``,
+    ``r`` (numpy.ndarray): The valid samples from the ``s = 0`` and ``s = 1`` pairs. ``log_lr`` (float): ``log
+    Lambda(q, r)`` (nan without samples). ``n_queries`` (int): Queries sent (4k). ``all_pairs`` (numpy.ndarray, shape
+    (2, k)): Every difference ``Q_j - Q'_j`` (row 0) and ``R_j - R'_j`` (row 1), valid or not (the owner's check of
+    Eq. 6; the attack uses only the valid ones).
     """
 
     guess: int | None
@@ -82,16 +74,9 @@ def differential_attack(proxy: DiffixProxy, records: pd.DataFrame, attributes: S
     :func:`likelihood_ratio_test` decides. Issues ``4k`` queries per victim, all victims' queries batched per query
     shape (each answer is the one it gets alone).
 
-    Parameters
-    ----------
-    records : pandas.DataFrame
-        The victims' known values; must contain ``attributes``.
-    attributes : sequence of str
-        ``A = {a_1, ..., a_k}``, k >= 1.
-    secret : str
-        The secret attribute's column name in the proxy.
-    analyst : str
-        Name under which the proxy counts the queries.
+    Parameters: ``records`` (pandas.DataFrame): The victims' known values; must contain ``attributes``. ``attributes``
+    (sequence of str): ``A = {a_1, ..., a_k}``, k >= 1. ``secret`` (str): The secret attribute's column name in the
+    proxy. ``analyst`` (str): Name under which the proxy counts the queries.
     """
     attrs = _attributes(attributes, records.columns)
     vals = {a: [_py(v) for v in records[a].to_numpy()] for a in attrs}
@@ -170,10 +155,7 @@ class UniquenessOracle:
     Built from the data without the secret (the "inference dataset" Diffix claims to protect against). Consulting it
     is not a query to Diffix.
 
-    Parameters
-    ----------
-    data : pandas.DataFrame
-        The attributes the attacker may know (one row per user).
+    Parameters: ``data`` (pandas.DataFrame): The attributes the attacker may know (one row per user).
     """
 
     def __init__(self, data: pd.DataFrame) -> None:
@@ -333,18 +315,10 @@ def _sampled_subsets(n: int, m: int, rng: np.random.Generator, limit: int) -> It
 class FullDifferentialOutcome:
     """Result of :func:`full_differential_attack` for one victim.
 
-    Attributes
-    ----------
-    guess : int or None
-        The inferred secret, ``None`` for NonAttackable.
-    subset : tuple of str
-        The attributes ``A`` the final test used (empty if NonAttackable).
-    n_subsets_checked : int
-        Subsets put to the uniqueness oracle.
-    n_subsets_attacked : int
-        Unique subsets attacked (each costs 4|A| queries).
-    n_samples : int
-        Samples in the final test.
+    Attributes: ``guess`` (int or None): The inferred secret, ``None`` for NonAttackable. ``subset`` (tuple of str):
+    The attributes ``A`` the final test used (empty if NonAttackable). ``n_subsets_checked`` (int): Subsets put to the
+    uniqueness oracle. ``n_subsets_attacked`` (int): Unique subsets attacked (each costs 4|A| queries). ``n_samples``
+    (int): Samples in the final test.
     """
 
     guess: int | None
