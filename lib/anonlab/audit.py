@@ -1,17 +1,11 @@
-"""Audit a table release: every attack of the book that applies to it, against the non-member baseline.
+"""Audit a table release: every attack of the book that applies to it, against the non-member baseline ([FW24] §4).
 
-:func:`audit` takes the *members* (the records the release was made from), the *release* (a synthetic copy, or a
-generalized / suppressed extract with the same columns) and *non-members* (people of the same population the release
-never saw). It draws targets among the members, runs each attack of :mod:`anonlab.attacks.release` that applies, fits
-the non-member baseline on the same targets ([FW24] §4) and scores every attack with :func:`anonlab.measures.score`:
-precision with its Wilson interval, coverage, the baseline's precision on the targets the attack predicted for, and PI
-= (P − P_base) / (1 − P_base) (Eq 6). Bad input fails in :func:`check_inputs`, before any attack runs, with an
-:class:`AuditInputError` naming the file and the column.
+:func:`audit` takes the *members* (what the release was made from), the *release* (a synthetic copy or a generalized
+/ suppressed extract, same columns) and *non-members*; it runs each applicable attack of
+:mod:`anonlab.attacks.release` on members drawn as targets and scores it (:func:`anonlab.measures.score`: precision
+with Wilson interval, coverage, baseline precision, PI, Eq 6). Bad input fails first in :func:`check_inputs`
+(:class:`AuditInputError`, naming file and column). [FW24] P. Francis and D. Wagner, arXiv:2403.06595 (2024).
 
-[FW24] P. Francis and D. Wagner, arXiv:2403.06595 (2024).
-
-Examples
---------
 >>> rng = np.random.default_rng(0)
 >>> people = pd.DataFrame({"job": rng.choice(["a", "b", "c"], 400), "age": rng.integers(20, 70, 400)})
 >>> people["income"] = np.where(people["job"] == "a", "high", "low")
@@ -206,17 +200,12 @@ def estimate_memory(members: pd.DataFrame, release: pd.DataFrame, non_members: p
                     n_targets: int = 1000) -> int:
     r"""Bytes :func:`audit` is estimated to hold at its peak on these (checked) tables, beyond the interpreter.
 
-    From the rows :math:`n_m, n_r, n_n` of the three tables, their size in memory :math:`S` (pandas' deep
-    ``memory_usage``) and the one-hot width :math:`w` (a column per value of each text column of the members and the
-    release, one per numeric column):
-
     .. math:: 4S + 8w\,(n_r + 2\max(n_r, n_n) + 2t) + 32\max(b, n_r)
 
-    the tables and their aligned copies (:math:`4S`); the release's indicator matrix, the design matrix of the model
-    trained on the release or on the non-members and sklearn's copy of it, and the targets' and non-member targets'
-    indicators (:math:`t` = ``n_targets``, 8 bytes each); and four float64 blocks of the distance computation
-    (:math:`b` = 4,000,000 entries, or one row of the release if it is longer,
-    :func:`anonlab.attacks.release.gower_nearest`).
+    :math:`S`: the tables' deep ``memory_usage`` (4 copies); :math:`w`: one-hot width (a column per text value of the
+    members and release, one per numeric column); :math:`n_r, n_n`: release and non-member rows; :math:`t`:
+    ``n_targets``; 8-byte indicator and design matrices; four float64 distance blocks of :math:`b` = 4,000,000 entries
+    (:func:`anonlab.attacks.release.gower_nearest`).
 
     >>> t = pd.DataFrame({"job": ["a", "b"] * 500, "age": range(1000)})
     >>> 100 * 2**20 < estimate_memory(t, t, t) < 200 * 2**20

@@ -1,19 +1,11 @@
 """Daily location traces dominated by home and work, and the home/work-only guess (F&W §3.2).
 
-Xu et al. (2017) recover trajectories (one location per hour) from aggregated mobility data with 73-91 % accuracy, the
-share of a trace's hours whose location the recovered trace gets right. Francis & Wagner argue that home and work,
-which the adversary is assumed to know, already make up about 18 of 24 hours. This module simulates such traces under
-stated assumptions and scores the guess "home outside working hours, work during them", which reconstructs nothing the
-adversary did not know.
+Xu et al. (2017) recover hourly trajectories from aggregated mobility data with 73-91 % accuracy; Francis & Wagner
+argue that home and work, which the adversary knows, fill about 18 of 24 hours. Simulated per person and day: a
+workday leaves home around ``leave_hour``, works about ``work_hours`` (normal, sd ``hours_sd``, rounded), then spends
+what brings home time to about ``home_hours`` at other places (of ``n_places``); a day off (share ``days_off``) is
+spent at home. :func:`home_work_guess_accuracy` scores "home outside working hours, work during them".
 
-Model, per person and day: on a workday the person leaves home at an hour drawn around ``leave_hour``, works about
-``work_hours`` hours (normal, standard deviation ``hours_sd``, rounded), then spends the hours needed to bring their
-home time to about ``home_hours`` (same spread) at other places (drawn from ``n_places``); on a day off (a share
-``days_off``) there is no work and the working hours are spent at home. Every hour has the place where the person is
-(one location per hour window, as in Xu et al.).
-
-Examples
---------
 >>> tr = simulate_traces(200, seed=0)
 >>> tr.locations.shape
 (200, 7, 24)

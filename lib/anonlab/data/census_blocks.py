@@ -1,22 +1,13 @@
-"""Synthetic census blocks: people with block, sex, age, race and Hispanic origin.
+"""Synthetic census blocks: people with block, sex, age, race and Hispanic origin (model: chapter 4, "The synthetic
+population").
 
-No package ships the 2010 US block tables or microdata, so chapter 4 builds a population whose properties are stated
-parameters, and its numbers describe that population, not the United States:
+No package ships the 2010 block tables or microdata, so the population's properties are stated parameters: block
+sizes ``1 + NegBin(mean - 1, shape)`` capped at ``max_block_size`` (2010: about 50 people per populated block); sex
+and single-year age from the 2010 national distribution (Howden & Meyer 2011, C2010BR-03), independent of race and
+block; 7 races × Hispanic origin = 14 groups with the 2010 national mix (Humes, Jones & Ramirez 2011, C2010BR-02);
+block *b*'s mix ``p_b ~ Dirichlet(alpha · national mix)``, :func:`calibrate_alpha` finding the ``alpha`` at which a
+stated share of people belong to their block's majority group.
 
-* ``n_blocks`` blocks whose sizes are ``1 + NegBin(mean - 1, shape)`` capped at ``max_block_size``: a small ``shape``
-  gives many very small blocks and a long tail (2010: 308.7 M people in about 6.2 M populated blocks, a mean of about
-  50 per block);
-* sex and single-year age drawn from the 2010 national distribution (Census Brief C2010BR-03, Howden & Meyer 2011:
-  49.2 % male; five-year age groups), independently of race and block (a simplification);
-* race (7 categories: the six "alone" races and "two or more") × Hispanic origin (2) = 14 groups; the national mix is
-  that of 2010 (Census Brief C2010BR-02, Humes, Jones & Ramirez 2011, Table 1/2);
-* homogeneity: block *b*'s mix is ``p_b ~ Dirichlet(alpha · national mix)`` and its people are drawn from ``p_b``. A
-  small ``alpha`` concentrates each block on few groups (segregated blocks); a large one makes every block look like
-  the nation. :func:`calibrate_alpha` finds the ``alpha`` at which a stated share of people belong to their block's
-  majority group.
-
-Examples
---------
 >>> pop = generate_blocks(50, mean_block_size=20, seed=1)
 >>> pop.people.columns.tolist()
 ['block', 'sex', 'age', 'age_bin', 'race', 'hispanic', 'group', 'type']

@@ -1,17 +1,10 @@
 r"""Small exact queries over independent records: counts, linear queries, means, a thresholded count.
 
-Desfontaines (2020), §3.1.3, Proposition 26: when records are independent and the attacker knows a fixed set of
-records, counting queries, linear queries :math:`\sum_i w_i D_i` and the arithmetic, geometric, harmonic and quadratic
-means are *Θ-reducible* (Definition 59): changing the known records' values maps the outputs by a bijection, so the
-privacy loss random variable has the same distribution whatever the attacker knows. Example 7's thresholded count is
-not (Remark 2).
+Desfontaines (2020), §3.1.3, Proposition 26: with independent records and a known fixed set, counts, linear queries
+:math:`\sum_i w_i D_i` and the arithmetic, geometric, harmonic and quadratic means are *Θ-reducible* (Definition 59);
+Example 7's thresholded count is not (Remark 2). Checked by brute force: record 0 is the target, records ``1..k``
+known, the other ``m = n - 1 - k`` enumerated (``len(domain) ** m`` configurations), so every probability is exact.
 
-This module checks that numerically by brute force: the ``n`` records take values in a small domain, record 0 is the
-target, records ``1..k`` are known and the other ``m = n - 1 - k`` are enumerated exhaustively (``len(domain) ** m``
-configurations), so every output probability is exact.
-
-Examples
---------
 >>> values, logp = output_distribution("count", n=4, known_values=[1], target_value=1,
 ...                                    domain=[0, 1], probs=[0.5, 0.5])
 >>> values.tolist(), np.round(np.exp(logp), 3).tolist()  # 1 + 1 + Bin(2, 1/2)

@@ -52,18 +52,12 @@ __all__ = [
 
 def dummy_values(value: Any, domain: Sequence[Any], n_dummy: int,
                  seed: np.random.Generator | int | None) -> list[Any]:
-    """``|Delta|`` plausible values ``b_j != value`` for the dummy conditions ``d <> b_j``.
+    """``|Delta|`` plausible values ``b_j != value`` for the dummy conditions ``d <> b_j`` ([G19] §4).
 
-    Drawn uniformly at random, without replacement, from the attribute's domain without ``value`` ([G19] §4: "b_j
-    being some plausible values for x_1 different from a_1"): ``Generator.choice(m, size, replace=False)`` over the
-    positions of the ``m`` other values, in O(``|Delta|``). When the domain has too few other values, values outside
-    it are added (numbers above the maximum, or tagged strings): "pragmatic" dummy conditions that hold for everyone
-    (§5).
-
-    The book drew them until 2026-11 from a permutation of the whole domain (:func:`_dummy_values_permutation`, kept
-    as the benchmark's reference): the same distribution, but about 1 ms per draw on CENSUS's ``instance_weight``
-    (99,800 values), some 40% of a CENSUS cloning experiment. A NumPy ``domain`` (as :meth:`DiffixDataset.domains`
-    gives) is compared in one vectorised pass; any other sequence in a Python loop, with the same draw (tested).
+    Uniform without replacement from the domain without ``value`` (``Generator.choice(m, size, replace=False)`` over the
+    other values' positions, O(``|Delta|``)); values outside the domain (above the maximum, or tagged strings) fill in
+    when it has too few, the "pragmatic" dummies of §5. Same distribution as :func:`_dummy_values_permutation` (the
+    book's draw until 2026-11, kept as the benchmark's reference; 1 ms per draw on CENSUS's ``instance_weight``).
 
     >>> dummy_values(3, np.arange(6), 3, 0) == dummy_values(3, list(range(6)), 3, 0)
     True
