@@ -1,14 +1,10 @@
 """Model inversion on a dosing model, attacked on members and non-members (F&W §3.3).
 
-Fredrikson et al. (2014) invert a warfarin-dosing model: given a patient's demographics and stable dose, they predict
-a genetic marker (VKORC1 genotype) as the value that best explains the dose, weighted by the marker's marginal
-distribution. Francis & Wagner point out that the same attack run on patients *not* in the training data is the right
-(allowed) baseline, and that it is nearly as accurate.
-
-The worked example here is synthetic (the IWPC data are not available): a genotype ``g ∈ {0, 1, 2}`` with a stated
-marginal, two standardised covariates, and ``dose = β·x + γ·g + noise``. A linear model is fitted on the members; the
-attack predicts ``argmax_g P(g) · N(dose − f(x, g); 0, σ̂²)`` for members and non-members; the marginal baseline
-predicts the most common genotype.
+Fredrikson et al. (2014) predict a warfarin patient's VKORC1 genotype as the value that best explains the dose given
+the demographics, weighted by its marginal; Francis & Wagner note that the same attack on non-members is the allowed
+baseline and nearly as accurate. Synthetic here (no IWPC data): ``g ∈ {0, 1, 2}`` with a stated marginal, two
+standardised covariates, ``dose = β·x + γ·g + noise``, a linear model fitted on the members; the attack predicts
+``argmax_g P(g) · N(dose − f(x, g); 0, σ̂²)``, the marginal baseline the most common genotype.
 
 >>> r = warfarin_example(2000, seed=0)
 >>> r["members"] > r["marginal"]

@@ -1,28 +1,14 @@
 """Cormode's "naive attack": a Naive-Bayes classifier learnt from noisy counts.
 
-G. Cormode, *Personal privacy vs population privacy: learning to attack anonymization*, KDD 2011, §2.2-2.3. The
-attacker asks the data owner for the differentially private counts of every (quasi-identifier value, sensitive value)
-pair (:func:`anonlab.mechanisms.dp.release_counts`) and turns them into a Naive-Bayes (NB) classifier that predicts a
-person's sensitive value (SA) from their quasi-identifiers (QI) :math:`t = (t_1..t_m)`:
+G. Cormode, *Personal privacy vs population privacy: learning to attack anonymization*, KDD 2011, §2.2-2.3. From the
+ε-DP counts of every (QI value, SA value) pair (:func:`anonlab.mechanisms.dp.release_counts`) the attacker builds the classifier
 
 .. math:: \\hat s(t) = \\arg\\max_{s \\in SA} \\Pr[s] \\prod_{i=1}^m \\Pr[t_i \\mid s]
 
-with the paper's corrections for noise: negative counts clamped to 0, the Laplacian +1 correction, and :math:`\\Pr[s]`
-from the summed joint counts
-
-.. math::
-
-    \\Pr[t_i \\mid s] = \\frac{1 + \\max(0, c_i(t_i, s))}{\\sum_{t \\in T_i} 1 + \\max(0, c_i(t, s))},
-    \\qquad
-    \\Pr[s] = \\frac{\\sum_i \\sum_{t \\in T_i} 1 + \\max(0, c_i(t, s))}
-                   {\\sum_{s'} \\sum_i \\sum_{t \\in T_i} 1 + \\max(0, c_i(t, s'))}.
-
-Normalising the product over :math:`s` gives a posterior per tuple (footnote 1); tuples whose largest posterior
-exceeds a threshold (0.8 in Fig. 3) form the *high-confidence* subset. Footnote 2's variant draws the parameters from
-Dirichlet distributions given the counts (:func:`dirichlet_naive_bayes`).
-
-Everything is vectorised over noise draws and over the distinct QI combinations of a table (a table of 30,718 Adult
-tuples has about a thousand of them), so a whole ε grid with nine draws each runs in well under a second.
+with negative counts clamped to 0 and the Laplacian +1 correction (:func:`naive_bayes_from_counts`; footnote 2's
+Dirichlet variant :func:`dirichlet_naive_bayes`). The normalised product is a posterior per tuple (footnote 1); those
+above a threshold (0.8 in Fig. 3) form the *high-confidence* subset. Vectorised over noise draws and distinct QI
+combinations (about a thousand among Adult's 30,718 tuples).
 """
 
 from __future__ import annotations
@@ -605,12 +591,9 @@ def nonmember_naive_bayes(targets: EncodedTable, non_members: EncodedTable, *,
                           name: str | None = None) -> AttackResult:
     """The non-member baseline of a naive-Bayes attack: the same classifier fitted on other people ([FW24] §4).
 
-    Naive Bayes from the exact counts of ``non_members`` (people who are not targets, e.g. Adult's withheld test
-    file), over the same known attributes, predicts every tuple of ``targets``: what an analysis of data *without* the
-    targets infers about them. Scored against an attack on ``targets`` (:func:`anonlab.measures.score`), PI is what
-    the release of the targets' own data adds. ``non_members`` is recoded into the targets' domains
-    (:func:`recode_like`). Targets, truth and predictions are as in :func:`naive_bayes_result` (row numbers, SA
-    codes).
+    Naive Bayes from the exact counts of ``non_members`` (recoded into the targets' domains, :func:`recode_like`) predicts
+    every tuple of ``targets``, as :func:`naive_bayes_result` does; scored against the attack, PI is what the release of
+    the targets' own data adds.
     """
     others = recode_like(non_members, targets)
     if others.n == 0:
@@ -760,13 +743,11 @@ def naive_attack_vs_nonmember_baseline(
 ) -> tuple[dict[str, AttackResult], dict[str, AttackResult]]:
     """The naive attack on Adult, with the non-member baselines of the same targets ([FW24] §4.3).
 
-    The data owner releases ε-DP pair counts of the whole ``table`` (members and non-members of ``split``, a
-    :class:`~anonlab.measures.nonmember.MemberSplit`: the targets are *in* the release); the attacker builds the
-    naive-Bayes classifier from them and predicts the non-members' occupation from workclass, education, sex, hours
-    (bucketed as in chapter 2) and income. The baselines predict the same targets from the same attributes, fitted on
-    the members only: the logistic regression of :func:`~anonlab.measures.nonmember.nonmember_baseline` (``kinds``,
-    ``settings``) and the naive-Bayes analysis itself on the members' exact counts. Returns the attack's results
-    (every target; only beliefs above ``threshold``) and the two baselines.
+    The owner releases ε-DP pair counts of the whole ``table`` (the targets, ``split``'s non-members, are *in* it); the
+    attack predicts their occupation from workclass, education, sex, hours (bucketed as in chapter 2) and income. The
+    baselines, fitted on the members only: :func:`~anonlab.measures.nonmember.nonmember_baseline` (``kinds``,
+    ``settings``) and naive Bayes on the members' exact counts. Returns the attack's results (all targets; beliefs above
+    ``threshold``) and the two baselines.
     """
     from anonlab.measures import nonmember as nm
 

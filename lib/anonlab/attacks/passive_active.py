@@ -1,12 +1,9 @@
 """The attacker of Example 7 on the book's yardstick: guessing a voter's vote from the (thresholded) tally.
 
-Desfontaines (2020), §3.1.3. A privacy loss of ±∞ means the output rules one vote out: the attacker is *certain* of
-the target's vote. This attack predicts exactly then, and abstains otherwise, so that :func:`anonlab.measures.score`
-reports how often it is certain (coverage) and how right it is (precision, always 1), beside a baseline that only
-knows the base rate (the majority guess, "No" when Yes votes are rare).
+Desfontaines (2020), §3.1.3: a privacy loss of ±∞ rules one vote out, so the attack predicts exactly then and
+abstains otherwise; :func:`anonlab.measures.score` gives coverage (how often it is certain) and precision (always 1),
+against the base-rate majority guess.
 
-Examples
---------
 >>> from anonlab.mechanisms.thresholding import thresholded_tally
 >>> r = certain_vote_attack(thresholded_tally(100), 1000, 1e-4, 100, 2000, seed=0, known_yes=100)
 >>> from anonlab.measures import score

@@ -1,17 +1,10 @@
-"""The non-member framework's design matrix, built without scikit-learn's per-fit column machinery.
+"""The non-member framework's design matrix ([FW24] §4.4), built without scikit-learn's per-fit column machinery.
 
-:func:`anonlab.measures.nonmember._pipeline` describes the model of [FW24] §4.4: continuous known attributes
-standardised (``StandardScaler``), categorical ones one-hot encoded (``OneHotEncoder(handle_unknown="ignore")``), side
-by side (``ColumnTransformer``), then a logistic regression or a Lasso. Fitting that pipeline spends about a quarter
-of its time re-validating and re-encoding the same string columns: the encoder finds each column's categories by a
-Python ``sorted(set(...))`` and maps every value through a Python loop, once when fitting and again for the targets.
-
-Here the categorical columns are coded once per table (:func:`category_codes`: ``pandas.factorize``, then the
-categories sorted as the encoder sorts them), and the matrix is assembled from the codes (:func:`one_hot`), with the
-scaler fitted by scikit-learn itself on the same frame. The result is the matrix the pipeline would build, entry for
-entry, with the same sparse-or-dense choice (``ColumnTransformer``'s ``sparse_threshold`` of 0.3 on the fitted rows'
-density), so the models fitted on it are the pipeline's models (``tests/test_nonmember.py`` checks the matrices and
-predictions are identical).
+The matrix of :func:`anonlab.measures.nonmember._pipeline` (continuous attributes standardised, categorical ones
+one-hot, ``ColumnTransformer``), entry for entry and with the same sparse-or-dense choice (``sparse_threshold`` 0.3),
+from categories coded once per table (:func:`category_codes`: ``pandas.factorize``, sorted as the encoder sorts) and
+assembled by :func:`one_hot`; the encoder's Python loops cost about a quarter of a fit. ``tests/test_nonmember.py``
+checks matrices and predictions are identical.
 """
 
 from __future__ import annotations
