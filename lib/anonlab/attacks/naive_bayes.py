@@ -1,7 +1,8 @@
 """Cormode's "naive attack": a Naive-Bayes classifier learnt from noisy counts.
 
 G. Cormode, *Personal privacy vs population privacy: learning to attack anonymization*, KDD 2011, §2.2-2.3. From the
-ε-DP counts of every (QI value, SA value) pair (:func:`anonlab.mechanisms.dp.release_counts`) the attacker builds the classifier
+ε-DP counts of every (QI value, SA value) pair (:func:`anonlab.mechanisms.dp.release_counts`) the attacker builds the
+classifier
 
 .. math:: \\hat s(t) = \\arg\\max_{s \\in SA} \\Pr[s] \\prod_{i=1}^m \\Pr[t_i \\mid s]
 
@@ -591,9 +592,9 @@ def nonmember_naive_bayes(targets: EncodedTable, non_members: EncodedTable, *,
                           name: str | None = None) -> AttackResult:
     """The non-member baseline of a naive-Bayes attack: the same classifier fitted on other people ([FW24] §4).
 
-    Naive Bayes from the exact counts of ``non_members`` (recoded into the targets' domains, :func:`recode_like`) predicts
-    every tuple of ``targets``, as :func:`naive_bayes_result` does; scored against the attack, PI is what the release of
-    the targets' own data adds.
+    Naive Bayes from the exact counts of ``non_members`` (recoded into the targets' domains, :func:`recode_like`)
+    predicts every tuple of ``targets``, as :func:`naive_bayes_result` does; scored against the attack, PI is what the
+    release of the targets' own data adds.
     """
     others = recode_like(non_members, targets)
     if others.n == 0:
@@ -743,11 +744,11 @@ def naive_attack_vs_nonmember_baseline(
 ) -> tuple[dict[str, AttackResult], dict[str, AttackResult]]:
     """The naive attack on Adult, with the non-member baselines of the same targets ([FW24] §4.3).
 
-    The owner releases ε-DP pair counts of the whole ``table`` (the targets, ``split``'s non-members, are *in* it); the
-    attack predicts their occupation from workclass, education, sex, hours (bucketed as in chapter 2) and income. The
-    baselines, fitted on the members only: :func:`~anonlab.measures.nonmember.nonmember_baseline` (``kinds``,
-    ``settings``) and naive Bayes on the members' exact counts. Returns the attack's results (all targets; beliefs above
-    ``threshold``) and the two baselines.
+    The owner releases ε-DP pair counts of the whole ``table`` (the targets, ``split``'s non-members, are *in* it);
+    the attack predicts their occupation from workclass, education, sex, hours (bucketed as in chapter 2) and income.
+    The baselines, fitted on the members only: :func:`~anonlab.measures.nonmember.nonmember_baseline` (``kinds``,
+    ``settings``) and naive Bayes on the members' exact counts. Returns the attack's results (all targets; beliefs
+    above ``threshold``) and the two baselines.
     """
     from anonlab.measures import nonmember as nm
 
