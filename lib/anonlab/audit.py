@@ -1,10 +1,10 @@
 """Audit a table release: every attack of the book that applies to it, against the non-member baseline ([FW24] §4).
 
-:func:`audit` takes the *members* (what the release was made from), the *release* (a synthetic copy or a generalized
-/ suppressed extract, same columns) and *non-members*; it runs each applicable attack of
-:mod:`anonlab.attacks.release` on members drawn as targets and scores it (:func:`anonlab.measures.score`: precision
-with Wilson interval, coverage, baseline precision, PI, Eq 6). Bad input fails first in :func:`check_inputs`
-(:class:`AuditInputError`, naming file and column). [FW24] P. Francis and D. Wagner, arXiv:2403.06595 (2024).
+:func:`audit` takes the *members* (what the release was made from), the *release* (a synthetic copy or a generalized /
+suppressed extract, same columns) and *non-members*; it runs each applicable attack of :mod:`anonlab.attacks.release`
+on members drawn as targets and scores it (:func:`anonlab.measures.score`: precision with Wilson interval, coverage,
+baseline precision, PI, Eq 6). Bad input fails first in :func:`check_inputs` (:class:`AuditInputError`, naming file
+and column). [FW24] P. Francis and D. Wagner, arXiv:2403.06595 (2024).
 
 >>> rng = np.random.default_rng(0)
 >>> people = pd.DataFrame({"job": rng.choice(["a", "b", "c"], 400), "age": rng.integers(20, 70, 400)})

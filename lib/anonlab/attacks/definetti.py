@@ -227,11 +227,12 @@ def qi_layout(table: EncodedTable) -> QILayout:
 class DeFinettiResult:
     """Outcome of one run of :func:`definetti_attack`.
 
-    ``predictions`` / ``confidence``: per method of :data:`METHODS`, the predicted SA code per tuple (row order) and the
-    belief in it (NB posterior for ``group`` and ``open``, share of history iterations for ``permutation``); ``trace``:
-    :math:`L_1` distance between successive joint distributions, per iteration; ``acceptance``: share of groups whose swap
-    was accepted (equal values count as rejected); ``model``: NB from the counts averaged over the history window;
-    ``assignment``: the final permutation; ``iterations``, ``history``; ``seconds``: wall-clock time of the iterations.
+    ``predictions`` / ``confidence``: per method of :data:`METHODS`, the predicted SA code per tuple (row order) and
+    the belief in it (NB posterior for ``group`` and ``open``, share of history iterations for ``permutation``);
+    ``trace``: :math:`L_1` distance between successive joint distributions, per iteration; ``acceptance``: share of
+    groups whose swap was accepted (equal values count as rejected); ``model``: NB from the counts averaged over the
+    history window; ``assignment``: the final permutation; ``iterations``, ``history``; ``seconds``: wall-clock time
+    of the iterations.
     """
 
     predictions: dict[str, np.ndarray]
@@ -296,9 +297,9 @@ def _check_positive_int(name: str, v: int) -> int:
 class _ChainSetup:
     """What the Markov chain of :func:`definetti_attack` reads and never changes.
 
-    ``M``, ``Mt``: :class:`QILayout`'s combination -> cells matrix and its transpose; ``log_den_rows`` (n_cells, S): log
-    of the NB denominators :math:`n_s + |T_i|`; ``laplace``; ``g_start``, ``g_size``: first position and size of each
-    group of at least two tuples; ``ucode``: QI combination of each position; ``m``: number of QIs.
+    ``M``, ``Mt``: :class:`QILayout`'s combination -> cells matrix and its transpose; ``log_den_rows`` (n_cells, S):
+    log of the NB denominators :math:`n_s + |T_i|`; ``laplace``; ``g_start``, ``g_size``: first position and size of
+    each group of at least two tuples; ``ucode``: QI combination of each position; ``m``: number of QIs.
     """
 
     M: sparse.csr_matrix
@@ -376,10 +377,10 @@ def _markov_chain(
 
     ``assign`` (SA code per group-sorted position) and ``N`` ((U, S) counts) are updated in place; ``rng`` draws
     ``rng.random((3, G), dtype=float32)`` per move. Returns ``trace, acceptance`` (per iteration), ``votes`` ((n * S,)
-    int32: history iterations with each assignment) and ``N_hist`` (``N`` summed over the history window). Faster than the
-    reference because each position carries its cell ``combination * K + SA value`` (K >= S a power of two; padding
-    changes no number), pairs are gathered with 1-D ``take``, only accepted swaps are counted (``np.add.at``), votes are
-    counted when a value leaves a position, and the products are dense where that gives the same numbers
+    int32: history iterations with each assignment) and ``N_hist`` (``N`` summed over the history window). Faster than
+    the reference because each position carries its cell ``combination * K + SA value`` (K >= S a power of two;
+    padding changes no number), pairs are gathered with 1-D ``take``, only accepted swaps are counted (``np.add.at``),
+    votes are counted when a value leaves a position, and the products are dense where that gives the same numbers
     (:func:`_dense_products`).
     """
     M, Mt, laplace = setup.M, setup.Mt, setup.laplace
@@ -500,11 +501,11 @@ def _predictions(
     scores: np.ndarray, ucode: np.ndarray, present: np.ndarray, votes: np.ndarray, history: int,
     inverse: np.ndarray,
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """Predictions and beliefs of the three :data:`METHODS`, in row order, bit for bit as :func:`_predictions_reference`.
+    """Predictions and beliefs of the three :data:`METHODS`, in row order (as :func:`_predictions_reference`).
 
-    ``scores`` (U, S) NB log-scores per QI combination; ``ucode`` each position's combination; ``present`` (n, S) the SA
-    values of its group; ``votes`` (n, S) history iterations with each assignment; ``inverse`` each row's sorted position.
-    The open posterior is computed once per combination and gathered.
+    ``scores`` (U, S) NB log-scores per QI combination; ``ucode`` each position's combination; ``present`` (n, S) the
+    SA values of its group; ``votes`` (n, S) history iterations with each assignment; ``inverse`` each row's sorted
+    position. Bit for bit the reference's numbers; the open posterior is computed once per combination and gathered.
     """
     post_u = np.exp(scores - scores.max(axis=1, keepdims=True))
     post_u /= post_u.sum(axis=1, keepdims=True)
@@ -704,12 +705,13 @@ def definetti_sweep(
 ) -> DeFinettiSweep:
     """Cormode's Fig. 4 experiment: the deFinetti attack for every l in ``l_grid`` and group size.
 
-    Per repetition and l, Anatomy groups the tuples afresh (:func:`~anonlab.mechanisms.anatomy.anatomy_groups`, tie-break
-    ``ties``); each of ``multipliers`` merges adjacent groups (1: size l, 2: 2l, 3: 3l) and the attack runs from its own
-    start. Each (repetition, l) has its own generator spawned from ``seed``, so ``n_jobs`` worker processes give the same
-    numbers. ``iterations``, ``history``, ``moves_per_iteration``: as :func:`definetti_attack`; ``threshold``: belief of a
-    high-confidence prediction; ``keep``: (l, multiplier, repetition) runs whose whole :class:`DeFinettiResult` is kept;
-    ``progress`` is called after each run. Returns a :class:`DeFinettiSweep`.
+    Per repetition and l, Anatomy groups the tuples afresh (:func:`~anonlab.mechanisms.anatomy.anatomy_groups`,
+    tie-break ``ties``); each of ``multipliers`` merges adjacent groups (1: size l, 2: 2l, 3: 3l) and the attack runs
+    from its own start. Each (repetition, l) has its own generator spawned from ``seed``, so ``n_jobs`` worker
+    processes give the same numbers. ``iterations``, ``history``, ``moves_per_iteration``: as
+    :func:`definetti_attack`; ``threshold``: belief of a high-confidence prediction; ``keep``: (l, multiplier,
+    repetition) runs whose whole :class:`DeFinettiResult` is kept; ``progress`` is called after each run. Returns a
+    :class:`DeFinettiSweep`.
     """
     return definetti_sweeps([dict(
         table=table, l_grid=l_grid, multipliers=multipliers, repetitions=repetitions, iterations=iterations,

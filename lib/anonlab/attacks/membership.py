@@ -651,8 +651,9 @@ def run_attacks(
             elif a == "confidence":
                 cols[a] = confidence_attack(target_p)
             elif a == "shokri":
-                cols[a] = shokri_attack(models.proba[refs], models.in_mask[refs], models.y, target_p,
-                                        seed=seed if isinstance(seed, np.random.Generator) else legacy_seed(seed, "membership.shokri_target", t))
+                shokri_seed = seed if isinstance(seed, np.random.Generator) else \
+                    legacy_seed(seed, "membership.shokri_target", t)
+                cols[a] = shokri_attack(models.proba[refs], models.in_mask[refs], models.y, target_p, seed=shokri_seed)
             elif a == "lira_offline":
                 cols[a] = lira_offline(phi[refs], models.in_mask[refs], phi[t], variance=variance)
             else:

@@ -1,8 +1,8 @@
 """The attacker of Example 7 on the book's yardstick: guessing a voter's vote from the (thresholded) tally.
 
-Desfontaines (2020), §3.1.3: a privacy loss of ±∞ rules one vote out, so the attack predicts exactly then and
-abstains otherwise; :func:`anonlab.measures.score` gives coverage (how often it is certain) and precision (always 1),
-against the base-rate majority guess.
+Desfontaines (2020), §3.1.3: a privacy loss of ±∞ rules one vote out, so the attack predicts exactly then and abstains
+otherwise; :func:`anonlab.measures.score` gives coverage (how often it is certain) and precision (always 1), against
+the base-rate majority guess.
 
 >>> from anonlab.mechanisms.thresholding import thresholded_tally
 >>> r = certain_vote_attack(thresholded_tally(100), 1000, 1e-4, 100, 2000, seed=0, known_yes=100)

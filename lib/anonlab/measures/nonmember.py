@@ -5,9 +5,9 @@ inference (§4.1), so an attack on a release must beat it on the same people wit
 through the recipe). :func:`split_members` draws the non-members (§4.2 relaxed; :func:`leave_one_out_baseline` the
 complete approach); :func:`nonmember_baseline` fits the §4.4 models on the members (L1 logistic regression C = 0.01 or
 Lasso α = 0.1, against the most common value, keeping the better; continuous secrets correct within 5 %,
-:func:`correct_within`) and returns an :class:`~anonlab.measures.AttackResult` for ``score(attack, baseline)`` (PI,
-Eq 6); :func:`precision_vs_prediction_rate` / :func:`confidence_walk` withhold low-confidence predictions (§4.5, Fig
-5); :func:`replicate_records` / :func:`replication_test` duplicate records (§4.6, Fig 6); :func:`framework_table` on a
+:func:`correct_within`) and returns an :class:`~anonlab.measures.AttackResult` for ``score(attack, baseline)`` (PI, Eq
+6); :func:`precision_vs_prediction_rate` / :func:`confidence_walk` withhold low-confidence predictions (§4.5, Fig 5);
+:func:`replicate_records` / :func:`replication_test` duplicate records (§4.6, Fig 6); :func:`framework_table` on a
 synthetic copy gives the prior framework (§4.7, Fig 8).
 
 [FW24] P. Francis and D. Wagner, "Towards more accurate and useful data anonymity vulnerability measures",
@@ -430,11 +430,11 @@ def fit_predict(train: pd.DataFrame, targets: pd.DataFrame, secret: str, *,
     ``targets`` ([FW24] §4.2, Fig 2).
 
     ``known``: the attacker's attributes (default every other column); ``kinds``: categorical/continuous per column
-    (default :func:`attribute_kinds`); ``analysis``: "model", "most_common" or "best" (the better on these targets, §4.4);
-    ``value_range``: for ``tolerance_basis="range"`` (default the targets' range); ``fits``: a :class:`FitStore` keeping
-    fitted predictions between calls. Returns an :class:`~anonlab.measures.AttackResult` predicting every target; a
-    categorical model's ``confidence`` is :math:`p_{max}` (§4.5); a continuous secret's ``correct`` holds the tolerance
-    rule; ``resources``: members, known attributes, seconds.
+    (default :func:`attribute_kinds`); ``analysis``: "model", "most_common" or "best" (the better on these targets,
+    §4.4); ``value_range``: for ``tolerance_basis="range"`` (default the targets' range); ``fits``: a
+    :class:`FitStore` keeping fitted predictions between calls. Returns an :class:`~anonlab.measures.AttackResult`
+    predicting every target; a categorical model's ``confidence`` is :math:`p_{max}` (§4.5); a continuous secret's
+    ``correct`` holds the tolerance rule; ``resources``: members, known attributes, seconds.
     """
     check_choice("analysis", analysis, ANALYSES)
     known = _check_known(train, secret, known)

@@ -1,12 +1,12 @@
 """Census-style block tables, published exactly, after swapping (2010) or with DP noise (2020).
 
-Each person type (sex × age bin × race × Hispanic origin, :mod:`anonlab.data.census_blocks`) falls in one cell of
-each table, so a table is a 0/1 matrix ``A`` (cells × types) and all blocks' tables are ``T = X @ A.T``. The tables
-mirror the 2010 SF1 / PL 94-171 block tables of the Bureau's reconstruction (P1, P12, P5, P11, P12A-I;
-:func:`table_spec`). :func:`swap_records` (2010): a share ``swap_rate`` of people have race and Hispanic origin
-permuted across blocks within sex × age bins (block sizes, sex × age and voting age kept; the real rate is
-confidential). :func:`dp_tables` (2020, simplified): two-sided geometric noise of scale ``Δ/ε`` per cell (``Δ`` the
-number of tables, ``ε`` per block), clipped at 0; not the TopDown Algorithm (chapter 4 discusses the difference).
+Each person type (sex × age bin × race × Hispanic origin, :mod:`anonlab.data.census_blocks`) falls in one cell of each
+table, so a table is a 0/1 matrix ``A`` (cells × types) and all blocks' tables are ``T = X @ A.T``. The tables mirror
+the 2010 SF1 / PL 94-171 block tables of the Bureau's reconstruction (P1, P12, P5, P11, P12A-I; :func:`table_spec`).
+:func:`swap_records` (2010): a share ``swap_rate`` of people have race and Hispanic origin permuted across blocks
+within sex × age bins (block sizes, sex × age and voting age kept; the real rate is confidential). :func:`dp_tables`
+(2020, simplified): two-sided geometric noise of scale ``Δ/ε`` per cell (``Δ`` the number of tables, ``ε`` per block),
+clipped at 0; not the TopDown Algorithm (chapter 4 discusses the difference).
 
 >>> spec = table_spec("sf1")
 >>> spec.names[:4]

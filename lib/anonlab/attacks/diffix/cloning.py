@@ -54,10 +54,10 @@ def dummy_values(value: Any, domain: Sequence[Any], n_dummy: int,
                  seed: np.random.Generator | int | None) -> list[Any]:
     """``|Delta|`` plausible values ``b_j != value`` for the dummy conditions ``d <> b_j`` ([G19] §4).
 
-    Uniform without replacement from the domain without ``value`` (``Generator.choice(m, size, replace=False)`` over the
-    other values' positions, O(``|Delta|``)); values outside the domain (above the maximum, or tagged strings) fill in
-    when it has too few, the "pragmatic" dummies of §5. Same distribution as :func:`_dummy_values_permutation` (the
-    book's draw until 2026-11, kept as the benchmark's reference; 1 ms per draw on CENSUS's ``instance_weight``).
+    Uniform without replacement from the domain without ``value`` (``Generator.choice(m, size, replace=False)`` over
+    the other values' positions, O(``|Delta|``)); values outside the domain (above the maximum, or tagged strings)
+    fill in when it has too few, the "pragmatic" dummies of §5. Same distribution as :func:`_dummy_values_permutation`
+    (the book's draw until 2026-11, kept as the benchmark's reference; 1 ms per draw on CENSUS's ``instance_weight``).
 
     >>> dummy_values(3, np.arange(6), 3, 0) == dummy_values(3, list(range(6)), 3, 0)
     True
