@@ -1,18 +1,11 @@
-"""Audit a table release: every attack of the book that applies to it, against the non-member baseline.
+"""Audit a table release: every attack of the book that applies to it, against the non-member baseline ([FW24] §4).
 
-:func:`audit` takes the *members* (the records the release was made from), the *release* (a synthetic copy,
-or a generalized / suppressed extract with the same columns) and *non-members* (people of the same population
-the release never saw). It draws targets among the members, runs each attack of
-:mod:`anonlab.attacks.release` that applies, fits the non-member baseline on the same targets ([FW24] §4) and
-scores every attack with :func:`anonlab.measures.score`: precision with its Wilson interval, coverage,
-the baseline's precision on the targets the attack predicted for, and PI = (P − P_base) / (1 − P_base) (Eq 6).
-Bad input fails in :func:`check_inputs`, before any attack runs, with an :class:`AuditInputError` naming the
-file and the column.
+:func:`audit` takes the *members* (what the release was made from), the *release* (a synthetic copy or a generalized /
+suppressed extract, same columns) and *non-members*; it runs each applicable attack of :mod:`anonlab.attacks.release`
+on members drawn as targets and scores it (:func:`anonlab.measures.score`: precision with Wilson interval, coverage,
+baseline precision, PI, Eq 6). Bad input fails first in :func:`check_inputs` (:class:`AuditInputError`, naming file
+and column). [FW24] P. Francis and D. Wagner, arXiv:2403.06595 (2024).
 
-[FW24] P. Francis and D. Wagner, arXiv:2403.06595 (2024).
-
-Examples
---------
 >>> rng = np.random.default_rng(0)
 >>> people = pd.DataFrame({"job": rng.choice(["a", "b", "c"], 400), "age": rng.integers(20, 70, 400)})
 >>> people["income"] = np.where(people["job"] == "a", "high", "low")
@@ -144,10 +137,10 @@ def check_inputs(members: Table, release: Table, non_members: Table, secrets: Se
                  known: Sequence[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Read and check the three inputs; return them as tables, or raise :class:`AuditInputError`.
 
-    Checked, in this order: each is a table (:func:`read_table` for a path); the three have the same columns;
-    every secret and known column exists; no secret is known; no secret is empty or constant among the members;
-    there are enough non-members for an interval of ± :data:`MAX_HALF_WIDTH` (:func:`rows_for_half_width`);
-    no column mixes numbers and text, and members and non-members agree on which columns are numeric.
+    Checked, in this order: each is a table (:func:`read_table` for a path); the three have the same columns; every
+    secret and known column exists; no secret is known; no secret is empty or constant among the members; there are
+    enough non-members for an interval of ± :data:`MAX_HALF_WIDTH` (:func:`rows_for_half_width`); no column mixes
+    numbers and text, and members and non-members agree on which columns are numeric.
     """
     inputs = dict(zip(ROLES, (members, release, non_members)))
     names = {r: (Path(v).name if not isinstance(v, pd.DataFrame) else r) for r, v in inputs.items()}
@@ -207,17 +200,12 @@ def estimate_memory(members: pd.DataFrame, release: pd.DataFrame, non_members: p
                     n_targets: int = 1000) -> int:
     r"""Bytes :func:`audit` is estimated to hold at its peak on these (checked) tables, beyond the interpreter.
 
-    From the rows :math:`n_m, n_r, n_n` of the three tables, their size in memory :math:`S` (pandas' deep
-    ``memory_usage``) and the one-hot width :math:`w` (a column per value of each text column of the members
-    and the release, one per numeric column):
-
     .. math:: 4S + 8w\,(n_r + 2\max(n_r, n_n) + 2t) + 32\max(b, n_r)
 
-    the tables and their aligned copies (:math:`4S`); the release's indicator matrix, the design matrix of the
-    model trained on the release or on the non-members and sklearn's copy of it, and the targets' and
-    non-member targets' indicators (:math:`t` = ``n_targets``, 8 bytes each); and four float64 blocks of the
-    distance computation (:math:`b` = 4,000,000 entries, or one row of the release if it is longer,
-    :func:`anonlab.attacks.release.gower_nearest`).
+    :math:`S`: the tables' deep ``memory_usage`` (4 copies); :math:`w`: one-hot width (a column per text value of the
+    members and release, one per numeric column); :math:`n_r, n_n`: release and non-member rows; :math:`t`:
+    ``n_targets``; 8-byte indicator and design matrices; four float64 distance blocks of :math:`b` = 4,000,000 entries
+    (:func:`anonlab.attacks.release.gower_nearest`).
 
     >>> t = pd.DataFrame({"job": ["a", "b"] * 500, "age": range(1000)})
     >>> 100 * 2**20 < estimate_memory(t, t, t) < 200 * 2**20
@@ -242,20 +230,13 @@ def estimate_memory(members: pd.DataFrame, release: pd.DataFrame, non_members: p
 class AuditResult:
     """What :func:`audit` found.
 
-    Attributes
-    ----------
-    table
-        One row per attack and secret: ``attack``, ``secret``, ``known``, ``targets``, ``predictions``,
-        ``precision`` (with ``precision_low``/``precision_high``), ``coverage``, ``baseline``, ``baseline_kind``,
-        ``baseline_precision``, ``pi`` (with ``pi_low``/``pi_high``).
-    not_applicable
-        ``attack``, ``secret``, ``reason``: the attacks that do not apply to these inputs.
-    membership
-        Closest-record membership at each skew (:func:`~anonlab.attacks.release.closest_record_membership`).
-    results
-        ``(attack, secret) -> (result, baseline)``, per target.
-    inputs
-        Rows of each input, secrets, known columns, generalized columns, targets, seed.
+    Attributes: ``table``: One row per attack and secret: ``attack``, ``secret``, ``known``, ``targets``,
+    ``predictions``, ``precision`` (with ``precision_low``/``precision_high``), ``coverage``, ``baseline``,
+    ``baseline_kind``, ``baseline_precision``, ``pi`` (with ``pi_low``/``pi_high``). ``not_applicable``: ``attack``,
+    ``secret``, ``reason``: the attacks that do not apply to these inputs. ``membership``: Closest-record membership
+    at each skew (:func:`~anonlab.attacks.release.closest_record_membership`). ``results``: ``(attack, secret) ->
+    (result, baseline)``, per target. ``inputs``: Rows of each input, secrets, known columns, generalized columns,
+    targets, seed.
     """
 
     table: pd.DataFrame
@@ -297,28 +278,16 @@ def audit(members: Table, release: Table, non_members: Table, secrets: Sequence[
           skews: Sequence[float | str] = ("1:1", "1:30", "1:240"), mapper: Any = None) -> AuditResult:
     """Run every attack that applies to ``release`` on ``n_targets`` members, each against the non-member baseline.
 
-    Parameters
-    ----------
-    members, release, non_members
-        Tables (DataFrames or CSV paths, :func:`check_inputs`) with the same columns.
-    secrets
-        Columns the attacker wants to learn; one row per attack and secret.
-    known
-        What the attacker knows about each target (default: every column but the secret).
-    n_targets
-        Members attacked (drawn at random; all if fewer), and non-members for the membership attack.
-    seed
-        Run seed of the named streams ``audit.targets``, ``audit.singling_out``, ``audit.membership``.
-    progress
-        Called with one line per step (:mod:`anonlab.progress`).
-    settings
-        The baseline's models and tolerance ([FW24] §4.4), shared by every model and continuous guess.
-    skews
-        Member:non-member skews at which membership precision is read ([FW24] §5; chapter 7's by default).
-    mapper
-        An executor's map (``mapper(fn, chunks)``, results in order) for the attacks' target loop: the
-        distances of the nearest-row and closest-record attacks run chunk by chunk there
-        (:func:`anonlab.attacks.release.gower_nearest`); ``None``: in this process. The numbers are the same.
+    Parameters: ``members``, ``release``, ``non_members``: Tables (DataFrames or CSV paths, :func:`check_inputs`) with
+    the same columns. ``secrets``: Columns the attacker wants to learn; one row per attack and secret. ``known``: What
+    the attacker knows about each target (default: every column but the secret). ``n_targets``: Members attacked
+    (drawn at random; all if fewer), and non-members for the membership attack. ``seed``: Run seed of the named
+    streams ``audit.targets``, ``audit.singling_out``, ``audit.membership``. ``progress``: Called with one line per
+    step (:mod:`anonlab.progress`). ``settings``: The baseline's models and tolerance ([FW24] §4.4), shared by every
+    model and continuous guess. ``skews``: Member:non-member skews at which membership precision is read ([FW24] §5;
+    chapter 7's by default). ``mapper``: An executor's map (``mapper(fn, chunks)``, results in order) for the attacks'
+    target loop: the distances of the nearest-row and closest-record attacks run chunk by chunk there
+    (:func:`anonlab.attacks.release.gower_nearest`); ``None``: in this process. The numbers are the same.
     """
     from anonlab.attacks import release as atk
 

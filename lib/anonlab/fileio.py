@@ -1,12 +1,10 @@
 """Atomic file writes with the permissions of an ordinary file.
 
-``tempfile.mkstemp`` creates files readable by their owner only (mode 0600);
-a book built on a shared course machine must be readable by the group like
-any other build output. Everything the library writes (results, cached
-results, fetched data) goes through :func:`atomic_write`: the content lands
-in a temporary file beside the target, gets the mode the user's umask gives
-new files, and replaces the target in one step, so a reader never sees a
-half-written file and a failure leaves the old one in place.
+``tempfile.mkstemp`` creates files readable by their owner only (mode 0600); a book built on a shared course machine
+must be readable by the group like any other build output. Everything the library writes (results, cached results,
+fetched data) goes through :func:`atomic_write`: the content lands in a temporary file beside the target, gets the
+mode the user's umask gives new files, and replaces the target in one step, so a reader never sees a half-written file
+and a failure leaves the old one in place.
 """
 
 from __future__ import annotations

@@ -54,9 +54,9 @@ def _out(a: np.ndarray) -> Any:
 def wilson_interval(successes: npt.ArrayLike, n: npt.ArrayLike, confidence: float = 0.95) -> tuple[Any, Any]:
     r"""Wilson score interval of a binomial proportion ``successes / n`` (E. B. Wilson, JASA 22, 1927).
 
-    With :math:`\hat p = s/n`, :math:`z` = :func:`z_critical`:
-    :math:`(\hat p + z^2/2n \pm z\sqrt{\hat p(1-\hat p)/n + z^2/4n^2}) / (1 + z^2/n)`, inside [0, 1] and of
-    positive width at 0 and n successes. Arrays broadcast; ``(nan, nan)`` where ``n == 0``.
+    With :math:`\hat p = s/n`, :math:`z` = :func:`z_critical`: :math:`(\hat p + z^2/2n \pm z\sqrt{\hat p(1-\hat p)/n +
+    z^2/4n^2}) / (1 + z^2/n)`, inside [0, 1] and of positive width at 0 and n successes. Arrays broadcast; ``(nan,
+    nan)`` where ``n == 0``.
 
     >>> low, high = wilson_interval(0, 10)
     >>> low, round(high, 4)

@@ -3,14 +3,12 @@
 Environment variables change the defaults:
 
 ``ANONLAB_ROOT``
-    The project root (the folder holding ``data/manifest.yaml``). Default: the
-    checkout the package is imported from (the library is installed editable
-    from ``lib/``, so the root is two levels above the package), or the folder
-    the package's source sits in beside ``data/manifest.yaml`` (an assignment's
-    autograder zip: ``anonlab/`` and ``data/`` side by side).
+    The project root (the folder holding ``data/manifest.yaml``). Default: the checkout the package is imported from
+    (the library is installed editable from ``lib/``, so the root is two levels above the package), or the folder the
+    package's source sits in beside ``data/manifest.yaml`` (an assignment's autograder zip: ``anonlab/`` and ``data/``
+    side by side).
 ``ANONLAB_DATA_DIR``
-    The data cache. Default: ``platformdirs.user_cache_dir("anonlab")``
-    (``~/.cache/anonlab`` on Linux).
+    The data cache. Default: ``platformdirs.user_cache_dir("anonlab")`` (``~/.cache/anonlab`` on Linux).
 ``ANONLAB_OUTPUT_DIR``
     Set by the runner while a notebook executes (see :func:`output_dir`).
 """
@@ -30,8 +28,8 @@ DATA_DIR_ENV = "ANONLAB_DATA_DIR"
 def project_root() -> Path:
     """The project checkout: ``$ANONLAB_ROOT``, else the folder above ``lib/``.
 
-    When the folder above ``lib/`` holds no ``data/manifest.yaml`` but the folder holding the package does
-    (the library's source copied beside its manifest, as in an autograder zip), that folder.
+    When the folder above ``lib/`` holds no ``data/manifest.yaml`` but the folder holding the package does (the
+    library's source copied beside its manifest, as in an autograder zip), that folder.
     """
     env = os.environ.get("ANONLAB_ROOT")
     if env:
@@ -46,8 +44,8 @@ def project_root() -> Path:
 def other_checkout(cwd: Path | None = None) -> Path | None:
     """The project checkout the working directory is in, when it is not :func:`project_root` (else ``None``).
 
-    A checkout is a folder with ``data/manifest.yaml`` and ``lib/anonlab``; runs read and write
-    :func:`project_root` only, so a second clone needs ``ANONLAB_ROOT`` (and its own ``lib`` first on the path).
+    A checkout is a folder with ``data/manifest.yaml`` and ``lib/anonlab``; runs read and write :func:`project_root`
+    only, so a second clone needs ``ANONLAB_ROOT`` (and its own ``lib`` first on the path).
     """
     here = (cwd or Path.cwd()).resolve()
     for folder in (here, *here.parents):
@@ -74,9 +72,8 @@ def notebooks_dir() -> Path:
 def output_dir() -> Path:
     """Where a running notebook writes its results.
 
-    The runner sets ``ANONLAB_OUTPUT_DIR`` to a temporary folder while it
-    executes a notebook (and moves everything into ``book/`` on success);
-    interactively it is ``book/``.
+    The runner sets ``ANONLAB_OUTPUT_DIR`` to a temporary folder while it executes a notebook (and moves everything
+    into ``book/`` on success); interactively it is ``book/``.
     """
     env = os.environ.get("ANONLAB_OUTPUT_DIR")
     return Path(env) if env else book_dir()

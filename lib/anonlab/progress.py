@@ -1,8 +1,7 @@
 """The science's one progress callback: a long call reports ``progress(message)``; only the book machine prints.
 
-A function that runs for long takes ``progress: Progress | None = None`` and
-calls :func:`report`; ``None`` (the default) reports nothing. The book passes
-a printer (:meth:`anonbook.chapters.kit.ChapterRun.progress`), a researcher
+A function that runs for long takes ``progress: Progress | None = None`` and calls :func:`report`; ``None`` (the
+default) reports nothing. The book passes a printer (:meth:`anonbook.chapters.kit.ChapterRun.progress`), a researcher
 can pass ``print`` or a logger's ``info``.
 """
 

@@ -1,14 +1,14 @@
 """Named random streams: every independent random stream of the book is ``stream(seed, name, *index)``.
 
-A stream is ``numpy.random.default_rng(SeedSequence([seed, *key, *index]))``:
-the run's ``seed``, the stream's key from :data:`STREAMS` and, where one
-stream is drawn per item (per target, per k, per repetition), the item's
-index. Streams with different names never share draws, and a draw does not
-depend on which other streams a run uses.
+A stream is ``numpy.random.default_rng(SeedSequence([seed, *key, *index]))``: the run's ``seed``, the stream's key
+from :data:`STREAMS` and, where one stream is drawn per item (per target, per k, per repetition), the item's index.
+Streams with different names never share draws, and a draw does not depend on which other streams a run uses.
 
-The keys in :data:`STREAMS` are the ones the published runs were drawn with
-(so their numbers stay the same); a name not listed takes a key derived
-from the name itself (:func:`name_key`), so a new stream needs no number.
+The keys in :data:`STREAMS` are the ones the published runs were drawn with (so their numbers stay the same); a name
+not listed takes a key derived from the name itself (:func:`name_key`), so a new stream needs no number.
+
+A few streams are not ``SeedSequence`` keys but integer seeds handed on to a function that takes ``seed``:
+:func:`legacy_seed` gives them by name, from :data:`LEGACY_OFFSETS`, the offsets the published runs were drawn with.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import hashlib
 
 import numpy as np
 
-__all__ = ["STREAMS", "stream", "stream_seed", "name_key"]
+__all__ = ["STREAMS", "LEGACY_OFFSETS", "stream", "stream_seed", "name_key", "legacy_seed"]
 
 #: Name -> the stream's key (the published runs' keys).
 STREAMS: dict[str, tuple[int, ...]] = {
@@ -34,6 +34,22 @@ STREAMS: dict[str, tuple[int, ...]] = {
     "diffix.query_count_bootstrap": (62,),
     "diffix.dinur_nissim": (66,),         # per (exponent, draw)
 }
+
+#: Name -> the integer offset from the run's seed (the offsets the published runs were drawn with).
+LEGACY_OFFSETS: dict[str, int] = {
+    "naive_bayes.target": 0,         # one per target, in order: seed + i
+    "definetti.more_moves": 1,       # Fig. 4's check with more moves per iteration
+    "membership.shokri_target": 0,   # Shokri's attack models of target model t: seed + t
+}
+
+
+def legacy_seed(seed: int, name: str, index: int = 0) -> int:
+    """The integer seed of stream ``name`` (item ``index``) of run ``seed``: ``seed + LEGACY_OFFSETS[name] + index``.
+
+    >>> legacy_seed(7, "naive_bayes.target", 2), legacy_seed(7, "definetti.more_moves")
+    (9, 8)
+    """
+    return int(seed) + LEGACY_OFFSETS[name] + int(index)
 
 
 def name_key(name: str) -> tuple[int]:

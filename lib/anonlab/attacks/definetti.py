@@ -1,53 +1,22 @@
 """Kifer's deFinetti attack on Anatomy, as Cormode (2011, §3) runs it.
 
-D. Kifer, *Attacks on privacy and deFinetti's theorem*, SIGMOD 2009;
-G. Cormode, *Personal privacy vs population privacy*, KDD 2011, §3.1-3.2.
+D. Kifer, *Attacks on privacy and deFinetti's theorem*, SIGMOD 2009; G. Cormode, *Personal privacy vs population
+privacy*, KDD 2011, §3.1-3.2. The attacker sees an Anatomy release (:mod:`anonlab.mechanisms.anatomy`: QIs with group
+ids, each group's multiset of SA values) and learns a Naive-Bayes (NB) model from it by a Markov chain over the
+within-group assignments (derivation: chapter 2, "Fig. 4 of Cormode: the deFinetti attack"):
 
-The attacker sees an Anatomy release (:mod:`anonlab.mechanisms.anatomy`):
-every tuple's quasi-identifiers (QI) with its group id, and the multiset of
-sensitive (SA) values of each group, but not which SA value belongs to which
-QI row. The attack learns a Naive-Bayes (NB) model of the population from
-the release itself:
-
-1. guess a random permutation in every group (an assignment of the group's
-   SA values to its QI rows);
-2. the current assignment gives counts :math:`c_i(v, s)` of (QI value, SA
-   value) pairs and so an NB model, with the same Laplacian correction as
-   the naive attack (:func:`anonlab.attacks.naive_bayes.naive_bayes_from_counts`):
-   :math:`\\Pr[t_i = v \\mid s] = (c_i(v, s) + 1) / (n_s + |T_i|)`;
-3. Markov-chain move in every group: propose to swap the SA values of two
-   random tuples :math:`a, b` of the group and accept with the Metropolis
-   probability :math:`\\min(1, e^{\\Delta})`, where
-
-   .. math::
-
-       \\Delta = \\log f(a, s_b) + \\log f(b, s_a) - \\log f(a, s_a) - \\log f(b, s_b),
-       \\qquad \\log f(x, s) = \\sum_{i=1}^m \\log \\Pr[x_i \\mid s]
-
-   is the change of the assignment's log-likelihood under the current model
-   (the prior :math:`\\Pr[s]` cancels: a swap keeps the group's multiset);
-   a more likely permutation is always adopted, a less likely one sometimes
-   (``moves_per_iteration`` rounds of proposals per iteration, default 1);
+1. a random permutation in every group;
+2. NB model of the current assignment's counts, Laplace-corrected: :math:`\\Pr[t_i = v \\mid s] = (c_i(v, s) + 1) / (n_s
+   + |T_i|)` (as :func:`anonlab.attacks.naive_bayes.naive_bayes_from_counts`);
+3. in every group at once, swap the SA values of two random tuples with probability :math:`\\min(1, e^{\\Delta})`,
+   :math:`\\Delta = \\log f(a, s_b) + \\log f(b, s_a) - \\log f(a, s_a) - \\log f(b, s_b)`, :math:`\\log f(x, s) =
+   \\sum_i \\log \\Pr[x_i \\mid s]` (``moves_per_iteration`` rounds per iteration);
 4. repeat from 2 (Cormode: 1000 iterations).
 
-Groups are conditionally independent given the model, so step 3 runs for
-all groups at once (vectorised, no Python loop over groups or tuples); the
-model is refreshed after every sweep. Over the last ``history`` iterations
-the attack keeps the assignments and the counts, and predicts with three
-methods (§3.1):
-
-* **permutation** (Kifer's): the SA value most often assigned to the tuple
-  over the history window;
-* **group**: the NB posterior of the tuple's QIs, restricted to the SA values
-  present in its group;
-* **open**: the NB posterior over all SA values (a classifier of the
-  population, "never appreciably better than the NB classifier built from
-  the original, noiseless data").
-
-The NB model of the group and open methods is built from the counts averaged
-over the history window. Convergence is traced by the :math:`L_1` distance
-between successive joint distributions: the stacked (QI value, SA value)
-tables divided by :math:`n\\,m` (each of the :math:`m` tables then sums to 1/m).
+Over the last ``history`` iterations, three predictions (§3.1): **permutation** (the value most often assigned),
+**group** (NB posterior restricted to the group's values), **open** (NB posterior over all values), the model from the
+counts averaged over the window. Convergence trace: :math:`L_1` distance between successive joint distributions (the
+stacked (QI, SA) tables over :math:`n\\,m`).
 """
 
 from __future__ import annotations
@@ -78,6 +47,7 @@ from anonlab.mechanisms.anatomy import TIES, Anatomy, anatomy_groups, merge_grou
 from anonlab.mechanisms.dp import EncodedTable
 from anonlab.measures.protocol import AttackResult, score
 from anonlab.measures.rates import coverage, precision
+from anonlab.streams import legacy_seed
 from anonlab.validation import check_choice, check_int, check_number, check_random_state
 
 __all__ = [
@@ -184,17 +154,10 @@ def initial_permutation(
 ) -> np.ndarray:
     """A random permutation per group: the group's SA multiset in random order.
 
-    Parameters
-    ----------
-    starts : numpy.ndarray
-        First position of each group in group-sorted order (length G).
-    st_counts : numpy.ndarray, shape (G, n_sa)
-        The SA table (:func:`group_sa_counts`).
+    Parameters: ``starts`` (numpy.ndarray): First position of each group in group-sorted order (length G).
+    ``st_counts`` (numpy.ndarray, shape (G, n_sa)): The SA table (:func:`group_sa_counts`).
 
-    Returns
-    -------
-    numpy.ndarray, shape (n,)
-        SA code of each position, in group-sorted order.
+    Returns: numpy.ndarray, shape (n,): SA code of each position, in group-sorted order.
     """
     g_idx, s_idx = np.nonzero(st_counts)
     reps = st_counts[g_idx, s_idx]
@@ -206,10 +169,9 @@ def initial_permutation(
 def _order_within_groups(grp: np.ndarray, key: np.ndarray) -> np.ndarray:
     """``np.lexsort((key, grp))`` for integer groups ``grp`` and keys in [0, 1), about 3x faster.
 
-    One ``argsort`` of ``grp + key`` (a float, so rounding may merge keys or
-    touch the next group); the result is kept only if it orders the pairs
-    (group, key) strictly, which makes it the one order lexsort gives, and
-    lexsort runs otherwise (equal keys in a group, or rounding).
+    One ``argsort`` of ``grp + key`` (a float, so rounding may merge keys or touch the next group); the result is kept
+    only if it orders the pairs (group, key) strictly, which makes it the one order lexsort gives, and lexsort runs
+    otherwise (equal keys in a group, or rounding).
 
     >>> grp, key = np.array([0, 0, 1, 1, 1]), np.array([0.5, 0.25, 0.9, 0.0, 0.9])
     >>> _order_within_groups(grp, key).tolist(), np.lexsort((key, grp)).tolist()
@@ -227,16 +189,10 @@ def _order_within_groups(grp: np.ndarray, key: np.ndarray) -> np.ndarray:
 class QILayout:
     """The distinct QI combinations of a table and their cells (what every run on the table shares).
 
-    Attributes
-    ----------
-    combos : numpy.ndarray, shape (U, m)
-        The distinct QI combinations, in lexicographic order.
-    row_combo : numpy.ndarray, shape (n,)
-        Index into ``combos`` of each tuple (row order).
-    M : scipy.sparse.csr_matrix, shape (U, n_cells)
-        Combination -> its m cells of the stacked count table (m ones per row).
-    Mt : scipy.sparse.csr_matrix
-        ``M.T`` in CSR form.
+    Attributes: ``combos`` (numpy.ndarray, shape (U, m)): The distinct QI combinations, in lexicographic order.
+    ``row_combo`` (numpy.ndarray, shape (n,)): Index into ``combos`` of each tuple (row order). ``M``
+    (scipy.sparse.csr_matrix, shape (U, n_cells)): Combination -> its m cells of the stacked count table (m ones per
+    row). ``Mt`` (scipy.sparse.csr_matrix): ``M.T`` in CSR form.
     """
 
     combos: np.ndarray
@@ -271,28 +227,12 @@ def qi_layout(table: EncodedTable) -> QILayout:
 class DeFinettiResult:
     """Outcome of one run of :func:`definetti_attack`.
 
-    Attributes
-    ----------
-    predictions : dict of str to numpy.ndarray
-        Predicted SA code per tuple (input row order) for each method of
-        :data:`METHODS`.
-    confidence : dict of str to numpy.ndarray
-        The attacker's belief in each prediction: the NB posterior for
-        ``group`` and ``open``, the share of history iterations with that
-        assignment for ``permutation``.
-    trace : numpy.ndarray, shape (iterations,)
-        :math:`L_1` distance between the joint distributions before and after
-        each iteration.
-    acceptance : numpy.ndarray, shape (iterations,)
-        Share of groups whose proposed swap was accepted (swaps of equal
-        values count as rejected).
-    model : NaiveBayesModel
-        The NB model from the counts averaged over the history window.
-    assignment : numpy.ndarray
-        The final permutation: SA code assigned to each tuple (row order).
-    iterations, history : int
-    seconds : float
-        Wall-clock time of the iterations.
+    ``predictions`` / ``confidence``: per method of :data:`METHODS`, the predicted SA code per tuple (row order) and
+    the belief in it (NB posterior for ``group`` and ``open``, share of history iterations for ``permutation``);
+    ``trace``: :math:`L_1` distance between successive joint distributions, per iteration; ``acceptance``: share of
+    groups whose swap was accepted (equal values count as rejected); ``model``: NB from the counts averaged over the
+    history window; ``assignment``: the final permutation; ``iterations``, ``history``; ``seconds``: wall-clock time
+    of the iterations.
     """
 
     predictions: dict[str, np.ndarray]
@@ -312,9 +252,8 @@ class DeFinettiResult:
     def attack_result(self, method: str, sa_codes: np.ndarray, *, attack: str | None = None) -> AttackResult:
         """One method's predictions as an :class:`~anonlab.measures.AttackResult`.
 
-        Targets are the row numbers, truth ``sa_codes``; every tuple gets a
-        prediction, with the method's belief as its confidence (the
-        high-confidence subset is ``result.at_threshold(strictly_above(0.8))``).
+        Targets are the row numbers, truth ``sa_codes``; every tuple gets a prediction, with the method's belief as
+        its confidence (the high-confidence subset is ``result.at_threshold(strictly_above(0.8))``).
         """
         check_choice("method", method, list(self.predictions))
         y = np.asarray(sa_codes)
@@ -328,11 +267,9 @@ class DeFinettiResult:
     def scores(self, sa_codes: np.ndarray, threshold: float = 0.8) -> pd.DataFrame:
         """Accuracy, and share and accuracy of the predictions with belief > ``threshold``, per method.
 
-        The ratios :func:`anonlab.measures.score` reports (without its
-        intervals, which a sweep does not keep): accuracy is the precision of a
-        prediction for every tuple; the confident columns are the coverage and
-        precision of ``at_threshold(strictly_above(threshold))`` (NaN accuracy
-        when no belief exceeds the threshold).
+        The ratios :func:`anonlab.measures.score` reports (without its intervals, which a sweep does not keep):
+        accuracy is the precision of a prediction for every tuple; the confident columns are the coverage and
+        precision of ``at_threshold(strictly_above(threshold))`` (NaN accuracy when no belief exceeds the threshold).
         """
         check_number("threshold", threshold, low=0, high=1, high_inclusive=False)
         rows = []
@@ -360,19 +297,9 @@ def _check_positive_int(name: str, v: int) -> int:
 class _ChainSetup:
     """What the Markov chain of :func:`definetti_attack` reads and never changes.
 
-    Attributes
-    ----------
-    M, Mt : scipy.sparse.csr_matrix
-        :class:`QILayout`'s combination -> cells matrix and its transpose.
-    log_den_rows : numpy.ndarray, shape (n_cells, S)
-        Log of the NB denominators :math:`n_s + |T_i|` (times ``laplace``), one row per cell.
-    laplace : float
-    g_start, g_size : numpy.ndarray, shape (G,)
-        First position and size of each group of at least two tuples (group-sorted positions).
-    ucode : numpy.ndarray, shape (n,)
-        QI combination of each position (a row of the (U, S) count table).
-    m : int
-        Number of QIs (the trace divides by ``n * m``).
+    ``M``, ``Mt``: :class:`QILayout`'s combination -> cells matrix and its transpose; ``log_den_rows`` (n_cells, S):
+    log of the NB denominators :math:`n_s + |T_i|`; ``laplace``; ``g_start``, ``g_size``: first position and size of
+    each group of at least two tuples; ``ucode``: QI combination of each position; ``m``: number of QIs.
     """
 
     M: sparse.csr_matrix
@@ -391,9 +318,8 @@ def _markov_chain_reference(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The chain as first written: the reference that :func:`_markov_chain` must equal exactly.
 
-    Same arguments and results as :func:`_markov_chain` (kept for its unit test
-    and the benchmark; slower: 2-D fancy indexing and two full-length
-    ``bincount``\\ s per move).
+    Same arguments and results as :func:`_markov_chain` (kept for its unit test and the benchmark; slower: 2-D fancy
+    indexing and two full-length ``bincount``\\ s per move).
     """
     M, Mt, log_den_rows, laplace = setup.M, setup.Mt, setup.log_den_rows, setup.laplace
     g_start, g_size, m = setup.g_start, setup.g_size, setup.m
@@ -446,40 +372,16 @@ def _markov_chain(
     setup: _ChainSetup, assign: np.ndarray, N: np.ndarray, rng: np.random.Generator, *,
     iterations: int, history: int, moves_per_iteration: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Run the deFinetti Markov chain (steps 2-4 of the module docstring) from ``assign``.
+    """Run the deFinetti Markov chain (steps 2-4 of the module docstring) from ``assign``, bit for bit as
+    :func:`_markov_chain_reference`.
 
-    Parameters
-    ----------
-    setup : _ChainSetup
-    assign : numpy.ndarray, shape (n,)
-        SA code of each group-sorted position; updated in place (the final permutation).
-    N : numpy.ndarray, shape (U, S), float
-        Counts of (combination, SA value) pairs of ``assign``; updated in place.
-    rng : numpy.random.Generator
-        Draws ``rng.random((3, G), dtype=float32)`` per move: the two positions and the acceptance.
-
-    Returns
-    -------
-    trace, acceptance : numpy.ndarray, shape (iterations,)
-    votes : numpy.ndarray, shape (n * S,), int32
-        Per (position, SA value): iterations of the history window with that assignment.
-    N_hist : numpy.ndarray, shape (U, S)
-        ``N`` summed over the history window.
-
-    The numbers are those of :func:`_markov_chain_reference`, bit for bit (the
-    same draws and the same floating-point operations on the same values). It
-    is faster because each position carries its cell ``combination * K + SA
-    value`` in tables of K >= S columns (K a power of two; the extra columns
-    of the counts stay zero, those of the model are never read), so one
-    gather gives a pair's cells and the SA values are their low bits; it gathers 1-D rows with ``take`` (never the slow
-    ``x[:, idx]``), swaps and counts only the accepted pairs (``np.add.at``
-    instead of two ``bincount``\\ s over all cells), counts a position's
-    votes when its value leaves it (not by a pass over all positions every
-    iteration of the history window), takes the two products densely where
-    that gives the same numbers (:func:`_dense_products`) and reuses its
-    buffers. Padding changes no number: the model's columns are computed
-    independently (each column is summed in the same order), and the trace
-    sums whole numbers, exact in any order.
+    ``assign`` (SA code per group-sorted position) and ``N`` ((U, S) counts) are updated in place; ``rng`` draws
+    ``rng.random((3, G), dtype=float32)`` per move. Returns ``trace, acceptance`` (per iteration), ``votes`` ((n * S,)
+    int32: history iterations with each assignment) and ``N_hist`` (``N`` summed over the history window). Faster than
+    the reference because each position carries its cell ``combination * K + SA value`` (K >= S a power of two;
+    padding changes no number), pairs are gathered with 1-D ``take``, only accepted swaps are counted (``np.add.at``),
+    votes are counted when a value leaves a position, and the products are dense where that gives the same numbers
+    (:func:`_dense_products`).
     """
     M, Mt, laplace = setup.M, setup.Mt, setup.laplace
     g_start, m = setup.g_start, setup.m
@@ -599,25 +501,11 @@ def _predictions(
     scores: np.ndarray, ucode: np.ndarray, present: np.ndarray, votes: np.ndarray, history: int,
     inverse: np.ndarray,
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """Predictions and beliefs of the three methods of :data:`METHODS`, in row order.
+    """Predictions and beliefs of the three :data:`METHODS`, in row order (as :func:`_predictions_reference`).
 
-    Parameters
-    ----------
-    scores : numpy.ndarray, shape (U, S)
-        NB log-scores of each QI combination.
-    ucode : numpy.ndarray, shape (n,)
-        Combination of each group-sorted position.
-    present : numpy.ndarray of bool, shape (n, S)
-        SA values present in each position's group.
-    votes : numpy.ndarray, shape (n, S)
-        Iterations of the history window with each assignment.
-    history : int
-    inverse : numpy.ndarray, shape (n,)
-        Sorted position of each row.
-
-    The numbers are those of :func:`_predictions_reference`, bit for bit; the
-    open posterior is computed once per combination (U rows, not n; each row
-    is reduced on its own, so the values are the same) and gathered.
+    ``scores`` (U, S) NB log-scores per QI combination; ``ucode`` each position's combination; ``present`` (n, S) the
+    SA values of its group; ``votes`` (n, S) history iterations with each assignment; ``inverse`` each row's sorted
+    position. Bit for bit the reference's numbers; the open posterior is computed once per combination and gathered.
     """
     post_u = np.exp(scores - scores.max(axis=1, keepdims=True))
     post_u /= post_u.sum(axis=1, keepdims=True)
@@ -652,38 +540,17 @@ def definetti_attack(
     seed: int | np.random.Generator | None = None,
     layout: QILayout | None = None,
 ) -> DeFinettiResult:
-    """Run the deFinetti attack on an Anatomy release (see the module docstring).
+    """Run the deFinetti attack on an Anatomy release (steps: the module docstring).
 
-    Parameters
-    ----------
-    table : EncodedTable
-        The QI codes of the published tuples (the QIT, in row order) and the
-        SA domain. ``table.sa_codes`` are *not* looked at when ``release`` is
-        an :class:`~anonlab.mechanisms.anatomy.Anatomy` (the attacker reads
-        the group multisets from its ST); score with
-        :meth:`DeFinettiResult.accuracy`.
-    release : Anatomy or numpy.ndarray
-        The release, or just the group id of every tuple (then the ST is
-        computed from ``table.sa_codes``, as the publisher would).
-    iterations : int, default 1000
-        Markov-chain sweeps (Cormode §3.2: 1000).
-    history : int, default 100
-        Final iterations whose assignments and counts the predictors use
-        (1: the last permutation only). At most ``iterations``.
-    moves_per_iteration : int, default 1
-        Swap proposals per group between two refreshes of the model (the
-        paper does not say; 1 is one proposal per group per iteration,
-        ``l`` about one per tuple).
-    laplace : float, default 1
-        Additive correction of the counts.
-    seed : int or numpy.random.Generator, optional
-    layout : QILayout, optional
-        :func:`qi_layout` of ``table``, when the caller runs the attack on
-        the same table many times (a sweep computes it once).
-
-    Returns
-    -------
-    DeFinettiResult
+    Parameters: ``table`` (EncodedTable): QI codes of the published tuples (row order) and the SA domain; ``sa_codes``
+    are not read when ``release`` is an :class:`~anonlab.mechanisms.anatomy.Anatomy` (score with
+    :meth:`DeFinettiResult.accuracy`). ``release`` (Anatomy or numpy.ndarray): The release, or each tuple's group id
+    (the ST then computed from ``table.sa_codes``). ``iterations``, ``history``, ``moves_per_iteration`` (int, default
+    1000, 100, 1): Markov-chain sweeps (Cormode §3.2: 1000); final iterations the predictors use (at most
+    ``iterations``); swap proposals per group between two model refreshes (unstated in the paper; ``l`` is about one
+    per tuple). ``laplace`` (float, default 1): Additive correction of the counts. ``seed`` (int or
+    numpy.random.Generator, optional). ``layout`` (QILayout, optional): :func:`qi_layout` of ``table``, computed once
+    by a sweep.
     """
     iterations = _check_positive_int("iterations", iterations)
     history = check_int("history", int(history) if isinstance(history, np.integer) else history, low=1,
@@ -745,17 +612,11 @@ def definetti_attack(
 class DeFinettiSweep:
     """Results of :func:`definetti_sweep`.
 
-    Attributes
-    ----------
-    results : pandas.DataFrame
-        One row per (l, multiplier, repetition, method): ``l, multiplier,
-        group_size`` (nominal, l x multiplier), ``repetition, method,
-        accuracy, n_confident, confident_share, confident_accuracy,
-        final_l1`` (mean L1 over the history window), ``seconds``.
-    traces : pandas.DataFrame
-        Convergence traces: ``l, multiplier, repetition, iteration, l1, acceptance``.
-    kept : dict
-        ``(l, multiplier, repetition) -> DeFinettiResult`` of the runs asked for with ``keep``.
+    Attributes: ``results`` (pandas.DataFrame): One row per (l, multiplier, repetition, method): ``l, multiplier,
+    group_size`` (nominal, l x multiplier), ``repetition, method, accuracy, n_confident, confident_share,
+    confident_accuracy, final_l1`` (mean L1 over the history window), ``seconds``. ``traces`` (pandas.DataFrame):
+    Convergence traces: ``l, multiplier, repetition, iteration, l1, acceptance``. ``kept`` (dict): ``(l, multiplier,
+    repetition) -> DeFinettiResult`` of the runs asked for with ``keep``.
     """
 
     results: pd.DataFrame
@@ -790,12 +651,10 @@ def replay_sweep_run(
 ) -> DeFinettiResult:
     """Rerun one run of :func:`definetti_sweep` exactly, keeping its per-tuple predictions.
 
-    The sweep keeps scores only (a stored sweep would otherwise hold every run's
-    predictions; ask for the few runs you need with its ``keep``); this
-    replays the run at (``repetition``, ``l``, ``multiplier``) with the same
-    arguments and seed, so its :meth:`DeFinettiResult.scores` are that run's
-    row of the sweep. The group sizes before ``multiplier`` in
-    ``multipliers`` run first, as in the sweep (they share one generator).
+    The sweep keeps scores only (a stored sweep would otherwise hold every run's predictions; ask for the few runs you
+    need with its ``keep``); this replays the run at (``repetition``, ``l``, ``multiplier``) with the same arguments
+    and seed, so its :meth:`DeFinettiResult.scores` are that run's row of the sweep. The group sizes before
+    ``multiplier`` in ``multipliers`` run first, as in the sweep (they share one generator).
     """
     ls = [int(x) for x in l_grid]
     mults = [int(x) for x in multipliers]
@@ -844,43 +703,15 @@ def definetti_sweep(
     progress: Callable[[str], None] | None = None,
     n_jobs: int | None = None,
 ) -> DeFinettiSweep:
-    """Cormode's Fig. 4 experiment: the deFinetti attack for every l and group size.
+    """Cormode's Fig. 4 experiment: the deFinetti attack for every l in ``l_grid`` and group size.
 
-    For each repetition and each :math:`l`, Anatomy groups the tuples afresh
-    (:func:`~anonlab.mechanisms.anatomy.anatomy_groups`); each multiplier
-    merges adjacent groups (1: tight groups of size l, 2: larger groups of
-    size 2l, 3: size 3l) and the attack runs from its own random start.
-    Each (repetition, l) has its own generator (spawned from ``seed``), so
-    the cells run in parallel processes and give the same numbers as in
-    sequence.
-
-    Parameters
-    ----------
-    table : EncodedTable
-        QIs and the true SA (the Anatomy input, and the truth to score against).
-    l_grid : sequence of int
-        Each between 2 and the largest feasible l-diversity.
-    multipliers : sequence of int, default (1, 2)
-    repetitions : int, default 5
-    iterations, history, moves_per_iteration : int
-        See :func:`definetti_attack`.
-    threshold : float, default 0.8
-        Belief above which a prediction is high-confidence.
-    ties : {"random", "stable"}, default "random"
-        Anatomy's tie-break between equally large buckets
-        (:func:`~anonlab.mechanisms.anatomy.anatomy_groups`).
-    seed : int, optional
-    keep : sequence of (l, multiplier, repetition), optional
-        Runs whose whole :class:`DeFinettiResult` (per-tuple predictions) the
-        sweep keeps in ``kept``; the others keep their scores only.
-    progress : callable, optional
-        Called with a short message after each run (e.g. ``print``).
-    n_jobs : int, optional
-        Worker processes (default 1: in this process); the results do not depend on it.
-
-    Returns
-    -------
-    DeFinettiSweep
+    Per repetition and l, Anatomy groups the tuples afresh (:func:`~anonlab.mechanisms.anatomy.anatomy_groups`,
+    tie-break ``ties``); each of ``multipliers`` merges adjacent groups (1: size l, 2: 2l, 3: 3l) and the attack runs
+    from its own start. Each (repetition, l) has its own generator spawned from ``seed``, so ``n_jobs`` worker
+    processes give the same numbers. ``iterations``, ``history``, ``moves_per_iteration``: as
+    :func:`definetti_attack`; ``threshold``: belief of a high-confidence prediction; ``keep``: (l, multiplier,
+    repetition) runs whose whole :class:`DeFinettiResult` is kept; ``progress`` is called after each run. Returns a
+    :class:`DeFinettiSweep`.
     """
     return definetti_sweeps([dict(
         table=table, l_grid=l_grid, multipliers=multipliers, repetitions=repetitions, iterations=iterations,
@@ -895,8 +726,7 @@ _SWEEP_DEFAULTS: dict[str, Any] = dict(multipliers=(1, 2), repetitions=5, iterat
 def sweep_key(spec: Mapping[str, Any]) -> dict[str, Any]:
     """Every input a sweep's result depends on: a digest of its table (:func:`table_digest`) and its arguments.
 
-    ``spec`` holds :func:`definetti_sweep`'s arguments (defaults filled in);
-    a result cache keys the sweep on this.
+    ``spec`` holds :func:`definetti_sweep`'s arguments (defaults filled in); a result cache keys the sweep on this.
     """
     sp = {**_SWEEP_DEFAULTS, **dict(spec)}
     key = dict(table=table_digest(sp["table"]), l_grid=[int(x) for x in sp["l_grid"]],
@@ -919,9 +749,8 @@ def definetti_sweeps(
 ) -> list[DeFinettiSweep]:
     """Several :func:`definetti_sweep`\\ s at once, their runs sharing one pool of worker processes.
 
-    Each spec holds :func:`definetti_sweep`'s arguments (``table`` and
-    ``l_grid`` required, the rest defaulting as there). The results are
-    those of the sweeps run one by one.
+    Each spec holds :func:`definetti_sweep`'s arguments (``table`` and ``l_grid`` required, the rest defaulting as
+    there). The results are those of the sweeps run one by one.
     """
     return start_sweeps(specs, progress=progress, n_jobs=n_jobs).result()
 
@@ -934,9 +763,8 @@ def start_sweeps(
 ) -> PendingSweeps:
     """Start :func:`definetti_sweeps` in worker processes and return at once; ``.result()`` collects.
 
-    The caller can do other work while the chains run (the chapter runs the
-    naive attack meanwhile). With one worker (``n_jobs = 1``, or no
-    ``fork``) the runs happen in ``.result()``.
+    The caller can do other work while the chains run (the chapter runs the naive attack meanwhile). With one worker
+    (``n_jobs = 1``, or no ``fork``) the runs happen in ``.result()``.
     """
     full = [{**_SWEEP_DEFAULTS, **dict(spec)} for spec in specs]
     for spec in full:
@@ -1046,12 +874,10 @@ def definetti_attack_records(table: EncodedTable, sweep: DeFinettiSweep, l_grid:
                              ) -> dict[str, tuple[AttackResult, AttackResult]]:
     """The deFinetti attack's three methods as :class:`~anonlab.measures.AttackResult`\\ s, with their baseline.
 
-    Repetition 0 of the sweep at the largest l with the smallest group
-    multiplier, which the sweep keeps (``keep=``:func:`kept_run` ``(...)``);
-    :func:`replay_sweep_run` reruns it exactly. The baseline is
-    :func:`~anonlab.attacks.naive_bayes.baseline_on`: naive Bayes fitted on
-    ``non_members`` (people not in the release, same quasi-identifiers and
-    secret) over the attributes the attacker knows, else the majority guess.
+    Repetition 0 of the sweep at the largest l with the smallest group multiplier, which the sweep keeps
+    (``keep=``:func:`kept_run` ``(...)``); :func:`replay_sweep_run` reruns it exactly. The baseline is
+    :func:`~anonlab.attacks.naive_bayes.baseline_on`: naive Bayes fitted on ``non_members`` (people not in the
+    release, same quasi-identifiers and secret) over the attributes the attacker knows, else the majority guess.
     """
     key = kept_run(l_grid, multipliers)
     if key not in sweep.kept:
@@ -1079,9 +905,9 @@ def table_digest(table: EncodedTable) -> str:
 def summarize_sweep(results: pd.DataFrame) -> pd.DataFrame:
     """Min, mean and max over repetitions per (multiplier, l, method), as Cormode plots them (Fig. 4).
 
-    Columns: ``multiplier, l, group_size, method`` and ``accuracy_min / _mean / _max``,
-    ``accuracy_sd`` (sample standard deviation over the repetitions, NaN for one) and ``repetitions``,
-    ``confident_share_mean``, ``confident_accuracy_mean``, ``final_l1_mean``.
+    Columns: ``multiplier, l, group_size, method`` and ``accuracy_min / _mean / _max``, ``accuracy_sd`` (sample
+    standard deviation over the repetitions, NaN for one) and ``repetitions``, ``confident_share_mean``,
+    ``confident_accuracy_mean``, ``final_l1_mean``.
     """
     g = results.groupby(["multiplier", "l", "group_size", "method"], sort=True)
     out = g.agg(
@@ -1101,12 +927,10 @@ def summarize_sweep(results: pd.DataFrame) -> pd.DataFrame:
 class Fig4:
     """Cormode's Fig. 4: a sweep's summary (:func:`summarize_sweep`) with lookups, made by :func:`fig4_of`.
 
-    ``noiseless`` is the accuracy of the Naive-Bayes classifier built from the
-    exact counts of the deFinetti target (:func:`noiseless_accuracy`);
-    ``runs`` the sweep's rows, one per (multiplier, l, repetition, method),
-    from which :meth:`values` reads each repetition's accuracy (with the
-    share and accuracy of its high-confidence predictions, ``confident_share``
-    and ``confident_accuracy``, when the sweep has them).
+    ``noiseless`` is the accuracy of the Naive-Bayes classifier built from the exact counts of the deFinetti target
+    (:func:`noiseless_accuracy`); ``runs`` the sweep's rows, one per (multiplier, l, repetition, method), from which
+    :meth:`values` reads each repetition's accuracy (with the share and accuracy of its high-confidence predictions,
+    ``confident_share`` and ``confident_accuracy``, when the sweep has them).
     """
 
     summary: pd.DataFrame
@@ -1143,9 +967,8 @@ class Fig4:
                  confidence: float = 0.95) -> tuple[float, float] | None:
         """Student-t interval of the mean accuracy over the repetitions: mean ± t s / sqrt(r), within [0, 1].
 
-        ``t`` is the (1 + confidence) / 2 quantile of Student's t with r - 1
-        degrees of freedom, ``s`` the repetitions' sample standard deviation
-        (an accuracy, so the ends are clipped to [0, 1]); (NaN, NaN) with one
+        ``t`` is the (1 + confidence) / 2 quantile of Student's t with r - 1 degrees of freedom, ``s`` the
+        repetitions' sample standard deviation (an accuracy, so the ends are clipped to [0, 1]); (NaN, NaN) with one
         repetition, ``None`` when not run.
         """
         S = self.summary
@@ -1170,8 +993,8 @@ def noiseless_accuracy(table: EncodedTable) -> float:
 def fig4_of(sweep: DeFinettiSweep, table: EncodedTable, l_grid: Sequence[int], multipliers: Sequence[int]) -> Fig4:
     """:class:`Fig4` of a sweep on ``table`` (its noiseless classifier from ``table``'s exact counts).
 
-    Configurations (multiplier, l, method) the sweep did not run get NaN
-    rows, so that a lookup gives NaN rather than failing.
+    Configurations (multiplier, l, method) the sweep did not run get NaN rows, so that a lookup gives NaN rather than
+    failing.
     """
     S = summarize_sweep(sweep.results)
     full = pd.MultiIndex.from_product([list(multipliers), list(l_grid), sorted(METHODS)],
@@ -1196,8 +1019,8 @@ def fig4_of(sweep: DeFinettiSweep, table: EncodedTable, l_grid: Sequence[int], m
 class Sweeps:
     """Fig. 4's sweeps (:func:`fig4_sweep_specs`): the main one, each alternative reading's, the ``check_moves`` rerun.
 
-    ``alternatives`` maps an alternative's label to its table and sweep (the
-    whole grid of l and group sizes, as the main sweep).
+    ``alternatives`` maps an alternative's label to its table and sweep (the whole grid of l and group sizes, as the
+    main sweep).
     """
 
     main: DeFinettiSweep
@@ -1211,16 +1034,13 @@ def fig4_sweep_specs(table: EncodedTable, l_grid: Sequence[int], multipliers: Se
                      **protocol: Any) -> dict[Any, dict[str, Any]]:
     """The :func:`definetti_sweeps` specs of Fig. 4's experiment, by key.
 
-    ``"main"``: the sweep of ``table`` over ``l_grid`` and ``multipliers``
-    from ``seed``, ``repetitions`` times, keeping the run :func:`kept_run`
-    (for the yardstick). ``("reading", label)``: the same grid for each
-    alternative reading ``{label: (table, ties)}``, from the same ``seed``
-    (so a reading that changes only the table replays the main sweep's
-    Anatomy groupings and random starts), ``reading_repetitions`` times
-    (default ``repetitions``), with the same ``protocol`` (iterations,
-    history, moves_per_iteration, threshold). ``"more"``: the largest l with
-    tight groups and ``check_moves`` proposals per group per iteration, from
-    ``seed + 1`` (none when ``check_moves`` is 0 or there are no tight groups).
+    ``"main"``: the sweep of ``table`` over ``l_grid`` and ``multipliers`` from ``seed``, ``repetitions`` times,
+    keeping the run :func:`kept_run` (for the yardstick). ``("reading", label)``: the same grid for each alternative
+    reading ``{label: (table, ties)}``, from the same ``seed`` (so a reading that changes only the table replays the
+    main sweep's Anatomy groupings and random starts), ``reading_repetitions`` times (default ``repetitions``), with
+    the same ``protocol`` (iterations, history, moves_per_iteration, threshold). ``"more"``: the largest l with tight
+    groups and ``check_moves`` proposals per group per iteration, from ``legacy_seed(seed, "definetti.more_moves")``
+    (none when ``check_moves`` is 0 or there are no tight groups).
     """
     specs: dict[Any, dict[str, Any]] = {"main": dict(table=table, l_grid=l_grid, multipliers=multipliers, seed=seed,
                                                      repetitions=repetitions,
@@ -1229,7 +1049,8 @@ def fig4_sweep_specs(table: EncodedTable, l_grid: Sequence[int], multipliers: Se
         specs["reading", label] = dict(table=tab, l_grid=l_grid, multipliers=multipliers, ties=ties, seed=seed,
                                        repetitions=reading_repetitions or repetitions, **protocol)
     if check_moves and 1 in multipliers:
-        specs["more"] = dict(table=table, l_grid=[max(l_grid)], multipliers=[1], seed=seed + 1,
+        specs["more"] = dict(table=table, l_grid=[max(l_grid)], multipliers=[1],
+                             seed=legacy_seed(seed, "definetti.more_moves"),
                              repetitions=repetitions, **{**protocol, "moves_per_iteration": check_moves})
     return specs
 
@@ -1263,8 +1084,8 @@ def moves_check(sweep: DeFinettiSweep, more: DeFinettiSweep | None, *, l_top: in
                 more_moves: int) -> tuple[pd.DataFrame | None, dict[str, float]]:
     """Repetition spread at the largest l (tight groups) with ``moves`` and ``more_moves`` proposals per group.
 
-    ``more`` is the sweep rerun with ``more_moves`` (``None`` when skipped).
-    Returns the per-repetition accuracies and the numbers the text quotes.
+    ``more`` is the sweep rerun with ``more_moves`` (``None`` when skipped). Returns the per-repetition accuracies and
+    the numbers the text quotes.
     """
     nan = float("nan")
     if more is None:

@@ -1,10 +1,9 @@
 """The homogeneity attack on a k-anonymous table, and its background-knowledge variant.
 
-Machanavajjhala et al., "l-diversity", ACM TKDD 1(1), 2007 ("homogeneity attack"; CMU 18-734
-slides, "What is the issue with k-anonymity?"): knowing a target's quasi-identifiers, the
-attacker finds its equivalence class; if one sensitive value remains after ruling out what
-background knowledge excludes (their Umeko: no heart disease), it is disclosed, however large
-the class. Scored with the book's protocol (:meth:`HomogeneityResult.as_attack_result`,
+Machanavajjhala et al., "l-diversity", ACM TKDD 1(1), 2007 ("homogeneity attack"; CMU 18-734 slides, "What is the
+issue with k-anonymity?"): knowing a target's quasi-identifiers, the attacker finds its equivalence class; if one
+sensitive value remains after ruling out what background knowledge excludes (their Umeko: no heart disease), it is
+disclosed, however large the class. Scored with the book's protocol (:meth:`HomogeneityResult.as_attack_result`,
 :func:`anonlab.measures.score`) against e.g. :func:`anonlab.measures.majority_baseline`.
 """
 
@@ -27,10 +26,10 @@ __all__ = ["HomogeneityResult", "homogeneity_attack"]
 class HomogeneityResult:
     """Outcome of :func:`homogeneity_attack`: one row per target in ``targets``, and summary counts.
 
-    Columns: ``class_size`` (0 if no class matches), ``n_candidates`` (values left after
-    background knowledge), ``disclosed`` (one left), ``inferred``, ``top_value``/``top_share``
-    (best guess and its posterior, uniform over records), ``correct`` (when the targets carry the
-    truth). ``truth`` is ``None`` without it; ``background_facts`` counts (target, value) pairs.
+    Columns: ``class_size`` (0 if no class matches), ``n_candidates`` (values left after background knowledge),
+    ``disclosed`` (one left), ``inferred``, ``top_value``/``top_share`` (best guess and its posterior, uniform over
+    records), ``correct`` (when the targets carry the truth). ``truth`` is ``None`` without it; ``background_facts``
+    counts (target, value) pairs.
     """
 
     targets: pd.DataFrame
@@ -94,9 +93,9 @@ def homogeneity_attack(
 ) -> HomogeneityResult:
     """Disclose each target's value when C(x) = {s(t) : t[QI] = x[QI]} minus B(x) holds one value.
 
-    B(x) is ``excluded[x]``, background knowledge (``{3: ["Heart Disease"]}``, a string is one
-    value); with B empty this is distinct l-diversity 1. ``targets`` are in the published form
-    (default: every published record); with the sensitive column each inference is checked.
+    B(x) is ``excluded[x]``, background knowledge (``{3: ["Heart Disease"]}``, a string is one value); with B empty
+    this is distinct l-diversity 1. ``targets`` are in the published form (default: every published record); with the
+    sensitive column each inference is checked.
 
     >>> from anonlab.data.tables import inpatient_4_anonymous, INPATIENT_QUASI_IDENTIFIERS
     >>> r = homogeneity_attack(inpatient_4_anonymous(), INPATIENT_QUASI_IDENTIFIERS,
@@ -174,10 +173,10 @@ def suppression_outcome(table: pd.DataFrame, quasi_identifiers: Sequence[str], s
                         k: int) -> dict[str, float]:
     """What an attacker learns about ``table``'s records once released k-anonymous by suppression.
 
-    Shares of all records: ``disclosed`` (homogeneity attack, always right), ``best_guess`` (the
-    class's most common value; a suppressed target gets the release's), ``majority`` (the
-    release's most common value, :func:`anonlab.measures.majority_baseline`), ``suppressed``.
-    An empty release tells nothing (all 0 but ``suppressed``).
+    Shares of all records: ``disclosed`` (homogeneity attack, always right), ``best_guess`` (the class's most common
+    value; a suppressed target gets the release's), ``majority`` (the release's most common value,
+    :func:`anonlab.measures.majority_baseline`), ``suppressed``. An empty release tells nothing (all 0 but
+    ``suppressed``).
 
     >>> df = pd.DataFrame({"zip": list("112223"), "d": list("aaabbb")})
     >>> {key: round(v, 3) for key, v in suppression_outcome(df, ["zip"], "d", 2).items()}

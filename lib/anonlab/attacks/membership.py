@@ -1,15 +1,13 @@
 """Membership inference against scikit-learn models trained on a real table.
 
-A black-box attacker (``predict_proba``) scores each record, higher meaning "more likely a
-member", so that any ROC point can be read off with :mod:`anonlab.measures.base_rates` and
-converted to precision at a realistic skew ([FW24] §5). Attacks: ``loss`` (Yeom et al., IEEE
-CSF 2018: score log p_y(x), minus the loss), ``confidence`` (max_c p_c(x)), ``shokri``
-(Shokri et al., IEEE S&P 2017: per-class attack models trained on shadow models' outputs),
-``lira_offline``/``lira_online`` (Carlini et al., IEEE S&P 2022: Gaussian fits of the logit
-confidence over reference models). Protocol (Carlini et al. §V): models train on random
-subsets of one pool (:func:`train_shadow_models`); each target takes its turn and all other
-models are the attacker's shadow/reference models, IN for some records and OUT for others
-(:func:`run_attacks`).
+A black-box attacker (``predict_proba``) scores each record, higher meaning "more likely a member", so that any ROC
+point can be read off with :mod:`anonlab.measures.base_rates` and converted to precision at a realistic skew ([FW24]
+§5). Attacks: ``loss`` (Yeom et al., IEEE CSF 2018: score log p_y(x), minus the loss), ``confidence`` (max_c p_c(x)),
+``shokri`` (Shokri et al., IEEE S&P 2017: per-class attack models trained on shadow models' outputs),
+``lira_offline``/``lira_online`` (Carlini et al., IEEE S&P 2022: Gaussian fits of the logit confidence over reference
+models). Protocol (Carlini et al. §V): models train on random subsets of one pool (:func:`train_shadow_models`); each
+target takes its turn and all other models are the attacker's shadow/reference models, IN for some records and OUT for
+others (:func:`run_attacks`).
 """
 
 from __future__ import annotations
@@ -27,6 +25,7 @@ import pandas as pd
 from anonlab.measures.base_rates import RocCurve, roc_from_scores
 from anonlab.measures.protocol import AttackResult
 from anonlab.progress import Progress, report
+from anonlab.streams import legacy_seed
 from anonlab.validation import check_choice, check_int, check_number, check_random_state
 
 __all__ = [
@@ -89,8 +88,8 @@ Variance = Literal["global", "per_example"]
 class MembershipData:
     """A table encoded for classification: ``X`` (n, d) float32, ``y`` class indices into ``classes``.
 
-    Categorical columns are integer codes (``categorical`` marks them); ``notes`` says how the
-    table was loaded and cleaned.
+    Categorical columns are integer codes (``categorical`` marks them); ``notes`` says how the table was loaded and
+    cleaned.
     """
 
     X: np.ndarray
@@ -146,9 +145,9 @@ def load_membership_data(
 ) -> MembershipData:
     """Load a real table for the membership experiments, optionally a uniform sample of ``n_records`` rows.
 
-    ``"adult"``: UCI Adult train and test, rows with a missing value dropped (45,222), label
-    ``income``, without ``fnlwgt`` (a survey weight that would act as a record id);
-    ``"census_income"``: KDD Census-Income (299,285), without ``instance_weight``.
+    ``"adult"``: UCI Adult train and test, rows with a missing value dropped (45,222), label ``income``, without
+    ``fnlwgt`` (a survey weight that would act as a record id); ``"census_income"``: KDD Census-Income (299,285),
+    without ``instance_weight``.
     """
     from anonlab.data import load_adult, load_census_income
 
@@ -207,9 +206,9 @@ class ModelSpec:
     """A kind of scikit-learn classifier; ``spec(seed)`` returns a fresh unfitted one.
 
     ``random_forest`` (``n_estimators`` trees, grown until pure unless ``max_depth``: memorises),
-    ``gradient_boosting`` (HistGradientBoosting, 200 rounds, no early stopping) or
-    ``logistic_regression`` (one-hot ``categorical``, standardised numbers; ``max_depth`` must be
-    ``None``). ``n_jobs`` parallelises the forest without changing results.
+    ``gradient_boosting`` (HistGradientBoosting, 200 rounds, no early stopping) or ``logistic_regression`` (one-hot
+    ``categorical``, standardised numbers; ``max_depth`` must be ``None``). ``n_jobs`` parallelises the forest without
+    changing results.
     """
 
     model: str = "random_forest"
@@ -292,8 +291,7 @@ def sample_training_sets(
 class ShadowModels:
     """Outputs of models trained on random subsets of a pool: ``proba`` (models, records, classes) float32.
 
-    ``in_mask[j, i]``: model j trained on record i; ``y`` the true classes; ``spec`` the
-    :meth:`ModelSpec.key`.
+    ``in_mask[j, i]``: model j trained on record i; ``y`` the true classes; ``spec`` the :meth:`ModelSpec.key`.
     """
 
     proba: np.ndarray
@@ -333,8 +331,8 @@ def train_shadow_models(
 ) -> ShadowModels:
     """Train ``n_models`` (>= 2) models, each on its own random subset of the pool, querying all records.
 
-    Training sets from :func:`sample_training_sets`; ``spec(seed)`` an unfitted classifier; the
-    same seed gives the same outputs; ``progress`` gets a line per model. Returns plain arrays.
+    Training sets from :func:`sample_training_sets`; ``spec(seed)`` an unfitted classifier; the same seed gives the
+    same outputs; ``progress`` gets a line per model. Returns plain arrays.
     """
     X = np.asarray(X)
     y = np.asarray(y)
@@ -446,9 +444,9 @@ def shokri_attack(
 ) -> np.ndarray:
     """Shokri et al.'s shadow-model attack: one attack classifier per class; the score is its P(IN).
 
-    Each class's model learns IN/OUT from shadow models' prediction vectors and is applied to the
-    target's. A gradient-boosted ensemble (Shokri et al. used a small neural network), trained on
-    at most ``max_train_rows`` random (shadow, record) pairs.
+    Each class's model learns IN/OUT from shadow models' prediction vectors and is applied to the target's. A
+    gradient-boosted ensemble (Shokri et al. used a small neural network), trained on at most ``max_train_rows``
+    random (shadow, record) pairs.
     """
     sp, yy = _check_proba(shadow_proba, y)
     tp, _ = _check_proba(target_proba, yy)
@@ -530,9 +528,9 @@ def lira_offline(
 ) -> np.ndarray:
     r"""Offline LiRA (Carlini et al. 2022, §IV-D): z = (φ_target - μ_out) / σ_out per record.
 
-    μ_out (and σ_out with ``variance="per_example"``, else pooled) from the reference models that
-    did not train on the record; z keeps resolution where Carlini's Pr[Z < φ] rounds to 1.
-    σ >= ``min_std``; a record with no OUT model scores 0.
+    μ_out (and σ_out with ``variance="per_example"``, else pooled) from the reference models that did not train on the
+    record; z keeps resolution where Carlini's Pr[Z < φ] rounds to 1. σ >= ``min_std``; a record with no OUT model
+    scores 0.
     """
     sp, m, tp = _check_lira(shadow_phi, shadow_in, target_phi, variance)
     return _offline(tp, _gaussian_fit(sp, ~m, variance, min_std), min_std)
@@ -548,8 +546,8 @@ def lira_online(
 ) -> np.ndarray:
     r"""Online LiRA (Carlini et al. 2022, Algorithm 1): log N(φ; μ_in, σ_in²) - log N(φ; μ_out, σ_out²).
 
-    A record lacking IN (OUT) models gets μ_out plus (μ_in minus) the mean IN-OUT shift.
-    Arguments as :func:`lira_offline`.
+    A record lacking IN (OUT) models gets μ_out plus (μ_in minus) the mean IN-OUT shift. Arguments as
+    :func:`lira_offline`.
     """
     sp, m, tp = _check_lira(shadow_phi, shadow_in, target_phi, variance)
     return _online(tp, _gaussian_fit(sp, m, variance, min_std), _gaussian_fit(sp, ~m, variance, min_std), min_std)
@@ -620,8 +618,8 @@ def run_attacks(
 ) -> pd.DataFrame:
     """Attack models ``0 .. n_targets-1`` in turn, every other model serving as reference.
 
-    Members are the records the target trained on; rows of all targets are pooled, as Carlini et
-    al. do. An integer ``seed`` gives target t the Shokri seed ``seed + t``. One row per (target
+    Members are the records the target trained on; rows of all targets are pooled, as Carlini et al. do. An integer
+    ``seed`` gives target t the Shokri seed ``legacy_seed(seed, "membership.shokri_target", t)``. One row per (target
     model, record): ``target_model``, ``record``, ``is_member`` and a score per attack.
     """
     unknown = [a for a in attacks if a not in ATTACKS]
@@ -653,8 +651,9 @@ def run_attacks(
             elif a == "confidence":
                 cols[a] = confidence_attack(target_p)
             elif a == "shokri":
-                cols[a] = shokri_attack(models.proba[refs], models.in_mask[refs], models.y, target_p,
-                                        seed=seed if isinstance(seed, np.random.Generator) else seed + t)
+                shokri_seed = seed if isinstance(seed, np.random.Generator) else \
+                    legacy_seed(seed, "membership.shokri_target", t)
+                cols[a] = shokri_attack(models.proba[refs], models.in_mask[refs], models.y, target_p, seed=shokri_seed)
             elif a == "lira_offline":
                 cols[a] = lira_offline(phi[refs], models.in_mask[refs], phi[t], variance=variance)
             else:
@@ -700,9 +699,8 @@ def membership_result(
 ) -> AttackResult:
     r"""A membership attack's scores at one threshold, as an :class:`~anonlab.measures.AttackResult`.
 
-    Every target is guessed (member where score >= ``threshold``) with ``positive=True``, so
-    precision is TP/(TP+FP) ([FW24] Eq 10), recall TP/M (Eq 9); the scores are kept as
-    ``confidence`` for ``result.at_threshold(t)``.
+    Every target is guessed (member where score >= ``threshold``) with ``positive=True``, so precision is TP/(TP+FP)
+    ([FW24] Eq 10), recall TP/M (Eq 9); the scores are kept as ``confidence`` for ``result.at_threshold(t)``.
 
     >>> from anonlab.measures import score
     >>> r = membership_result("toy", [True, True, False, False], [0.9, 0.4, 0.6, 0.1], 0.5)
@@ -735,9 +733,9 @@ def attack_results(
 ) -> dict[str, AttackResult]:
     """Each attack of :func:`run_attacks` at its threshold for FPR <= ``target_fpr``: {column: AttackResult}.
 
-    The threshold is :func:`~anonlab.measures.base_rates.threshold_at_fpr` of the pooled curve
-    (Carlini et al.'s TPR at low FPR); targets are ``target_model * n_records + record``;
-    ``reference_models`` is kept as a resource of the attacks that use them.
+    The threshold is :func:`~anonlab.measures.base_rates.threshold_at_fpr` of the pooled curve (Carlini et al.'s TPR
+    at low FPR); targets are ``target_model * n_records + record``; ``reference_models`` is kept as a resource of the
+    attacks that use them.
 
     >>> df = pd.DataFrame({"target_model": [0, 0, 0, 0], "record": [0, 1, 2, 3],
     ...                    "is_member": [True, False, True, False], "loss": [0.0, -1.0, -0.5, -2.0]})

@@ -1,18 +1,10 @@
 """Model inversion on a dosing model, attacked on members and non-members (F&W §3.3).
 
-Fredrikson et al. (2014) invert a warfarin-dosing model: given a patient's
-demographics and stable dose, they predict a genetic marker (VKORC1
-genotype) as the value that best explains the dose, weighted by the
-marker's marginal distribution. Francis & Wagner point out that the same
-attack run on patients *not* in the training data is the right (allowed)
-baseline, and that it is nearly as accurate.
-
-The worked example here is synthetic (the IWPC data are not available): a
-genotype ``g ∈ {0, 1, 2}`` with a stated marginal, two standardised
-covariates, and ``dose = β·x + γ·g + noise``. A linear model is fitted on
-the members; the attack predicts ``argmax_g P(g) · N(dose − f(x, g); 0, σ̂²)``
-for members and non-members; the marginal baseline predicts the most
-common genotype.
+Fredrikson et al. (2014) predict a warfarin patient's VKORC1 genotype as the value that best explains the dose given
+the demographics, weighted by its marginal; Francis & Wagner note that the same attack on non-members is the allowed
+baseline and nearly as accurate. Synthetic here (no IWPC data): ``g ∈ {0, 1, 2}`` with a stated marginal, two
+standardised covariates, ``dose = β·x + γ·g + noise``, a linear model fitted on the members; the attack predicts
+``argmax_g P(g) · N(dose − f(x, g); 0, σ̂²)``, the marginal baseline the most common genotype.
 
 >>> r = warfarin_example(2000, seed=0)
 >>> r["members"] > r["marginal"]
@@ -48,12 +40,10 @@ def gain_intervals(hit: np.ndarray, base_paired: np.ndarray, hit_other: np.ndarr
                    seed: int | np.random.Generator | None = 0, confidence: float = 0.95) -> dict[str, float]:
     """Percentile bootstrap intervals of the four gains of :func:`warfarin_example`.
 
-    ``hit``: the attack right on each member; ``base_paired``: the marginal
-    guess right on the same members (resampled with them); ``hit_other``: the
-    attack right on each non-member (resampled on their own). Keys
-    ``vs_marginal_abs_low`` ... ``vs_nonmembers_rel_high``: members − baseline
-    (``_abs``) and members / baseline − 1 (``_rel``), the patients redrawn
-    ``n_boot`` times (the fitted model held fixed).
+    ``hit``: the attack right on each member; ``base_paired``: the marginal guess right on the same members (resampled
+    with them); ``hit_other``: the attack right on each non-member (resampled on their own). Keys
+    ``vs_marginal_abs_low`` ... ``vs_nonmembers_rel_high``: members − baseline (``_abs``) and members / baseline − 1
+    (``_rel``), the patients redrawn ``n_boot`` times (the fitted model held fixed).
 
     >>> r = gain_intervals(np.ones(50, bool), np.r_[np.ones(25, bool), np.zeros(25, bool)], np.ones(50, bool))
     >>> r["vs_nonmembers_abs_low"], r["vs_nonmembers_abs_high"], 0.5 < r["vs_marginal_abs_high"] < 0.8
@@ -77,11 +67,9 @@ def warfarin_example(n_patients: int = 4000, *, effect: float = 0.8, noise: floa
                      seed: int | np.random.Generator | None = 0) -> dict[str, float]:
     """Accuracy of the inversion on members and non-members, and of the marginal guess.
 
-    Half of ``n_patients`` are members (training data of the least-squares
-    dose model), half non-members. Returns the three accuracies and the
-    improvements over the marginal baseline and over the non-member
-    baseline, in percentage points (``*_abs``) and relative (``*_rel``),
-    each with its 95 % bootstrap interval (``*_low``, ``*_high``,
+    Half of ``n_patients`` are members (training data of the least-squares dose model), half non-members. Returns the
+    three accuracies and the improvements over the marginal baseline and over the non-member baseline, in percentage
+    points (``*_abs``) and relative (``*_rel``), each with its 95 % bootstrap interval (``*_low``, ``*_high``,
     :func:`gain_intervals`, drawn from the same seed's generator).
     """
     check_int("n_patients", n_patients, low=20)

@@ -1,32 +1,15 @@
 """Cormode's "naive attack": a Naive-Bayes classifier learnt from noisy counts.
 
-G. Cormode, *Personal privacy vs population privacy: learning to attack
-anonymization*, KDD 2011, §2.2-2.3. The attacker asks the data owner for the
-differentially private counts of every (quasi-identifier value, sensitive
-value) pair (:func:`anonlab.mechanisms.dp.release_counts`) and turns them
-into a Naive-Bayes (NB) classifier that predicts a person's sensitive value
-(SA) from their quasi-identifiers (QI) :math:`t = (t_1..t_m)`:
+G. Cormode, *Personal privacy vs population privacy: learning to attack anonymization*, KDD 2011, §2.2-2.3. From the
+ε-DP counts of every (QI value, SA value) pair (:func:`anonlab.mechanisms.dp.release_counts`) the attacker builds the
+classifier
 
 .. math:: \\hat s(t) = \\arg\\max_{s \\in SA} \\Pr[s] \\prod_{i=1}^m \\Pr[t_i \\mid s]
 
-with the paper's corrections for noise: negative counts clamped to 0, the
-Laplacian +1 correction, and :math:`\\Pr[s]` from the summed joint counts
-
-.. math::
-
-    \\Pr[t_i \\mid s] = \\frac{1 + \\max(0, c_i(t_i, s))}{\\sum_{t \\in T_i} 1 + \\max(0, c_i(t, s))},
-    \\qquad
-    \\Pr[s] = \\frac{\\sum_i \\sum_{t \\in T_i} 1 + \\max(0, c_i(t, s))}
-                   {\\sum_{s'} \\sum_i \\sum_{t \\in T_i} 1 + \\max(0, c_i(t, s'))}.
-
-Normalising the product over :math:`s` gives a posterior per tuple (footnote
-1); tuples whose largest posterior exceeds a threshold (0.8 in Fig. 3) form
-the *high-confidence* subset. Footnote 2's variant draws the parameters from
-Dirichlet distributions given the counts (:func:`dirichlet_naive_bayes`).
-
-Everything is vectorised over noise draws and over the distinct QI
-combinations of a table (a table of 30,718 Adult tuples has about a thousand
-of them), so a whole ε grid with nine draws each runs in well under a second.
+with negative counts clamped to 0 and the Laplacian +1 correction (:func:`naive_bayes_from_counts`; footnote 2's
+Dirichlet variant :func:`dirichlet_naive_bayes`). The normalised product is a posterior per tuple (footnote 1); those
+above a threshold (0.8 in Fig. 3) form the *high-confidence* subset. Vectorised over noise draws and distinct QI
+combinations (about a thousand among Adult's 30,718 tuples).
 """
 
 from __future__ import annotations
@@ -43,6 +26,7 @@ import pandas as pd
 from anonlab.measures.protocol import NONMEMBER_MODEL, AttackResult, majority_baseline
 from anonlab.measures.rates import precision_improvement
 from anonlab.intervals import mean_interval, percentile_interval, t_interval, wilson_interval
+from anonlab.streams import legacy_seed
 from anonlab.validation import check_int, check_number, check_random_state
 from anonlab.mechanisms.dp import (
     EncodedTable,
@@ -93,10 +77,9 @@ __all__ = [
 def bucketize(values: pd.Series, upper_edges: Sequence[float]) -> pd.Series:
     """Put integer values into the paper's closed buckets, e.g. hours worked per week.
 
-    With ``upper_edges = [25, 40, 60]`` the buckets are Cormode's (§2.3)
-    ``"0-25"``, ``"26-40"``, ``"41-60"`` and ``"61+"``: value :math:`x` goes
-    to the first bucket with :math:`x \\le` its upper edge. Missing values
-    stay missing.
+    With ``upper_edges = [25, 40, 60]`` the buckets are Cormode's (§2.3) ``"0-25"``, ``"26-40"``, ``"41-60"`` and
+    ``"61+"``: value :math:`x` goes to the first bucket with :math:`x \\le` its upper edge. Missing values stay
+    missing.
 
     Examples
     --------
@@ -130,15 +113,9 @@ def bucketize(values: pd.Series, upper_edges: Sequence[float]) -> pd.Series:
 class NaiveBayesModel:
     """Naive-Bayes parameters, one set per noise draw.
 
-    Attributes
-    ----------
-    log_prior : numpy.ndarray, shape (draws, n_sa)
-        :math:`\\log \\Pr[s]`.
-    log_cond : numpy.ndarray, shape (draws, n_cells, n_sa)
-        :math:`\\log \\Pr[t_i = v \\mid s]`, the QI blocks stacked as in
-        :func:`anonlab.mechanisms.dp.pair_counts`.
-    offsets : numpy.ndarray
-        Block boundaries (length m + 1).
+    Attributes: ``log_prior`` (numpy.ndarray, shape (draws, n_sa)): :math:`\\log \\Pr[s]`. ``log_cond``
+    (numpy.ndarray, shape (draws, n_cells, n_sa)): :math:`\\log \\Pr[t_i = v \\mid s]`, the QI blocks stacked as in
+    :func:`anonlab.mechanisms.dp.pair_counts`. ``offsets`` (numpy.ndarray): Block boundaries (length m + 1).
     """
 
     log_prior: np.ndarray
@@ -181,26 +158,17 @@ def naive_bayes_from_counts(
 ) -> NaiveBayesModel:
     """Naive-Bayes parameters from (noisy) pair counts, as in Cormode (2011) §2.2.
 
-    With :math:`c'_i(t, s) = \\lambda + \\max(0, c_i(t, s))` (clamping, then the
-    Laplacian correction :math:`\\lambda = 1`):
+    With :math:`c'_i(t, s) = \\lambda + \\max(0, c_i(t, s))` (clamping, then the Laplacian correction :math:`\\lambda
+    = 1`):
 
     .. math::
 
         \\Pr[t_i \\mid s] = \\frac{c'_i(t_i, s)}{\\sum_{t \\in T_i} c'_i(t, s)},\\qquad
         \\Pr[s] = \\frac{\\sum_i \\sum_t c'_i(t, s)}{\\sum_{s'} \\sum_i \\sum_t c'_i(t, s')}.
 
-    Parameters
-    ----------
-    counts : NoisyCounts or numpy.ndarray
-        Shape (n_cells, n_sa) or (draws, n_cells, n_sa).
-    offsets : numpy.ndarray, optional
-        Block boundaries; taken from ``counts`` when it is a :class:`NoisyCounts`.
-    laplace : float, default 1
-        The additive correction :math:`\\lambda` (> 0).
-
-    Returns
-    -------
-    NaiveBayesModel
+    Parameters: ``counts`` (NoisyCounts or numpy.ndarray): Shape (n_cells, n_sa) or (draws, n_cells, n_sa).
+    ``offsets`` (numpy.ndarray, optional): Block boundaries; taken from ``counts`` when it is a :class:`NoisyCounts`.
+    ``laplace`` (float, default 1): The additive correction :math:`\\lambda` (> 0).
     """
     check_number("laplace", laplace, low=0, low_inclusive=False)
     c, offsets = _as_draws(counts, offsets)
@@ -222,18 +190,16 @@ def dirichlet_naive_bayes(
 ) -> NaiveBayesModel:
     """Naive-Bayes parameters *drawn* from Dirichlet distributions (Cormode 2011, footnote 2).
 
-    Instead of the point estimate of :func:`naive_bayes_from_counts`, each
-    conditional distribution is drawn from the posterior given the clamped,
-    corrected counts :math:`c'`:
+    Instead of the point estimate of :func:`naive_bayes_from_counts`, each conditional distribution is drawn from the
+    posterior given the clamped, corrected counts :math:`c'`:
 
     .. math::
 
         \\Pr[\\cdot \\mid s]_i \\sim \\mathrm{Dir}\\big(c'_i(t, s)\\big)_{t \\in T_i},\\qquad
         \\Pr[\\cdot] \\sim \\mathrm{Dir}\\Big(\\tfrac{1}{m}\\sum_i \\sum_t c'_i(t, s)\\Big)_{s}.
 
-    The prior's concentration is the *average* over the :math:`m` tables
-    (each tuple appears in every table, so the plain sum would count it
-    :math:`m` times). Drawn through normalised Gamma variates, vectorised.
+    The prior's concentration is the *average* over the :math:`m` tables (each tuple appears in every table, so the
+    plain sum would count it :math:`m` times). Drawn through normalised Gamma variates, vectorised.
     """
     c, offsets = _as_draws(counts, offsets)
     rng = check_random_state(seed)
@@ -252,14 +218,9 @@ def dirichlet_naive_bayes(
 def log_scores(model: NaiveBayesModel, qi_codes: np.ndarray) -> np.ndarray:
     """Unnormalised log posterior :math:`\\log \\Pr[s] + \\sum_i \\log \\Pr[t_i \\mid s]`.
 
-    Parameters
-    ----------
-    model : NaiveBayesModel
-    qi_codes : numpy.ndarray of int, shape (n, m)
+    Parameters: ``qi_codes`` (numpy.ndarray of int, shape (n, m)).
 
-    Returns
-    -------
-    numpy.ndarray, shape (draws, n, n_sa)
+    Returns: numpy.ndarray, shape (draws, n, n_sa).
     """
     codes = np.asarray(qi_codes, dtype=np.int64)
     m = len(model.offsets) - 1
@@ -300,9 +261,8 @@ def strictly_above(threshold: float) -> float:
     """The smallest float above ``threshold``.
 
     Cormode's high-confidence tuples have a belief *above* 0.8 (Fig. 3), while
-    :meth:`~anonlab.measures.AttackResult.at_threshold` keeps ``confidence >=
-    threshold``; ``result.at_threshold(strictly_above(0.8))`` keeps exactly the
-    beliefs ``> 0.8``.
+    :meth:`~anonlab.measures.AttackResult.at_threshold` keeps ``confidence >= threshold``;
+    ``result.at_threshold(strictly_above(0.8))`` keeps exactly the beliefs ``> 0.8``.
 
     >>> strictly_above(0.8) > 0.8, strictly_above(0.8) - 0.8 < 1e-15
     (True, True)
@@ -320,25 +280,14 @@ def naive_bayes_result(
 ) -> AttackResult:
     """One noise draw's predictions for every tuple of ``table``, as an :class:`~anonlab.measures.AttackResult`.
 
-    The target is the row number, the truth and the prediction are SA codes
-    (``table.sa_domain[code]`` is the value), the attack predicts for every
-    tuple, and the confidence is the largest posterior :math:`\\max_s \\Pr[s
-    \\mid t]` (footnote 1), so that ``result.at_threshold(strictly_above(0.8))``
-    is Fig. 3's high-confidence subset. Scored with
-    :func:`anonlab.measures.score`, the precision is the accuracy
-    :func:`evaluate_model` reports for the same draw.
+    The target is the row number, the truth and the prediction are SA codes (``table.sa_domain[code]`` is the value),
+    the attack predicts for every tuple, and the confidence is the largest posterior :math:`\\max_s \\Pr[s \\mid t]`
+    (footnote 1), so that ``result.at_threshold(strictly_above(0.8))`` is Fig. 3's high-confidence subset. Scored with
+    :func:`anonlab.measures.score`, the precision is the accuracy :func:`evaluate_model` reports for the same draw.
 
-    Parameters
-    ----------
-    model : NaiveBayesModel
-    table : EncodedTable
-        Targets, coded like the training table.
-    draw : int, default 0
-        Which of the model's parameter sets (noise draws) to use.
-    attack : str
-        The result's name.
-    resources : mapping, optional
-        E.g. ``{"epsilon": 1.0, "queries": n_cells * n_sa}``.
+    Parameters: ``table`` (EncodedTable): Targets, coded like the training table. ``draw`` (int, default 0): Which of
+    the model's parameter sets (noise draws) to use. ``attack`` (str): The result's name. ``resources`` (mapping,
+    optional): E.g. ``{"epsilon": 1.0, "queries": n_cells * n_sa}``.
     """
     draw = check_int("draw", int(draw) if isinstance(draw, np.integer) else draw, low=0, high=model.draws - 1)
     combos, inv = np.unique(table.qi_codes, axis=0, return_inverse=True)
@@ -364,15 +313,11 @@ class _Compressed:
 def distinct_combinations(table: EncodedTable) -> tuple[np.ndarray, np.ndarray]:
     """The distinct QI combinations of ``table`` and the index of each tuple's, as ``np.unique(axis=0)`` gives them.
 
-    Each row is coded as one mixed-radix integer :math:`\\sum_i x_i \\prod_{j>i} |T_j|`,
-    whose order is the rows' lexicographic order, so a 1-d ``np.unique``
-    gives the same combinations and indices as the row-wise one, several
+    Each row is coded as one mixed-radix integer :math:`\\sum_i x_i \\prod_{j>i} |T_j|`, whose order is the rows'
+    lexicographic order, so a 1-d ``np.unique`` gives the same combinations and indices as the row-wise one, several
     times faster.
 
-    Returns
-    -------
-    combos : numpy.ndarray, shape (U, m)
-    inverse : numpy.ndarray, shape (n,)
+    Returns: ``combos`` (numpy.ndarray, shape (U, m)). ``inverse`` (numpy.ndarray, shape (n,)).
 
     Examples
     --------
@@ -402,19 +347,11 @@ def evaluate_model(
 ) -> pd.DataFrame:
     """Accuracy of a model on a table, overall and on the high-confidence subset.
 
-    Parameters
-    ----------
-    model : NaiveBayesModel
-    table : EncodedTable
-        Targets, coded like the training table (same domains).
-    threshold : float, default 0.8
-        Belief above which a prediction counts as high-confidence (Fig. 3).
+    Parameters: ``table`` (EncodedTable): Targets, coded like the training table (same domains). ``threshold`` (float,
+    default 0.8): Belief above which a prediction counts as high-confidence (Fig. 3).
 
-    Returns
-    -------
-    pandas.DataFrame
-        One row per draw: ``draw, n, accuracy, n_confident,
-        confident_share, confident_accuracy`` (NaN when no tuple is confident).
+    Returns: pandas.DataFrame: One row per draw: ``draw, n, accuracy, n_confident, confident_share,
+    confident_accuracy`` (NaN when no tuple is confident).
     """
     comp = _compressed or _compress(table)
     scores = log_scores(model, comp.combos)  # (D, U, S)
@@ -457,34 +394,19 @@ def naive_attack(
 ) -> pd.DataFrame:
     """Run the naive attack over an ε grid, several noise draws each (Cormode 2011, Figs 1-3).
 
-    For every ε: release the pair counts of ``train`` with ``draws``
-    independent noise draws (sensitivity :math:`m`), build the NB classifier
-    of :func:`naive_bayes_from_counts` (or draw it, ``dirichlet=True``) and
-    score its predictions on each target table.
+    For every ε: release the pair counts of ``train`` with ``draws`` independent noise draws (sensitivity :math:`m`),
+    build the NB classifier of :func:`naive_bayes_from_counts` (or draw it, ``dirichlet=True``) and score its
+    predictions on each target table.
 
-    Parameters
-    ----------
-    train : EncodedTable
-        The data the owner releases counts of.
-    epsilons : sequence of float
-        Each > 0; ``math.inf`` gives the noiseless classifier (one draw).
-    targets : mapping of str to EncodedTable, optional
-        Tables to attack, by name; default ``{"train": train}``. Use e.g.
-        ``{"train": train, "test": test}`` for Fig. 1's train/test curves.
-    draws : int, default 9
-        Noise draws per ε (the paper's nine iterations).
-    noise : {"geometric", "laplace"}
-    threshold : float, default 0.8
-    dirichlet : bool, default False
-        Footnote 2's variant.
-    seed : int or numpy.random.Generator, optional
-        Same seed, same numbers; each ε gets its own independent stream.
+    Parameters: ``train`` (EncodedTable): The data the owner releases counts of. ``epsilons`` (sequence of float):
+    Each > 0; ``math.inf`` gives the noiseless classifier (one draw). ``targets`` (mapping of str to EncodedTable,
+    optional): Tables to attack, by name; default ``{"train": train}``. Use e.g. ``{"train": train, "test": test}``
+    for Fig. 1's train/test curves. ``draws`` (int, default 9): Noise draws per ε (the paper's nine iterations).
+    ``noise`` ({"geometric", "laplace"}). ``dirichlet`` (bool, default False): Footnote 2's variant. ``seed`` (int or
+    numpy.random.Generator, optional): Same seed, same numbers; each ε gets its own independent stream.
 
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (ε, draw, target): ``epsilon, draw, split, n, accuracy,
-        n_correct, n_confident, confident_share, confident_accuracy``.
+    Returns: pandas.DataFrame: One row per (ε, draw, target): ``epsilon, draw, split, n, accuracy, n_correct,
+    n_confident, confident_share, confident_accuracy``.
     """
     targets = dict(targets or {"train": train})
     for name, t in targets.items():
@@ -513,15 +435,11 @@ def naive_attack_models(
 ) -> list[tuple[float, NaiveBayesModel]]:
     """The classifiers :func:`naive_attack` scores: one model (``draws`` parameter sets) per ε.
 
-    Same arguments and seeds as :func:`naive_attack`, so the models are
-    exactly those behind its numbers (turn one draw into an
-    :class:`~anonlab.measures.AttackResult` with :func:`naive_bayes_result`).
-    ``math.inf`` gives the noiseless classifier, with a single draw unless
-    ``dirichlet``.
+    Same arguments and seeds as :func:`naive_attack`, so the models are exactly those behind its numbers (turn one
+    draw into an :class:`~anonlab.measures.AttackResult` with :func:`naive_bayes_result`). ``math.inf`` gives the
+    noiseless classifier, with a single draw unless ``dirichlet``.
 
-    Returns
-    -------
-    list of (epsilon, NaiveBayesModel), in the order of ``epsilons``
+    Returns: list of (epsilon, NaiveBayesModel), in the order of ``epsilons``.
     """
     eps_list = [float(e) for e in epsilons]
     if not eps_list:
@@ -585,8 +503,8 @@ class NaiveRun:
 def train_test_gap(runs: Mapping[str, NaiveRun], targets: Sequence[str]) -> tuple[float, tuple[float, float], str]:
     """Train − test accuracy where it is largest: (mean over draws, its :func:`mean_interval`, where).
 
-    Each draw's noisy classifier scores both files, so the difference is taken per draw (paired) and averaged;
-    the (target, finite ε) with the largest absolute mean difference is reported.
+    Each draw's noisy classifier scores both files, so the difference is taken per draw (paired) and averaged; the
+    (target, finite ε) with the largest absolute mean difference is reported.
     """
     best: tuple[float, tuple[float, float], str] = (0.0, (0.0, 0.0), "")
     for sa in targets:
@@ -601,8 +519,8 @@ def train_test_gap(runs: Mapping[str, NaiveRun], targets: Sequence[str]) -> tupl
 def median_of_means(run: NaiveRun, col: str, *, seed: int, resamples: int = 2000) -> tuple[float, tuple[float, float]]:
     """The median over the finite ε grid of the mean over draws of ``col`` (train), and its 95% interval.
 
-    The interval is a percentile bootstrap: the draws of each ε are resampled with replacement (independently
-    per ε, ``resamples`` times, generator ``seed``) and the statistic recomputed.
+    The interval is a percentile bootstrap: the draws of each ε are resampled with replacement (independently per ε,
+    ``resamples`` times, generator ``seed``) and the statistic recomputed.
     """
     R = run.results
     R = R[(R["split"] == "train") & np.isfinite(R["epsilon"])]
@@ -616,15 +534,16 @@ def naive_attack_runs(tables: Mapping[str, tuple[EncodedTable, EncodedTable | No
                       *, draws: int, noise: str, threshold: float, dirichlet: bool, seed: int) -> dict[str, NaiveRun]:
     """Cormode's Fig. 1 experiment for every target: the ε grid plus the noiseless classifier, train and test.
 
-    ``tables`` maps each target to its (train, test or ``None``) tables;
-    target ``i`` (in order) uses seed ``seed + i``.
+    ``tables`` maps each target to its (train, test or ``None``) tables; target ``i`` (in order) uses seed
+    ``legacy_seed(seed, "naive_bayes.target", i)``.
     """
     out = {}
     for i, (sa, (tr, te)) in enumerate(tables.items()):
         targets = {"train": tr} if te is None else {"train": tr, "test": te}
         t0 = time.perf_counter()
         res = naive_attack(tr, list(epsilons) + [math.inf], targets=targets, draws=draws, noise=noise,
-                           threshold=threshold, dirichlet=dirichlet, seed=seed + i)
+                           threshold=threshold, dirichlet=dirichlet,
+                           seed=legacy_seed(seed, "naive_bayes.target", i))
         out[sa] = NaiveRun(res, summarize_attack(res), time.perf_counter() - t0)
     return out
 
@@ -641,10 +560,9 @@ def report_epsilon(epsilons: Sequence[float]) -> float:
 def recode_like(table: EncodedTable, like: EncodedTable) -> EncodedTable:
     """``table``'s tuples coded in ``like``'s domains (by label), those with a value ``like`` lacks dropped.
 
-    Both tables must have the same quasi-identifiers (names, in order) and
-    sensitive attribute. A value of ``table`` outside ``like``'s domain of its
-    column (a category no target has) cannot be counted in ``like``'s
-    coding; its tuple is left out.
+    Both tables must have the same quasi-identifiers (names, in order) and sensitive attribute. A value of ``table``
+    outside ``like``'s domain of its column (a category no target has) cannot be counted in ``like``'s coding; its
+    tuple is left out.
 
     >>> import pandas as pd
     >>> from anonlab.mechanisms.dp import encode_table
@@ -674,14 +592,9 @@ def nonmember_naive_bayes(targets: EncodedTable, non_members: EncodedTable, *,
                           name: str | None = None) -> AttackResult:
     """The non-member baseline of a naive-Bayes attack: the same classifier fitted on other people ([FW24] §4).
 
-    Naive Bayes from the exact counts of ``non_members`` (people who are
-    not targets, e.g. Adult's withheld test file), over the same known
-    attributes, predicts every tuple of ``targets``: what an analysis of
-    data *without* the targets infers about them. Scored against an attack
-    on ``targets`` (:func:`anonlab.measures.score`), PI is what the release
-    of the targets' own data adds. ``non_members`` is recoded into the
-    targets' domains (:func:`recode_like`). Targets, truth and predictions
-    are as in :func:`naive_bayes_result` (row numbers, SA codes).
+    Naive Bayes from the exact counts of ``non_members`` (recoded into the targets' domains, :func:`recode_like`)
+    predicts every tuple of ``targets``, as :func:`naive_bayes_result` does; scored against the attack, PI is what the
+    release of the targets' own data adds.
     """
     others = recode_like(non_members, targets)
     if others.n == 0:
@@ -705,19 +618,18 @@ def naive_attack_records(tables: Mapping[str, tuple[EncodedTable, EncodedTable |
                          seed: int) -> dict[str, tuple[AttackResult, AttackResult]]:
     """The naive attack as :class:`~anonlab.measures.AttackResult`\\ s with their baselines on the same tuples.
 
-    Per target: the first noise draw at :func:`report_epsilon`, on the
-    training tuples, all of them and those with belief above ``threshold``
-    (``at_threshold(strictly_above(threshold))``). The models are those of
-    Fig. 1 (:func:`naive_attack_runs`' seeds), so the accuracy is draw 0 of that
-    experiment. The baseline is :func:`baseline_on`: naive Bayes fitted on the
-    withheld test tuples (non-members) where the table has them, else the
-    majority guess.
+    Per target: the first noise draw at :func:`report_epsilon`, on the training tuples, all of them and those with
+    belief above ``threshold`` (``at_threshold(strictly_above(threshold))``). The models are those of Fig. 1
+    (:func:`naive_attack_runs`' seeds), so the accuracy is draw 0 of that experiment. The baseline is
+    :func:`baseline_on`: naive Bayes fitted on the withheld test tuples (non-members) where the table has them, else
+    the majority guess.
     """
     eps = report_epsilon(epsilons)
     eps_list = list(epsilons) + [math.inf]
     out = {}
     for i, (sa, (tr, te)) in enumerate(tables.items()):
-        models = naive_attack_models(tr, eps_list, draws=draws, noise=noise, dirichlet=dirichlet, seed=seed + i)
+        models = naive_attack_models(tr, eps_list, draws=draws, noise=noise, dirichlet=dirichlet,
+                                     seed=legacy_seed(seed, "naive_bayes.target", i))
         name = f"naive Bayes on ε-DP counts (ε = {eps:g}), {sa}"
         res = naive_bayes_result(dict(models)[eps], tr, draw=0, attack=name,
                                  resources={"epsilon": eps, "queries": tr.n_cells * tr.n_sa})
@@ -760,14 +672,10 @@ def accuracy_vs_attributes(
 ) -> pd.DataFrame:
     """Naive-attack accuracy as quasi-identifiers are added one by one (Cormode 2011, §2.5).
 
-    With the first :math:`m` attributes of ``attribute_order`` as QIs the
-    sensitivity is :math:`s_q = m`, so each added attribute brings more
-    evidence *and* more noise per count (:math:`\\alpha = e^{-\\epsilon/m}`).
+    With the first :math:`m` attributes of ``attribute_order`` as QIs the sensitivity is :math:`s_q = m`, so each
+    added attribute brings more evidence *and* more noise per count (:math:`\\alpha = e^{-\\epsilon/m}`).
 
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (m, ε, draw): ``m, added, sensitivity, epsilon, draw, accuracy``.
+    Returns: pandas.DataFrame: One row per (m, ε, draw): ``m, added, sensitivity, epsilon, draw, accuracy``.
     """
     order = list(attribute_order)
     full = encode_table(df, order, sensitive, domains=domains)
@@ -787,8 +695,8 @@ def tradeoff_table(df: pd.DataFrame, sensitive: str, attributes: Sequence[str], 
                    draws: int = 9, noise: str = "geometric", seed: int | None = None) -> pd.DataFrame:
     """§2.5's trade-off: mean accuracy with the first m ``attributes`` as QIs, per m (rows) and ε (columns).
 
-    :func:`accuracy_vs_attributes` on the tuples with a known ``sensitive``
-    value (the target left out of the attributes), noiseless classifier added.
+    :func:`accuracy_vs_attributes` on the tuples with a known ``sensitive`` value (the target left out of the
+    attributes), noiseless classifier added.
     """
     order = [a for a in attributes if a != sensitive]
     trade = accuracy_vs_attributes(df[df[sensitive].notna()], sensitive, order, list(epsilons) + [math.inf],
@@ -808,13 +716,8 @@ def timed_naive_attack(
 ) -> tuple[float, float]:
     """Wall-clock seconds of the whole naive attack, as timed in Cormode (2011) §2.3.
 
-    Times: loading the data (``load()``), preparing it (``prepare``, e.g.
-    bucketing hours), computing the counts, adding the noise, building the
-    classifier and classifying every tuple.
-
-    Returns
-    -------
-    seconds, accuracy : float
+    Times: loading the data (``load()``), preparing it (``prepare``, e.g. bucketing hours), computing the counts,
+    adding the noise, building the classifier and classifying every tuple.
     """
     t0 = time.perf_counter()
     df = prepare(load())
@@ -841,17 +744,11 @@ def naive_attack_vs_nonmember_baseline(
 ) -> tuple[dict[str, AttackResult], dict[str, AttackResult]]:
     """The naive attack on Adult, with the non-member baselines of the same targets ([FW24] §4.3).
 
-    The data owner releases ε-DP pair counts of the whole ``table`` (members
-    and non-members of ``split``, a :class:`~anonlab.measures.nonmember.MemberSplit`:
-    the targets are *in* the release); the attacker builds the naive-Bayes
-    classifier from them and predicts the non-members' occupation from
-    workclass, education, sex, hours (bucketed as in chapter 2) and income.
-    The baselines predict the same targets from the same attributes, fitted
-    on the members only: the logistic regression of
-    :func:`~anonlab.measures.nonmember.nonmember_baseline` (``kinds``,
-    ``settings``) and the naive-Bayes analysis itself on the members' exact
-    counts. Returns the attack's results (every target; only beliefs above
-    ``threshold``) and the two baselines.
+    The owner releases ε-DP pair counts of the whole ``table`` (the targets, ``split``'s non-members, are *in* it);
+    the attack predicts their occupation from workclass, education, sex, hours (bucketed as in chapter 2) and income.
+    The baselines, fitted on the members only: :func:`~anonlab.measures.nonmember.nonmember_baseline` (``kinds``,
+    ``settings``) and naive Bayes on the members' exact counts. Returns the attack's results (all targets; beliefs
+    above ``threshold``) and the two baselines.
     """
     from anonlab.measures import nonmember as nm
 

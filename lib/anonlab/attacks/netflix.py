@@ -1,15 +1,13 @@
 """The Narayanan-Shmatikov de-anonymization attack on sparse rating data (Scoreboard-RH).
 
-A. Narayanan and V. Shmatikov, "Robust de-anonymization of large sparse datasets", IEEE S&P
-2008 ([NS08]), as on the CMU 18-734 slides ("Weighted Scoring Algorithm", "Main Result"). The
-adversary knows a few of the target's ratings, perhaps dated, perhaps wrong (``aux``), scores
-every released record, Score(aux, r) = Σ_{i ∈ supp(aux)} w(i) Sim(aux_i, r_i) with
-w(i) = 1 / log |supp(i)| (§4.2), and names the best record only if its eccentricity
-(max - max₂) / σ exceeds φ ([NS08]: 1.5; the slides' "/ 2" is a conversion glitch). For Netflix
-(§5), Sim = exp(-|Δrating| / 1.5) + exp(-|Δdays| / 30). Theorem 1 bounds the aux size
-(:func:`m_bound`). A match reveals the record's other ratings (:func:`amplification`). Scores
-are computed for all N records at once from the column-ordered matrix (work proportional to
-the aux movies' ratings). Trials are scored with the book's protocol (:func:`attack_result`,
+A. Narayanan and V. Shmatikov, "Robust de-anonymization of large sparse datasets", IEEE S&P 2008 ([NS08]), as on the
+CMU 18-734 slides ("Weighted Scoring Algorithm", "Main Result"). The adversary knows a few of the target's ratings,
+perhaps dated, perhaps wrong (``aux``), scores every released record, Score(aux, r) = Σ_{i ∈ supp(aux)} w(i)
+Sim(aux_i, r_i) with w(i) = 1 / log |supp(i)| (§4.2), and names the best record only if its eccentricity (max - max₂)
+/ σ exceeds φ ([NS08]: 1.5; the slides' "/ 2" is a conversion glitch). For Netflix (§5), Sim = exp(-|Δrating| / 1.5) +
+exp(-|Δdays| / 30). Theorem 1 bounds the aux size (:func:`m_bound`). A match reveals the record's other ratings
+(:func:`amplification`). Scores are computed for all N records at once from the column-ordered matrix (work
+proportional to the aux movies' ratings). Trials are scored with the book's protocol (:func:`attack_result`,
 :func:`anonlab.measures.score`).
 """
 
@@ -79,9 +77,8 @@ def _plain(value: Any) -> Any:
 def attribute_weights(support: Sequence[int] | np.ndarray, convention: str = "natural") -> np.ndarray:
     r"""Weight of each attribute from its support, w(i) = 1 / log |supp(i)| ([NS08] §4.2; slides).
 
-    ``convention="natural"``: 1/ln|supp| as printed, with supp 1 weighted as supp 2;
-    ``"slides"``: 1/log2(|supp| + 1), which reproduces the slides' 0.63, 0.5, 0.63. A movie
-    nobody rated weighs 0.
+    ``convention="natural"``: 1/ln|supp| as printed, with supp 1 weighted as supp 2; ``"slides"``: 1/log2(|supp| + 1),
+    which reproduces the slides' 0.63, 0.5, 0.63. A movie nobody rated weighs 0.
 
     >>> attribute_weights([2, 3, 2], "slides").round(3)
     array([0.631, 0.5  , 0.631])
@@ -105,10 +102,9 @@ def attribute_weights(support: Sequence[int] | np.ndarray, convention: str = "na
 class Similarity:
     """Per-attribute similarity Sim(aux_i, r_i) of a rating (and its date).
 
-    ``"exponential"`` ([NS08] §5): exp(-|Δrating|/rating_scale) + exp(-|Δdays|/date_scale), in
-    (0, 2], [NS08] 1.5 stars and 30 days; ``"threshold"`` ([NS08] §4): 1 within both tolerances,
-    else 0; ``"linear"`` (the slides): max(0, 1 - |Δrating|/rating_scale) times the same for
-    days. ``date_scale=None`` ignores dates.
+    ``"exponential"`` ([NS08] §5): exp(-|Δrating|/rating_scale) + exp(-|Δdays|/date_scale), in (0, 2], [NS08] 1.5
+    stars and 30 days; ``"threshold"`` ([NS08] §4): 1 within both tolerances, else 0; ``"linear"`` (the slides):
+    max(0, 1 - |Δrating|/rating_scale) times the same for days. ``date_scale=None`` ignores dates.
     """
 
     kind: str = "exponential"
@@ -169,9 +165,8 @@ def attribute_similarity(
 class AuxRecord:
     """What the adversary knows about one target: distinct ``movies`` (columns), ``ratings``, ``days``.
 
-    ``days`` is ``None`` without dates; ``wrong`` marks entries the target never rated; ``enter``
-    is the smallest nested aux size containing each entry (:meth:`at`); ``target`` the true row,
-    for evaluation only.
+    ``days`` is ``None`` without dates; ``wrong`` marks entries the target never rated; ``enter`` is the smallest
+    nested aux size containing each entry (:meth:`at`); ``target`` the true row, for evaluation only.
     """
 
     movies: np.ndarray
@@ -293,12 +288,11 @@ def make_aux(
 ) -> AuxRecord:
     """Draw the adversary's auxiliary information about ``target`` ([NS08] §5 set-up).
 
-    Correct entries: the target's movies in random order, rating moved by a uniform integer in
-    ±``rating_error`` stars (0 or 1 in [NS08]), date by ±``date_error`` days (3, 14; ``None``:
-    unknown). Wrong entries (:func:`wrong_count`): unrated movies drawn by popularity, uniform
-    rating and date. ``selection``: any movie, only outside (``"rare"``) or inside
-    (``"popular"``) the ``top_movies`` most rated. A grid ``m`` gives a nested aux
-    (``aux.at(m_k)``). ``ValueError`` if the record has too few movies of the kind.
+    Correct entries: the target's movies in random order, rating moved by a uniform integer in ±``rating_error`` stars
+    (0 or 1 in [NS08]), date by ±``date_error`` days (3, 14; ``None``: unknown). Wrong entries (:func:`wrong_count`):
+    unrated movies drawn by popularity, uniform rating and date. ``selection``: any movie, only outside (``"rare"``)
+    or inside (``"popular"``) the ``top_movies`` most rated. A grid ``m`` gives a nested aux (``aux.at(m_k)``).
+    ``ValueError`` if the record has too few movies of the kind.
     """
     grid = _check_m_grid(m)
     rng = check_random_state(seed)
@@ -400,10 +394,9 @@ def scores(
 ) -> np.ndarray:
     r"""Score(aux, r) = Σ_{i ∈ supp(aux)} w(i) Sim(aux_i, r_i) for every record at once ([NS08] §4.2, §5).
 
-    Column by column then one ``bincount``, no N x m matrix. Defaults: [NS08]'s exponential Sim,
-    natural weights (:func:`attribute_weights`). ``normalize`` divides by m (the slides' means).
-    ``exclude``: rows treated as absent (score ``nan``, left out of the supports). The slides'
-    example (weights 0.63 / 0.5 / 0.63):
+    Column by column then one ``bincount``, no N x m matrix. Defaults: [NS08]'s exponential Sim, natural weights
+    (:func:`attribute_weights`). ``normalize`` divides by m (the slides' means). ``exclude``: rows treated as absent
+    (score ``nan``, left out of the supports). The slides' example (weights 0.63 / 0.5 / 0.63):
 
     >>> t = pd.DataFrame({"v1": [5, 3, None], "v2": [2, 1, 2], "v3": [None, 4, 4]})
     >>> ex = RatingMatrix.from_dense(t)
@@ -576,9 +569,9 @@ def reidentification_trials(
 ) -> pd.DataFrame:
     """Run the attack on each target for every aux size in ``m_grid`` (nested auxes, scores accumulated).
 
-    ``member=False`` removes the target from the release, so every output is a false match
-    ([NS08] "target not in the sample"). One row per (target, m): ``target, m, n_wrong, member,
-    best, best_score, second_score, eccentricity, correct, aux_movies``.
+    ``member=False`` removes the target from the release, so every output is a false match ([NS08] "target not in the
+    sample"). One row per (target, m): ``target, m, n_wrong, member, best, best_score, second_score, eccentricity,
+    correct, aux_movies``.
     """
     grid = _check_m_grid(m_grid)
     targets = np.asarray(targets, dtype=np.int64)
@@ -618,9 +611,9 @@ def reidentification_trials(
 def attack_result(trials: pd.DataFrame, phi: float = 1.5, *, name: str | None = None) -> AttackResult:
     """The trials of one aux size as an :class:`~anonlab.measures.AttackResult` (the book's protocol).
 
-    Targets ``"row t"`` (truth: row t) or ``"row t, removed"`` (truth: no record); prediction the
-    best record if eccentricity > ``phi`` ([NS08] §4.2), else an abstention; confidence the
-    eccentricity. The prediction rate is [NS08]'s re-identification rate.
+    Targets ``"row t"`` (truth: row t) or ``"row t, removed"`` (truth: no record); prediction the best record if
+    eccentricity > ``phi`` ([NS08] §4.2), else an abstention; confidence the eccentricity. The prediction rate is
+    [NS08]'s re-identification rate.
 
     >>> tr = pd.DataFrame({"target": [3, 5, 3], "m": 8, "member": [True, True, False],
     ...                    "best": [3, 1, 4], "eccentricity": [2.0, 1.8, 1.6]})
@@ -653,9 +646,8 @@ def reidentification_rate(trials: pd.DataFrame, phi: float = 1.5,
                           confidence: float = 0.95) -> pd.DataFrame:
     """Share of targets re-identified per ``m`` (the prediction rate, [FW24] Eq 4), with Wilson intervals.
 
-    Indexed by ``m``: ``n, reidentified, rate, ci_low, ci_high, top1`` (best record is the target,
-    no threshold), ``matches, match_rate, match_ci_low, match_ci_high`` (the false-positive rate
-    for removed targets).
+    Indexed by ``m``: ``n, reidentified, rate, ci_low, ci_high, top1`` (best record is the target, no threshold),
+    ``matches, match_rate, match_ci_low, match_ci_high`` (the false-positive rate for removed targets).
     """
     check_number("phi", phi, low=0)
     rows = []
@@ -688,8 +680,8 @@ def precision_coverage(members: pd.DataFrame, non_members: pd.DataFrame,
                        phis: Sequence[float]) -> pd.DataFrame:
     """Precision and coverage as φ is swept ([FW24] §2, §4.3), members, removed targets and both mixed.
 
-    One row per distinct φ: ``coverage, precision`` with its interval, ``recall``,
-    ``false_match_rate``, ``coverage_mixed, precision_mixed`` with its interval, ``answers_mixed``.
+    One row per distinct φ: ``coverage, precision`` with its interval, ``recall``, ``false_match_rate``,
+    ``coverage_mixed, precision_mixed`` with its interval, ``answers_mixed``.
     """
     rows = []
     both = pd.concat([members, non_members], ignore_index=True)
@@ -787,9 +779,8 @@ def amplification(data: RatingMatrix, target: int, aux_movies: Sequence[int],
                   matched: int | None) -> pd.DataFrame:
     """Predict the target's ratings of the movies not in ``aux`` from the matched record ([NS08] §3, §5).
 
-    Falls back to the baseline (the movie's mean over other records plus the aux's user bias)
-    without a match or rating. One row per held-out movie: ``movie, true, predicted, baseline,
-    from_match``.
+    Falls back to the baseline (the movie's mean over other records plus the aux's user bias) without a match or
+    rating. One row per held-out movie: ``movie, true, predicted, baseline, from_match``.
     """
     movies, ratings, _ = data.record(target)
     aux_set = np.asarray(list(aux_movies), dtype=np.int64)
@@ -827,8 +818,8 @@ def amplification(data: RatingMatrix, target: int, aux_movies: Sequence[int],
 def amplification_summary(data: RatingMatrix, trials: pd.DataFrame, phi: float = 1.5) -> pd.DataFrame:
     """Accuracy of predicting targets' unseen ratings, with and without the match (output if e > ``phi``).
 
-    Indexed by ``m``: ``targets, held_out, attack_exact, baseline_exact`` (baseline rounded to
-    stars), ``attack_rmse, baseline_rmse, history_recall`` (held-out movies revealed as rated).
+    Indexed by ``m``: ``targets, held_out, attack_exact, baseline_exact`` (baseline rounded to stars), ``attack_rmse,
+    baseline_rmse, history_recall`` (held-out movies revealed as rated).
     """
     out = []
     for m, g in trials.groupby("m"):
@@ -875,8 +866,8 @@ def record_similarity(data: RatingMatrix, r: int, r2: int,
 def m_bound(n_records: int, epsilon: float, delta: float) -> float:
     r"""Aux size that suffices ([NS08] Theorem 1; slides): m >= (log N - log ε) / -log(1 - δ).
 
-    With m random attributes, each Sim >= 1 - ε, the database is (1 - ε - δ, 1 - ε)-de-anonymised;
-    ``n_records`` >= 1, ε and δ in (0, 1); round up for whole attributes.
+    With m random attributes, each Sim >= 1 - ε, the database is (1 - ε - δ, 1 - ε)-de-anonymised; ``n_records`` >= 1,
+    ε and δ in (0, 1); round up for whole attributes.
 
     >>> round(m_bound(943, 0.05, 0.5), 3)
     14.203

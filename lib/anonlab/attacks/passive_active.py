@@ -1,14 +1,9 @@
 """The attacker of Example 7 on the book's yardstick: guessing a voter's vote from the (thresholded) tally.
 
-Desfontaines (2020), §3.1.3. A privacy loss of ±∞ means the output rules
-one vote out: the attacker is *certain* of the target's vote. This attack
-predicts exactly then, and abstains otherwise, so that
-:func:`anonlab.measures.score` reports how often it is certain (coverage) and
-how right it is (precision, always 1), beside a baseline that only knows the
-base rate (the majority guess, "No" when Yes votes are rare).
+Desfontaines (2020), §3.1.3: a privacy loss of ±∞ rules one vote out, so the attack predicts exactly then and abstains
+otherwise; :func:`anonlab.measures.score` gives coverage (how often it is certain) and precision (always 1), against
+the base-rate majority guess.
 
-Examples
---------
 >>> from anonlab.mechanisms.thresholding import thresholded_tally
 >>> r = certain_vote_attack(thresholded_tally(100), 1000, 1e-4, 100, 2000, seed=0, known_yes=100)
 >>> from anonlab.measures import score
@@ -37,14 +32,11 @@ def certain_vote_attack(mech: CountingMechanism, n_voters: int, p: float, known:
                         name: str | None = None) -> AttackResult:
     """Simulate ``n_targets`` independent referendums and guess each target's vote when the output settles it.
 
-    Every referendum draws the target's vote (Yes with probability ``p``), the
-    attacker's known votes (drawn from the data for a passive attacker,
-    ``known_yes=None``; fixed Yes count for an active one) and the others'
-    votes, runs ``mech`` and computes the exact privacy loss
-    :math:`L = \\ln P(O \\mid \\text{Yes}) / P(O \\mid \\text{No})`. The attack
-    predicts Yes when :math:`L = +\\infty`, No when :math:`L = -\\infty`, and
-    abstains otherwise. ``confidence`` is the absolute posterior log-odds
-    :math:`|L + \\ln(p / (1 - p))|`.
+    Every referendum draws the target's vote (Yes with probability ``p``), the attacker's known votes (drawn from the
+    data for a passive attacker, ``known_yes=None``; fixed Yes count for an active one) and the others' votes, runs
+    ``mech`` and computes the exact privacy loss :math:`L = \\ln P(O \\mid \\text{Yes}) / P(O \\mid \\text{No})`. The
+    attack predicts Yes when :math:`L = +\\infty`, No when :math:`L = -\\infty`, and abstains otherwise.
+    ``confidence`` is the absolute posterior log-odds :math:`|L + \\ln(p / (1 - p))|`.
     """
     n = check_int("n_voters", n_voters, low=1)
     k = check_int("known", known, low=0, high=n - 1)

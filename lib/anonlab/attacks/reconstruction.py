@@ -1,15 +1,13 @@
 """The census reconstruction attack: an integer program per block, then linkage.
 
-Francis & Wagner ([FW24] §3.1) on the Census Bureau's attack on the 2010 block tables, here
-on the synthetic blocks of :mod:`anonlab.data.census_blocks`. :func:`reconstruct_block`
-solves for the counts x_t >= 0 of the 644 person types (sex × age bin × race × Hispanic) with
-HiGHS (:func:`scipy.optimize.milp`): A x = b for consistent tables, min Σ|A x - b| with the
-published total for noisy ones; a second solve with a no-good cut decides whether the
-solution is unique (derivation: chapter 4, §What is published, and the attack).
-:func:`reconstruct` runs all blocks in process, on local workers or on any executor's ``map`` (a Dask cluster).
-:func:`reconstruction_attack` links commercial records (block, sex, age) to the reconstructed
-records and predicts their majority race × Hispanic group; :func:`block_majority_attack` is
-Francis's baseline.
+Francis & Wagner ([FW24] §3.1) on the Census Bureau's attack on the 2010 block tables, here on the synthetic blocks of
+:mod:`anonlab.data.census_blocks`. :func:`reconstruct_block` solves for the counts x_t >= 0 of the 644 person types
+(sex × age bin × race × Hispanic) with HiGHS (:func:`scipy.optimize.milp`): A x = b for consistent tables, min Σ|A x -
+b| with the published total for noisy ones; a second solve with a no-good cut decides whether the solution is unique
+(derivation: chapter 4, §What is published, and the attack). :func:`reconstruct` runs all blocks in process, on local
+workers or on any executor's ``map`` (a Dask cluster). :func:`reconstruction_attack` links commercial records (block,
+sex, age) to the reconstructed records and predicts their majority race × Hispanic group;
+:func:`block_majority_attack` is Francis's baseline.
 
 >>> from anonlab.data.census_blocks import generate_blocks
 >>> from anonlab.mechanisms.census import publish
@@ -83,10 +81,10 @@ def reconstruct_block(tables: np.ndarray, matrix: sp.csr_matrix, *, exact: bool 
                       time_limit: float = 10.0) -> BlockSolution:
     """Reconstruct one block's person-type counts from its published cells ``tables`` and ``matrix`` A.
 
-    ``exact``: solve A x = b over the types whose every cell is positive; otherwise (DP) minimise
-    Σ|A x - b| with Σ x = b[``total_cell``] (P1). ``check_unique`` adds the no-good solve;
-    ``time_limit`` is seconds per solve. Two White people aged 85+, a Hispanic man (type 309)
-    and a non-Hispanic woman (630) are told apart only with P12H (sex × age for Hispanics):
+    ``exact``: solve A x = b over the types whose every cell is positive; otherwise (DP) minimise Σ|A x - b| with Σ x
+    = b[``total_cell``] (P1). ``check_unique`` adds the no-good solve; ``time_limit`` is seconds per solve. Two White
+    people aged 85+, a Hispanic man (type 309) and a non-Hispanic woman (630) are told apart only with P12H (sex × age
+    for Hispanics):
 
     >>> from anonlab.mechanisms.census import table_spec, tabulate
     >>> x = np.zeros((1, N_TYPES), dtype=int); x[0, [309, 630]] = 1
@@ -191,8 +189,8 @@ def _solve_chunk(tables: np.ndarray, matrix: sp.csr_matrix, exact: bool, total_c
 class Reconstruction:
     """All blocks' reconstructions: ``counts`` (blocks × 644), ``unique`` (1, 0, NaN unchecked), ``deviation`` (L1).
 
-    ``seconds`` is CPU time per block (blocks with identical tables share one solve's time);
-    ``wall_seconds`` the whole run; ``workers`` what ran it.
+    ``seconds`` is CPU time per block (blocks with identical tables share one solve's time); ``wall_seconds`` the
+    whole run; ``workers`` what ran it.
     """
 
     counts: np.ndarray
@@ -222,11 +220,10 @@ def reconstruct(publication: Publication, *, check_unique: bool = True, n_worker
                 time_limit: float = 10.0) -> Reconstruction:
     """Reconstruct every block of a publication, blocks in parallel (a :class:`Reconstruction`).
 
-    ``parallel_map(fn, *iterables)`` runs the chunks of blocks (a ``concurrent.futures``
-    executor's ``map``, a Dask client's ``get_executor().map``); ``n_workers`` is then its
-    worker count. Without it, ``n_workers`` local processes (1: in this process).
-    ``chunk_size`` blocks per task (default about four tasks per worker); ``time_limit``
-    seconds per solve.
+    ``parallel_map(fn, *iterables)`` runs the chunks of blocks (a ``concurrent.futures`` executor's ``map``, a Dask
+    client's ``get_executor().map``); ``n_workers`` is then its worker count. Without it, ``n_workers`` local
+    processes (1: in this process). ``chunk_size`` blocks per task (default about four tasks per worker);
+    ``time_limit`` seconds per solve.
     """
     check_int("n_workers", n_workers, low=1)
     check_number("time_limit", time_limit, low=0, low_inclusive=False)
@@ -288,8 +285,8 @@ def linkage_records(pop: BlockPopulation, coverage: float = 1.0, error: float = 
                     seed: int | np.random.Generator | None = 0) -> pd.DataFrame:
     """The attacker's identified records: person, block, sex, age, each present with probability ``coverage``.
 
-    With probability ``error`` one field is wrong: another block, the other sex, or the age moved
-    1 to 5 years (at least 0).
+    With probability ``error`` one field is wrong: another block, the other sex, or the age moved 1 to 5 years (at
+    least 0).
 
     >>> from anonlab.data.census_blocks import generate_blocks
     >>> pop = generate_blocks(10, seed=0)
@@ -328,9 +325,9 @@ def reconstruction_attack(reconstruction: Reconstruction, linkage: pd.DataFrame,
                           name: str = "reconstruction + linkage") -> AttackResult:
     """Infer race × Hispanic origin of linked people from the reconstructed records.
 
-    A person whose record (block, sex, age bin) matches reconstructed records gets their majority
-    group (ties: first in :data:`GROUPS`), confidence its share; others get no prediction. Groups
-    are codes into :data:`GROUPS`, -1 where nothing is predicted.
+    A person whose record (block, sex, age bin) matches reconstructed records gets their majority group (ties: first
+    in :data:`GROUPS`), confidence its share; others get no prediction. Groups are codes into :data:`GROUPS`, -1 where
+    nothing is predicted.
     """
     n_people = len(pop.people)
     cube = reconstruction.counts.reshape(-1, 2, N_AGE_BINS, N_GROUPS)
@@ -355,8 +352,8 @@ def block_majority_attack(publication: Publication, pop: BlockPopulation, *, sin
                           name: str | None = None) -> AttackResult:
     """Francis's baseline: everyone gets their block's published (P5) majority race × Hispanic group.
 
-    Tied blocks get no prediction (one reading of [FW24]'s R = 0.98 < 1); ``single_group_only``
-    predicts only in one-group blocks ([FW24]: P = 1.0 at R = 0.11).
+    Tied blocks get no prediction (one reading of [FW24]'s R = 0.98 < 1); ``single_group_only`` predicts only in
+    one-group blocks ([FW24]: P = 1.0 at R = 0.11).
 
     >>> from anonlab.data.census_blocks import generate_blocks
     >>> from anonlab.mechanisms.census import publish
@@ -412,9 +409,8 @@ def person_flags(pop: BlockPopulation, reconstruction: Reconstruction | None = N
 class CensusExperiment:
     """Everything :func:`census_experiment` computed for one set of parameters.
 
-    ``attacks[(mechanism, linkage)]``, ``baselines[(mechanism, kind)]`` are AttackResults
-    (mechanism ``"exact"``, ``"swapping"``, ``"dp ε=4"``); ``flags`` per mechanism
-    (:func:`person_flags`); ``solver`` one row per mechanism.
+    ``attacks[(mechanism, linkage)]``, ``baselines[(mechanism, kind)]`` are AttackResults (mechanism ``"exact"``,
+    ``"swapping"``, ``"dp ε=4"``); ``flags`` per mechanism (:func:`person_flags`); ``solver`` one row per mechanism.
     """
 
     alpha: float
@@ -459,9 +455,9 @@ def census_experiment(params: Mapping[str, Any], extra_majority_epsilons: Sequen
     """[FW24] §3.1 on synthetic blocks: publish, reconstruct, link, with the block-majority baselines beside.
 
     Exact, swapped and DP tables (each of ``params["epsilons"]``; the majority guess also at
-    ``extra_majority_epsilons``), commercial-style and perfect linkage, and the exact tables of
-    every table set (:data:`~anonlab.mechanisms.census.TABLE_SETS`); ``n_workers`` and
-    ``parallel_map`` run the solves (:func:`reconstruct`).
+    ``extra_majority_epsilons``), commercial-style and perfect linkage, and the exact tables of every table set
+    (:data:`~anonlab.mechanisms.census.TABLE_SETS`); ``n_workers`` and ``parallel_map`` run the solves
+    (:func:`reconstruct`).
     """
     pop, alpha = _population(params)
     exp = CensusExperiment(alpha, _describe(pop, alpha), epsilons=tuple(params["epsilons"]),
@@ -541,8 +537,8 @@ _SUBSETS = {
 def decomposition(result: AttackResult, flags: pd.DataFrame, uniqueness_checked: bool = True) -> pd.DataFrame:
     """Who the correct inferences are: precision and share of correct inferences per subpopulation.
 
-    Rows: everyone, block-majority/minority people, unique on sex × age bin, unique
-    reconstruction, and both (the Bureau's newer attack, [FW24] §3.1); ``recall`` is over all people.
+    Rows: everyone, block-majority/minority people, unique on sex × age bin, unique reconstruction, and both (the
+    Bureau's newer attack, [FW24] §3.1); ``recall`` is over all people.
 
     >>> r = AttackResult.from_predictions("t", ["a", "b", "a"], ["a", "b", "b"])
     >>> f = pd.DataFrame({"majority": [True, False, True], "unique_sex_age": [True, True, False],

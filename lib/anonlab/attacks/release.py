@@ -1,17 +1,17 @@
 """Attacks on a published table (a synthetic copy or a generalized extract), each an :class:`AttackResult`.
 
-Every function returns what the attack did target by target; :func:`anonlab.measures.score` scores it against
-a baseline on the same targets ([FW24] §4.3). The targets are members (people whose rows the release was made
-from); the baseline is a model fitted on non-members (:func:`nonmember_model`, [FW24] §4).
+Every function returns what the attack did target by target; :func:`anonlab.measures.score` scores it against a
+baseline on the same targets ([FW24] §4.3). The targets are members (people whose rows the release was made from); the
+baseline is a model fitted on non-members (:func:`nonmember_model`, [FW24] §4).
 
-* :func:`nearest_row_attack`: Anonymeter's inference attack (Giomi et al., PoPETs 2023(2), §3.3): the release
-  row nearest to the target on the known columns (Gower-like distance) gives the guess;
+* :func:`nearest_row_attack`: Anonymeter's inference attack (Giomi et al., PoPETs 2023(2), §3.3): the release row
+  nearest to the target on the known columns (Gower-like distance) gives the guess;
 * :func:`release_model_attack`: a model trained on the release ([FW24] §4.7's "prior framework", chapter 5);
-* :func:`singling_out_attack`: predicates read off release rows that isolate exactly one member (Anonymeter
-  §3.1), with :func:`singling_out_baseline`, the same predicates on as many non-members;
+* :func:`singling_out_attack`: predicates read off release rows that isolate exactly one member (Anonymeter §3.1),
+  with :func:`singling_out_baseline`, the same predicates on as many non-members;
 * :func:`homogeneity_release_attack`: the homogeneity attack on a generalized extract (chapter 1);
-* :func:`closest_record_membership`: membership by the distance to the closest release record, at
-  member:non-member skews ([FW24] §5, chapter 7).
+* :func:`closest_record_membership`: membership by the distance to the closest release record, at member:non-member
+  skews ([FW24] §5, chapter 7).
 
 [FW24] P. Francis and D. Wagner, arXiv:2403.06595 (2024).
 """
@@ -69,15 +69,14 @@ def gower_nearest(release: pd.DataFrame, targets: pd.DataFrame, columns: Sequenc
                   kinds: Mapping[str, str], *, mapper: Mapper | None = None) -> tuple[np.ndarray, np.ndarray]:
     r"""Position of each target's nearest release row and the distance to it, on ``columns``.
 
-    :math:`d(x, y) = \frac{1}{p}\sum_j d_j`, with :math:`d_j = |x_j - y_j| / \text{range}_j` for a continuous
-    column (range over both tables) and :math:`d_j = [x_j \ne y_j]` for the others (Gower, Biometrics 27(4),
-    1971; Anonymeter's distance). A missing numeric value is 1 away from any number, 0 from another missing
-    one. Ties go to the first release row. Distances in [0, 1].
+    :math:`d(x, y) = \frac{1}{p}\sum_j d_j`, with :math:`d_j = |x_j - y_j| / \text{range}_j` for a continuous column
+    (range over both tables) and :math:`d_j = [x_j \ne y_j]` for the others (Gower, Biometrics 27(4), 1971;
+    Anonymeter's distance). A missing numeric value is 1 away from any number, 0 from another missing one. Ties go to
+    the first release row. Distances in [0, 1].
 
-    ``mapper`` is an executor's map (``mapper(fn, chunks)`` returning the results in order, as the builtin
-    ``map`` does, or a Dask client's ``map`` then ``gather``): the targets are then cut into chunks of
-    :data:`CHUNK` rows, each compared with the whole release as one task. The answer is the same with or
-    without it.
+    ``mapper`` is an executor's map (``mapper(fn, chunks)`` returning the results in order, as the builtin ``map``
+    does, or a Dask client's ``map`` then ``gather``): the targets are then cut into chunks of :data:`CHUNK` rows,
+    each compared with the whole release as one task. The answer is the same with or without it.
 
     >>> r = pd.DataFrame({"a": [0.0, 10.0], "b": ["x", "y"]})
     >>> gower_nearest(r, pd.DataFrame({"a": [9.0], "b": ["y"]}), ["a", "b"], {"a": "continuous"})
@@ -166,11 +165,11 @@ def nearest_row_attack(release: pd.DataFrame, targets: pd.DataFrame, secret: str
                        mapper: Mapper | None = None) -> AttackResult:
     """Guess each target's ``secret`` as that of the release row nearest on ``known`` (:func:`gower_nearest`).
 
-    Anonymeter's inference attack (Giomi et al. 2023, §3.3): a guess for every target (coverage 1);
-    ``confidence`` is 1 − distance. A continuous secret is right within the baseline's tolerance.
-    Ties: where several release rows lie at the smallest distance, the guess is the secret of the first of
-    them in the release's order (``argmin``); Anonymeter may break such a tie otherwise, so the two attacks
-    can guess differently on a tied target. ``mapper``: the target loop on an executor (:func:`gower_nearest`).
+    Anonymeter's inference attack (Giomi et al. 2023, §3.3): a guess for every target (coverage 1); ``confidence`` is
+    1 − distance. A continuous secret is right within the baseline's tolerance. Ties: where several release rows lie
+    at the smallest distance, the guess is the secret of the first of them in the release's order (``argmin``);
+    Anonymeter may break such a tie otherwise, so the two attacks can guess differently on a tied target. ``mapper``:
+    the target loop on an executor (:func:`gower_nearest`).
 
     >>> r = pd.DataFrame({"a": ["x", "y"], "s": ["p", "q"]})
     >>> nearest_row_attack(r, r, "s", ["a"], kinds={}).prediction.tolist()
@@ -222,10 +221,10 @@ def singling_out_attack(release: pd.DataFrame, members: pd.DataFrame, columns: S
                         rng: np.random.Generator) -> tuple[AttackResult, np.ndarray]:
     """Predicates "every column of ``columns`` equals this release row's value" that single out one member.
 
-    Anonymeter's singling out (Giomi et al. 2023, §3.1; Cohen and Nissim, PNAS 117(15), 2020): the predicates
-    are read off release rows unique in the release on ``columns`` (at most ``n_predicates``, drawn with
-    ``rng``); a predicate is right when exactly one member satisfies it. Targets are the release rows'
-    positions. Returns the result and the predicates' row keys (:func:`row_keys`), for the baseline.
+    Anonymeter's singling out (Giomi et al. 2023, §3.1; Cohen and Nissim, PNAS 117(15), 2020): the predicates are read
+    off release rows unique in the release on ``columns`` (at most ``n_predicates``, drawn with ``rng``); a predicate
+    is right when exactly one member satisfies it. Targets are the release rows' positions. Returns the result and the
+    predicates' row keys (:func:`row_keys`), for the baseline.
     """
     keys = row_keys(release, columns, kinds)
     unique = np.flatnonzero(pd.Series(keys).map(pd.Series(keys).value_counts()).to_numpy() == 1)
@@ -259,8 +258,8 @@ def homogeneity_release_attack(release: pd.DataFrame, targets: pd.DataFrame, sec
     """The homogeneity attack (chapter 1) on a generalized extract, for members whose row labels it keeps.
 
     The attacker recodes a target's known values as the extract was recoded (its published row,
-    ``release.loc[target]``) and discloses the secret when the matching class holds one value (Machanavajjhala
-    et al., TKDD 1(1), 2007). Targets the extract suppressed get no prediction.
+    ``release.loc[target]``) and discloses the secret when the matching class holds one value (Machanavajjhala et al.,
+    TKDD 1(1), 2007). Targets the extract suppressed get no prediction.
     """
     present = targets.index.isin(release.index)
     view = release.loc[targets.index[present], list(known)].copy()
@@ -280,15 +279,13 @@ def closest_record_membership(release: pd.DataFrame, members: pd.DataFrame, non_
                               confidence: float = 0.95, mapper: Mapper | None = None) -> pd.DataFrame:
     r"""Membership inference by the distance to the closest release record (DCR), read at member:non-member skews.
 
-    A target is called a member when its DCR (:func:`gower_nearest` on ``columns``) is below the ``fpr``
-    quantile of the non-member targets' DCRs, or, where that quantile is 0 (more than a share ``fpr`` of the
-    non-members have an exact copy in the release), when the release holds an exact copy of it (DCR 0).
-    From the measured TPR and FPR, the precision at skew k is
-    :math:`\mathrm{TPR}/(\mathrm{TPR} + k\,\mathrm{FPR})` ([FW24] §5, Eq 11), beside the base rate
-    :math:`1/(1+k)` (everyone called a member) and PI over it (Eq 6). Columns: ``skew``, ``skew_label``,
-    ``tpr``, ``fpr``, ``threshold``, ``precision``, ``precision_low``, ``precision_high``, ``base_rate``, ``pi``,
-    ``auc``, ``tp``, ``fp``, ``members``, ``non_members``. ``mapper``: the target loop on an executor
-    (:func:`gower_nearest`).
+    A target is called a member when its DCR (:func:`gower_nearest` on ``columns``) is below the ``fpr`` quantile of
+    the non-member targets' DCRs, or, where that quantile is 0 (more than a share ``fpr`` of the non-members have an
+    exact copy in the release), when the release holds an exact copy of it (DCR 0). From the measured TPR and FPR, the
+    precision at skew k is :math:`\mathrm{TPR}/(\mathrm{TPR} + k\,\mathrm{FPR})` ([FW24] §5, Eq 11), beside the base
+    rate :math:`1/(1+k)` (everyone called a member) and PI over it (Eq 6). Columns: ``skew``, ``skew_label``, ``tpr``,
+    ``fpr``, ``threshold``, ``precision``, ``precision_low``, ``precision_high``, ``base_rate``, ``pi``, ``auc``,
+    ``tp``, ``fp``, ``members``, ``non_members``. ``mapper``: the target loop on an executor (:func:`gower_nearest`).
     """
     _, d_mem = gower_nearest(release, members, columns, kinds, mapper=mapper)
     _, d_non = gower_nearest(release, non_members, columns, kinds, mapper=mapper)

@@ -1,23 +1,11 @@
 """Daily location traces dominated by home and work, and the home/work-only guess (F&W §3.2).
 
-Xu et al. (2017) recover trajectories (one location per hour) from aggregated
-mobility data with 73-91 % accuracy, the share of a trace's hours whose
-location the recovered trace gets right. Francis & Wagner argue that home
-and work, which the adversary is assumed to know, already make up about
-18 of 24 hours. This module simulates such traces under stated assumptions
-and scores the guess "home outside working hours, work during them", which
-reconstructs nothing the adversary did not know.
+Xu et al. (2017) recover hourly trajectories from aggregated mobility data with 73-91 % accuracy; Francis & Wagner
+argue that home and work, which the adversary knows, fill about 18 of 24 hours. Simulated per person and day: a
+workday leaves home around ``leave_hour``, works about ``work_hours`` (normal, sd ``hours_sd``, rounded), then spends
+what brings home time to about ``home_hours`` at other places (of ``n_places``); a day off (share ``days_off``) is
+spent at home. :func:`home_work_guess_accuracy` scores "home outside working hours, work during them".
 
-Model, per person and day: on a workday the person leaves home at an hour
-drawn around ``leave_hour``, works about ``work_hours`` hours (normal,
-standard deviation ``hours_sd``, rounded), then spends the hours needed to
-bring their home time to about ``home_hours`` (same spread) at other places
-(drawn from ``n_places``); on a day off (a share ``days_off``) there is no
-work and the working hours are spent at home. Every hour has the place where the person is (one location per hour
-window, as in Xu et al.).
-
-Examples
---------
 >>> tr = simulate_traces(200, seed=0)
 >>> tr.locations.shape
 (200, 7, 24)
@@ -114,9 +102,8 @@ def home_work_guess_accuracy(traces: Traces, assume_workdays: bool = True) -> np
 def home_work_hours(traces: Traces) -> np.ndarray:
     """Per person: the share of hours spent at home or work.
 
-    The accuracy of a recovered trace that gets every home and work hour right
-    and every other place wrong: the part of Xu et al.'s accuracy that needs
-    nothing the adversary did not already know (F&W §3.2).
+    The accuracy of a recovered trace that gets every home and work hour right and every other place wrong: the part
+    of Xu et al.'s accuracy that needs nothing the adversary did not already know (F&W §3.2).
     """
     return np.isin(traces.locations, (HOME, WORK)).mean(axis=(1, 2))
 
@@ -124,8 +111,8 @@ def home_work_hours(traces: Traces) -> np.ndarray:
 def trace_summary(n_people: int, home_hours: float, work_hours: float, seed: int) -> dict[str, float]:
     """F&W §3.2 on simulated traces: share of hours at home/work, and the fixed-schedule guess's accuracy.
 
-    ``home_work_hours_low`` / ``_high``: the 95 % interval of the mean share
-    over the simulated people (normal approximation, people independent).
+    ``home_work_hours_low`` / ``_high``: the 95 % interval of the mean share over the simulated people (normal
+    approximation, people independent).
     """
     tr = simulate_traces(n_people, home_hours=home_hours, work_hours=work_hours, seed=seed)
     share = home_work_hours(tr)

@@ -1,10 +1,9 @@
 """The claims ledger: ``data/claims.yaml``, read and validated (its one job).
 
-Every quantitative claim of the five source documents is one row: where it
-is made, the reported value, how a measurement is compared with it and the
-tolerance (see ``data/claims.schema.json``). The verdict rules are in
-:mod:`anonlab.claims.rules`, recording in :mod:`anonlab.claims.recorder`,
-the verdict pages in :mod:`anonbook.verdicts.pages`.
+Every quantitative claim of the five source documents is one row: where it is made, the reported value, how a
+measurement is compared with it and the tolerance (see ``data/claims.schema.json``). The verdict rules are in
+:mod:`anonlab.claims.rules`, recording in :mod:`anonlab.claims.recorder`, the verdict pages in
+:mod:`anonbook.verdicts.pages`.
 """
 
 from __future__ import annotations
@@ -69,9 +68,9 @@ class Claim:
 def describe_reported(compare: str, value: Any, tolerance: float | None) -> str:
     """Format a reported value with its comparison and the tolerance the verdict allows.
 
-    Wherever a claim's reported value is shown, its tolerance is shown with it, so that a verdict
-    can be read from the row: a measurement just outside the paper's range can be reproduced, one
-    inside the widened range inconclusive only by its interval.
+    Wherever a claim's reported value is shown, its tolerance is shown with it, so that a verdict can be read from the
+    row: a measurement just outside the paper's range can be reproduced, one inside the widened range inconclusive
+    only by its interval.
 
     >>> describe_reported("range", [0.93, 1], 0.017), describe_reported("at_least", 0.66, 0.02)
     ('[0.93, 1] ± 0.017', '≥ 0.66 ± 0.02')

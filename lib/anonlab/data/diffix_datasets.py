@@ -1,12 +1,11 @@
 """The data sets of the Diffix attacks (Gadotti et al. 2019 [G19], §4), prepared as the paper describes.
 
-Each is a :class:`DiffixDataset` (one row per user, the attributes an attacker may know, a
-binary secret) built on the book's loaders: synthetic :func:`complete_k`; :func:`adult`
-(30,162 records, 11 attributes, salary class secret); :func:`credit` (UCI Credit Approval,
-690 records, 16 attributes, accepted credit secret); :func:`census` (KDD Census-Income
-train, 199,523 records, 42 attributes, income digitised); :func:`german_credit`, UCI German
-credit, the book's stand-in for CREDIT before its file was found. The CDR data is not
-available. :func:`uniqueness` gives the ground truth (unique, value-unique, §3.2).
+Each is a :class:`DiffixDataset` (one row per user, the attributes an attacker may know, a binary secret) built on the
+book's loaders: synthetic :func:`complete_k`; :func:`adult` (30,162 records, 11 attributes, salary class secret);
+:func:`credit` (UCI Credit Approval, 690 records, 16 attributes, accepted credit secret); :func:`census` (KDD
+Census-Income train, 199,523 records, 42 attributes, income digitised); :func:`german_credit`, UCI German credit, the
+book's stand-in for CREDIT before its file was found. The CDR data is not available. :func:`uniqueness` gives the
+ground truth (unique, value-unique, §3.2).
 """
 
 from __future__ import annotations
@@ -53,9 +52,8 @@ ADULT_ATTRIBUTES: list[str] = [
 class DiffixDataset:
     """A table ready for :class:`~anonlab.mechanisms.diffix.DiffixProxy`; ``name`` is also the SQL table name.
 
-    ``data``: one row per user, the ``attributes`` (A_D without the secret) and ``secret`` (0/1;
-    1 means ``positive``); ``sources`` the manifest files (empty if synthetic); ``note`` how it
-    differs from the paper's.
+    ``data``: one row per user, the ``attributes`` (A_D without the secret) and ``secret`` (0/1; 1 means
+    ``positive``); ``sources`` the manifest files (empty if synthetic); ``note`` how it differs from the paper's.
     """
 
     name: str
@@ -88,9 +86,8 @@ class DiffixDataset:
 def complete_k(k: int, B: int = 12, seed: int | np.random.Generator = 0) -> DiffixDataset:
     """The synthetic Complete_k ([G19] §4): every k-tuple over {1, ..., B} once, with a random secret bit.
 
-    Every user is unique on her k attributes and any k - 1 select exactly B users (B = 12: rarely
-    suppressed). 1 <= k <= 7 (B**k below 40 million rows), B >= 2; columns ``a1 ... ak``, ``s``
-    (int8).
+    Every user is unique on her k attributes and any k - 1 select exactly B users (B = 12: rarely suppressed). 1 <= k
+    <= 7 (B**k below 40 million rows), B >= 2; columns ``a1 ... ak``, ``s`` (int8).
 
     >>> ds = complete_k(2, B=3, seed=1)
     >>> ds.n_records, ds.attributes
@@ -149,8 +146,8 @@ def census(attributes: Sequence[str] | None = None) -> DiffixDataset:
     """CENSUS as [G19] uses it: KDD Census-Income train, 199,523 records, 42 attributes.
 
     The secret, "null income as negative condition": 0 for ``- 50000``, 1 for ``50000+``
-    (:func:`census_secret_variant` for other readings); all 41 other columns are attributes,
-    ``instance_weight`` included, as the paper counts 42.
+    (:func:`census_secret_variant` for other readings); all 41 other columns are attributes, ``instance_weight``
+    included, as the paper counts 42.
     """
     from anonlab.data import load_census_income
 
@@ -167,13 +164,12 @@ def census(attributes: Sequence[str] | None = None) -> DiffixDataset:
 def credit(attributes: Sequence[str] | None = None) -> DiffixDataset:
     """CREDIT as [G19] uses it: UCI Credit Approval, 690 records, 16 attributes, secret accepted credit.
 
-    §4: "credit card application dataset with 690 records and 16 attributes, incl. accepted
-    credit as secret attribute". The secret ``A16`` is 1 for ``+`` (credit granted), 0 for
-    ``-``; the 15 others (A1-A15, names withheld by the donor) are the attributes by default.
-    Every value is kept as the file writes it, the continuous ones too, and ``"?"`` (UCI's 67
-    missing cells) is a value like any other: the attacks only ask whether a value equals (or
-    differs from) the victim's, and a missing cell compared as SQL NULL would never equal
-    anything, the victim's own value included.
+    §4: "credit card application dataset with 690 records and 16 attributes, incl. accepted credit as secret
+    attribute". The secret ``A16`` is 1 for ``+`` (credit granted), 0 for ``-``; the 15 others (A1-A15, names withheld
+    by the donor) are the attributes by default. Every value is kept as the file writes it, the continuous ones too,
+    and ``"?"`` (UCI's 67 missing cells) is a value like any other: the attacks only ask whether a value equals (or
+    differs from) the victim's, and a missing cell compared as SQL NULL would never equal anything, the victim's own
+    value included.
     """
     from anonlab.data import load_credit_approval
 
@@ -240,9 +236,8 @@ CENSUS_SECRETS = ("income class 50000+ = 1", "income class below 50000 = 1",
 def census_secret_variant(census: DiffixDataset, reading: str) -> DiffixDataset:
     """CENSUS with its secret read as ``reading`` (one of :data:`CENSUS_SECRETS`).
 
-    Readings of [G19] §4's "digitized, null income as negative condition": ``50000+`` as 1 (the
-    book's), the other class as 1, or 1 for any recorded income (``wage_per_hour``,
-    ``capital_gains`` or ``dividends_from_stocks`` > 0).
+    Readings of [G19] §4's "digitized, null income as negative condition": ``50000+`` as 1 (the book's), the other
+    class as 1, or 1 for any recorded income (``wage_per_hour``, ``capital_gains`` or ``dividends_from_stocks`` > 0).
     """
     if reading not in CENSUS_SECRETS:
         raise ValueError(f"reading must be one of {CENSUS_SECRETS}, got {reading!r}")

@@ -6,8 +6,7 @@ from __future__ import annotations
 class DataUnavailableError(RuntimeError):
     """A data set cannot be had: not cached and not fetchable, or it failed its checksum.
 
-    The message says which data set, where it comes from, and how to provide it
-    by hand.
+    The message says which data set, where it comes from, and how to provide it by hand.
     """
 
 

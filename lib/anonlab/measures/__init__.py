@@ -1,19 +1,15 @@
 """anonlab.measures: how any attack is scored.
 
-Every attack returns an :class:`AttackResult`; :func:`score` turns it into
-precision, coverage, recall and, beside a baseline on the same targets,
-precision improvement, all with intervals (:mod:`anonlab.measures.protocol`).
-Measures of a release itself (k-anonymity, l-diversity, t-closeness, Earth
-Mover's Distance) are in :mod:`anonlab.measures.syntactic`. The allowed
-baseline of [FW24] §4, fitted on members and predicting non-members, is
+Every attack returns an :class:`AttackResult`; :func:`score` turns it into precision, coverage, recall and, beside a
+baseline on the same targets, precision improvement, all with intervals (:mod:`anonlab.measures.protocol`). Measures
+of a release itself (k-anonymity, l-diversity, t-closeness, Earth Mover's Distance) are in
+:mod:`anonlab.measures.syntactic`. The allowed baseline of [FW24] §4, fitted on members and predicting non-members, is
 :func:`nonmember_baseline` (:mod:`anonlab.measures.nonmember`).
 
-Precision, coverage (prediction rate), recall, precision improvement over a
-baseline, ROC points converted to precision at a realistic membership base
-rate, and Wilson intervals. The formulas follow P. Francis and D. Wagner,
-"Towards more accurate and useful data anonymity vulnerability measures",
-arXiv:2403.06595 (2024); see :mod:`anonlab.measures.rates` and, for ROC
-curves read at realistic member:non-member skews (§5),
+Precision, coverage (prediction rate), recall, precision improvement over a baseline, ROC points converted to
+precision at a realistic membership base rate, and Wilson intervals. The formulas follow P. Francis and D. Wagner,
+"Towards more accurate and useful data anonymity vulnerability measures", arXiv:2403.06595 (2024); see
+:mod:`anonlab.measures.rates` and, for ROC curves read at realistic member:non-member skews (§5),
 :mod:`anonlab.measures.base_rates`.
 """
 

@@ -1,13 +1,11 @@
 """ROC curves read at realistic membership base rates ([FW24] §5, Eqs 7-11).
 
-P. Francis and D. Wagner, arXiv:2403.06595 (2024), cited as [FW24], convert an ROC curve
-measured on a balanced set to precision and recall at the *observational skew* of a real
-attack: recall = TPR, precision = TPR·M / (TPR·M + FPR·N). The pointwise conversion lives
-in :mod:`anonlab.measures.rates`; this module builds curves from scores, reads them
-between points (log-log by default, as for a curve read off [FW24] Fig. 10), converts
-whole curves and reads single operating points. Conventions as in ``rates``: skew is
-non-members per member (``1:30`` is 30), undefined rates are ``nan``, bad input raises
-``ValueError`` naming the argument. [FW24] §1: FPR 0.05, TPR 1 on 2000 people.
+P. Francis and D. Wagner, arXiv:2403.06595 (2024), cited as [FW24], convert an ROC curve measured on a balanced set to
+precision and recall at the *observational skew* of a real attack: recall = TPR, precision = TPR·M / (TPR·M + FPR·N).
+The pointwise conversion lives in :mod:`anonlab.measures.rates`; this module builds curves from scores, reads them
+between points (log-log by default, as for a curve read off [FW24] Fig. 10), converts whole curves and reads single
+operating points. Conventions as in ``rates``: skew is non-members per member (``1:30`` is 30), undefined rates are
+``nan``, bad input raises ``ValueError`` naming the argument. [FW24] §1: FPR 0.05, TPR 1 on 2000 people.
 
 >>> ex = worked_example(population=2000, fpr=0.05, fnr=0.0, member_share=[0.5, 0.01])
 >>> ex[["members", "tp", "fp"]].to_numpy().tolist()
@@ -108,8 +106,8 @@ def _vector(name: str, value: npt.ArrayLike) -> np.ndarray:
 def check_roc(fpr: npt.ArrayLike, tpr: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Check that ``(fpr, tpr)`` is an ROC curve (in [0, 1], FPR sorted, TPR never decreasing).
 
-    Returns both as float arrays; ``ValueError`` such as ``tpr must not decrease as fpr
-    increases, got tpr 0.4 after 0.5``.
+    Returns both as float arrays; ``ValueError`` such as ``tpr must not decrease as fpr increases, got tpr 0.4 after
+    0.5``.
 
     >>> check_roc([0, 0.1, 1], [0, 0.4, 1])[1].tolist()
     [0.0, 0.4, 1.0]
@@ -140,9 +138,9 @@ def check_roc(fpr: npt.ArrayLike, tpr: npt.ArrayLike) -> tuple[np.ndarray, np.nd
 class RocCurve:
     """The empirical ROC curve of membership scores, built by :func:`roc_from_scores`.
 
-    Point ``i`` flags every example scoring at least ``threshold[i]`` (decreasing; the first,
-    ``+inf``, flags no one): ``tp``, ``fp`` counts, ``tpr`` = TP/M, ``fpr`` = FP/N ([FW24]
-    Eqs 7-8), FPR increasing; ``n_members``, ``n_non_members`` are M and N.
+    Point ``i`` flags every example scoring at least ``threshold[i]`` (decreasing; the first, ``+inf``, flags no one):
+    ``tp``, ``fp`` counts, ``tpr`` = TP/M, ``fpr`` = FP/N ([FW24] Eqs 7-8), FPR increasing; ``n_members``,
+    ``n_non_members`` are M and N.
     """
 
     fpr: np.ndarray
@@ -172,8 +170,8 @@ class RocCurve:
 def roc_from_scores(scores: npt.ArrayLike, is_member: npt.ArrayLike) -> RocCurve:
     """Empirical ROC curve of membership scores (higher = more likely member), [FW24] §5 Eqs 7-8.
 
-    One point per distinct score (ties are flagged together), from (0, 0) to (1, 1); scores may
-    be ``±inf`` but not ``nan``; ``is_member`` needs a member and a non-member.
+    One point per distinct score (ties are flagged together), from (0, 0) to (1, 1); scores may be ``±inf`` but not
+    ``nan``; ``is_member`` needs a member and a non-member.
 
     >>> roc = roc_from_scores([0.9, 0.8, 0.8, 0.1], [True, True, False, False])
     >>> roc.tpr.tolist(), roc.fpr.tolist()
@@ -243,12 +241,10 @@ def interpolate_roc(
 ) -> np.ndarray:
     r"""Read an ROC curve at new FPR values ``fpr_new``, returning TPR in their shape.
 
-    ``scale="log"``: straight lines on log-log axes, as a curve read off a log-log plot
-    (Carlini et al. 2022; [FW24] Fig. 9), a segment touching 0 linearly; ``"linear"``;
-    ``"step"``: the best TPR with FPR <= ``fpr_new`` (Carlini's "TPR at FPR"). Points with
-    equal FPR keep the best TPR. Outside the curve ``nan``, unless ``extrapolate`` extends the
-    end segments (clipped to [0, 1]; never for step). Halfway between 1e-4 and 1e-2 on a log
-    axis is 1e-3:
+    ``scale="log"``: straight lines on log-log axes, as a curve read off a log-log plot (Carlini et al. 2022; [FW24]
+    Fig. 9), a segment touching 0 linearly; ``"linear"``; ``"step"``: the best TPR with FPR <= ``fpr_new`` (Carlini's
+    "TPR at FPR"). Points with equal FPR keep the best TPR. Outside the curve ``nan``, unless ``extrapolate`` extends
+    the end segments (clipped to [0, 1]; never for step). Halfway between 1e-4 and 1e-2 on a log axis is 1e-3:
 
     >>> interpolate_roc([1e-4, 1e-2], [0.01, 0.1], 1e-3).round(4).tolist()
     0.0316
@@ -296,9 +292,8 @@ def roc_grid(
 ) -> tuple[np.ndarray, np.ndarray]:
     """A dense ROC grid, log-spaced in FPR, read with :func:`interpolate_roc`; (fpr, tpr) sorted.
 
-    From ``fpr_min`` (default the smallest positive FPR of the curve; no extrapolation below
-    its first point) to its largest FPR, ``points_per_decade`` (>= 1) per factor of ten, always
-    including the curve's own points.
+    From ``fpr_min`` (default the smallest positive FPR of the curve; no extrapolation below its first point) to its
+    largest FPR, ``points_per_decade`` (>= 1) per factor of ten, always including the curve's own points.
 
     >>> f, t = roc_grid([1e-3, 1e-2, 1e-1, 1.0], [0.1, 0.3, 0.6, 1.0], points_per_decade=1)
     >>> f.tolist()
@@ -411,10 +406,9 @@ def precision_recall_at_skews(
 ) -> pd.DataFrame:
     r"""Precision and recall of every ROC point at every skew ([FW24] §5, Eqs 6, 9, 11).
 
-    At skew k: recall = TPR, P = TPR / (TPR + k·FPR), P_base = 1 / (1 + k) (everyone is a
-    member), PI = (P - P_base) / (1 - P_base). One row per (skew, point): ``skew``,
-    ``skew_label``, ``fpr``, ``tpr``, ``recall``, ``precision``, ``targets_fraction``,
-    ``baseline_precision``, ``pi``.
+    At skew k: recall = TPR, P = TPR / (TPR + k·FPR), P_base = 1 / (1 + k) (everyone is a member), PI = (P - P_base) /
+    (1 - P_base). One row per (skew, point): ``skew``, ``skew_label``, ``fpr``, ``tpr``, ``recall``, ``precision``,
+    ``targets_fraction``, ``baseline_precision``, ``pi``.
 
     >>> pr = precision_recall_at_skews([1e-4], [0.002], ["1:30"])
     >>> round(float(pr.loc[0, "precision"]), 3), round(float(pr.loc[0, "pi"]), 3)
@@ -466,8 +460,8 @@ def everyone_is_member_result(
 ) -> AttackResult:
     """The "everyone is a member" baseline on given targets, as an :class:`AttackResult` ([FW24] §5).
 
-    Precision M / (M + N), recall 1, coverage 1: the baseline of PI (Eq 6). Pass the attack's
-    ``targets`` so that :func:`anonlab.measures.score` compares on the same targets.
+    Precision M / (M + N), recall 1, coverage 1: the baseline of PI (Eq 6). Pass the attack's ``targets`` so that
+    :func:`anonlab.measures.score` compares on the same targets.
 
     >>> from anonlab.measures import score
     >>> base = everyone_is_member_result([True, False, False, False])
@@ -539,9 +533,9 @@ def max_recall_at_precision(
 ) -> OperatingPoint:
     r"""The highest recall at which the curve, read with ``scale``, keeps ``min_precision`` at ``skew``.
 
-    Solves TPR·(1 - p) >= p·k·FPR ([FW24] Eq 11) exactly on each segment (linear in position,
-    or in log FPR on log-log). How "95 % precision for only 1 in 8000 targets" ([FW24] §5) is
-    checked. All fields ``nan`` if the bar is never reached.
+    Solves TPR·(1 - p) >= p·k·FPR ([FW24] Eq 11) exactly on each segment (linear in position, or in log FPR on
+    log-log). How "95 % precision for only 1 in 8000 targets" ([FW24] §5) is checked. All fields ``nan`` if the bar is
+    never reached.
 
     >>> pt = max_recall_at_precision([0, 1e-4, 1], [0, 0.002, 1], "1:30", 0.4)
     >>> round(pt.tpr, 6), round(pt.precision, 3)
@@ -636,8 +630,8 @@ def max_recall_table(
 ) -> pd.DataFrame:
     """:func:`max_recall_at_precision` for every (skew, precision bar, reading), one row each.
 
-    Columns ``skew``, ``skew_label``, ``min_precision``, ``scale``, ``fpr``, ``recall``,
-    ``precision``, ``targets_fraction``, ``one_in_targets``, ``one_in_members``.
+    Columns ``skew``, ``skew_label``, ``min_precision``, ``scale``, ``fpr``, ``recall``, ``precision``,
+    ``targets_fraction``, ``one_in_targets``, ``one_in_members``.
 
     >>> t = max_recall_table([1e-5, 1e-4, 1], [0.1, 0.2, 1], ["1:240"], [0.95])
     >>> round(float(t.loc[0, "recall"]), 3)
@@ -672,9 +666,9 @@ def empirical_max_recall_table(
 ) -> pd.DataFrame:
     """Largest recall at a precision bar on a measured curve, with a conservative variant.
 
-    A threshold with no false positive has precision 1 at every skew, which only says FPR << 1/N;
-    the conservative variant asks the lower end of :func:`precision_interval_at_skew` to clear the
-    bar (``nan`` recall, ``inf`` one-in where no threshold does).
+    A threshold with no false positive has precision 1 at every skew, which only says FPR << 1/N; the conservative
+    variant asks the lower end of :func:`precision_interval_at_skew` to clear the bar (``nan`` recall, ``inf`` one-in
+    where no threshold does).
 
     >>> roc = roc_from_scores([3, 2, 1, 0], [True, True, False, False])
     >>> t = empirical_max_recall_table(roc, 30, 0.9)
@@ -704,8 +698,8 @@ def subsample_to_skew(
 ) -> np.ndarray:
     """Indices of a random subsample (drawn from ``seed``) with ``skew`` non-members per member.
 
-    Keeps as many records as possible: all non-members and round(N / skew) members, or all
-    members and round(M·skew) non-members. The direct check of [FW24] Eq 11.
+    Keeps as many records as possible: all non-members and round(N / skew) members, or all members and round(M·skew)
+    non-members. The direct check of [FW24] Eq 11.
 
     >>> idx = subsample_to_skew([True] * 10 + [False] * 30, "1:3", np.random.default_rng(0))
     >>> len(idx)
@@ -740,8 +734,8 @@ def full_recall_vs_baseline(
 ) -> pd.DataFrame:
     """Precision at recall 1 against predicting that everyone is a member ([FW24] §5, last statement).
 
-    Columns ``skew``, ``skew_label``, ``fpr`` (where TPR first reaches 1), ``precision``,
-    ``baseline_precision``, ``pi`` (Eq 6), ``beats_baseline``.
+    Columns ``skew``, ``skew_label``, ``fpr`` (where TPR first reaches 1), ``precision``, ``baseline_precision``,
+    ``pi`` (Eq 6), ``beats_baseline``.
 
     >>> t = full_recall_vs_baseline([0.1, 0.25, 1], [0.75, 1, 1], ["1:30"])
     >>> round(float(t.loc[0, "precision"]), 4), bool(t.loc[0, "beats_baseline"])
@@ -768,8 +762,8 @@ def counted_precision(
 ) -> dict[str, float]:
     """Precision TP / (TP + FP) counted on a :func:`subsample_to_skew` draw, flagging scores >= ``threshold``.
 
-    The direct check of [FW24] Eq 11; a dict of ``members``, ``non_members``, ``tp``, ``fp``,
-    ``precision`` (``nan`` if no one is flagged), ``ci_low``, ``ci_high`` (Wilson).
+    The direct check of [FW24] Eq 11; a dict of ``members``, ``non_members``, ``tp``, ``fp``, ``precision`` (``nan``
+    if no one is flagged), ``ci_low``, ``ci_high`` (Wilson).
 
     >>> c = counted_precision([3, 2, 1, 0], [True, False, True, False], 2, "1:1", np.random.default_rng(0))
     >>> c["tp"], c["fp"], c["precision"]
@@ -798,8 +792,8 @@ def precision_at_recall(
 ) -> OperatingPoint:
     """The curve's best precision at ``recall`` at a skew: Eq 11 at the smallest FPR reaching it.
 
-    Below the curve's first non-zero point the fields are ``nan`` unless ``extrapolate`` extends
-    the first segment (to show what a reading *would* give, not a measurement).
+    Below the curve's first non-zero point the fields are ``nan`` unless ``extrapolate`` extends the first segment (to
+    show what a reading *would* give, not a measurement).
 
     >>> pt = precision_at_recall([1e-4, 1e-3], [0.002, 0.015], "1:30", 0.0031)
     >>> round(pt.precision, 3)
@@ -863,8 +857,8 @@ def precision_interval_at_skew(
 ) -> tuple[np.ndarray, np.ndarray]:
     r"""A conservative interval [t₋ / (t₋ + k·f₊), t₊ / (t₊ + k·f₋)] for a measured precision at skew k.
 
-    t± and f± are the Wilson intervals of TPR (``tp`` of ``n_members``) and FPR (``fp`` of
-    ``n_non_members``); [FW24] Eq 11 rises in TPR and falls in FPR. Wide at low FPR.
+    t± and f± are the Wilson intervals of TPR (``tp`` of ``n_members``) and FPR (``fp`` of ``n_non_members``); [FW24]
+    Eq 11 rises in TPR and falls in FPR. Wide at low FPR.
 
     >>> lo, hi = precision_interval_at_skew(50, 1000, 0, 1000, 30)
     >>> float(hi), round(float(lo), 3)
@@ -887,10 +881,10 @@ def low_fpr_table(
 ) -> pd.DataFrame:
     """TPR at fixed low FPRs of an empirical curve, with Wilson intervals.
 
-    Per target FPR the best threshold with at most floor(target·N) false positives; a target
-    below 1/N is ``resolvable = False``. Columns ``target_fpr``, ``tpr``, ``tpr_low``,
-    ``tpr_high``, ``tp``, ``fp``, ``fpr``, ``resolvable``; with ``skews`` one row per (target,
-    skew) plus ``skew``, ``skew_label``, ``precision`` (Eq 11), ``precision_low``, ``precision_high``.
+    Per target FPR the best threshold with at most floor(target·N) false positives; a target below 1/N is ``resolvable
+    = False``. Columns ``target_fpr``, ``tpr``, ``tpr_low``, ``tpr_high``, ``tp``, ``fp``, ``fpr``, ``resolvable``;
+    with ``skews`` one row per (target, skew) plus ``skew``, ``skew_label``, ``precision`` (Eq 11), ``precision_low``,
+    ``precision_high``.
     """
     targets = np.atleast_1d(np.asarray(target_fprs, dtype=float))
     if np.any(~((targets > 0) & (targets <= 1))):
@@ -932,8 +926,8 @@ def low_fpr_table(
 def plot_line_reach(fpr: np.ndarray, tpr: np.ndarray, skew: float, min_precision: float) -> float:
     r"""The largest x at which the paper's own Fig. 9 (right) line still has precision ``min_precision``.
 
-    The authors' code (``base_rate_code/prroc.py``) plots each Fig. 10 point's Eq 11 precision
-    against its FPR on a log axis labelled "Recall", joined linearly; NaN if never reached.
+    The authors' code (``base_rate_code/prroc.py``) plots each Fig. 10 point's Eq 11 precision against its FPR on a
+    log axis labelled "Recall", joined linearly; NaN if never reached.
 
     >>> round(plot_line_reach(np.array([1e-4, 1e-3]), np.array([0.2, 0.35]), 30.0, 0.95), 6)
     0.000354
@@ -988,8 +982,8 @@ def worked_example(
 ) -> pd.DataFrame:
     r"""The base-rate example of [FW24] §1 for any population mix: TP = (1 - FNR)·M, FP = FPR·N.
 
-    Columns ``member_share``, ``skew``, ``members``, ``non_members``, ``tp``, ``fp``,
-    ``precision`` (Eq 2), ``baseline_precision``, ``pi`` (Eq 6).
+    Columns ``member_share``, ``skew``, ``members``, ``non_members``, ``tp``, ``fp``, ``precision`` (Eq 2),
+    ``baseline_precision``, ``pi`` (Eq 6).
 
     >>> worked_example(2000, 0.05, 0.0, 0.5)["precision"].round(3).tolist()
     [0.952]

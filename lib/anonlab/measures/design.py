@@ -1,23 +1,10 @@
-"""The non-member framework's design matrix, built without scikit-learn's per-fit column machinery.
+"""The non-member framework's design matrix ([FW24] §4.4), built without scikit-learn's per-fit column machinery.
 
-:func:`anonlab.measures.nonmember._pipeline` describes the model of [FW24]
-§4.4: continuous known attributes standardised (``StandardScaler``),
-categorical ones one-hot encoded (``OneHotEncoder(handle_unknown="ignore")``),
-side by side (``ColumnTransformer``), then a logistic regression or a Lasso.
-Fitting that pipeline spends about a quarter of its time re-validating and
-re-encoding the same string columns: the encoder finds each column's
-categories by a Python ``sorted(set(...))`` and maps every value through a
-Python loop, once when fitting and again for the targets.
-
-Here the categorical columns are coded once per table
-(:func:`category_codes`: ``pandas.factorize``, then the categories sorted as
-the encoder sorts them), and the matrix is assembled from the codes
-(:func:`one_hot`), with the scaler fitted by scikit-learn itself on the same
-frame. The result is the matrix the pipeline would build, entry for entry,
-with the same sparse-or-dense choice (``ColumnTransformer``'s
-``sparse_threshold`` of 0.3 on the fitted rows' density), so the models
-fitted on it are the pipeline's models (``tests/test_nonmember.py`` checks
-the matrices and predictions are identical).
+The matrix of :func:`anonlab.measures.nonmember._pipeline` (continuous attributes standardised, categorical ones
+one-hot, ``ColumnTransformer``), entry for entry and with the same sparse-or-dense choice (``sparse_threshold`` 0.3),
+from categories coded once per table (:func:`category_codes`: ``pandas.factorize``, sorted as the encoder sorts) and
+assembled by :func:`one_hot`; the encoder's Python loops cost about a quarter of a fit. ``tests/test_nonmember.py``
+checks matrices and predictions are identical.
 """
 
 from __future__ import annotations
@@ -52,9 +39,8 @@ def _prepared_strings(values: pd.Series) -> pd.Series:
 def _codes_by_value(values: pd.Series, uniques: object) -> bool:
     """May rows be grouped by their raw values (equal values surely give equal prepared strings)?
 
-    True for integer and boolean columns and for columns of strings (and
-    NaN); a float or mixed column (``1 == 1.0``, ``0.0 == -0.0``) is grouped
-    by its prepared strings instead.
+    True for integer and boolean columns and for columns of strings (and NaN); a float or mixed column (``1 == 1.0``,
+    ``0.0 == -0.0``) is grouped by its prepared strings instead.
     """
     if values.dtype.kind in "iub":
         return True
@@ -64,10 +50,9 @@ def _codes_by_value(values: pd.Series, uniques: object) -> bool:
 def category_codes(values: pd.Series) -> Codes:
     """Code a categorical column as the one-hot encoder orders it: by its prepared strings, sorted.
 
-    ``OneHotEncoder`` takes a column's categories as ``sorted(set(strings))``
-    of the prepared strings; here ``pandas.factorize`` finds the distinct
-    raw values once, their prepared strings are sorted, and each row gets
-    the rank of its string.
+    ``OneHotEncoder`` takes a column's categories as ``sorted(set(strings))`` of the prepared strings; here
+    ``pandas.factorize`` finds the distinct raw values once, their prepared strings are sorted, and each row gets the
+    rank of its string.
 
     >>> c = category_codes(pd.Series(["b", "a", None, "b"]))
     >>> c.codes.tolist(), c.labels
@@ -89,11 +74,10 @@ def category_codes(values: pd.Series) -> Codes:
 def one_hot(codes: Sequence[np.ndarray], present: Sequence[np.ndarray]) -> object:
     """The one-hot block of rows coded ``codes`` (one array per column) over the categories ``present``.
 
-    ``present[j]`` marks which of column ``j``'s categories the encoder was
-    fitted on (those seen in its training rows); a row's category outside
-    them gets no entry (``handle_unknown="ignore"``). The same CSR matrix as
-    ``OneHotEncoder.transform``: columns in order, each column's categories
-    in sorted order, float64 ones, int32 indices.
+    ``present[j]`` marks which of column ``j``'s categories the encoder was fitted on (those seen in its training
+    rows); a row's category outside them gets no entry (``handle_unknown="ignore"``). The same CSR matrix as
+    ``OneHotEncoder.transform``: columns in order, each column's categories in sorted order, float64 ones, int32
+    indices.
     """
     from scipy import sparse
 
@@ -156,11 +140,9 @@ def fit_design(numeric: pd.DataFrame | None, codes: Sequence[np.ndarray], n_cate
                ) -> tuple[Design, object]:
     """Fit the design on training rows; return it and their matrix (``ColumnTransformer.fit_transform``).
 
-    ``numeric``: the prepared continuous known columns (``None`` if there are
-    none); ``codes``: the categorical known columns' codes
-    (:func:`category_codes`) on these rows, ``n_categories`` their number of
-    labels. The scaler is scikit-learn's ``StandardScaler``; the categories
-    kept are those present in the rows.
+    ``numeric``: the prepared continuous known columns (``None`` if there are none); ``codes``: the categorical known
+    columns' codes (:func:`category_codes`) on these rows, ``n_categories`` their number of labels. The scaler is
+    scikit-learn's ``StandardScaler``; the categories kept are those present in the rows.
     """
     from sklearn.preprocessing import StandardScaler
 
@@ -180,10 +162,9 @@ def coded_columns(frames: Sequence[pd.DataFrame], columns: Sequence[str], memo: 
                   ) -> dict[str, tuple[list[np.ndarray], int]]:
     """Code each categorical column over several tables at once: per column, the codes of each table and the count.
 
-    Coding the tables together gives one category order for all of them (a
-    target's category unseen in training then has a code the design does
-    not keep). ``memo`` (``{key: (frames, value)}``, held by a caller whose
-    frames are not changed meanwhile) keeps each column's codes for the next fit.
+    Coding the tables together gives one category order for all of them (a target's category unseen in training then
+    has a code the design does not keep). ``memo`` (``{key: (frames, value)}``, held by a caller whose frames are not
+    changed meanwhile) keeps each column's codes for the next fit.
     """
     out = {}
     sizes = [len(f) for f in frames]
@@ -205,9 +186,8 @@ def design_pair(train: pd.DataFrame, targets: pd.DataFrame, known: Sequence[str]
                 prepare: object, memo: dict | None = None) -> tuple[object, object]:
     """The matrices of the training rows and of the targets, as the pipeline's ``ColumnTransformer`` makes them.
 
-    ``prepare`` is :func:`anonlab.measures.nonmember._prepare` (the
-    continuous columns are prepared by it, so their floats are the
-    pipeline's); ``memo``: see :func:`coded_columns`.
+    ``prepare`` is :func:`anonlab.measures.nonmember._prepare` (the continuous columns are prepared by it, so their
+    floats are the pipeline's); ``memo``: see :func:`coded_columns`.
     """
     nums = [c for c in known if kinds[c] == CONTINUOUS]
     cats = [c for c in known if kinds[c] == CATEGORICAL]

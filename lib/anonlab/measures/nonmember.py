@@ -1,46 +1,22 @@
 """The non-member framework: an allowed inference baseline for any attack ([FW24] §4).
 
-If a person is not in a data set, and is independent of everyone in it,
-releasing the data set does not violate that person's privacy (§4.1). So
-whatever an analysis of the data set predicts about *non-members* is an
-allowed inference, and an attack on an anonymized release must beat it on
-the same people with the same knowledge before it counts as a
-vulnerability.
+What an analysis of a data set predicts about people not in it (and independent of its members) is an allowed
+inference (§4.1), so an attack on a release must beat it on the same people with the same knowledge (chapter 5 walks
+through the recipe). :func:`split_members` draws the non-members (§4.2 relaxed; :func:`leave_one_out_baseline` the
+complete approach); :func:`nonmember_baseline` fits the §4.4 models on the members (L1 logistic regression C = 0.01 or
+Lasso α = 0.1, against the most common value, keeping the better; continuous secrets correct within 5 %,
+:func:`correct_within`) and returns an :class:`~anonlab.measures.AttackResult` for ``score(attack, baseline)`` (PI, Eq
+6); :func:`precision_vs_prediction_rate` / :func:`confidence_walk` withhold low-confidence predictions (§4.5, Fig 5);
+:func:`replicate_records` / :func:`replication_test` duplicate records (§4.6, Fig 6); :func:`framework_table` on a
+synthetic copy gives the prior framework (§4.7, Fig 8).
 
-The recipe (§4.2-4.4), as implemented here:
-
-1. :func:`split_members`: draw the non-members (the attack's targets, 3,039
-   of BankChurners' 10,127 rows in the paper) at random; the rest are the
-   members (7,088), the analogue of a training set (the *relaxed* approach
-   of §4.2; :func:`leave_one_out_baseline` is the *complete* one).
-2. :func:`nonmember_baseline`: fit an ordinary model on the members only and
-   predict each non-member's secret from its known attributes: for a
-   categorical secret a logistic regression (L1, C = 0.01, saga) and the
-   most-common-value guess, keeping the better; for a continuous secret a
-   Lasso (α = 0.1) and the most common value, a prediction being correct
-   within 5 % (:func:`correct_within`). Numeric known attributes are
-   standardised and categorical ones one-hot coded, as in the authors'
-   code. The result is an :class:`~anonlab.measures.AttackResult`, so
-   ``score(attack, baseline)`` measures the baseline on exactly the targets
-   an attack predicted for and gives PI (§4.3 steps 1-4, Eq 6).
-3. :func:`precision_vs_prediction_rate`: withhold a prediction when the
-   model's largest class probability is below a threshold (§4.5, Fig 5);
-   :func:`confidence_walk` walks every distinct probability.
-4. :func:`replicate_records` and :func:`replication_test`: duplicated
-   records as dependent members and non-members (§4.6, Fig 6).
-5. :func:`framework_table` fitted on a synthetic copy of the members gives
-   the "prior framework" of §4.7 (Fig 8); see
-   :func:`anonlab.mechanisms.synthesis.cart_synthesize`.
-
-[FW24] P. Francis and D. Wagner, "Towards more accurate and useful data
-anonymity vulnerability measures", arXiv:2403.06595 (2024). The authors'
-code: github.com/yoid2000/non-member-framework-paper-code (``diffTools.py``).
+[FW24] P. Francis and D. Wagner, "Towards more accurate and useful data anonymity vulnerability measures",
+arXiv:2403.06595 (2024); the authors' code: github.com/yoid2000/non-member-framework-paper-code (``diffTools.py``).
 
 Examples
 --------
-A secret that is a function of a known attribute is predicted perfectly
-(with C = 0.01 the L1 penalty needs a few hundred members before any
-feature enters the model):
+A secret that is a function of a known attribute is predicted perfectly (with C = 0.01 the L1 penalty needs a few
+hundred members before any feature enters the model):
 
 >>> import pandas as pd
 >>> df = pd.DataFrame({"job": ["prof", "clerk"] * 500, "degree": ["phd", "hs"] * 500})
@@ -113,10 +89,9 @@ def attribute_kinds(data: pd.DataFrame, *, max_levels: int = 10,
                     overrides: Mapping[str, str] | None = None) -> dict[str, str]:
     """Categorical or continuous, per column, by the rule of the authors' code.
 
-    A non-numeric column is categorical; a numeric column is continuous when
-    it has at least ``max_levels`` distinct values, else categorical
-    (``getColType`` in ``diffTools.py``). ``overrides`` fixes some columns
-    (BankChurners' types are listed in the paper's Fig 3).
+    A non-numeric column is categorical; a numeric column is continuous when it has at least ``max_levels`` distinct
+    values, else categorical (``getColType`` in ``diffTools.py``). ``overrides`` fixes some columns (BankChurners'
+    types are listed in the paper's Fig 3).
 
     >>> attribute_kinds(pd.DataFrame({"a": range(20), "b": [0, 1] * 10, "c": ["x"] * 20}))
     {'a': 'continuous', 'b': 'categorical', 'c': 'categorical'}
@@ -149,9 +124,8 @@ def split_members(data: pd.DataFrame, n_members: int | None = None, n_non_member
                   seed: int | np.random.Generator | None = 0) -> MemberSplit:
     """Draw ``n_non_members`` rows at random as non-members, ``n_members`` others as members.
 
-    [FW24] §4.4 removes 3,039 random non-members from BankChurners' 10,127
-    rows and keeps the other 7,088 as members. ``n_members=None`` keeps every
-    row that is not a non-member.
+    [FW24] §4.4 removes 3,039 random non-members from BankChurners' 10,127 rows and keeps the other 7,088 as members.
+    ``n_members=None`` keeps every row that is not a non-member.
 
     >>> s = split_members(pd.DataFrame({"a": range(10)}), 6, 4, seed=1)
     >>> s.sizes, len(set(s.members) & set(s.non_members))
@@ -175,21 +149,10 @@ def split_members(data: pd.DataFrame, n_members: int | None = None, n_non_member
 class ModelSettings:
     """The models of [FW24] §4.4 and the rule for a correct continuous prediction.
 
-    Attributes
-    ----------
-    C : float
-        Inverse L1 strength of the logistic regression (paper: 0.01).
-    alpha : float
-        L1 strength of the Lasso (paper: 0.1).
-    max_iter : int
-        Iterations of the saga solver (authors' run: 5000; sklearn's default 100).
-    tolerance : float
-        A continuous prediction is correct within this fraction (paper: 0.05).
-    tolerance_basis : {"range", "relative"}
-        "relative": within ``tolerance`` × |true value| (the paper's text,
-        "within 5% of the true value"); "range": within ``tolerance`` × the
-        range (max − min) of the targets' true values (the authors' code,
-        ``printEvaluation``).
+    ``C``: inverse L1 strength of the logistic regression (paper 0.01); ``alpha``: L1 strength of the Lasso (0.1);
+    ``max_iter``: saga iterations (authors' run 5000); ``tolerance``: a continuous prediction is correct within this
+    fraction (0.05) of |true value| (``tolerance_basis="relative"``, the paper's text) or of the targets' range
+    (``"range"``, the authors' ``printEvaluation``).
     """
 
     C: float = 0.01
@@ -210,10 +173,9 @@ def correct_within(prediction: npt.ArrayLike, truth: npt.ArrayLike, tolerance: f
                    basis: str = "relative", value_range: float | None = None) -> np.ndarray:
     """Is each continuous prediction within the tolerance of the truth?
 
-    ``basis="relative"``: :math:`|\\hat y - y| \\le \\tau |y|` ([FW24] §4.4,
-    "within 5% of the true value"); ``basis="range"``:
-    :math:`|\\hat y - y| \\le \\tau (\\max y - \\min y)` over the targets (the
-    authors' code), or over ``value_range`` when given.
+    ``basis="relative"``: :math:`|\\hat y - y| \\le \\tau |y|` ([FW24] §4.4, "within 5% of the true value");
+    ``basis="range"``: :math:`|\\hat y - y| \\le \\tau (\\max y - \\min y)` over the targets (the authors' code), or
+    over ``value_range`` when given.
 
     >>> correct_within([105, 94, 0.0], [100, 100, 0.0], 0.05).tolist()
     [True, False, True]
@@ -252,8 +214,8 @@ def _pipeline(known: Sequence[str], kinds: Mapping[str, str], secret_kind: str, 
     """The analysis of [FW24] §4.4 as a scikit-learn pipeline: scaled continuous and one-hot categorical known
     attributes, then an L1 logistic regression (saga) for a categorical secret or a Lasso for a continuous one.
 
-    The fits below build the same design matrix faster (:mod:`anonlab.measures.design`) and fit :func:`_model`
-    on it; this pipeline is the reference they are tested against.
+    The fits below build the same design matrix faster (:mod:`anonlab.measures.design`) and fit :func:`_model` on it;
+    this pipeline is the reference they are tested against.
     """
     from sklearn.compose import ColumnTransformer
     from sklearn.pipeline import Pipeline
@@ -296,10 +258,10 @@ def _fit_on(model: Any, x_train: Any, y: np.ndarray, x_targets: Any, kind: str
 class FitStore:
     """The predictions of fitted models, by a digest of each fit's inputs (:func:`_fit_key`), held by the caller.
 
-    A caller that asks for one fit several times (chapter 5 asks for some four times) makes one store and
-    passes it as ``fits=``; without one, fits are shared only within one call. At most ``max_fits``
-    predictions are kept, the oldest dropped first. :meth:`reading` scopes a memo of column hashes and
-    category codes to a block in which the frames are only read.
+    A caller that asks for one fit several times (chapter 5 asks for some four times) makes one store and passes it as
+    ``fits=``; without one, fits are shared only within one call. At most ``max_fits`` predictions are kept, the
+    oldest dropped first. :meth:`reading` scopes a memo of column hashes and category codes to a block in which the
+    frames are only read.
     """
 
     def __init__(self, max_fits: int = 512) -> None:
@@ -340,8 +302,8 @@ class FitStore:
 def default_n_jobs() -> int:
     """Worker processes for independent fits: joblib's CPU count, at most 2.
 
-    joblib's count honours ``LOKY_MAX_CPU_COUNT``, the ecosystem's own setting (the book's scheduler sets it
-    to the cores it grants a run); pass ``n_jobs`` to choose.
+    joblib's count honours ``LOKY_MAX_CPU_COUNT``, the ecosystem's own setting (the book's scheduler sets it to the
+    cores it grants a run); pass ``n_jobs`` to choose.
     """
     from joblib import cpu_count
 
@@ -363,10 +325,9 @@ def _fit_key(train: pd.DataFrame, targets: pd.DataFrame, secret: str, known: Seq
              kinds: Mapping[str, str], settings: ModelSettings, memo: dict | None = None) -> str:
     """A digest of everything a model fit depends on: the rows (in order), the known set, kinds, model settings.
 
-    The tolerance rule is not part of it (it judges predictions, it does not
-    make them), so the same fit serves both rules. Raw values are hashed,
-    column by column (:func:`_column_hash`); :func:`_prepare` is a function
-    of them and of the kinds.
+    The tolerance rule is not part of it (it judges predictions, it does not make them), so the same fit serves both
+    rules. Raw values are hashed, column by column (:func:`_column_hash`); :func:`_prepare` is a function of them and
+    of the kinds.
     """
     h = hashlib.sha256()
     for df, cols in ((train, list(known) + [secret]), (targets, list(known))):
@@ -383,8 +344,8 @@ def _fit_model(train: pd.DataFrame, targets: pd.DataFrame, secret: str, known: S
                ) -> tuple[np.ndarray, np.ndarray | None]:
     """Fit the analysis of :func:`_pipeline` on ``train``; predict ``targets``: (prediction, p_max).
 
-    The design matrices are :func:`~anonlab.measures.design.design_pair`'s
-    (the pipeline's, entry for entry), so the model is the pipeline's.
+    The design matrices are :func:`~anonlab.measures.design.design_pair`'s (the pipeline's, entry for entry), so the
+    model is the pipeline's.
     """
     from .design import design_pair
 
@@ -407,8 +368,8 @@ def _model_predictions(train: pd.DataFrame, targets: pd.DataFrame, secret: str, 
 def _fit_many(tasks: Sequence[tuple], n_jobs: int) -> list[tuple[np.ndarray, np.ndarray | None]]:
     """:func:`_fit_model` of each ``(train, targets, secret, known, kinds, settings)``, on ``n_jobs`` processes.
 
-    Each fit is deterministic (saga with a fixed ``random_state``, cyclic
-    coordinate descent), so the results are those of the sequential loop.
+    Each fit is deterministic (saga with a fixed ``random_state``, cyclic coordinate descent), so the results are
+    those of the sequential loop.
     """
     if n_jobs <= 1 or len(tasks) < 2:
         return [_fit_model(*t) for t in tasks]
@@ -420,10 +381,9 @@ def _fit_many(tasks: Sequence[tuple], n_jobs: int) -> list[tuple[np.ndarray, np.
 def prefit(tasks: Sequence[tuple], fits: FitStore, n_jobs: int | None = None) -> int:
     """Fit the models that tasks ``(train, targets, secret, known, kinds, settings)`` need, in parallel.
 
-    Fills ``fits``, so a loop of ``fit_predict(..., fits=fits)`` calls that follows does no fitting.
-    Tasks whose fit is
-    already stored, repeated tasks, and tasks without a model (no known
-    attribute, a single class) are skipped. Returns the number of fits made.
+    Fills ``fits``, so a loop of ``fit_predict(..., fits=fits)`` calls that follows does no fitting. Tasks whose fit
+    is already stored, repeated tasks, and tasks without a model (no known attribute, a single class) are skipped.
+    Returns the number of fits made.
     """
     todo: dict[str, tuple] = {}
     for train, targets, secret, known, kinds, settings in tasks:
@@ -466,41 +426,15 @@ def fit_predict(train: pd.DataFrame, targets: pd.DataFrame, secret: str, *,
                 settings: ModelSettings = ModelSettings(), analysis: str = "best",
                 value_range: float | None = None, name: str | None = None,
                 fits: FitStore | None = None) -> AttackResult:
-    """Fit the analysis on ``train``; predict the secret of every row of ``targets``.
+    """Fit the analysis on ``train`` (the members, or a synthetic copy for §4.7) and predict ``secret`` for every row of
+    ``targets`` ([FW24] §4.2, Fig 2).
 
-    The core of the non-member framework ([FW24] §4.2, Fig 2): ``train`` is
-    the data set without the targets (the members), or, for the prior
-    framework of §4.7, a synthetic copy of it.
-
-    Parameters
-    ----------
-    train, targets : pandas.DataFrame
-        Same columns. ``targets``' index labels name the targets.
-    secret : str
-        The attribute to predict.
-    known : sequence of str, optional
-        The attacker's known attributes (default: every other column).
-    kinds : mapping, optional
-        ``categorical``/``continuous`` per column (default :func:`attribute_kinds` of ``train``).
-    settings : ModelSettings
-    analysis : {"best", "model", "most_common"}
-        "model": the regression; "most_common": always the members' most
-        common value; "best": whichever of the two has the higher precision
-        on these targets (§4.4, "We use the better of the two").
-    value_range : float, optional
-        Range for ``tolerance_basis="range"`` (default: the targets' range).
-    name : str, optional
-    fits : FitStore, optional
-        Where fitted models' predictions are kept between calls (default: none kept).
-
-    Returns
-    -------
-    AttackResult
-        A prediction for every target (prediction rate 1, Fig 4); for a
-        categorical secret fitted by the model, ``confidence`` is the largest
-        class probability :math:`p_{max}` (§4.5); for a continuous secret,
-        ``correct`` holds the tolerance rule. ``resources``: members used,
-        known attributes, seconds; the analysis kept is in the name.
+    ``known``: the attacker's attributes (default every other column); ``kinds``: categorical/continuous per column
+    (default :func:`attribute_kinds`); ``analysis``: "model", "most_common" or "best" (the better on these targets,
+    §4.4); ``value_range``: for ``tolerance_basis="range"`` (default the targets' range); ``fits``: a
+    :class:`FitStore` keeping fitted predictions between calls. Returns an :class:`~anonlab.measures.AttackResult`
+    predicting every target; a categorical model's ``confidence`` is :math:`p_{max}` (§4.5); a continuous secret's
+    ``correct`` holds the tolerance rule; ``resources``: members, known attributes, seconds.
     """
     check_choice("analysis", analysis, ANALYSES)
     known = _check_known(train, secret, known)
@@ -552,12 +486,10 @@ def nonmember_baseline(data: pd.DataFrame, secret: str, *, members: npt.ArrayLik
                        fits: FitStore | None = None) -> AttackResult:
     """The non-member baseline for ``secret``: fit on the members, predict the targets ([FW24] §4.2-4.4).
 
-    ``targets`` (row labels; default every row that is not a member) must
-    not be members: a baseline that has seen its targets is not an allowed
-    inference (§4.1). To compare with an attack, pass the attack's targets
-    and score with ``score(attack, baseline)``: the baseline's precision is
-    then measured on the targets the attack predicted for (§4.3 steps 1-4)
-    and PI = (P_atk − P_base)/(1 − P_base) (Eq 6).
+    ``targets`` (row labels; default every row that is not a member) must not be members: a baseline that has seen its
+    targets is not an allowed inference (§4.1). To compare with an attack, pass the attack's targets and score with
+    ``score(attack, baseline)``: the baseline's precision is then measured on the targets the attack predicted for
+    (§4.3 steps 1-4) and PI = (P_atk − P_base)/(1 − P_base) (Eq 6).
 
     See :func:`fit_predict` for the analysis and the result.
     """
@@ -585,13 +517,11 @@ def framework_table(train: pd.DataFrame, targets: pd.DataFrame, secrets: Sequenc
                     ) -> tuple[pd.DataFrame, dict[tuple[str, str], AttackResult]]:
     """Baseline precision per secret and known-attribute set (Fig 4; on synthetic ``train``, Fig 8).
 
-    Returns a table (``framework, secret, kind, known, n_known, analysis,
-    precision, precision_low, precision_high, prediction_rate, targets``)
-    and the :class:`AttackResult` of each (secret, known set).
-    A known set that leaves no attribute besides the secret is skipped.
-    The model fits are independent: they run on ``n_jobs`` processes
-    (default :func:`default_n_jobs`), with the results of the sequential loop; ``fits`` keeps them for later
-    calls (:class:`FitStore`).
+    Returns a table (``framework, secret, kind, known, n_known, analysis, precision, precision_low, precision_high,
+    prediction_rate, targets``) and the :class:`AttackResult` of each (secret, known set). A known set that leaves no
+    attribute besides the secret is skipped. The model fits are independent: they run on ``n_jobs`` processes (default
+    :func:`default_n_jobs`), with the results of the sequential loop; ``fits`` keeps them for later calls
+    (:class:`FitStore`).
     """
     with (FitStore() if fits is None else fits).reading() as store:
         return _framework_table(train, targets, secrets, known_sets, kinds, settings, analysis, framework, n_jobs,
@@ -637,11 +567,9 @@ def _analysis_of(result: AttackResult) -> str:
 def precision_vs_prediction_rate(result: AttackResult, thresholds: Sequence[float] | None = None) -> pd.DataFrame:
     """Precision and prediction rate when no prediction is made below ``p_thresh`` ([FW24] §4.5, Fig 5).
 
-    For each threshold, predict only where :math:`p_{max} \\ge p_{thresh}`
-    (:meth:`AttackResult.at_threshold`); prediction rate is the share of
-    targets with a prediction (Eq 5), precision is Eq 2 over those
-    predictions (NaN when there are none). Without ``thresholds`` the whole
-    curve: every distinct :math:`p_{max}` is a threshold
+    For each threshold, predict only where :math:`p_{max} \\ge p_{thresh}` (:meth:`AttackResult.at_threshold`);
+    prediction rate is the share of targets with a prediction (Eq 5), precision is Eq 2 over those predictions (NaN
+    when there are none). Without ``thresholds`` the whole curve: every distinct :math:`p_{max}` is a threshold
     (:func:`confidence_walk`), so no point of it is missed.
 
     >>> r = AttackResult.from_predictions("t", truth=["a", "b", "a", "b"], prediction=["a", "a", "a", "b"],
@@ -677,12 +605,9 @@ def _walk_order(confidence: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndar
 def confidence_walk(result: AttackResult, confidence: float = 0.95) -> pd.DataFrame:
     """Precision and prediction rate at every distinct confidence value, highest last ([FW24] §4.5, Fig 5).
 
-    Sorting the predicted targets by :math:`p_{max}` once, the threshold at
-    the k-th distinct value predicts for every target at least that
-    confident: predictions and correct ones are cumulative counts, so the
-    whole curve costs one sort (the same rows as
-    :func:`precision_vs_prediction_rate` at those thresholds). Wilson
-    intervals on precision.
+    Sorting the predicted targets by :math:`p_{max}` once, the threshold at the k-th distinct value predicts for every
+    target at least that confident: predictions and correct ones are cumulative counts, so the whole curve costs one
+    sort (the same rows as :func:`precision_vs_prediction_rate` at those thresholds). Wilson intervals on precision.
 
     >>> r = AttackResult.from_predictions("t", truth=["a", "b", "a", "b"], prediction=["a", "a", "a", "b"],
     ...                                   confidence=[0.9, 0.6, 0.9, 0.95])
@@ -709,12 +634,10 @@ def perfect_bootstrap(result: AttackResult, min_predictions: int, n_boot: int = 
                       seed: int | np.random.Generator | None = 0) -> np.ndarray:
     """Does the curve reach precision 1.0 on at least ``min_predictions`` predictions, in each bootstrap sample?
 
-    Targets are resampled with replacement (``n_boot`` times). Along the
-    walk (:func:`confidence_walk`) precision is 1.0 exactly up to the tie
-    group of the most confident wrong prediction, so a sample is perfect
-    when the weight of the targets more confident than that group reaches
-    ``min_predictions``. Returns one boolean per sample; its mean is the
-    share of samples in which the secret reaches perfect precision.
+    Targets are resampled with replacement (``n_boot`` times). Along the walk (:func:`confidence_walk`) precision is
+    1.0 exactly up to the tie group of the most confident wrong prediction, so a sample is perfect when the weight of
+    the targets more confident than that group reaches ``min_predictions``. Returns one boolean per sample; its mean
+    is the share of samples in which the secret reaches perfect precision.
 
     >>> r = AttackResult.from_predictions("t", truth=["a"] * 20, prediction=["a"] * 20, confidence=np.linspace(0, 1, 20))
     >>> bool(perfect_bootstrap(r, 10, n_boot=50).all())
@@ -741,8 +664,8 @@ def perfect_bootstrap(result: AttackResult, min_predictions: int, n_boot: int = 
 def perfect_precision(curve: pd.DataFrame, min_predictions: int = 1) -> dict[str, Any]:
     """Does some threshold give precision 1.0 on at least ``min_predictions`` predictions, and at what rate?
 
-    Returns ``{"perfect": bool, "prediction_rate": the largest such rate (NaN
-    if none), "predictions": how many, "threshold": the lowest such threshold}``.
+    Returns ``{"perfect": bool, "prediction_rate": the largest such rate (NaN if none), "predictions": how many,
+    "threshold": the lowest such threshold}``.
 
     >>> c = pd.DataFrame({"threshold": [0.5, 0.9], "predictions": [10, 3], "prediction_rate": [1.0, 0.3],
     ...                   "precision": [0.8, 1.0]})
@@ -767,9 +690,8 @@ def replicate_records(data: pd.DataFrame, fraction: float, seed: int | np.random
                       ) -> pd.DataFrame:
     """Append a copy of ``round(fraction · n)`` random rows (no repeats) ([FW24] §4.6).
 
-    The result has a fresh 0..n'-1 index and a column ``_source`` giving each
-    row's original label, so a copy and its original can be found again.
-    The authors replicate 10 %, 50 % and 100 % of the rows (``replicate_rows``).
+    The result has a fresh 0..n'-1 index and a column ``_source`` giving each row's original label, so a copy and its
+    original can be found again. The authors replicate 10 %, 50 % and 100 % of the rows (``replicate_rows``).
 
     >>> r = replicate_records(pd.DataFrame({"a": [1, 2, 3, 4]}), 0.5, seed=0)
     >>> len(r), int(r["_source"].duplicated().sum())
@@ -790,18 +712,13 @@ def replication_test(members: pd.DataFrame, secrets: Sequence[str], fractions: S
                      fits: FitStore | None = None) -> pd.DataFrame:
     """Baseline precision when a share of records is duplicated ([FW24] §4.6, Fig 6).
 
-    As in the authors' code: for each fraction, replicate that share of the
-    members (:func:`replicate_records`), draw ``n_targets`` rows of the
-    enlarged table as non-members, fit on the rest and predict them. A
-    target whose copy stayed among the members is *dependent* on a member;
-    the table reports precision overall and separately on dependent and
-    independent targets. Fraction 0 is the unreplicated reference.
+    As in the authors' code: for each fraction, replicate that share of the members (:func:`replicate_records`), draw
+    ``n_targets`` rows of the enlarged table as non-members, fit on the rest and predict them. A target whose copy
+    stayed among the members is *dependent* on a member; the table reports precision overall and separately on
+    dependent and independent targets. Fraction 0 is the unreplicated reference.
 
-    Returns
-    -------
-    pandas.DataFrame
-        ``fraction, secret, kind, precision, precision_dependent,
-        precision_independent, n_dependent, targets``.
+    Returns: pandas.DataFrame: ``fraction, secret, kind, precision, precision_dependent, precision_independent,
+    n_dependent, targets``.
     """
     rng = check_random_state(seed)
     cols = list(members.columns)
@@ -847,12 +764,10 @@ def leave_one_out_baseline(data: pd.DataFrame, secret: str, targets: npt.ArrayLi
                            value_range: float | None = None, n_jobs: int | None = None) -> AttackResult:
     """The *complete* non-member baseline of [FW24] §4.2: one fit per target, on every other row.
 
-    Compare with :func:`nonmember_baseline` on the same targets (the
-    *relaxed* approach, one fit without all targets), which the paper says
-    "should generally produce a baseline close enough". One model fit per
-    target: keep ``targets`` small. The fits are independent: they run in
-    ``n_jobs`` processes (default :func:`default_n_jobs`), each on a share of
-    the targets, with the results of the sequential loop.
+    Compare with :func:`nonmember_baseline` on the same targets (the *relaxed* approach, one fit without all targets),
+    which the paper says "should generally produce a baseline close enough". One model fit per target: keep
+    ``targets`` small. The fits are independent: they run in ``n_jobs`` processes (default :func:`default_n_jobs`),
+    each on a share of the targets, with the results of the sequential loop.
     """
     targets = np.asarray(targets)
     n_jobs = default_n_jobs() if n_jobs is None else check_int("n_jobs", n_jobs, low=1)
@@ -878,12 +793,10 @@ def _leave_one_out_chunk(data: pd.DataFrame, secret: str, targets: np.ndarray,
                          args: Mapping[str, Any]) -> list[AttackResult]:
     """One :func:`fit_predict` per target, fitted on every other row (a worker's share of the targets).
 
-    With the regression (``analysis="model"``) the table is prepared and
-    coded once (:func:`_leave_one_out_models`; :func:`_prepare` works value
-    by value, so a row dropped after preparing is the row dropped before)
-    and each model is fitted straight from it, without :func:`fit_predict`'s
-    per-call preparation and memoisation, which a fit used once does not
-    need: the same models and predictions, at a fraction of the cost.
+    With the regression (``analysis="model"``) the table is prepared and coded once (:func:`_leave_one_out_models`;
+    :func:`_prepare` works value by value, so a row dropped after preparing is the row dropped before) and each model
+    is fitted straight from it, without :func:`fit_predict`'s per-call preparation and memoisation, which a fit used
+    once does not need: the same models and predictions, at a fraction of the cost.
     """
     kinds = args["kinds"]
     known = _check_known(data, secret, args.get("known"))
@@ -899,11 +812,10 @@ def _leave_one_out_models(data: pd.DataFrame, secret: str, targets: np.ndarray, 
     """The regression of :func:`_leave_one_out_chunk`, one fit per target on every other row of ``data``.
 
     The continuous columns are prepared and the categorical ones coded
-    (:func:`~anonlab.measures.design.category_codes`) once for the whole
-    table; each fit drops its target's row from them and builds the design
-    matrix from what is left (:func:`~anonlab.measures.design.fit_design`,
-    the pipeline's matrix entry for entry), so a category only the target
-    has is unknown to its model, as in a fit on the table without it.
+    (:func:`~anonlab.measures.design.category_codes`) once for the whole table; each fit drops its target's row from
+    them and builds the design matrix from what is left (:func:`~anonlab.measures.design.fit_design`, the pipeline's
+    matrix entry for entry), so a category only the target has is unknown to its model, as in a fit on the table
+    without it.
     """
     from .design import category_codes, fit_design
 
@@ -939,9 +851,8 @@ def pi_across_tolerances(attack: AttackResult, baseline: AttackResult, tolerance
                          basis: str = "range", value_range: float | None = None) -> pd.DataFrame:
     """PI of a continuous-secret attack over its baseline, for several error bounds ([FW24] §4.3).
 
-    Both are judged with the same bound :math:`\\tau` (:func:`correct_within`)
-    on the targets the attack predicted for; §4.3 says the resulting PI "is
-    independent from the error chosen".
+    Both are judged with the same bound :math:`\\tau` (:func:`correct_within`) on the targets the attack predicted
+    for; §4.3 says the resulting PI "is independent from the error chosen".
 
     >>> a = AttackResult.from_predictions("a", truth=[100.0, 100.0], prediction=[101.0, 108.0])
     >>> b = AttackResult.from_predictions("b", truth=[100.0, 100.0], prediction=[104.0, 120.0])
@@ -966,11 +877,9 @@ def pi_spread_bootstrap(attack: AttackResult, baseline: AttackResult, tolerances
                         seed: int | np.random.Generator | None = 0, confidence: float = 0.95) -> dict[str, float]:
     """How far PI moves over the error bounds (max - min, :func:`pi_across_tolerances`), with a bootstrap interval.
 
-    The targets the attack predicted for are resampled with replacement
-    (``n_boot`` times); in each sample attack and baseline are judged with
-    every bound and PI (Eq 6) recomputed; the interval is the percentile
-    interval of the spread (a bound at which the baseline is always right
-    has no PI and is left out of that sample's spread).
+    The targets the attack predicted for are resampled with replacement (``n_boot`` times); in each sample attack and
+    baseline are judged with every bound and PI (Eq 6) recomputed; the interval is the percentile interval of the
+    spread (a bound at which the baseline is always right has no PI and is left out of that sample's spread).
 
     >>> a = AttackResult.from_predictions("a", truth=[100.0] * 40, prediction=[101.0] * 20 + [108.0] * 20)
     >>> b = AttackResult.from_predictions("b", truth=[100.0] * 40, prediction=[104.0] * 20 + [120.0] * 20)
@@ -1009,9 +918,8 @@ def complete_vs_relaxed(data: pd.DataFrame, split: MemberSplit, secrets: Sequenc
                         fits: FitStore | None = None) -> pd.DataFrame:
     """Relaxed (one fit on the members) vs complete (one fit per target on all other rows) baselines (§4.2).
 
-    On the first ``n_targets`` non-members, with the regression (no
-    most-common-value switch, so the two differ only by what they were
-    fitted on). Precision of each and their difference.
+    On the first ``n_targets`` non-members, with the regression (no most-common-value switch, so the two differ only
+    by what they were fitted on). Precision of each and their difference.
     """
     targets = split.non_members[:n_targets]
     rows = []
@@ -1037,11 +945,10 @@ def pi_vs_tolerance(data: pd.DataFrame, split: MemberSplit, pii: Sequence[str], 
                     seed: int | None = 0, fits: FitStore | None = None) -> pd.DataFrame:
     """PI of the all-attributes Lasso over the PII-only Lasso, per continuous secret and error bound (§4.3).
 
-    The "attack" knows every other attribute, the baseline only the PII;
-    both are judged with the same bound (:func:`pi_across_tolerances`).
-    [FW24] §4.3 says PI is then independent of the bound. Each secret's
-    rows also carry the spread of PI over the bounds and its bootstrap
-    interval (:func:`pi_spread_bootstrap`, seeded with ``seed``).
+    The "attack" knows every other attribute, the baseline only the PII; both are judged with the same bound
+    (:func:`pi_across_tolerances`). [FW24] §4.3 says PI is then independent of the bound. Each secret's rows also
+    carry the spread of PI over the bounds and its bootstrap interval (:func:`pi_spread_bootstrap`, seeded with
+    ``seed``).
     """
     frames = []
     for secret in [c for c in data.columns if kinds[c] == CONTINUOUS]:

@@ -1,11 +1,10 @@
 r"""The privacy loss random variable, δ(ε), and passive vs active partial knowledge.
 
-After D. Desfontaines, *Lowering the cost of anonymization* (PhD thesis, ETH Zürich 2020),
-§2.2.2 and §3.1.3. Privacy loss L = ln Pr[M(D) = O | D_i = t, B] / Pr[M(D) = O | D_i = t', B]
-(Definitions 13, 56; ln(x/0) = +∞); δ(ε) = E[max(0, 1 - e^(ε-L))] = Σ_o max(0, P_t(o) -
-e^ε P_t'(o)) (Proposition 8); active δ_A = max_B δ_B (APKDP, Definition 57), passive δ_P =
-Σ_B Pr[B] δ_B (PPKDP, Definition 58; Theorem 1), each over both ordered pairs (t, t').
-Computed in log space: passive δ far below 1e-300 occurs (Example 7).
+After D. Desfontaines, *Lowering the cost of anonymization* (PhD thesis, ETH Zürich 2020), §2.2.2 and §3.1.3. Privacy
+loss L = ln Pr[M(D) = O | D_i = t, B] / Pr[M(D) = O | D_i = t', B] (Definitions 13, 56; ln(x/0) = +∞); δ(ε) = E[max(0,
+1 - e^(ε-L))] = Σ_o max(0, P_t(o) - e^ε P_t'(o)) (Proposition 8); active δ_A = max_B δ_B (APKDP, Definition 57),
+passive δ_P = Σ_B Pr[B] δ_B (PPKDP, Definition 58; Theorem 1), each over both ordered pairs (t, t'). Computed in log
+space: passive δ far below 1e-300 occurs (Example 7).
 
 >>> pld = privacy_loss_distribution(np.log([0.5, 0.5]), np.log([0.25, 0.75]))
 >>> [round(float(x), 4) for x in pld.loss]
@@ -170,9 +169,8 @@ def same_privacy_loss(a: PrivacyLossDistribution, b: PrivacyLossDistribution,
 class PartialKnowledgeDelta:
     """δ_b(ε) for every partial knowledge b, and the passive and active δ.
 
-    Arrays ``log_delta_by_background`` (direction, b, ε) and ``log_infinite_by_background``
-    (direction, b: log Pr[L = +∞]) over the ordered pairs of :data:`DIRECTIONS`, with
-    ``log_background`` = log Pr[B = b].
+    Arrays ``log_delta_by_background`` (direction, b, ε) and ``log_infinite_by_background`` (direction, b: log Pr[L =
+    +∞]) over the ordered pairs of :data:`DIRECTIONS`, with ``log_background`` = log Pr[B = b].
     """
 
     epsilons: np.ndarray

@@ -1,36 +1,18 @@
-"""One scoring protocol for every attack that guesses something about people.
+"""One scoring protocol for every attack that guesses something about people ([FW24] §4.3).
 
-An attack is *run*, then *scored* (the shape of Anonymeter's evaluators, with
-this book's distinction between precision, coverage and base rate kept):
+An attack returns an :class:`AttackResult` (targets, predictions, truth, resources); :func:`score` turns it into a
+:class:`Score`: precision over the predictions (Eq 2), coverage (§4.3), prediction rate (Eq 4), recall (Eq 3), each
+with a Wilson interval, and against a baseline's result on the same targets its precision there and PI = (P_attack −
+P_base) / (1 − P_base) (Eq 6). :func:`yardstick` scores several results into one table. [FW24] P. Francis and D.
+Wagner, arXiv:2403.06595 (2024).
 
-1. the attack returns an :class:`AttackResult`: which targets it attacked,
-   for which it made a prediction, what it predicted, the truth, and the
-   resources it used (queries, auxiliary records, seconds);
-2. :func:`score` turns a result into a :class:`Score`: precision over the
-   predictions made ([FW24] Eq 2), coverage (the fraction of targets with a
-   prediction, §4.3), the prediction rate of Eq 4, recall where a positive
-   value is defined (Eq 3), each with a Wilson interval; given a
-   *baseline's* result on the same targets, the baseline's precision on the
-   targets the attack predicted for (§4.3, steps 1-4) and the precision
-   improvement PI = (P_attack − P_base) / (1 − P_base) (Eq 6).
-
-:func:`yardstick` scores several results at once into one table, so that
-attacks from different chapters can be compared on one scale.
-
-[FW24] P. Francis and D. Wagner, "Towards more accurate and useful data
-anonymity vulnerability measures", arXiv:2403.06595 (2024).
-
-Examples
---------
 >>> attack = AttackResult.from_predictions(
 ...     "toy", truth=["a", "b", "a", "b"], prediction=["a", None, "b", "b"])
 >>> base = AttackResult.from_predictions(
 ...     "majority", truth=["a", "b", "a", "b"], prediction=["a", "a", "a", "a"])
 >>> s = score(attack, baseline=base)
->>> round(s.precision, 4), s.coverage, round(s.baseline_precision, 4)
-(0.6667, 0.75, 0.6667)
->>> s.precision_improvement
-0.0
+>>> round(s.precision, 4), s.coverage, round(s.baseline_precision, 4), s.precision_improvement
+(0.6667, 0.75, 0.6667, 0.0)
 """
 
 from __future__ import annotations
@@ -95,12 +77,10 @@ def _array(name: str, value: Any, n: int | None = None, dtype: Any = None) -> np
 def _all_distinct(values: np.ndarray) -> bool:
     """Are the values all different? The answer of ``len(set(values.tolist())) == values.size``.
 
-    Row indices (non-negative integers not far above their count, what
-    attacks use as targets) are counted with ``np.bincount``, other integers
-    sorted and compared with their neighbours, both in C (the set of Python
-    ints costs ~1 ms per 30,000 targets, and every scored attack pays it);
-    other kinds go through Python's set (NaN, strings, objects keep Python's
-    equality).
+    Row indices (non-negative integers not far above their count, what attacks use as targets) are counted with
+    ``np.bincount``, other integers sorted and compared with their neighbours, both in C (the set of Python ints costs
+    ~1 ms per 30,000 targets, and every scored attack pays it); other kinds go through Python's set (NaN, strings,
+    objects keep Python's equality).
 
     >>> _all_distinct(np.array([3, 1, 2])), _all_distinct(np.array([3, 1, 3])), _all_distinct(np.array([], int))
     (True, False, True)
@@ -124,36 +104,17 @@ def _all_distinct(values: np.ndarray) -> bool:
 class AttackResult:
     """What an attack did, target by target.
 
-    Attributes
-    ----------
-    attack
-        A short name ("naive Bayes, ε = 0.1", "cloning, |Δ| = 10").
-    targets
-        One identifier per attacked target (row labels, user ids).
-    truth
-        Each target's true secret (or membership).
-    predicted
-        ``True`` where the attack made a prediction; elsewhere it abstained.
-    prediction
-        The prediction (any value where ``predicted`` is ``False``).
-    confidence
-        Optional score per target (higher = surer), from which thresholds
-        trade precision for coverage (:meth:`at_threshold`).
-    positive
-        The value that counts as a positive prediction for binary secrets
-        (e.g. ``True`` for membership); ``None`` for plain inference.
-    tolerance
-        Numeric secrets: a prediction within ``tolerance`` of the truth is
-        correct ([FW24] §4.3, "within 5 %" is a relative tolerance and is
-        encoded by the attack as a boolean ``correct`` instead).
-    resources
-        What the attack used: ``{"queries": 32, "aux_records": 8}``.
-    correct
-        Optional per-target correctness, when it is not ``prediction ==
-        truth`` (relative tolerances, sets of candidates).
-    baseline_kind
-        When the result is a baseline: what kind (:data:`BASELINE_KINDS`),
-        set by the function that builds it; ``None`` for an attack.
+    Attributes: ``attack``: A short name ("naive Bayes, ε = 0.1", "cloning, |Δ| = 10"). ``targets``: One identifier
+    per attacked target (row labels, user ids). ``truth``: Each target's true secret (or membership). ``predicted``:
+    ``True`` where the attack made a prediction; elsewhere it abstained. ``prediction``: The prediction (any value
+    where ``predicted`` is ``False``). ``confidence``: Optional score per target (higher = surer), from which
+    thresholds trade precision for coverage (:meth:`at_threshold`). ``positive``: The value that counts as a positive
+    prediction for binary secrets (e.g. ``True`` for membership); ``None`` for plain inference. ``tolerance``: Numeric
+    secrets: a prediction within ``tolerance`` of the truth is correct ([FW24] §4.3, "within 5 %" is a relative
+    tolerance and is encoded by the attack as a boolean ``correct`` instead). ``resources``: What the attack used:
+    ``{"queries": 32, "aux_records": 8}``. ``correct``: Optional per-target correctness, when it is not ``prediction
+    == truth`` (relative tolerances, sets of candidates). ``baseline_kind``: When the result is a baseline: what kind
+    (:data:`BASELINE_KINDS`), set by the function that builds it; ``None`` for an attack.
     """
 
     attack: str
@@ -273,13 +234,11 @@ class AttackResult:
 class Score:
     """An attack's score, with intervals, and its baseline on the same targets.
 
-    The fields of :class:`~anonlab.measures.rates.AttackScore` (``precision``,
-    ``coverage``, ``prediction_rate``, ``recall`` and their Wilson intervals),
-    plus, when a baseline was given: ``baseline_precision`` over the targets
-    the attack predicted for (with its interval) and ``precision_improvement``
-    ([FW24] Eq 6), whose interval takes the ends of the attack's precision
-    interval against the baseline's point value; ``baseline_kind`` is the
-    baseline's :attr:`AttackResult.baseline_kind`.
+    The fields of :class:`~anonlab.measures.rates.AttackScore` (``precision``, ``coverage``, ``prediction_rate``,
+    ``recall`` and their Wilson intervals), plus, when a baseline was given: ``baseline_precision`` over the targets
+    the attack predicted for (with its interval) and ``precision_improvement`` ([FW24] Eq 6), whose interval takes the
+    ends of the attack's precision interval against the baseline's point value; ``baseline_kind`` is the baseline's
+    :attr:`AttackResult.baseline_kind`.
     """
 
     attack: str
@@ -319,17 +278,10 @@ def score(result: AttackResult, baseline: AttackResult | None = None, *,
           confidence: float = 0.95) -> Score:
     """Score an attack, and compare it with a baseline on the targets it predicted for.
 
-    Parameters
-    ----------
-    result
-        The attack's result.
-    baseline
-        A baseline's result (majority guess, the non-member baseline of
-        [FW24] §4) that covers at least every target the attack predicted
-        for. Its precision is measured on exactly those targets (§4.3 steps
-        1-4), so PI compares like with like.
-    confidence
-        Level of the Wilson intervals.
+    Parameters: ``result``: The attack's result. ``baseline``: A baseline's result (majority guess, the non-member
+    baseline of [FW24] §4) that covers at least every target the attack predicted for. Its precision is measured on
+    exactly those targets (§4.3 steps 1-4), so PI compares like with like. ``confidence``: Level of the Wilson
+    intervals.
     """
     correct = result.is_correct()
     n_made = int(result.predicted.sum())
@@ -367,8 +319,8 @@ def yardstick(results: Mapping[str, AttackResult] | Sequence[AttackResult],
               *, confidence: float = 0.95) -> pd.DataFrame:
     """Score several results into one table (one row per attack).
 
-    ``baselines`` is one baseline for all, or a mapping from the results'
-    keys to their baselines (attacks on different data need different ones).
+    ``baselines`` is one baseline for all, or a mapping from the results' keys to their baselines (attacks on
+    different data need different ones).
     """
     items = list(results.items()) if isinstance(results, Mapping) else [(r.attack, r) for r in results]
     rows = []
@@ -382,9 +334,8 @@ def majority_baseline(truth: npt.ArrayLike, *, reference: npt.ArrayLike | None =
                       targets: npt.ArrayLike | None = None, name: str = "majority guess") -> AttackResult:
     """Guess, for every target, the most common value of ``reference`` (default: of ``truth``).
 
-    The weakest sensible baseline: what an attacker predicts knowing only the
-    distribution of the secret. Ties are broken by the first value in sorted
-    order, so the guess is deterministic.
+    The weakest sensible baseline: what an attacker predicts knowing only the distribution of the secret. Ties are
+    broken by the first value in sorted order, so the guess is deterministic.
 
     >>> r = majority_baseline(["x", "y", "y"])
     >>> r.prediction.tolist(), score(r).precision

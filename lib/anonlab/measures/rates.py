@@ -1,12 +1,10 @@
 """Precision, coverage, baselines and base rates for scoring attacks.
 
-Formulas from P. Francis and D. Wagner, "Towards more accurate and useful data
-anonymity vulnerability measures", arXiv:2403.06595 (2024), cited as [FW24] §/Eq;
-:func:`wilson_interval` is E. B. Wilson (1927). Counts are numbers or arrays that
-broadcast (scalar in, ``float`` out), finite and non-negative but not necessarily
-integers. A rate with a zero denominator is ``nan``, never 0. Bad input raises
-``ValueError`` naming the argument. *Skew* is non-members per member: the paper's
-``1:30`` is ``skew = 30`` ([FW24] §5). The base-rate example of [FW24] §1:
+Formulas from P. Francis and D. Wagner, "Towards more accurate and useful data anonymity vulnerability measures",
+arXiv:2403.06595 (2024), cited as [FW24] §/Eq; :func:`wilson_interval` is E. B. Wilson (1927). Counts are numbers or
+arrays that broadcast (scalar in, ``float`` out), finite and non-negative but not necessarily integers. A rate with a
+zero denominator is ``nan``, never 0. Bad input raises ``ValueError`` naming the argument. *Skew* is non-members per
+member: the paper's ``1:30`` is ``skew = 30`` ([FW24] §5). The base-rate example of [FW24] §1:
 
 >>> round(precision_at_skew(1.0, 0.05, members=1000, non_members=1000), 3)
 0.952
@@ -143,8 +141,8 @@ def recall(tp: ArrayLike, fn: ArrayLike) -> FloatOrArray:
 def prediction_rate(tp: ArrayLike, fp: ArrayLike, n_no_prediction: ArrayLike) -> FloatOrArray:
     r"""Prediction rate TP / (TP + FP + np) ([FW24] §2, Eqs 4-5); ``nan`` with no targets.
 
-    ``n_no_prediction`` is the paper's ``np``. Correct predictions per target, unlike
-    :func:`coverage` (all predictions per target, §4.3); the paper calls both "prediction rate".
+    ``n_no_prediction`` is the paper's ``np``. Correct predictions per target, unlike :func:`coverage` (all
+    predictions per target, §4.3); the paper calls both "prediction rate".
 
     >>> prediction_rate(tp=6, fp=2, n_no_prediction=12)
     0.3
@@ -157,8 +155,8 @@ def prediction_rate(tp: ArrayLike, fp: ArrayLike, n_no_prediction: ArrayLike) ->
 def coverage(n_predictions: ArrayLike, n_targets: ArrayLike) -> FloatOrArray:
     r"""Coverage |P| / |T|, predictions per attacked target ([FW24] §4.3, step 3); ``nan`` with no targets.
 
-    The coverage at which an attack is matched with its baseline for Eq 6.
-    ``ValueError`` if ``n_predictions > n_targets``.
+    The coverage at which an attack is matched with its baseline for Eq 6. ``ValueError`` if ``n_predictions >
+    n_targets``.
 
     >>> coverage(8, 20)
     0.4
@@ -198,9 +196,9 @@ def false_positive_rate(fp: ArrayLike, non_members: ArrayLike) -> FloatOrArray:
 def precision_improvement(p_attack: ArrayLike, p_base: ArrayLike) -> FloatOrArray:
     r"""Precision improvement PI = (P_atk - P_base) / (1 - P_base) ([FW24] §4.3, Eq 6).
 
-    1 for a perfect attack, 0 for one no better than the baseline, negative below it; the
-    paper requires equal coverage (not checked). Precisions in [0, 1], ``nan`` propagates;
-    ``nan`` where ``p_base == 1``. The two pairs of [FW24] §4.3 both give 0.5:
+    1 for a perfect attack, 0 for one no better than the baseline, negative below it; the paper requires equal
+    coverage (not checked). Precisions in [0, 1], ``nan`` propagates; ``nan`` where ``p_base == 1``. The two pairs of
+    [FW24] §4.3 both give 0.5:
 
     >>> round(precision_improvement(0.75, 0.5), 12)
     0.5
@@ -222,8 +220,8 @@ def precision_at_skew(
 ) -> FloatOrArray:
     r"""Precision TPR·M / (TPR·M + FPR·N) of an ROC point among M members, N non-members.
 
-    [FW24] §5, Eqs 7-8 and 10-11; only M:N matters; ``nan`` where the attacker predicts no
-    one. [FW24] §1: FPR 0.05, FNR 0, 2000 people of whom 1 % are members:
+    [FW24] §5, Eqs 7-8 and 10-11; only M:N matters; ``nan`` where the attacker predicts no one. [FW24] §1: FPR 0.05,
+    FNR 0, 2000 people of whom 1 % are members:
 
     >>> round(precision_at_skew(1.0, 0.05, members=20, non_members=1980), 2)
     0.17
@@ -243,8 +241,8 @@ def roc_to_precision_recall(
 ) -> tuple[FloatOrArray, FloatOrArray]:
     r"""ROC points to (precision, recall) at a skew: TPR / (TPR + FPR·skew), TPR.
 
-    [FW24] §5, Eqs 9 and 11 with M = 1, N = skew. Inputs broadcast (``tpr[:, None]`` and a
-    row of skews give one curve per column); precision ``nan`` where ``TPR + FPR·skew == 0``.
+    [FW24] §5, Eqs 9 and 11 with M = 1, N = skew. Inputs broadcast (``tpr[:, None]`` and a row of skews give one curve
+    per column); precision ``nan`` where ``TPR + FPR·skew == 0``.
 
     >>> p, r = roc_to_precision_recall(0.5, 0.01, 30)
     >>> round(p, 4), r
@@ -319,10 +317,10 @@ def parse_skew(text: str) -> float:
 class AttackScore:
     """Precision, coverage, prediction rate and recall of one attack, with Wilson intervals.
 
-    Of ``n_targets`` (the paper's T) the attacker predicts ``n_predictions`` (P; positive ones
-    only when a ``positive`` value was given), ``n_correct`` (TP) of them right. ``precision``
-    (Eq 2), ``coverage`` (§4.3) and ``prediction_rate`` (Eq 4) are ``nan`` when undefined;
-    ``n_positives``, ``recall`` (Eq 3) and ``recall_ci`` are ``None`` without a ``positive``.
+    Of ``n_targets`` (the paper's T) the attacker predicts ``n_predictions`` (P; positive ones only when a
+    ``positive`` value was given), ``n_correct`` (TP) of them right. ``precision`` (Eq 2), ``coverage`` (§4.3) and
+    ``prediction_rate`` (Eq 4) are ``nan`` when undefined; ``n_positives``, ``recall`` (Eq 3) and ``recall_ci`` are
+    ``None`` without a ``positive``.
     """
 
     n_targets: int

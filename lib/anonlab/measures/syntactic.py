@@ -1,13 +1,11 @@
 """Measures of a syntactic release: k-anonymity, l-diversity, t-closeness.
 
-One number per privacy model, computed over the equivalence classes of a published table on
-its quasi-identifiers: k-anonymity (L. Sweeney, IJUFKS 10(5), 2002), distinct, entropy and
-recursive (c, l)-diversity (A. Machanavajjhala et al., ACM TKDD 1(1), 2007), t-closeness with
-the ordered, equal and hierarchical Earth Mover's Distance (N. Li, T. Li, S.
-Venkatasubramanian, ICDE 2007), and all at once (:func:`privacy_report`). The worked tables
-of the CMU 18-734 slides (Fall 2019) are in :mod:`anonlab.data.tables`; generalisation is in
-:mod:`anonlab.mechanisms.syntactic`, the homogeneity attack in
-:mod:`anonlab.attacks.homogeneity`. Missing quasi-identifier values form a class of their own
+One number per privacy model, computed over the equivalence classes of a published table on its quasi-identifiers:
+k-anonymity (L. Sweeney, IJUFKS 10(5), 2002), distinct, entropy and recursive (c, l)-diversity (A. Machanavajjhala et
+al., ACM TKDD 1(1), 2007), t-closeness with the ordered, equal and hierarchical Earth Mover's Distance (N. Li, T. Li,
+S. Venkatasubramanian, ICDE 2007), and all at once (:func:`privacy_report`). The worked tables of the CMU 18-734
+slides (Fall 2019) are in :mod:`anonlab.data.tables`; generalisation is in :mod:`anonlab.mechanisms.syntactic`, the
+homogeneity attack in :mod:`anonlab.attacks.homogeneity`. Missing quasi-identifier values form a class of their own
 (an attacker sees them too); a missing *sensitive* value is a ``ValueError``.
 """
 
@@ -68,10 +66,9 @@ def check_release(
 ) -> tuple[list[str], str | None]:
     """Check a published table, its quasi-identifiers and sensitive attribute; return ``(qis, sensitive)``.
 
-    ``df`` a non-empty DataFrame (else ``TypeError``); at least one quasi-identifier column, none
-    twice (a single name is accepted); the sensitive column, if given, exists, is not a
-    quasi-identifier and has no missing value. Otherwise a ``ParameterError`` (a ``ValueError``)
-    naming the argument.
+    ``df`` a non-empty DataFrame (else ``TypeError``); at least one quasi-identifier column, none twice (a single name
+    is accepted); the sensitive column, if given, exists, is not a quasi-identifier and has no missing value.
+    Otherwise a ``ParameterError`` (a ``ValueError``) naming the argument.
 
     >>> df = pd.DataFrame({"zip": ["130**"], "age": ["3*"], "condition": ["Cancer"]})
     >>> check_release(df, ["zip", "age"], "condition")
@@ -114,8 +111,8 @@ def check_release(
 def as_parent_map(hierarchy: Hierarchy) -> dict[str, str | None]:
     """A value hierarchy as ``{node: parent}``, the single root mapping to ``None``.
 
-    Takes a child -> parent mapping or a nested tree (``{"root": {"inner": ["leaf1", "leaf2"]}}``,
-    ``None`` for a leaf); ``ValueError`` unless there is exactly one root and no cycle.
+    Takes a child -> parent mapping or a nested tree (``{"root": {"inner": ["leaf1", "leaf2"]}}``, ``None`` for a
+    leaf); ``ValueError`` unless there is exactly one root and no cycle.
 
     >>> as_parent_map({"*": ["a", "b"]})
     {'*': None, 'a': '*', 'b': '*'}
@@ -276,10 +273,9 @@ def equivalence_classes(
 ) -> pd.DataFrame:
     """One row per equivalence class: its QI values, size and how diverse its sensitive values are.
 
-    With counts n_1 >= ... >= n_m and p_i = n_i / |E|: ``size`` |E|, ``n_distinct`` m,
-    ``entropy`` H = -Σ p_i ln p_i (nats), ``entropy_l`` exp(H) (Machanavajjhala et al. 2007),
-    ``top_value``/``top_share`` the attacker's best guess and p_1, and with ``distance`` the
-    ``emd`` to the whole table (:func:`emd_by_class`). Index as :func:`class_ids`.
+    With counts n_1 >= ... >= n_m and p_i = n_i / |E|: ``size`` |E|, ``n_distinct`` m, ``entropy`` H = -Σ p_i ln p_i
+    (nats), ``entropy_l`` exp(H) (Machanavajjhala et al. 2007), ``top_value``/``top_share`` the attacker's best guess
+    and p_1, and with ``distance`` the ``emd`` to the whole table (:func:`emd_by_class`). Index as :func:`class_ids`.
 
     >>> from anonlab.data.tables import inpatient_4_anonymous
     >>> ec = equivalence_classes(inpatient_4_anonymous(),
@@ -382,8 +378,8 @@ def recursive_cl_diversity(
 ) -> float:
     """The c* of recursive (c, l)-diversity: max_E r_1 / (r_l + ... + r_m), counts sorted decreasing.
 
-    Machanavajjhala et al. 2007: the table is (c, l)-diverse for every c > c*; ``inf`` when a
-    class has fewer than ``l`` (>= 1) distinct values.
+    Machanavajjhala et al. 2007: the table is (c, l)-diverse for every c > c*; ``inf`` when a class has fewer than
+    ``l`` (>= 1) distinct values.
 
     >>> from anonlab.data.tables import inpatient_3_diverse
     >>> recursive_cl_diversity(inpatient_3_diverse(),
@@ -418,8 +414,8 @@ def _as_2d(p: Any, q: Any) -> tuple[np.ndarray, np.ndarray]:
 def emd_ordered(p: Any, q: Any) -> np.ndarray | float:
     """Ordered-distance EMD = 1/(m-1) · Σ_i |Σ_{j<=i} (p_j - q_j)| (Li et al. 2007, numerical attributes).
 
-    Over the last axis (leading axes broadcast, one row per class); in [0, 1], 0 when m = 1. The
-    slides' class {3K, 5K, 9K} against the nine salaries 3K..11K:
+    Over the last axis (leading axes broadcast, one row per class); in [0, 1], 0 when m = 1. The slides' class {3K,
+    5K, 9K} against the nine salaries 3K..11K:
 
     >>> q = np.full(9, 1 / 9); p = np.zeros(9); p[[0, 2, 6]] = 1 / 3
     >>> round(float(emd_ordered(p, q)), 3)
@@ -479,10 +475,9 @@ def emd_hierarchical(
 ) -> float:
     """Hierarchical-distance EMD = Σ_{N internal} height(N)/H · min(pos_extra(N), neg_extra(N)).
 
-    The closed form of Li, Li & Venkatasubramanian (2007); extra(N) is p - q at a leaf and summed
-    over children, pos/neg_extra sum the positive/negative children; ground distance
-    level(lowest common ancestor) / H. ``p``, ``q`` map leaves to probabilities (absent ones 0);
-    ``hierarchy`` as :func:`as_parent_map`. In [0, 1].
+    The closed form of Li, Li & Venkatasubramanian (2007); extra(N) is p - q at a leaf and summed over children,
+    pos/neg_extra sum the positive/negative children; ground distance level(lowest common ancestor) / H. ``p``, ``q``
+    map leaves to probabilities (absent ones 0); ``hierarchy`` as :func:`as_parent_map`. In [0, 1].
 
     >>> h = {"*": {"a": ["a1", "a2"], "b": ["b1", "b2"]}}
     >>> emd_hierarchical({"a1": 1.0}, {"a2": 1.0}, h)   # siblings: 1/2
@@ -510,9 +505,9 @@ def emd_by_class(
 ) -> pd.Series:
     """EMD D[P_E, Q] between each class's sensitive distribution and the table's (Li et al. 2007).
 
-    ``distance``: ``"ordered"`` (numeric or ordered categorical, m = distinct values in the
-    table), ``"equal"``, ``"hierarchical"`` (needs ``hierarchy``) or ``"auto"`` (ordered where it
-    can, hierarchical with a hierarchy, else equal). A Series ``"emd"`` indexed by class id.
+    ``distance``: ``"ordered"`` (numeric or ordered categorical, m = distinct values in the table), ``"equal"``,
+    ``"hierarchical"`` (needs ``hierarchy``) or ``"auto"`` (ordered where it can, hierarchical with a hierarchy, else
+    equal). A Series ``"emd"`` indexed by class id.
     """
     qis, sa = check_release(df, quasi_identifiers, sensitive_attribute)
     col = df[sa]

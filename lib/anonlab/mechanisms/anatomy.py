@@ -1,12 +1,11 @@
 """Anatomy (Xiao & Tao 2006): l-diverse groups published as two separate tables.
 
-X. Xiao and Y. Tao, *Anatomy*, VLDB 2006 (Fig. 3 *Anatomize*), as used by Kifer (2009) and
-Cormode (2011, §3.1): the n tuples are split into groups of l (some of l + 1) with no
-sensitive (SA) value twice in a group, and published as the QI table (quasi-identifiers and
-group id) and the SA table (``group, sa, count``), withholding the links; a uniform adversary
-believes any association with probability at most 1/l. Feasible for l <= ⌊n / max_s |s|⌋
-(:func:`max_l_diversity`; 7 for Adult occupation, Cormode §3.2). Cormode's *larger groups*
-merge 2 or 3 adjacent groups (:func:`merge_groups`), still no value above 1/l of its group.
+X. Xiao and Y. Tao, *Anatomy*, VLDB 2006 (Fig. 3 *Anatomize*), as used by Kifer (2009) and Cormode (2011, §3.1): the n
+tuples are split into groups of l (some of l + 1) with no sensitive (SA) value twice in a group, and published as the
+QI table (quasi-identifiers and group id) and the SA table (``group, sa, count``), withholding the links; a uniform
+adversary believes any association with probability at most 1/l. Feasible for l <= ⌊n / max_s |s|⌋
+(:func:`max_l_diversity`; 7 for Adult occupation, Cormode §3.2). Cormode's *larger groups* merge 2 or 3 adjacent
+groups (:func:`merge_groups`), still no value above 1/l of its group.
 """
 
 from __future__ import annotations
@@ -62,11 +61,10 @@ def anatomy_groups(
 ) -> np.ndarray:
     """Group id (0..G-1) of every tuple under Xiao & Tao's *Anatomize* (Fig. 3).
 
-    While l buckets (one per SA value) are non-empty, a group takes one tuple from each of the l
-    largest; the residual tuples join random groups lacking their value. Groups have l or l + 1
-    tuples with distinct values. ``ties``: equally large buckets are drawn at random per group
-    (``"random"``) or by smallest SA code (``"stable"``), a choice the paper leaves open. ``seed``
-    picks the tuples. ``ValueError`` if ``l`` exceeds :func:`max_l_diversity`.
+    While l buckets (one per SA value) are non-empty, a group takes one tuple from each of the l largest; the residual
+    tuples join random groups lacking their value. Groups have l or l + 1 tuples with distinct values. ``ties``:
+    equally large buckets are drawn at random per group (``"random"``) or by smallest SA code (``"stable"``), a choice
+    the paper leaves open. ``seed`` picks the tuples. ``ValueError`` if ``l`` exceeds :func:`max_l_diversity`.
     """
     l = _check_l(l)  # noqa: E741
     sa = np.asarray(sa_codes)
@@ -125,8 +123,8 @@ def anatomy_groups(
 def _choose_buckets(counts: np.ndarray, l: int, tie: np.ndarray) -> np.ndarray:  # noqa: E741
     """The buckets of each group of *Anatomize*: the l largest (ties by ``tie[g]``) while l are non-empty.
 
-    Steps whose choice no tie-break can change (an integer gap below the cut) are taken at once;
-    the loop runs on the bucket sizes, never on tuples.
+    Steps whose choice no tie-break can change (an integer gap below the cut) are taken at once; the loop runs on the
+    bucket sizes, never on tuples.
 
     >>> _choose_buckets(np.array([3, 1, 2]), 2, np.array([[0, 0.2, 0.1]] * 3)).tolist()
     [[0, 2], [0, 1], [2, 0]]
@@ -251,8 +249,8 @@ def anatomize(
 def check_anatomy(group: np.ndarray, sa_codes: np.ndarray, l: int) -> dict[str, object]:  # noqa: E741
     """Check a grouping against Anatomy's promises: a dict of sizes, repeats, shares, ``tight``, ``l_diverse``.
 
-    ``max_repeats``/``max_share``: the most one SA value occurs in a group; ``tight``: every group
-    has l or l + 1 distinct values; ``l_diverse``: ``max_share <= 1/l``.
+    ``max_repeats``/``max_share``: the most one SA value occurs in a group; ``tight``: every group has l or l + 1
+    distinct values; ``l_diverse``: ``max_share <= 1/l``.
     """
     l = _check_l(l)  # noqa: E741
     group = np.asarray(group, dtype=np.int64)

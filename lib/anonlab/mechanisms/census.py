@@ -1,38 +1,13 @@
 """Census-style block tables, published exactly, after swapping (2010) or with DP noise (2020).
 
-Every table is a set of *cells*; each person type (sex × age bin × race ×
-Hispanic origin, see :mod:`anonlab.data.census_blocks`) falls in exactly one
-cell of each table, so a table is a 0/1 incidence matrix ``A`` (cells ×
-types) and a block's published table is ``A @ x`` for its type counts ``x``.
-All blocks are tabulated at once: ``T = X @ A.T``.
+Each person type (sex × age bin × race × Hispanic origin, :mod:`anonlab.data.census_blocks`) falls in one cell of each
+table, so a table is a 0/1 matrix ``A`` (cells × types) and all blocks' tables are ``T = X @ A.T``. The tables mirror
+the 2010 SF1 / PL 94-171 block tables of the Bureau's reconstruction (P1, P12, P5, P11, P12A-I; :func:`table_spec`).
+:func:`swap_records` (2010): a share ``swap_rate`` of people have race and Hispanic origin permuted across blocks
+within sex × age bins (block sizes, sex × age and voting age kept; the real rate is confidential). :func:`dp_tables`
+(2020, simplified): two-sided geometric noise of scale ``Δ/ε`` per cell (``Δ`` the number of tables, ``ε`` per block),
+clipped at 0; not the TopDown Algorithm (chapter 4 discusses the difference).
 
-The tables mirror the 2010 Summary File 1 / PL 94-171 block tables the
-Bureau's reconstruction used:
-
-``P1``    total population (1 cell);
-``P12``   sex × age (2 × 23 bins);
-``P5``    race × Hispanic origin (7 × 2; PL94 P2);
-``P11``   voting age (18+) × race × Hispanic origin (2 × 7 × 2; PL94 P4 and its complement);
-``P12A-G`` sex × age for each race alone / two or more (7 × 2 × 23);
-``P12H``  sex × age of Hispanic people (2 × 23);
-``P12I``  sex × age of White alone, not Hispanic people (2 × 23).
-
-Publication:
-
-* :func:`swap_records` (2010): a share ``swap_rate`` of people is selected
-  and, within each sex × age bin, their race and Hispanic origin are
-  permuted across blocks, so every block keeps its size, its sex × age and
-  voting-age counts (the 2010 swap kept household size and adults) while
-  race moves between blocks. The 2010 swap rate is confidential.
-* :func:`dp_tables` (2020, simplified): every cell gets two-sided geometric
-  (discrete Laplace) noise with scale ``Δ/ε``, ``Δ`` = the number of tables
-  (one person changes one cell of each table), then is clipped to a
-  non-negative integer. ``ε`` is the budget per block. The 2020 TopDown
-  Algorithm used discrete Gaussian noise, a hierarchy of geographies and an
-  optimisation to make tables consistent; this is the plain mechanism.
-
-Examples
---------
 >>> spec = table_spec("sf1")
 >>> spec.names[:4]
 ('P1', 'P12', 'P5', 'P11')
@@ -106,14 +81,8 @@ def _table_cells(name: str) -> tuple[np.ndarray, int]:
 class TableSpec:
     """A set of published tables as one incidence matrix.
 
-    Attributes
-    ----------
-    names
-        The tables, in order.
-    matrix
-        Sparse 0/1 matrix (cells × person types): ``tables = counts @ matrix.T``.
-    slices
-        Columns of each table in the tabulated array.
+    Attributes: ``names``: The tables, in order. ``matrix``: Sparse 0/1 matrix (cells × person types): ``tables =
+    counts @ matrix.T``. ``slices``: Columns of each table in the tabulated array.
     """
 
     names: tuple[str, ...]
@@ -156,10 +125,9 @@ def swap_records(pop: BlockPopulation, swap_rate: float, seed: int | np.random.G
                  ) -> BlockPopulation:
     """Swap race and Hispanic origin of a share of people across blocks, within sex × age bin.
 
-    The people selected (each with probability ``swap_rate``) are grouped by
-    sex × age bin; within a group their (race, Hispanic) values are randomly
-    permuted, i.e. moved between the blocks of the group. Block sizes, the
-    sex × age and the voting-age counts are unchanged.
+    The people selected (each with probability ``swap_rate``) are grouped by sex × age bin; within a group their
+    (race, Hispanic) values are randomly permuted, i.e. moved between the blocks of the group. Block sizes, the sex ×
+    age and the voting-age counts are unchanged.
 
     >>> from anonlab.data.census_blocks import generate_blocks
     >>> pop = generate_blocks(20, seed=0)
@@ -189,10 +157,9 @@ def dp_tables(exact: np.ndarray, spec: TableSpec, epsilon: float,
               seed: int | np.random.Generator | None = 0) -> np.ndarray:
     """Exact tables plus discrete Laplace noise of scale ``len(spec.names) / epsilon``, clipped at 0.
 
-    The two-sided geometric mechanism with ``P(noise = k) ∝ exp(-ε|k| / Δ)``
-    is ε-DP per block for ``Δ`` = number of tables (adding or removing one
-    person changes one cell of each table by 1) (Ghosh, Roughgarden &
-    Sundararajan 2012). Clipping at zero is post-processing.
+    The two-sided geometric mechanism with ``P(noise = k) ∝ exp(-ε|k| / Δ)`` is ε-DP per block for ``Δ`` = number of
+    tables (adding or removing one person changes one cell of each table by 1) (Ghosh, Roughgarden & Sundararajan
+    2012). Clipping at zero is post-processing.
 
     >>> t = dp_tables(np.array([[5, 0, 5]]), table_spec("pl94"), 1e9, seed=0)
     >>> t.tolist()
@@ -212,8 +179,8 @@ def dp_tables(exact: np.ndarray, spec: TableSpec, epsilon: float,
 class Publication:
     """What the data owner publishes per block, and how.
 
-    ``tables`` (blocks × cells), ``mechanism`` ("exact", "swapping", "dp"),
-    ``parameter`` (swap rate or ε; NaN for exact), ``spec``.
+    ``tables`` (blocks × cells), ``mechanism`` ("exact", "swapping", "dp"), ``parameter`` (swap rate or ε; NaN for
+    exact), ``spec``.
     """
 
     tables: np.ndarray

@@ -1,15 +1,10 @@
 """Synthetic data from a Gaussian copula with the columns' own distributions (the ``copulas`` package).
 
-Each column is mapped to (0, 1) by its empirical distribution, ties broken at random (a categorical column's
-values ordered by frequency, so each category holds an interval as wide as its share: SDV's frequency
-encoding); ``copulas.multivariate.GaussianMultivariate`` with uniform marginals fits the correlation of the
-normal scores and samples new points; each coordinate goes back through the column's empirical quantile. Every
-marginal is kept exactly (values are drawn as observed); relations between columns are kept only as far as a
-Gaussian dependence describes them. Sklar (1959); Patki, Wedge and Veeramachaneni, "The Synthetic Data Vault",
-IEEE DSAA 2016 (the Gaussian copula model). Needs no PyTorch.
+Each column goes to (0, 1) by its empirical distribution (ties at random; categories ordered by frequency, SDV's
+frequency encoding), ``copulas.multivariate.GaussianMultivariate`` fits and samples the normal scores' correlation,
+and each coordinate comes back through the column's empirical quantile: marginals kept exactly, relations only as far
+as a Gaussian dependence describes them. Sklar (1959); Patki, Wedge and Veeramachaneni, IEEE DSAA 2016.
 
-Examples
---------
 >>> df = pd.DataFrame({"a": np.arange(200.0), "b": ["x"] * 150 + ["y"] * 50})
 >>> syn = copula_synthesize(df, 1000, seed=0)
 >>> syn.shape, sorted(syn["b"].unique()), bool(syn["a"].isin(df["a"]).all())
@@ -40,19 +35,12 @@ def copula_synthesize(data: pd.DataFrame, n: int | None = None, *,
                       seed: int | np.random.Generator | None = 0) -> pd.DataFrame:
     """A synthetic copy of ``data`` from a Gaussian copula over its empirical marginals.
 
-    Parameters
-    ----------
-    data : pandas.DataFrame
-        The original rows (the members).
-    n : int, optional
-        Rows to generate (default: as many as ``data``).
-    seed : int or numpy.random.Generator
-        Same seed, same synthetic data (the tie-breaking draws and the copula's sampling).
+    Parameters: ``data`` (pandas.DataFrame): The original rows (the members). ``n`` (int, optional): Rows to generate
+    (default: as many as ``data``). ``seed`` (int or numpy.random.Generator): Same seed, same synthetic data (the
+    tie-breaking draws and the copula's sampling).
 
-    Returns
-    -------
-    pandas.DataFrame
-        ``n`` rows, the columns and dtypes of ``data``, every value one of the column's observed values.
+    Returns: pandas.DataFrame: ``n`` rows, the columns and dtypes of ``data``, every value one of the column's
+    observed values.
     """
     from copulas.multivariate import GaussianMultivariate
 

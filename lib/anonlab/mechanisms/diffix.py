@@ -1,24 +1,19 @@
 """Diffix's sticky noise: a query proxy over an embedded SQL engine.
 
-The mechanism for counting queries as Gadotti et al., *When the signal is in the noise*,
-USENIX Security 2019 ([G19]) §2 describe Diffix (Aircloak, 2017-2018), over a DuckDB table.
-For ``Q = SELECT count(*) FROM t WHERE C_1 AND ... AND C_h`` the answer is Eq. 1,
-Q(D) + Σ static[C_i] + Σ dynamic_Q[C_i], each layer N(0, 1): static seeded by
-``hash(C) XOR salt``, dynamic by that XOR the hashes of the query set's users. Bucket
-suppression answers 0 for a query set of at most one user or below a sticky threshold
-T ~ N(4, 1/2) (seeded by ``salt XOR`` the users' hashes; the converted text's "≤ 2" is a
-glitch for "≤ 1"); answers are rounded to the nearest non-negative integer (§4). Both can be
-switched off; the raw answer is N(Q(D), 2h). A query without conditions gets one generic
-static and dynamic layer, N(Q(D), 2), as Diffix and pg_diffix never answer exactly
-(``generic_layer=False`` is Eq. 1 literally, h = 0).
+The mechanism for counting queries as Gadotti et al., *When the signal is in the noise*, USENIX Security 2019 ([G19])
+§2 describe Diffix (Aircloak, 2017-2018), over a DuckDB table. For ``Q = SELECT count(*) FROM t WHERE C_1 AND ... AND
+C_h`` the answer is Eq. 1, Q(D) + Σ static[C_i] + Σ dynamic_Q[C_i], each layer N(0, 1): static seeded by ``hash(C) XOR
+salt``, dynamic by that XOR the hashes of the query set's users. Bucket suppression answers 0 for a query set of at
+most one user or below a sticky threshold T ~ N(4, 1/2) (seeded by ``salt XOR`` the users' hashes; the converted
+text's "≤ 2" is a glitch for "≤ 1"); answers are rounded to the nearest non-negative integer (§4). Both can be
+switched off; the raw answer is N(Q(D), 2h). A query without conditions gets one generic static and dynamic layer,
+N(Q(D), 2), as Diffix and pg_diffix never answer exactly (``generic_layer=False`` is Eq. 1 literally, h = 0).
 
-A condition's noise is seeded by its canonical text, what it says about the column:
-spellings of one condition share it (``AGE=37``, ``37 = age``, ``age = 37.0``; on an integer
-column ``age < 30.5``, ``age < 31`` and ``age <= 30.999`` are all ``age <= 30``), while
-conditions that differ in meaning get independent noise even when they select the same rows
-(``age = 37`` vs ``age >= 37 AND age <= 37``, a dummy ``d <> b``, ``col <> v`` for a value
-no record has): the property the attacks of [G19] use. Later Diffix versions' range
-snapping is not modelled.
+A condition's noise is seeded by its canonical text, what it says about the column: spellings of one condition share
+it (``AGE=37``, ``37 = age``, ``age = 37.0``; on an integer column ``age < 30.5``, ``age < 31`` and ``age <= 30.999``
+are all ``age <= 30``), while conditions that differ in meaning get independent noise even when they select the same
+rows (``age = 37`` vs ``age >= 37 AND age <= 37``, a dummy ``d <> b``, ``col <> v`` for a value no record has): the
+property the attacks of [G19] use. Later Diffix versions' range snapping is not modelled.
 
 Accepted SQL (sqlglot, DuckDB dialect): ``SELECT count(*) FROM <table> [WHERE <cond> AND
 ...]``, ``<cond> := <column> <op> <literal>`` with ``=, <>, !=, <, <=, >, >=``; prepared
@@ -141,8 +136,8 @@ def splitmix64(seeds: Any, n: int = 1) -> np.ndarray:
 def prng_normal(seeds: Any) -> np.ndarray:
     """One standard normal per seed: SplitMix64 then Box-Muller, sqrt(-2 ln u1) cos(2π u2).
 
-    u1 = 1 - (o1 >> 11)/2^53, u2 = (o2 >> 11)/2^53 from the first two outputs; same seed, same
-    draw: what makes the noise sticky.
+    u1 = 1 - (o1 >> 11)/2^53, u2 = (o2 >> 11)/2^53 from the first two outputs; same seed, same draw: what makes the
+    noise sticky.
     """
     s = np.atleast_1d(np.asarray(seeds, dtype=_U64))
     o1 = _mix64(s + _GOLDEN)
@@ -202,8 +197,8 @@ def _render_literal(value: int | float | str) -> str:
 def _sql_literal(value: int | float | str) -> str:
     """The value as a DuckDB literal of its own type: a float as a DOUBLE (``30.5e0``).
 
-    ``30.5`` would be a DECIMAL, and a long one casts an integer column to DECIMAL(38, 20), which
-    fails at 10**18 and more.
+    ``30.5`` would be a DECIMAL, and a long one casts an integer column to DECIMAL(38, 20), which fails at 10**18 and
+    more.
     """
     if isinstance(value, float):
         text = repr(value)
@@ -215,8 +210,8 @@ def _sql_literal(value: int | float | str) -> str:
 class Condition:
     """One condition ``column op value``; ``text`` is its canonical form, which seeds its noise.
 
-    Spellings of one condition share it (``AGE=37``, ``37 = age``; ``age < 30.5`` and
-    ``age <= 30`` on an integer column); different conditions selecting the same rows do not.
+    Spellings of one condition share it (``AGE=37``, ``37 = age``; ``age < 30.5`` and ``age <= 30`` on an integer
+    column); different conditions selecting the same rows do not.
     """
 
     column: str
@@ -258,10 +253,9 @@ class _Slot:
 class _Plan:
     """A prepared statement read once: its slots and what binding a row of values needs.
 
-    ``pairs`` (column, op) per slot; ``in_order``: the k-th slot takes the k-th value;
-    ``dedupe``/``dup_groups``: slots that can bind one condition twice (``<`` as ``<=``, ``>`` as
-    ``>=``); ``conflicts``: columns with both ``=`` and ``<>`` slots; ``slots`` and ``holes``
-    are built when first needed.
+    ``pairs`` (column, op) per slot; ``in_order``: the k-th slot takes the k-th value; ``dedupe``/``dup_groups``:
+    slots that can bind one condition twice (``<`` as ``<=``, ``>`` as ``>=``); ``conflicts``: columns with both ``=``
+    and ``<>`` slots; ``slots`` and ``holes`` are built when first needed.
     """
 
     __slots__ = ("pairs", "n_placeholders", "in_order", "dedupe", "dup_groups", "conflicts", "_slots", "_holes")
@@ -362,9 +356,8 @@ _DECIMAL_TEXT = re.compile(r"-?(?:[0-9]+\.[0-9]*|\.[0-9]+)", re.ASCII)
 def _number(text: str) -> int | Decimal | float:
     """A numeric literal in the type DuckDB gives it: INTEGER as int, DECIMAL as Decimal, DOUBLE as float.
 
-    DuckDB ("Literal Types"; ``transform_constant.cpp``): digits are an INTEGER, digits with one
-    point and no exponent a DECIMAL(width, scale) up to width 38, anything else a DOUBLE. A digit
-    separator ``_`` is refused.
+    DuckDB ("Literal Types"; ``transform_constant.cpp``): digits are an INTEGER, digits with one point and no exponent
+    a DECIMAL(width, scale) up to width 38, anything else a DOUBLE. A digit separator ``_`` is refused.
     """
     if "_" in text:
         raise DiffixQueryError(f"write the number {text!r} without the digit separator '_'")
@@ -381,8 +374,8 @@ def _number(text: str) -> int | Decimal | float:
 def _double_for_integers(v: float, column: str) -> int | float:
     """A DOUBLE compared with an integer column: the number with the same outcome for every integer, or refused.
 
-    DuckDB casts the column to DOUBLE, exact within ±2^53 (an integral value is the integer:
-    ``age = 3e1`` is ``age = 30``); beyond, and beyond 64 bits, refused.
+    DuckDB casts the column to DOUBLE, exact within ±2^53 (an integral value is the integer: ``age = 3e1`` is ``age =
+    30``); beyond, and beyond 64 bits, refused.
     """
     if abs(v) >= _DOUBLE_EXACT:
         raise DiffixQueryError(
@@ -395,10 +388,9 @@ def _double_for_integers(v: float, column: str) -> int | float:
 def _decimal_value(d: Decimal, column: str, kind: ColumnKind) -> int | float:
     """A DECIMAL literal compared with a numeric column, as DuckDB compares it, or refused.
 
-    Against DOUBLE: the correctly rounded float. Against an integer column DuckDB compares exactly
-    in DECIMAL(digits + scale, scale), so a scale above :data:`_MAX_SCALE_FOR_INTEGERS` is
-    refused; an integral value is that integer, another the float between the same two integers,
-    refused when none is (``30.0000000000000001``).
+    Against DOUBLE: the correctly rounded float. Against an integer column DuckDB compares exactly in DECIMAL(digits +
+    scale, scale), so a scale above :data:`_MAX_SCALE_FOR_INTEGERS` is refused; an integral value is that integer,
+    another the float between the same two integers, refused when none is (``30.0000000000000001``).
     """
     if not d.is_finite():
         raise DiffixQueryError(f"column {column!r}: the number must be finite, got {d!r}")
@@ -423,8 +415,8 @@ def _decimal_value(d: Decimal, column: str, kind: ColumnKind) -> int | float:
 def _coerce(value: Any, column: str, kind: ColumnKind) -> int | float | str:
     """Check a literal (or bound value) against the column's type; return the int, float or str of its canonical text.
 
-    An int is an INTEGER, a Decimal a DECIMAL (:func:`_decimal_value`), a float a DOUBLE
-    (:func:`_double_for_integers` on integer columns).
+    An int is an INTEGER, a Decimal a DECIMAL (:func:`_decimal_value`), a float a DOUBLE (:func:`_double_for_integers`
+    on integer columns).
     """
     if isinstance(value, (bool, np.bool_)) or value is None:
         raise DiffixQueryError(f"column {column!r}: compare with a number or a quoted string, "
@@ -482,9 +474,9 @@ def _condition(column: str, op: str, value: Any, kind: ColumnKind) -> Condition:
 def _integer_range(op: str, value: Any, column: str) -> tuple[str, int]:
     """A range on an integer column as ``<= k`` or ``>= k`` with an integer k: the same rows for any data.
 
-    ``< v`` is ``<= ceil(v) - 1``, ``<= v`` is ``<= floor(v)``, ``> v`` is ``>= floor(v) + 1``,
-    ``>= v`` is ``>= ceil(v)``, computed exactly from the value DuckDB compares. An integer bound
-    keeps its text; a strict bound whose integer form would leave 64 bits is kept as written.
+    ``< v`` is ``<= ceil(v) - 1``, ``<= v`` is ``<= floor(v)``, ``> v`` is ``>= floor(v) + 1``, ``>= v`` is ``>=
+    ceil(v)``, computed exactly from the value DuckDB compares. An integer bound keeps its text; a strict bound whose
+    integer form would leave 64 bits is kept as written.
     """
     exact: int | Decimal | float
     if isinstance(value, Decimal) and value.is_finite() and value != value.to_integral_value():
@@ -543,8 +535,8 @@ _AND_WORD = re.compile(r"(?i)\bAND\b")
 def _check_size(sql: str) -> None:
     """Refuse texts too long, too deeply parenthesised or with too many conditions to be a count query.
 
-    Applied to every statement, the fast readings included; the nesting scan runs only above
-    :data:`MAX_NESTING` parentheses, conditions are counted by ``AND`` (over-counting refuses earlier).
+    Applied to every statement, the fast readings included; the nesting scan runs only above :data:`MAX_NESTING`
+    parentheses, conditions are counted by ``AND`` (over-counting refuses earlier).
     """
     if len(sql) > MAX_SQL_CHARS:
         raise DiffixQueryError(f"the query is {len(sql)} characters long; at most {MAX_SQL_CHARS} are accepted")
@@ -594,8 +586,8 @@ def _allowed_args() -> dict[type, frozenset[str]]:
 def _check_allowed_nodes(node: Any) -> None:
     """Refuse any syntax the proxy does not understand in full (an allow-list, not a block-list).
 
-    A clause ignored by the proxy (``TABLESAMPLE``, ``PIVOT``, time travel, ...) would be answered
-    as if absent, so every node must be of an allowed type and set only allowed arguments.
+    A clause ignored by the proxy (``TABLESAMPLE``, ``PIVOT``, time travel, ...) would be answered as if absent, so
+    every node must be of an allowed type and set only allowed arguments.
     """
     allowed = _allowed_args()
     for sub in node.walk():
@@ -749,9 +741,9 @@ class _Written:
 def _reference_sql(table: str, written: Sequence[_Written]) -> str:
     """The proxy's reading of a query written back as plain SQL DuckDB reads unambiguously.
 
-    Quoted identifiers, single spaces, operators as written, each literal replaced by one of its
-    kind (``'s'``, ``1``, ``1.5``, ``?``): it depends only on the query's shape, so DuckDB's tree
-    is memoised; values are compared apart (:func:`_duckdb_constants`).
+    Quoted identifiers, single spaces, operators as written, each literal replaced by one of its kind (``'s'``, ``1``,
+    ``1.5``, ``?``): it depends only on the query's shape, so DuckDB's tree is memoised; values are compared apart
+    (:func:`_duckdb_constants`).
     """
     def quoted(name: str) -> str:
         return '"' + name.replace('"', '""') + '"'
@@ -849,9 +841,9 @@ def _constants(tree: Any) -> Iterator[tuple[str, str]]:
 def _duckdb_constants(sql: str, table: str, written: Sequence[_Written]) -> list[tuple[str, str]]:
     """Check that DuckDB reads ``sql`` as the proxy does; return DuckDB's constants, in order.
 
-    sqlglot accepts text DuckDB rejects (``SELECT count(*) BY FROM t``) and takes U+0085, U+2028
-    for spaces; so DuckDB's tree of the text must equal its tree of :func:`_reference_sql`
-    (but for the alias and what :func:`_comparable` drops) and its strings the proxy's.
+    sqlglot accepts text DuckDB rejects (``SELECT count(*) BY FROM t``) and takes U+0085, U+2028 for spaces; so
+    DuckDB's tree of the text must equal its tree of :func:`_reference_sql` (but for the alias and what
+    :func:`_comparable` drops) and its strings the proxy's.
     """
     try:
         theirs = _duckdb_parse_trees(sql)[0]
@@ -944,8 +936,8 @@ def _fast_template(sql: str, table: str, columns: Mapping[str, ColumnKind]) -> t
 def _fast_pairs(sql: str, table: str, columns: Mapping[str, ColumnKind]) -> tuple[tuple[str, str], ...] | None:
     """The ``(column, op)`` pairs of a statement as the attacks write it, else ``None``.
 
-    Split at ``" AND "`` and look each piece up in a table of ``"column" op ?``; any other piece
-    returns ``None`` for :func:`_fast_template`, with which it agrees (tested).
+    Split at ``" AND "`` and look each piece up in a table of ``"column" op ?``; any other piece returns ``None`` for
+    :func:`_fast_template`, with which it agrees (tested).
     """
     m = _FAST_HEAD.match(sql)
     if m is None or m.group(1).lower() != table.lower():  # both ASCII: lower() is _fold()
@@ -1011,8 +1003,8 @@ class _CacheBudget:
 class NoiseBreakdown:
     """The data owner's view of one answer (never shown to an analyst).
 
-    ``true_count`` Q(D); ``layers`` (``condition``, ``static``, ``dynamic`` per condition);
-    ``noisy`` Eq. 1 before suppression and rounding; ``threshold`` T; ``suppressed``; ``answer``.
+    ``true_count`` Q(D); ``layers`` (``condition``, ``static``, ``dynamic`` per condition); ``noisy`` Eq. 1 before
+    suppression and rounding; ``threshold`` T; ``suppressed``; ``answer``.
     """
 
     query: CountQuery
@@ -1027,13 +1019,12 @@ class NoiseBreakdown:
 class DiffixProxy:
     """A Diffix proxy answering noisy ``SELECT count(*)`` queries over one table ([G19] §2).
 
-    ``data``: one row per user (integer, float, text; booleans as 0/1); ``uid_column`` the user
-    ids (default the row position; not queryable); same ``salt``, same answers. ``rounding`` and
-    ``bucket_suppression`` as in the module docstring; ``threshold_mean``/``threshold_var``
-    of T ~ N(4, 1/2) (1/2 read as the variance). ``keep_log`` keeps each query's SQL and answer
-    (counters are always kept, per ``analyst=``). ``generic_layer`` and ``mode``/``cache_bytes``
-    as in the module docstring. ``true_*`` methods and :meth:`explain` are the owner's view and
-    are not counted as queries.
+    ``data``: one row per user (integer, float, text; booleans as 0/1); ``uid_column`` the user ids (default the row
+    position; not queryable); same ``salt``, same answers. ``rounding`` and ``bucket_suppression`` as in the module
+    docstring; ``threshold_mean``/``threshold_var`` of T ~ N(4, 1/2) (1/2 read as the variance). ``keep_log`` keeps
+    each query's SQL and answer (counters are always kept, per ``analyst=``). ``generic_layer`` and
+    ``mode``/``cache_bytes`` as in the module docstring. ``true_*`` methods and :meth:`explain` are the owner's view
+    and are not counted as queries.
     """
 
     def __init__(
@@ -1176,9 +1167,9 @@ class DiffixProxy:
               keys: list[tuple[int, ...]]) -> None:
         """Bind every row of values to the template, appending condition ids to ``out`` and set keys to ``keys``.
 
-        One dictionary per (column, op) maps values to condition ids; new values are registered in
-        the order of :meth:`_bind_reference`, so every condition gets the same id. Keys are sorted
-        ids unless ``=`` and ``<>`` slots share a column (:meth:`_conflict_keys`).
+        One dictionary per (column, op) maps values to condition ids; new values are registered in the order of
+        :meth:`_bind_reference`, so every condition gets the same id. Keys are sorted ids unless ``=`` and ``<>``
+        slots share a column (:meth:`_conflict_keys`).
         """
         plan = self._template(template)
         n = plan.n_placeholders
@@ -1210,8 +1201,7 @@ class DiffixProxy:
     def _bind_in_order(self, plan: _Plan, rows: list[Sequence[Any]]) -> list[tuple[int, ...]]:
         """Each row's condition ids in slot order, for a statement whose k-th slot takes the k-th value.
 
-        One pass of lookups; only slots holding a new value (or a type not looked up) go to
-        :meth:`_bind_new_values`.
+        One pass of lookups; only slots holding a new value (or a type not looked up) go to :meth:`_bind_new_values`.
         """
         n = len(plan.pairs)
         knowns = [{} if k is None else k for k in map(self._id_of.get, plan.pairs)]
@@ -1249,8 +1239,8 @@ class DiffixProxy:
                          cols: list[Any], row_by_row: bool) -> None:
         """Register the values of ``holes`` not seen before and put their ids in ``cols``.
 
-        Only types in :data:`_LOOKUP_TYPES` are looked up by value (``True == 1``); others go to
-        :func:`_condition` every time, as on a fresh proxy.
+        Only types in :data:`_LOOKUP_TYPES` are looked up by value (``True == 1``); others go to :func:`_condition`
+        every time, as on a fresh proxy.
         """
         id_of, columns = self._id_of, self.columns
         n_rows = len(values[holes[0][3]])
@@ -1276,8 +1266,8 @@ class DiffixProxy:
                        by_slot: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
         """:meth:`_row_core` of every row of a statement with ``=`` and ``<>`` slots on a column; ``by_slot`` the ids.
 
-        One shared key when every ``<>`` slot is dropped in every row (the cloning attack's ``Q_j``),
-        else vectorised per ``<>`` slot, or row by row with several ``=`` slots on a column.
+        One shared key when every ``<>`` slot is dropped in every row (the cloning attack's ``Q_j``), else vectorised
+        per ``<>`` slot, or row by row with several ``=`` slots on a column.
         """
         if any(len(eq) > 1 for eq, _ in conflicts):
             return list(map(self._row_core, itertools.repeat(conflicts), raw, ids_rows))
@@ -1314,8 +1304,8 @@ class DiffixProxy:
                   raw: tuple[int, ...], ids: tuple[int, ...]) -> tuple[int, ...]:
         """:meth:`_core` of one bound row with ``=`` and ``<>`` slots on one column (``raw`` in slot order).
 
-        Drops each ``col <> b`` whose column's ``=`` slots hold one value a != b; two different ``=``
-        values (an empty set) go to :meth:`_core`.
+        Drops each ``col <> b`` whose column's ``=`` slots hold one value a != b; two different ``=`` values (an empty
+        set) go to :meth:`_core`.
         """
         conds = self._conds
         drop = []
@@ -1423,8 +1413,8 @@ class DiffixProxy:
         """Count ``n`` queries an attack did not send because their answer is certain: each selects at most one
         user, which bucket suppression answers 0 outright (needs ``bucket_suppression``).
 
-        They count as answered and suppressed (:meth:`n_queries`, :meth:`suppressed_share`) but are not
-        in the log: their text was never written.
+        They count as answered and suppressed (:meth:`n_queries`, :meth:`suppressed_share`) but are not in the log:
+        their text was never written.
         """
         if not self.bucket_suppression:
             raise ValueError("without bucket suppression no answer is certain: the queries must be sent")
@@ -1474,8 +1464,8 @@ class DiffixProxy:
     def query_sets(self, analyst: str | None = None) -> pd.DataFrame:
         """The owner's view of each logged query's set: ``analyst``, ``true_count``, ``set_id``, ``answer``.
 
-        ``set_id`` is the XOR of the users' hashes that seeds the dynamic noise (0 for the empty set).
-        Needs ``keep_log=True``; not counted as queries.
+        ``set_id`` is the XOR of the users' hashes that seeds the dynamic noise (0 for the empty set). Needs
+        ``keep_log=True``; not counted as queries.
         """
         entries, ids_list, counts, _ = self._audited(analyst)
         if not ids_list:
@@ -1488,8 +1478,8 @@ class DiffixProxy:
     def suppressed_share(self, analyst: str | None = None) -> float:
         """The share of the logged queries that were bucket suppressed (as ``audit(analyst)["suppressed"].mean()``).
 
-        For one analyst whose counts are this proxy's own, the queries counted by :meth:`count_certain_zeros`
-        (not in the log) are included, as suppressed.
+        For one analyst whose counts are this proxy's own, the queries counted by :meth:`count_certain_zeros` (not in
+        the log) are included, as suppressed.
         """
         n, k = self._counts.get(analyst, 0), self._n_suppressed.get(analyst)
         if analyst is not None and self.keep_log and n and k is not None:
@@ -1971,8 +1961,8 @@ def noise_sample(proxy: DiffixProxy, h: int, n: int, seed: np.random.Generator |
                  analyst: str = "noise-check") -> np.ndarray:
     """Answer minus true count for ``n`` new queries of ``h`` (>= 1) conditions each.
 
-    Each condition is ``col <> v`` for a value no record has (Q(D) = N, fresh noise); without
-    rounding and suppression a sample of N(0, 2h). ``seed`` draws the values.
+    Each condition is ``col <> v`` for a value no record has (Q(D) = N, fresh noise); without rounding and suppression
+    a sample of N(0, 2h). ``seed`` draws the values.
     """
     g = check_random_state(seed)
     numeric = [c for c, k in proxy.columns.items() if k in ("int", "float")]

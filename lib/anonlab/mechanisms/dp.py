@@ -1,12 +1,11 @@
 """Differentially private release of the counts a Naive-Bayes classifier needs.
 
-Cormode (2011), *Personal privacy vs population privacy*, §2.1-2.2: one non-adaptive batch of
-count queries, query (1) c_i(v, s) = |{r : r_i = v ∧ r_s = s}| for every QI i = 1..m, value
-v and sensitive value s, optionally with the marginal |{r : r_s = s}|. Each tuple is counted
-once per table, so the L1 sensitivity is s_q = m (m + 1 with the marginal, which Cormode does
-not ask). Noise: two-sided geometric, α = exp(-ε/s_q) (Ghosh, Roughgarden & Sundararajan
-2009), or Laplace with scale s_q/ε (Dwork et al. 2006). :class:`EncodedTable` is the integer
-coding that the query and the naive and deFinetti attacks share.
+Cormode (2011), *Personal privacy vs population privacy*, §2.1-2.2: one non-adaptive batch of count queries, query (1)
+c_i(v, s) = |{r : r_i = v ∧ r_s = s}| for every QI i = 1..m, value v and sensitive value s, optionally with the
+marginal |{r : r_s = s}|. Each tuple is counted once per table, so the L1 sensitivity is s_q = m (m + 1 with the
+marginal, which Cormode does not ask). Noise: two-sided geometric, α = exp(-ε/s_q) (Ghosh, Roughgarden & Sundararajan
+2009), or Laplace with scale s_q/ε (Dwork et al. 2006). :class:`EncodedTable` is the integer coding that the query and
+the naive and deFinetti attacks share.
 
 >>> import pandas as pd
 >>> df = pd.DataFrame({"sex": ["F", "M", "F"], "job": ["a", "b", "b"]})
@@ -91,8 +90,8 @@ def _check_sensitivity(sensitivity: float) -> float:
 class EncodedTable:
     """A table's m quasi-identifiers and its sensitive attribute (SA) as integer codes.
 
-    Code ``c`` of QI ``i`` means ``qi_domains[i][c]``, SA code ``s`` means ``sa_domain[s]``
-    (labels as strings); ``qi_codes`` has shape (n, m), ``sa_codes`` (n,).
+    Code ``c`` of QI ``i`` means ``qi_domains[i][c]``, SA code ``s`` means ``sa_domain[s]`` (labels as strings);
+    ``qi_codes`` has shape (n, m), ``sa_codes`` (n,).
     """
 
     qi_names: tuple[str, ...]
@@ -162,9 +161,9 @@ def encode_table(
 ) -> EncodedTable:
     """Code a table's quasi-identifiers and sensitive attribute as integers (an :class:`EncodedTable`).
 
-    A missing QI value becomes the category :data:`MISSING` (``"?"``), as Cormode keeps such
-    tuples (§2.3); a missing sensitive value is an error. ``domains`` gives public domains
-    (default: sorted values present); a value outside raises ``ValueError``.
+    A missing QI value becomes the category :data:`MISSING` (``"?"``), as Cormode keeps such tuples (§2.3); a missing
+    sensitive value is an error. ``domains`` gives public domains (default: sorted values present); a value outside
+    raises ``ValueError``.
     """
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}")
@@ -224,8 +223,8 @@ def encode_train_test(
 ) -> tuple[EncodedTable, EncodedTable | None]:
     """Code a training and an optional test table alike: (train, test or None).
 
-    Drops tuples with a missing sensitive value (Cormode 2011 §2.3: 30,718 Adult training tuples
-    remain for occupation); each column's domain is the union of both tables.
+    Drops tuples with a missing sensitive value (Cormode 2011 §2.3: 30,718 Adult training tuples remain for
+    occupation); each column's domain is the union of both tables.
     """
     cols = [*quasi_identifiers, sensitive]
     frames = [train] if test is None else [train, test]
@@ -359,8 +358,8 @@ def noise_by_epsilon(epsilons: Sequence[float], ms: Sequence[int], noise: NoiseK
 class NoisyCounts:
     """What the data owner publishes: ``counts`` (draws, n_cells, n_sa), noisy answers of query (1).
 
-    Negative values are published as drawn (the attacker clamps them); ``epsilon`` ``inf`` means
-    exact counts; ``sensitivity`` is the s_q of the noise.
+    Negative values are published as drawn (the attacker clamps them); ``epsilon`` ``inf`` means exact counts;
+    ``sensitivity`` is the s_q of the noise.
     """
 
     counts: np.ndarray
@@ -386,8 +385,8 @@ def release_counts(
 ) -> NoisyCounts:
     """Answer query (1) under ε-differential privacy (Cormode 2011, §2.1-2.2): a :class:`NoisyCounts`.
 
-    Independent geometric (α = e^(-ε/s_q)) or Laplace (scale s_q/ε) noise on every count, s_q = m
-    by default; ``epsilon=math.inf`` releases the exact counts; ``draws`` independent releases.
+    Independent geometric (α = e^(-ε/s_q)) or Laplace (scale s_q/ε) noise on every count, s_q = m by default;
+    ``epsilon=math.inf`` releases the exact counts; ``draws`` independent releases.
     """
     eps = _check_epsilon(epsilon)
     check_choice("noise", noise, NOISE_KINDS)

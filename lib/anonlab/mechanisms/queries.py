@@ -1,20 +1,10 @@
 r"""Small exact queries over independent records: counts, linear queries, means, a thresholded count.
 
-Desfontaines (2020), §3.1.3, Proposition 26: when records are independent
-and the attacker knows a fixed set of records, counting queries, linear
-queries :math:`\sum_i w_i D_i` and the arithmetic, geometric, harmonic and
-quadratic means are *Θ-reducible* (Definition 59): changing the known
-records' values maps the outputs by a bijection, so the privacy loss random
-variable has the same distribution whatever the attacker knows. Example 7's
-thresholded count is not (Remark 2).
+Desfontaines (2020), §3.1.3, Proposition 26: with independent records and a known fixed set, counts, linear queries
+:math:`\sum_i w_i D_i` and the arithmetic, geometric, harmonic and quadratic means are *Θ-reducible* (Definition 59);
+Example 7's thresholded count is not (Remark 2). Checked by brute force: record 0 is the target, records ``1..k``
+known, the other ``m = n - 1 - k`` enumerated (``len(domain) ** m`` configurations), so every probability is exact.
 
-This module checks that numerically by brute force: the ``n`` records take
-values in a small domain, record 0 is the target, records ``1..k`` are known
-and the other ``m = n - 1 - k`` are enumerated exhaustively
-(``len(domain) ** m`` configurations), so every output probability is exact.
-
-Examples
---------
 >>> values, logp = output_distribution("count", n=4, known_values=[1], target_value=1,
 ...                                    domain=[0, 1], probs=[0.5, 0.5])
 >>> values.tolist(), np.round(np.exp(logp), 3).tolist()  # 1 + 1 + Bin(2, 1/2)
@@ -51,9 +41,8 @@ def query_function(name: str, weights: np.ndarray | None = None, threshold: floa
                    positive: float = 1) -> Callable[[np.ndarray], np.ndarray]:
     """The query as a function of an (configurations × records) array, one output per row.
 
-    ``count`` and ``thresholded_count`` count records equal to ``positive``
-    (⊥ is :data:`BOTTOM_VALUE` when the count is not above ``threshold``);
-    ``linear`` is ``x @ weights``; the means need positive values.
+    ``count`` and ``thresholded_count`` count records equal to ``positive`` (⊥ is :data:`BOTTOM_VALUE` when the count
+    is not above ``threshold``); ``linear`` is ``x @ weights``; the means need positive values.
     """
     if name == "count":
         return lambda x: (x == positive).sum(axis=1).astype(float)
@@ -84,14 +73,10 @@ def output_distribution(query: str | Callable[[np.ndarray], np.ndarray], n: int,
                         decimals: int = 9) -> tuple[np.ndarray, np.ndarray]:
     """Exact output distribution of a query given the target's and the known records' values.
 
-    The unknown records are iid from ``domain`` with ``probs``; every
-    configuration is enumerated and outputs equal to ``decimals`` decimals
-    are merged.
+    The unknown records are iid from ``domain`` with ``probs``; every configuration is enumerated and outputs equal to
+    ``decimals`` decimals are merged.
 
-    Returns
-    -------
-    values, log_prob : numpy.ndarray
-        The distinct outputs (sorted) and their log-probabilities.
+    Returns: ``values``, ``log_prob`` (numpy.ndarray): The distinct outputs (sorted) and their log-probabilities.
     """
     n = check_int("n", n, low=1)
     known = np.asarray(list(known_values), dtype=float)
@@ -135,24 +120,12 @@ def reducibility_table(queries: Sequence[tuple[str, str | Callable[[np.ndarray],
                        epsilons: Sequence[float]) -> pd.DataFrame:
     """Is each query's privacy loss the same whatever the known records hold? (Proposition 26.)
 
-    Parameters
-    ----------
-    queries
-        ``(label, query, domain, probs)`` tuples; ``query`` a name of
-        :data:`QUERIES` or a function of the records.
-    n, known
-        Records in the database and records the attacker knows.
-    target_values
-        The target's value t and the alternative t'.
-    epsilons
-        ε values at which δ is reported.
+    Parameters: ``queries``: ``(label, query, domain, probs)`` tuples; ``query`` a name of :data:`QUERIES` or a
+    function of the records. ``n``, ``known``: Records in the database and records the attacker knows.
+    ``target_values``: The target's value t and the alternative t'. ``epsilons``: ε values at which δ is reported.
 
-    Returns
-    -------
-    pandas.DataFrame
-        One row per query and configuration of the known records: the
-        configuration, δ(ε) and whether the PLRV equals that of the first
-        configuration (``same_plrv``), plus ``reducible`` per query (all same).
+    Returns: pandas.DataFrame: One row per query and configuration of the known records: the configuration, δ(ε) and
+    whether the PLRV equals that of the first configuration (``same_plrv``), plus ``reducible`` per query (all same).
     """
     check_int("known", known, low=0, high=n - 1)
     eps = [check_number(f"epsilons[{i}]", e, low=0) for i, e in enumerate(epsilons)]

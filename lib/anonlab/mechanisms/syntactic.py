@@ -1,11 +1,10 @@
 """Syntactic anonymity: what a data owner does to a table before publishing it.
 
-Generalisation (numeric ranges, categorical hierarchies, prefix masking of strings such as
-ZIP codes, several columns at once), suppression (records in classes smaller than k, or
-attribute values) and the trade-off over a ladder of levels (:func:`generalisation_sweep`).
-Which model the result satisfies is measured by :mod:`anonlab.measures.syntactic`; the worked
-tables of the CMU 18-734 slides (Fall 2019) are in :mod:`anonlab.data.tables`. Sources:
-L. Sweeney, IJUFKS 10(5), 2002; A. Machanavajjhala et al., ACM TKDD 1(1), 2007.
+Generalisation (numeric ranges, categorical hierarchies, prefix masking of strings such as ZIP codes, several columns
+at once), suppression (records in classes smaller than k, or attribute values) and the trade-off over a ladder of
+levels (:func:`generalisation_sweep`). Which model the result satisfies is measured by
+:mod:`anonlab.measures.syntactic`; the worked tables of the CMU 18-734 slides (Fall 2019) are in
+:mod:`anonlab.data.tables`. Sources: L. Sweeney, IJUFKS 10(5), 2002; A. Machanavajjhala et al., ACM TKDD 1(1), 2007.
 """
 
 from __future__ import annotations
@@ -58,10 +57,10 @@ def generalize_numeric(
 ) -> pd.Series:
     """Replace numbers by the range that contains them: an ordered categorical of range labels.
 
-    Exactly one of ``width`` (buckets [origin + j·width, origin + (j+1)·width), labelled
-    ``"[20, 30)"``) or ``bins`` (increasing edges, left-closed as ``age < 30`` on the slides,
-    named by ``labels`` or ``"[b_i, b_i+1)"``; a value outside raises ``ValueError``, so use
-    ``±inf`` edges). Missing values stay missing. The slides' age ranges (Fig. 2):
+    Exactly one of ``width`` (buckets [origin + j·width, origin + (j+1)·width), labelled ``"[20, 30)"``) or ``bins``
+    (increasing edges, left-closed as ``age < 30`` on the slides, named by ``labels`` or ``"[b_i, b_i+1)"``; a value
+    outside raises ``ValueError``, so use ``±inf`` edges). Missing values stay missing. The slides' age ranges (Fig.
+    2):
 
     >>> ages = pd.Series([28, 36, 50])
     >>> generalize_numeric(ages, bins=[0, 30, 40, np.inf],
@@ -116,8 +115,8 @@ def generalize_categorical(
 ) -> pd.Series:
     """Replace each value by its ancestor ``levels`` (>= 0) steps up a hierarchy, stopping at the root.
 
-    Sweeney's (2002) domain generalisation hierarchy on one attribute; ``hierarchy`` as
-    :func:`as_parent_map`, every value must be a node of it; returns strings.
+    Sweeney's (2002) domain generalisation hierarchy on one attribute; ``hierarchy`` as :func:`as_parent_map`, every
+    value must be a node of it; returns strings.
 
     >>> h = {"*": {"Asia": ["Japanese", "Indian"], "West": ["American", "Russian"]}}
     >>> generalize_categorical(pd.Series(["Japanese", "Russian"]), h).tolist()
@@ -174,8 +173,8 @@ def generalize(
 ) -> pd.DataFrame:
     """Generalise several columns at once (full-domain recoding); a copy.
 
-    ``ranges`` ``{column: width or [edges]}``, ``hierarchies`` ``{column: (hierarchy, levels)}``,
-    ``prefixes`` ``{column: keep}``, ``suppress`` columns replaced by ``token``.
+    ``ranges`` ``{column: width or [edges]}``, ``hierarchies`` ``{column: (hierarchy, levels)}``, ``prefixes``
+    ``{column: keep}``, ``suppress`` columns replaced by ``token``.
 
     >>> df = pd.DataFrame({"zip": ["13053", "13068"], "age": [28, 29], "nat": ["a", "b"]})
     >>> generalize(df, ranges={"age": 10}, prefixes={"zip": 3}, suppress=["nat"]).values.tolist()
@@ -290,10 +289,9 @@ def generalisation_sweep(
 ) -> pd.DataFrame:
     """k, l and t of a table at several generalisation levels, with the cost of suppressing to ``k``.
 
-    Level i is ``generalize(df, **levels[i])`` (``{}`` the original): one row (index ``level``)
-    with the fields of :func:`privacy_report` and, given ``k``, ``suppressed`` (fraction) and
-    ``k_after``, ``l_distinct_after``, ``l_entropy_after``, ``t_after`` (NaN if nothing is kept).
-    ``distance=None`` skips t.
+    Level i is ``generalize(df, **levels[i])`` (``{}`` the original): one row (index ``level``) with the fields of
+    :func:`privacy_report` and, given ``k``, ``suppressed`` (fraction) and ``k_after``, ``l_distinct_after``,
+    ``l_entropy_after``, ``t_after`` (NaN if nothing is kept). ``distance=None`` skips t.
     """
     if k is not None:
         k = check_int("k", k, low=1)

@@ -1,33 +1,12 @@
-"""Synthetic data by sequential CART, the default method of synthpop.
+"""Synthetic data by sequential CART, the default method of synthpop (for [FW24] §4.7's prior framework, chapter 5).
 
-The "prior framework" of Francis & Wagner ([FW24] §4.7, Fig 7) takes its
-inference baseline from an anonymized (there: synthetic) copy of the
-members instead of the members themselves. The paper used SDV's CTGAN,
-which needs PyTorch; this module implements the classification-and-
-regression-tree synthesizer of synthpop (Nowok, Raab and Dibben, "synthpop:
-Bespoke creation of synthetic data in R", J. Stat. Softw. 74(11), 2016;
-Reiter, "Using CART to generate partially synthetic public use
-microdata", J. Off. Stat. 21(3), 2005), the usual CPU-cheap alternative:
+Nowok, Raab and Dibben, J. Stat. Softw. 74(11), 2016; Reiter, J. Off. Stat. 21(3), 2005. The first column is
+bootstrapped from its marginal; each next column :math:`x_j` gets a tree fitted on the original data, :math:`x_j \\sim
+x_1..x_{j-1}` (at least ``min_leaf`` = 5 rows per leaf, synthpop's ``minbucket``), and each synthetic row draws
+:math:`x_j` from the original values of its leaf. Categorical predictors are ordinal-coded; no smoothing. The paper
+used SDV's CTGAN (PyTorch); ``py-synthpop`` 0.1.2 needs pandas < 2 (``Series.iteritems``) and NumPy's global state,
+``DataSynthesizer`` 0.1.13 fails under NumPy 2 and took 94 s on a 7,088-row sample.
 
-1. visit the columns in order; the first is drawn from its observed
-   values (a bootstrap of the marginal);
-2. each next column :math:`x_j` gets a tree fitted on the original data,
-   :math:`x_j \\sim x_1..x_{j-1}` (classification tree for a categorical
-   column, regression tree for a numeric one, at least ``min_leaf`` = 5
-   rows per leaf, synthpop's ``minbucket``);
-3. for each synthetic row, find the leaf its already-synthesized values
-   fall in and draw :math:`x_j` from the *original* values of that leaf.
-
-Why not a package: ``py-synthpop`` 0.1.2 (PyPI) calls ``Series.iteritems``,
-removed in pandas 2, and draws from NumPy's global random state;
-``DataSynthesizer`` 0.1.13 (a Bayesian-network synthesizer) took 94 s to
-describe a 7,088-row Adult sample here and its generator fails under
-NumPy 2 (it ``eval``s ``np.int64(..)`` reprs). Categorical predictors are
-ordinal-coded for the trees (rpart, which synthpop uses, splits factors
-natively); numeric values are drawn as observed, so no smoothing.
-
-Examples
---------
 >>> import pandas as pd
 >>> df = pd.DataFrame({"a": ["x", "y"] * 50, "b": [1.0, 2.0] * 50})
 >>> syn = cart_synthesize(df, seed=0)
@@ -60,25 +39,14 @@ def cart_synthesize(data: pd.DataFrame, n: int | None = None, *, min_leaf: int =
                     seed: int | np.random.Generator | None = 0) -> pd.DataFrame:
     """A synthetic copy of ``data`` by sequential CART (synthpop's default method).
 
-    Parameters
-    ----------
-    data : pandas.DataFrame
-        The original rows (for [FW24] §4.7: the members).
-    n : int, optional
-        Rows to generate (default: as many as ``data``).
-    min_leaf : int, default 5
-        Smallest number of original rows in a leaf (synthpop's ``minbucket``).
-    kinds : mapping, optional
-        ``"categorical"`` forces a numeric column to be treated as a category
-        (classification tree); default: numeric columns are numeric.
-    seed : int or numpy.random.Generator
-        Same seed, same synthetic data.
+    Parameters: ``data`` (pandas.DataFrame): The original rows (for [FW24] §4.7: the members). ``n`` (int, optional):
+    Rows to generate (default: as many as ``data``). ``min_leaf`` (int, default 5): Smallest number of original rows
+    in a leaf (synthpop's ``minbucket``). ``kinds`` (mapping, optional): ``"categorical"`` forces a numeric column to
+    be treated as a category (classification tree); default: numeric columns are numeric. ``seed`` (int or
+    numpy.random.Generator): Same seed, same synthetic data.
 
-    Returns
-    -------
-    pandas.DataFrame
-        ``n`` rows, the columns and dtypes of ``data`` (missing categorical
-        values come back as the string ``"missing"``).
+    Returns: pandas.DataFrame: ``n`` rows, the columns and dtypes of ``data`` (missing categorical values come back as
+    the string ``"missing"``).
     """
     from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
@@ -126,9 +94,8 @@ def marginal_synthesize(data: pd.DataFrame, n: int | None = None, *, seed: int |
                         **_: object) -> pd.DataFrame:
     """A synthetic copy that keeps each column's distribution and nothing else.
 
-    Every column is an independent bootstrap of the original column: the
-    marginals are right, every relation between columns is gone. The
-    crudest synthesizer, useful as the other extreme to CART.
+    Every column is an independent bootstrap of the original column: the marginals are right, every relation between
+    columns is gone. The crudest synthesizer, useful as the other extreme to CART.
 
     >>> syn = marginal_synthesize(pd.DataFrame({"a": [1, 2, 3], "b": ["x", "y", "z"]}), 1000, seed=0)
     >>> sorted(syn["a"].unique().tolist()), syn.shape

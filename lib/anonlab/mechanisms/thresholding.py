@@ -1,13 +1,11 @@
 r"""Counting mechanisms over independent binary records: exact, thresholded, noisy.
 
-The setting of D. Desfontaines, *Lowering the cost of anonymization* (PhD thesis, ETH Zürich
-2020), §3.1.3 (Example 7) and §3.2: ``n`` people vote Yes with probability ``p``; the attacker
-targets one and knows ``k`` other votes, ``b`` of them Yes; the tally is T = t + b + U,
-U ~ Bin(n - 1 - k, p). Mechanisms: the exact tally (Proposition 26), the tally only if
-T > τ, else ⊥ (Example 7; Definition 60), and noisy variants with two-sided geometric noise
-Z (α = e^(-ε_N)): ``noise_mode="count"`` releases T + Z above τ (ε_N-DP),
-``"threshold"`` releases T when T + Z > τ (Diffix's low-count filter). Output distributions
-are exact, in log space (probabilities reach 1e-400); the infinite runs of outputs with
+The setting of D. Desfontaines, *Lowering the cost of anonymization* (PhD thesis, ETH Zürich 2020), §3.1.3 (Example 7)
+and §3.2: ``n`` people vote Yes with probability ``p``; the attacker targets one and knows ``k`` other votes, ``b`` of
+them Yes; the tally is T = t + b + U, U ~ Bin(n - 1 - k, p). Mechanisms: the exact tally (Proposition 26), the tally
+only if T > τ, else ⊥ (Example 7; Definition 60), and noisy variants with two-sided geometric noise Z (α = e^(-ε_N)):
+``noise_mode="count"`` releases T + Z above τ (ε_N-DP), ``"threshold"`` releases T when T + Z > τ (Diffix's low-count
+filter). Output distributions are exact, in log space (probabilities reach 1e-400); the infinite runs of outputs with
 constant privacy loss are one atom each (``LOWER_TAIL``, ``UPPER_TAIL``).
 
 >>> mech = thresholded_tally(threshold=100)
@@ -63,8 +61,8 @@ MAX_RECORDS = 100_000
 class CountingMechanism:
     """A tally of binary records, released only if ``T > threshold`` (else ⊥; ``None``: always) and noised.
 
-    ``noise_epsilon``: ε of the two-sided geometric noise (``None``: none); ``noise_mode``
-    ``"count"`` (the noisy tally, ε-DP) or ``"threshold"`` (only the decision is noisy, as in Diffix).
+    ``noise_epsilon``: ε of the two-sided geometric noise (``None``: none); ``noise_mode`` ``"count"`` (the noisy
+    tally, ε-DP) or ``"threshold"`` (only the decision is noisy, as in Diffix).
     """
 
     threshold: int | None = None
@@ -166,8 +164,8 @@ def conditional_distributions(mech: CountingMechanism, n_unknown: int, p: float,
                               known_yes: int) -> ConditionalOutputs:
     r"""Exact output distribution of ``mech`` given ``known_yes`` = b, for t = 0 and 1 (§3.1.3, Example 7).
 
-    T = t + b + U, U ~ Bin(``n_unknown``, p), p in (0, 1). Atoms: released tallies in
-    [b, b + m + 1] above the threshold, ⊥ with a threshold, and the two tails with count noise.
+    T = t + b + U, U ~ Bin(``n_unknown``, p), p in (0, 1). Atoms: released tallies in [b, b + m + 1] above the
+    threshold, ⊥ with a threshold, and the two tails with count noise.
     """
     m = check_int("n_unknown", n_unknown, low=0, high=MAX_RECORDS)
     b = check_int("known_yes", known_yes, low=0)
@@ -239,8 +237,8 @@ def sample_outputs(mech: CountingMechanism, n_voters: int, p: float, known: int,
                    known_yes: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Simulate the mechanism: draws of the known Yes count and of the output atom, (known_yes, labels).
 
-    ``known_yes=None`` draws the known votes from the data (passive attacker); a number fixes them
-    (active). Atoms as in :func:`conditional_distributions`.
+    ``known_yes=None`` draws the known votes from the data (passive attacker); a number fixes them (active). Atoms as
+    in :func:`conditional_distributions`.
     """
     n = check_int("n_voters", n_voters, low=1, high=MAX_RECORDS)
     k = check_int("known", known, low=0, high=n - 1)
@@ -273,8 +271,8 @@ def neighbour_distributions(mech: CountingMechanism, count: int,
                             window: int = 2000) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Output distributions (labels, prob_no, prob_yes) on two neighbouring datasets (plain DP).
 
-    The others' tally is ``count``. An independent, linear-space implementation over ``window``
-    noise values each side, to check that APKDP with full knowledge is DP (§3.1.3).
+    The others' tally is ``count``. An independent, linear-space implementation over ``window`` noise values each
+    side, to check that APKDP with full knowledge is DP (§3.1.3).
     """
     c = check_int("count", count, low=0)
     tau, eps = mech.threshold, mech.noise_epsilon
@@ -312,8 +310,8 @@ def tally_partial_knowledge_delta(mech: CountingMechanism, n_voters: int, p: flo
                                   known_yes: Sequence[int] | None = None) -> PartialKnowledgeDelta:
     r"""Passive (PPKDP) and active (APKDP) δ(ε) of a counting mechanism, exactly (Definitions 57-58; Theorem 1).
 
-    The attacker knows ``known`` other votes: B ~ Bin(k, p) for the passive, any of 0..k (or
-    ``known_yes``) for the active attacker.
+    The attacker knows ``known`` other votes: B ~ Bin(k, p) for the passive, any of 0..k (or ``known_yes``) for the
+    active attacker.
 
     >>> r = tally_partial_knowledge_delta(thresholded_tally(100), 1000, 1e-4, 100, [1.0])
     >>> r.worst_background()  # the active attacker makes every known vote Yes

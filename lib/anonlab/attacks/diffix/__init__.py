@@ -1,33 +1,11 @@
-"""Noise-exploitation attacks on Diffix (Gadotti et al. 2019).
+"""Noise-exploitation attacks on Diffix: Gadotti, Houssiau, Rocher, Livshits, de Montjoye, *When the signal is in the
+noise: exploiting Diffix's sticky noise*, USENIX Security 2019 ([G19]).
 
-A. Gadotti, F. Houssiau, L. Rocher, B. Livshits, Y.-A. de Montjoye, *When the
-signal is in the noise: exploiting Diffix's sticky noise*, USENIX Security
-2019 (cited below as [G19]). Every attack talks to the data only through a
-:class:`anonlab.mechanisms.diffix.DiffixProxy`, so its queries are counted
-and logged by the proxy.
-
-The package has three modules, re-exported here (``from anonlab.attacks
-import diffix as atk``; ``atk.cloning_attack``):
-
-:mod:`.theory`
-    The likelihood-ratio test of the differential attack and its accuracy
-    ``acc(k)`` (App. A: exact by Imhof's method, Monte Carlo, with rounded
-    outputs) and the cloning test's miss probability: formulas and
-    simulations, no proxy.
-:mod:`.differential`
-    The differential attack (§3.1): DifferentialAttack for one or many
-    victims, the uniqueness oracle and FullDifferentialAttack with its
-    subset exploration.
-:mod:`.cloning`
-    The cloning attack (§3.2): the queries of Eqs. 12-13, the validation
-    tests ValueUnique and NoBucketSuppression, FullCloningAttack (with the
-    double test of §5) and the greedy variant of App. B.
-
-The experiments over many users, their worker pools and the chapters'
-result cache are the book machine's (:mod:`anonbook.diffix_harness`).
-
-Attacks are written as coroutines (:mod:`._common`: ``drive``, ``drive_many``)
-so that many victims' queries go to the proxy in one batch.
+Every attack queries only a :class:`anonlab.mechanisms.diffix.DiffixProxy` (which counts and logs the queries), as a
+coroutine (:mod:`._common`'s ``drive``, ``drive_many``) so many victims' queries go in one batch. Re-exported here:
+:mod:`.theory` (the likelihood-ratio test, its accuracy ``acc(k)``, App. A, and the cloning test's miss probability),
+:mod:`.differential` (§3.1) and :mod:`.cloning` (§3.2, §5's double test, App. B's greedy variant). Experiments over
+many users belong to the book machine (:mod:`anonbook.diffix_harness`).
 """
 
 from __future__ import annotations

@@ -30,9 +30,8 @@ def _placeholder_condition(column: str, op: str) -> str:
 def _template(table: str, conditions: Sequence[tuple[str, str]]) -> str:
     """``SELECT count(*) FROM table WHERE c1 op ? AND ...`` for (column, op) pairs.
 
-    Memoised on the pairs: an attack sends the same statement shapes many
-    times, and the proxy finds a text it has seen (the same string object)
-    in its cache of statements at once.
+    Memoised on the pairs: an attack sends the same statement shapes many times, and the proxy finds a text it has
+    seen (the same string object) in its cache of statements at once.
     """
     return _template_of(table, tuple(map(tuple, conditions)))
 
@@ -79,8 +78,8 @@ class CertainZeros:
     """``n`` queries an attack does not send because bucket suppression is certain to answer them 0.
 
     Put last in a step's list; the driver counts them at the proxy
-    (:meth:`~anonlab.mechanisms.diffix.DiffixProxy.count_certain_zeros`) and
-    returns answers for the other statements only.
+    (:meth:`~anonlab.mechanisms.diffix.DiffixProxy.count_certain_zeros`) and returns answers for the other statements
+    only.
     """
 
     __slots__ = ("n",)
@@ -117,11 +116,10 @@ def drive_many(proxy: DiffixProxy, attacks: Sequence[Steps], analyst: str = "att
                on_done: Callable[[int], None] | None = None) -> list[Any]:
     """Run many attack coroutines in lockstep: each round answers every pending step in one batch.
 
-    Each query gets the answer it would get alone (Diffix's noise is a
-    function of the query, not of the batch), and each attack draws from its
-    own generator, so the outcomes are those of :func:`drive` one by one;
-    only the per-call overhead of the proxy is paid once per round instead of
-    once per victim and step. ``on_done(i)`` is called when attack ``i`` ends.
+    Each query gets the answer it would get alone (Diffix's noise is a function of the query, not of the batch), and
+    each attack draws from its own generator, so the outcomes are those of :func:`drive` one by one; only the per-call
+    overhead of the proxy is paid once per round instead of once per victim and step. ``on_done(i)`` is called when
+    attack ``i`` ends.
     """
     results: list[Any] = [None] * len(attacks)
     pending: dict[int, list] = {}

@@ -1,15 +1,14 @@
 """The cloning attack of [G19] §3.2, its validation tests, the double test (§5) and the greedy variant (App. B).
 
-Dummy conditions ``Delta_j`` (here ``d <> b_j`` for an attribute ``d`` in
-``A'`` with ``b_j != x^(d)``) change the noise but not the query set. With
+Dummy conditions ``Delta_j`` (here ``d <> b_j`` for an attribute ``d`` in ``A'`` with ``b_j != x^(d)``) change the
+noise but not the query set. With
 
-``Q_j = count(A' = x^(A') AND_{l != j} Delta_l AND s = v)`` and
-``Q'_j = count(A' = x^(A') AND_{l != j} Delta_l AND u <> x^(u) AND s = v)``
+``Q_j = count(A' = x^(A') AND_{l != j} Delta_l AND s = v)`` and ``Q'_j = count(A' = x^(A') AND_{l != j} Delta_l AND u
+<> x^(u) AND s = v)``
 
-(Eqs. 12-13) the differences ``q_j`` are all equal when the two query sets
-coincide, i.e. when the victim (value-unique on ``(A', u)``) has ``x^(s) !=
-v``, and scatter otherwise; the sample variance against a cut-off ``sigma*``
-decides.
+(Eqs. 12-13) the differences ``q_j`` are all equal when the two query sets coincide, i.e. when the victim
+(value-unique on ``(A', u)``) has ``x^(s) != v``, and scatter otherwise; the sample variance against a cut-off
+``sigma*`` decides.
 """
 
 from __future__ import annotations
@@ -53,23 +52,12 @@ __all__ = [
 
 def dummy_values(value: Any, domain: Sequence[Any], n_dummy: int,
                  seed: np.random.Generator | int | None) -> list[Any]:
-    """``|Delta|`` plausible values ``b_j != value`` for the dummy conditions ``d <> b_j``.
+    """``|Delta|`` plausible values ``b_j != value`` for the dummy conditions ``d <> b_j`` ([G19] §4).
 
-    Drawn uniformly at random, without replacement, from the attribute's
-    domain without ``value`` ([G19] §4: "b_j being some plausible values for
-    x_1 different from a_1"): ``Generator.choice(m, size, replace=False)``
-    over the positions of the ``m`` other values, in O(``|Delta|``). When the
-    domain has too few other values, values outside it are added (numbers
-    above the maximum, or tagged strings): "pragmatic" dummy conditions that
-    hold for everyone (§5).
-
-    The book drew them until 2026-11 from a permutation of the whole domain
-    (:func:`_dummy_values_permutation`, kept as the benchmark's reference):
-    the same distribution, but about 1 ms per draw on CENSUS's
-    ``instance_weight`` (99,800 values), some 40% of a CENSUS cloning
-    experiment. A NumPy ``domain`` (as :meth:`DiffixDataset.domains` gives) is
-    compared in one vectorised pass; any other sequence in a Python loop,
-    with the same draw (tested).
+    Uniform without replacement from the domain without ``value`` (``Generator.choice(m, size, replace=False)`` over
+    the other values' positions, O(``|Delta|``)); values outside the domain (above the maximum, or tagged strings)
+    fill in when it has too few, the "pragmatic" dummies of §5. Same distribution as :func:`_dummy_values_permutation`
+    (the book's draw until 2026-11, kept as the benchmark's reference; 1 ms per draw on CENSUS's ``instance_weight``).
 
     >>> dummy_values(3, np.arange(6), 3, 0) == dummy_values(3, list(range(6)), 3, 0)
     True
@@ -104,8 +92,7 @@ def _pick(m: int, n: int, g: np.random.Generator) -> np.ndarray:
 def _equal_positions(value: Any, domain: Sequence[Any]) -> np.ndarray | None:
     """Positions of ``domain`` holding ``value``, for a 1-D NumPy domain of the value's kind; else ``None``.
 
-    ``None`` asks for Python's comparison: lists, and types that do not
-    match (a string against numbers, booleans).
+    ``None`` asks for Python's comparison: lists, and types that do not match (a string against numbers, booleans).
     """
     if not isinstance(domain, np.ndarray) or domain.ndim != 1:
         if isinstance(domain, np.ndarray):
@@ -133,9 +120,8 @@ def _dummy_values_permutation(value: Any, domain: Sequence[Any], n_dummy: int,
                               seed: np.random.Generator | int | None) -> list[Any]:
     """The former draw of :func:`dummy_values`: the first values of a permutation of the whole domain.
 
-    The same distribution, in O(domain size) (a NumPy domain is filtered
-    with a mask, as the book did): kept as the reference of
-    ``tests/benchmarks/bench_diffix.py``.
+    The same distribution, in O(domain size) (a NumPy domain is filtered with a mask, as the book did): kept as the
+    reference of ``tests/benchmarks/bench_diffix.py``.
     """
     n = _positive_int("n_dummy", n_dummy)
     g = check_random_state(seed)
@@ -164,8 +150,8 @@ def _pad_dummies(picked: list[Any], domain: Sequence[Any], n: int) -> list[Any]:
 class CloningQueries:
     """The 2|Delta| queries of CloningAttack / NoBucketSuppression for one ``(A', u, v)``.
 
-    ``template_q`` / ``template_qbar`` are prepared statements for Eqs. 12 and
-    13; ``rows_q`` / ``rows_qbar`` hold one row of values per ``j``.
+    ``template_q`` / ``template_qbar`` are prepared statements for Eqs. 12 and 13; ``rows_q`` / ``rows_qbar`` hold one
+    row of values per ``j``.
     """
 
     template_q: str
@@ -178,8 +164,8 @@ def cloning_queries(table: str, record: Mapping[str, Any], a_prime: Sequence[str
                     dummy_attribute: str, dummies: Sequence[Any], secret: str, v: int) -> CloningQueries:
     """Build Eqs. 12-13 for every j:
 
-    ``Q_j = count(A' = x^(A') AND_{l != j} d <> b_l AND s = v)``,
-    ``Q'_j = count(A' = x^(A') AND_{l != j} d <> b_l AND u <> x^(u) AND s = v)``.
+    ``Q_j = count(A' = x^(A') AND_{l != j} d <> b_l AND s = v)``, ``Q'_j = count(A' = x^(A') AND_{l != j} d <> b_l AND
+    u <> x^(u) AND s = v)``.
     """
     a_prime = list(a_prime)
     if dummy_attribute not in a_prime:
@@ -202,9 +188,8 @@ def cloning_queries(table: str, record: Mapping[str, Any], a_prime: Sequence[str
 def no_bucket_suppression(q_answers: Any, qbar_answers: Any) -> bool:
     """Procedure NoBucketSuppression's test ([G19] §3.2): some ``Q_j > 0`` and some ``Q'_j > 0``.
 
-    All ``Q_j`` share one query set, hence one sticky threshold, so one
-    positive answer proves none of them was suppressed (and likewise for the
-    ``Q'_j``).
+    All ``Q_j`` share one query set, hence one sticky threshold, so one positive answer proves none of them was
+    suppressed (and likewise for the ``Q'_j``).
     """
     return bool(np.any(np.asarray(q_answers) > 0) and np.any(np.asarray(qbar_answers) > 0))
 
@@ -212,8 +197,8 @@ def no_bucket_suppression(q_answers: Any, qbar_answers: Any) -> bool:
 def value_unique(answer: float) -> bool:
     """Procedure ValueUnique ([G19] §3.2): ``count(A' = x^(A') AND u = x^(u)) == 0``.
 
-    A zero answer means the query set was suppressed, so few users share
-    ``x^(A', u)``, taken as evidence of value-uniqueness.
+    A zero answer means the query set was suppressed, so few users share ``x^(A', u)``, taken as evidence of
+    value-uniqueness.
     """
     return bool(answer == 0)
 
@@ -221,14 +206,8 @@ def value_unique(answer: float) -> bool:
 def cloning_inference(q_answers: Any, qbar_answers: Any, sigma_star: float, v: int) -> tuple[int, float]:
     """CloningAttack's decision ([G19] §3.2, lines 5-8).
 
-    ``q_j = Q_j - Q'_j``; ``S^2 = 1/(|Delta| - 1) sum_j (q_j - mean)^2``. If
-    ``S^2 <= sigma*`` the two query sets coincide, so the victim is not in the
-    ``s = v`` set: the secret is ``1 - v``; otherwise it is ``v``.
-
-    Returns
-    -------
-    guess : int
-    s2 : float
+    ``q_j = Q_j - Q'_j``; ``S^2 = 1/(|Delta| - 1) sum_j (q_j - mean)^2``. If ``S^2 <= sigma*`` the two query sets
+    coincide, so the victim is not in the ``s = v`` set: the secret is ``1 - v``; otherwise it is ``v``.
     """
     q = np.asarray(q_answers, dtype=float) - np.asarray(qbar_answers, dtype=float)
     s2 = float(np.var(q, ddof=1))
@@ -263,24 +242,14 @@ def cloning_attack(proxy: DiffixProxy, record: Mapping[str, Any], a_prime: Seque
                    analyst: str = "attacker") -> CloningOutcome:
     """ValueUnique, NoBucketSuppression and CloningAttack for one ``(A', u)`` ([G19] §3.2).
 
-    Sends ``1 + 2|Delta|`` queries (``2|Delta|`` without the ValueUnique
-    query, or if it fails: then only 1). The inference reuses the
-    NoBucketSuppression answers, as in the paper.
+    Sends ``1 + 2|Delta|`` queries (``2|Delta|`` without the ValueUnique query, or if it fails: then only 1). The
+    inference reuses the NoBucketSuppression answers, as in the paper.
 
-    Parameters
-    ----------
-    proxy, record, a_prime, u, secret
-        As in the paper: known attributes ``A'`` and ``u`` (not in ``A'``).
-    v : {0, 1}
-        Secret value in the queries.
-    dummies, dummy_attribute
-        The values ``b_j`` of the dummy conditions ``dummy_attribute <> b_j``;
-        by default the attribute of ``A'`` with the largest domain and values
-        from :func:`dummy_values` (``domains`` is then required).
-    n_dummy : int
-        ``|Delta|`` when ``dummies`` is not given.
-    sigma_star : float
-        Variance cut-off (the paper: 0.7).
+    Parameters: ``proxy``, ``record``, ``a_prime``, ``u``, ``secret``: As in the paper: known attributes ``A'`` and
+    ``u`` (not in ``A'``). ``v`` ({0, 1}): Secret value in the queries. ``dummies``, ``dummy_attribute``: The values
+    ``b_j`` of the dummy conditions ``dummy_attribute <> b_j``; by default the attribute of ``A'`` with the largest
+    domain and values from :func:`dummy_values` (``domains`` is then required). ``n_dummy`` (int): ``|Delta|`` when
+    ``dummies`` is not given. ``sigma_star`` (float): Variance cut-off (the paper: 0.7).
     """
     g = check_random_state(seed)
     return drive(proxy, _cloning_steps(proxy.table, record, a_prime, u, secret, v=v, dummies=dummies,
@@ -296,12 +265,12 @@ def _cloning_steps(table: str, record: Mapping[str, Any], a_prime: Sequence[str]
                    unique: Callable[[Sequence[str]], bool] | None = None, unsent: list[int] | None = None) -> Steps:
     """:func:`cloning_attack` as a coroutine: yields its statements, receives their answers (see :func:`drive`).
 
-    ``unique`` (is the victim's restricted record unique: a :class:`~anonlab.attacks.diffix.UniquenessOracle`
-    bound to her record; only for a proxy that suppresses buckets) and ``unsent`` (a one-item counter shared with the caller): a query whose set
-    is certain to hold at most one user, answered 0 outright by bucket suppression, is not sent but counted
-    (the ValueUnique query when ``x^(A', u)`` is unique; all ``2|Delta|`` queries when ``x^(A')`` is, since
-    every ``Q_j`` and ``Q'_j`` selects within it). The random draws and the outcome are those of sending
-    them; the counter goes with the next batch sent (:class:`~anonlab.attacks.diffix._common.CertainZeros`).
+    ``unique`` (is the victim's restricted record unique: a :class:`~anonlab.attacks.diffix.UniquenessOracle` bound to
+    her record; only for a proxy that suppresses buckets) and ``unsent`` (a one-item counter shared with the caller):
+    a query whose set is certain to hold at most one user, answered 0 outright by bucket suppression, is not sent but
+    counted (the ValueUnique query when ``x^(A', u)`` is unique; all ``2|Delta|`` queries when ``x^(A')`` is, since
+    every ``Q_j`` and ``Q'_j`` selects within it). The random draws and the outcome are those of sending them; the
+    counter goes with the next batch sent (:class:`~anonlab.attacks.diffix._common.CertainZeros`).
     """
     a_prime = list(a_prime)
     if not a_prime:
@@ -363,19 +332,10 @@ def _dummies(record: Mapping[str, Any], a_prime: list[str], dummies: Sequence[An
 class FullCloningOutcome:
     """Result of :func:`full_cloning_attack` / :func:`greedy_full_cloning_attack` for one victim.
 
-    Attributes
-    ----------
-    guess : int or None
-        The inferred secret; ``None`` for NonAttackable.
-    a_prime : tuple of str
-        The ``A'`` used (empty if NonAttackable).
-    u : str or None
-    s2 : float
-        Sample variance of the final test (``nan`` if none).
-    n_subsets : int
-        Subsets ``(A', u)`` tried.
-    n_queries : int
-        Queries sent for this victim.
+    Attributes: ``guess`` (int or None): The inferred secret; ``None`` for NonAttackable. ``a_prime`` (tuple of str):
+    The ``A'`` used (empty if NonAttackable). ``u`` (str or None). ``s2`` (float): Sample variance of the final test
+    (``nan`` if none). ``n_subsets`` (int): Subsets ``(A', u)`` tried. ``n_queries`` (int): Queries sent for this
+    victim.
     """
 
     guess: int | None
@@ -400,19 +360,16 @@ def full_cloning_attack(proxy: DiffixProxy, records: Sequence[Mapping[str, Any]]
                         ) -> list[FullCloningOutcome]:
     """Procedure FullCloningAttack ([G19] §3.2), optionally with the double test of §5, against each victim.
 
-    Victim ``i`` is ``records[i]``, known on ``a_stars[i]``, her draws from ``seeds[i]``.
-    Random subsets ``A'`` of ``A*`` (sizes ``|A*| - 1`` down to 1) each with a
-    random ``u`` from ``A* \\ A'``; for each, ValueUnique then
-    NoBucketSuppression; the first subset passing both is attacked and the
-    guess returned. With ``double_test`` NoBucketSuppression must pass for
-    both ``v = 0`` and ``v = 1``, both inferences are made, and the guess is
-    kept only if they agree (otherwise the exploration continues).
-    ``max_subsets`` bounds the subsets tried (default: all of them; a size
-    with more than ``per_size_limit`` subsets is sampled). With ``uniques[i]``
-    (``UniquenessOracle.for_record(record, a_star)`` or ``partial(oracle, record)``; single
-    test, a proxy that suppresses buckets) the queries certain to be answered 0 are counted
-    at the proxy but not sent; the outcome is the same. The victims' queries go to the proxy
-    in shared batches (:func:`drive_many`, ``on_done(i)`` as victim ``i`` ends); each outcome is hers alone.
+    Victim ``i`` is ``records[i]``, known on ``a_stars[i]``, her draws from ``seeds[i]``. Random subsets ``A'`` of
+    ``A*`` (sizes ``|A*| - 1`` down to 1) each with a random ``u`` from ``A* \\ A'``; for each, ValueUnique then
+    NoBucketSuppression; the first subset passing both is attacked and the guess returned. With ``double_test``
+    NoBucketSuppression must pass for both ``v = 0`` and ``v = 1``, both inferences are made, and the guess is kept
+    only if they agree (otherwise the exploration continues). ``max_subsets`` bounds the subsets tried (default: all
+    of them; a size with more than ``per_size_limit`` subsets is sampled). With ``uniques[i]``
+    (``UniquenessOracle.for_record(record, a_star)`` or ``partial(oracle, record)``; single test, a proxy that
+    suppresses buckets) the queries certain to be answered 0 are counted at the proxy but not sent; the outcome is the
+    same. The victims' queries go to the proxy in shared batches (:func:`drive_many`, ``on_done(i)`` as victim ``i``
+    ends); each outcome is hers alone.
     """
     if uniques is None or double_test or not proxy.bucket_suppression:
         uniques = [None] * len(records)
@@ -431,9 +388,9 @@ def _full_cloning_steps(table: str, record: Mapping[str, Any], a_star: Sequence[
     """:func:`full_cloning_attack` as a coroutine (see :func:`drive`).
 
     The double test is :func:`_double_test_sweep_steps` at the one cut-off. ``per_size_limit``: as in
-    :func:`~anonlab.attacks.diffix.subsets_by_decreasing_size`. ``unique`` (single test only; a proxy
-    that suppresses buckets): the queries certain to be answered 0 are counted, not sent
-    (:func:`_cloning_steps`), with the same outcome.
+    :func:`~anonlab.attacks.diffix.subsets_by_decreasing_size`. ``unique`` (single test only; a proxy that suppresses
+    buckets): the queries certain to be answered 0 are counted, not sent (:func:`_cloning_steps`), with the same
+    outcome.
     """
     if double_test:
         outcomes = yield from _double_test_sweep_steps(table, record, a_star, secret, domains, n_dummy=n_dummy,
@@ -472,9 +429,8 @@ def double_test_sigma_sweep(proxy: DiffixProxy, records: Sequence[Mapping[str, A
                             on_done: Callable[[int], None] | None = None) -> list[dict[float, FullCloningOutcome]]:
     """FullCloningAttack with the double test (§5) at several cut-offs σ*, from one exploration, for each victim.
 
-    ``{σ*: outcome}`` per victim, each equal to :func:`full_cloning_attack` with
-    ``double_test=True`` and that ``sigma_star`` (same seed): see
-    :func:`_double_test_sweep_steps`. Victims as in :func:`full_cloning_attack`.
+    ``{σ*: outcome}`` per victim, each equal to :func:`full_cloning_attack` with ``double_test=True`` and that
+    ``sigma_star`` (same seed): see :func:`_double_test_sweep_steps`. Victims as in :func:`full_cloning_attack`.
     """
     attacks = [_double_test_sweep_steps(proxy.table, r, a, secret, domains, n_dummy=n_dummy, sigma_stars=sigma_stars,
                                         max_subsets=max_subsets, g=check_random_state(g))
@@ -487,14 +443,11 @@ def _double_test_sweep_steps(table: str, record: Mapping[str, Any], a_star: Sequ
                              max_subsets: int | None, g: np.random.Generator) -> Steps:
     """:func:`double_test_sigma_sweep` as a coroutine (see :func:`drive`).
 
-    In the double test σ* decides only whether the inferences for ``v = 0``
-    and ``v = 1`` agree, i.e. at which subset a run stops: the subsets
-    explored, the random draws (subsets, ``u``, dummy values), the queries
-    and the variances ``S^2`` up to that point do not depend on it (whether
-    the second test runs depends on ValueUnique and NoBucketSuppression
-    alone). So the exploration of :func:`_full_cloning_steps` goes on until
-    every σ* has stopped, and each σ* gets the outcome (subsets tried,
-    queries) of its own stopping point.
+    In the double test σ* decides only whether the inferences for ``v = 0`` and ``v = 1`` agree, i.e. at which subset
+    a run stops: the subsets explored, the random draws (subsets, ``u``, dummy values), the queries and the variances
+    ``S^2`` up to that point do not depend on it (whether the second test runs depends on ValueUnique and
+    NoBucketSuppression alone). So the exploration of :func:`_full_cloning_steps` goes on until every σ* has stopped,
+    and each σ* gets the outcome (subsets tried, queries) of its own stopping point.
     """
     a_star = list(a_star)
     if len(a_star) < 2:
@@ -535,13 +488,10 @@ def _double_test_sweep_steps(table: str, record: Mapping[str, Any], a_star: Sequ
 def _greedy_select_steps(table: str, record: Mapping[str, Any], a_star: Sequence[str]) -> Steps:
     """Procedure GreedySelectSubset ([G19] App. B) as a coroutine: its ``|A*| + 1`` queries in one batch.
 
-    Estimates the total number of users ``N`` (``count(*)``) and, for each
-    ``a`` in ``A*``, the fraction ``f_a = count(a = x^(a)) / N`` of users
-    sharing the victim's value. ``u`` is the attribute with the lowest
-    fraction; ``A'`` takes the remaining attributes by decreasing fraction
-    until ``prod_{a in A' + u} f_a < 1/N`` (so ``x^(A', u)`` is probably
-    unique while ``x^(A')`` selects many users), or all of them.
-    Returns ``(A', u, queries)``.
+    Estimates the total number of users ``N`` (``count(*)``) and, for each ``a`` in ``A*``, the fraction ``f_a =
+    count(a = x^(a)) / N`` of users sharing the victim's value. ``u`` is the attribute with the lowest fraction;
+    ``A'`` takes the remaining attributes by decreasing fraction until ``prod_{a in A' + u} f_a < 1/N`` (so ``x^(A',
+    u)`` is probably unique while ``x^(A')`` selects many users), or all of them. Returns ``(A', u, queries)``.
     """
     a_star = list(a_star)
     if len(a_star) < 2:
@@ -578,8 +528,8 @@ def greedy_full_cloning_attack(proxy: DiffixProxy, records: Sequence[Mapping[str
                                on_done: Callable[[int], None] | None = None) -> list[FullCloningOutcome]:
     """GreedyFullCloningAttack ([G19] App. B) against each victim: one subset from GreedySelectSubset.
 
-    Then ValueUnique, NoBucketSuppression and CloningAttack on it; at most
-    ``|A*| + 2|Delta| + 2`` queries per victim. Victims as in :func:`full_cloning_attack`.
+    Then ValueUnique, NoBucketSuppression and CloningAttack on it; at most ``|A*| + 2|Delta| + 2`` queries per victim.
+    Victims as in :func:`full_cloning_attack`.
     """
     attacks = [_greedy_full_cloning_steps(proxy.table, r, a, secret, domains, v=v, n_dummy=n_dummy,
                                           sigma_star=sigma_star, g=check_random_state(g))

@@ -2,14 +2,12 @@
 
 For a victim unique on her known attributes ``A = {a_1..a_k}``, the pair
 
-``Q_j = count(AND_{i != j} a_i = x_i AND s = 0)`` and
-``Q'_j = count(AND_{i != j} a_i = x_i AND a_j <> x_j AND s = 0)``
+``Q_j = count(AND_{i != j} a_i = x_i AND s = 0)`` and ``Q'_j = count(AND_{i != j} a_i = x_i AND a_j <> x_j AND s =
+0)``
 
-differs only by the victim, if her secret is 0. Sticky noise cancels in the
-difference except for the negated condition, so (Eq. 6)
-``q_j = Q_j - Q'_j ~ N(0, 2)`` if ``x^(s) = 1``, ``N(1, 2k + 2)`` if
-``x^(s) = 0``, and the ``s = 1`` pairs give ``r_j`` with the roles swapped.
-The likelihood-ratio test of :mod:`.theory` decides.
+differs only by the victim, if her secret is 0. Sticky noise cancels in the difference except for the negated
+condition, so (Eq. 6) ``q_j = Q_j - Q'_j ~ N(0, 2)`` if ``x^(s) = 1``, ``N(1, 2k + 2)`` if ``x^(s) = 0``, and the ``s
+= 1`` pairs give ``r_j`` with the roles swapped. The likelihood-ratio test of :mod:`.theory` decides.
 """
 
 from __future__ import annotations
@@ -52,20 +50,11 @@ __all__ = [
 class DifferentialOutcome:
     """Result of :func:`differential_attack` for one victim.
 
-    Attributes
-    ----------
-    guess : int or None
-        Inferred secret (0/1); ``None`` when no pair survived (NoSamples).
-    q, r : numpy.ndarray
-        The valid samples from the ``s = 0`` and ``s = 1`` pairs.
-    log_lr : float
-        ``log Lambda(q, r)`` (nan without samples).
-    n_queries : int
-        Queries sent (4k).
-    all_pairs : numpy.ndarray, shape (2, k)
-        Every difference ``Q_j - Q'_j`` (row 0) and ``R_j - R'_j`` (row 1),
-        valid or not (the owner's check of Eq. 6; the attack uses only the
-        valid ones).
+    Attributes: ``guess`` (int or None): Inferred secret (0/1); ``None`` when no pair survived (NoSamples). ``q``,
+    ``r`` (numpy.ndarray): The valid samples from the ``s = 0`` and ``s = 1`` pairs. ``log_lr`` (float): ``log
+    Lambda(q, r)`` (nan without samples). ``n_queries`` (int): Queries sent (4k). ``all_pairs`` (numpy.ndarray, shape
+    (2, k)): Every difference ``Q_j - Q'_j`` (row 0) and ``R_j - R'_j`` (row 1), valid or not (the owner's check of
+    Eq. 6; the attack uses only the valid ones).
     """
 
     guess: int | None
@@ -80,23 +69,14 @@ def differential_attack(proxy: DiffixProxy, records: pd.DataFrame, attributes: S
                         secret: str, *, analyst: str = "attacker") -> list[DifferentialOutcome]:
     """Procedure DifferentialAttack ([G19] §3.1) against each victim (row) of ``records``, known on ``attributes``.
 
-    For each ``j``: ``Q_j, Q'_j`` with ``s = 0`` and ``R_j, R'_j`` with
-    ``s = 1`` (Eqs. 7-8); a pair counts only if both outputs are > 0
-    (a zero may be bucket suppression); the likelihood ratio test of
-    :func:`likelihood_ratio_test` decides. Issues ``4k`` queries per victim,
-    all victims' queries batched per query shape (each answer is the one it gets alone).
+    For each ``j``: ``Q_j, Q'_j`` with ``s = 0`` and ``R_j, R'_j`` with ``s = 1`` (Eqs. 7-8); a pair counts only if
+    both outputs are > 0 (a zero may be bucket suppression); the likelihood ratio test of
+    :func:`likelihood_ratio_test` decides. Issues ``4k`` queries per victim, all victims' queries batched per query
+    shape (each answer is the one it gets alone).
 
-    Parameters
-    ----------
-    proxy : DiffixProxy
-    records : pandas.DataFrame
-        The victims' known values; must contain ``attributes``.
-    attributes : sequence of str
-        ``A = {a_1, ..., a_k}``, k >= 1.
-    secret : str
-        The secret attribute's column name in the proxy.
-    analyst : str
-        Name under which the proxy counts the queries.
+    Parameters: ``records`` (pandas.DataFrame): The victims' known values; must contain ``attributes``. ``attributes``
+    (sequence of str): ``A = {a_1, ..., a_k}``, k >= 1. ``secret`` (str): The secret attribute's column name in the
+    proxy. ``analyst`` (str): Name under which the proxy counts the queries.
     """
     attrs = _attributes(attributes, records.columns)
     vals = {a: [_py(v) for v in records[a].to_numpy()] for a in attrs}
@@ -172,13 +152,10 @@ def _differential_steps(table: str, vals: Mapping[str, list[Any]], n: int, attrs
 class UniquenessOracle:
     """The oracle ``Unique(z^(R))`` of [G19] H4: is a restricted record unique in the data?
 
-    Built from the data without the secret (the "inference dataset" Diffix
-    claims to protect against). Consulting it is not a query to Diffix.
+    Built from the data without the secret (the "inference dataset" Diffix claims to protect against). Consulting it
+    is not a query to Diffix.
 
-    Parameters
-    ----------
-    data : pandas.DataFrame
-        The attributes the attacker may know (one row per user).
+    Parameters: ``data`` (pandas.DataFrame): The attributes the attacker may know (one row per user).
     """
 
     def __init__(self, data: pd.DataFrame) -> None:
@@ -222,17 +199,13 @@ class UniquenessOracle:
     def for_record(self, record: Mapping[str, Any], a_star: Sequence[str]) -> Callable[[Sequence[str]], bool]:
         """A fast oracle for many subsets of one victim's ``A*`` (at most 64 attributes).
 
-        Every record gets a bitmask of the attributes of ``A*`` on which it
-        agrees with the victim; ``x^(S)`` is unique iff exactly one record
-        (the victim) agrees on all of ``S``. Records are sorted by how many
-        attributes they agree on, so a subset of size m only looks at records
-        agreeing on at least m.
+        Every record gets a bitmask of the attributes of ``A*`` on which it agrees with the victim; ``x^(S)`` is
+        unique iff exactly one record (the victim) agrees on all of ``S``. Records are sorted by how many attributes
+        they agree on, so a subset of size m only looks at records agreeing on at least m.
 
-        The function also carries ``no_pair_survives(S)``: for a unique
-        ``x^(S)``, True when for every ``a_j`` of ``S`` at most one other
-        record agrees with the victim on ``S`` without ``a_j``. Then every
-        ``Q'_j`` of Eqs. 7-8 selects at most one user, whatever the secret,
-        and bucket suppression answers it 0 outright (§2), so
+        The function also carries ``no_pair_survives(S)``: for a unique ``x^(S)``, True when for every ``a_j`` of
+        ``S`` at most one other record agrees with the victim on ``S`` without ``a_j``. Then every ``Q'_j`` of Eqs.
+        7-8 selects at most one user, whatever the secret, and bucket suppression answers it 0 outright (§2), so
         DifferentialAttack on ``S`` cannot keep a single pair.
         """
         a_star = list(a_star)
@@ -299,10 +272,9 @@ def subsets_by_decreasing_size(items: Sequence[str], seed: np.random.Generator |
                                per_size_limit: int = 2000) -> Iterator[tuple[str, ...]]:
     """Random subsets of ``items``, largest first, each size in random order.
 
-    The order of the subset exploration of FullDifferentialAttack and
-    FullCloningAttack ([G19] §3). Sizes with at most ``per_size_limit``
-    subsets are enumerated completely (shuffled); larger ones are sampled
-    without repetition up to ``per_size_limit`` subsets.
+    The order of the subset exploration of FullDifferentialAttack and FullCloningAttack ([G19] §3). Sizes with at most
+    ``per_size_limit`` subsets are enumerated completely (shuffled); larger ones are sampled without repetition up to
+    ``per_size_limit`` subsets.
     """
     items = list(items)
     for block in _subset_blocks(len(items), check_random_state(seed), min_size=min_size, max_size=max_size,
@@ -315,9 +287,8 @@ def _subset_blocks(n: int, rng: np.random.Generator, *, min_size: int = 1, max_s
                    per_size_limit: int = 2000) -> Iterator[np.ndarray | Iterator[tuple[int, ...]]]:
     """:func:`subsets_by_decreasing_size` one size at a time, as indices into the items.
 
-    An enumerated size is one array (a row per subset, in the shuffled
-    order); a sampled size an iterator of index tuples, drawn as they are
-    asked for. The random draws are those of :func:`subsets_by_decreasing_size`.
+    An enumerated size is one array (a row per subset, in the shuffled order); a sampled size an iterator of index
+    tuples, drawn as they are asked for. The random draws are those of :func:`subsets_by_decreasing_size`.
     """
     top = n if max_size is None else min(max_size, n)
     for m in range(top, min_size - 1, -1):
@@ -344,19 +315,10 @@ def _sampled_subsets(n: int, m: int, rng: np.random.Generator, limit: int) -> It
 class FullDifferentialOutcome:
     """Result of :func:`full_differential_attack` for one victim.
 
-    Attributes
-    ----------
-    guess : int or None
-        The inferred secret, ``None`` for NonAttackable.
-    subset : tuple of str
-        The attributes ``A`` the final test used (empty if NonAttackable).
-    n_subsets_checked : int
-        Subsets put to the uniqueness oracle.
-    n_subsets_attacked : int
-        Unique subsets attacked (each costs 4|A| queries).
-    n_queries : int
-    n_samples : int
-        Samples in the final test.
+    Attributes: ``guess`` (int or None): The inferred secret, ``None`` for NonAttackable. ``subset`` (tuple of str):
+    The attributes ``A`` the final test used (empty if NonAttackable). ``n_subsets_checked`` (int): Subsets put to the
+    uniqueness oracle. ``n_subsets_attacked`` (int): Unique subsets attacked (each costs 4|A| queries). ``n_samples``
+    (int): Samples in the final test.
     """
 
     guess: int | None
@@ -378,17 +340,13 @@ def full_differential_attack(proxy: DiffixProxy, record: Mapping[str, Any], a_st
                              analyst: str = "attacker") -> FullDifferentialOutcome:
     """Procedure FullDifferentialAttack ([G19] §3.1): subset exploration, oracle, test.
 
-    Draws random subsets ``A`` of ``A*`` by decreasing size until the oracle
-    says ``x^(A)`` is unique, runs :func:`differential_attack` on it, and
-    stops at the first subset that yields samples. The paper does not bound
-    the exploration (the default, ``max_attacked=None``); ``max_attacked``
-    bounds the unique subsets attacked and ``max_checked`` the subsets put to
-    the oracle (``None``: no bound), after which the victim is NonAttackable;
-    a size with more than ``per_size_limit`` subsets is sampled
-    (:func:`subsets_by_decreasing_size`). ``max_checked=None`` and
-    ``per_size_limit`` at least ``comb(k*, k*//2)`` search every subset, as
-    the paper does. One search, that of :func:`full_differential_attack_bounds`
-    with the one bound.
+    Draws random subsets ``A`` of ``A*`` by decreasing size until the oracle says ``x^(A)`` is unique, runs
+    :func:`differential_attack` on it, and stops at the first subset that yields samples. The paper does not bound the
+    exploration (the default, ``max_attacked=None``); ``max_attacked`` bounds the unique subsets attacked and
+    ``max_checked`` the subsets put to the oracle (``None``: no bound), after which the victim is NonAttackable; a
+    size with more than ``per_size_limit`` subsets is sampled (:func:`subsets_by_decreasing_size`).
+    ``max_checked=None`` and ``per_size_limit`` at least ``comb(k*, k*//2)`` search every subset, as the paper does.
+    One search, that of :func:`full_differential_attack_bounds` with the one bound.
     """
     bound = None if max_attacked is None else int(max_attacked)
     return full_differential_attack_bounds(proxy, record, a_star, secret, oracle, [bound], seed=seed,
@@ -403,12 +361,10 @@ def full_differential_attack_bounds(proxy: DiffixProxy, record: Mapping[str, Any
                                     analyst: str = "attacker") -> dict[int | None, FullDifferentialOutcome]:
     """:func:`full_differential_attack` under several bounds ``max_attacked``, from one exploration.
 
-    The bound only says when the search gives up: the subsets drawn, the
-    oracle's answers and the queries before that do not depend on it. So the
-    search runs once with the largest bound (``None``: unbounded), and a
-    smaller bound ``b`` gets the success if it came within ``b`` attacked
-    subsets, else NonAttackable with the counters after the ``b``-th attacked
-    subset, exactly what a run with ``max_attacked=b`` returns.
+    The bound only says when the search gives up: the subsets drawn, the oracle's answers and the queries before that
+    do not depend on it. So the search runs once with the largest bound (``None``: unbounded), and a smaller bound
+    ``b`` gets the success if it came within ``b`` attacked subsets, else NonAttackable with the counters after the
+    ``b``-th attacked subset, exactly what a run with ``max_attacked=b`` returns.
     """
     return drive(proxy, _full_differential_steps(proxy.table, record, a_star, secret,
                                                  oracle.for_record(record, a_star), bounds,
@@ -423,15 +379,12 @@ def _full_differential_steps(table: str, record: Mapping[str, Any], a_star: Sequ
                              per_size_limit: int = 2000, skip_certain_zeros: bool = False) -> Steps:
     """:func:`full_differential_attack_bounds` as a coroutine (one batch per attacked subset).
 
-    ``unique`` is the victim's oracle (:meth:`UniquenessOracle.for_record`).
-    ``skip_certain_zeros`` (only for a proxy that suppresses buckets): a
-    unique subset on which no pair can survive (``unique.no_pair_survives``:
-    every ``Q'_j`` selects at most one user, which bucket suppression answers
-    0 outright) is not sent; it counts as attacked without samples and its
-    ``4|A|`` queries count in ``n_queries`` and at the proxy
-    (:class:`~anonlab.attacks.diffix._common.CertainZeros`), exactly what
-    sending them gives. On small tables of many attributes (CREDIT) almost
-    every unique subset of the first sizes is such a subset.
+    ``unique`` is the victim's oracle (:meth:`UniquenessOracle.for_record`). ``skip_certain_zeros`` (only for a proxy
+    that suppresses buckets): a unique subset on which no pair can survive (``unique.no_pair_survives``: every
+    ``Q'_j`` selects at most one user, which bucket suppression answers 0 outright) is not sent; it counts as attacked
+    without samples and its ``4|A|`` queries count in ``n_queries`` and at the proxy
+    (:class:`~anonlab.attacks.diffix._common.CertainZeros`), exactly what sending them gives. On small tables of many
+    attributes (CREDIT) almost every unique subset of the first sizes is such a subset.
     """
     bounds = list(dict.fromkeys(None if b is None else int(b) for b in bounds))
     if not bounds:
@@ -509,20 +462,16 @@ def _checked_chunks(block: np.ndarray, check_block: Callable[[np.ndarray], tuple
 def shared_query_sets(sets: pd.DataFrame, k: int) -> dict[str, int]:
     """Do two samples of one DifferentialAttack share a query set? ([G19] §3.1's caveat on correlated samples.)
 
-    ``sets`` is the owner's view (:meth:`~anonlab.mechanisms.diffix.DiffixProxy.query_sets`)
-    of the ``4k`` queries of one test on ``k`` attributes, in the order the
-    attack sends them: for each ``j``, ``Q_j`` then ``Q'_j``, each for
-    ``s = 0`` then ``s = 1``. In each family (``s = 0`` pairs, ``s = 1``
-    pairs) a query of pair ``j`` whose set equals that of a query of another
-    pair gets the same dynamic noise for the conditions they share, so the two
-    samples are correlated. Returns ``samples`` (pairs the test keeps, both
-    answers > 0), ``correlated`` (kept samples with a query whose set is that
-    of another kept sample's query), ``shared`` (queries whose set is that of
-    a query of another pair, kept or not) and ``largest_shared`` (the largest
-    true count among those, 0 if none).
+    ``sets`` is the owner's view (:meth:`~anonlab.mechanisms.diffix.DiffixProxy.query_sets`) of the ``4k`` queries of
+    one test on ``k`` attributes, in the order the attack sends them: for each ``j``, ``Q_j`` then ``Q'_j``, each for
+    ``s = 0`` then ``s = 1``. In each family (``s = 0`` pairs, ``s = 1`` pairs) a query of pair ``j`` whose set equals
+    that of a query of another pair gets the same dynamic noise for the conditions they share, so the two samples are
+    correlated. Returns ``samples`` (pairs the test keeps, both answers > 0), ``correlated`` (kept samples with a
+    query whose set is that of another kept sample's query), ``shared`` (queries whose set is that of a query of
+    another pair, kept or not) and ``largest_shared`` (the largest true count among those, 0 if none).
 
-    k = 2, a made-up log where both ``s = 0`` pairs select the same 3 users
-    (set 5) and every ``s = 1`` query selects nobody (set 0, suppressed):
+    k = 2, a made-up log where both ``s = 0`` pairs select the same 3 users (set 5) and every ``s = 1`` query selects
+    nobody (set 0, suppressed):
 
     >>> sets = pd.DataFrame({"set_id": [5, 0, 5, 0, 5, 0, 5, 0], "true_count": [3, 0, 3, 0, 3, 0, 3, 0],
     ...                      "answer": [3.0, 0.0, 2.0, 0.0, 4.0, 0.0, 3.0, 0.0]})
@@ -555,11 +504,10 @@ def full_attack_shared_sets(proxy: DiffixProxy, records: pd.DataFrame, attribute
                             oracle: UniquenessOracle, *, seed: int = 0) -> pd.DataFrame:
     """:func:`shared_query_sets` of the test FullDifferentialAttack ends on, for each victim of ``records``.
 
-    Each victim knows ``attributes`` (her ``A*``) and is attacked as in
-    :func:`full_differential_attack` (search stream ``[seed, i]``) through
-    ``proxy`` (``keep_log=True``) under her own analyst name; the last
-    ``4|A|`` queries she caused are the test that decided. One row per
-    attacked victim (``subset_size`` and the counts of :func:`shared_query_sets`).
+    Each victim knows ``attributes`` (her ``A*``) and is attacked as in :func:`full_differential_attack` (search
+    stream ``[seed, i]``) through ``proxy`` (``keep_log=True``) under her own analyst name; the last ``4|A|`` queries
+    she caused are the test that decided. One row per attacked victim (``subset_size`` and the counts of
+    :func:`shared_query_sets`).
     """
     if not proxy.keep_log:
         raise ValueError("full_attack_shared_sets reads the proxy's log: give it a proxy with keep_log=True")

@@ -1,11 +1,10 @@
 """The theory of the Diffix attacks: the likelihood-ratio test, acc(k), Eq. 6 and the miss probability.
 
-[G19] A. Gadotti, F. Houssiau, L. Rocher, B. Livshits, Y.-A. de Montjoye, *When the signal is
-in the noise*, USENIX Security 2019. The differential attack's test separates f = N(0, 2)
-from g = N(1, 2k + 2) (Eq. 6); its accuracy acc(k) (App. A) exactly by Imhof's method for
-the Fact's combination of non-central chi-squares, by Monte Carlo and with rounded outputs
-(:func:`accuracy_curves` tables Fig. 2); the cloning test's own error (§3.2); and the result
-§6 cites, Dinur & Nissim's reconstruction from subset sums with noise o(√n).
+[G19] A. Gadotti, F. Houssiau, L. Rocher, B. Livshits, Y.-A. de Montjoye, *When the signal is in the noise*, USENIX
+Security 2019. The differential attack's test separates f = N(0, 2) from g = N(1, 2k + 2) (Eq. 6); its accuracy acc(k)
+(App. A) exactly by Imhof's method for the Fact's combination of non-central chi-squares, by Monte Carlo and with
+rounded outputs (:func:`accuracy_curves` tables Fig. 2); the cloning test's own error (§3.2); and the result §6 cites,
+Dinur & Nissim's reconstruction from subset sums with noise o(√n).
 """
 
 from __future__ import annotations
@@ -86,8 +85,7 @@ def differential_distributions(k: int, noise_sd: float = 1.0) -> LRTestParameter
 def log_likelihood_ratio(q: Any, r: Any, k: int) -> float:
     """log Λ(q, r) = Σ_j log f(q_j)/g(q_j) + Σ_j log g(r_j)/f(r_j) ([G19] App. A; f, g of Eq. 6).
 
-    ``q`` from the s = 0 pairs, ``r`` from the s = 1 pairs (either may be empty). A single
-    q_1 = 0 favours x^(s) = 1:
+    ``q`` from the s = 0 pairs, ``r`` from the s = 1 pairs (either may be empty). A single q_1 = 0 favours x^(s) = 1:
 
     >>> log_likelihood_ratio([0.0], [], 1) > 0
     True
@@ -109,8 +107,8 @@ def likelihood_ratio_test(q: Any, r: Any, k: int) -> int:
 def chi2_combination(p: LRTestParameters) -> tuple[float, float, float, float]:
     """The Fact of [G19] App. A, p_err = Pr[α0 Z0 - α1 Z1 < 0]: returns (α0, α1, λ0, λ1).
 
-    Z_i ~ χ²(n, λ_i), λ_i = n (μ_i/σ_i + (μ0 σ1² - μ1 σ0²) / (σ_i (σ0² - σ1²)))²,
-    α_i = (σ0² - σ1²) / (2 σ_{1-i}²). For k = 1 (f = N(0, 2), g = N(1, 4)):
+    Z_i ~ χ²(n, λ_i), λ_i = n (μ_i/σ_i + (μ0 σ1² - μ1 σ0²) / (σ_i (σ0² - σ1²)))², α_i = (σ0² - σ1²) / (2 σ_{1-i}²).
+    For k = 1 (f = N(0, 2), g = N(1, 4)):
 
     >>> [round(v, 6) for v in chi2_combination(differential_distributions(1))]
     [-0.25, -0.5, 0.5, 1.0]
@@ -128,8 +126,8 @@ def imhof_sf(x: float, weights: Sequence[float], dof: Sequence[float],
              noncentrality: Sequence[float]) -> float:
     """Pr[Q > x] for Q = Σ_j w_j χ²(h_j, δ_j) by Imhof's method (Biometrika 48, 1961, Eq. 3.2).
 
-    Pr[Q > x] = 1/2 + 1/π ∫_0^∞ sin θ(u) / (u ρ(u)) du by adaptive quadrature (the paper used
-    sadists' saddle-point approximations); weights non-zero, h_j > 0, δ_j >= 0.
+    Pr[Q > x] = 1/2 + 1/π ∫_0^∞ sin θ(u) / (u ρ(u)) du by adaptive quadrature (the paper used sadists' saddle-point
+    approximations); weights non-zero, h_j > 0, δ_j >= 0.
 
     >>> round(imhof_sf(3.84, [1.0], [1], [0.0]), 4)   # central chi2(1): 5% tail
     0.05
@@ -258,8 +256,8 @@ def error_probabilities(k: int, n_experiments: int = 40_000,
                         seed: np.random.Generator | int | None = 0) -> tuple[float, float]:
     """Monte Carlo of the two error probabilities apart ([G19] App. A: p_err0 = p_err1).
 
-    p_err0: says 0 although x^(s) = 1 (q ~ f, r ~ g); p_err1 the reverse. Draws f samples of
-    shape (2, n_experiments, k), then g samples.
+    p_err0: says 0 although x^(s) = 1 (q ~ f, r ~ g); p_err1 the reverse. Draws f samples of shape (2, n_experiments,
+    k), then g samples.
 
     >>> e0, e1 = error_probabilities(5, 20_000, seed=0)
     >>> abs(e0 - e1) < 0.02 and abs(1 - e0 - theoretical_accuracy(5)) < 0.02
@@ -279,11 +277,11 @@ def simulated_accuracy_rounding(k: int, n_experiments: int = 1000, B: int = 12,
                                 noise_sd: float = 1.0) -> float:
     """Accuracy of the test when Diffix's outputs are rounded ([G19] App. A, numerical simulation).
 
-    Simulates the 4k outputs (Eq. 1, no suppression) on Complete_k with ``B`` values per attribute,
-    ``n_experiments`` per secret value (the paper: 1000); samples round(Q_j) - round(Q'_j), null
-    outputs included. Static noise once per pair (the paper's independence) or, with
-    ``share_static``, once per condition as Diffix draws it. ``rounding=False`` checks the closed
-    form; ``noise_sd`` scales every layer. Returns the fraction correct over 2·n_experiments runs.
+    Simulates the 4k outputs (Eq. 1, no suppression) on Complete_k with ``B`` values per attribute, ``n_experiments``
+    per secret value (the paper: 1000); samples round(Q_j) - round(Q'_j), null outputs included. Static noise once per
+    pair (the paper's independence) or, with ``share_static``, once per condition as Diffix draws it.
+    ``rounding=False`` checks the closed form; ``noise_sd`` scales every layer. Returns the fraction correct over
+    2·n_experiments runs.
     """
     p = differential_distributions(k, noise_sd)
     g = check_random_state(seed)
@@ -326,8 +324,8 @@ def accuracy_curves(k_values: Sequence[int], *, n_monte_carlo: int = 100_000, n_
                     B: int = 12, seed: int = 0) -> pd.DataFrame:
     """The curves of [G19] Fig. 2 and their checks, one row per k.
 
-    Columns ``theory``, ``monte_carlo``, ``rounding``, ``rounding_shared_static`` and ``mc_se``
-    (standard error of the Monte Carlo column).
+    Columns ``theory``, ``monte_carlo``, ``rounding``, ``rounding_shared_static`` and ``mc_se`` (standard error of the
+    Monte Carlo column).
     """
     rows = []
     for i, k in enumerate(k_values):
@@ -349,8 +347,8 @@ def accuracy_curves(k_values: Sequence[int], *, n_monte_carlo: int = 100_000, n_
 def cloning_miss_probability(n_dummy: int, sigma_star: float) -> float:
     """P(S² <= σ*) when the victim *is* in the s = v query set: the variance test's own error ([G19] §3.2).
 
-    Inside, only the omitted dummy's two dynamic layers vary across j, so var(q_j) = 2 and, without
-    rounding, (|Δ| - 1) S² / 2 ~ χ²_{|Δ|-1}: P = F((|Δ| - 1) σ* / 2). Such a victim is guessed 1 - v.
+    Inside, only the omitted dummy's two dynamic layers vary across j, so var(q_j) = 2 and, without rounding, (|Δ| -
+    1) S² / 2 ~ χ²_{|Δ|-1}: P = F((|Δ| - 1) σ* / 2). Such a victim is guessed 1 - v.
 
     >>> round(cloning_miss_probability(10, 0.7), 4)
     0.042
@@ -368,8 +366,8 @@ def dinur_nissim_recovery(n: int, noise_bound: float, *, n_queries: int | None =
                           seed: np.random.Generator | int | None = 0) -> float:
     """Share of ``n`` secret bits recovered from noisy subset sums by an LP (Dinur & Nissim 2003; [G19] §6).
 
-    ``n_queries`` (default 4n) random halves answered Σ_S x_i + e_S, |e_S| <= ``noise_bound``; any
-    feasible y in [0, 1]^n rounded at 1/2. Noise o(√n) recovers all but o(n) bits, order √n does not.
+    ``n_queries`` (default 4n) random halves answered Σ_S x_i + e_S, |e_S| <= ``noise_bound``; any feasible y in [0,
+    1]^n rounded at 1/2. Noise o(√n) recovers all but o(n) bits, order √n does not.
 
     >>> dinur_nissim_recovery(64, 0.4, seed=0)  # noise below 1/2: the sums pin every bit
     1.0
