@@ -132,25 +132,24 @@ WEEKS: tuple[Week, ...] = (
 
 
 def exercise_label(chapter: str, key: str) -> str:
-    """The anchor of an exercise on its chapter page: ``exercise-<chapter>-<key>``, spelt as Sphinx spells ids.
+    """The anchor of an exercise on its chapter page: ``exercise-<chapter>-<key>`` (:func:`anonbook.chapters.exercise_label`).
 
-    The chapter's generated exercise list puts it before each exercise (a MyST label); the schedule links to
-    it. Sphinx turns a label's underscores into hyphens in the page's ids, so the label is written that way:
+    The chapter's page labels its ``{exercise}`` directive with it; the schedule links to it. Sphinx turns a
+    label's underscores into hyphens in the page's ids, so the label is written that way:
     ``exercise-01-syntactic-anonymity-one-more-qi``.
     """
-    return f"exercise-{chapter}-{key}".replace("_", "-").lower()
+    return chapters.exercise_label(chapter, key)
 
 
-def exercise_href(chapter: str, key: str, book_dir: Path | None = None) -> str:
+def exercise_href(chapter: str, key: str) -> str:
     """The link from the course page (or a deck one folder down, with ``../``) to an exercise.
 
-    ``<chapter>.html#<exercise_label>`` when the chapter's generated exercise list
-    (``book/_generated/chapters/<chapter>.exercises.md``) carries that anchor, else the chapter's
-    Exercises section (``#exercises``), so that no link points at an anchor the page lacks.
+    ``<chapter>.html#<exercise_label>`` when the chapter's page (``notebooks/<chapter>.ipynb``) has an
+    ``{exercise}`` directive with that label, else the chapter's Exercises section (``#exercises``), so
+    that no link points at an anchor the page lacks.
     """
-    listing = (book_dir or paths.book_dir()) / "_generated" / "chapters" / f"{chapter}.exercises.md"
     label = exercise_label(chapter, key)
-    if listing.exists() and label in exercise_anchors(listing.read_text(encoding="utf-8")):
+    if label in chapters.page_exercises(chapters.page_markdown(chapter)):
         return f"{chapter}.html#{label}"
     return f"{chapter}.html#exercises"
 
