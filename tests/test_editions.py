@@ -165,3 +165,20 @@ def test_every_explanation_cites_values_its_solution_shows(name: str) -> None:
     for e in chapters.get(name).exercises:
         cited = set(solutions.placeholders(e.explain))
         assert cited <= set(e.answer), f"{name}/{e.key}: explains with {sorted(cited - set(e.answer))}"
+
+
+def test_the_download_copy_shows_a_solution_only_where_the_edition_wrote_one(tmp_path: Path) -> None:
+    """The download copy inlines the solution include without Sphinx: the student's (empty) leaves no box."""
+    from anonbook import publish
+
+    page = (":::{exercise}\n:label: exercise-00-mini-chapter-bigger\n\nPredict first: x = 0.9?\n:::\n\n"
+            ":::{solution} exercise-00-mini-chapter-bigger\n:class: dropdown\n\n"
+            f"{course.page_include(NAME, 'bigger')}\n:::\n")
+    include = tmp_path / "_generated" / "chapters" / NAME / "bigger.solution.md"
+    include.parent.mkdir(parents=True)
+    include.write_text("| the value | 0.25 | 0.5 |\n")
+    shown = publish.resolve_myst(page, tmp_path, {}, [])
+    assert "> Predict first: x = 0.9?" in shown and "<summary>Solution</summary>" in shown and "0.25" in shown
+    include.write_text("")
+    shown = publish.resolve_myst(page, tmp_path, {}, [])
+    assert "Predict first" in shown and "Solution" not in shown and "exercise-00" not in shown

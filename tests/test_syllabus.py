@@ -158,3 +158,13 @@ def test_a_chapter_missing_from_the_book_is_named_not_linked(monkeypatch: pytest
     text = syllabus.week_markdown(syllabus.WEEKS[1], ["01_syntactic_anonymity"], {})
     assert "`05_nonmember_framework` is not part of this copy of the book" in text
     assert "05_nonmember_framework.ipynb" not in text
+
+
+def test_exercise_numbers_run_through_the_book_as_sphinx_exercise_numbers_them() -> None:
+    names = [c for c in toc_notebooks() if chapters.has_chapter(c)]
+    first, second = chapters.get(names[0]), chapters.get(names[1])
+    assert syllabus.exercise_number(names[0], first.exercises[0].key) == 1
+    assert syllabus.exercise_number(names[1], second.exercises[1].key) == len(first.exercises) + 2
+    last = chapters.get(names[-1])
+    total = sum(len(chapters.get(c).exercises) for c in names)
+    assert syllabus.exercise_number(names[-1], last.exercises[-1].key) == total

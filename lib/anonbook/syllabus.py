@@ -26,7 +26,7 @@ from anonlab import paths
 from anonbook import chapters
 
 __all__ = ["Reading", "Week", "WEEKS", "YARDSTICK_WEEK", "EXERCISE_HOURS", "GRADED_HOURS", "exercise_label",
-           "exercise_href", "slides_href", "deck_available", "graded_assignments", "assignment_href",
+           "exercise_number", "exercise_href", "slides_href", "deck_available", "graded_assignments", "assignment_href",
            "homework_hours", "week_hours", "course_hours", "week_of", "uses_yardstick", "course_plan",
            "exercise_anchors", "first_question"]
 
@@ -139,6 +139,18 @@ def exercise_label(chapter: str, key: str) -> str:
     ``exercise-01-syntactic-anonymity-one-more-qi``.
     """
     return chapters.exercise_label(chapter, key)
+
+
+def exercise_number(chapter: str, key: str) -> int:
+    """The number the book shows for an exercise: sphinx-exercise numbers them through the whole book, in the
+    order of ``_toc.yml`` (chapter 2's first is 6 when chapter 1 has five); within the chapter when the
+    chapter is not in the table of contents."""
+    from anonbook.runner import toc_notebooks
+
+    names = toc_notebooks()
+    before = names[:names.index(chapter)] if chapter in names else []
+    earlier = sum(len(chapters.get(c).exercises) for c in before if chapters.has_chapter(c))
+    return earlier + 1 + [e.key for e in chapters.get(chapter).exercises].index(key)
 
 
 def exercise_href(chapter: str, key: str) -> str:
@@ -282,9 +294,9 @@ def _exercise_lines(week: Week) -> list[str]:
              "is folded under it):"]
     for chapter, key in week.exercises:
         ch = chapters.get(chapter)
-        n = 1 + [e.key for e in ch.exercises].index(key)
-        question = " ".join(ch.exercises[n - 1].question.split())
-        lines.append(f'  - <a href="{exercise_href(chapter, key)}">Exercise {n}</a>: {_first_sentence(question)}')
+        question = " ".join(ch.exercises[[e.key for e in ch.exercises].index(key)].question.split())
+        lines.append(f'  - <a href="{exercise_href(chapter, key)}">Exercise {exercise_number(chapter, key)}</a>: '
+                     f"{_first_sentence(question)}")
     return lines
 
 
