@@ -17,6 +17,7 @@ import pytest
 
 from anonlab import claims
 from anonlab.attacks import diffix as atk
+from anonbook import chapters
 from anonbook import diffix_harness as harness
 from anonbook.chapters import ch06a_diffix_differential as diff
 from anonbook.chapters import ch06b_diffix_cloning as clo
@@ -546,7 +547,7 @@ def test_census_alternatives_and_verdict() -> None:
 def test_exercises_change_parameters_of_the_declaration() -> None:
     for ch in (diff, clo):
         assert len(ch.CHAPTER.exercises) >= 3 and len(ch.CHAPTER.goals) <= 3 and ch.CHAPTER.assumes
-        for e in ch.CHAPTER.exercises:
+        for e in chapters.get(ch.CHAPTER.name).exercises:  # the questions are read from the page
             assert "Predict" in e.question and e.answer
 
 

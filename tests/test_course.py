@@ -35,8 +35,8 @@ def _executed(path: Path, seconds: float, **glued: dict) -> None:
 def mini_course(mini_project: Path, monkeypatch: pytest.MonkeyPatch) -> Chapter:
     ch = Chapter("00_mini_chapter", "A mini chapter", SPEC, quick={"n": 10},
                  goals=("see a value move",), assumes="nothing",
-                 exercises=(Exercise("bigger", "Predict first: what if x = 0.9?", {"x": 0.9},
-                                     {"value": "the value"}, figure="fig"),))
+                 exercises=(Exercise("bigger", {"x": 0.9},
+                                     {"value": "the value"}, figure="fig", question="Predict first: what if x = 0.9?"),))
     monkeypatch.setattr(chapters, "get", lambda name: ch)
     monkeypatch.setattr(chapters, "has_chapter", lambda name: name == ch.name)
     return ch
@@ -44,11 +44,11 @@ def mini_course(mini_project: Path, monkeypatch: pytest.MonkeyPatch) -> Chapter:
 
 def test_declarations_are_checked() -> None:
     with pytest.raises(ValueError, match="at least one parameter"):
-        Exercise("e", "q?", {}, {"k": "v"})
+        Exercise("e", {}, {"k": "v"}, question="q?")
     with pytest.raises(ValueError, match="glue keys"):
-        Exercise("e", "q?", {"x": 1}, {})
+        Exercise("e", {"x": 1}, {}, question="q?")
     with pytest.raises(ValueError, match="exercise 'bad'.*'x' must be <= 1"):
-        Chapter("c", "t", SPEC, exercises=(Exercise("bad", "q?", {"x": 2.0}, {"k": "v"}),))
+        Chapter("c", "t", SPEC, exercises=(Exercise("bad", {"x": 2.0}, {"k": "v"}, question="q?"),))
     with pytest.raises(ValueError, match="three learning goals"):
         Chapter("c", "t", SPEC, goals=("a", "b", "c", "d"))
 
@@ -63,13 +63,13 @@ def test_solutions_come_from_the_runs_not_from_typed_answers(mini_project: Path,
     base = course.exercise_dir("00_mini_chapter")
     out = mini_project / "book" / "_generated" / "chapters"
     out.mkdir(parents=True)
-    text = course.chapter_exercises("00_mini_chapter", out)
+    text = course.chapter_solutions("00_mini_chapter", out)["bigger"]
     assert "not part of this build" in text  # nothing run yet: no made-up answer
     _executed(base / "quick", 2.0, value={"text/plain": "0.25"})
     _executed(base / "bigger", 3.0, value={"text/plain": "0.123456"}, fig={"image/png": PNG})
-    text = course.chapter_exercises("00_mini_chapter", out)
+    text = course.chapter_solutions("00_mini_chapter", out)["bigger"]
     assert "| the value | 0.25 | 0.1235 |" in text
-    assert "-p x '0.9'" in text and "{dropdown}" in text
+    assert "-p x '0.9'" in text and "**Grading note.**" in text
     assert (out / "00_mini_chapter.bigger.png").read_bytes() == b"\x89PNG fake"
     header = course.chapter_header("00_mini_chapter")
     assert "see a value move" in header and "2 s with `--quick`" in header
@@ -79,8 +79,8 @@ def test_run_exercises_runs_quick_and_each_variant(mini_project: Path, monkeypat
     ch = Chapter("00_mini_chapter", "mini", ParameterSpec([Param("x", "float", 0.5, "v", low=0, high=1),
                                                           Param("fail", "bool", False, "f"),
                                                           Param("label", "str", "a", "l")]),
-                 exercises=(Exercise("high", "q?", {"x": 0.9}, {"k": "v"}),
-                            Exercise("broken", "q?", {"fail": True}, {"k": "v"})))
+                 exercises=(Exercise("high", {"x": 0.9}, {"k": "v"}, question="q?"),
+                            Exercise("broken", {"fail": True}, {"k": "v"}, question="q?")))
     monkeypatch.setattr(chapters, "get", lambda name: ch)
     monkeypatch.setattr(chapters, "has_chapter", lambda name: True)
     from anonbook.runner import RunError

@@ -25,11 +25,11 @@ def _v(x: str) -> dict:
 @pytest.fixture
 def mini(mini_project: Path, monkeypatch: pytest.MonkeyPatch) -> Chapter:
     ch = Chapter(NAME, "A mini chapter", SPEC, quick={"n": 10}, exercises=(
-        Exercise("bigger", "Predict first: what if x = 0.9? Why?", {"x": 0.9}, {"value": "the value"},
+        Exercise("bigger", {"x": 0.9}, {"value": "the value"},
                  explain="The value {value:change}; it is {value:vs:other} the other.",
-                 grading="Full marks for the direction with a reason."),
-        Exercise("full", "Predict first: on the whole table?", {"x": 0.1}, {"value": "the value"}, base="default"),
-        Exercise("medium", "Predict first: on 50 rows?", {"x": 0.2}, {"value": "the value"}, base={"n": 50}),
+                 grading="Full marks for the direction with a reason.", question="Predict first: what if x = 0.9? Why?"),
+        Exercise("full", {"x": 0.1}, {"value": "the value"}, base="default", question="Predict first: on the whole table?"),
+        Exercise("medium", {"x": 0.2}, {"value": "the value"}, base={"n": 50}, question="Predict first: on 50 rows?"),
     ))
     monkeypatch.setattr(chapters, "get", lambda name: ch)
     monkeypatch.setattr(chapters, "has_chapter", lambda name: name == ch.name)
@@ -59,14 +59,14 @@ def test_each_exercise_runs_on_its_base_preset(mini: Chapter) -> None:
     assert runs["base_medium"] == {"n": 50} and runs["medium"] == {"n": 50, "x": 0.2}
     assert course.solution_command(NAME, mini.exercises[1]) == f"python -m anonlab run {NAME} -p x '0.1'"
     with pytest.raises(ValueError, match="base must be"):
-        Exercise("e", "q?", {"x": 1}, {"k": "v"}, base="medium")
+        Exercise("e", {"x": 1}, {"k": "v"}, base="medium", question="q?")
 
 
 def test_a_solution_names_its_preset_shows_intervals_and_explains(mini_project: Path, mini: Chapter) -> None:
     _run_all(mini_project)
     out = mini_project / "book" / "_generated" / "chapters"
     out.mkdir(parents=True)
-    text = course.chapter_exercises(NAME, out)
+    text = "".join(course.chapter_solutions(NAME, out).values())
     # the preset, from the declaration: the parameter, its value, the chapter's value and its meaning
     assert "Ran on the quick preset, not on the chapter's default run above: it differs in `n = 10` " \
            "(the chapter: `100`)" in text
@@ -79,7 +79,6 @@ def test_a_solution_names_its_preset_shows_intervals_and_explains(mini_project: 
     assert "| the value | 0.6 | 0.75 |" in text
     assert "| | medium preset | this exercise |" in text and "| the value | 0.3 | 0.35 |" in text
     assert "Ran on a medium preset (the quick preset with `n = 50`)" in text
-    assert f"({course.exercise_label(NAME, 'bigger')})=\n**Exercise 1.**" in text
     assert course.exercise_label(NAME, "bigger") == "exercise-00-mini-chapter-bigger"  # as Sphinx spells ids
 
 
@@ -88,20 +87,25 @@ def test_an_interval_glued_under_another_name_is_shown(mini_project: Path) -> No
     assert solutions.cell(glued, "n") == "5"
     assert solutions.cell(glued, "n", "n_range") == "5 (5 to 7)"
     with pytest.raises(ValueError, match="intervals of values it does not show"):
-        Exercise("e", "q?", {"x": 1}, {"k": "v"}, intervals={"other": "other_ci"})
+        Exercise("e", {"x": 1}, {"k": "v"}, intervals={"other": "other_ci"}, question="q?")
 
 
 def test_the_student_edition_shows_the_questions_only(mini_project: Path, mini: Chapter) -> None:
+    """The student build hides every ``{solution}`` directive (sphinx-exercise), and its includes carry nothing."""
     _run_all(mini_project)
     out = mini_project / "book" / "_generated" / "chapters"
     out.mkdir(parents=True)
-    text = course.chapter_exercises(NAME, out, "student")
-    assert "Predict first: what if x = 0.9? Why?" in text and "(exercise-00-mini-chapter-medium)=" in text
-    for hidden in ("Solution (computed by this build)", "0.25", "0.75", "[0.10", "Why.", "Grading note",
-                   "dropdown", "-p x '0.9'"):
-        assert hidden not in text, hidden
+    assert set(course.chapter_solutions(NAME, out, "student").values()) == {""}
+    assert all("| the value |" in t for t in course.chapter_solutions(NAME, out, "instructor").values())
     with pytest.raises(ValueError, match="edition"):
-        course.chapter_exercises(NAME, out, "teacher")
+        course.chapter_solutions(NAME, out, "teacher")
+    import yaml
+
+    (mini_project / "_config.yml").write_text("title: t\nsphinx:\n  extra_extensions: [sphinx_exercise]\n")
+    student = yaml.safe_load(book.edition_config("student", mini_project / "_build" / "student").read_text())
+    assert student["sphinx"]["config"]["hide_solutions"] is True
+    assert student["sphinx"]["extra_extensions"] == ["sphinx_exercise"] and student["title"] == "t"
+    assert book.edition_config("instructor", mini_project / "_build") == mini_project / "_config.yml"
 
 
 def test_the_student_edition_empties_every_instructor_page(tmp_path: Path) -> None:
@@ -137,14 +141,16 @@ def test_the_preset_check_fails_on_an_unnamed_disagreement(mini_project: Path, m
     bases = {"bigger": {"value": _v("0.25")}, "full": {"value": _v("0.6")}, "medium": {"value": _v("0.3")}}
     out = mini_project / "book" / "_generated" / "chapters"
     out.mkdir(parents=True)
-    page = course.chapter_exercises(NAME, out)
+    page = "".join(course.chapter_solutions(NAME, out).values())
     assert solutions.preset_disagreements(mini, published, bases, page) == []
     bare = page.replace("Ran on the quick preset", "Ran on")  # a solution that does not say its preset
     assert [p.split(":")[0] for p in solutions.preset_disagreements(mini, published, bases, bare)] == ["bigger"]
     wrong = {**bases, "full": {"value": _v("0.7")}}  # labelled the chapter's run, another value
     assert "full: value is 0.7 in the column labelled the chapter's run" in \
         solutions.preset_disagreements(mini, published, wrong, page)[0]
-    (out / f"{NAME}.exercises.md").write_text(page.replace("Ran on the quick preset", "Ran on"))
+    for key, text in course.chapter_solutions(NAME, out).items():
+        course.solution_file(NAME, key).parent.mkdir(parents=True, exist_ok=True)
+        course.solution_file(NAME, key).write_text(text.replace("Ran on the quick preset", "Ran on"))
     assert [p.split(":")[0] for p in course.preset_problems(NAME)] == [f"{NAME}/bigger"]
     import shutil
 
@@ -159,3 +165,20 @@ def test_every_explanation_cites_values_its_solution_shows(name: str) -> None:
     for e in chapters.get(name).exercises:
         cited = set(solutions.placeholders(e.explain))
         assert cited <= set(e.answer), f"{name}/{e.key}: explains with {sorted(cited - set(e.answer))}"
+
+
+def test_the_download_copy_shows_a_solution_only_where_the_edition_wrote_one(tmp_path: Path) -> None:
+    """The download copy inlines the solution include without Sphinx: the student's (empty) leaves no box."""
+    from anonbook import publish
+
+    page = (":::{exercise}\n:label: exercise-00-mini-chapter-bigger\n\nPredict first: x = 0.9?\n:::\n\n"
+            ":::{solution} exercise-00-mini-chapter-bigger\n:class: dropdown\n\n"
+            f"{course.page_include(NAME, 'bigger')}\n:::\n")
+    include = tmp_path / "_generated" / "chapters" / NAME / "bigger.solution.md"
+    include.parent.mkdir(parents=True)
+    include.write_text("| the value | 0.25 | 0.5 |\n")
+    shown = publish.resolve_myst(page, tmp_path, {}, [])
+    assert "> Predict first: x = 0.9?" in shown and "<summary>Solution</summary>" in shown and "0.25" in shown
+    include.write_text("")
+    shown = publish.resolve_myst(page, tmp_path, {}, [])
+    assert "Predict first" in shown and "Solution" not in shown and "exercise-00" not in shown

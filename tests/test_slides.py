@@ -53,7 +53,7 @@ def _executed(book: Path) -> None:
 def mini_deck(mini_project: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     ch = Chapter("00_mini_chapter", "A mini chapter", ParameterSpec([Param("x", "float", 0.5, "a value",
                                                                            low=0, high=1)]),
-                 exercises=(Exercise("bigger", "Predict first: what if x = 0.9?", {"x": 0.9}, {"v": "v"}),))
+                 exercises=(Exercise("bigger", {"x": 0.9}, {"v": "v"}, question="Predict first: what if x = 0.9?"),))
     monkeypatch.setattr(chapters, "get", lambda name: ch)
     monkeypatch.setattr(chapters, "has_chapter", lambda name: name == ch.name)
     _executed(mini_project / "book")

@@ -110,38 +110,34 @@ def _exercise_links(text: str) -> list[tuple[str, str]]:
 
 
 def test_every_exercise_link_resolves_on_its_chapter_page(mini_project: Path) -> None:
-    """A link names the exercise's anchor when the generated list carries it, else the Exercises section."""
+    """A link names the exercise's anchor when the chapter's page labels an ``{exercise}`` with it, else the
+    Exercises section."""
+    import json
+
     root = Path(__file__).resolve().parents[1]
     names = [c for c in syllabus.WEEKS[2].chapters]
     plan = "\n".join(syllabus._exercise_lines(syllabus.WEEKS[2]))
-    assert _exercise_links(plan) == [(c, "exercises") for c, _ in syllabus.WEEKS[2].exercises]
+    assert _exercise_links(plan) == [(c, "exercises") for c, _ in syllabus.WEEKS[2].exercises]  # no page here
     nb = (root / "notebooks" / f"{names[0]}.ipynb").read_text(encoding="utf-8")
     assert '"## Exercises' in nb, "the fallback anchor is the chapter's Exercises section"
-    listing = mini_project / "book" / "_generated" / "chapters" / f"{names[0]}.exercises.md"
-    listing.parent.mkdir(parents=True)
-    listing.write_text("".join(f'1. <span id="{syllabus.exercise_label(c, k)}"></span>Predict first?\n'
-                               for c, k in syllabus.WEEKS[2].exercises))
+    page = "".join(f":::{{exercise}}\n:label: {syllabus.exercise_label(c, k)}\n\nPredict first?\n:::\n\n"
+                   for c, k in syllabus.WEEKS[2].exercises)
+    mine = mini_project / "notebooks" / f"{names[0]}.ipynb"
+    mine.write_text(json.dumps({"cells": [{"cell_type": "markdown", "metadata": {}, "source": page}],
+                                "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
     plan = "\n".join(syllabus._exercise_lines(syllabus.WEEKS[2]))
-    anchors = syllabus.exercise_anchors(listing.read_text())
     links = _exercise_links(plan)
     assert [a for _, a in links] == [syllabus.exercise_label(c, k) for c, k in syllabus.WEEKS[2].exercises]
-    assert all(a in anchors for _, a in links)
+    assert all(a in chapters.page_exercises(page) for _, a in links)
     assert syllabus.exercise_anchors("(exercise-a-b)=\n1. q\n") == {"exercise-a-b"}
     assert syllabus.exercise_anchors('1. <a name="exercise-c-d"></a>q') == {"exercise-c-d"}
 
 
-def test_the_generated_exercise_lists_carry_the_schedule_anchors(tmp_path: Path) -> None:
-    """``course.chapter_exercises`` puts :func:`syllabus.exercise_label` before each exercise (issue 28, part B).
-
-    Skipped while its lists carry no ``exercise-`` anchor at all (that part has not landed); from then on
-    every exercise the schedule assigns must have its anchor, or its link falls back to the section.
-    """
-    texts = {c: course.chapter_exercises(c, tmp_path) for w in syllabus.WEEKS for c in w.chapters}
-    anchors = {c: syllabus.exercise_anchors(t) for c, t in texts.items()}
-    if not any(a.startswith("exercise-") for found in anchors.values() for a in found):
-        pytest.skip("course.chapter_exercises emits no exercise anchors yet (issue 28, part B)")
+def test_the_chapter_pages_carry_the_schedule_anchors() -> None:
+    """Every exercise the schedule assigns is an ``{exercise}`` of its chapter's page, labelled as it links."""
+    labels = {c: chapters.page_exercises(chapters.page_markdown(c)) for w in syllabus.WEEKS for c in w.chapters}
     missing = [(c, k) for w in syllabus.WEEKS for c, k in w.exercises
-               if syllabus.exercise_label(c, k) not in anchors[c]]
+               if syllabus.exercise_label(c, k) not in labels[c]]
     assert missing == []
 
 
@@ -162,3 +158,13 @@ def test_a_chapter_missing_from_the_book_is_named_not_linked(monkeypatch: pytest
     text = syllabus.week_markdown(syllabus.WEEKS[1], ["01_syntactic_anonymity"], {})
     assert "`05_nonmember_framework` is not part of this copy of the book" in text
     assert "05_nonmember_framework.ipynb" not in text
+
+
+def test_exercise_numbers_run_through_the_book_as_sphinx_exercise_numbers_them() -> None:
+    names = [c for c in toc_notebooks() if chapters.has_chapter(c)]
+    first, second = chapters.get(names[0]), chapters.get(names[1])
+    assert syllabus.exercise_number(names[0], first.exercises[0].key) == 1
+    assert syllabus.exercise_number(names[1], second.exercises[1].key) == len(first.exercises) + 2
+    last = chapters.get(names[-1])
+    total = sum(len(chapters.get(c).exercises) for c in names)
+    assert syllabus.exercise_number(names[-1], last.exercises[-1].key) == total

@@ -34,16 +34,25 @@ def _glued_keys(name: str) -> set[str]:
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_every_chapter_is_ready_to_teach(name: str) -> None:
-    """Goals (at most three), what it assumes, at least three exercises, the header and solutions shown."""
+    """Goals (at most three), what it assumes, at least three exercises, the header and solutions shown.
+
+    Each declared exercise is an ``{exercise}`` directive of the page (its question, a prediction first)
+    followed by the ``{solution}`` directive that includes its computed solution; the page has no other.
+    """
+    from anonbook import course
+
     ch = chapters.get(name)
     assert 1 <= len(ch.goals) <= 3, f"{name}: declare one to three learning goals"
     assert ch.assumes, f"{name}: say what the chapter assumes"
     assert len(ch.exercises) >= 3, f"{name}: at least three exercises with computed solutions"
     text = _markdown(name)
     assert f"_generated/chapters/{name}.header.md" in text, "include the header (goals, run times)"
-    assert f"_generated/chapters/{name}.exercises.md" in text, "include the exercises and their solutions"
-    for e in ch.exercises:
+    labels = [chapters.exercise_label(name, e.key) for e in ch.exercises]
+    assert list(chapters.page_exercises(text)) == labels, "one {exercise} directive per declared exercise, in order"
+    for e, label in zip(ch.exercises, labels):
         assert "predict" in e.question.lower(), f"{name}/{e.key}: ask for a prediction first"
+        solution = f":::{{solution}} {label}\n:class: dropdown\n\n{course.page_include(name, e.key)}\n:::"
+        assert solution in text, f"{name}/{e.key}: its solution directive includes the computed solution"
 
 
 def _glossary_terms() -> list[str]:

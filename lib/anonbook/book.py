@@ -3,8 +3,9 @@
 Two editions come from one source and one set of executed runs: the
 instructor edition (``_build/html``: exercise solutions and grading notes)
 and the student edition (``_build/student/html``: the questions only; see
-:func:`build_and_check`). Only the generated pages and one more Sphinx build
-differ.
+:func:`build_and_check`). Only the generated solution includes, one setting
+(sphinx-exercise's ``hide_solutions``, on for the student) and one more Sphinx
+build differ.
 
 The build is Jupyter Book 1 (Sphinx) with notebook execution off: papermill
 has already executed the notebooks (see :mod:`anonbook.runner`). Sphinx runs
@@ -27,7 +28,7 @@ from anonbook.assignments import build as build_assignments
 from anonlab.fileio import copy_parts
 from anonbook.runner import RunError, toc_notebooks
 
-__all__ = ["generate_pages", "build_html", "build_edition", "blank_instructor_pages", "edition_dir", "check_internal_links", "find_browser",
+__all__ = ["generate_pages", "build_html", "edition_config", "build_edition", "blank_instructor_pages", "edition_dir", "check_internal_links", "find_browser",
            "browser_check", "build_book", "checked_pages"]
 
 #: Hand-written pages every build renders in the browser check (besides the chapters).
@@ -138,8 +139,25 @@ def vendor_mathjax(static_dir: Path | None = None) -> Path:
     return copy_parts(src, dest, MATHJAX_PARTS)
 
 
-def build_html(out: Path | None = None, *, strict: bool = True) -> Path:
-    """Run ``jupyter-book build`` on ``book/`` with the root ``_config.yml`` and ``_toc.yml``.
+def edition_config(edition: str, folder: Path) -> Path:
+    """The Jupyter Book configuration of an edition: the root ``_config.yml``, and for the student edition
+    a copy in ``folder`` with sphinx-exercise's ``hide_solutions`` on (every ``{solution}`` directive left out).
+    """
+    import yaml
+
+    root = paths.project_root() / "_config.yml"
+    if edition == "instructor":
+        return root
+    config = yaml.safe_load(root.read_text(encoding="utf-8"))
+    config.setdefault("sphinx", {}).setdefault("config", {})["hide_solutions"] = True
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "_config.yml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    return path
+
+
+def build_html(out: Path | None = None, *, strict: bool = True, config: Path | None = None) -> Path:
+    """Run ``jupyter-book build`` on ``book/`` with ``config`` (default: the root ``_config.yml``) and ``_toc.yml``.
 
     Returns the HTML folder (``_build/html``). Raises ``RuntimeError`` if the
     build fails or (with ``strict``) emits any warning.
@@ -152,7 +170,7 @@ def build_html(out: Path | None = None, *, strict: bool = True) -> Path:
     vendor_plotly()
     cmd = [
         str(Path(sys.executable).with_name("jupyter-book")), "build", str(paths.book_dir()),
-        "--config", str(root / "_config.yml"), "--toc", str(root / "_toc.yml"),
+        "--config", str(config or root / "_config.yml"), "--toc", str(root / "_toc.yml"),
         "--path-output", str(out), "--all",
     ]
     if strict:
@@ -426,7 +444,7 @@ def build_edition(edition: str) -> Path:
         html = build_html()
     else:
         work = paths.project_root() / "_build" / edition
-        built = build_html(work)
+        built = build_html(work, config=edition_config(edition, work))
         html = edition_dir(edition)
         if html.exists():
             shutil.rmtree(html)

@@ -9,14 +9,15 @@ A chapter declares its learning goals, what it assumes and its exercises
    :func:`anonbook.runner.run_notebook`, cached like any run, written under
    ``book/_exercises/<chapter>/``); a failing solution run fails the build;
 2. writes, for each chapter, ``_generated/chapters/<chapter>.header.md``
-   (goals, prerequisites, run times read from the recorded runs) and
-   ``_generated/chapters/<chapter>.exercises.md`` (each question after its
-   label; in the instructor edition its solution in a dropdown the reader
-   opens: the preset it ran on, the values that answer it for the base run
-   and the variant side by side with their intervals, a worked "why" filled
-   from those values (:mod:`anonbook.solutions`), the variant's figure and a
-   grading note; the student edition has the questions only), which the
-   chapter includes;
+   (goals, prerequisites, run times read from the recorded runs) and, for
+   each exercise, ``_generated/chapters/<chapter>/<key>.solution.md``: the
+   preset it ran on, the values that answer it for the base run and the
+   variant side by side with their intervals, a worked "why" filled from
+   those values (:mod:`anonbook.solutions`), the variant's figure and a
+   grading note. The chapter's page writes the question in sphinx-exercise's
+   ``{exercise}`` directive and includes the solution in a ``{solution}``
+   dropdown under it; the student edition hides the solutions
+   (``hide_solutions``);
 3. writes ``_generated/course_plan.md``, included by the course-plan page.
 
 No answer is typed anywhere: a solution is read from the executed variant,
@@ -38,7 +39,8 @@ from anonbook import chapters
 from anonbook.syllabus import course_plan  # the schedule (anonbook.syllabus), written by write_course_pages
 
 __all__ = ["course_plan", "exercise_dir", "exercise_runs", "run_exercises", "glued_outputs", "write_course_pages",
-           "EDITIONS", "chapter_exercises", "exercise_label", "solution", "base_key", "preset_problems",
+           "EDITIONS", "chapter_solutions", "solution_file", "page_include", "exercise_label", "solution",
+           "base_key", "preset_problems",
            "INSTALL_NOTE"]
 
 GENERATED = "_generated"
@@ -199,13 +201,8 @@ def exercise_changes(ch: chapters.Chapter, e: chapters.Exercise) -> str:
 
 
 def exercise_label(chapter: str, key: str) -> str:
-    """The MyST label of an exercise, ``exercise-<chapter>-<key>`` (the course schedule links to it)."""
-    try:
-        from anonbook import syllabus
-
-        return str(syllabus.exercise_label(chapter, key))  # type: ignore[attr-defined]
-    except (ImportError, AttributeError):
-        return f"exercise-{chapter}-{key}"
+    """The label of an exercise's ``{exercise}`` directive, ``exercise-<chapter>-<key>`` (the schedule links to it)."""
+    return chapters.exercise_label(chapter, key)
 
 
 def _flags(params: Mapping[str, Any]) -> str:
@@ -282,41 +279,40 @@ def grading_note(e: chapters.Exercise) -> str:
 #: The editions of the book: the instructor's (solutions, grading notes) and the student's (questions only).
 EDITIONS = ("instructor", "student")
 
-#: The sentence before a chapter's exercises, by edition.
-INTRO = {
-    "instructor": "Each solution was computed by this build and opens under its question: it names the preset it "
-                  "ran on (the quick preset unless it says otherwise) and how that differs from the chapter's run "
-                  "above, shows the values that answer the question beside the base run's (with 95 % intervals "
-                  "where a rate rests on a sample), explains the change with those values, and ends with a "
-                  "grading note.",
-    "student": "Write down your prediction, then run the change yourself: `python -m anonlab run {chapter} "
-               "--quick`, followed by `-p NAME VALUE` for each parameter the exercise names.",
-}
+
+def solution_file(chapter: str, key: str) -> Path:
+    """``book/_generated/chapters/<chapter>/<key>.solution.md``: what the page's ``{solution}`` directive includes."""
+    return paths.book_dir() / GENERATED / "chapters" / chapter / f"{key}.solution.md"
 
 
-def chapter_exercises(chapter: str, figure_dir: Path, edition: str = "instructor") -> str:
-    """The exercises of a chapter, each after its label; in the instructor edition with its solution folded.
+def page_include(chapter: str, key: str) -> str:
+    """The include line of an exercise's solution, as the chapter's page writes it inside its ``{solution}``."""
+    return f"```{{include}} {GENERATED}/chapters/{chapter}/{key}.solution.md\n```"
 
-    The student edition shows the questions only: no solution, no grading note.
+
+def chapter_solutions(chapter: str, figure_dir: Path, edition: str = "instructor") -> dict[str, str]:
+    """The computed solution of each exercise of a chapter (``{key: MyST}``), with its grading note.
+
+    The chapter's page writes each question in an ``{exercise}`` directive and,
+    under it, a ``{solution}`` directive that includes this text. The student
+    edition hides the solutions through sphinx-exercise (``hide_solutions``,
+    :func:`anonbook.book.edition_config`); its includes are written empty as
+    well, because the download copy of a notebook inlines them without Sphinx
+    (:func:`anonbook.publish.resolve_myst`).
     """
     if edition not in EDITIONS:
         raise ValueError(f"edition must be one of {EDITIONS}, got {edition!r}")
     ch = chapters.get(chapter)
-    parts = [INTRO[edition].format(chapter=chapter) + "\n\n"] if ch.exercises else []
-    for i, e in enumerate(ch.exercises, 1):
-        parts.append(f"({exercise_label(chapter, e.key)})=\n**Exercise {i}.** {e.question.strip()}\n\n")
-        if edition == "student":
-            continue
-        parts.append(f"::::{{dropdown}} Solution (computed by this build)\n{solution(chapter, e, figure_dir)}")
-        parts.append(f"\n**Grading note.** {grading_note(e)}\n")
-        parts.append("::::\n\n")
-    return "".join(parts)
+    if edition == "student":
+        return {e.key: "" for e in ch.exercises}
+    return {e.key: f"{solution(chapter, e, figure_dir)}\n**Grading note.** {grading_note(e)}\n"
+            for e in ch.exercises}
 
 
 def preset_problems(chapter: str) -> list[str]:
     """Solutions on the generated page that cite a value the chapter shows, with another value, unnamed.
 
-    Reads the instructor edition's ``_generated/chapters/<chapter>.exercises.md``
+    Reads the instructor edition's solution files (:func:`solution_file`)
     and compares each solution's base run with the chapter's published
     default run (:func:`anonbook.solutions.preset_disagreements`); nothing to
     compare when the published run is not a default run.
@@ -324,19 +320,20 @@ def preset_problems(chapter: str) -> list[str]:
     from anonbook import solutions
 
     published = published_default_glue(chapter)
-    page = paths.book_dir() / GENERATED / "chapters" / f"{chapter}.exercises.md"
-    if published is None or not page.exists():
-        return []
     ch = chapters.get(chapter)
+    files = [solution_file(chapter, e.key) for e in ch.exercises]
+    if published is None or not any(f.exists() for f in files):
+        return []
+    page = "".join(f.read_text("utf-8") for f in files if f.exists())
     shown = [e for e in ch.exercises if (exercise_dir(chapter) / e.key / f"{chapter}.ipynb").exists()]
     bases = {e.key: base_glue(chapter, e) or {} for e in shown}  # a solution not run cites nothing
-    return [f"{chapter}/{p}" for p in solutions.preset_disagreements(ch, published, bases, page.read_text("utf-8"))]
+    return [f"{chapter}/{p}" for p in solutions.preset_disagreements(ch, published, bases, page)]
 
 
 def write_course_pages(names: list[str], edition: str = "instructor") -> None:
-    """Write every chapter's header and exercises, and the course plan, under ``book/_generated``.
+    """Write every chapter's header and exercise solutions, and the course plan, under ``book/_generated``.
 
-    ``edition="student"`` writes the exercises without their solutions.
+    ``edition="student"`` writes the solutions' includes empty (:func:`chapter_solutions`).
     """
     out = paths.book_dir() / GENERATED / "chapters"
     out.mkdir(parents=True, exist_ok=True)
@@ -344,5 +341,7 @@ def write_course_pages(names: list[str], edition: str = "instructor") -> None:
         if not chapters.has_chapter(c):
             continue
         (out / f"{c}.header.md").write_text(chapter_header(c), encoding="utf-8")
-        (out / f"{c}.exercises.md").write_text(chapter_exercises(c, out, edition), encoding="utf-8")
+        for key, text in chapter_solutions(c, out, edition).items():
+            solution_file(c, key).parent.mkdir(parents=True, exist_ok=True)
+            solution_file(c, key).write_text(text, encoding="utf-8")
     (paths.book_dir() / GENERATED / "course_plan.md").write_text(course_plan(names), encoding="utf-8")

@@ -302,8 +302,9 @@ def reference_line(key: str, bib: Mapping[str, Any]) -> str:
 
 
 def _directive_text(name: str, title: str, body: str) -> str:
-    """A MyST directive as plain Markdown: a box as a quoted block, a dropdown as an HTML details element,
-    raw HTML as itself, a figure from the glue store dropped (the figure is in the output above)."""
+    """A MyST directive as plain Markdown: a box (an exercise too) as a quoted block, a dropdown or a solution
+    as an HTML details element (an empty solution, the student edition's, dropped), raw HTML as itself, a
+    figure from the glue store dropped (the figure is in the output above)."""
     body = OPTION_LINE.sub("", body).strip("\n")
     if name == "raw":
         return body
@@ -311,6 +312,8 @@ def _directive_text(name: str, title: str, body: str) -> str:
         return ""
     if name == "dropdown":
         return f"<details><summary>{html.escape(title)}</summary>\n\n{body}\n\n</details>"
+    if name == "solution":  # sphinx-exercise: its argument is the exercise's label; the student's copy has none
+        return f"<details><summary>Solution</summary>\n\n{body}\n\n</details>" if body.strip() else ""
     head = f"**{title}**" if title else f"**{name.capitalize()}**"
     return "\n".join("> " + line if line else ">" for line in [head, ""] + body.splitlines())
 

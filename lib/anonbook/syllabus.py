@@ -26,7 +26,7 @@ from anonlab import paths
 from anonbook import chapters
 
 __all__ = ["Reading", "Week", "WEEKS", "YARDSTICK_WEEK", "EXERCISE_HOURS", "GRADED_HOURS", "exercise_label",
-           "exercise_href", "slides_href", "deck_available", "graded_assignments", "assignment_href",
+           "exercise_number", "exercise_href", "slides_href", "deck_available", "graded_assignments", "assignment_href",
            "homework_hours", "week_hours", "course_hours", "week_of", "uses_yardstick", "course_plan",
            "exercise_anchors", "first_question"]
 
@@ -132,25 +132,36 @@ WEEKS: tuple[Week, ...] = (
 
 
 def exercise_label(chapter: str, key: str) -> str:
-    """The anchor of an exercise on its chapter page: ``exercise-<chapter>-<key>``, spelt as Sphinx spells ids.
+    """The anchor of an exercise on its chapter page: ``exercise-<chapter>-<key>`` (:func:`anonbook.chapters.exercise_label`).
 
-    The chapter's generated exercise list puts it before each exercise (a MyST label); the schedule links to
-    it. Sphinx turns a label's underscores into hyphens in the page's ids, so the label is written that way:
+    The chapter's page labels its ``{exercise}`` directive with it; the schedule links to it. Sphinx turns a
+    label's underscores into hyphens in the page's ids, so the label is written that way:
     ``exercise-01-syntactic-anonymity-one-more-qi``.
     """
-    return f"exercise-{chapter}-{key}".replace("_", "-").lower()
+    return chapters.exercise_label(chapter, key)
 
 
-def exercise_href(chapter: str, key: str, book_dir: Path | None = None) -> str:
+def exercise_number(chapter: str, key: str) -> int:
+    """The number the book shows for an exercise: sphinx-exercise numbers them through the whole book, in the
+    order of ``_toc.yml`` (chapter 2's first is 6 when chapter 1 has five); within the chapter when the
+    chapter is not in the table of contents."""
+    from anonbook.runner import toc_notebooks
+
+    names = toc_notebooks()
+    before = names[:names.index(chapter)] if chapter in names else []
+    earlier = sum(len(chapters.get(c).exercises) for c in before if chapters.has_chapter(c))
+    return earlier + 1 + [e.key for e in chapters.get(chapter).exercises].index(key)
+
+
+def exercise_href(chapter: str, key: str) -> str:
     """The link from the course page (or a deck one folder down, with ``../``) to an exercise.
 
-    ``<chapter>.html#<exercise_label>`` when the chapter's generated exercise list
-    (``book/_generated/chapters/<chapter>.exercises.md``) carries that anchor, else the chapter's
-    Exercises section (``#exercises``), so that no link points at an anchor the page lacks.
+    ``<chapter>.html#<exercise_label>`` when the chapter's page (``notebooks/<chapter>.ipynb``) has an
+    ``{exercise}`` directive with that label, else the chapter's Exercises section (``#exercises``), so
+    that no link points at an anchor the page lacks.
     """
-    listing = (book_dir or paths.book_dir()) / "_generated" / "chapters" / f"{chapter}.exercises.md"
     label = exercise_label(chapter, key)
-    if listing.exists() and label in exercise_anchors(listing.read_text(encoding="utf-8")):
+    if label in chapters.page_exercises(chapters.page_markdown(chapter)):
         return f"{chapter}.html#{label}"
     return f"{chapter}.html#exercises"
 
@@ -283,9 +294,9 @@ def _exercise_lines(week: Week) -> list[str]:
              "is folded under it):"]
     for chapter, key in week.exercises:
         ch = chapters.get(chapter)
-        n = 1 + [e.key for e in ch.exercises].index(key)
-        question = " ".join(ch.exercises[n - 1].question.split())
-        lines.append(f'  - <a href="{exercise_href(chapter, key)}">Exercise {n}</a>: {_first_sentence(question)}')
+        question = " ".join(ch.exercises[[e.key for e in ch.exercises].index(key)].question.split())
+        lines.append(f'  - <a href="{exercise_href(chapter, key)}">Exercise {exercise_number(chapter, key)}</a>: '
+                     f"{_first_sentence(question)}")
     return lines
 
 

@@ -26,15 +26,16 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
+import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from anonbook.memory import MiB, MemoryEstimate
 from anonlab.validation import Param, ParameterError, ParameterSpec
 
 __all__ = ["Chapter", "Exercise", "SPINE", "USE_CACHE", "CHAPTERS_PATH_ENV", "get", "module_name", "has_chapter",
-           "run_order", "interval_text", "rate_interval_text"]
+           "run_order", "exercise_label", "page_exercises", "page_markdown", "with_questions", "interval_text", "rate_interval_text"]
 
 #: Extra folders searched for chapter modules ``ch<name>.py`` (``os.pathsep``-separated): a course's
 #: own chapters, or the worked example of the guide to adding a chapter. Read when the package is imported.
@@ -75,15 +76,16 @@ def rate_interval_text(rate: float, n: int, digits: int = 2) -> str:
 
 @dataclass(frozen=True)
 class Exercise:
-    """A predict-first exercise whose solution the book build computes.
+    """A predict-first exercise whose solution the book build computes: the run the solution makes.
+
+    The question and its solution's place are written in the chapter's page
+    (sphinx-exercise's ``exercise`` and ``solution`` directives); this
+    declares the run beside them: what it changes, on which base, what answers it.
 
     Attributes
     ----------
     key
         A short name, unique in the chapter (``"bucket5"``).
-    question
-        The question as the student reads it (MyST markdown): it asks for a
-        prediction first, then names the change.
     parameters
         The parameters the exercise changes, on top of the chapter's quick
         preset (the solution run is the quick preset plus these).
@@ -113,10 +115,13 @@ class Exercise:
     intervals
         ``{answer key: glue key}`` of a value's 95 % interval glued under
         another name than ``<key>_ci`` (which the solution finds by itself).
+    question
+        The question as the student reads it (MyST markdown: a prediction first, then the change). It is
+        written in the chapter's page, in an ``{exercise}`` directive labelled
+        ``exercise-<chapter>-<key>`` (sphinx-exercise), and read from there by :func:`get`.
     """
 
     key: str
-    question: str
     parameters: Mapping[str, Any]
     answer: Mapping[str, str]
     figure: str | None = None
@@ -124,6 +129,7 @@ class Exercise:
     explain: str = ""
     grading: str = ""
     intervals: Mapping[str, str] = field(default_factory=dict)
+    question: str = ""
 
     def __post_init__(self) -> None:
         if not self.key.isidentifier():
@@ -275,8 +281,47 @@ def run_order(names: list[str]) -> list[str]:
     return done
 
 
+def exercise_label(chapter: str, key: str) -> str:
+    """The label of an exercise on its chapter page: ``exercise-<chapter>-<key>``, spelt as Sphinx spells ids.
+
+    >>> exercise_label("01_syntactic_anonymity", "one_more_qi")
+    'exercise-01-syntactic-anonymity-one-more-qi'
+    """
+    return f"exercise-{chapter}-{key}".replace("_", "-").lower()
+
+
+_EXERCISE = re.compile(r"^:::\{exercise\}[^\n]*\n:label:\s*(\S+)\s*\n(.*?)\n:::\s*$", re.M | re.S)
+
+
+def page_exercises(text: str) -> dict[str, str]:
+    """The ``{exercise}`` directives of a page's markdown: ``{label: question}`` in page order."""
+    return {m.group(1): m.group(2).strip() for m in _EXERCISE.finditer(text)}
+
+
+def page_markdown(notebook: str) -> str:
+    """The markdown cells of the chapter's source notebook (``notebooks/<name>.ipynb``), joined; ``""`` if none."""
+    import json
+
+    from anonlab import paths
+
+    try:
+        nb = json.loads((paths.notebooks_dir() / f"{notebook}.ipynb").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ""
+    return "\n\n".join("".join(c["source"]) for c in nb.get("cells", []) if c.get("cell_type") == "markdown")
+
+
+def with_questions(ch: Chapter, text: str) -> Chapter:
+    """``ch`` with each exercise's question read from its page's ``{exercise}`` directive (``text``)."""
+    found = page_exercises(text)
+    exercises = tuple(replace(e, question=found.get(exercise_label(ch.name, e.key), e.question))
+                      for e in ch.exercises)
+    return replace(ch, exercises=exercises)
+
+
 def get(notebook: str) -> Chapter:
-    """The declaration of a chapter, by notebook name."""
+    """The declaration of a chapter, by notebook name, with its exercises' questions read from its page."""
     if not has_chapter(notebook):
         raise KeyError(f"no chapter module {module_name(notebook)} for notebook {notebook!r}")
-    return importlib.import_module(module_name(notebook)).CHAPTER
+    ch = importlib.import_module(module_name(notebook)).CHAPTER
+    return with_questions(ch, page_markdown(notebook)) if ch.exercises else ch

@@ -151,11 +151,6 @@ CHAPTER = Chapter(
     exercises=(
         Exercise(
             "one_more_qi",
-            "Figure 2 suppresses nationality, one of the attacker's quasi-identifiers. Run it the "
-            "other way on Adult: the attacker also knows each target's `education`. **Predict** "
-            "first: will the share of records alone in their class go up or down, and will "
-            "reaching k at level 3 cost more or fewer suppressed records? Then run it with "
-            '`quasi_identifiers = ["age", "sex", "race", "native_country", "education"]`.',
             {"quasi_identifiers": ["age", "sex", "race", "native_country", "education"]},
             {"adult_unique_frac": "records alone in their class (as published)",
              "supp_level3": "records suppressed to reach k at level 3",
@@ -167,10 +162,6 @@ CHAPTER = Chapter(
         ),
         Exercise(
             "bucket5",
-            "**Predict**: with age ranges of 5 years instead of 10 at level 1 "
-            "(`age_bucket_width = 5`), will the suppression cost at level 3 go up or down, and "
-            "by about how much? At which level, if any, does k first reach the target without "
-            "suppression? Then run it.",
             {"age_bucket_width": 5},
             {"supp_level1": "records suppressed at level 1",
              "supp_level3": "records suppressed at level 3",
@@ -182,11 +173,6 @@ CHAPTER = Chapter(
         ),
         Exercise(
             "income",
-            "Protect `income` instead of `occupation` (`sensitive_attribute = \"income\"`, two "
-            "values). **Predict**: what is the largest distinct l any table can then have? Will "
-            "the entropy l after suppression at level 3 be close to it? Will t, the largest "
-            "distance between a class and the whole table, be larger or smaller than for "
-            "occupation? Then run it.",
             {"sensitive_attribute": "income"},
             {"n_sa_values": "distinct values of the sensitive attribute",
              "l_after_level3": "distinct l after suppression (level 3)",
@@ -199,11 +185,6 @@ CHAPTER = Chapter(
         ),
         Exercise(
             "level0",
-            "Attack Adult as published (`attack_level = 0`). **Predict** the fraction of "
-            "targets the homogeneity attack discloses from the uniqueness rate under "
-            "'Uniqueness': the same, smaller or larger? Why? Then move the slider of the figure under 'The "
-            "homogeneity attack along the ladder' to k = 1 (nothing suppressed: its level 0 is this attack, "
-            "on every record), and run it.",
             {"attack_level": 0},
             {"adult_unique_frac": "records alone in their class",
              "attack_fraction": "targets disclosed by the homogeneity attack",
@@ -217,10 +198,6 @@ CHAPTER = Chapter(
         ),
         Exercise(
             "salary_bands",
-            "The similarity check on Salary groups salaries into bands (a one-level hierarchy). "
-            "**Predict**: with bands of 2000 dollars instead of 3000 "
-            "(`salary_band_width = 2000`), how many bands will the first class of the 3-diverse "
-            "table span, and how many classes will sit inside a single band? Then run it.",
             {"salary_band_width": 2000},
             {"n_salary_bands": "salary bands in the table",
              "sd3_first_salary_bands": "bands spanned by the first class (476**, 2*)",

@@ -234,42 +234,26 @@ CHAPTER = Chapter(
     exercises=(
         Exercise(
             "laplace",
-            "Predict first: Laplace noise with scale m/ε has about the same mean size as the two-sided "
-            "geometric noise of the paper but real values and heavier tails. Will the naive attack's accuracy "
-            "at the smallest ε go up, go down, or stay put? Then run it with `noise = \"laplace\"`.",
             {"noise": "laplace"},
             {"acc_low_first": "mean accuracy at the smallest ε, first target",
              "acc_noiseless_first": "the noiseless classifier (unchanged by the noise)"}),
         Exercise(
             "dirichlet",
-            "Predict first: footnote 2 draws the classifier's parameters from Dirichlet posteriors instead of "
-            "using the noisy counts directly. Will the share of tuples with a belief above the threshold "
-            "shrink or grow, and what happens to the accuracy at the smallest ε? Then run it with "
-            "`dirichlet = True`.",
             {"dirichlet": True},
             {"conf_share_first": "share of tuples with belief > threshold (median over ε), first target",
              "acc_low_first": "mean accuracy at the smallest ε, first target"}),
         Exercise(
             "drop_income",
-            "Predict first: without `income` occupation is predicted from m = 4 attributes: less noise per count, "
-            "less evidence. Better or worse at ε = 0.1? Predict, then move the slider after Fig. 1 from m = 5 to 4 "
-            "and run it with `quasi_identifiers = [\"workclass\", \"education\", \"occupation\", \"sex\", \"hours\"]`.",
             {"quasi_identifiers": ["workclass", "education", "occupation", "sex", "hours"]},
             {"acc_eps01_first": "mean accuracy at ε = 0.1, first target",
              "acc_noiseless_first": "the noiseless classifier, first target"}),
         Exercise(
             "history1",
-            "Predict first: the permutation method votes over the last `history` assignments of the chain. "
-            "With `history = 1` (Kifer's single final permutation), will it keep its lead over the group "
-            "method at the largest l? Then run it with `history = 1`.",
             {"history": 1}, base={"l_grid": [2, 7]},  # the chapter's largest l, 7 (the quick preset stops at 3)
             answer={"df_pvg_top": "permutation − group accuracy at the largest l, tight groups",
                     "df_best_top": "best method at the largest l, tight groups"}),
         Exercise(
             "iterations",
-            "Predict first: will ten times more Markov-chain iterations pull the repetitions together "
-            "(a smaller spread) and move the accuracy at the largest l up or down? Then run it with "
-            "`iterations = 300` (the quick preset has 30).",
             {"iterations": 300}, base={"l_grid": [2, 7]},
             answer={"spread_max": "largest max − min accuracy over repetitions",
                     "df_best_top": "best method at the largest l, tight groups"}),

@@ -219,11 +219,6 @@ CHAPTER = Chapter(
     exercises=(
         Exercise(
             "slides_weights",
-            "**Predict** first: with the slides' weights 1/log2(|supp(i)| + 1) instead of N-S's "
-            "1/ln |supp(i)| (`weight_convention = \"slides\"`), will the share of MovieLens targets "
-            "re-identified from 8 known movies go up, go down or stay put, and the targets' mean "
-            "eccentricity at m = 1 and at m = 8? (Why can the weights never change the eccentricity of "
-            "a one-movie aux?) Then run it.",
             {"weight_convention": "slides"},
             {"rate_ref": "re-identified at m = 8 (exact ratings, dates ±14 d)",
              "top1_ref": "best-scoring record is the target's (no threshold)",
@@ -236,11 +231,6 @@ CHAPTER = Chapter(
         ),
         Exercise(
             "date_scale3",
-            "N-S's similarity forgives a date error over about 30 days (`date_scale = 30`). First predict how "
-            "fast the synthetic curves fall as the known dates loosen, then move the slider of the figure of "
-            "re-identification against the date error. **Predict** next: "
-            "if it expects dates within about three days (`date_scale = 3.0`), will the curve with dates "
-            "known to ±3 days rise or fall, and the curve with dates known to ±14 days? Then run it.",
             {"date_scale": 3.0},
             {"rate_few": "re-identified at m = 8, dates ±3 d",
              "rate_ref": "re-identified at m = 8, dates ±14 d",
@@ -250,10 +240,6 @@ CHAPTER = Chapter(
         ),
         Exercise(
             "phi3",
-            "**Predict**: with a stricter threshold (`phi = 3.0` instead of 1.5), where do the share "
-            "of targets re-identified and the share of removed targets falsely matched go? Will the "
-            "precision when half the targets are absent reach 0.9? Then run it, and say which φ you "
-            "would choose for what use.",
             {"phi": 3.0},
             {"rate_ref": "re-identified at m = 8 (exact ratings, dates ±14 d)",
              "fm_at": "removed targets falsely matched at m = 8",
@@ -262,19 +248,12 @@ CHAPTER = Chapter(
         ),
         Exercise(
             "rare_top2000",
-            "**Predict**: if \"rare\" means outside the 2,000 most-rated of 17,770 movies "
-            "(`rare_top = 2000`, scaled to MovieLens) instead of 500, does knowing only rare movies "
-            "still help when the ratings are approximate (±1 star)? Then run it.",
             {"rare_top": 2000},
             {"top_k": "most-rated movies excluded (scaled to MovieLens)",
              "rare_gain": "mean gain of rare over uniformly chosen movies, across m"},
         ),
         Exercise(
             "scale_n",
-            "The theorem's sufficient aux size grows with log N. **Predict**: with four times as many "
-            "synthetic subscribers (`synthetic_users = 20000` instead of the quick preset's 5,000), "
-            "will the headline settings re-identify more or fewer targets, and will removed targets be "
-            "falsely matched more often? Then run it.",
             {"synthetic_users": 20_000},
             {"syn_users": "synthetic users", "h8": "re-identified: 8 ratings, 2 wrong, dates ±14 d",
              "h2": "re-identified: 2 ratings, dates ±3 d", "syn_fm": "removed targets falsely matched at m = 8"},

@@ -154,11 +154,6 @@ CHAPTER = Chapter(
     exercises=(
         Exercise(
             "homogeneous_nation",
-            "Blocks that look like the nation: `homogeneity = 100`. **Predict** first: will the majority "
-            "guess's precision go up or down, and what share of the attack's correct inferences (perfect "
-            "linkage) will be about block-majority people? Predict, then move the slider of the figure over "
-            "block homogeneity to the largest ε and read its left end, the mixed blocks every block would then "
-            "be. Then run it.",
             {"homogeneity": 100.0},
             {"maj_p": "block-majority guess: precision (swapped tables)",
              "maj_share_correct": "attack's correct inferences that are block-majority people",
@@ -166,9 +161,6 @@ CHAPTER = Chapter(
         ),
         Exercise(
             "basic_tables",
-            "Publish fewer tables: `table_set = \"sf1_basic\"` (no sex × age by race tables). **Predict**: "
-            "will the share of people in blocks with a unique reconstruction fall, and the attack's precision "
-            "on block-minority people with it? Then run it.",
             {"table_set": "sf1_basic"},
             {"unique_sol_share": "people in blocks whose reconstruction is unique",
              "minority_p": "attack precision on block-minority people (perfect linkage)",
@@ -176,25 +168,17 @@ CHAPTER = Chapter(
         ),
         Exercise(
             "worse_linkage",
-            "Make the commercial records worse: `linkage_coverage = 0.5`, `linkage_error = 0.5`. **Predict** "
-            "the public-linkage precision and recall: closer to the Bureau's P = 0.38 and R = 0.18? Then run it, "
-            "and ask whether a match would say anything about the Bureau's commercial data.",
             {"linkage_coverage": 0.5, "linkage_error": 0.5},
             {"pub_p": "attack with public linkage: precision", "pub_r": "attack with public linkage: recall"},
         ),
         Exercise(
             "heavy_swapping",
-            "Swap far more: `swap_rate = 0.5`. Swapping moves race between blocks within a sex × age bin. "
-            "**Predict**: what happens to the majority guess's precision and to the attack's precision on "
-            "block-minority people? Then run it.",
             {"swap_rate": 0.5},
             {"maj_p": "block-majority guess: precision (swapped tables)",
              "minority_p": "attack precision on block-minority people (perfect linkage)"},
         ),
         Exercise(
             "shorter_days",
-            "Fewer hours at home and at work: `home_hours = 8`, `work_hours = 6`. **Predict**: do home and work "
-            "still make up 73 % of the simulated hours? Then run it.",
             {"home_hours": 8.0, "work_hours": 6.0},
             {"tr_share": "share of simulated hours at home or at work", "tr_arith": "(home + work hours) / 24"},
         ),

@@ -175,11 +175,6 @@ CHAPTER = Chapter(
     exercises=(
         Exercise(
             "more_iterations",
-            "The authors ran the logistic regression with 5,000 saga iterations; scikit-learn's default is "
-            "100. *Predict first:* with more iterations, do the categorical baselines of the paper's Fig 4 on Adult rise, "
-            "fall or stay, and do more categorical secrets reach precision 1.0 in the paper's Fig 5? Then run with "
-            "`max_iter = 1000`. The explorable figure after the paper's Fig 5 moves the other knob of the same fit, the "
-            "penalty's strength `C`: predict, then move its slider. At which `C` do most secrets reach 1.0?",
             {"max_iter": 1000},
             {"a4_mean_cat": "mean baseline precision, categorical secrets, all other attributes known (Adult)",
              "a4_mean_all": "mean baseline precision, every secret, all other attributes known (Adult)",
@@ -188,10 +183,6 @@ CHAPTER = Chapter(
         ),
         Exercise(
             "relative_tolerance",
-            "The paper's text calls a continuous prediction correct \"within 5 % of the true value\"; the "
-            "authors' code uses 5 % of the targets' range. *Predict first:* under the text's rule, will the "
-            "continuous baselines rise or fall, and will PI still move with the error bound? Then run with "
-            "`tolerance_basis = \"relative\"`.",
             {"tolerance_basis": "relative"},
             {"a4_mean_cont": "mean baseline precision, continuous secrets, all other attributes known (Adult)",
              "pi_spread": "largest spread of PI over the error bounds",
@@ -203,9 +194,6 @@ CHAPTER = Chapter(
         ),
         Exercise(
             "smaller_pii",
-            "*Predict first:* if the attacker knows only age and sex, how far does the PII-only baseline fall, "
-            "and does it still beat all other attributes for some secrets? Then run with "
-            "`adult_pii = [\"age\", \"sex\"]`.",
             {"adult_pii": ["age", "sex"]},
             {"a4_mean_pii": "mean baseline precision, PII known (Adult)",
              "a4_mean_all": "mean baseline precision, all other attributes known (Adult)",
@@ -213,19 +201,12 @@ CHAPTER = Chapter(
         ),
         Exercise(
             "coarse_synthesizer",
-            "With larger leaves the CART synthesizer smooths the members' relations more. *Predict first:* "
-            "does the prior framework drift further from the non-member baseline (the paper's Fig 8)? Then run with "
-            "`synth_min_leaf = 200`.",
             {"synth_min_leaf": 200},
             {"share_close8": "share of secrets whose prior baseline is within 0.05 of the non-member one",
              "drop8": "largest drop of the prior baseline", "drop8_secret": "for which secret"},
         ),
         Exercise(
             "census_all_attributes",
-            "The classroom preset lets the attacker know 17 of Census-Income's 41 attributes "
-            "(`chapter.CENSUS_SUBSET`); the published run lets it know all of them. *Predict first:* for the "
-            "same secrets, do the baselines of the paper's Fig 4 on Census-Income rise when the attacker knows all 41, and "
-            "does the PII-only baseline change? Then run with `census_attributes = chapter.CENSUS_ATTRIBUTES`.",
             {"census_attributes": CENSUS_ATTRIBUTES},
             {"c4_mean_all": "mean baseline precision, all other attributes known (Census-Income)",
              "c4_mean_pii": "mean baseline precision, PII known (Census-Income)",
@@ -233,9 +214,6 @@ CHAPTER = Chapter(
         ),
         Exercise(
             "little_noise",
-            "*Predict first:* with almost no noise in the released counts, does the naive attack's PI over "
-            "the naive-Bayes non-member baseline become positive? What would that say about the release? "
-            "Then run with `naive_epsilon = 100`.",
             {"naive_epsilon": 100.0},
             {"naive_pi_nb": "PI over the naive-Bayes baseline (every target)",
              "naive_pi_lr": "PI over the logistic-regression baseline (every target)"},

@@ -155,19 +155,12 @@ CHAPTER = Chapter(
     exercises=(
         Exercise(
             "no_rounding",
-            "Diffix rounds every answer, and §4 says rounding has close to no effect on the differential "
-            "attack. *Predict first:* without rounding, will the differential attack on Complete_k become more "
-            "accurate, and will the full attack's guesses on ADULT be right more often? Then run with "
-            "`rounding = False`. And would Diffix be safer with noise layers of twice or eight times the "
-            "standard deviation? Predict, then move the slider of the figure of acc(k) over the noise's σ.",
             {"rounding": False},
             {"emp_acc_kmax": "differential attack on Complete_k, largest k run",
              "adult_diff_precision": "full differential attack on ADULT: accuracy of its own guesses"},
         ),
         Exercise(
             "another_salt",
-            "The salt is Diffix's secret: it seeds every noise value. *Predict first:* with another salt, which "
-            "of these numbers move, and by more than their intervals in the tables? Then run with `salt = 1`.",
             {"salt": 1},
             {"var3": "variance of 3-condition answers (Eq. 1: 6)",
              "emp_acc_kmax": "differential attack on Complete_k, largest k run",
@@ -175,9 +168,6 @@ CHAPTER = Chapter(
         ),
         Exercise(
             "no_suppression",
-            "*Predict first:* if Diffix did not suppress small counts, would the full differential attack on "
-            "ADULT reach more victims at the largest k*, and would its guesses be more accurate? Then run with "
-            "`bucket_suppression = False`.",
             {"bucket_suppression": False},
             {"adult_diff_attacked": "share of ADULT victims attacked (largest k*)",
              "adult_diff_precision": "accuracy of the attack's own guesses"},

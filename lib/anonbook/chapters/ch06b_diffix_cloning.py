@@ -140,42 +140,29 @@ CHAPTER = Chapter(
     exercises=(
         Exercise(
             "no_rounding",
-            "Diffix rounds every answer. *Predict first:* without rounding, will the cloning attack deem more "
-            "ADULT users attackable, or be more accurate on them? Then run with `rounding = False`.",
             {"rounding": False},
             {"adult_acc_pa": "cloning accuracy on predicted-attackable ADULT users",
              "adult_attackable": "share of ADULT users predicted attackable"},
         ),
         Exercise(
             "another_salt",
-            "The salt is Diffix's secret: it seeds every noise value. *Predict first:* with another salt, do "
-            "these numbers move by more than their intervals in the tables? Then run with `salt = 1`.",
             {"salt": 1},
             {"adult_attackable": "share of ADULT users predicted attackable",
              "adult_acc_pa": "accuracy on them"},
         ),
         Exercise(
             "no_suppression",
-            "*Predict first:* the ValueUnique test reads suppression as 'this record is rare'. If Diffix did "
-            "not suppress small counts, would the cloning attack deem more or fewer ADULT users attackable, and "
-            "how accurate would it be? Then run with `bucket_suppression = False`.",
             {"bucket_suppression": False},
             {"adult_attackable": "share predicted attackable", "adult_acc_pa": "accuracy on them"},
         ),
         Exercise(
             "target_minority",
-            "The cloning queries ask about one secret value v. *Predict first:* with v = 1, the minority class "
-            "on ADULT (salary above 50K), will more or fewer users be predicted attackable, and will the "
-            "attack need more queries? Then run with `target_value = 1`.",
             {"target_value": 1},
             {"adult_attackable": "share of ADULT users predicted attackable",
              "adult_acc_pa": "accuracy on them", "adult_median_q": "median queries per user"},
         ),
         Exercise(
             "fewer_dummies",
-            "The variance test compares |Δ| differences with σ*. *Predict first:* with only four dummy "
-            "conditions and a lower cut-off, will the test miss more victims inside the s = v set, and will "
-            "the attack cost fewer queries? Then run with `n_dummy = 4` and `sigma_star = 0.3`.",
             {"n_dummy": 4, "sigma_star": 0.3},
             {"miss_expected": "the test's predicted miss rate (chi-square)",
              "miss_measured": "measured miss rate", "adult_acc_pa": "cloning accuracy on ADULT",

@@ -246,12 +246,6 @@ CHAPTER = Chapter(
     exercises=(
         Exercise(
             "texas_25m",
-            "The paper's Texas scenario puts 10,000 members among 2.4 million people; the 2010 census counted "
-            "about 25 million Texans, a skew of about 1:2500. *Predict first:* at Fig. 10's lowest FPR, will "
-            "Carlini et al.'s precision stay above 50 % at that skew? And Shokri et al.'s? Predict, then move "
-            "the slider of the explorable figure (§5's statements) to its largest skew and see how far the curves "
-            "have fallen. Then run with `recommended_skews = [\"1:2\", \"1:5\", \"1:10\", \"1:50\", \"1:2500\"]` "
-            "(in that run the slider reaches 1:2500).",
             {"recommended_skews": ["1:2", "1:5", "1:10", "1:50", "1:2500"]},
             {"rec_max_skew_md": "largest recommended skew",
              "rec_carlini_lowest_fpr_precision": "Carlini et al.'s precision at Fig. 10's lowest FPR, that skew",
@@ -259,37 +253,24 @@ CHAPTER = Chapter(
         ),
         Exercise(
             "larger_training_set",
-            "*Predict first:* with three times the quick preset's training set, `n_members = 3000`, will the "
-            "models' generalisation gap shrink or grow, and will the loss attack's and LiRA online's AUC go "
-            "up or down? Then run it.",
             {"n_members": 3000},
             {"gap": "generalisation gap (train - test accuracy)", "test_acc": "test accuracy",
              "auc_loss": "AUC, loss attack", "auc_lira_online": "AUC, LiRA online"},
         ),
         Exercise(
             "logistic_regression",
-            "*Predict first:* a logistic regression hardly memorises its training records. What "
-            "generalisation gap and what AUC do you expect for the loss attack, and will the reference-model "
-            "attacks (shadow models, LiRA) do better than it? Then run with `model = \"logistic_regression\"`.",
             {"model": "logistic_regression"},
             {"gap": "generalisation gap", "test_acc": "test accuracy", "auc_loss": "AUC, loss attack",
              "auc_shokri": "AUC, shadow models (Shokri)", "auc_lira_online": "AUC, LiRA online"},
         ),
         Exercise(
             "member_fraction",
-            "Each model trains on a share `member_fraction` of the pool, so the pool grows and each record is "
-            "IN for fewer reference models when it falls. *Predict first:* with `member_fraction = 0.25`, "
-            "what happens to the everyone-is-a-member baseline's precision and to LiRA online's AUC "
-            "(which needs IN models) compared with LiRA offline's? Then run it.",
             {"member_fraction": 0.25},
             {"n_pool": "records in the pool", "member_share": "baseline precision (share of members observed)",
              "auc_lira_online": "AUC, LiRA online", "auc_lira_offline": "AUC, LiRA offline"},
         ),
         Exercise(
             "half_precision",
-            "The §1 example: an attack with FPR 0.05 and no false negatives. *Predict first:* below which share "
-            "of members among those tested does its precision drop under 50 %? Solve Eq 11 for it, then check "
-            "with `example_member_shares = [0.1, 0.05, 0.04]`.",
             {"example_member_shares": [0.1, 0.05, 0.04]},
             {"example_precisions": "precision at each share", "example_share_half": "share at which precision is 50 %"},
         ),

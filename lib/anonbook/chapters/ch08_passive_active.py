@@ -95,10 +95,6 @@ CHAPTER = Chapter(
     exercises=(
         Exercise(
             "fewer_known",
-            "**Predict** first: the attacker controls only half the threshold's worth of votes "
-            "(`known_votes = 50`). Can the active attacker still defeat the threshold at `p_example`? What is "
-            "the largest tally they can force, and how often will the output then settle the target's vote? "
-            "Then run it.",
             {"known_votes": 50},
             {"ex_worst_known_yes": "the active attacker's best number of Yes votes",
              "ex_settled_active": "Pr[the output settles the vote], active attacker",
@@ -107,10 +103,6 @@ CHAPTER = Chapter(
         ),
         Exercise(
             "larger_p",
-            "**Predict**: with a Yes probability of one in a hundred (`p_example = 0.01`), which of the three "
-            "Example 7 statements still hold? Will the active attacker's δ stay well above `delta_private` "
-            "even if they can no longer be sure of the vote? Predict, then move the slider of the figure over p "
-            "to 0.01 and read the curves at ε = `epsilon_verdict`. Then run it.",
             {"p_example": 0.01},
             {"ex7_defeats_at_p": "'the active attacker defeats the threshold'",
              "ex7_private_at_p": "'private against a passive attacker'",
@@ -120,9 +112,6 @@ CHAPTER = Chapter(
         ),
         Exercise(
             "more_noise",
-            "**Predict** before running: with ten times more noise (`noise_epsilon = 0.1`), from which ε of "
-            "the grid will the noisy count's δ be 0 for both attackers? Will the noisy threshold's δ ever "
-            "reach 0? Then run it.",
             {"noise_epsilon": 0.1},
             {"nc_first_zero": "noisy count: first ε with δ = 0 for both",
              "nt_first_zero": "noisy threshold: first ε with δ = 0 for both",
@@ -131,9 +120,6 @@ CHAPTER = Chapter(
         ),
         Exercise(
             "no_threshold",
-            "**Predict**: with `threshold = 0` the tally is suppressed only when nobody votes Yes. How many "
-            "orders of magnitude will separate the active attacker's δ from the passive one's at `p_example`? "
-            "Then run it and read the gap.",
             {"threshold": 0},
             {"ex_gap_orders": "orders of magnitude between active and passive δ",
              "ex_log10_delta_passive": "log10 of the passive δ",
@@ -141,10 +127,6 @@ CHAPTER = Chapter(
         ),
         Exercise(
             "referendum_p",
-            "The referendum, with an attacker who knows only No votes and rarer Yes votes "
-            "(`referendum_known_yes = 0`, `referendum_p = 0.05`). **Predict**: is the privacy loss "
-            "distribution still the same for every number of known Yes votes? Will δ be larger or smaller "
-            "than at p = 0.5? Then run it.",
             {"referendum_known_yes": 0, "referendum_p": 0.05},
             {"ref_same_plrv": "known Yes counts probed with the same loss distribution",
              "ref_log10_delta_eps0": "log10 δ at the smallest ε (passive = active)"},

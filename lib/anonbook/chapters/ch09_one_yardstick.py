@@ -222,17 +222,12 @@ CHAPTER = Chapter(
     exercises=(
         Exercise(
             "stricter_intervals",
-            "*Predict first:* at a 99 % level instead of 95 %, which attacks stop counting as learning beyond "
-            "their baseline (their PI interval reaches 0)? Then run with `confidence = 0.99`.",
             {"confidence": 0.99},
             {"n_beyond": "attacks whose PI interval lies above 0",
              "n_same": "attacks whose PI interval contains 0"},
         ),
         Exercise(
             "fewer_peer_targets",
-            "*Predict first:* with 100 targets and 100 control records instead of the quick run's 500, how wide "
-            "does Anonymeter's risk interval on the published members get, and what does the ALC report? Then run with "
-            "`peer_targets = 100`.",
             {"peer_targets": 100},
             {"risk_members": "Anonymeter's risk, members published as they are",
              "risk_width_members": "width of its interval",
@@ -240,10 +235,6 @@ CHAPTER = Chapter(
         ),
         Exercise(
             "cormode_alone",
-            "*Predict first:* Cormode argues that DP counts and l-diverse tables leak about equally. On the "
-            "yardstick of chapters 1 and 2 alone, how many of their attacks learn something beyond their baseline, "
-            "and how many do not? Then run with `chapters = ['01_syntactic_anonymity', '02_dp_vs_definetti']` "
-            "and `peers = False`.",
             {"chapters": ["01_syntactic_anonymity", "02_dp_vs_definetti"], "peers": False},
             {"n_beyond": "attacks whose PI interval lies above 0",
              "n_same": "attacks whose PI interval contains 0"},

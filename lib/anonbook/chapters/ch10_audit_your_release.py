@@ -115,10 +115,6 @@ CHAPTER = Chapter(
     assumes="chapter 5 (the non-member baseline and PI) and chapter 9 (one yardstick for every attack).",
     exercises=(
         Exercise("quasi_identifiers_only",
-                 "*Predict first:* if the attacker knows only the extract's quasi-identifiers (age, sex, race, "
-                 "native country) instead of every other column, does the nearest-row attack on the first "
-                 "release learn more or less about the first secret beyond the non-members? Then run with "
-                 '`known = ["age", "sex", "race", "native_country"]`.',
                  {"known": ["age", "sex", "race", "native_country"]},
                  {"first_nearest_pi": "PI of the nearest-row attack on the first release (first secret)",
                   "first_nearest_precision": "its precision",
@@ -127,19 +123,12 @@ CHAPTER = Chapter(
                          "matched on less, and the non-member model knows less too (its precision "
                          "{first_baseline_precision:change})."),
         Exercise("more_targets",
-                 "*Predict first:* with five times as many targets (1,000 instead of the quick run's 200), "
-                 "does the nearest-row attack's PI on the first release move, and how much narrower does its "
-                 "interval get? Then run with `n_targets = 1000`.",
                  {"n_targets": 1000},
                  {"first_nearest_pi": "PI of the nearest-row attack on the first release (first secret)",
                   "first_nearest_pi_width": "width of its 95 % interval"},
                  explain="The PI {first_nearest_pi:change}; the interval's width {first_nearest_pi_width:change}: "
                          "a Wilson interval narrows about as one over the square root of the targets."),
         Exercise("another_seed",
-                 "*Predict first:* with another seed (a new member/non-member split, new synthetic releases and "
-                 "new targets), does the nearest-row attack's PI on the first release stay inside the quick "
-                 "run's 95 % interval, and do as many attacks learn something beyond the non-members? Then run "
-                 "with `seed = 1`.",
                  {"seed": 1},
                  {"first_nearest_pi": "PI of the nearest-row attack on the first release (first secret)",
                   "first_nearest_pi_width": "width of its 95 % interval",
