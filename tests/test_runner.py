@@ -14,6 +14,8 @@ from anonbook.runner import RunError, parse_cli_value, run_notebook
 
 from .conftest import read_json
 
+ROOT = Path(__file__).resolve().parents[1]
+
 NB = "00_mini_chapter"
 
 
@@ -131,3 +133,22 @@ def test_the_cache_key_follows_the_book_machines_source_as_well_as_the_sciences(
         keys.append(runner.cache_key(nb, {"a": 1}))
     assert len(set(keys)) == 3
     assert runner.cache_key(nb, {"a": 1}) == keys[-1]
+
+
+def test_a_chapter_that_reads_unpublished_chapters_fails_before_any_cell_naming_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chapter 9 on a fresh clone: one clear error naming what to run first, not a KeyError in cell 10."""
+    from anonbook import chapters
+
+    for rel in ("notebooks", "book", "data"):
+        (tmp_path / rel).mkdir()
+    name = "09_one_yardstick"
+    (tmp_path / "notebooks" / f"{name}.ipynb").write_text((ROOT / "notebooks" / f"{name}.ipynb").read_text())
+    (tmp_path / "data" / "claims.yaml").write_text((ROOT / "data" / "claims.yaml").read_text())
+    monkeypatch.setenv("ANONLAB_ROOT", str(tmp_path))
+    after = chapters.get(name).after
+    for dep in after[:-1]:  # all but one published
+        (tmp_path / "book" / f"{dep}.params.json").write_text("{}")
+    with pytest.raises(RunError, match=f"reads the published runs of {after[-1]}, which have none") as err:
+        run_notebook(name, {}, progress=False)
+    assert "python -m anonlab book" in str(err.value) and not (tmp_path / "book" / f"{name}.ipynb").exists()

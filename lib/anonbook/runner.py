@@ -782,6 +782,13 @@ def run_notebook(
     from anonbook.chapters import get
 
     full_params = get(name).parameters.validate(params)
+    from anonbook.runs import unpublished_inputs
+
+    unread = unpublished_inputs(name)
+    if unread:  # chapter 9 reads the others' published runs: without them its cells fail far from the cause
+        raise RunError(f"{name} reads the published runs of {', '.join(unread)}, which have none: run those "
+                       "first (`python -m anonlab run <chapter> --publish` each, or `python -m anonlab book` "
+                       "for the whole book); nothing was run")
     key = cache_key(src, full_params)  # a default passed explicitly is the same run
     dest_nb = dest_dir / f"{name}.ipynb"
     dest_results = dest_dir / f"{name}.results.json"

@@ -273,6 +273,16 @@ def input_keys(chapter: str, results_dir: str | Path | None = None) -> dict[str,
     return out
 
 
+def unpublished_inputs(chapter: str, results_dir: str | Path | None = None) -> list[str]:
+    """The chapters ``chapter`` reads (its declared ``after``) that have no published run to read."""
+    from anonbook.chapters import get, has_chapter
+
+    d = Path(results_dir) if results_dir is not None else paths.book_dir()
+    if not has_chapter(chapter):
+        return []
+    return [dep for dep in get(chapter).after if not (d / f"{dep}.params.json").exists()]
+
+
 def stale_dependents(chapters: Iterable[str], results_dir: str | Path | None = None) -> dict[str, list[str]]:
     """Chapter -> the chapters it reads whose published run changed after it ran (empty: nothing stale).
 
