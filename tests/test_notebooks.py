@@ -349,7 +349,11 @@ def test_the_book_builds_without_warnings_and_links_resolve(
     chapter_pages = [n for n in NOTEBOOKS if chapters.get(n).exercises]
     for name in chapter_pages:
         shown, hidden = (html / f"{name}.html").read_text(), (student / f"{name}.html").read_text()
-        assert "Solution (computed by this build)" in shown and "Solution (computed by this build)" not in hidden
+        # sphinx-exercise: each exercise's solution dropdown in the instructor edition, none in the student's
+        solutions = len(chapters.get(name).exercises)
+        assert shown.count('class="solution dropdown admonition"') == solutions, name
+        assert 'class="solution' not in hidden and "Grading note" not in hidden, name
+        assert hidden.count('class="exercise admonition"') == solutions, name
         assert f'id="exercise-{name.replace("_", "-")}' in hidden.lower().replace("_", "-")
     assert book.browser_check(student, list(NOTEBOOKS), browser, shots / "student") == []
     # no page, download, deck or student notebook of the student edition gives a graded answer away
