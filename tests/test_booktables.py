@@ -82,3 +82,9 @@ def test_the_kit_registers_it_and_a_subclass_keeps_its_own_table() -> None:
     assert "claims-table" in fmt(claims)
     styled = fmt(pd.DataFrame({"a": [0.123456]}).style.format(precision=3))  # chapter 4's tables
     assert "book-table" in styled and "0.1235" in styled
+
+
+def test_only_a_cell_with_a_long_token_may_break_inside_a_word() -> None:
+    df = pd.DataFrame({"cached": ["yes"], "sha256": ["5b00264637dbfec36bdeaab5676b0b309ff9eb788d"]})
+    out = bt.book_table_html(df)
+    assert out.count('class="long-token"') == 1 and 'class="long-token">5b0026' in out

@@ -253,12 +253,22 @@ def readable_frame(df: pd.DataFrame | pd.Series) -> tuple[list[str], list[list[s
     return labels, rows, missing
 
 
+#: A cell with a word longer than this (a sha256, a file path) may break inside it; other words stay whole.
+LONG_TOKEN = 20
+
+
+def _long_token(cell: str) -> str:
+    """``' class="long-token"'`` for a cell holding a word of more than :data:`LONG_TOKEN` characters."""
+    words = re.sub(r"<[^>]+>", " ", cell).split()
+    return ' class="long-token"' if any(len(w) > LONG_TOKEN for w in words) else ""
+
+
 def book_table_html(df: pd.DataFrame | pd.Series) -> str:
     """The book's HTML table of ``df`` (see the module docstring)."""
     labels, rows, missing = readable_frame(df)
     reflow = len(labels) > REFLOW_COLUMNS
     head = "".join(f"<th>{html.escape(lab)}</th>" for lab in labels)
-    body = "".join("<tr>" + "".join(f'<td data-label="{html.escape(lab, quote=True)}">{cell}</td>'
+    body = "".join("<tr>" + "".join(f'<td data-label="{html.escape(lab, quote=True)}"{_long_token(cell)}>{cell}</td>'
                                     for lab, cell in zip(labels, r)) + "</tr>" for r in rows)
     cls = "book-table reflow" if reflow else "book-table"
     note = ""
