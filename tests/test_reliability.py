@@ -77,8 +77,11 @@ def test_a_truncated_published_file_makes_the_chapter_stale(mini_project: Path) 
     assert not res.cached and read_json(results)["results"]
 
 
-def test_ctrl_c_exits_130_with_one_line_and_no_traceback(mini_project: Path) -> None:
-    """A Ctrl-C in a terminal: SIGINT to the runner's process group (the kernel has its own session)."""
+@pytest.mark.parametrize("moment", ["during start-up", "in the cell", "twice in the cell"])
+def test_ctrl_c_exits_130_with_one_line_and_no_traceback(mini_project: Path, moment: str) -> None:
+    """A Ctrl-C in a terminal: SIGINT to the runner's process group (the kernel has its own session),
+    while the command starts, while the kernel runs the cell, or twice (the second lands while the
+    kernel is being shut down: nbclient's DeadKernelError must not reach the terminal)."""
     import signal
     import subprocess
     import sys
@@ -91,15 +94,24 @@ def test_ctrl_c_exits_130_with_one_line_and_no_traceback(mini_project: Path) -> 
     proc = subprocess.Popen([sys.executable, "-m", "anonlab", "run", NB], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    deadline = time.monotonic() + 60
-    while not list((mini_project / "book").glob(f".run-{NB}-*/pid")) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    time.sleep(3)  # the kernel is in the sleeping cell
+    if moment == "during start-up":
+        time.sleep(0.3)  # the command is still importing
+    else:
+        deadline = time.monotonic() + 60
+        while not list((mini_project / "book").glob(f".run-{NB}-*/pid")) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(3)  # the kernel is in the sleeping cell
     os.killpg(proc.pid, signal.SIGINT)
+    if moment == "twice in the cell":
+        time.sleep(0.05)
+        os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     lines = [ln for ln in err.decode().splitlines() if ln.strip() and not ln.startswith("Executing")]
     assert proc.returncode == 130
-    assert "Traceback" not in err.decode()
+    assert "Traceback" not in err.decode() and "Error" not in err.decode(), err.decode()
+    if moment == "during start-up":
+        assert lines and lines[-1].startswith("interrupted"), lines
+        return
     assert lines[-1].startswith(f"{NB}: interrupted; nothing was published"), lines
     assert not (mini_project / "book" / f"{NB}.ipynb").exists() and _run_folders(mini_project) == []
 

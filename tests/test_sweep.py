@@ -59,7 +59,11 @@ def test_a_grid_too_large_is_refused_at_once_with_its_size(mini_project: Path) -
     ("bogus", "must be a Dask scheduler address like tcp://host:8786, got 'bogus'"),
     ("tcp://127.0.0.1:1", "cannot reach the Dask scheduler at tcp://127.0.0.1:1"),
 ])
-def test_an_unreachable_scheduler_is_one_clear_error_before_any_run(mini_project: Path, address, message) -> None:
+def test_an_unreachable_scheduler_is_one_clear_error_before_any_run(mini_project: Path, address, message,
+                                                                    monkeypatch) -> None:
+    import anonbook.sweep
+
+    monkeypatch.setattr(anonbook.sweep, "SCHEDULER_TIMEOUT", 1.0)  # nothing listens there: no need to wait 10 s
     with pytest.raises(RunError, match=message.replace("(", r"\(").replace(")", r"\)")) as err:
         run_sweep(NB, {"x": [0.1, 0.2]}, scheduler=address, progress=False)
     assert "\n" not in str(err.value)

@@ -193,7 +193,40 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _interrupted(message: str) -> int:
+    """A Ctrl-C: the one line, then silence whatever moment the signal landed.
+
+    A SIGINT that lands while the kernel shuts down makes nbclient log a
+    ``DeadKernelError`` and asyncio report tasks that never finished; after
+    the line is printed, a second Ctrl-C is ignored, logging is off and the
+    process's stderr goes to the null device, so none of that reaches the
+    terminal and the exit code stays 130.
+    """
+    import logging
+    import os
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    print(message or "interrupted: nothing half-written was published", file=sys.stderr)
+    sys.stderr.flush()
+    logging.disable(logging.CRITICAL)
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+        os.close(devnull)
+    except OSError:
+        pass
+    return 130
+
+
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt as exc:  # landed outside a command's own handler (start-up, imports, shutdown)
+        return _interrupted(str(exc))
+
+
+def _main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from anonbook.logs import show_library_messages
 
@@ -303,8 +336,7 @@ def main(argv: list[str] | None = None) -> int:
 
             print(verdict_counts(verdict_table()).to_string())
     except (RunInterrupted, KeyboardInterrupt) as exc:
-        print(str(exc) or "interrupted: nothing half-written was published", file=sys.stderr)
-        return 130
+        return _interrupted(str(exc))
     except (RunError, RuntimeError, ValueError, FileNotFoundError, KeyError,  # ClaimError is a KeyError
             MemoryError) as exc:  # anonbook.memory.check_fits: a run too large for the machine, refused first
         print(f"error: {exc}", file=sys.stderr)

@@ -205,14 +205,19 @@ def _cell(v: Any) -> Any:
     return json.dumps(v) if isinstance(v, (list, dict)) else v
 
 
-def connect_scheduler(scheduler: Any, timeout: float = 10.0) -> Any:
+#: Seconds a scheduler address has to answer before a sweep gives up on it (tests set it short).
+SCHEDULER_TIMEOUT = 10.0
+
+
+def connect_scheduler(scheduler: Any, timeout: float | None = None) -> Any:
     """A ``distributed.Client`` for a scheduler address (or the client given), or one clear error.
 
     Raises
     ------
     RunError
         ``cannot reach the Dask scheduler at tcp://...`` when the address is
-        malformed or nothing answers there within ``timeout`` seconds.
+        malformed or nothing answers there within ``timeout`` seconds
+        (:data:`SCHEDULER_TIMEOUT` when not given).
     """
     from distributed import Client
 
@@ -225,7 +230,7 @@ def connect_scheduler(scheduler: Any, timeout: float = 10.0) -> Any:
     except ParameterError as exc:
         raise RunError(str(exc)) from None
     try:
-        return Client(address, timeout=timeout)
+        return Client(address, timeout=SCHEDULER_TIMEOUT if timeout is None else timeout)
     except (OSError, TimeoutError, ValueError) as exc:
         raise RunError(f"cannot reach the Dask scheduler at {address} ({type(exc).__name__}: "
                        f"{str(exc).splitlines()[0] if str(exc) else 'no answer'}); is it running?") from None
