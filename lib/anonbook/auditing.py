@@ -89,7 +89,7 @@ def run_audit(members: str | None, release: str | None, non_members: str | None,
               known: Sequence[str] | None, *, n_targets: int = DEFAULTS["n_targets"], seed: int = DEFAULTS["seed"],
               progress: Any = None, mapper: Any = None) -> dict[str, AuditResult]:
     """Audit the given CSV files, or, with none of them, the three default releases of Adult; ``mapper``: the
-    attacks' target loop on an executor (:func:`anonbook.sweep.client_mapper` for a Dask cluster)."""
+    attacks' target loop on an executor (:func:`anonbook.sweep.dask_executor`'s ``map`` for a Dask cluster)."""
     given = [members, release, non_members]
     if any(given) and not all(given):
         raise ValueError("give --members, --release and --non-members together (or none, for the defaults)")

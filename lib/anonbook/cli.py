@@ -279,19 +279,15 @@ def _main(argv: list[str] | None = None) -> int:
                 print(f"page: {page}")
                 print(f"report: {report}")
                 return 0
-            client = None
-            if args.scheduler:
-                from anonbook.sweep import client_mapper, connect_scheduler
+            from contextlib import nullcontext
 
-                client = connect_scheduler(args.scheduler)
-            try:
+            from anonbook.sweep import dask_executor
+
+            with dask_executor(args.scheduler) if args.scheduler else nullcontext((None, 0)) as (executor, _):
                 results = run_audit(args.members, args.release, args.non_members, args.secret, known,
                                     n_targets=args.targets, seed=args.seed,
                                     progress=lambda line: print(f"[audit] {line}", file=sys.stderr),
-                                    mapper=client_mapper(client) if client is not None else None)
-            finally:
-                if client is not None:
-                    client.close()
+                                    mapper=executor.map if executor is not None else None)
             for name, res in results.items():
                 print(f"{name}:")
                 print(res.table[["attack", "secret", "precision", "coverage", "baseline_precision", "pi"]]

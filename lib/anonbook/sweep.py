@@ -28,7 +28,7 @@ import json
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -160,28 +160,26 @@ def run_sweep(
         raise RunError(f"the grid has {size:,} points ({' x '.join(str(len(v)) for v in grid.values())}); "
                        f"a sweep runs at most {MAX_POINTS:,} (each point is a whole chapter run): "
                        "split it into several sweeps")
-    client = connect_scheduler(scheduler) if scheduler is not None else None
     points = grid_points(grid, fixed)
     if progress:
         print(f"[anonlab] sweep {name}: checking {len(points)} point(s)", file=sys.stderr)
-    for p in points:  # refuse a bad point before any work starts
-        validate_parameters(src, p)
-    folder = Path(out_dir) if out_dir else paths.project_root() / "_build" / "sweeps" / name
-    folder.mkdir(parents=True, exist_ok=True)
-    remove_stale_run_folders(folder, name)  # left by a sweep that was killed (SIGKILL, power cut)
-    root = str(paths.project_root())
-    args = [(name, p, str(folder / _point_id(p)), root, force) for p in points]
-    if progress:
-        where = f"Dask scheduler {scheduler}" if scheduler else f"{workers} local worker process(es)"
-        print(f"[anonlab] sweep {name}: {len(points)} point(s) on {where}", file=sys.stderr)
-    try:
-        outputs = _run_all(args, workers, client, progress)
-    except BaseException:  # a failed point or Ctrl-C: no point's half-run folder stays behind
-        remove_stale_run_folders(folder, name)
-        raise
-    finally:
-        if client is not None and client is not scheduler:
-            client.close()
+    with ExitStack() as stack:  # a scheduler is reached (or refused) before any point runs
+        executor = stack.enter_context(dask_executor(scheduler))[0] if scheduler is not None else None
+        for p in points:  # refuse a bad point before any work starts
+            validate_parameters(src, p)
+        folder = Path(out_dir) if out_dir else paths.project_root() / "_build" / "sweeps" / name
+        folder.mkdir(parents=True, exist_ok=True)
+        remove_stale_run_folders(folder, name)  # left by a sweep that was killed (SIGKILL, power cut)
+        root = str(paths.project_root())
+        args = [(name, p, str(folder / _point_id(p)), root, force) for p in points]
+        if progress:
+            where = f"Dask scheduler {scheduler}" if scheduler else f"{workers} local worker process(es)"
+            print(f"[anonlab] sweep {name}: {len(points)} point(s) on {where}", file=sys.stderr)
+        try:
+            outputs = _run_all(args, workers, executor, progress)
+        except BaseException:  # a failed point or Ctrl-C: no point's half-run folder stays behind
+            remove_stale_run_folders(folder, name)
+            raise
     from anonlab.claims import with_verdicts
 
     rows = []
@@ -236,22 +234,13 @@ def connect_scheduler(scheduler: Any, timeout: float | None = None) -> Any:
                        f"{str(exc).splitlines()[0] if str(exc) else 'no answer'}); is it running?") from None
 
 
-def client_mapper(client: Any) -> Any:
-    """An executor-like ``mapper(fn, items)`` for the science's target loops (:func:`anonlab.audit.audit`'s
-    ``mapper``): each item a task on the Dask cluster of ``client``, the results gathered in order."""
-    def mapper(fn: Any, items: Any) -> list[Any]:
-        return client.gather(client.map(fn, list(items), pure=False))
-
-    return mapper
-
-
 @contextmanager
 def dask_executor(scheduler: Any) -> Iterator[tuple[Executor, int]]:
-    """The Dask cluster at ``scheduler`` as a ``concurrent.futures`` executor, and its thread count.
-
-    What the book hands a long library call that takes a ``parallel_map``
-    (:func:`anonlab.attacks.reconstruction.reconstruct`): the science never connects to Dask itself.
-    """
+    """The Dask cluster at ``scheduler`` (an address or a ``distributed.Client``) as a
+    ``concurrent.futures`` executor, and its thread count: the one adapter the book hands the science
+    (``executor.map`` is :func:`anonlab.attacks.reconstruction.reconstruct`'s ``parallel_map`` and
+    :func:`anonlab.audit.audit`'s ``mapper``) and runs a sweep's points on. The science never connects
+    to Dask itself; a client made here is closed on the way out."""
     client = connect_scheduler(scheduler)
     try:
         yield client.get_executor(pure=False), max(1, sum(client.nthreads().values()))
@@ -260,10 +249,9 @@ def dask_executor(scheduler: Any) -> Iterator[tuple[Executor, int]]:
             client.close()
 
 
-def _run_all(args: list[tuple], workers: int, client: Any, progress: bool) -> list[dict[str, Any]]:
-    if client is not None:
-        futures = [client.submit(_run_point, *a, pure=False) for a in args]
-        return client.gather(futures)
+def _run_all(args: list[tuple], workers: int, executor: Executor | None, progress: bool) -> list[dict[str, Any]]:
+    if executor is not None:
+        return [f.result() for f in [executor.submit(_run_point, *a) for a in args]]
     if workers == 1:
         out = []
         for i, a in enumerate(args, 1):
