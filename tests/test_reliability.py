@@ -109,8 +109,10 @@ def test_ctrl_c_exits_130_with_one_line_and_no_traceback(mini_project: Path, mom
     lines = [ln for ln in err.decode().splitlines() if ln.strip() and not ln.startswith("Executing")]
     assert proc.returncode == 130
     assert "Traceback" not in err.decode() and "Error" not in err.decode(), err.decode()
-    if moment == "during start-up":
-        assert lines and lines[-1].startswith("interrupted"), lines
+    if moment == "during start-up":  # on a slow machine the run may already have begun: either line, alone
+        assert lines and (lines[-1].startswith("interrupted")
+                          or lines[-1].startswith(f"{NB}: interrupted; nothing was published")), lines
+        assert not [ln for ln in lines[:-1] if "interrupted" in ln], lines
         return
     assert lines[-1].startswith(f"{NB}: interrupted; nothing was published"), lines
     assert not (mini_project / "book" / f"{NB}.ipynb").exists() and _run_folders(mini_project) == []
