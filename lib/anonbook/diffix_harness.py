@@ -48,7 +48,7 @@ from anonlab.attacks.diffix._common import drive_many
 from anonlab.attacks.diffix.cloning import double_test_sigma_sweep, full_cloning_attack, greedy_full_cloning_attack
 from anonlab.attacks.diffix.differential import UniquenessOracle, _full_differential_steps, differential_attack
 from anonlab.attacks.diffix.theory import differential_distributions
-from anonlab.streams import stream
+from anonlab.streams import legacy_seed, stream
 
 __all__ = [
     "progress_printer",
@@ -467,7 +467,7 @@ def run_differential_bound_sweep(ds: Any, proxy: DiffixProxy, bounds: Sequence[i
     if k > len(attrs):
         raise ValueError(f"k_star must be <= {len(attrs)} (attributes of {ds.name}), got {k}")
     params = {"max_attacked": None, "bounds": tuple(bounds), "exhaustive": bool(exhaustive)}
-    rows = _run_users("differential", ds, proxy, users, seed + 1, k, params, _positive_int("n_jobs", n_jobs), progress)
+    rows = _run_users("differential", ds, proxy, users, legacy_seed(seed, "diffix.user_runs"), k, params, _positive_int("n_jobs", n_jobs), progress)
     return {b: _differential_frame([r[i] for r in rows], users, truth, stream(seed, "diffix.random_guess"))
             for i, b in enumerate(bounds)}
 
@@ -585,7 +585,7 @@ def _cloning_experiment(ds: Any, proxy: DiffixProxy, *, n_users: int, k_star: in
     params = {"variant": variant, "double_test": double_test, "v": v, "n_dummy": n_dummy,
               "sigma_star": sigma_star, "max_subsets": max_subsets,
               "sigma_stars": tuple(_cloning_settings(n_dummy, x)[1] for x in sigma_stars)}
-    rows = _run_users("cloning", ds, proxy, users, seed + 1, k, params, _positive_int("n_jobs", n_jobs),
+    rows = _run_users("cloning", ds, proxy, users, legacy_seed(seed, "diffix.user_runs"), k, params, _positive_int("n_jobs", n_jobs),
                       progress)
     if params.get("sigma_stars"):  # run_cloning_sigma_sweep's double test: one table per σ*
         return {s: _cloning_frame([r[i] for r in rows], users, truth) for i, s in enumerate(params["sigma_stars"])}

@@ -40,6 +40,8 @@ LEGACY_OFFSETS: dict[str, int] = {
     "naive_bayes.target": 0,         # one per target, in order: seed + i
     "definetti.more_moves": 1,       # Fig. 4's check with more moves per iteration
     "membership.shokri_target": 0,   # Shokri's attack models of target model t: seed + t
+    "diffix.user_runs": 1,           # the harness's per-user attack runs (differential and cloning)
+    "cormode.definetti_target_naive": 99,  # chapter 2's naive attack on the deFinetti target
 }
 
 

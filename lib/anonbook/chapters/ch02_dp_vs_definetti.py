@@ -42,6 +42,7 @@ from anonlab.data.loaders import ADULT_COLUMNS, INTERNET_USAGE_REQUIRED, load_ad
 from anonlab.measures import majority_baseline, score
 from anonlab.mechanisms.anatomy import max_l_diversity
 from anonlab.mechanisms.dp import CORNER_HALF_WIDTH, EncodedTable, corner_means, encode_train_test
+from anonlab.streams import legacy_seed
 from anonlab.validation import Param, ParameterError, ParameterSpec, check_columns, check_path
 from anonbook.memory import MiB, MemoryEstimate, granted_cores
 from anonbook.chapters import Chapter, Exercise
@@ -524,8 +525,8 @@ def measure_timing(seconds: float, *, adult: bool, target: str) -> dict[str, Mea
 
 def headline_naive(table: EncodedTable, epsilons: Sequence[float], *, draws: int, noise: str,
                    seed: int) -> pd.DataFrame:
-    """The naive attack on the deFinetti target over the ε grid (seed ``seed + 99``), summarised by ε."""
-    res = naive_attack(table, list(epsilons), draws=draws, noise=noise, seed=seed + 99)
+    """The naive attack on the deFinetti target over the ε grid (the stream ``cormode.definetti_target_naive``), summarised by ε."""
+    res = naive_attack(table, list(epsilons), draws=draws, noise=noise, seed=legacy_seed(seed, "cormode.definetti_target_naive"))
     return summarize_attack(res).sort_values("epsilon")
 
 
