@@ -298,17 +298,32 @@ def page_exercises(text: str) -> dict[str, str]:
     return {m.group(1): m.group(2).strip() for m in _EXERCISE.finditer(text)}
 
 
+#: (path, mtime, size) -> the page's markdown: :func:`get` reads the questions from the page at every call.
+_PAGES: dict[tuple[str, int, int], str] = {}
+
+
 def page_markdown(notebook: str) -> str:
-    """The markdown cells of the chapter's source notebook (``notebooks/<name>.ipynb``), joined; ``""`` if none."""
+    """The markdown cells of the chapter's source notebook (``notebooks/<name>.ipynb``), joined; ``""`` if none.
+
+    Read once per version of the file (its modification time and size)."""
     import json
 
     from anonlab import paths
 
+    path = paths.notebooks_dir() / f"{notebook}.ipynb"
     try:
-        nb = json.loads((paths.notebooks_dir() / f"{notebook}.ipynb").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        st = path.stat()
+    except OSError:
         return ""
-    return "\n\n".join("".join(c["source"]) for c in nb.get("cells", []) if c.get("cell_type") == "markdown")
+    tag = (str(path), st.st_mtime_ns, st.st_size)
+    if tag not in _PAGES:
+        try:
+            nb = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return ""
+        _PAGES[tag] = "\n\n".join("".join(c["source"]) for c in nb.get("cells", [])
+                                   if c.get("cell_type") == "markdown")
+    return _PAGES[tag]
 
 
 def with_questions(ch: Chapter, text: str) -> Chapter:
