@@ -36,6 +36,7 @@ from typing import Any
 
 from anonlab import paths
 from anonbook import chapters
+from anonbook.chapters import exercise_label  # the label of the page's {exercise} directive
 from anonbook.syllabus import course_plan  # the schedule (anonbook.syllabus), written by write_course_pages
 
 __all__ = ["course_plan", "exercise_dir", "exercise_runs", "run_exercises", "glued_outputs", "write_course_pages",
@@ -198,11 +199,6 @@ def chapter_header(chapter: str) -> str:
 def exercise_changes(ch: chapters.Chapter, e: chapters.Exercise) -> str:
     """What an exercise changes, in the declaration's own words: ``name = value`` (its meaning), joined."""
     return "; ".join(f"`{k} = {json.dumps(v)}` ({ch.parameters[k].help})" for k, v in e.parameters.items())
-
-
-def exercise_label(chapter: str, key: str) -> str:
-    """The label of an exercise's ``{exercise}`` directive, ``exercise-<chapter>-<key>`` (the schedule links to it)."""
-    return chapters.exercise_label(chapter, key)
 
 
 def _flags(params: Mapping[str, Any]) -> str:

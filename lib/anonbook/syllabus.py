@@ -24,6 +24,7 @@ from typing import Any
 
 from anonlab import paths
 from anonbook import chapters
+from anonbook.chapters import exercise_label  # the anchor the schedule links to
 
 __all__ = ["Reading", "Week", "WEEKS", "YARDSTICK_WEEK", "EXERCISE_HOURS", "GRADED_HOURS", "exercise_label",
            "exercise_number", "exercise_href", "slides_href", "deck_available", "graded_assignments", "assignment_href",
@@ -129,16 +130,6 @@ WEEKS: tuple[Week, ...] = (
          activity="Each team presents its project: the prediction, the audit on the yardstick and the verdict "
                   "by the book's rules, graded by the project brief's rubric."),
 )
-
-
-def exercise_label(chapter: str, key: str) -> str:
-    """The anchor of an exercise on its chapter page: ``exercise-<chapter>-<key>`` (:func:`anonbook.chapters.exercise_label`).
-
-    The chapter's page labels its ``{exercise}`` directive with it; the schedule links to it. Sphinx turns a
-    label's underscores into hyphens in the page's ids, so the label is written that way:
-    ``exercise-01-syntactic-anonymity-one-more-qi``.
-    """
-    return chapters.exercise_label(chapter, key)
 
 
 def exercise_number(chapter: str, key: str) -> int:
@@ -293,8 +284,7 @@ def _exercise_lines(week: Week) -> list[str]:
     lines = ["- **Exercises to assign** (each asks for a prediction first; in the instructor edition the solution "
              "is folded under it):"]
     for chapter, key in week.exercises:
-        ch = chapters.get(chapter)
-        question = " ".join(ch.exercises[[e.key for e in ch.exercises].index(key)].question.split())
+        question = " ".join(next(e for e in chapters.get(chapter).exercises if e.key == key).question.split())
         lines.append(f'  - <a href="{exercise_href(chapter, key)}">Exercise {exercise_number(chapter, key)}</a>: '
                      f"{_first_sentence(question)}")
     return lines
