@@ -279,11 +279,9 @@ def _main(argv: list[str] | None = None) -> int:
                 print(f"page: {page}")
                 print(f"report: {report}")
                 return 0
-            from contextlib import nullcontext
-
             from anonbook.sweep import dask_executor
 
-            with dask_executor(args.scheduler) if args.scheduler else nullcontext((None, 0)) as (executor, _):
+            with dask_executor(args.scheduler or None) as (executor, _):
                 results = run_audit(args.members, args.release, args.non_members, args.secret, known,
                                     n_targets=args.targets, seed=args.seed,
                                     progress=lambda line: print(f"[audit] {line}", file=sys.stderr),

@@ -28,7 +28,7 @@ import json
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -163,8 +163,7 @@ def run_sweep(
     points = grid_points(grid, fixed)
     if progress:
         print(f"[anonlab] sweep {name}: checking {len(points)} point(s)", file=sys.stderr)
-    with ExitStack() as stack:  # a scheduler is reached (or refused) before any point runs
-        executor = stack.enter_context(dask_executor(scheduler))[0] if scheduler is not None else None
+    with dask_executor(scheduler) as (executor, _):  # a scheduler is reached (or refused) before any point runs
         for p in points:  # refuse a bad point before any work starts
             validate_parameters(src, p)
         folder = Path(out_dir) if out_dir else paths.project_root() / "_build" / "sweeps" / name
@@ -235,12 +234,16 @@ def connect_scheduler(scheduler: Any, timeout: float | None = None) -> Any:
 
 
 @contextmanager
-def dask_executor(scheduler: Any) -> Iterator[tuple[Executor, int]]:
+def dask_executor(scheduler: Any) -> Iterator[tuple[Executor | None, int]]:
     """The Dask cluster at ``scheduler`` (an address or a ``distributed.Client``) as a
     ``concurrent.futures`` executor, and its thread count: the one adapter the book hands the science
     (``executor.map`` is :func:`anonlab.attacks.reconstruction.reconstruct`'s ``parallel_map`` and
     :func:`anonlab.audit.audit`'s ``mapper``) and runs a sweep's points on. The science never connects
-    to Dask itself; a client made here is closed on the way out."""
+    to Dask itself; a client made here is closed on the way out. ``None`` (no scheduler) gives
+    ``(None, 0)``: the caller runs locally."""
+    if scheduler is None:
+        yield None, 0
+        return
     client = connect_scheduler(scheduler)
     try:
         yield client.get_executor(pure=False), max(1, sum(client.nthreads().values()))
