@@ -1037,12 +1037,30 @@ def test_full_differential_bounds_of_one_victim() -> None:
     for i in range(20):
         rec = {c: int(data[c].iat[i]) for c in "abcde"}
         for max_checked in (3, 5000):
-            got = atk.full_differential_attack_bounds(px, rec, list("abcde"), "s", oracle, bounds, seed=i,
-                                                      max_checked=max_checked)
+            got, = atk.full_differential_attack_bounds(px, [rec], [list("abcde")], "s", oracle, bounds, seeds=[i],
+                                                       max_checked=max_checked)
             for b in bounds:
                 want = atk.full_differential_attack(px, rec, list("abcde"), "s", oracle, seed=i, max_attacked=b,
                                                     max_checked=max_checked)
                 assert got[b] == want
+
+
+def test_full_differential_bounds_of_many_victims_are_each_victims_own() -> None:
+    """Victims attacked together (queries in shared batches) get what each gets attacked alone."""
+    rng = np.random.default_rng(6)
+    data = pd.DataFrame({c: rng.integers(0, 3, 200) for c in "abcde"} | {"s": rng.integers(0, 2, 200)})
+    oracle = atk.UniquenessOracle(data[list("abcde")])
+    records = [{c: int(data[c].iat[i]) for c in "abcde"} for i in range(12)]
+    a_stars = [list("abcde")[: 3 + i % 3] for i in range(12)]
+    bounds = [2, None]
+    together = atk.full_differential_attack_bounds(DiffixProxy(data, table="t", salt=3, keep_log=False), records,
+                                                   a_stars, "s", oracle, bounds, seeds=range(12))
+    for i, (rec, a_star) in enumerate(zip(records, a_stars)):
+        px = DiffixProxy(data, table="t", salt=3, keep_log=False)
+        for b in bounds:
+            alone = atk.full_differential_attack(px, rec, a_star, "s", oracle, seed=i, max_attacked=b)
+            assert together[i][b] == alone, (i, b)
+    assert any(o[None].attackable for o in together) and not all(o[None].attackable for o in together)
 
 
 def test_experiments_together_give_the_runs_one_by_one(german_ds, monkeypatch) -> None:

@@ -44,9 +44,9 @@ from anonlab.mechanisms.diffix import DiffixProxy
 from anonlab.validation import check_random_state
 
 from anonlab.attacks.diffix._common import _cloning_settings, _positive_int, _py
-from anonlab.attacks.diffix._common import drive_many
 from anonlab.attacks.diffix.cloning import double_test_sigma_sweep, full_cloning_attack, greedy_full_cloning_attack
-from anonlab.attacks.diffix.differential import UniquenessOracle, _full_differential_steps, differential_attack
+from anonlab.attacks.diffix.differential import (UniquenessOracle, differential_attack,
+                                                full_differential_attack_bounds)
 from anonlab.attacks.diffix.theory import differential_distributions
 from anonlab.streams import legacy_seed, stream
 
@@ -121,26 +121,22 @@ def _differential_users(ds: Any, proxy: DiffixProxy, oracle: UniquenessOracle, r
                         on_done: Callable[[int], None] | None = None) -> list[tuple]:
     """The full differential attack on several users at once, under each bound of ``params["bounds"]``.
 
-    One row per user, holding ``(unique, guess, queries, subset size,
-    samples)`` per bound, from one exploration. Their queries go to the
-    proxy in shared batches (:func:`~anonlab.attacks.diffix._common.drive_many`):
-    each user's ``A*`` and search draw from her own generator and every
-    answer is a function of its query alone, so the rows are those of one
-    user at a time.
+    One row per user, holding ``(unique, guess, queries, subset size, samples)`` per bound, from one exploration
+    (:func:`~anonlab.attacks.diffix.full_differential_attack_bounds`, the users' queries in shared batches); each
+    user's ``A*`` and search draw from her own generator.
     """
     attrs, bounds = list(ds.attributes), list(params["bounds"])
-    uniques, attacks = [], []
+    records, a_stars, oracles = [], [], []
     for row, g in zip(rows, rngs):
         a_star = _known_attributes(attrs, k, g)
-        record = {a: _py(ds.data[a].iat[row]) for a in a_star}
-        unique = oracle.for_record(record, a_star)
-        uniques.append(unique(a_star))
-        search = {"max_checked": None, "per_size_limit": math.comb(k, k // 2)} if params.get("exhaustive") else {}
-        attacks.append(_full_differential_steps(proxy.table, record, a_star, ds.secret, unique, bounds, g, **search,
-                                                skip_certain_zeros=proxy.bucket_suppression))
-    outs = drive_many(proxy, attacks, analyst="differential", on_done=on_done)
-    return [tuple((u, o.guess, o.n_queries, len(o.subset), o.n_samples) for o in map(out.__getitem__, bounds))
-            for u, out in zip(uniques, outs)]
+        records.append({a: _py(ds.data[a].iat[row]) for a in a_star})
+        a_stars.append(a_star)
+        oracles.append(oracle.for_record(records[-1], a_star))
+    search = {"max_checked": None, "per_size_limit": math.comb(k, k // 2)} if params.get("exhaustive") else {}
+    outs = full_differential_attack_bounds(proxy, records, a_stars, ds.secret, oracle, bounds, seeds=rngs,
+                                           uniques=oracles, analyst="differential", on_done=on_done, **search)
+    return [tuple((u(a), o.guess, o.n_queries, len(o.subset), o.n_samples) for o in map(out.__getitem__, bounds))
+            for u, a, out in zip(oracles, a_stars, outs)]
 
 
 def _cloning_users(ds: Any, proxy: DiffixProxy, rows: Sequence[int], rngs: Sequence[np.random.Generator],

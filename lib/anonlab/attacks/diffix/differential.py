@@ -26,7 +26,7 @@ from anonlab.mechanisms.diffix import DiffixProxy
 from anonlab.validation import check_random_state
 from anonlab.streams import stream
 
-from ._common import CertainZeros, Steps, _py, _template, drive
+from ._common import CertainZeros, Steps, _py, _template, drive, drive_many
 from .theory import differential_distributions, llr_rows
 
 __all__ = [
@@ -349,28 +349,35 @@ def full_differential_attack(proxy: DiffixProxy, record: Mapping[str, Any], a_st
     One search, that of :func:`full_differential_attack_bounds` with the one bound.
     """
     bound = None if max_attacked is None else int(max_attacked)
-    return full_differential_attack_bounds(proxy, record, a_star, secret, oracle, [bound], seed=seed,
+    return full_differential_attack_bounds(proxy, [record], [a_star], secret, oracle, [bound], seeds=[seed],
                                            max_checked=max_checked, per_size_limit=per_size_limit,
-                                           analyst=analyst)[bound]
+                                           analyst=analyst)[0][bound]
 
 
-def full_differential_attack_bounds(proxy: DiffixProxy, record: Mapping[str, Any], a_star: Sequence[str],
-                                    secret: str, oracle: UniquenessOracle, bounds: Sequence[int | None], *,
-                                    seed: np.random.Generator | int | None = 0, max_checked: int | None = 5000,
-                                    per_size_limit: int = 2000,
-                                    analyst: str = "attacker") -> dict[int | None, FullDifferentialOutcome]:
-    """:func:`full_differential_attack` under several bounds ``max_attacked``, from one exploration.
+def full_differential_attack_bounds(proxy: DiffixProxy, records: Sequence[Mapping[str, Any]],
+                                    a_stars: Sequence[Sequence[str]], secret: str, oracle: UniquenessOracle,
+                                    bounds: Sequence[int | None], *,
+                                    seeds: Sequence[np.random.Generator | int | None],
+                                    uniques: Sequence[Callable[[Sequence[str]], bool]] | None = None,
+                                    max_checked: int | None = 5000, per_size_limit: int = 2000,
+                                    analyst: str = "attacker", on_done: Callable[[int], None] | None = None,
+                                    ) -> list[dict[int | None, FullDifferentialOutcome]]:
+    """:func:`full_differential_attack` on each victim under several bounds ``max_attacked``, from one exploration.
 
-    The bound only says when the search gives up: the subsets drawn, the oracle's answers and the queries before that
-    do not depend on it. So the search runs once with the largest bound (``None``: unbounded), and a smaller bound
-    ``b`` gets the success if it came within ``b`` attacked subsets, else NonAttackable with the counters after the
-    ``b``-th attacked subset, exactly what a run with ``max_attacked=b`` returns.
+    Victim ``i`` is ``records[i]``, known on ``a_stars[i]``, her draws from ``seeds[i]`` (her oracle ``uniques[i]``,
+    default ``oracle.for_record(records[i], a_stars[i])``). The bound only says when the search gives up: the subsets
+    drawn, the oracle's answers and the queries before that do not depend on it. So the search runs once with the
+    largest bound (``None``: unbounded), and a smaller bound ``b`` gets the success if it came within ``b`` attacked
+    subsets, else NonAttackable with the counters after the ``b``-th attacked subset, exactly what a run with
+    ``max_attacked=b`` returns. The victims' queries go to the proxy in shared batches (:func:`drive_many`,
+    ``on_done(i)`` as victim ``i`` ends); each outcome is hers alone.
     """
-    return drive(proxy, _full_differential_steps(proxy.table, record, a_star, secret,
-                                                 oracle.for_record(record, a_star), bounds,
-                                                 check_random_state(seed), max_checked,
-                                                 per_size_limit=per_size_limit,
-                                                 skip_certain_zeros=proxy.bucket_suppression), analyst)
+    if uniques is None:
+        uniques = [oracle.for_record(r, a) for r, a in zip(records, a_stars, strict=True)]
+    attacks = [_full_differential_steps(proxy.table, r, a, secret, u, bounds, check_random_state(g), max_checked,
+                                        per_size_limit=per_size_limit, skip_certain_zeros=proxy.bucket_suppression)
+               for r, a, g, u in zip(records, a_stars, seeds, uniques, strict=True)]
+    return drive_many(proxy, attacks, analyst=analyst, on_done=on_done)
 
 
 def _full_differential_steps(table: str, record: Mapping[str, Any], a_star: Sequence[str], secret: str,
