@@ -216,25 +216,78 @@ def _project_copy(root: Path, names: list[str]) -> Path:
     return root
 
 
+def _add_second_mini_chapter(root: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A second declared chapter in the mini project, recording a claim of its own."""
+    from tests.conftest import MINI_CHAPTER, add_chapter_module
+
+    name = "00_mini_other"
+    with (root / "data" / "claims.yaml").open("a") as ledger:
+        ledger.write(MINI_LEDGER_OTHER)
+    nb = json.loads((root / "notebooks" / "00_mini_chapter.ipynb").read_text())
+    for cell in nb["cells"]:
+        text = "".join(cell["source"])
+        cell["source"] = text.replace("Recorder('00_mini_chapter')", f"Recorder('{name}')").replace(
+            "'slides.mini.approx', x", "'slides.mini.other', 1 - x")
+    (root / "notebooks" / f"{name}.ipynb").write_text(json.dumps(nb))
+    add_chapter_module(root / "chapters", name, MINI_CHAPTER.replace("00_mini_chapter", name), monkeypatch)
+    return name
+
+
+MINI_LEDGER_OTHER = """
+- id: slides.mini.other
+  paper: cmu18734slides2019
+  source: 001_72ade336009ef92b.txt
+  where: "test"
+  statement: "The second mini chapter's claim."
+  reported: 0.5
+  unit: fraction
+  compare: approx
+  tolerance: 0.1
+  chapter: 00_mini_other
+  data: none
+"""
+
+
+def test_a_parallel_build_records_what_a_serial_build_records(mini_project: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two chapters' jobs, one after the other in this process, then two at once in worker processes: every
+    published notebook (less timing metadata) and recorded value is the same."""
+    other = _add_second_mini_chapter(mini_project, monkeypatch)
+    jobs = [Job("00_mini_chapter", "00_mini_chapter", "chapter", parameters={"x": 0.25}, memory=GB),
+            Job(other, other, "chapter", parameters={"x": 0.75}, memory=GB)]
+    books = {}
+    for mode, concurrency in (("serial", 1), ("parallel", 2)):
+        seconds = schedule.run_book_jobs(jobs, concurrency=concurrency, force=True, cores=2, memory=8 * GB)
+        assert set(seconds) == {"00_mini_chapter", other}
+        books[mode] = shutil.move(mini_project / "book", mini_project / mode)
+        (mini_project / "book").mkdir()
+    serial, parallel = Path(books["serial"]), Path(books["parallel"])
+    assert len(schedule.build_outputs(serial)) == 4  # two notebooks, two results
+    assert schedule.compare_builds(serial, parallel) == []
+    recorded = schedule.recorded_values(parallel / f"{other}.results.json")
+    assert recorded == schedule.recorded_values(serial / f"{other}.results.json") and recorded
+
+
 @pytest.mark.notebook
-def test_a_parallel_build_records_what_a_serial_build_records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Two chapters on their quick preset and chapter 1's exercise runs: serial with a kernel per run, then
-    parallel with a shared kernel. Every published notebook (less timing metadata) and recorded value is the same."""
-    names = ["01_syntactic_anonymity", "08_passive_active"]
-    monkeypatch.setenv("ANONLAB_NO_CACHE", "1")  # both builds compute everything
+def test_a_real_chapter_s_solution_runs_in_one_kernel_record_what_fresh_kernels_record(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chapter 1's quick run and one exercise variant, in a kernel each and then in one shared kernel: what the
+    chapter's code keeps in memory from one run does not change the next run's notebook or records."""
+    name = "01_syntactic_anonymity"
+    runs = course.exercise_runs(name)
+    monkeypatch.setattr(course, "exercise_runs", lambda chapter: [runs[0], runs[-1]])
+    monkeypatch.setenv("ANONLAB_NO_CACHE", "1")  # both compute everything
     monkeypatch.delenv("ANONLAB_OUTPUT_DIR", raising=False)
     books = {}
-    for mode, jobs, shared in (("serial", 1, False), ("parallel", 2, True)):
-        root = _project_copy(tmp_path / mode, names)
+    for mode, shared in (("fresh", False), ("shared", True)):
+        root = _project_copy(tmp_path / mode, [name])
         monkeypatch.setenv("ANONLAB_ROOT", str(root))
-        plan = [j for j in schedule.plan_book(names, quick=True) if j.key != "08_passive_active:exercises"]
-        schedule.run_book_jobs(plan, concurrency=jobs, shared_kernels=shared, cores=2)
+        out = course.run_exercises(name, shared=shared, progress=False)
+        assert list(out) == [runs[0][0], runs[-1][0]]
         books[mode] = root / "book"
-    serial, parallel = books["serial"], books["parallel"]
-    files = schedule.build_outputs(serial)
-    assert len(files) == 2 * (2 + len(course.exercise_runs(names[0])))  # quick, base presets, each variant
-    assert schedule.compare_builds(serial, parallel) == []
-    meta = json.loads((parallel / "_exercises" / names[0] / "quick" / f"{names[0]}.params.json").read_text())
+    assert len(schedule.build_outputs(books["fresh"])) == 4
+    assert schedule.compare_builds(books["fresh"], books["shared"]) == []
+    meta = json.loads((books["shared"] / "_exercises" / name / "quick" / f"{name}.params.json").read_text())
     assert meta["shared_kernel"] is True
 
 
