@@ -103,3 +103,33 @@ def test_a_comparison_with_no_fitting_phrase_is_an_error_not_a_default_sentence(
         sentences.compare("x", 1.0, 2.0, {"above": "{left} above {right}"})
     with pytest.raises(ValueError, match="no phrase fits"):
         sentences.compare("x", float("nan"), 2.0, {"above": "a", "at or below": "b"})
+
+
+def test_publishing_a_run_reruns_a_reader_only_once_all_it_reads_is_published(mini_project: Path, monkeypatch,
+                                                                             ) -> None:
+    """On a fresh clone, publishing one chapter does not fail on the reader (chapter 9) that also reads chapters
+    not run yet: it says so and skips it; once every chapter it reads is published, the reader reruns."""
+    from anonbook import rerun, runner
+    from tests.conftest import MINI_CHAPTER, add_chapter_module
+
+    reader = "00_mini_reader"
+    add_chapter_module(mini_project / "chapters", reader, MINI_CHAPTER.replace(
+        'name="00_mini_chapter",', f'name="{reader}", after=("00_mini_chapter", "00_mini_unrun"),'), monkeypatch)
+    ran: list[str] = []
+
+    def fake_run(notebook, parameters, **kw):
+        name = Path(notebook).stem
+        ran.append(name)
+        (mini_project / "book" / f"{name}.results.json").write_text(json.dumps({"results": {}}))
+        return runner.RunResult(name, mini_project / "book" / f"{name}.ipynb", None, dict(parameters), 1.0, False)
+
+    monkeypatch.setattr(runner, "run_notebook", fake_run)
+    monkeypatch.setattr(runner, "toc_notebooks", lambda: ["00_mini_chapter", reader])
+    said: list[str] = []
+    rerun.run_chapter("00_mini_chapter", {}, log=said.append)
+    assert ran == ["00_mini_chapter"]
+    assert any(f"{reader} is not rerun" in line and "00_mini_unrun" in line for line in said), said
+    assert rerun.unpublished_inputs(reader) == ["00_mini_unrun"]
+    (mini_project / "book" / "00_mini_unrun.results.json").write_text("{}")
+    rerun.run_chapter("00_mini_chapter", {}, log=said.append, force=True)
+    assert ran == ["00_mini_chapter", "00_mini_chapter", reader]

@@ -88,6 +88,11 @@ def run_chapter(notebook: str, parameters: Mapping[str, Any], *, preset: str | N
             "(--publish makes it the published run)")
     if dest == paths.book_dir():
         for dep in dependents_of(name, toc_notebooks()):
+            missing = unpublished_inputs(dep)
+            if missing:
+                say(f"[anonlab] {dep} reads {name}, but also {', '.join(missing)}, which have no published run: "
+                    f"{dep} is not rerun (`python -m anonlab book` runs every chapter)")
+                continue
             say(f"[anonlab] {dep} reads {name}: rerunning it on the published runs")
             run_notebook(dep, dict(_published_parameters(dep)), force=False)
         if not ident.is_default:
@@ -97,6 +102,13 @@ def run_chapter(notebook: str, parameters: Mapping[str, Any], *, preset: str | N
         page = render_page(result_nb)
         say(f"[anonlab] {name}: the page is at {page}")
     return result_nb
+
+
+def unpublished_inputs(chapter: str) -> list[str]:
+    """The chapters ``chapter`` reads (its ``after``) that have no published run in ``book/`` yet."""
+    from anonbook.chapters import get
+
+    return [c for c in get(chapter).after if not (paths.book_dir() / f"{c}.results.json").exists()]
 
 
 def _keep_default(chapter: str) -> None:
