@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -165,11 +164,11 @@ _FRAME = """<!DOCTYPE html><html><body style="margin:0">
 
 
 def layout_report(html_dir: Path, pages: list[str], browser: str, width: int) -> dict[str, dict[str, Any]]:
-    """Page name -> the measurements of that page laid out in a ``width``-pixel-wide window."""
-    from anonbook.book import BROWSER_FLAGS
+    """Page name -> the measurements of that page laid out in a ``width``-pixel-wide window (``{}``: none came)."""
+    from anonbook.book import headless_browser
 
     out: dict[str, dict[str, Any]] = {}
-    with tempfile.TemporaryDirectory(prefix="anonlab-layout-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="anonlab-layout-") as tmp, headless_browser(browser) as chromium:
         copy = Path(tmp) / "html"
         shutil.copytree(html_dir, copy)
         (copy / "_anonlab_layout.js").write_text(_SCRIPT, encoding="utf-8")
@@ -182,15 +181,22 @@ def layout_report(html_dir: Path, pages: list[str], browser: str, width: int) ->
                             encoding="utf-8")
             frame = copy / f"_anonlab_frame_{name}.html"
             frame.write_text(_FRAME.format(page=page.name, width=width), encoding="utf-8")
-            profile = Path(tmp) / f"profile-{name}"
-            proc = subprocess.run(
-                [browser, *BROWSER_FLAGS, f"--user-data-dir={profile}", "--virtual-time-budget=8000",
-                 "--allow-file-access-from-files", f"--window-size={max(width + 40, 600)},1300", "--dump-dom",
-                 frame.resolve().as_uri()],
-                capture_output=True, text=True, timeout=180)
-            m = re.search(r'<pre id="anonlab-layout"[^>]*>(.*?)</pre>', proc.stdout, re.S)
-            out[name] = json.loads(m.group(1).replace("&quot;", '"').replace("&amp;", "&")) if m else {}
+            out[name] = _measurements(chromium, frame, width)
     return out
+
+
+def _measurements(browser: Any, frame: Path, width: int) -> dict[str, Any]:
+    """Open the frame page in ``browser`` and read what the page in it measured (``{}`` if nothing in 30 s)."""
+    tab = browser.new_page(viewport={"width": max(width + 40, 600), "height": 1300})
+    try:
+        tab.goto(frame.resolve().as_uri(), wait_until="load", timeout=120_000)
+        try:
+            found = tab.wait_for_selector("#anonlab-layout", state="attached", timeout=30_000)
+        except Exception:  # noqa: BLE001 - the page never reported: no measurements
+            return {}
+        return json.loads(found.text_content() or "{}")
+    finally:
+        tab.close()
 
 
 def _explorable_problems(page: str, e: dict[str, Any]) -> list[str]:
