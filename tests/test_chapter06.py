@@ -349,9 +349,9 @@ def test_attribute_sets_are_judged_on_the_whole_table() -> None:
     assert table["class max agrees"].tolist() == [False, False, True]
     assert table["value-unique agrees"].tolist() == [False, False, True]
     assert not table["all three agree"].any()
-    assert clo.attribute_set_text(table).startswith("Under none")
+    assert clo.attribute_set_sentence(table).text.startswith("Under none")
     choices.loc["d"] = [1.44, 4, 0.95]
-    assert clo.attribute_set_text(clo.attribute_set_table(choices)).startswith("Under d ")
+    assert clo.attribute_set_sentence(clo.attribute_set_table(choices)).text.startswith("Under d ")
 
 
 def test_measure_shuffled() -> None:

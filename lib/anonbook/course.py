@@ -30,7 +30,6 @@ import base64
 import json
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 

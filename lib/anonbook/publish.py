@@ -81,7 +81,7 @@ def _shows_something(cell: Mapping[str, Any]) -> bool:
 
 
 #: The kit's methods whose output says what it is (``run.verdict_table()``...): their code adds nothing.
-SELF_DESCRIBING = {"verdict_table", "claims_table", "provenance", "parameters_table"}
+SELF_DESCRIBING = {"verdict_table", "claims_table", "provenance"}
 
 
 def code_tells_nothing(source: str) -> bool:

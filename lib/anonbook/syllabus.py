@@ -29,7 +29,7 @@ from anonbook.chapters import exercise_label  # the anchor the schedule links to
 __all__ = ["Reading", "Week", "WEEKS", "YARDSTICK_WEEK", "EXERCISE_HOURS", "GRADED_HOURS", "exercise_label",
            "exercise_number", "exercise_href", "slides_href", "deck_available", "graded_assignments", "assignment_href",
            "homework_hours", "week_hours", "course_hours", "week_of", "uses_yardstick", "course_plan",
-           "exercise_anchors", "first_question"]
+           "first_question"]
 
 #: Homework per assigned exercise (predict, run the variant with ``--quick``, compare with the solution), hours.
 EXERCISE_HOURS = 1.0
@@ -230,14 +230,6 @@ def first_question(chapter: str) -> tuple[str, str] | None:
     by_key = {e.key: e for e in ch.exercises}
     keys = [k for w in WEEKS for c, k in w.exercises if c == chapter and k in by_key] + list(by_key)
     return (keys[0], by_key[keys[0]].question.strip()) if keys else None
-
-
-def exercise_anchors(text: str) -> set[str]:
-    """The anchors a generated page defines: ``id="..."`` / ``name="..."`` attributes and MyST ``(label)=`` targets."""
-    import re
-
-    return (set(re.findall(r'\b(?:id|name)="([^"]+)"', text))
-            | set(re.findall(r"^\s*\(([^)\s]+)\)=\s*$", text, re.M)))
 
 
 def _hours(x: float) -> str:

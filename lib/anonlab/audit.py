@@ -16,7 +16,6 @@ and column). [FW24] P. Francis and D. Wagner, arXiv:2403.06595 (2024).
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field

@@ -129,8 +129,3 @@ def problems(texts: Mapping[str, str], built: Iterable[Built], claims_everywhere
         if found:
             out.append(f"{where} holds graded values " + ", ".join(f"{x.token} ({x.anchor})" for x in found[:5]))
     return out
-
-
-def edition_problems(folder: Path, built: Iterable[Built]) -> list[str]:
-    """:func:`problems` over every student-readable file of a built edition (:func:`student_texts`)."""
-    return problems(student_texts(folder), built)

@@ -377,20 +377,6 @@ def grade_in_process(submission: Path, autograder: Path) -> tuple[float, float]:
     return score, possible
 
 
-def _default_run_dir(chapter: str, book_dir: Path) -> Path:
-    """Where the chapter's default run is (graded assignments come from default runs only, :mod:`anonbook.runs`)."""
-    from anonbook.runs import default_run_dir
-
-    found = default_run_dir(chapter, book_dir)
-    if found is None:
-        raise FileNotFoundError(f"{chapter}: no default run to take the graded assignments' values from (the "
-                                f"published run is not the default); run it: python -m anonlab run {chapter}")
-    if found != book_dir:
-        print(f"[anonlab] assignments of {chapter}: values from its default run in {found} (the published run "
-              "is not the default)", file=sys.stderr)
-    return found
-
-
 def built_assignments(out_dir: Path | None = None) -> list[Built]:
     """Every assignment through :func:`assign` into ``out_dir`` (default ``_build/assignments``; cached)."""
     out_dir = out_dir or paths.project_root() / "_build" / "assignments"

@@ -272,16 +272,6 @@ def epsilon_table(exp: CensusExperiment) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def conjecture_holds(decomp: pd.DataFrame) -> bool:
-    """Francis's conjecture on one decomposition: most correct inferences are block-majority people.
-
-    >>> conjecture_holds(pd.DataFrame({"share of correct": [1.0, 0.9]},
-    ...                               index=["everyone", "block-majority people"]))
-    True
-    """
-    return bool(decomp.loc["block-majority people", "share of correct"] > 0.5)
-
-
 # -- sentences that compare, chosen from the numbers (issue 34) -----------------
 
 
@@ -300,8 +290,8 @@ def precise_sentence(per_p: float, paper_per_p: float) -> Sentence:
 
 
 def conjecture_sentence(decomp: pd.DataFrame) -> Sentence:
-    """``holds`` / ``does not hold``: :func:`conjecture_holds` (more than half of the correct inferences are
-    block-majority people), with its numbers recorded.
+    """Francis's conjecture, ``holds`` / ``does not hold``: more than half of the correct inferences are
+    block-majority people, with its numbers recorded.
 
     >>> conjecture_sentence(pd.DataFrame({"share of correct": [0.4]}, index=["block-majority people"])).text
     'does not hold'

@@ -799,24 +799,6 @@ def stand_in_checks(label: str, *, f4: pd.DataFrame, f5_summary: pd.DataFrame, f
 # ---------------------------------------------------------------------------
 
 
-def more_or_less(a: float, b: float, more: str, less: str, same: str = "makes no difference", eps: float = 1e-9) -> str:
-    """``more`` if a > b, ``less`` if a < b, else ``same`` (for a sentence comparing two measured values).
-
-    >>> more_or_less(0.8, 0.7, "helps", "hurts"), more_or_less(0.5, 0.5, "helps", "hurts")
-    ('helps', 'makes no difference')
-    """
-    return more if a > b + eps else less if a < b - eps else same
-
-
-def pi_bound_phrase(spread: float, close: float = CLOSE) -> str:
-    """Whether PI moved with the error bound: its spread over the bounds against ``close`` (§4.3).
-
-    >>> pi_bound_phrase(0.4), pi_bound_phrase(0.01)
-    ('PI moves with the bound', 'PI hardly moves with the bound')
-    """
-    return "PI moves with the bound" if spread > close else "PI hardly moves with the bound"
-
-
 def twin_gaps(rep: pd.DataFrame) -> pd.DataFrame:
     """At the largest replication: precision on targets with a twin among the members vs without, per secret.
 
@@ -860,7 +842,7 @@ def twin_phrase(gaps: pd.DataFrame) -> str:
 
 
 def all_vs_pii_sentence(mean_all: float, mean_pii: float) -> Sentence:
-    """:func:`more_or_less` of the mean baselines with every other attribute and with PII only, recorded.
+    """Whether every other attribute helps the mean baseline over PII only (``helps`` / ``does not help``), recorded.
 
     >>> all_vs_pii_sentence(0.5, 0.6).text
     'does not help'
@@ -870,7 +852,7 @@ def all_vs_pii_sentence(mean_all: float, mean_pii: float) -> Sentence:
 
 
 def pi_moves_sentence(spread: float, close: float = CLOSE) -> Sentence:
-    """:func:`pi_bound_phrase`, recorded: PI's largest spread over the error bounds against ``close``.
+    """Whether PI moved with the error bound (§4.3), recorded: its largest spread over the bounds against ``close``.
 
     >>> pi_moves_sentence(0.01).text
     'PI hardly moves with the bound'

@@ -501,13 +501,9 @@ def attribute_set_table(choices: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def attribute_set_text(table: pd.DataFrame) -> str:
-    """One sentence: under which attribute sets the value-uniqueness claims agree with the paper together."""
-    return attribute_set_sentence(table).text
-
-
 def attribute_set_sentence(table: pd.DataFrame) -> Sentence:
-    """:func:`attribute_set_text` as a recorded listing (``attr_set_sentence``): the sets under which all three agree."""
+    """Under which attribute sets the value-uniqueness claims all three agree with the paper, as a recorded listing
+    (``attr_set_sentence``)."""
     fits = [str(a) for a in table.index[table["all three agree"]]]
     return listing("attr_set_sentence", fits, fmt=str,
                    some="Under {items} the three statistics agree with the paper together: with those columns the "

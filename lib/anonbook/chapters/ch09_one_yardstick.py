@@ -508,18 +508,6 @@ def unique_share(targets: pd.DataFrame, release: pd.DataFrame, known: Sequence[s
     return float(np.mean([counts.get(k, 0) == 1 for k in keys])) if keys else math.nan
 
 
-def not_on_scale(table: pd.DataFrame) -> pd.DataFrame:
-    """What cannot be placed: the recorded attacks by reason, then each result that is not an attack."""
-    from anonbook.verdicts.yardstick import off_scale_counts
-
-    grouped = off_scale_counts(table).reset_index()
-    rows = [{"what": f"{r['attacks']} recorded attack(s)", "chapters": r["chapters"], "why": r["why_off"],
-             "claim's verdict": ""} for r in grouped.to_dict("records")]
-    rows += [{"what": r["name"], "chapters": r["chapter"].split("_")[0], "why": r["why_off"],
-              "claim's verdict": r["verdict"]} for r in table[~table["recorded"]].to_dict("records")]
-    return pd.DataFrame(rows).set_index("what")
-
-
 def results_off_scale(table: pd.DataFrame) -> Any:
     """The results of the book that are not an attack's guesses (:data:`OFF_SCALE`): what, why, the verdict.
 

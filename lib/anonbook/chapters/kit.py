@@ -63,7 +63,6 @@ from anonbook import verdicts
 from anonbook import cache
 from anonlab.claims import Measurement
 from anonbook.chapters import USE_CACHE
-from anonbook.booktables import parameter_text
 
 __all__ = ["USE_CACHE", "ChapterRun", "start", "parameters_cell", "sync_parameters_cell", "Measurement"]
 
@@ -270,12 +269,6 @@ class ChapterRun:
         """Claim id -> verdict, for these claims (default: every recorded one)."""
         ids = list(self.recorder._entries) if claim_ids is None else list(claim_ids)
         return pd.Series({cid: self.verdict(cid) for cid in ids}, dtype=object, name="verdict")
-
-    def parameters_table(self) -> pd.DataFrame:
-        """The run's parameters: name, value and the declared meaning (the chapter's Parameters section)."""
-        rows = [{"parameter": q.name, "value": parameter_text(self.p[q.name]), "meaning": q.help}
-                for q in self.chapter.parameters.params]
-        return pd.DataFrame(rows).set_index("parameter")
 
     def verdict_counts(self, claim_ids: Iterable[str] | None = None) -> str:
         """How many of these claims (default: every recorded one) got each verdict, in words.

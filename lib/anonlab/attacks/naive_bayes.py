@@ -25,7 +25,7 @@ import pandas as pd
 
 from anonlab.measures.protocol import NONMEMBER_MODEL, AttackResult, majority_baseline
 from anonlab.measures.rates import precision_improvement
-from anonlab.intervals import mean_interval, percentile_interval, t_interval, wilson_interval
+from anonlab.intervals import mean_interval, percentile_interval, wilson_interval
 from anonlab.streams import legacy_seed
 from anonlab.validation import check_int, check_number, check_random_state
 from anonlab.mechanisms.dp import (

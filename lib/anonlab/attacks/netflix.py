@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
 
 from anonlab.data.netflix_synthetic import RatingMatrix
 from anonlab.measures import AttackResult, score
@@ -197,10 +196,6 @@ class AuxRecord:
         return AuxRecord(self.movies[keep], self.ratings[keep],
                          None if self.days is None else self.days[keep], self.wrong[keep],
                          np.full(int(keep.sum()), m), self.target)
-
-    def without_dates(self) -> AuxRecord:
-        """The same aux with the dates forgotten."""
-        return replace(self, days=None)
 
     def frame(self, data: RatingMatrix | None = None) -> pd.DataFrame:
         """The aux as a table (movie ids from ``data`` if given)."""

@@ -27,7 +27,7 @@ import pandas as pd
 
 from anonlab.attacks.homogeneity import homogeneity_attack
 from anonlab.measures.base_rates import as_skews, precision_interval_at_skew, roc_from_scores, skew_label
-from anonlab.measures.nonmember import (CATEGORICAL, CONTINUOUS, ModelSettings, correct_within, fit_predict)
+from anonlab.measures.nonmember import (CONTINUOUS, ModelSettings, correct_within, fit_predict)
 from anonlab.measures.protocol import NONMEMBER_MODEL, AttackResult
 from anonlab.measures.rates import baseline_precision_at_skew, precision_improvement, roc_to_precision_recall
 

@@ -342,11 +342,6 @@ class AttackScore:
         """Incorrect predictions, ``FP``."""
         return self.n_predictions - self.n_correct
 
-    @property
-    def n_abstained(self) -> int:
-        """Targets with no prediction, the paper's ``np`` (Eq 4)."""
-        return self.n_targets - self.n_predictions
-
 
 def _interval(successes: int, n: int, confidence: float) -> tuple[float, float]:
     low, high = wilson_interval(successes, n, confidence)
