@@ -29,7 +29,8 @@ from typing import Any, TypeVar
 from anonlab import paths
 from anonlab.fileio import atomic_write
 
-__all__ = ["cached", "is_cached", "cache_key", "library_fingerprint", "results_dir", "clear"]
+__all__ = ["cached", "is_cached", "cache_key", "library_fingerprint", "per_file_version", "file_bytes", "results_dir",
+           "clear"]
 
 T = TypeVar("T")
 
@@ -45,14 +46,39 @@ def results_dir() -> Path:
 
 
 @lru_cache(maxsize=1)
-def library_fingerprint() -> str:
-    """SHA-256 over the source of every module of the science (``anonlab``) and the book machine (``anonbook``)."""
-    lib = Path(__file__).resolve().parents[1]
+def per_file_version(read: Callable[[Path], T]) -> Callable[[Path], T]:
+    """``read(path)``, computed once per version of the file (its path, modification time and size).
+
+    The book machine's one memo of files: the library's source for the fingerprint and the run keys, a
+    chapter page's markdown for the chapter's declaration.
+    """
+    memo: dict[tuple[str, int, int], T] = {}
+
+    def once(path: Path) -> T:
+        st = Path(path).stat()
+        tag = (str(path), st.st_mtime_ns, st.st_size)
+        if tag not in memo:
+            memo[tag] = read(Path(path))
+        return memo[tag]
+
+    return once
+
+
+#: The bytes of a file, read once per version of it.
+file_bytes = per_file_version(Path.read_bytes)
+
+
+def library_fingerprint(lib: Path | None = None) -> str:
+    """SHA-256 over the source of every module of the science (``anonlab``) and the book machine (``anonbook``).
+
+    ``lib`` is the folder holding both packages (default: the one they are imported from).
+    """
+    lib = Path(__file__).resolve().parents[1] if lib is None else Path(lib)
     h = hashlib.sha256()
     for pkg in (lib / "anonlab", lib / "anonbook"):
         for f in sorted(pkg.rglob("*.py")):
             h.update(str(f.relative_to(lib)).encode())
-            h.update(f.read_bytes())
+            h.update(file_bytes(f))
     return h.hexdigest()
 
 

@@ -34,6 +34,7 @@ from typing import Any
 
 from anonlab import paths
 from anonlab.fileio import atomic_write, default_file_mode
+from anonbook.cache import file_bytes, library_fingerprint
 
 __all__ = [
     "RunError",
@@ -267,21 +268,10 @@ def parse_cli_value(text: str, name: str = "value") -> Any:
 
 #: File bytes read for a cache key, by (path, modification time, size): a build computes the keys of some
 #: seventy runs over the same library files, and reads each once.
-_FILE_BYTES: dict[tuple[str, int, int], bytes] = {}
-
-
-def _file_bytes(f: Path) -> bytes:
-    st = f.stat()
-    tag = (str(f), st.st_mtime_ns, st.st_size)
-    if tag not in _FILE_BYTES:
-        _FILE_BYTES[tag] = f.read_bytes()
-    return _FILE_BYTES[tag]
-
-
 def _hash_files(h: "hashlib._Hash", files: list[Path]) -> None:
     for f in sorted(files):
         h.update(str(f.relative_to(paths.project_root())).encode())
-        h.update(_file_bytes(f))
+        h.update(file_bytes(f))
 
 
 def cache_key(path: Path, parameters: Mapping[str, Any]) -> str:
@@ -291,8 +281,8 @@ def cache_key(path: Path, parameters: Mapping[str, Any]) -> str:
     environment it uses (:attr:`~anonbook.chapters.Chapter.environment`: chapter 9's peers)."""
     root = paths.project_root()
     h = hashlib.sha256()
+    h.update(library_fingerprint(root / "lib" if (root / "lib").is_dir() else None).encode())
     files = [path, paths.ledger_path()]
-    files += sorted((root / "lib" / "anonlab").rglob("*.py")) + sorted((root / "lib" / "anonbook").rglob("*.py"))
     files += [f for f in [root / "requirements.lock", root / "requirements-peers.lock",
                           root / "data" / "manifest.yaml"] if f.exists()]
     files += _recorded_inputs(path.stem)

@@ -29,8 +29,10 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
+from anonbook.cache import per_file_version
 from anonbook.memory import MiB, MemoryEstimate
 from anonlab.validation import Param, ParameterError, ParameterSpec
 
@@ -298,32 +300,31 @@ def page_exercises(text: str) -> dict[str, str]:
     return {m.group(1): m.group(2).strip() for m in _EXERCISE.finditer(text)}
 
 
-#: (path, mtime, size) -> the page's markdown: :func:`get` reads the questions from the page at every call.
-_PAGES: dict[tuple[str, int, int], str] = {}
+def _markdown_cells(path: Path) -> str:
+    """The markdown cells of a notebook file, joined (``""`` if it cannot be read as a notebook)."""
+    import json
+
+    try:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ""
+    return "\n\n".join("".join(c["source"]) for c in nb.get("cells", []) if c.get("cell_type") == "markdown")
+
+
+_page_markdown = per_file_version(_markdown_cells)
 
 
 def page_markdown(notebook: str) -> str:
     """The markdown cells of the chapter's source notebook (``notebooks/<name>.ipynb``), joined; ``""`` if none.
 
-    Read once per version of the file (its modification time and size)."""
-    import json
-
+    Read once per version of the file (:func:`anonbook.cache.per_file_version`)."""
     from anonlab import paths
 
     path = paths.notebooks_dir() / f"{notebook}.ipynb"
     try:
-        st = path.stat()
+        return _page_markdown(path)
     except OSError:
         return ""
-    tag = (str(path), st.st_mtime_ns, st.st_size)
-    if tag not in _PAGES:
-        try:
-            nb = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return ""
-        _PAGES[tag] = "\n\n".join("".join(c["source"]) for c in nb.get("cells", [])
-                                   if c.get("cell_type") == "markdown")
-    return _PAGES[tag]
 
 
 def with_questions(ch: Chapter, text: str) -> Chapter:
