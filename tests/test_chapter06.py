@@ -23,7 +23,7 @@ from anonbook.chapters import ch06a_diffix_differential as diff
 from anonbook.chapters import ch06b_diffix_cloning as clo
 from anonbook.chapters import kit
 from anonlab.data import diffix_datasets as dd
-from anonlab.measures import AttackResult
+from anonlab.measures import AttackResult, binary_baselines, binary_yardstick_row
 from anonlab.validation import ParameterError
 
 
@@ -427,7 +427,7 @@ def _ds(secret: list[int]) -> SimpleNamespace:
 def test_yardstick_row_by_hand() -> None:
     # 5 targets, 4 covered; right on 3 of 4; majority 0 right on 2 of the 4 covered
     r = AttackResult("toy", [0, 1, 2, 3, 4], [0, 1, 1, 0, 1], [True, True, True, True, False], [0, 1, 0, 0, 1])
-    y = harness.yardstick_row(_ds([0, 0, 0, 1]), "toy", r)
+    y = binary_yardstick_row(_ds([0, 0, 0, 1]), "toy", r)
     assert y["targets"] == 5 and y["coverage"] == pytest.approx(0.8)
     assert y["precision"] == pytest.approx(0.75) and y["baseline_precision"] == pytest.approx(0.5)
     assert y["PI"] == pytest.approx(0.5)  # (0.75 - 0.5) / (1 - 0.5), [FW24] Eq. 6
@@ -438,12 +438,20 @@ def test_yardstick_row_by_hand() -> None:
 def test_yardstick_row_edges() -> None:
     ds = _ds([0, 0, 1])
     base_only = AttackResult("b", [0, 1, 2], [0, 0, 1], [True] * 3, [0, 0, 0])
-    y = harness.yardstick_row(ds, "b", base_only)  # the baseline itself: PI 0; no rare guesses
+    y = binary_yardstick_row(ds, "b", base_only)  # the baseline itself: PI 0; no rare guesses
     assert y["PI"] == pytest.approx(0.0) and math.isnan(y["precision_rare"]) and y["recall_rare"] == 0.0
     none = AttackResult("n", [0, 1], [0, 1], [False, False], [0, 1])
-    z = harness.yardstick_row(ds, "n", none)
+    z = binary_yardstick_row(ds, "n", none)
     assert z["coverage"] == 0.0 and math.isnan(z["precision"]) and math.isnan(z["PI"])
     assert z["rare_guesses"] == 0 and math.isnan(z["recall_rare"])
+
+
+def test_binary_baselines_take_the_rare_value_from_the_data_sets_majority() -> None:
+    r = AttackResult("r", [0, 1, 2], [1, 1, 0], [True] * 3, [1, 0, 0])
+    base, rare = binary_baselines(_ds([1, 1, 0]), r)  # majority 1: the rare value is 0
+    assert base.prediction.tolist() == [1, 1, 1] and rare.prediction.tolist() == [0, 0, 0] and rare.positive == 0
+    _, rare0 = binary_baselines(_ds([0, 1]), r)  # a tie: the majority is 0, as DiffixDataset.majority says
+    assert rare0.positive == 1 == 1 - dd.DiffixDataset("t", pd.DataFrame({"s": [0, 1]}), [], "s", "", []).majority
 
 
 def test_coverage_bias_text_binomial_test() -> None:

@@ -13,8 +13,8 @@ measure Eq. 6 on the proxy; :func:`summarize_differential` and
 :func:`summarize_cloning` turn the runs into the paper's quantities with
 Wilson intervals; :func:`differential_result` and :func:`cloning_result`
 turn them into :class:`~anonlab.measures.AttackResult` objects for the
-book's one scoring protocol, and :func:`yardstick_row` scores them against
-the majority guess and the rare value. :class:`Experiments` runs the
+book's one scoring protocol, which :func:`anonlab.measures.binary_yardstick`
+scores against the majority guess and the rare value. :class:`Experiments` runs the
 chapters' experiments through a chapter run's result cache, several at once
 when asked (:meth:`Experiments.together`).
 """
@@ -22,7 +22,6 @@ when asked (:meth:`Experiments.together`).
 from __future__ import annotations
 
 import atexit
-import dataclasses
 import functools
 import inspect
 import math
@@ -36,7 +35,6 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from anonlab import measures
 from anonbook.memory import granted_cores
 from anonlab.measures import AttackResult, wilson_interval
 from anonlab.intervals import percentile_interval, two_se_interval
@@ -66,9 +64,6 @@ __all__ = [
     "query_count_interval",
     "differential_result",
     "cloning_result",
-    "yardstick_baselines",
-    "yardstick_row",
-    "yardstick_table",
     "coverage_bias_text",
     "Experiments",
 ]
@@ -872,66 +867,8 @@ def cloning_result(res: pd.DataFrame, name: str = "cloning") -> AttackResult:
 
 
 # ---------------------------------------------------------------------------
-# The one yardstick: an attack against the majority guess and the rare value
+# Whom the attacks cover (the yardstick itself is anonlab.measures.binary_yardstick)
 # ---------------------------------------------------------------------------
-
-
-def yardstick_baselines(ds: Any, result: AttackResult) -> tuple[AttackResult, AttackResult]:
-    """The two baselines of a binary secret on a result's targets.
-
-    The majority guess (:func:`anonlab.measures.majority_baseline` over the
-    data set's secret column), and, for the rare value ``m = 1 - majority``,
-    the guesser who says ``m`` for everybody (whose precision is the
-    prevalence of ``m``).
-    """
-    base = measures.majority_baseline(result.truth, reference=ds.data[ds.secret].to_numpy(), targets=result.targets)
-    rare = 1 - int(ds.majority)
-    n = result.n_targets
-    always_rare = AttackResult("rare value for everyone", result.targets, result.truth, np.ones(n, dtype=bool),
-                               np.full(n, rare), positive=rare)
-    return base, always_rare
-
-
-def yardstick_row(ds: Any, attack: str, result: AttackResult) -> dict[str, Any]:
-    """One attack scored by :func:`anonlab.measures.score` in two readings of [FW24] §4, at its own coverage.
-
-    * all guesses, against the majority guess on the same targets: ``precision``,
-      ``baseline_precision``, ``PI`` (Eq. 6);
-    * the rare value ``m = 1 - majority``, on the targets it predicts for:
-      ``precision_rare = P(truth = m | guess = m)``, the baseline is the
-      prevalence of ``m`` among them (``baseline_rare``), ``PI_rare``, and
-      ``recall_rare``, the share of covered targets with ``m`` it finds.
-
-    ``nan`` where a ratio has no denominator.
-
-    >>> class DS:  # a data set whose majority secret is 0
-    ...     data = pd.DataFrame({"s": [0, 0, 0, 1]}); secret = "s"; majority = 0; name = "toy"
-    >>> r = AttackResult("toy", [0, 1, 2, 3, 4], [0, 1, 1, 0, 1], [True, True, True, True, False], [0, 1, 0, 0, 1])
-    >>> y = yardstick_row(DS, "toy", r)
-    >>> y["coverage"], y["precision"], y["baseline_precision"], y["PI"]
-    (0.8, 0.75, 0.5, 0.5)
-    >>> y["rare_guesses"], y["precision_rare"], y["baseline_rare"], y["recall_rare"]
-    (1, 1.0, 0.5, 0.5)
-    """
-    base, always_rare = yardstick_baselines(ds, result)
-    s = measures.score(result, base)
-    row = {"data set": ds.name, "attack": attack, "targets": s.n_targets, "coverage": s.coverage,
-           "precision": s.precision, "baseline_precision": s.baseline_precision, "PI": s.precision_improvement}
-    nan = float("nan")
-    if not result.predicted.any():
-        return {**row, "rare_guesses": 0, "precision_rare": nan, "baseline_rare": nan, "PI_rare": nan,
-                "recall_rare": nan}
-    covered = result.subset(result.predicted)
-    rare = dataclasses.replace(covered, positive=always_rare.positive)
-    r = measures.score(rare, always_rare.subset(result.predicted))
-    return {**row, "rare_guesses": r.n_predictions, "precision_rare": r.precision,
-            "baseline_rare": r.baseline_precision, "PI_rare": r.precision_improvement,
-            "recall_rare": r.recall if r.recall is not None else nan}
-
-
-def yardstick_table(runs: Sequence[tuple[Any, str, AttackResult]]) -> pd.DataFrame:
-    """:func:`yardstick_row` of each ``(data set, attack name, result)``, indexed by (data set, attack)."""
-    return pd.DataFrame([yardstick_row(ds, name, r) for ds, name, r in runs]).set_index(["data set", "attack"])
 
 
 #: A p-value below this for every attack's binomial test is strong evidence (:func:`coverage_bias_sentence`).

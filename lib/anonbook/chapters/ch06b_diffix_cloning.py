@@ -31,6 +31,7 @@ from anonlab.attacks import diffix as atk
 from anonbook import diffix_harness as harness
 from anonlab.claims import Measurement
 from anonlab.intervals import wilson_interval
+from anonlab.measures import binary_yardstick_row
 from anonbook.memory import worker_pools
 from anonlab.validation import Param, ParameterSpec
 from anonbook.chapters import Chapter, Exercise, interval_text
@@ -740,7 +741,7 @@ def sigma_sweep_table(ds: Any, sweeps: Mapping[bool, Mapping[float, pd.DataFrame
     rows = []
     for s in sweeps[False]:
         for dbl in (False, True):
-            y = harness.yardstick_row(ds, "", harness.cloning_result(sweeps[dbl][s]))
+            y = binary_yardstick_row(ds, "", harness.cloning_result(sweeps[dbl][s]))
             rows.append({"test": "double" if dbl else "single", "σ*": s, "coverage": y["coverage"],
                          "precision": y["precision"], "PI": y["PI"]})
     return pd.DataFrame(rows)

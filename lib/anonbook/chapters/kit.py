@@ -300,7 +300,7 @@ class ChapterRun:
     def yardstick(self, chapters: Iterable[str] | None = None, confidence: float = 0.95) -> pd.DataFrame:
         """Every attack these chapters (default: the declared ``after``) recorded, scored on one yardstick.
 
-        See :func:`anonlab.verdicts.yardstick_table`: precision, coverage, the
+        See :func:`anonbook.verdicts.yardstick_table`: precision, coverage, the
         baseline's precision on the same targets, PI, what each spent, and
         the run it comes from; nothing is recomputed.
         """

@@ -10,7 +10,7 @@ import pandas as pd
 def plot_yardstick(ax: Any, yard: pd.DataFrame) -> None:
     """Each attack's precision at its coverage (dot) against the majority guess on the same targets (bar).
 
-    ``yard`` is :func:`anonbook.diffix_harness.yardstick_table`. The legend sits under the axes, off the data.
+    ``yard`` is :func:`anonlab.measures.binary_yardstick`. The legend sits under the axes, off the data.
     """
     for (dsn, attack), r in yard.iterrows():
         line = ax.plot(r["coverage"], r["precision"], "o", ms=7, label=f"{dsn.upper()}: {attack}")[0]

@@ -32,7 +32,8 @@ from .base_rates import (
 )
 from . import syntactic
 from .protocol import (BASELINE_KINDS, BLOCK_MAJORITY, MAJORITY_PRIOR, MEMBER_SHARE, NONMEMBER_KINDS, NONMEMBER_MODEL,
-                       UNIFORM_PRIOR, AttackResult, Score, is_nonmember_baseline, majority_baseline, score, yardstick)
+                       UNIFORM_PRIOR, AttackResult, Score, SecretTable, binary_baselines, binary_yardstick,
+                       binary_yardstick_row, is_nonmember_baseline, majority_baseline, score, yardstick)
 from .nonmember import MemberSplit, ModelSettings, nonmember_baseline, split_members
 from .rates import (
     AttackScore,
@@ -67,6 +68,10 @@ __all__ = [
     "split_members",
     "score",
     "yardstick",
+    "SecretTable",
+    "binary_baselines",
+    "binary_yardstick",
+    "binary_yardstick_row",
     "attack_score",
     "RocCurve",
     "everyone_is_member",

@@ -3,8 +3,9 @@
 An attack returns an :class:`AttackResult` (targets, predictions, truth, resources); :func:`score` turns it into a
 :class:`Score`: precision over the predictions (Eq 2), coverage (§4.3), prediction rate (Eq 4), recall (Eq 3), each
 with a Wilson interval, and against a baseline's result on the same targets its precision there and PI = (P_attack −
-P_base) / (1 − P_base) (Eq 6). :func:`yardstick` scores several results into one table. [FW24] P. Francis and D.
-Wagner, arXiv:2403.06595 (2024).
+P_base) / (1 − P_base) (Eq 6). :func:`yardstick` scores several results into one table; :func:`binary_yardstick`
+scores attacks on a 0/1 secret against the majority guess and, a second reading, the rare value for everyone. [FW24]
+P. Francis and D. Wagner, arXiv:2403.06595 (2024).
 
 >>> attack = AttackResult.from_predictions(
 ...     "toy", truth=["a", "b", "a", "b"], prediction=["a", None, "b", "b"])
@@ -20,7 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -328,6 +329,69 @@ def yardstick(results: Mapping[str, AttackResult] | Sequence[AttackResult],
         base = baselines.get(key) if isinstance(baselines, Mapping) else baselines
         rows.append(score(res, base, confidence=confidence).as_dict())
     return pd.DataFrame(rows).set_index("attack")
+
+
+class SecretTable(Protocol):
+    """A data set with a binary (0/1) secret: its ``name``, its ``data`` and the ``secret`` column's name."""
+
+    name: str
+    data: pd.DataFrame
+    secret: str
+
+
+def binary_baselines(ds: SecretTable, result: AttackResult) -> tuple[AttackResult, AttackResult]:
+    """The two baselines of a binary secret on a result's targets.
+
+    The majority guess (:func:`majority_baseline` over the data set's secret column), and, for the rare value
+    ``m = 1 - majority``, the guesser who says ``m`` for everybody (whose precision is the prevalence of ``m``).
+    """
+    reference = ds.data[ds.secret].to_numpy()
+    base = majority_baseline(result.truth, reference=reference, targets=result.targets)
+    rare = 1 - int(majority_baseline(reference[:1], reference=reference).prediction[0])
+    n = result.n_targets
+    always_rare = AttackResult("rare value for everyone", result.targets, result.truth, np.ones(n, dtype=bool),
+                               np.full(n, rare), positive=rare)
+    return base, always_rare
+
+
+def binary_yardstick_row(ds: SecretTable, attack: str, result: AttackResult) -> dict[str, Any]:
+    """One attack on a binary secret scored by :func:`score` in two readings of [FW24] §4, at its own coverage.
+
+    * all guesses, against the majority guess on the same targets: ``precision``, ``baseline_precision``, ``PI``
+      (Eq. 6);
+    * the rare value ``m = 1 - majority``, on the targets it predicts for: ``precision_rare = P(truth = m | guess =
+      m)``, the baseline is the prevalence of ``m`` among them (``baseline_rare``), ``PI_rare``, and ``recall_rare``,
+      the share of covered targets with ``m`` it finds.
+
+    ``nan`` where a ratio has no denominator.
+
+    >>> class DS:  # a data set whose majority secret is 0
+    ...     data = pd.DataFrame({"s": [0, 0, 0, 1]}); secret = "s"; name = "toy"
+    >>> r = AttackResult("toy", [0, 1, 2, 3, 4], [0, 1, 1, 0, 1], [True, True, True, True, False], [0, 1, 0, 0, 1])
+    >>> y = binary_yardstick_row(DS, "toy", r)
+    >>> y["coverage"], y["precision"], y["baseline_precision"], y["PI"]
+    (0.8, 0.75, 0.5, 0.5)
+    >>> y["rare_guesses"], y["precision_rare"], y["baseline_rare"], y["recall_rare"]
+    (1, 1.0, 0.5, 0.5)
+    """
+    base, always_rare = binary_baselines(ds, result)
+    s = score(result, base)
+    row = {"data set": ds.name, "attack": attack, "targets": s.n_targets, "coverage": s.coverage,
+           "precision": s.precision, "baseline_precision": s.baseline_precision, "PI": s.precision_improvement}
+    nan = float("nan")
+    if not result.predicted.any():
+        return {**row, "rare_guesses": 0, "precision_rare": nan, "baseline_rare": nan, "PI_rare": nan,
+                "recall_rare": nan}
+    covered = result.subset(result.predicted)
+    r = score(replace(covered, positive=always_rare.positive), always_rare.subset(result.predicted))
+    return {**row, "rare_guesses": r.n_predictions, "precision_rare": r.precision,
+            "baseline_rare": r.baseline_precision, "PI_rare": r.precision_improvement,
+            "recall_rare": r.recall if r.recall is not None else nan}
+
+
+def binary_yardstick(runs: Sequence[tuple[SecretTable, str, AttackResult]]) -> pd.DataFrame:
+    """:func:`binary_yardstick_row` of each ``(data set, attack name, result)``, indexed by (data set, attack)."""
+    return pd.DataFrame([binary_yardstick_row(ds, name, r) for ds, name, r in runs]).set_index(["data set", "attack"])
 
 
 def majority_baseline(truth: npt.ArrayLike, *, reference: npt.ArrayLike | None = None,
