@@ -32,6 +32,7 @@ from anonlab.mechanisms.anatomy import (
     uniform_belief,
 )
 from anonlab.mechanisms.dp import encode_table
+from tests import reference_twins as twins
 
 # ---------------------------------------------------------------- Anatomy
 
@@ -389,8 +390,8 @@ def test_fast_chain_and_predictors_equal_the_reference_ones_exactly(monkeypatch,
         group = merge_groups(group, mult)
     kw = dict(iterations=iterations, history=history, moves_per_iteration=moves, seed=100 + seed)
     fast = definetti_attack(table, group, **kw)
-    monkeypatch.setattr(D, "_markov_chain", D._markov_chain_reference)
-    monkeypatch.setattr(D, "_predictions", D._predictions_reference)
+    monkeypatch.setattr(D, "_markov_chain", twins.markov_chain_reference)
+    monkeypatch.setattr(D, "_predictions", twins.predictions_reference)
     ref = definetti_attack(table, group, **kw)
     for m in METHODS:
         assert np.array_equal(fast.predictions[m], ref.predictions[m])
@@ -425,7 +426,7 @@ def test_fast_chain_equals_the_reference_chain_on_edge_cases(groups):
     setup = D._ChainSetup(M=lay.M, Mt=lay.Mt, log_den_rows=log_den_rows, laplace=0.5, g_start=starts[sizes >= 2],
                           g_size=sizes[sizes >= 2], ucode=ucode, m=table.m)
     outs = []
-    for chain in (D._markov_chain, D._markov_chain_reference):
+    for chain in (D._markov_chain, twins.markov_chain_reference):
         start_rng = np.random.default_rng(4)
         assign = initial_permutation(starts, st_counts, start_rng)
         N = np.bincount(ucode * S + assign, minlength=U * S).reshape(U, S).astype(float)

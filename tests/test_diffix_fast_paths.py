@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from anonlab.mechanisms.diffix import Condition, DiffixProxy
+from tests import reference_twins as twins
 
 
 def _table(seed: int, n: int) -> pd.DataFrame:
@@ -46,7 +47,7 @@ def test_intersect_equals_its_reference(seed: int, n: int) -> None:
     keys += [(), (proxy._register(Condition("rare", "=", -5)),)]  # no condition; a value no record has
     proxy._ensure_masks({c for key in keys for c in key})
     for key in keys:
-        assert proxy._intersect(key) == proxy._intersect_reference(key)
+        assert proxy._intersect(key) == twins.intersect_reference(proxy, key)
 
 
 def test_intersect_few_words_paths() -> None:
@@ -64,7 +65,7 @@ def test_intersect_few_words_paths() -> None:
     proxy._ensure_masks({i for key in keys for i in key})
     for key in keys:
         for perm in itertools.islice(itertools.permutations(key), 6):
-            assert proxy._intersect(perm) == proxy._intersect_reference(perm)
+            assert proxy._intersect(perm) == twins.intersect_reference(proxy, perm)
 
 
 # --- binding prepared statements -----------------------------------------------------------
@@ -108,7 +109,7 @@ def test_bind_equals_its_reference_and_keys_equal_core(seed: int) -> None:
         for template, rows in statements:
             ids, keys, ref = [], [], []
             fast._bind(template, rows, ids, keys)
-            slow._bind_reference(template, rows, ref)
+            twins.bind_reference(slow, template, rows, ref)
             assert ids == ref
             assert keys == [fast._core(i) for i in ids]
         assert fast._ids == slow._ids  # the same condition ids, registered in the same order
@@ -138,7 +139,7 @@ def test_execute_batch_answers_as_the_reference_bind() -> None:
     ref = DiffixProxy(data, table="t", salt=9)
     ids = []
     for template, rows in statements:
-        ref._bind_reference(template, rows, ids)
+        twins.bind_reference(ref, template, rows, ids)
     assert answers.tobytes() == ref._answer(ids, "analyst").tobytes()
 
 
@@ -211,7 +212,7 @@ def test_bind_cloning_statements(dummies: list[int]) -> None:
             for _ in range(2):  # values new, then known
                 ids, keys, ref = [], [], []
                 fast._bind(template, subset, ids, keys)
-                slow._bind_reference(template, subset, ref)
+                twins.bind_reference(slow, template, subset, ref)
                 assert ids == ref and keys == [fast._core(i) for i in ids]
 
 

@@ -19,8 +19,8 @@ by pytest; nothing here asserts a time). It prints, and writes to
    worker processes against the same runs one after another (the plain way
    to run them), cross-checked for identical results; one 1000-iteration run
    at l = 2 and 7 with the library's chain and predictors against the first
-   vectorised ones (kept as ``_markov_chain_reference`` and
-   ``_predictions_reference``), in the same process, cross-checked
+   vectorised ones (kept as ``markov_chain_reference`` and
+   ``predictions_reference`` in ``tests/reference_twins.py``), in the same process, cross-checked
    for identical predictions, confidences, traces and assignments; and a
    per-group Python loop of the chain, run for ``--ref-iterations``
    iterations only to check that the vectorised chain is the same chain (not
@@ -33,6 +33,7 @@ import argparse
 import json
 import math
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -40,6 +41,9 @@ import numpy as np
 import pandas as pd
 
 from anonlab import paths
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the checkout, for tests.reference_twins
+from tests import reference_twins as twins  # noqa: E402
 from anonlab.attacks import definetti as definetti_module
 from anonlab.attacks.definetti import (
     definetti_attack,
@@ -223,7 +227,7 @@ def _same_run(a, b) -> bool:
 def bench_chain(table: EncodedTable, figures: list[dict]) -> None:
     """One 1000-iteration run at l = 2 and 7: the library's chain and predictors against the first ones."""
     fast = definetti_module._markov_chain, definetti_module._predictions
-    first = definetti_module._markov_chain_reference, definetti_module._predictions_reference
+    first = twins.markov_chain_reference, twins.predictions_reference
     for l in (2, 7):  # noqa: E741
         group = anatomy_groups(table.sa_codes, l, seed=l)
         times, runs = {}, {}
@@ -236,7 +240,7 @@ def bench_chain(table: EncodedTable, figures: list[dict]) -> None:
         same = _same_run(runs["reference"], runs["library"])
         ratio = times["reference"] / times["library"]
         figures.append({"figure": f"deFinetti run, l = {l}, 1000 iterations", "library_s": times["library"],
-                        "reference": "the first vectorised chain and predictors (_reference functions)",
+                        "reference": "the first vectorised chain and predictors (tests/reference_twins.py)",
                         "reference_s": times["reference"], "ratio": ratio, "identical": same})
         print(f"  one run at l = {l}: library {times['library']:.3f} s, first vectorised chain "
               f"{times['reference']:.3f} s -> ratio {ratio:.2f}x; identical results: {same}")

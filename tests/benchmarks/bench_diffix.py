@@ -13,8 +13,8 @@ faster). Measured on ADULT (30,162 records):
    condition once; row sets as bitmaps), first pass and with a new salt;
    then its fast paths (binding a statement's rows in one pass, set keys
    per statement, the last candidate words ANDed as Python integers)
-   against the plain algorithms they replaced, kept as ``_bind_reference``,
-   ``_core`` and ``_intersect_reference``, on the cloning and the
+   against the plain algorithms they replaced, kept as ``bind_reference``,
+   ``_core`` and ``intersect_reference`` (``tests/reference_twins.py``), on the cloning and the
    differential attacks' statements, row sets already cached (answers
    byte-identical);
 2. the full cloning attack over ``--users`` victims, one batch per round of
@@ -37,15 +37,21 @@ Figures go to ``_build/benchmarks/diffix.json`` with the load average.
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import math
 import os
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 from anonlab import paths
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the checkout, for tests.reference_twins
+from tests import reference_twins as twins  # noqa: E402
 from anonlab.attacks import diffix as atk
 from anonbook import diffix_harness as harness
 from anonlab.attacks.diffix._common import _template
@@ -147,13 +153,13 @@ def differential_workload(ds, n_victims: int, rng: np.random.Generator) -> list[
 def answers_by_reference_paths(proxy: DiffixProxy, statements) -> np.ndarray:
     """The proxy's answers through the plain algorithms its fast paths replaced.
 
-    :meth:`DiffixProxy._bind_reference` (per-row binding), :meth:`DiffixProxy._core`
-    per query and :meth:`DiffixProxy._intersect_reference` (one NumPy AND per condition).
+    :func:`twins.bind_reference` (per-row binding), :meth:`DiffixProxy._core`
+    per query and :func:`twins.intersect_reference` (one NumPy AND per condition).
     """
     ids: list[tuple[int, ...]] = []
     for template, rows in statements:
-        proxy._bind_reference(template, rows, ids)
-    proxy._intersect = proxy._intersect_reference
+        twins.bind_reference(proxy, template, rows, ids)
+    proxy._intersect = functools.partial(twins.intersect_reference, proxy)
     try:
         return proxy._answer(ids, "reference")
     finally:
@@ -181,7 +187,7 @@ def time_fast_paths(ds, statements, what: str) -> dict:
             else:
                 assert out.tobytes() == lib_out.tobytes(), "fast paths and references disagree"
     return figure(f"proxy fast paths, {what}", min(times["lib"]), min(times["ref"]),
-                  "_bind_reference + _core + _intersect_reference", queries=n_q)
+                  "bind_reference + _core + intersect_reference", queries=n_q)
 
 
 def conditions_of(template: str, row: tuple) -> list[tuple[str, str, object]]:

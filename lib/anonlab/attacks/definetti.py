@@ -312,68 +312,12 @@ class _ChainSetup:
     m: int
 
 
-def _markov_chain_reference(
-    setup: _ChainSetup, assign: np.ndarray, N: np.ndarray, rng: np.random.Generator, *,
-    iterations: int, history: int, moves_per_iteration: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The chain as first written: the reference that :func:`_markov_chain` must equal exactly.
-
-    Same arguments and results as :func:`_markov_chain` (kept for its unit test and the benchmark; slower: 2-D fancy
-    indexing and two full-length ``bincount``\\ s per move).
-    """
-    M, Mt, log_den_rows, laplace = setup.M, setup.Mt, setup.log_den_rows, setup.laplace
-    g_start, g_size, m = setup.g_start, setup.g_size, setup.m
-    n = len(assign)
-    U, S = N.shape
-    G = len(g_start)
-    base = setup.ucode * S  # flat row offset of each position's combination in (U, S) arrays
-    # float32 uniforms times float64 sizes: the products are exact, so floor(u * size) < size
-    sizes_ij = np.stack([g_size, g_size - 1]).astype(np.float64)  # (2, G): draws of i and of j
-    trace = np.empty(iterations)
-    acceptance = np.empty(iterations)
-    votes = np.zeros(n * S, dtype=np.int32)  # (n, S) flattened: history of assignments
-    vote_base = np.arange(n) * S
-    N_hist = np.zeros_like(N)
-    h0 = iterations - history
-    C = _spmm(Mt, N)
-    for it in range(iterations):
-        # model of the current assignment: sum_i log Pr[x_i | s] for every combination (U, S)
-        LF = _spmm(M, np.log(C + laplace) - log_den_rows).ravel()
-        accepted = 0
-        for _ in range(moves_per_iteration):
-            # one swap proposal in every group, all groups at once: positions a (row 0) and b (row 1)
-            u = rng.random((3, G), dtype=np.float32)
-            ij = (u[:2] * sizes_ij).astype(np.int64)
-            ij[1] += ij[1] >= ij[0]
-            ab = ij + g_start
-            s_ab = assign[ab]  # (s_a, s_b)
-            b_ab = base[ab]
-            same = b_ab + s_ab  # cells (a, s_a), (b, s_b) of the flat (U, S) tables
-            cross = b_ab + s_ab[::-1]  # cells (a, s_b), (b, s_a)
-            lf_c, lf_s = LF[cross], LF[same]
-            delta = lf_c[0] + lf_c[1] - lf_s[0] - lf_s[1]
-            acc = np.flatnonzero((s_ab[0] != s_ab[1]) & (u[2] < np.exp(np.minimum(delta, 0.0))))
-            assign[ab[:, acc]] = s_ab[::-1, acc]  # swap
-            accepted += len(acc)
-            # the counts are whole numbers (exact in float64), so the update's order does not matter
-            N += (np.bincount(cross[:, acc].ravel(), minlength=U * S)
-                  - np.bincount(same[:, acc].ravel(), minlength=U * S)).reshape(U, S)
-        C_new = _spmm(Mt, N)
-        trace[it] = np.abs(C_new - C).sum() / (n * m)
-        acceptance[it] = accepted / (G * moves_per_iteration) if G else 0.0
-        C = C_new
-        if it >= h0:
-            votes[vote_base + assign] += 1
-            N_hist += N
-    return trace, acceptance, votes, N_hist
-
-
 def _markov_chain(
     setup: _ChainSetup, assign: np.ndarray, N: np.ndarray, rng: np.random.Generator, *,
     iterations: int, history: int, moves_per_iteration: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Run the deFinetti Markov chain (steps 2-4 of the module docstring) from ``assign``, bit for bit as
-    :func:`_markov_chain_reference`.
+    the chain as first written (``tests/reference_twins.py``).
 
     ``assign`` (SA code per group-sorted position) and ``N`` ((U, S) counts) are updated in place; ``rng`` draws
     ``rng.random((3, G), dtype=float32)`` per move. Returns ``trace, acceptance`` (per iteration), ``votes`` ((n * S,)
@@ -470,38 +414,11 @@ def _markov_chain(
     return trace, acceptance, votes.reshape(n, K)[:, :S].reshape(-1), np.ascontiguousarray(N_hist[:, :S])
 
 
-def _predictions_reference(
-    scores: np.ndarray, ucode: np.ndarray, present: np.ndarray, votes: np.ndarray, history: int,
-    inverse: np.ndarray,
-) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """The predictors as first written (posteriors per tuple): the reference :func:`_predictions` must equal."""
-    scores_t = scores[ucode]  # per tuple, group-sorted order
-    post = np.exp(scores_t - scores_t.max(axis=1, keepdims=True))
-    post /= post.sum(axis=1, keepdims=True)
-    post_g = np.where(present, post, 0.0)
-    post_g /= post_g.sum(axis=1, keepdims=True)
-
-    def back(x: np.ndarray) -> np.ndarray:
-        return x[inverse]
-
-    pred = {
-        "permutation": back(votes.argmax(axis=1)),
-        "group": back(post_g.argmax(axis=1)),
-        "open": back(post.argmax(axis=1)),
-    }
-    conf = {
-        "permutation": back(votes.max(axis=1) / history),
-        "group": back(post_g.max(axis=1)),
-        "open": back(post.max(axis=1)),
-    }
-    return pred, conf
-
-
 def _predictions(
     scores: np.ndarray, ucode: np.ndarray, present: np.ndarray, votes: np.ndarray, history: int,
     inverse: np.ndarray,
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """Predictions and beliefs of the three :data:`METHODS`, in row order (as :func:`_predictions_reference`).
+    """Predictions and beliefs of the three :data:`METHODS`, in row order (as the reference twin in ``tests/``).
 
     ``scores`` (U, S) NB log-scores per QI combination; ``ucode`` each position's combination; ``present`` (n, S) the
     SA values of its group; ``votes`` (n, S) history iterations with each assignment; ``inverse`` each row's sorted

@@ -1168,8 +1168,8 @@ class DiffixProxy:
         """Bind every row of values to the template, appending condition ids to ``out`` and set keys to ``keys``.
 
         One dictionary per (column, op) maps values to condition ids; new values are registered in the order of
-        :meth:`_bind_reference`, so every condition gets the same id. Keys are sorted ids unless ``=`` and ``<>``
-        slots share a column (:meth:`_conflict_keys`).
+        the plain per-row binding (its twin in ``tests/reference_twins.py``), so every condition gets the same id.
+        Keys are sorted ids unless ``=`` and ``<>`` slots share a column (:meth:`_conflict_keys`).
         """
         plan = self._template(template)
         n = plan.n_placeholders
@@ -1316,74 +1316,6 @@ class DiffixProxy:
             value = conds[raw[eq_slots[0]]].value
             drop += [raw[k] for k in ne_slots if conds[raw[k]].value != value]
         return tuple(sorted(set(ids).difference(drop))) if drop else tuple(sorted(ids))
-
-    def _bind_reference(self, template: str, rows: Iterable[Sequence[Any]], out: list[tuple[int, ...]]) -> None:
-        """The plain algorithm of :meth:`_bind` (ids only, no keys), kept as its reference."""
-        plan = self._template(template)
-        slots, n = plan.slots, plan.n_placeholders
-        id_of, columns = self._id_of, self.columns
-        fixed = [(i, self._register(Condition(s.column, s.op, s.value)))
-                 for i, s in enumerate(slots) if s.position < 0]
-        holes = [(i, s.column, s.op, s.position) for i, s in enumerate(slots) if s.position >= 0]
-        rows = rows if isinstance(rows, list) else list(rows)
-        for row in rows:
-            if len(row) != n:
-                raise DiffixQueryError(f"the statement has {n} placeholder(s), got {len(row)} "
-                                       f"value(s): {tuple(row)!r}")
-        if not rows:
-            return
-        if len(rows) < 8:  # few rows (the differential attack's statements): row by row
-            self._bind_rows_reference(slots, fixed, holes, rows, out)
-            return
-        # column by column: one dictionary per (column, op) maps each bound value to its condition id
-        cols: list[Any] = [None] * len(slots)
-        for i, cid in fixed:
-            cols[i] = itertools.repeat(cid, len(rows))
-        for i, col, op, pos in holes:
-            vals = [row[pos] for row in rows]
-            known = id_of.get((col, op))
-            got = list(map(known.get, vals)) if known is not None else [None] * len(vals)
-            lookup = _LOOKUP_TYPES[columns[col]]
-            if known is None or None in got or not set(map(type, vals)) <= lookup:
-                for j, value in enumerate(vals):
-                    if got[j] is not None and type(value) in lookup:
-                        continue
-                    cid = None if type(value) not in lookup or known is None else known.get(value)
-                    if cid is None:
-                        cid = self._register(_condition(col, op, value, columns[col]))
-                        if type(value) in lookup:
-                            if known is None:
-                                known = id_of[(col, op)] = {}
-                            known[value] = cid
-                    got[j] = cid
-            cols[i] = got
-        if len(slots) == 0:
-            out.extend(() for _ in rows)
-            return
-        fromkeys = dict.fromkeys
-        out.extend(tuple(fromkeys(ids)) for ids in zip(*cols))
-
-    def _bind_rows_reference(self, slots: tuple, fixed: list[tuple[int, int]], holes: list[tuple[int, str, str, int]],
-                   rows: list[Sequence[Any]], out: list[tuple[int, ...]]) -> None:
-        """:meth:`_bind_reference` one row at a time (for fewer than 8 rows)."""
-        id_of, columns = self._id_of, self.columns
-        base = [0] * len(slots)
-        for i, cid in fixed:
-            base[i] = cid
-        # (an empty dictionary left by a refused statement is dropped by _forget_conditions_from)
-        maps = [(i, col, op, pos, id_of.setdefault((col, op), {})) for i, col, op, pos in holes]
-        for row in rows:
-            ids = base.copy()
-            for i, col, op, pos, known in maps:
-                value = row[pos]
-                plain = type(value) in _LOOKUP_TYPES[columns[col]]
-                cid = known.get(value) if plain else None
-                if cid is None:
-                    cid = self._register(_condition(col, op, value, columns[col]))
-                    if plain:
-                        known[value] = cid
-                ids[i] = cid
-            out.append(tuple(dict.fromkeys(ids)))
 
     def n_queries(self, analyst: str | None = None) -> int:
         """Queries answered so far, for one analyst or (``None``) for everyone."""
@@ -1808,8 +1740,8 @@ class DiffixProxy:
     def _intersect(self, ids: tuple[int, ...]) -> tuple[int, int]:
         """Count and XOR of user hashes of the rows satisfying every condition (bitmap AND, sparsest first).
 
-        Below :data:`_FEW_WORDS` words the rest is ANDed as Python integers; the same bits as
-        :meth:`_intersect_reference`.
+        Below :data:`_FEW_WORDS` words the rest is ANDed as Python integers; the same bits as one NumPy AND per
+        condition (``tests/reference_twins.py``).
         """
         if not ids:
             return self.n_rows, self._xor_all
@@ -1870,37 +1802,6 @@ class DiffixProxy:
 
     def _rows_summary(self, idx: np.ndarray, w: np.ndarray) -> tuple[int, int]:
         """Count and XOR of user hashes of the rows set in words ``w`` (at word positions ``idx``)."""
-        if idx.size == 0:
-            return 0, 0
-        bits = np.unpackbits(w.view(np.uint8), bitorder="little").view(bool)
-        rows = (idx[:, None] * 64 + _LANES).ravel()[bits]
-        return int(rows.size), int(np.bitwise_xor.reduce(self._uid_hash[rows]))
-
-    def _intersect_reference(self, ids: tuple[int, ...]) -> tuple[int, int]:
-        """The plain algorithm of :meth:`_intersect` (one NumPy AND per condition), kept as its reference."""
-        if not ids:
-            return self.n_rows, self._xor_all
-        masks, nzw = self._masks, self._nonzero_words
-        # AND the bitmaps sparsest first, keeping only the words that still hold a row
-        sizes = self._nnz
-        order = sorted(ids, key=sizes.__getitem__)
-        idx = nzw[order[0]]
-        if idx.size * 2 > self._n_words:  # dense: plain AND over all words
-            w = masks[order[0]].copy()
-            for i in order[1:]:
-                np.bitwise_and(w, masks[i], out=w)
-            idx = np.flatnonzero(w)
-            w = w[idx]
-        else:
-            w = masks[order[0]][idx]
-            for i in order[1:]:
-                np.bitwise_and(w, masks[i][idx], out=w)
-                if idx.size > 16:
-                    keep = np.flatnonzero(w)
-                    if keep.size < idx.size:
-                        idx, w = idx[keep], w[keep]
-            keep = np.flatnonzero(w)
-            idx, w = idx[keep], w[keep]
         if idx.size == 0:
             return 0, 0
         bits = np.unpackbits(w.view(np.uint8), bitorder="little").view(bool)
