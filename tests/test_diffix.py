@@ -786,15 +786,6 @@ def test_dummy_values_are_uniform_over_the_other_values() -> None:
     assert stats.chisquare(np.delete(counts, 7)).pvalue > 1e-3
 
 
-def test_former_permutation_draw_kept_for_the_benchmark() -> None:
-    """The former draw (a permutation of the whole domain) still answers with distinct other values."""
-    from anonlab.attacks.diffix.cloning import _dummy_values_permutation
-
-    got = _dummy_values_permutation(3, np.arange(50), 10, 0)
-    assert len(set(got)) == 10 and 3 not in got
-    assert _dummy_values_permutation("F", ["F", "M"], 3, 0) == ["M", "~none0", "~none1"]
-
-
 def test_sigma_sweep_equals_separate_runs(adult_ds) -> None:
     """Re-thresholding one single-test run gives, for every σ*, exactly the run made with that σ*."""
     sigmas = [0.3, 0.7, 1.5]

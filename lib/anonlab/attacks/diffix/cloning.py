@@ -56,8 +56,8 @@ def dummy_values(value: Any, domain: Sequence[Any], n_dummy: int,
 
     Uniform without replacement from the domain without ``value`` (``Generator.choice(m, size, replace=False)`` over
     the other values' positions, O(``|Delta|``)); values outside the domain (above the maximum, or tagged strings)
-    fill in when it has too few, the "pragmatic" dummies of §5. Same distribution as :func:`_dummy_values_permutation`
-    (the book's draw until 2026-11, kept as the benchmark's reference; 1 ms per draw on CENSUS's ``instance_weight``).
+    fill in when it has too few, the "pragmatic" dummies of §5. Same distribution as the book's draw until 2026-11,
+    the first values of a permutation of the whole domain (1 ms per draw on CENSUS's ``instance_weight``).
 
     >>> dummy_values(3, np.arange(6), 3, 0) == dummy_values(3, list(range(6)), 3, 0)
     True
@@ -114,24 +114,6 @@ def _homogeneous(value: Any, domain: Sequence[Any]) -> bool:
            for v in items):
         return True
     return all(isinstance(v, str) for v in items)
-
-
-def _dummy_values_permutation(value: Any, domain: Sequence[Any], n_dummy: int,
-                              seed: np.random.Generator | int | None) -> list[Any]:
-    """The former draw of :func:`dummy_values`: the first values of a permutation of the whole domain.
-
-    The same distribution, in O(domain size) (a NumPy domain is filtered with a mask, as the book did): kept as the
-    reference of ``tests/benchmarks/bench_diffix.py``.
-    """
-    n = _positive_int("n_dummy", n_dummy)
-    g = check_random_state(seed)
-    if isinstance(domain, np.ndarray) and _equal_positions(value, domain) is not None:
-        others = domain[np.asarray(domain != value, dtype=bool)]
-        picked = list(others[g.permutation(others.size)[:n]])
-    else:
-        others = [v for v in domain if v != value]
-        picked = [others[i] for i in g.permutation(len(others))[:n]]
-    return _pad_dummies([_py(v) for v in picked], domain, n)
 
 
 def _pad_dummies(picked: list[Any], domain: Sequence[Any], n: int) -> list[Any]:
