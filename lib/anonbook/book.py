@@ -122,13 +122,12 @@ MATHJAX_PARTS = ("tex-chtml.js", "output/chtml/fonts/woff-v2", "input/tex/extens
 
 
 def vendor_mathjax(static_dir: Path | None = None) -> Path:
-    """Copy MathJax 3 into ``book/_vendor/mathjax`` so formulas render without the web.
+    """Copy MathJax 3 into ``book/_vendor/_static/mathjax`` so formulas render without the web.
 
-    The files come from the ``django-static-mathjax`` package (static files
-    only), pinned in the lock. ``_config.yml`` sets ``mathjax_path`` to
-    ``mathjax/tex-chtml.js``, relative to the built ``_static`` folder (``_vendor``
-    is a static path; it is not ``_static`` because Jupyter Book adds every
-    script found there to every page).
+    The files come from the ``django-static-mathjax`` package (static files only), pinned in the lock.
+    ``_config.yml`` sets ``mathjax_path`` to ``mathjax/tex-chtml.js``, relative to the built ``_static``
+    folder; ``_vendor`` is an extra path (copied into the HTML as it is), not a static path, because Jupyter
+    Book adds every script of a static path to every page.
     """
 
     try:
@@ -136,7 +135,7 @@ def vendor_mathjax(static_dir: Path | None = None) -> Path:
     except ImportError as exc:  # pragma: no cover - it is in the lock
         raise RuntimeError("MathJax files missing: install the lock (make env)") from exc
     src = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5"
-    dest = (static_dir or paths.book_dir() / "_vendor") / "mathjax"
+    dest = (static_dir or paths.book_dir() / "_vendor" / "_static") / "mathjax"
     if (dest / "tex-chtml.js").exists():
         return dest
     return copy_parts(src, dest, MATHJAX_PARTS)

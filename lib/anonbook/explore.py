@@ -24,7 +24,7 @@ from typing import Any
 
 __all__ = ["Series", "Explorable", "build_explorable", "claim_band", "vendor_plotly", "PLOTLY_PATH"]
 
-#: Where the book serves Plotly.js from, relative to a page (``book/_vendor`` is a static path).
+#: Where the book serves Plotly.js from, relative to a page (``book/_vendor`` is copied into the HTML).
 PLOTLY_PATH = "_static/plotly/plotly.min.js"
 
 
@@ -245,7 +245,7 @@ def claim_band(c: Any, frames: Iterable[Mapping[str, tuple[Any, Any]]]) -> tuple
 
 
 def vendor_plotly(static_dir: Path | None = None) -> Path:
-    """Copy Plotly.js (the ``plotly`` package's bundled ``plotly.min.js``) into ``book/_vendor/plotly``."""
+    """Copy Plotly.js (the ``plotly`` package's bundled ``plotly.min.js``) into ``book/_vendor/_static/plotly``."""
     import shutil
 
     from anonlab import paths
@@ -255,7 +255,7 @@ def vendor_plotly(static_dir: Path | None = None) -> Path:
     except ImportError as exc:  # pragma: no cover - it is in the lock
         raise RuntimeError("Plotly.js missing: install the lock (make env)") from exc
     src = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-    dest = (static_dir or paths.book_dir() / "_vendor") / "plotly" / "plotly.min.js"
+    dest = (static_dir or paths.book_dir() / "_vendor" / "_static") / "plotly" / "plotly.min.js"
     if not dest.exists() or dest.stat().st_size != src.stat().st_size:
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(src, dest)
