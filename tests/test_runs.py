@@ -36,6 +36,19 @@ def test_the_banner_names_each_changed_parameter_and_says_default_only_for_the_d
     assert "`known_votes = 50` (default `100`)" in text and "not the run published" in text
 
 
+def test_the_banner_tells_a_long_list_by_what_it_leaves_out_of_the_default() -> None:
+    """Chapter 5's quick preset keeps a subset of CENSUS's attributes: named by count and by what it drops,
+    not as two lists of forty names (a wall on a phone)."""
+    ch5 = "05_nonmember_framework"
+    ident = runs.identify(ch5, get(ch5).quick)
+    kept, default = ident.changed["census_attributes"], ident.defaults["census_attributes"]
+    text = runs.banner_markdown(ident)
+    assert f"`census_attributes`: {len(kept)} values instead of the default's {len(default)}" in text
+    assert json.dumps(default) not in text and json.dumps(kept) not in text
+    dropped = [a for a in default if a not in kept]
+    assert f"leaving out `{dropped[0]}`" in text and f"and {len(dropped) - 3} more" in text
+
+
 def _write_run(folder: Path, chapter: str, params: dict, verdicts: dict[str, object] | None = None,
                inputs: dict | None = None, key: str = "k") -> None:
     folder.mkdir(parents=True, exist_ok=True)

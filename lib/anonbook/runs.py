@@ -205,9 +205,37 @@ def banner_markdown(identity: RunIdentity, *, published: bool = True) -> str:
 
 
 def _md_changes(identity: RunIdentity) -> str:
-    text = ", ".join(f"`{k} = {_show(v)}` (default `{_show(identity.defaults.get(k))}`)"
-                     for k, v in sorted(identity.own_changes().items()))
+    text = ", ".join(_md_change(k, v, identity.defaults.get(k)) for k, v in sorted(identity.own_changes().items()))
     return f"the {identity.base} preset + {text}" if identity.base else text
+
+
+#: A changed list parameter whose value and default together are longer than this (characters) is told by count.
+LONG_CHANGE = 80
+
+
+def _md_change(name: str, value: Any, default: Any) -> str:
+    """One changed parameter in the banner; a long list by its length and what it leaves out of the default or adds.
+
+    >>> _md_change("k", 5, 10)
+    '`k = 5` (default `10`)'
+    >>> _md_change("qi", [f"a{i}" for i in range(20)], [f"a{i}" for i in range(25)])
+    "`qi`: 20 values instead of the default's 25 (leaving out `a20`, `a21`, `a22` and 2 more)"
+    """
+    shown, base = _show(value), _show(default)
+    if len(shown) + len(base) <= LONG_CHANGE or not (isinstance(value, list) and isinstance(default, list)):
+        return f"`{name} = {shown}` (default `{base}`)"
+    dropped = [x for x in default if x not in value]
+    added = [x for x in value if x not in default]
+    what = [f"leaving out {_some(dropped)}"] * bool(dropped) + [f"adding {_some(added)}"] * bool(added)
+    order = "" if what else ", in another order"
+    return (f"`{name}`: {len(value)} values instead of the default's {len(default)}{order}"
+            + (f" ({'; '.join(what)})" if what else ""))
+
+
+def _some(values: list[Any], most: int = 3) -> str:
+    """The first ``most`` values in code type, and how many more."""
+    head = ", ".join(f"`{v}`" for v in values[:most])
+    return f"{head} and {len(values) - most} more" if len(values) > most else head
 
 
 def runs_banner_markdown(chapters: Mapping[str, str], results_dir: str | Path | None = None) -> str:
