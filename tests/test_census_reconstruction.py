@@ -417,8 +417,8 @@ def test_homogeneity_frame_puts_the_exact_majority_guess_on_the_diagonal():
     maj = rc.block_majority_attack(publish(pop, "exact"), pop)
     truth = pop.people["group"].to_numpy()
     oracle = AttackResult("oracle", np.arange(truth.size), truth, np.ones(truth.size, bool), truth)
-    exp = rc.CensusExperiment(0.5, pd.Series(dtype=float), attacks={("dp ε=1", "perfect"): oracle},
-                              baselines={("dp ε=1", "majority"): maj}, block_sizes=pop.block_sizes)
+    exp = chapter.CensusExperiment(0.5, pd.Series(dtype=float), attacks={("dp ε=1", "perfect"): oracle},
+                                   baselines={("dp ε=1", "majority"): maj}, block_sizes=pop.block_sizes)
     f = chapter.homogeneity_frame(exp, "dp ε=1")
     x, p = f["block majority: P"]
     assert len(x) >= 4 and np.allclose(p, x, atol=0.03)

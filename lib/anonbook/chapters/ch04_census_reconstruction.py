@@ -1,6 +1,6 @@
 """Chapter 4: the census reconstruction attack against the block-majority baseline (F&W §3).
 
-The experiment (:func:`anonlab.attacks.reconstruction.census_experiment`,
+The experiment (:func:`census_experiment`,
 through :func:`run_experiment` and the run's result cache) draws a synthetic
 block population, publishes its tables exactly, after swapping and with DP
 noise at several ε, reconstructs every block with an integer program, links
@@ -12,20 +12,23 @@ into tables and into the ledger's measurements (:func:`measure_claims`).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from anonlab.attacks import reconstruction as rc
-from anonlab.attacks.reconstruction import CensusExperiment, by_homogeneity, decomposition, person_homogeneity
+from anonlab.attacks.reconstruction import (Reconstruction, block_majority_attack, by_homogeneity, decomposition,
+                                            exact_match_rate, linkage_records, person_flags, person_homogeneity,
+                                            reconstruct, reconstruction_attack)
+from anonlab.data.census_blocks import BlockPopulation, calibrate_alpha, generate_blocks, majority_share
+from anonlab.mechanisms.census import TABLE_SETS, publish
 from anonlab.attacks.traces import home_work_share
 from anonlab.claims import Measurement, claim
 from anonbook.memory import MiB, MemoryEstimate, granted_cores
 from anonlab.measures import wilson_interval
 from anonlab.measures.protocol import AttackResult, score
-from anonlab.mechanisms.census import TABLE_SETS
 from anonlab.validation import Param, ParameterError, ParameterSpec, check_scheduler_address
 from anonbook.chapters import Chapter, Exercise
 from anonbook.chapters.sentences import Sentence, compare, listing
@@ -194,8 +197,131 @@ def experiment_key(params: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in params.items() if k not in _NOT_IN_KEY}
 
 
+# ---------------------------------------------------------------------------
+# The chapter's experiment: publish, reconstruct, link, with the baselines beside
+# ---------------------------------------------------------------------------
+
+@dataclass
+class CensusExperiment:
+    """Everything :func:`census_experiment` computed for one set of parameters.
+
+    ``attacks[(mechanism, linkage)]``, ``baselines[(mechanism, kind)]`` are AttackResults (mechanism ``"exact"``,
+    ``"swapping"``, ``"dp ε=4"``); ``flags`` per mechanism (:func:`~anonlab.attacks.reconstruction.person_flags`); ``solver`` one row per mechanism.
+    """
+
+    alpha: float
+    population: pd.Series
+    attacks: dict[tuple[str, str], AttackResult] = field(default_factory=dict)
+    baselines: dict[tuple[str, str], AttackResult] = field(default_factory=dict)
+    flags: dict[str, pd.DataFrame] = field(default_factory=dict)
+    solver: pd.DataFrame = field(default_factory=pd.DataFrame)
+    epsilons: tuple[float, ...] = ()
+    table_sets: pd.DataFrame = field(default_factory=pd.DataFrame)
+    block_sizes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+
+def _mechanisms(params: Mapping[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    out = [("exact", "exact", {}), ("swapping", "swapping", {"swap_rate": params["swap_rate"]})]
+    out += [(f"dp ε={e:g}", "dp", {"epsilon": e}) for e in params["epsilons"]]
+    return out
+
+
+def _population(params: Mapping[str, Any]) -> tuple[BlockPopulation, float]:
+    size_kw = {"mean_block_size": params["mean_block_size"], "size_shape": params["block_size_shape"],
+               "max_block_size": params["max_block_size"]}
+    alpha = params["homogeneity"]
+    if alpha is None:
+        alpha = calibrate_alpha(params["majority_share"], n_blocks=2000, seed=params["seed"] + 1, **size_kw)
+    return generate_blocks(params["n_blocks"], alpha=alpha, seed=params["seed"], **size_kw), float(alpha)
+
+
+def _describe(pop: BlockPopulation, alpha: float) -> pd.Series:
+    g = pop.group_counts()
+    single = (g > 0).sum(axis=1) == 1
+    s = pop.block_sizes
+    return pd.Series({"blocks": pop.n_blocks, "people": int(s.sum()), "alpha (homogeneity)": alpha,
+                      "mean block size": float(s.mean()), "median block size": float(np.median(s)),
+                      "blocks with at most 5 people": float(np.mean(s <= 5)),
+                      "largest block": int(s.max()), "people in their block's majority group": majority_share(g),
+                      "people in single-group blocks": float(s[single].sum() / s.sum())})
+
+
+def census_experiment(params: Mapping[str, Any], extra_majority_epsilons: Sequence[float] = (), n_workers: int = 1,
+                      parallel_map: Callable[..., Iterable[Any]] | None = None) -> CensusExperiment:
+    """[FW24] §3.1 on synthetic blocks: publish, reconstruct, link, with the block-majority baselines beside.
+
+    Exact, swapped and DP tables (each of ``params["epsilons"]``; the majority guess also at
+    ``extra_majority_epsilons``), commercial-style and perfect linkage, and the exact tables of every table set
+    (:data:`~anonlab.mechanisms.census.TABLE_SETS`); ``n_workers`` and ``parallel_map`` run the solves
+    (:func:`~anonlab.attacks.reconstruction.reconstruct`).
+    """
+    pop, alpha = _population(params)
+    exp = CensusExperiment(alpha, _describe(pop, alpha), epsilons=tuple(params["epsilons"]),
+                           block_sizes=pop.block_sizes)
+    true_counts = pop.type_counts()
+    links = {"public": linkage_records(pop, params["linkage_coverage"], params["linkage_error"],
+                                       seed=params["seed"] + 2),
+             "perfect": linkage_records(pop, 1.0, 0.0, seed=params["seed"] + 2)}
+    rows = []
+    for i, (label, mech, kw) in enumerate(_mechanisms(params)):
+        pub = publish(pop, mech, table_set=params["table_set"], seed=params["seed"] + 10 + i, **kw)
+        check = mech != "dp"  # uniqueness under DP costs a second, slower solve per block: off
+        rec = reconstruct(pub, check_unique=check, n_workers=n_workers, parallel_map=parallel_map)
+        if label == "exact":
+            exact_rec = rec
+        exp.flags[label] = person_flags(pop, rec if check else None)
+        for link, records in links.items():
+            exp.attacks[(label, link)] = reconstruction_attack(rec, records, pop,
+                                                               name=f"reconstruction, {link} linkage, {label}")
+        exp.baselines[(label, "majority")] = block_majority_attack(pub, pop, name=f"block majority, {label}")
+        exp.baselines[(label, "single")] = block_majority_attack(
+            pub, pop, single_group_only=True, name=f"block majority on single-group blocks, {label}")
+        rows.append({"publication": label, "blocks": pop.n_blocks,
+                     "unique solution (share of blocks)": float(np.nanmean(rec.unique)) if check else math.nan,
+                     "records matching an original exactly": exact_match_rate(rec, true_counts),
+                     "solver CPU seconds per block (median)": float(np.median(rec.seconds)),
+                     "solver CPU seconds per block (max)": float(rec.seconds.max()),
+                     "blocks per CPU second": rec.throughput(),
+                     "wall seconds": rec.wall_seconds, "run by": rec.workers})
+    exp.solver = pd.DataFrame(rows).set_index("publication")
+    for j, e in enumerate(e for e in extra_majority_epsilons if e not in params["epsilons"]):
+        # the majority guess only (no reconstruction: the guess reads P5 only)
+        pub = publish(pop, "dp", table_set=params["table_set"], epsilon=e, seed=params["seed"] + 100 + j)
+        exp.baselines[(f"dp ε={e:g}", "majority")] = block_majority_attack(
+            pub, pop, name=f"block majority, dp ε={e:g}")
+    exp.table_sets = _table_set_comparison(pop, params, n_workers, parallel_map, {params["table_set"]: exact_rec})
+    return exp
+
+
+def _table_set_comparison(pop: BlockPopulation, params: Mapping[str, Any], n_workers: int,
+                          parallel_map: Callable[..., Iterable[Any]] | None,
+                          done: Mapping[str, Reconstruction]) -> pd.DataFrame:
+    """Exact tables of each table set: unique blocks, exact matches, perfect-linkage precision.
+
+    ``done`` holds reconstructions already computed (the chapter's own table set).
+    """
+    true_counts = pop.type_counts()
+    perfect = linkage_records(pop, 1.0, 0.0, seed=params["seed"] + 2)
+    rows = []
+    for ts in TABLE_SETS:
+        pub = publish(pop, "exact", table_set=ts)
+        rec = done.get(ts) or reconstruct(pub, check_unique=True, n_workers=n_workers, parallel_map=parallel_map)
+        res = reconstruction_attack(rec, perfect, pop)
+        flags = person_flags(pop, rec)
+        d = decomposition(res, flags)
+        rows.append({"table set": ts, "tables": ", ".join(pub.spec.names), "cells per block": pub.spec.n_cells,
+                     "unique solution (share of blocks)": float(np.nanmean(rec.unique)),
+                     "records matching an original exactly": exact_match_rate(rec, true_counts),
+                     "P, perfect linkage": d.loc["everyone", "precision"],
+                     "P, block-minority people": d.loc["block-minority people", "precision"],
+                     "P, unique solution and unique sex × age": d.loc["unique solution and unique sex × age bin",
+                                                                     "precision"],
+                     "blocks per CPU second": rec.throughput()})
+    return pd.DataFrame(rows).set_index("table set")
+
+
 def run_experiment(params: Mapping[str, Any], cached: Callable[..., Any] | None = None) -> CensusExperiment:
-    """The reconstruction experiment for these parameters (:func:`~anonlab.attacks.reconstruction.census_experiment`).
+    """The reconstruction experiment for these parameters (:func:`census_experiment`).
 
     ``cached`` is the run's :meth:`~anonbook.chapters.kit.ChapterRun.cached`
     (the result cache, keyed by the parameters that change the results);
@@ -209,9 +335,9 @@ def run_experiment(params: Mapping[str, Any], cached: Callable[..., Any] | None 
             from anonbook.sweep import dask_executor
 
             with dask_executor(values["scheduler"]) as (executor, threads):
-                return rc.census_experiment(values, DP_CLAIM_EPSILONS, threads, executor.map)
+                return census_experiment(values, DP_CLAIM_EPSILONS, threads, executor.map)
         workers = values["n_workers"] or granted_cores()  # 0: the cores the build gives this run
-        return rc.census_experiment(values, DP_CLAIM_EPSILONS, workers)
+        return census_experiment(values, DP_CLAIM_EPSILONS, workers)
 
     return compute() if cached is None else cached("experiment", compute, **key)
 
@@ -461,8 +587,8 @@ def election_reconstruction(votes_a: int, votes_b: int) -> float:
     1.0
     """
     ballots = np.array([[votes_a, votes_b]])
-    rec = rc.Reconstruction(ballots.copy(), np.ones(1), np.zeros(1), np.zeros(1), "exact", 0.0, "")
-    return rc.exact_match_rate(rec, ballots)
+    rec = Reconstruction(ballots.copy(), np.ones(1), np.zeros(1), np.zeros(1), "exact", 0.0, "")
+    return exact_match_rate(rec, ballots)
 
 
 def majority_beats(attack_public: AttackResult, attack_perfect: AttackResult, majority: AttackResult,
