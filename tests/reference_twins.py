@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 import anonlab.attacks.definetti as D
-from anonlab.mechanisms.diffix import _LANES, _LOOKUP_TYPES, Condition, DiffixProxy, DiffixQueryError, _condition
+from anonlab.mechanisms.diffix import _LANES, _LOOKUP_TYPES, Condition, DiffixProxy, _check_row_lengths, _condition
 
 
 def markov_chain_reference(
@@ -108,10 +108,7 @@ def bind_reference(proxy: DiffixProxy, template: str, rows: Iterable[Sequence[An
              for i, s in enumerate(slots) if s.position < 0]
     holes = [(i, s.column, s.op, s.position) for i, s in enumerate(slots) if s.position >= 0]
     rows = rows if isinstance(rows, list) else list(rows)
-    for row in rows:
-        if len(row) != n:
-            raise DiffixQueryError(f"the statement has {n} placeholder(s), got {len(row)} "
-                                   f"value(s): {tuple(row)!r}")
+    _check_row_lengths(rows, n)
     if not rows:
         return
     if len(rows) < 8:  # few rows (the differential attack's statements): row by row

@@ -1016,6 +1016,13 @@ class NoiseBreakdown:
     answer: float
 
 
+def _check_row_lengths(rows: list[Sequence[Any]], n: int) -> None:
+    """Refuse a batch whose rows do not each bind the statement's ``n`` placeholders (the first such row named)."""
+    if set(map(len, rows)) - {n}:
+        row = next(r for r in rows if len(r) != n)
+        raise DiffixQueryError(f"the statement has {n} placeholder(s), got {len(row)} value(s): {tuple(row)!r}")
+
+
 class DiffixProxy:
     """A Diffix proxy answering noisy ``SELECT count(*)`` queries over one table ([G19] §2).
 
@@ -1176,11 +1183,7 @@ class DiffixProxy:
         fixed = [] if plan.in_order else [(i, self._register(Condition(s.column, s.op, s.value)))
                                           for i, s in enumerate(plan.slots) if s.position < 0]
         rows = rows if isinstance(rows, list) else list(rows)
-        if set(map(len, rows)) - {n}:
-            for row in rows:
-                if len(row) != n:
-                    raise DiffixQueryError(f"the statement has {n} placeholder(s), got {len(row)} "
-                                           f"value(s): {tuple(row)!r}")
+        _check_row_lengths(rows, n)
         if not rows:
             return
         if not plan.pairs:
