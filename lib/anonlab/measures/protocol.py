@@ -347,7 +347,7 @@ def binary_baselines(ds: SecretTable, result: AttackResult) -> tuple[AttackResul
     """
     reference = ds.data[ds.secret].to_numpy()
     base = majority_baseline(result.truth, reference=reference, targets=result.targets)
-    rare = 1 - int(majority_baseline(reference[:1], reference=reference).prediction[0])
+    rare = 1 - int(_majority_value(reference))
     n = result.n_targets
     always_rare = AttackResult("rare value for everyone", result.targets, result.truth, np.ones(n, dtype=bool),
                                np.full(n, rare), positive=rare)
@@ -394,6 +394,14 @@ def binary_yardstick(runs: Sequence[tuple[SecretTable, str, AttackResult]]) -> p
     return pd.DataFrame([binary_yardstick_row(ds, name, r) for ds, name, r in runs]).set_index(["data set", "attack"])
 
 
+def _majority_value(reference: np.ndarray) -> Any:
+    """The most common value of ``reference``, the first in sorted order on a tie (:func:`majority_baseline`)."""
+    if reference.size == 0:
+        raise ValueError("majority_baseline needs at least one reference value")
+    counts = pd.Series(reference).value_counts(sort=False)
+    return sorted(counts[counts == counts.max()].index.tolist())[0]
+
+
 def majority_baseline(truth: npt.ArrayLike, *, reference: npt.ArrayLike | None = None,
                       targets: npt.ArrayLike | None = None, name: str = "majority guess") -> AttackResult:
     """Guess, for every target, the most common value of ``reference`` (default: of ``truth``).
@@ -406,12 +414,7 @@ def majority_baseline(truth: npt.ArrayLike, *, reference: npt.ArrayLike | None =
     (['y', 'y', 'y'], 0.6666666666666666)
     """
     t = np.asarray(truth)
-    ref = t if reference is None else np.asarray(reference)
-    if ref.size == 0:
-        raise ValueError("majority_baseline needs at least one reference value")
-    counts = pd.Series(ref).value_counts(sort=False)
-    top = counts[counts == counts.max()].index
-    guess = sorted(top.tolist())[0]
+    guess = _majority_value(t if reference is None else np.asarray(reference))
     pred = np.empty(t.size, dtype=object)
     pred[:] = [guess] * t.size
     return AttackResult.from_predictions(name, t, pred, targets=targets,
